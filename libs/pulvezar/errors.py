@@ -1,0 +1,44 @@
+"""Typed errors of the engine library.
+
+Every error a caller can cause derives from :class:`PulvezarError` (and from
+:class:`ValueError`, so generic handlers keep working).  Services map these to
+HTTP 4xx / gRPC ``INVALID_ARGUMENT``; ``field`` names what was wrong.
+"""
+
+from __future__ import annotations
+
+
+class PulvezarError(ValueError):
+    """Base class of every input error raised by pulvezar."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class InvalidPositionError(PulvezarError):
+    """A board that cannot exist (checker counts, both colours on one point, ...)."""
+
+
+class InvalidIdError(PulvezarError):
+    """A Position ID, Match ID or XGID that does not decode."""
+
+
+class InvalidDiceError(PulvezarError):
+    """Dice outside 1..6 or not a pair."""
+
+
+class NotationError(PulvezarError):
+    """Base class of the errors of play notation."""
+
+
+class InvalidPlayError(NotationError):
+    """Text that is not play notation at all (syntax)."""
+
+
+class IllegalPlayError(NotationError):
+    """Well-formed notation for a play the rules do not allow here."""
+
+
+class AmbiguousPlayError(NotationError):
+    """Notation that matches more than one legal play."""

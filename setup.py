@@ -1,0 +1,13 @@
+"""Builds the compiled rules kernel; all other metadata lives in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "pulvezar.rules._kernel",
+            sources=["libs/pulvezar/rules/_kernel.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        )
+    ]
+)
