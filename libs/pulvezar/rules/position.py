@@ -79,7 +79,7 @@ class Position:
         """Build from ``{point: checkers}`` maps, each in its owner's numbering (25 = bar).
 
         >>> Position.from_points({6: 2}, {1: 1}).pips()
-        (12, 24)
+        (12, 1)
         """
         return cls(_side_from_points(mine), _side_from_points(theirs))
 

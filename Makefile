@@ -1,0 +1,64 @@
+# pulvezar — one entry point for setting up, testing, running and benchmarking.
+# `make run` and `make test` work on a fresh Debian/Ubuntu machine with Python 3.11+.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench clean
+
+help:
+	@echo "make run        bring pulvezar up (for now: the CLI demo of the rules core)"
+	@echo "make test       install everything the tests need, then lint, type-check and test"
+	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
+	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
+
+$(STAMP): pyproject.toml setup.py libs/pulvezar/rules/_kernel.c
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip setuptools wheel
+	$(PIP) install -q -e '.[test]'
+	@touch $@
+
+setup: $(STAMP)
+
+# GNU Backgammon (the reference oracle) from the distribution, when missing.
+system-deps:
+	@if ! command -v gnubg >/dev/null 2>&1 && [ ! -x /usr/games/gnubg ]; then \
+		echo "installing gnubg (the reference oracle) from the distribution"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gnubg; \
+	fi
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check libs tests bench
+	$(VENV)/bin/ruff format --check libs tests bench
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format libs tests bench
+	$(VENV)/bin/ruff check --fix libs tests bench
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+test: setup system-deps lint typecheck
+	$(VENV)/bin/pytest -q --doctest-modules --doctest-glob=README.md libs tests README.md
+
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -m "not oracle and not slow" --doctest-modules libs tests
+
+run: demo
+
+demo: $(STAMP)
+	$(VENV)/bin/pulvezar show 4HPwATDgc/ABMA
+	$(VENV)/bin/pulvezar moves 4HPwATDgc/ABMA --dice 31
+	$(VENV)/bin/pulvezar moves 4HPwATDgc/ABMA --dice 64 --rules tavla --hit-and-stop
+
+bench: $(STAMP)
+	$(PIP) install -q -e '.[bench]'
+	$(PY) bench/movegen.py
+
+clean:
+	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	find libs -name '*.so' -delete

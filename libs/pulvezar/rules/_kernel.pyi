@@ -1,0 +1,9 @@
+"""Type stub of the compiled rules kernel (_kernel.c)."""
+
+REC: int
+HIT_AND_STOP: int
+MUST_BEAR_OFF: int
+
+def generate(board: bytes, d1: int, d2: int, flags: int, /) -> bytes: ...
+def position_id(board: bytes, /) -> str: ...
+def board_from_position_id(position_id: str, /) -> bytes: ...
