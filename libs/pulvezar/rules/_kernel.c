@@ -51,18 +51,21 @@ typedef struct {
 } Gen;
 
 static uint64_t board_hash(const Board *b) {
-    const uint8_t *p = (const uint8_t *)b;
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < BOARD; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
+    /* 50 bytes as six 64-bit words and one 16-bit tail, mixed multiplicatively */
+    uint64_t w[7] = {0};
+    memcpy(w, b, BOARD);
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 7; i++) {
+        h ^= w[i];
+        h *= 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
     }
-    return h ^ (h >> 29);
+    return h;
 }
 
 static int gen_reset(Gen *g) {
+    if (g->n) memset(g->table, 0, sizeof(uint32_t) * g->tcap);
     g->n = 0;
-    memset(g->table, 0, sizeof(uint32_t) * g->tcap);
     return 0;
 }
 
@@ -196,29 +199,54 @@ static int search(Gen *g, const Board *b, const int *dice, int ndice, int depth,
     return 0;
 }
 
+/* Buffers live across calls: generate() holds the GIL, so one set suffices. */
+static uint8_t *g_data = NULL;
+static Py_ssize_t g_cap = 0;
+static uint32_t *g_table = NULL;
+static Py_ssize_t g_tcap = 0;
+
 static int gen_init(Gen *g, int flags) {
-    g->cap = 64;
-    g->data = (uint8_t *)PyMem_Malloc(g->cap * REC);
-    g->tcap = 256;
-    g->table = (uint32_t *)PyMem_Calloc(g->tcap, sizeof(uint32_t));
+    if (!g_data) {
+        g_cap = 256;
+        g_data = (uint8_t *)PyMem_Malloc(g_cap * REC);
+        g_tcap = 1024;
+        g_table = (uint32_t *)PyMem_Calloc(g_tcap, sizeof(uint32_t));
+        if (!g_data || !g_table) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    g->data = g_data;
+    g->cap = g_cap;
+    g->table = g_table;
+    g->tcap = g_tcap;
     g->n = 0;
     g->best_moves = 0;
     g->best_pips = 0;
     g->flags = flags;
     g->hits = 0;
     memset(g->frozen, 0, sizeof(g->frozen));
-    if (!g->data || !g->table) {
-        PyMem_Free(g->data);
-        PyMem_Free(g->table);
-        PyErr_NoMemory();
-        return -1;
-    }
     return 0;
 }
 
+/* Keep grown buffers for the next call and leave the table empty. */
 static void gen_free(Gen *g) {
-    PyMem_Free(g->data);
-    PyMem_Free(g->table);
+    g_data = g->data;
+    g_cap = g->cap;
+    g_table = g->table;
+    g_tcap = g->tcap;
+    if (g->n * 8 < g->tcap) {
+        for (Py_ssize_t i = 0; i < g->n; i++) {
+            uint64_t h = board_hash((const Board *)(g->data + i * REC));
+            Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(g->tcap - 1));
+            while (g->table[j]) {
+                g->table[j] = 0;
+                j = (j + 1) & (g->tcap - 1);
+            }
+        }
+    } else {
+        memset(g->table, 0, sizeof(uint32_t) * g->tcap);
+    }
 }
 
 static int get_board(PyObject *obj, Board *b) {
