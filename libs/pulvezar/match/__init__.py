@@ -1,5 +1,16 @@
-"""Games and matches: fair dice (more to come: match state, cube, Crawford)."""
+"""Games and matches: state, cube actions, Crawford, resignations, fair dice."""
 
 from pulvezar.match.dice import FairDice, verify
+from pulvezar.match.game import Game, IllegalActionError, MatchContext, Phase, SessionOptions
+from pulvezar.match.match import Match
 
-__all__ = ["FairDice", "verify"]
+__all__ = [
+    "FairDice",
+    "Game",
+    "IllegalActionError",
+    "Match",
+    "MatchContext",
+    "Phase",
+    "SessionOptions",
+    "verify",
+]
