@@ -147,10 +147,12 @@ static int target(const Gen *g, const Board *b, int i, int d, int hi) {
     return -2;
 }
 
-/* With all checkers home, can die d bear a checker off? */
-static int can_bear_off(const Board *b, int d, int hi) {
+/* With all checkers home, can die d bear a checker off?  (Checkers frozen by
+ * hit-and-stop cannot move, so they cannot be borne off either.) */
+static int can_bear_off(const Gen *g, const Board *b, int d, int hi) {
     if (hi > 5 || hi < 0) return 0;
-    return b->me[d - 1] > 0 || hi < d - 1;
+    if (b->me[d - 1] > g->frozen[d - 1]) return 1;
+    return hi < d - 1 && b->me[hi] > g->frozen[hi];
 }
 
 static void apply(Board *b, int i, int t, Gen *g, int depth) {
@@ -176,7 +178,7 @@ static int search(Gen *g, const Board *b, const int *dice, int ndice, int depth,
     int d = dice[depth];
     int hi = highest(b);
     int found = 0;
-    int forced_off = (g->flags & F_MUST_BEAR_OFF) && can_bear_off(b, d, hi);
+    int forced_off = (g->flags & F_MUST_BEAR_OFF) && can_bear_off(g, b, d, hi);
     int top = max_from < BAR ? max_from : BAR;
     for (int i = top; i >= 0; i--) {
         if (!b->me[i]) continue;
@@ -188,8 +190,10 @@ static int search(Gen *g, const Board *b, const int *dice, int ndice, int depth,
         uint8_t hits = g->hits;
         uint8_t fz = t >= 0 ? g->frozen[t] : 0;
         apply(&nb, i, t, g, depth);
-        /* doubles: checkers move in non-increasing order of their start point */
-        int next_max = (ndice == 4) ? i : BAR;
+        /* doubles: checkers move in non-increasing order of their start point,
+         * which loses no result -- except under must_bear_off, where a forced
+         * bear-off from a low point may have to precede a move from a higher one */
+        int next_max = (ndice == 4 && !(g->flags & F_MUST_BEAR_OFF)) ? i : BAR;
         if (search(g, &nb, dice, ndice, depth + 1, pips + d, next_max) < 0) return -1;
         g->hits = hits;
         if (t >= 0) g->frozen[t] = fz;
