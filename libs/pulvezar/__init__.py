@@ -17,20 +17,25 @@ from pulvezar.errors import (
     PulvezarError,
 )
 from pulvezar.rules import (
+    XGID,
     GameResult,
     LegalPlays,
+    MatchId,
     Move,
     Outcome,
     Play,
     Position,
     Rules,
+    format_gnubg_id,
     format_play,
+    parse_gnubg_id,
     parse_play,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "XGID",
     "AmbiguousPlayError",
     "GameResult",
     "IllegalPlayError",
@@ -39,6 +44,7 @@ __all__ = [
     "InvalidPlayError",
     "InvalidPositionError",
     "LegalPlays",
+    "MatchId",
     "Move",
     "NotationError",
     "Outcome",
@@ -47,6 +53,8 @@ __all__ = [
     "PulvezarError",
     "Rules",
     "__version__",
+    "format_gnubg_id",
     "format_play",
+    "parse_gnubg_id",
     "parse_play",
 ]
