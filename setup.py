@@ -7,6 +7,7 @@ setup(
         Extension(
             "pulvezar.rules._kernel",
             sources=["libs/pulvezar/rules/_kernel.c"],
+            depends=["libs/pulvezar/rules/movegen.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         )
     ]
