@@ -52,6 +52,15 @@ static PyObject *k_generate(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_ValueError, "dice must be 1..6");
         return NULL;
     }
+    int on_board[2] = {0, 0};
+    for (int i = 0; i < NPTS; i++) {
+        on_board[0] += b.me[i];
+        on_board[1] += b.op[i];
+    }
+    if (!on_board[0] || !on_board[1]) {
+        PyErr_SetString(PyExc_ValueError, "the game is over: one side has borne off all its checkers");
+        return NULL;
+    }
     Gen g;
     if (gen_init(&g, (int)flags) < 0) return NULL;
     int rc = movegen_generate(&g, &b, (int)d1, (int)d2);

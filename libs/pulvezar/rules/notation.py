@@ -10,10 +10,11 @@ moves in any order, commas or spaces.
 >>> plays = Rules.international().legal_plays(Position.start(), (6, 4))
 >>> format_play(parse_play("24/18 18/14", Position.start(), (6, 4)))
 '24/14'
->>> parse_play("13/7", Position.start(), (6, 4))
-Traceback (most recent call last):
-...
-pulvezar.errors.IllegalPlayError: 13/7 is not a legal play of 64 here (it uses 1 of the 2 dice; a play must use all dice that can be used)
+>>> try:
+...     parse_play("13/7", Position.start(), (6, 4))
+... except IllegalPlayError as e:
+...     print(e)
+'13/7' is not a legal play of 64 here (it uses 1 of 2 dice; all usable dice must be used)
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ def _point_name(p: int) -> str:
     return "bar" if p == BAR_POINT else "off" if p == OFF_POINT else str(p)
 
 
-def format_moves(moves: Iterable[Move]) -> str:
-    """Canonical text of a sequence of single-die moves."""
+def _chains(moves: Iterable[Move]) -> list[list[tuple[int, bool]]]:
+    """Join single-die moves into checker paths: lists of (point, hit there)."""
     steps = sorted(moves, key=lambda m: (-m.src, -m.dst))
     used = [False] * len(steps)
-    chains: list[tuple[tuple[int, bool], ...]] = []
+    chains: list[list[tuple[int, bool]]] = []
     for i, m in enumerate(steps):
         if used[i]:
             continue
@@ -55,10 +56,17 @@ def format_moves(moves: Iterable[Move]) -> str:
                 break
             used[nxt] = True
             chain.append((steps[nxt].dst, steps[nxt].hit))
-        # keep only the points a reader needs: start, hits on the way, end
-        kept = [chain[0], *(c for c in chain[1:-1] if c[1]), chain[-1]]
-        chains.append(tuple(kept))
-    counts = Counter(chains)
+        chains.append(chain)
+    return chains
+
+
+def _render(chains: Sequence[Sequence[tuple[int, bool]]], explicit: Sequence[bool]) -> str:
+    """Text of the paths: start, hits on the way and end (every point when ``explicit``)."""
+    kept: list[tuple[tuple[int, bool], ...]] = []
+    for chain, full in zip(chains, explicit, strict=True):
+        inner = chain[1:-1] if full else [c for c in chain[1:-1] if c[1]]
+        kept.append((chain[0], *inner, chain[-1]))
+    counts = Counter(kept)
     order = sorted(counts, key=lambda c: tuple(-p for p, _ in c))
     parts = []
     for c in order:
@@ -67,12 +75,51 @@ def format_moves(moves: Iterable[Move]) -> str:
     return " ".join(parts)
 
 
+def format_moves(
+    moves: Iterable[Move], start: Position | None = None, dice: tuple[int, int] | None = None
+) -> str:
+    """Canonical text of a sequence of single-die moves.
+
+    Moves of one checker are joined (``24/18 18/13`` -> ``24/13``).  Given the
+    ``start`` position and the ``dice``, a joined move whose dropped intermediate
+    point would make the text ambiguous (``13/8`` with 32 when an opposing blot
+    sits on 11 and 10 is open) keeps its intermediate points (``13/10/8``), so
+    that :func:`parse_play` reads the text back as this very play.
+    """
+    moves = list(moves)
+    chains = _chains(moves)
+    explicit = [False] * len(chains)
+    text = _render(chains, explicit)
+    if start is None or dice is None:
+        return text
+    board = bytearray(start.board)
+    die_list = _dice_list(dice)
+
+    def unique(t: str) -> bool:
+        return len(_candidates(board, parse_segments(t), die_list, len(moves))) <= 1
+
+    if unique(text):
+        return text
+    joined = [i for i, c in enumerate(chains) if len(c) > 2]
+    for i in joined:  # one chain spelled out is usually enough
+        one = [j == i for j in range(len(chains))]
+        if unique(t := _render(chains, one)):
+            return t
+    return _render(chains, [True] * len(chains))
+
+
 def format_play(play: Play) -> str:
-    """Canonical text of a play (``""`` when nothing could move)."""
-    return play.notation
+    """Canonical text of a play (``""`` when nothing could move).
+
+    The text is never ambiguous: it keeps an intermediate point where dropping
+    it would let the text describe another play of the same roll too.
+    """
+    return format_moves(play.moves, play.start, play.dice)
 
 
-_SEGMENT = re.compile(r"^((?:bar|b|\d{1,2})\*?)((?:/(?:off|o|\d{1,2})\*?)+)(?:\((\d)\))?$")
+_POINT = r"(?:bar|b|off|o|\d{1,2})\*?"
+_SEGMENT = re.compile(rf"^({_POINT})((?:/{_POINT})+)(?:\((\d)\))?$", re.ASCII)
+_NO_MOVE = ("", "-", "--", "cannot move", "can't move", "no move", "no play", "pass")
 
 
 def parse_segments(text: str) -> list[list[int]]:
@@ -85,9 +132,15 @@ def parse_segments(text: str) -> list[list[int]]:
     """
     if not isinstance(text, str):
         raise InvalidPlayError("a play is written as text", field="play")
-    cleaned = text.strip().lower().replace(",", " ")
-    if cleaned in ("", "-", "cannot move", "no move"):
+    if len(text) > 200:
+        raise InvalidPlayError("a play is at most 200 characters long", field="play")
+    cleaned = " ".join(text.strip().lower().replace(",", " ").split())
+    if cleaned in _NO_MOVE:
         return []
+    # tolerate "24 / 18", "13/11 (2)", "13/11( 2 )" and "24/18 */13"
+    cleaned = re.sub(r"\s*/\s*", "/", cleaned)
+    cleaned = re.sub(r"\s*\(\s*", "(", cleaned)
+    cleaned = re.sub(r"\s+([*)])", r"\1", cleaned)
     segments: list[list[int]] = []
     for token in cleaned.split():
         m = _SEGMENT.match(token)
@@ -111,17 +164,31 @@ def parse_segments(text: str) -> list[list[int]]:
                 raise InvalidPlayError(f"{token!r} moves backwards from {a} to {b}", field="play")
         if OFF_POINT in points[:-1] or BAR_POINT in points[1:]:
             raise InvalidPlayError(f"{token!r}: off ends a move and the bar starts one", field="play")
+        if len(points) > 5:
+            raise InvalidPlayError(f"{token!r}: a checker moves at most four times", field="play")
         n = int(rep) if rep else 1
         if not 1 <= n <= 4:
             raise InvalidPlayError(f"{token!r}: a move repeats 1 to 4 times", field="play")
         segments.extend([list(points) for _ in range(n)])
     if len(segments) > 4:
         raise InvalidPlayError(f"{text!r} moves more than four checkers", field="play")
+    if sum(len(s) - 1 for s in segments) > 4:
+        raise InvalidPlayError(f"{text!r} uses more than four dice", field="play")
     return segments
 
 
+def _dice_list(dice: tuple[int, int]) -> list[int]:
+    d1, d2 = dice
+    return [d1] * 4 if d1 == d2 else [d1, d2]
+
+
 def _hops(board: bytearray, a: int, b: int, dice: list[int]) -> Iterable[tuple[bytearray, list[int]]]:
-    """Every way to carry one checker from ``a`` to ``b`` with some of ``dice``."""
+    """Every way to carry one checker from ``a`` to ``b`` with some of ``dice``.
+
+    Only the board is followed (checker there, landing points not blocked,
+    blots hit); whether the rules allow the play is decided by matching the
+    result against the legal plays.
+    """
     dist = a - b
     for k in range(1, len(dice) + 1):
         for combo in set(itertools.permutations(dice, k)):
@@ -141,7 +208,7 @@ def _hops(board: bytearray, a: int, b: int, dice: list[int]) -> Iterable[tuple[b
                 nb[pos - 1] -= 1
                 nxt = max(pos - d, 0)
                 if nxt > 0:
-                    opp = 25 + 24 - nxt  # opponent's index of my point nxt
+                    opp = 49 - nxt  # byte of the opponent's checkers on my point nxt
                     if nb[opp] >= 2:
                         ok = False
                         break
@@ -157,51 +224,57 @@ def _hops(board: bytearray, a: int, b: int, dice: list[int]) -> Iterable[tuple[b
                 yield nb, rest
 
 
-def _results(board: bytearray, segments: Sequence[list[int]], dice: list[int]) -> set[bytes]:
+def _candidates(board: bytearray, segments: Sequence[list[int]], dice: list[int], ndice: int) -> set[bytes]:
+    """Boards reachable by carrying the checkers along ``segments`` in some order.
+
+    ``ndice`` >= 0 keeps only ways that use exactly that many dice (every legal
+    play of a roll uses the same number of dice); -1 keeps all.
+    """
     out: set[bytes] = set()
 
-    def walk(b: bytearray, seg_i: int, hop_i: int, rest: list[int]) -> None:
-        if seg_i == len(segments):
-            out.add(bytes(b))
+    def walk(b: bytearray, order: Sequence[list[int]], seg_i: int, hop_i: int, rest: list[int]) -> None:
+        if seg_i == len(order):
+            if ndice < 0 or len(dice) - len(rest) == ndice:
+                out.add(bytes(b))
             return
-        pts = segments[seg_i]
+        pts = order[seg_i]
         if hop_i == len(pts) - 1:
-            walk(b, seg_i + 1, 0, rest)
+            walk(b, order, seg_i + 1, 0, rest)
             return
         for nb, nrest in _hops(b, pts[hop_i], pts[hop_i + 1], rest):
-            walk(nb, seg_i, hop_i + 1, nrest)
+            walk(nb, order, seg_i, hop_i + 1, nrest)
 
-    walk(board, 0, 0, dice)
+    keyed = [tuple(s) for s in segments]
+    for perm in set(itertools.permutations(keyed)):
+        walk(board, [list(s) for s in perm], 0, 0, dice)
     return out
 
 
 def match_play(text: str, plays: LegalPlays) -> Play:
-    """The play among ``plays`` that ``text`` describes."""
+    """The play among ``plays`` that ``text`` describes.
+
+    Raises :class:`InvalidPlayError` (syntax), :class:`IllegalPlayError` (no
+    legal play matches) or :class:`AmbiguousPlayError` (several do).
+    """
     segments = parse_segments(text)
     d1, d2 = plays.dice
-    dice = [d1] * 4 if d1 == d2 else [d1, d2]
-    start = bytearray(plays.start.board)
-    candidates: set[bytes] = set()
-    for order in set(itertools.permutations(range(len(segments)))):
-        candidates |= _results(start, [segments[i] for i in order], dice)
+    candidates = _candidates(bytearray(plays.start.board), segments, _dice_list(plays.dice), -1)
     boards = plays.boards()
     hits = [i for i, b in enumerate(boards) if b in candidates]
     if not hits:
         used = sum(len(s) - 1 for s in segments)
-        most = max((len(p.moves) for p in plays), default=0)
+        most = len(plays[0].moves) if len(plays) else 0
         why = ""
         if candidates and used < most:
-            why = f" (it uses {used} of the {most} dice; a play must use all dice that can be used)"
-        raise IllegalPlayError(f"{text} is not a legal play of {d1}{d2} here{why}", field="play")
+            why = f" (it uses {used} of {most} dice; all usable dice must be used)"
+        raise IllegalPlayError(f"{text!r} is not a legal play of {d1}{d2} here{why}", field="play")
     if len(hits) > 1:
-        options = ", ".join(plays[i].notation for i in hits)
+        options = ", ".join(format_play(plays[i]) for i in hits)
         raise AmbiguousPlayError(f"{text!r} could mean {options}", field="play")
     return plays[hits[0]]
 
 
-def parse_play(
-    text: str, position: Position, dice: tuple[int, int], rules: Rules | None = None
-) -> Play:
+def parse_play(text: str, position: Position, dice: tuple[int, int], rules: Rules | None = None) -> Play:
     """Parse notation into the legal play it names.
 
     Raises :class:`InvalidPlayError` (syntax), :class:`IllegalPlayError`

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Literal, NamedTuple, overload
 
-from pulvezar.errors import InvalidDiceError
+from pulvezar.errors import InvalidDiceError, InvalidPositionError
 from pulvezar.rules import _kernel
 from pulvezar.rules.position import Position
 
@@ -121,7 +121,11 @@ class Rules:
             raise InvalidDiceError(f"dice must be a pair, got {dice!r}", field="dice") from None
         if type(d1) is not int or type(d2) is not int or not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             raise InvalidDiceError(f"dice must be integers 1..6, got {dice!r}", field="dice")
-        return LegalPlays(position, (d1, d2), _kernel.generate(position._board, d1, d2, self._flags))
+        try:
+            records = _kernel.generate(position._board, d1, d2, self._flags)
+        except ValueError as e:  # the kernel refuses finished games
+            raise InvalidPositionError(str(e), field="position") from None
+        return LegalPlays(position, (d1, d2), records)
 
     def game_result(self, position: Position) -> GameResult | None:
         """The result if one side has borne off all checkers, else ``None``."""
@@ -158,9 +162,9 @@ class Play:
     @property
     def notation(self) -> str:
         """Canonical notation, e.g. ``24/18*/13`` or ``13/11(2)``; ``""`` for no move."""
-        from pulvezar.rules.notation import format_moves
+        from pulvezar.rules.notation import format_play
 
-        return format_moves(self.moves)
+        return format_play(self)
 
     @property
     def hits(self) -> int:
