@@ -8,13 +8,14 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench clean
+.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench bearoff clean
 
 help:
 	@echo "make run        bring pulvezar up (for now: the CLI demo of the rules core)"
 	@echo "make test       install everything the tests need, then lint, type-check and test"
 	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
+	@echo "make bearoff    build the one-sided bear-off database into data/bearoff/ and print its SHA-256"
 
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
@@ -58,6 +59,9 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PIP) install -q -e '.[bench]'
 	$(PY) bench/movegen.py
+
+bearoff: $(STAMP)
+	$(PY) -m pulvezar.eval.bearoff data/bearoff/one_sided_15x6.bin
 
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis

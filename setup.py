@@ -9,6 +9,12 @@ setup(
             sources=["libs/pulvezar/rules/_kernel.c"],
             depends=["libs/pulvezar/rules/movegen.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-        )
+        ),
+        Extension(
+            "pulvezar.eval._bearoff",
+            sources=["libs/pulvezar/eval/_bearoff.c"],
+            depends=["libs/pulvezar/rules/movegen.h"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
     ]
 )

@@ -1,0 +1,1 @@
+"""Position evaluation: bear-off databases (and, later, the neural evaluators)."""

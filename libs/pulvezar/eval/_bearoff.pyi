@@ -1,0 +1,6 @@
+"""Type stub of the compiled bear-off builder (_bearoff.c)."""
+
+from collections.abc import Sequence
+
+def build_one_sided(max_checkers: int = 15, points: int = 6) -> bytes: ...
+def position_index(checkers: Sequence[int], /) -> int: ...
