@@ -1,0 +1,353 @@
+"""Jellyfish / eXtreme Gammon / GNU Backgammon ``.mat`` match text.
+
+>>> rec = read_mat('''
+...  3 point match
+...
+...  Game 1
+...  Ann : 0                        Bob : 0
+...   1)                             31: 8/5 6/5
+...   2) 64: 24/18 13/9               Doubles => 2
+...   3)  Drops
+...                                   Wins 1 point
+... ''')
+>>> rec.length, rec.players, [(a.player, a.kind) for a in rec.games[0].actions][-3:]
+(3, ('Ann', 'Bob'), [(1, 'double'), (0, 'drop'), (1, 'win')])
+>>> rec.games[0].winner, rec.games[0].points, rec.cut_games
+(1, 1, 0)
+>>> read_mat(write_mat(rec)).games == rec.games
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from pulvezar.errors import AmbiguousPlayError, PulvezarError
+from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.match.game import Game, Phase
+from pulvezar.rules.notation import parse_segments
+from pulvezar.rules.rules import LegalPlays, Play
+
+__all__ = ["read_mat", "write_mat"]
+
+_TAG = re.compile(r';\s*\[\s*([^"\]]*?)\s*"(.*)"\s*\]\s*$')
+_LENGTH = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.I)
+_GAME = re.compile(r"\s*Game\s+(\d+)\s*$", re.I)
+_SCORE = re.compile(r"\s*(.+?)\s*:\s*(\d+)\s+(.+?)\s*:\s*(\d+)\s*$")
+_MOVE_LINE = re.compile(r"\s*(\d+)\)")
+_ITEM_START = re.compile(r"\b[1-6][1-6]:|\b(?:Doubles|Takes|Drops|Concedes|Resigns|Losses|Wins)\b", re.I)
+_DICE_ITEM = re.compile(r"([1-6])([1-6]):\s*(.*?)\s*$")
+_MOVES = re.compile(r"((bar|\d{1,2})(/(\d{1,2}|off|bar)\*?)+(\(\d\))?\s*)*", re.I)
+_UNKNOWN = re.compile(r"\?+")
+_KEYWORDS = (
+    ("double", re.compile(r"Doubles\s*=>\s*(\d+)\s*$", re.I)),
+    ("take", re.compile(r"Takes\s*$", re.I)),
+    ("drop", re.compile(r"Drops\s*$", re.I)),
+    ("concede", re.compile(r"(?:Concedes|Resigns)\s*$", re.I)),
+    ("loss", re.compile(r"Losses\s+(\d+)\s+points?\s*$", re.I)),
+    ("win", re.compile(r"Wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?\s*$", re.I)),
+)
+_LEFT_MAX = 3  # an item starting at most this far after "N)" is in the left column
+_WINS_LEFT_MAX = 15  # an unnumbered "Wins" line indented at most this much is the left player's
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One cell of the two-column game text, before validation."""
+
+    player: int
+    kind: str  # move, double, take, drop, concede, loss, win
+    line: int
+    column: int
+    dice: tuple[int, int] | None = None
+    text: str = ""
+    value: int = 0
+
+
+def _decode(data: str | bytes) -> str:
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    else:
+        text = data.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _parse_cell(text: str, player: int, line: int, column: int) -> _Item:
+    m = _DICE_ITEM.match(text)
+    if m:
+        moves = m.group(3)
+        if moves.lower() == "cannot move":
+            moves = ""
+        if not (_MOVES.fullmatch(moves) or _UNKNOWN.fullmatch(moves)):
+            raise MatchFileError(f"cannot read the play {moves!r}", line=line, column=column)
+        return _Item(player, "move", line, column, dice=(int(m.group(1)), int(m.group(2))), text=moves)
+    for kind, rx in _KEYWORDS:
+        m = rx.match(text)
+        if m:
+            value = int(m.group(1)) if m.groups() else 0
+            return _Item(player, kind, line, column, value=value)
+    raise MatchFileError(f"cannot read {text.strip()!r}", line=line, column=column)
+
+
+def _parse_move_line(raw: str, line: int) -> list[_Item]:
+    m = _MOVE_LINE.match(raw)
+    assert m is not None
+    start = m.end()
+    rest = raw[start:]
+    starts = [s.start() for s in _ITEM_START.finditer(rest)]
+    if rest.strip() and (not starts or rest[: starts[0]].strip()):
+        col = start + len(rest) - len(rest.lstrip()) + 1
+        raise MatchFileError(f"cannot read {rest.strip()!r}", line=line, column=col)
+    items: list[_Item] = []
+    for i, s in enumerate(starts):
+        player = (0 if s <= _LEFT_MAX else 1) if i == 0 else 1
+        if i > 1 or (i == 1 and items[0].player == 1):
+            raise MatchFileError("more than two cells on a move line", line=line, column=start + s + 1)
+        end = starts[i + 1] if i + 1 < len(starts) else len(rest)
+        items.append(_parse_cell(rest[s:end].strip(), player, line, start + s + 1))
+    return items
+
+
+def read_mat(data: str | bytes) -> MatchRecord:
+    """Read ``.mat`` text (``bytes``: UTF-8 with or without BOM, else Latin-1).
+
+    Raises :class:`MatchFileError` on lines that are not match text.  Games
+    are replayed through the match model; a game is cut (``cut_at``) at the
+    first action it does not allow, and the rest of that game is skipped.
+    """
+    record = MatchRecord()
+    games: list[tuple[GameRecord, list[_Item]]] = []
+    for n, raw in enumerate(_decode(data).split("\n"), start=1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(";"):
+            tag = _TAG.match(stripped)
+            if tag:
+                record.tags[tag.group(1)] = tag.group(2)
+            else:
+                record.comments.append(stripped[1:].strip())
+            continue
+        if m := _LENGTH.match(raw):
+            record.length = int(m.group(1))
+            continue
+        if m := _GAME.match(raw):
+            prev = games[-1][0] if games else None
+            games.append((GameRecord(number=int(m.group(1)), score=_next_score(prev)), []))
+            continue
+        if not games:
+            raise MatchFileError(f"unexpected text before the first game: {stripped!r}", line=n)
+        rec, items = games[-1]
+        if _MOVE_LINE.match(raw):
+            items.extend(_parse_move_line(raw, n))
+            continue
+        if not items and (m := _SCORE.match(raw)):
+            rec.score = (int(m.group(2)), int(m.group(4)))
+            if not any(record.players):
+                record.players = (m.group(1), m.group(3))
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        item = _parse_cell(stripped, 0 if indent <= _WINS_LEFT_MAX else 1, n, indent + 1)
+        if item.kind != "win":
+            raise MatchFileError(f"unexpected text {stripped!r}", line=n, column=indent + 1)
+        items.append(item)
+    crawford_done = record.tags.get("Crawford", "On").lower() == "off"
+    for rec, items in games:
+        if record.length and not crawford_done and record.length - 1 in rec.score:
+            rec.crawford = crawford_done = True
+        _validate(record, rec, items)
+        record.games.append(rec)
+    return record
+
+
+def _next_score(prev: GameRecord | None) -> tuple[int, int]:
+    if prev is None:
+        return (0, 0)
+    if prev.winner is None:
+        return prev.score
+    s = list(prev.score)
+    s[prev.winner] += prev.points
+    return (s[0], s[1])
+
+
+def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:
+    """Replay ``items`` through the model into ``rec.actions``; cut at the first bad one."""
+    game = record.new_game(rec)
+    acts = rec.actions
+
+    def act(action: Action) -> None:
+        apply_action(game, action)
+        acts.append(action)
+
+    def resign(player: int, points: int | None, line: int) -> None:
+        if game.phase not in (Phase.ROLL, Phase.MOVE) or game.turn != player:
+            rec.notes.append(f"line {line}: player {player} resigns out of turn; the game ends as recorded")
+            return
+        levels = game.resignation_levels()
+        wanted = -(-(points or game.cube_value) // game.cube_value)
+        act(Action(player, "resign", value=max(1, min(wanted, levels[-1]))))
+        act(Action(1 - player, "accept"))
+
+    for i, it in enumerate(items):
+        if it.kind == "win":
+            if rec.winner is None:
+                rec.winner, rec.points = it.player, it.value
+            acts.append(Action(it.player, "win", value=it.value))
+            continue
+        if game.phase is Phase.OVER or rec.cut_at is not None:
+            if it.kind == "move" and (not it.text or _UNKNOWN.fullmatch(it.text)):
+                continue  # exporters write the loser's last roll after the game ends
+            if rec.cut_at is None:
+                rec.notes.append(f"line {it.line}: ignored {it.kind} after the end of the game")
+            continue
+        try:
+            if it.kind == "move":
+                assert it.dice is not None
+                if game.phase is not Phase.OPENING and (
+                    game.phase is not Phase.ROLL or game.turn != it.player
+                ):
+                    raise _Cut("a roll out of turn")
+                if game.phase is Phase.OPENING and it.dice[0] == it.dice[1]:
+                    raise _Cut("a double as the opening roll")
+                roll = Action(it.player, "roll", dice=it.dice)
+                apply_action(game, roll)
+                assert game.dice is not None
+                plays = game.rules.legal_plays(game.position, game.dice)
+                unknown = bool(_UNKNOWN.fullmatch(it.text))
+                if (not it.text and plays[0].moves) or unknown:
+                    nxt = items[i + 1] if i + 1 < len(items) else None
+                    loses = nxt is not None and (
+                        (nxt.kind == "win" and nxt.player != it.player)
+                        or (nxt.kind in ("concede", "loss") and nxt.player == it.player)
+                    )
+                    if not loses:
+                        raise _Cut(
+                            "the play is not recorded" if unknown else "no play, but there are legal plays"
+                        )
+                    acts.append(roll)
+                else:
+                    play = _find_play(plays, it.text)
+                    acts.append(roll)
+                    act(Action(it.player, "play", notation=play.notation))
+            elif it.kind == "double":
+                if game.turn != it.player:
+                    raise _Cut("a double out of turn")
+                act(Action(it.player, "double", value=2 * game.cube_value))
+                if it.value != game.cube_value * 2:
+                    rec.notes.append(
+                        f"line {it.line}: doubles to {it.value}, the cube is at {game.cube_value}"
+                    )
+            elif it.kind in ("take", "drop"):
+                if game.phase is not Phase.DOUBLED or game.turn == it.player:
+                    raise _Cut(f"a {it.kind} without a double")
+                act(Action(it.player, "take" if it.kind == "take" else "drop"))
+            elif it.kind == "loss":
+                resign(it.player, it.value, it.line)
+            elif it.kind == "concede":
+                later = next((x.value for x in items[i + 1 :] if x.kind == "win"), None)
+                resign(it.player, later, it.line)
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            if nxt is not None and nxt.kind == "win" and not _over(game):
+                resign(1 - nxt.player, nxt.value, nxt.line)
+        except _Cut as e:
+            rec.cut_at = f"line {it.line}: {e}"
+        except PulvezarError as e:
+            rec.cut_at = f"line {it.line}: {e}"
+    if game.phase is Phase.OVER and rec.winner is None:
+        rec.winner, rec.points = game.winner, game.points
+        acts.append(Action(game.winner or 0, "win", value=game.points))
+    elif game.phase is Phase.OVER and (game.winner, game.points) != (rec.winner, rec.points):
+        rec.notes.append(f"the file says player {rec.winner} wins {rec.points}, the replay {game.points}")
+
+
+def _ends(segments: list[list[int]]) -> Counter[tuple[int, int]]:
+    """The (start, end) of each checker's path, joining moves that continue each other."""
+    paths = [[s[0], s[-1]] for s in segments]
+    joined = True
+    while joined:
+        joined = False
+        for a in paths:
+            b = next((b for b in paths if b is not a and b[0] == a[1] and a[1] != 0), None)
+            if b is not None:
+                a[1] = b[1]
+                paths.remove(b)
+                joined = True
+                break
+    return Counter((a, b) for a, b in paths)
+
+
+def _find_play(plays: LegalPlays, text: str) -> Play:
+    """The play ``text`` names; when only hits tell plays apart, the one with the written hits."""
+    try:
+        return plays.find(text)
+    except AmbiguousPlayError:
+        ends = _ends(parse_segments(text))
+        hits = text.count("*")
+        fits = [p for p in plays if _ends([[m.src, m.dst] for m in p.moves]) == ends]
+        best = [p for p in fits if p.hits == hits] or sorted(fits, key=lambda p: p.hits)[:1]
+        if len(best) != 1:
+            raise
+        return best[0]
+    except PulvezarError as e:
+        raise _Cut(str(e)) from None
+
+
+def _over(game: Game) -> bool:
+    return game.phase is Phase.OVER
+
+
+class _Cut(Exception):
+    """Internal: stop replaying this game."""
+
+
+def _plural(points: int) -> str:
+    return f"{points} point" + ("s" if points != 1 else "")
+
+
+def write_mat(record: MatchRecord) -> str:
+    """Canonical ``.mat`` text: tags, length, games in two columns, ``Wins`` lines."""
+    out = [f'; [{k} "{v}"]' for k, v in record.tags.items()]
+    out += [f"; {c}" for c in record.comments]
+    if out:
+        out.append("")
+    if record.length:
+        out += [f" {record.length} point match", ""]
+    for rec in record.games:
+        out += _game_text(record, rec)
+    return "\n".join(out) + "\n"
+
+
+def _game_text(record: MatchRecord, rec: GameRecord) -> list[str]:
+    left = f" {record.players[0]} : {rec.score[0]}"
+    out = [f" Game {rec.number}", f"{left:<33}{record.players[1]} : {rec.score[1]}"]
+    rows: list[list[str]] = []  # [left cell, right cell]; "" is empty
+    wins: list[str] = []
+    for a in rec.actions:
+        if a.kind == "play":
+            rows[-1][a.player] += f" {a.notation}" if a.notation else " Cannot Move"
+            continue
+        if a.kind == "win":
+            score = rec.score[a.player] + a.value
+            match = " and the match" if record.length and score >= record.length else ""
+            wins.append(" " * (6 if a.player == 0 else 34) + f"Wins {_plural(a.value)}{match}")
+            continue
+        if a.kind == "roll":
+            assert a.dice is not None
+            cell = f"{a.dice[0]}{a.dice[1]}:"
+        elif a.kind == "double":
+            cell = f" Doubles => {a.value}"
+        elif a.kind in ("take", "drop"):
+            cell = " Takes" if a.kind == "take" else " Drops"
+        else:
+            continue  # resignations show as the "Wins" line
+        if not rows or rows[-1][1] or (a.player == 0 and rows[-1][0]):
+            rows.append(["", ""])
+        rows[-1][a.player] = cell
+    for n, (c0, c1) in enumerate(rows, start=1):
+        out.append(f"{n:3d}) {c0:<28}{c1}".rstrip())
+    return [*out, *wins, ""]

@@ -1,0 +1,159 @@
+"""A match as a file records it: tags, players, games of actions, replayable.
+
+Players are ``0`` (the left column of a ``.mat`` file, first on its score
+lines) and ``1``.  A :class:`MatchRecord` read from a file has been replayed
+through the match model: its actions are legal, plays are in canonical
+notation, and a game whose record stops making sense is cut there
+(:attr:`GameRecord.cut_at`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pulvezar.errors import PulvezarError
+from pulvezar.match.game import Game, MatchContext, Phase
+from pulvezar.rules.matchid import GameState, MatchId, Resignation
+from pulvezar.rules.position import Position
+
+__all__ = ["Action", "ActionKind", "Decision", "GameRecord", "MatchFileError", "MatchRecord"]
+
+ActionKind = Literal["roll", "play", "double", "take", "drop", "resign", "accept", "win"]
+
+
+class MatchFileError(PulvezarError):
+    """A match file that cannot be read: ``line`` and ``column`` are 1-based."""
+
+    def __init__(self, message: str, *, line: int, column: int = 1) -> None:
+        super().__init__(f"line {line}, column {column}: {message}", field="file")
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One recorded action.
+
+    ``dice`` for ``roll`` (in rolled order); ``notation`` for ``play`` ("" when
+    nothing can move); ``value``: the cube offered (``double``), the level
+    (``resign``, 1-3) or the points won (``win``).
+    """
+
+    player: int
+    kind: ActionKind
+    dice: tuple[int, int] | None = None
+    notation: str | None = None
+    value: int = 0
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """One game: starting score, actions, result, and where it was cut if it was."""
+
+    number: int
+    score: tuple[int, int]
+    actions: list[Action] = field(default_factory=list)
+    winner: int | None = None  # None: the record ends before the game does
+    points: int = 0
+    crawford: bool = False
+    cut_at: str | None = None  # "line L: reason" when replay stopped at a bad action
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The state before one decision (a play, a cube action or a resignation)."""
+
+    game: int  # index into MatchRecord.games
+    index: int  # index of the action into GameRecord.actions
+    action: Action
+    position: Position  # seen from the player on roll (match_id.dice_owner)
+    match_id: MatchId
+
+    @property
+    def gnubg_id(self) -> str:
+        """gnubg's "PositionID:MatchID"."""
+        return f"{self.position.position_id}:{self.match_id.encode()}"
+
+
+@dataclass(slots=True)
+class MatchRecord:
+    """A whole match file: metadata tags, players, length (0 = money) and games."""
+
+    length: int = 0
+    players: tuple[str, str] = ("", "")
+    tags: dict[str, str] = field(default_factory=dict)
+    games: list[GameRecord] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+    @property
+    def cut_games(self) -> int:
+        """How many games were cut at an action the rules do not allow."""
+        return sum(g.cut_at is not None for g in self.games)
+
+    def new_game(self, game: GameRecord) -> Game:
+        """A fresh model game at the start of ``game``."""
+        return Game(MatchContext(length=self.length, score=game.score, crawford=game.crawford))
+
+    def replay(self) -> Iterator[Decision]:
+        """Every decision of every game, with the Position ID and Match ID before it."""
+        for gi, rec in enumerate(self.games):
+            game = self.new_game(rec)
+            for ai, action in enumerate(rec.actions):
+                if action.kind in ("play", "double", "take", "drop", "resign", "accept"):
+                    yield Decision(gi, ai, action, game.position, match_id_of(game))
+                apply_action(game, action)
+
+
+def match_id_of(game: Game) -> MatchId:
+    """gnubg's Match ID for the state of ``game`` (players as in the record)."""
+    c = game.context
+    turn = game.turn
+    resignation = Resignation.NONE
+    if game.phase in (Phase.DOUBLED, Phase.RESIGNED):
+        turn = 1 - game.turn
+    if game.phase is Phase.RESIGNED:
+        resignation = Resignation(game.resignation)
+    state = GameState.OVER if game.phase is Phase.OVER else GameState.PLAYING
+    return MatchId(
+        cube_value=game.cube_value,
+        cube_owner=game.cube_owner,
+        dice_owner=game.turn,
+        crawford=c.crawford,
+        game_state=state,
+        turn=turn,
+        double_offered=game.phase is Phase.DOUBLED,
+        resignation=resignation,
+        dice=game.dice if game.dice is not None and game.phase is Phase.MOVE else (0, 0),
+        match_length=c.length,
+        score=c.score,
+        jacoby=False,
+    )
+
+
+def apply_action(game: Game, action: Action) -> None:
+    """Apply a recorded action to the model game (raises the model's errors)."""
+    kind = action.kind
+    if kind == "roll":
+        assert action.dice is not None
+        a, b = action.dice
+        if game.phase is Phase.OPENING:
+            hi, lo = max(a, b), min(a, b)
+            game.opening_roll(*((hi, lo) if action.player == 0 else (lo, hi)))
+            game.dice = (a, b)
+        else:
+            game.roll((a, b))
+    elif kind == "play":
+        game.play(action.notation or "")
+    elif kind == "double":
+        game.double()
+    elif kind == "take":
+        game.take()
+    elif kind == "drop":
+        game.drop()
+    elif kind == "resign":
+        game.resign(action.value)
+    elif kind == "accept":
+        game.accept_resignation()
