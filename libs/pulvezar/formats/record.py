@@ -38,7 +38,8 @@ class Action:
 
     ``dice`` for ``roll`` (in rolled order); ``notation`` for ``play`` ("" when
     nothing can move); ``value``: the cube offered (``double``), the level
-    (``resign``, 1-3) or the points won (``win``).
+    (``resign``, 1-3) or the points won (``win``); ``props``: what a format
+    records beside the action and pulvezar keeps verbatim (SGF analysis, comments).
     """
 
     player: int
@@ -46,6 +47,7 @@ class Action:
     dice: tuple[int, int] | None = None
     notation: str | None = None
     value: int = 0
+    props: dict[str, list[str]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(slots=True)
@@ -60,6 +62,7 @@ class GameRecord:
     crawford: bool = False
     cut_at: str | None = None  # "line L: reason" when replay stopped at a bad action
     notes: list[str] = field(default_factory=list)
+    props: dict[str, list[str]] = field(default_factory=dict)  # format-specific, kept verbatim
 
 
 @dataclass(frozen=True, slots=True)
