@@ -1,0 +1,127 @@
+"""``pulvezar met``: the match equity table with the current score marked.
+
+``pulvezar met --length 7 --score 2 4`` prints the Kazaross-XG2 table for a
+7-point match (rows: points I still need, columns: points the opponent needs),
+the score's cell in brackets, then the match-winning chance at that score, my
+take point of a double from ``--cube`` and the gammon prices for that double.
+``--rules tavla`` uses the computed cubeless Tavla table, ``--length 0`` money.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from pulvezar.errors import PulvezarError
+from pulvezar.met.equity import MatchEquity, ScoreSummary
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``met`` sub-command to ``parser.add_subparsers()``'s result."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "met", help="match equity table, take point and gammon price at a score"
+    )
+    p.add_argument("--length", type=int, required=True, help="match length; 0 = money play")
+    p.add_argument(
+        "--score", type=int, nargs=2, default=[0, 0], metavar=("ME", "OPP"), help="points won so far"
+    )
+    p.add_argument("--cube", type=int, default=1, help="cube value before the double (default 1)")
+    p.add_argument("--rules", choices=["international", "tavla"], default="international")
+    p.add_argument("--gammon-rate", type=float, default=None, help="Tavla: mars rate per game")
+    state = p.add_mutually_exclusive_group()
+    state.add_argument(
+        "--crawford", action="store_true", help="this game is the Crawford game (default at 1-away)"
+    )
+    state.add_argument("--post-crawford", action="store_true", help="the Crawford game has been played")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_met)
+    return p
+
+
+def _table(args: argparse.Namespace) -> MatchEquity:
+    if args.rules == "tavla":
+        return MatchEquity.tavla(gammon_rate=args.gammon_rate)
+    if args.gammon_rate is not None:
+        raise PulvezarError("--gammon-rate needs --rules tavla", field="gammon_rate")
+    return MatchEquity.kazaross_xg2()
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f} %"
+
+
+def render(met: MatchEquity, s: ScoreSummary) -> str:
+    """The table (rows: my points away, columns: the opponent's) and the score block."""
+    lines = [f"Match equity: {met.name}" + (f", {s.length}-point match" if s.length else ", money play")]
+    n = s.length
+    if n:
+        lines.append("away " + "".join(f"{b:>7}" for b in range(1, n + 1)))
+        for a in range(1, n + 1):
+            cells = []
+            for b in range(1, n + 1):
+                v = f"{100 * met.mwc(a, b):.1f}"
+                here = (a, b) == (s.away_me, s.away_opp) and not s.post_crawford
+                cells.append(f"[{v:>5}]" if here else f" {v:>5} ")
+            lines.append(f"{a:>4} " + "".join(cells))
+        if met.has_cube:
+            trailer = max(s.away_me, s.away_opp) if s.post_crawford else 0
+            post = "".join(
+                f"[{v:>5}]" if a == trailer else f" {v:>5} "
+                for a in range(1, n + 1)
+                for v in [f"{100 * met.mwc(a, 1, post_crawford=True):.1f}"]
+            )
+            lines.append(f"post-Crawford, the trailer's chance by points away:\n{'':>4} {post}")
+        lines.append("")
+        state = " (Crawford game)" if s.crawford else " (post-Crawford)" if s.post_crawford else ""
+        score = f"{s.length - s.away_me}-{s.length - s.away_opp}"
+        lines.append(f"Score: {score}, {s.away_me}-away vs {s.away_opp}-away{state}")
+        lines.append(f"Match-winning chance: {_pct(s.mwc)}")
+    if s.take_point is not None:
+        double = f"double {s.cube_value} -> {2 * s.cube_value}"
+        lines.append(f"Take point (no gammons, dead cube), {double}: {_pct(s.take_point)}")
+    elif met.has_cube or not n:
+        lines.append("Take point: - (no double possible)")
+    cube = 2 * s.cube_value if s.take_point is not None else s.cube_value
+    if s.gammon_price is not None:
+        lines.append(
+            f"Gammon price at cube {cube}: mine {s.gammon_price.me:.2f}, opponent's {s.gammon_price.opp:.2f}"
+        )
+    lines.extend(f"Note: {note}" for note in s.notes)
+    return "\n".join(lines)
+
+
+def as_json(met: MatchEquity, s: ScoreSummary) -> dict[str, Any]:
+    n = s.length
+    return {
+        "table": met.name,
+        "length": n,
+        "score": [n - s.away_me, n - s.away_opp] if n else [0, 0],
+        "away": [s.away_me, s.away_opp] if n else None,
+        "cube": s.cube_value,
+        "crawford": s.crawford,
+        "post_crawford": s.post_crawford,
+        "mwc": s.mwc,
+        "take_point": s.take_point,
+        "gammon_price": None
+        if s.gammon_price is None
+        else {"me": s.gammon_price.me, "opp": s.gammon_price.opp},
+        "gammon_price_cube": 2 * s.cube_value if s.take_point is not None else s.cube_value,
+        "notes": list(s.notes),
+        "rows": [[met.mwc(a, b) for b in range(1, n + 1)] for a in range(1, n + 1)],
+        "post_crawford_trailer": [met.mwc(a, 1, post_crawford=True) for a in range(1, n + 1)]
+        if met.has_cube
+        else None,
+    }
+
+
+def cmd_met(args: argparse.Namespace) -> int:
+    """Handler of ``pulvezar met``."""
+    met = _table(args)
+    if args.length > met.length:
+        raise PulvezarError(f"{met.name} covers matches up to {met.length} points", field="length")
+    crawford = True if args.crawford else False if args.post_crawford else None
+    me, opp = args.score
+    s = met.summary(args.length, me, opp, args.cube, crawford=crawford)
+    print(json.dumps(as_json(met, s)) if args.json else render(met, s))
+    return 0
