@@ -2,6 +2,8 @@
 
 ``pulvezar show ID`` draws a position; ``pulvezar moves ID --dice 31`` lists
 its legal plays.  ``ID`` is a Position ID, ``PositionID:MatchID`` or an XGID.
+``pulvezar match show|convert`` reads and writes match files; ``pulvezar met``
+shows match equities.
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("--must-bear-off", action="store_true", help="Tavla: 'Auswürfelpflicht'")
     moves.add_argument("--json", action="store_true")
     moves.set_defaults(func=cmd_moves)
+    from pulvezar.formats.cli import add_parser as add_match_parser
+    from pulvezar.met.cli import add_parser as add_met_parser
+
+    add_match_parser(sub)
+    add_met_parser(sub)
     return parser
 
 

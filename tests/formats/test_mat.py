@@ -208,3 +208,71 @@ def test_comments_are_kept() -> None:
     rec = read_mat("; a free comment\n" + snippet(*GAME))
     assert rec.comments == ["a free comment"]
     assert read_mat(write_mat(rec)).comments == ["a free comment"]
+
+
+# ---- resignations and points (GameRecord.points = under the rules; credited = capped) ----
+
+
+def test_loser_resigns_during_the_winners_turn() -> None:
+    rec = read_mat(
+        snippet(row(1, "", "62: 24/18 13/11"), row(2, "64: 24/18 13/9"), " " * 34 + "Wins 2 points")
+    )
+    g = rec.games[0]
+    assert rec.cut_games == 0 and not g.notes
+    assert [(a.player, a.kind, a.value) for a in g.actions[-3:]] == [
+        (0, "resign", 2),  # player 0 resigns a gammon while player 1 is on roll
+        (1, "accept", 0),
+        (1, "win", 2),
+    ]
+    decisions = list(rec.replay())
+    accept = decisions[-1]
+    assert (accept.match_id.turn, accept.match_id.dice_owner, int(accept.match_id.resignation)) == (1, 1, 2)
+    assert_round_trip(rec)
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "written", "points", "credited", "level"),
+    [
+        # gnubg writes a backgammon resignation where a single wins the match; pulvezar refuses the level
+        ("charlot1-charlot2_7p_2025-11-08-2305.mat", 4, 3, 1, 1, 1),
+        ("match1495872.txt", 1, 1, 2, 1, None),  # a gammon in a 1-point match, credited 1
+        ("match7262743.txt", 12, 3, 4, 3, 2),  # a gammon resignation on a 2-cube, 3 needed
+    ],
+)
+def test_points_written_vs_points_under_the_rules(
+    name: str, game: int, written: int, points: int, credited: int, level: int | None
+) -> None:
+    rec = read_mat((DATA / name).read_bytes())
+    g = rec.games[game - 1]
+    assert rec.cut_games == 0 and g.cut_at is None
+    assert (g.points, g.credited(rec.length), g.actions[-1].value) == (points, credited, written)
+    assert [a.value for a in g.actions if a.kind == "resign"] == ([level] if level else [])
+    assert bool(g.notes) == (name.startswith("charlot"))  # only the refused level is noted
+    assert not rec.games[0].crawford or rec.length > 1
+    assert_round_trip(rec)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared match corpus is not beside the repository")
+def test_historic_resignations_replay_to_the_end() -> None:
+    hist = SHARED / "bgchallenge-historic"
+    thomsen = read_mat((hist / "Thomsen_Magriel_Kopenhagen1994_SJF_1469808250.txt").read_bytes())
+    seigel = read_mat((hist / "Seigel_Dwek_Florida_1981_Main_1347406675.txt").read_bytes())
+    for rec, numbers in ((thomsen, (2, 4, 6, 7, 8)), (seigel, (16, 22, 26))):
+        for n in numbers:
+            g = rec.games[n - 1]
+            resign = next(a for a in g.actions if a.kind == "resign")
+            assert resign.player != g.winner and not g.notes, n
+    g26 = seigel.games[25]  # single on a 2-cube at 16-15 of 17: 2 points, 1 credited ("Wins 1 point")
+    assert (g26.points, g26.credited(17), g26.actions[-1].value) == (2, 1, 1)
+
+
+def test_win_after_the_losers_drop_shares_the_row() -> None:
+    rec = read_mat(
+        snippet(*GAME[:2], row(3, "33: 13/10(2) 6/3(2)"), row(4, "", " Doubles => 2"), row(5, " Drops"))
+    )
+    assert (rec.games[0].winner, rec.games[0].points) == (1, 1)
+    text = write_mat(rec)
+    assert re.search(
+        r"\d\)\s+Drops\s+Wins 1 point", text
+    )  # gnubg's layout; gnubg skips the next game otherwise
+    assert_round_trip(rec)

@@ -8,14 +8,14 @@ import pytest
 from pulvezar.match.dice import FairDice, die, verify
 
 
-def test_commitment_is_sha256_of_seed_and_hides_it():
+def test_commitment_is_sha256_of_seed_and_hides_it() -> None:
     d = FairDice()
     seed = bytes.fromhex(d.reveal())
     assert d.commitment == hashlib.sha256(seed).hexdigest()
     assert d.reveal() not in d.commitment
 
 
-def test_verify_accepts_the_true_record_and_rejects_any_change():
+def test_verify_accepts_the_true_record_and_rejects_any_change() -> None:
     d = FairDice()
     rolls = [d.roll() for _ in range(50)]
     assert verify(d.commitment, d.reveal(), rolls)
@@ -29,19 +29,19 @@ def test_verify_accepts_the_true_record_and_rejects_any_change():
     assert not verify(d.commitment, "zz", rolls)
 
 
-def test_same_seed_same_dice_and_fresh_seeds_differ():
+def test_same_seed_same_dice_and_fresh_seeds_differ() -> None:
     seed = bytes(range(32))
     a, b = FairDice(seed), FairDice(seed)
     assert [a.roll() for _ in range(20)] == [b.roll() for _ in range(20)]
     assert FairDice().reveal() != FairDice().reveal()
 
 
-def test_rejects_bad_seed():
+def test_rejects_bad_seed() -> None:
     with pytest.raises(ValueError):
         FairDice(b"short")
 
 
-def test_faces_are_uniform():
+def test_faces_are_uniform() -> None:
     """Chi-square over 60,000 dice: with 5 degrees of freedom, 25.7 is the 0.01% tail (fixed seed)."""
     seed = hashlib.sha256(b"pulvezar uniformity").digest()
     n = 60_000

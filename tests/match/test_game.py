@@ -14,15 +14,15 @@ def opened(context: MatchContext, d0: int = 3, d1: int = 1) -> Game:
     return g
 
 
-def test_international_opening_is_played_as_rolled_by_the_higher_die():
+def test_international_opening_is_played_as_rolled_by_the_higher_die() -> None:
     g = opened(MatchContext(length=7), 2, 5)
     assert g.turn == 1 and g.dice == (5, 2) and g.phase is Phase.MOVE
     g.play("13/8 13/11")
-    assert g.turn == 0 and g.phase is Phase.ROLL
+    assert (g.turn, g.phase) == (0, Phase.ROLL)
     assert g.position.theirs != Position.start().mine  # player 1's checkers moved
 
 
-def test_opening_tie_rerolls_and_money_auto_double_is_capped():
+def test_opening_tie_rerolls_and_money_auto_double_is_capped() -> None:
     g = Game(MatchContext(options=SessionOptions(automatic_doubles=1)))
     g.opening_roll(4, 4)
     g.opening_roll(2, 2)
@@ -32,7 +32,7 @@ def test_opening_tie_rerolls_and_money_auto_double_is_capped():
     assert m.cube_value == 1
 
 
-def test_tavla_opening_winner_rolls_again_and_previous_winner_opens_later():
+def test_tavla_opening_winner_rolls_again_and_previous_winner_opens_later() -> None:
     match = Match(length=3, rules=Rules.tavla())
     g = match.new_game()
     g.opening_roll(2, 6)
@@ -50,7 +50,7 @@ def test_tavla_opening_winner_rolls_again_and_previous_winner_opens_later():
     assert g2.turn == 0 and g2.phase is Phase.ROLL  # the previous winner opens, no opening roll
 
 
-def test_double_take_passes_cube_and_drop_loses_pre_double_value():
+def test_double_take_passes_cube_and_drop_loses_pre_double_value() -> None:
     g = opened(MatchContext(length=0))
     g.play("8/5 6/5")
     g.double()
@@ -66,7 +66,7 @@ def test_double_take_passes_cube_and_drop_loses_pre_double_value():
     assert (g.winner, g.points, g.phase) == (0, 2, Phase.OVER)
 
 
-def test_no_upper_limit_on_the_cube():
+def test_no_upper_limit_on_the_cube() -> None:
     g = opened(MatchContext(length=0))
     for _ in range(8):
         g.play(g.legal_plays()[0])
@@ -76,7 +76,7 @@ def test_no_upper_limit_on_the_cube():
     assert g.cube_value == 256
 
 
-def test_beaver_and_raccoon_values_and_owners():
+def test_beaver_and_raccoon_values_and_owners() -> None:
     g = opened(MatchContext(options=MONEY_ALL))
     g.play("8/5 6/5")  # player 1 on turn
     g.double()
@@ -108,7 +108,7 @@ def test_beaver_and_raccoon_values_and_owners():
     assert (g.winner, g.points) == (1, 4)
 
 
-def test_session_options_are_refused_in_matches_and_beaver_needs_the_option():
+def test_session_options_are_refused_in_matches_and_beaver_needs_the_option() -> None:
     with pytest.raises(ValueError, match="money sessions only"):
         MatchContext(length=5, options=SessionOptions(jacoby=True))
     g = opened(MatchContext(length=0))
@@ -118,7 +118,7 @@ def test_session_options_are_refused_in_matches_and_beaver_needs_the_option():
         g.beaver()
 
 
-def test_jacoby_counts_gammons_single_while_cube_centred():
+def test_jacoby_counts_gammons_single_while_cube_centred() -> None:
     near_win = Position.from_points({1: 1}, {12: 15})  # one checker left, opponent has none off
     for options, expected in ((SessionOptions(jacoby=True), 1), (SessionOptions(), 2)):
         g = Game(MatchContext(options=options), position=near_win, phase=Phase.ROLL)
@@ -127,7 +127,7 @@ def test_jacoby_counts_gammons_single_while_cube_centred():
         assert g.points == expected
 
 
-def test_crawford_game_exactly_once_then_post_crawford():
+def test_crawford_game_exactly_once_then_post_crawford() -> None:
     m = Match(length=5)
     m.score = (4, 2)
     g = m.new_game()
@@ -148,7 +148,7 @@ def test_crawford_game_exactly_once_then_post_crawford():
     assert g2.can_double()  # player 1's turn, cube centred
 
 
-def test_resignation_levels():
+def test_resignation_levels() -> None:
     g = opened(MatchContext(length=0))
     assert g.resignation_levels() == [1, 2, 3]
     tavla = opened(MatchContext(length=5, rules=Rules.tavla()))
@@ -162,7 +162,7 @@ def test_resignation_levels():
         match_point.resign(2)
 
 
-def test_bad_actions_are_typed_errors():
+def test_bad_actions_are_typed_errors() -> None:
     g = Game(MatchContext())
     with pytest.raises(IllegalActionError):
         g.roll((3, 1))
@@ -173,7 +173,7 @@ def test_bad_actions_are_typed_errors():
         g.play("13/7")
 
 
-def test_replay_to_any_decision_reproduces_the_state():
+def test_replay_to_any_decision_reproduces_the_state() -> None:
     g = opened(MatchContext(options=MONEY_ALL))
     g.play("8/5 6/5")
     g.double()
@@ -193,3 +193,44 @@ def test_replay_to_any_decision_reproduces_the_state():
         g.cube_owner,
         g.phase,
     )
+
+
+# ---- resignation by either player ------------------------------------------------------
+
+
+def test_either_player_resigns_at_any_time_and_the_other_answers() -> None:
+    g = opened(MatchContext(length=7))
+    g.play("8/5 6/5")  # player 1 on roll
+    g.resign(2, player=0)  # player 0 resigns during player 1's turn
+    assert (g.phase, g.resigner, g.resignation) == (Phase.RESIGNED, 0, 2)
+    g.reject_resignation()
+    assert (g.turn, g.phase) == (1, Phase.ROLL)
+    g.roll((6, 4))
+    g.resign(1, player=0)  # ... and after player 1 rolled
+    g.accept_resignation()
+    assert (g.winner, g.points) == (1, 1)
+    again = g.replay()
+    assert (again.winner, again.points, again.events) == (1, 1, g.events)
+
+
+def test_resignation_levels_of_the_player_not_on_turn() -> None:
+    g = opened(MatchContext(length=7, score=(0, 5)))
+    g.play("8/5 6/5")
+    assert g.resignation_levels(0) == [1, 2]  # player 1 needs 2: a gammon already wins the match
+    with pytest.raises(IllegalActionError, match="level 3"):
+        g.resign(3, player=0)
+    g.double()
+    with pytest.raises(IllegalActionError, match="no resignation now"):
+        g.resign(1, player=0)
+
+
+def test_one_point_match_has_no_crawford_game() -> None:
+    m = Match(length=1)
+    assert not m.new_game().context.crawford
+    m2 = Match(length=2)
+    g = m2.new_game()
+    g.opening_roll(3, 1)
+    g.resign(1, player=1)
+    g.accept_resignation()
+    m2.finish_game(g)
+    assert m2.new_game().context.crawford

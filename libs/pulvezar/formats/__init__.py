@@ -1,6 +1,21 @@
-"""Match files: read and write match records (Jellyfish / XG / gnubg ``.mat`` text)."""
+"""Match files: read and write match records (.mat text, gnubg .sgf, eXtreme Gammon .xg, readable .txt)."""
 
 from pulvezar.formats.mat import read_mat, write_mat
 from pulvezar.formats.record import Action, Decision, GameRecord, MatchFileError, MatchRecord
+from pulvezar.formats.sgf import read_sgf, write_sgf
+from pulvezar.formats.text import write_text
+from pulvezar.formats.xg import read_xg
 
-__all__ = ["Action", "Decision", "GameRecord", "MatchFileError", "MatchRecord", "read_mat", "write_mat"]
+__all__ = [
+    "Action",
+    "Decision",
+    "GameRecord",
+    "MatchFileError",
+    "MatchRecord",
+    "read_mat",
+    "read_sgf",
+    "read_xg",
+    "write_mat",
+    "write_sgf",
+    "write_text",
+]

@@ -158,7 +158,8 @@ def read_mat(data: str | bytes) -> MatchRecord:
         items.append(item)
     crawford_done = record.tags.get("Crawford", "On").lower() == "off"
     for rec, items in games:
-        if record.length and not crawford_done and record.length - 1 in rec.score:
+        # no Crawford game in a 1-point match: nobody reached match point by winning a game
+        if record.length > 1 and not crawford_done and record.length - 1 in rec.score:
             rec.crawford = crawford_done = True
         _validate(record, rec, items)
         record.games.append(rec)
@@ -184,13 +185,24 @@ def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:
         apply_action(game, action)
         acts.append(action)
 
+    clamped: list[int] = []  # lines of resignations read at a lower level than the file's figure
+
     def resign(player: int, points: int | None, line: int) -> None:
-        if game.phase not in (Phase.ROLL, Phase.MOVE) or game.turn != player:
-            rec.notes.append(f"line {line}: player {player} resigns out of turn; the game ends as recorded")
-            return
-        levels = game.resignation_levels()
-        wanted = -(-(points or game.cube_value) // game.cube_value)
-        act(Action(player, "resign", value=max(1, min(wanted, levels[-1]))))
+        # either player may resign at any time; the level is the lowest whose points reach the
+        # file's figure (exact for gnubg's points, right for "credited" figures capped at the match)
+        if game.phase not in (Phase.ROLL, Phase.MOVE):
+            raise _Cut(f"a resignation while the game is at {game.phase.value}")
+        levels = game.resignation_levels(player)
+        wanted = max(1, -(-(points or game.cube_value) // game.cube_value))
+        level = min(wanted, levels[-1])
+        if wanted > level:
+            clamped.append(line)
+            what = f"a level-{wanted} resignation" if wanted <= 3 else "more than any resignation"
+            rec.notes.append(
+                f"line {line}: the file's {points} points on a {game.cube_value}-cube are {what}; "
+                f"read at level {level}, the highest the rules allow here"
+            )
+        act(Action(player, "resign", value=level))
         act(Action(1 - player, "accept"))
 
     for i, it in enumerate(items):
@@ -258,11 +270,15 @@ def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:
             rec.cut_at = f"line {it.line}: {e}"
         except PulvezarError as e:
             rec.cut_at = f"line {it.line}: {e}"
-    if game.phase is Phase.OVER and rec.winner is None:
+    if game.phase is Phase.OVER:
+        said = (rec.winner, rec.points)
         rec.winner, rec.points = game.winner, game.points
-        acts.append(Action(game.winner or 0, "win", value=game.points))
-    elif game.phase is Phase.OVER and (game.winner, game.points) != (rec.winner, rec.points):
-        rec.notes.append(f"the file says player {rec.winner} wins {rec.points}, the replay {game.points}")
+        if said[0] is None:
+            acts.append(Action(game.winner or 0, "win", value=game.points))
+        elif said[0] != game.winner:
+            rec.notes.append(f"the file says player {said[0]} wins, the replay player {game.winner}")
+        elif said[1] not in (game.points, rec.credited(record.length)) and not clamped:
+            rec.notes.append(f"the file says {said[1]} points, the replay {game.points}")
 
 
 def _ends(segments: list[list[int]]) -> Counter[tuple[int, int]]:
@@ -334,7 +350,11 @@ def _game_text(record: MatchRecord, rec: GameRecord) -> list[str]:
         if a.kind == "win":
             score = rec.score[a.player] + a.value
             match = " and the match" if record.length and score >= record.length else ""
-            wins.append(" " * (6 if a.player == 0 else 34) + f"Wins {_plural(a.value)}{match}")
+            text = f"Wins {_plural(a.value)}{match}"
+            if a.player == 1 and rows and not rows[-1][1] and not wins:
+                rows[-1][1] = f" {text}"  # gnubg's layout: it skips the next game otherwise
+            else:
+                wins.append(" " * (6 if a.player == 0 else 34) + text)
             continue
         if a.kind == "roll":
             assert a.dice is not None

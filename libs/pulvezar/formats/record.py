@@ -52,7 +52,16 @@ class Action:
 
 @dataclass(slots=True)
 class GameRecord:
-    """One game: starting score, actions, result, and where it was cut if it was."""
+    """One game: starting score, actions, result, and where it was cut if it was.
+
+    ``points`` are the points won under the rules, as the replay scores them:
+    cube value x 1, 2 or 3 (single, gammon, backgammon; a resignation at its
+    level), *not* capped at what the winner needed to win the match -- gnubg
+    writes this figure.  :meth:`credited` is what the match score gains toward
+    the length; some exporters (Backgammon Studio, Backgammon Galaxy) write that
+    figure instead.  The ``win`` action keeps the file's own figure verbatim.
+    A game whose record ends before the game does keeps the file's figure.
+    """
 
     number: int
     score: tuple[int, int]
@@ -63,6 +72,12 @@ class GameRecord:
     cut_at: str | None = None  # "line L: reason" when replay stopped at a bad action
     notes: list[str] = field(default_factory=list)
     props: dict[str, list[str]] = field(default_factory=dict)  # format-specific, kept verbatim
+
+    def credited(self, length: int) -> int:
+        """``points`` capped at what the winner needed to win a ``length``-point match (0: money)."""
+        if not length or self.winner is None:
+            return self.points
+        return max(0, min(self.points, length - self.score[self.winner]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +130,11 @@ def match_id_of(game: Game) -> MatchId:
     c = game.context
     turn = game.turn
     resignation = Resignation.NONE
-    if game.phase in (Phase.DOUBLED, Phase.RESIGNED):
+    if game.phase is Phase.DOUBLED:
         turn = 1 - game.turn
     if game.phase is Phase.RESIGNED:
+        assert game.resigner is not None
+        turn = 1 - game.resigner  # the player who answers the resignation
         resignation = Resignation(game.resignation)
     state = GameState.OVER if game.phase is Phase.OVER else GameState.PLAYING
     return MatchId(
@@ -157,6 +174,6 @@ def apply_action(game: Game, action: Action) -> None:
     elif kind == "drop":
         game.drop()
     elif kind == "resign":
-        game.resign(action.value)
+        game.resign(action.value, action.player)
     elif kind == "accept":
         game.accept_resignation()

@@ -121,7 +121,13 @@ class Game:
         )
 
     def resignation_levels(self, player: int | None = None) -> list[int]:
-        """The levels ``player`` (default: the one on turn) may resign at."""
+        """The levels ``player`` (default: the one on turn) may resign at.
+
+        Single, gammon, backgammon (Tavla: single, double), less those the game
+        can no longer reach: only a single once the resigner has borne a checker
+        off (or under the Jacoby rule with a centred cube), and in a match no
+        level beyond the first that already wins the match for the opponent.
+        """
         p = self.turn if player is None else player
         view = self.position if p == self.turn else self.position.swap()
         top = 3 if self.rules.variant == "international" else 2
@@ -253,16 +259,24 @@ class Game:
         self.phase = Phase.ROLL
 
     # ---- resignation ---------------------------------------------------
-    def resign(self, level: int) -> None:
-        """The player on turn offers to resign at ``level`` (1, 2 or 3)."""
+    def resign(self, level: int, player: int | None = None) -> None:
+        """``player`` (default: the one on turn) offers to resign at ``level`` (1, 2 or 3).
+
+        Either player may resign at any time of the game after the opening roll,
+        before or after the dice of either turn; the other player answers
+        (:meth:`accept_resignation`, :meth:`reject_resignation`).  Levels the
+        game cannot reach are refused (:meth:`resignation_levels`).
+        """
+        p = self.turn if player is None else player
+        if p not in (0, 1):
+            raise IllegalActionError(f"player must be 0 or 1, got {p!r}")
         if self.phase not in (Phase.ROLL, Phase.MOVE):
-            raise IllegalActionError("resign on your own turn, before or after rolling")
-        if level not in self.resignation_levels():
-            raise IllegalActionError(
-                f"resigning at level {level} is not possible here; possible: {self.resignation_levels()}"
-            )
-        self.events.append(("resign", self.turn, level))
-        self.resignation, self.resigner = level, self.turn
+            raise IllegalActionError(f"no resignation now: the game is at {self.phase.value}")
+        levels = self.resignation_levels(p)
+        if level not in levels:
+            raise IllegalActionError(f"resigning at level {level} is not possible here; possible: {levels}")
+        self.events.append(("resign", p, level))
+        self.resignation, self.resigner = level, p
         self._resume = self.phase
         self.phase = Phase.RESIGNED
 
@@ -294,7 +308,7 @@ class Game:
         elif kind == "play":
             self.play(ev[2])
         elif kind == "resign":
-            self.resign(ev[2])
+            self.resign(ev[2], ev[1])
         elif kind in ("double", "take", "drop", "beaver", "raccoon", "accept", "reject"):
             method = {"accept": "accept_resignation", "reject": "reject_resignation"}.get(kind, kind)
             getattr(self, method)()

@@ -51,7 +51,7 @@ class Match:
 
     def _is_crawford_next(self) -> bool:
         return (
-            self.length > 0
+            self.length > 1  # a 1-point match has no Crawford game (as gnubg plays it)
             and not self.crawford_played
             and self.rules.uses_cube
             and self.length - 1 in self.score

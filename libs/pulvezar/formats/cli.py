@@ -1,0 +1,178 @@
+"""``pulvezar match``: show a match file, or convert it to another format.
+
+``pulvezar match show FILE [--json] [--boards]`` prints the match as text (or as
+JSON: players, length, cut games, and every game's decisions with the Position
+ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
+extension.  Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt``
+(readable text, output), ``.sgf`` and ``.xg`` (input) where their modules exist.
+A file that cannot be read prints one error line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pulvezar.errors import PulvezarError
+from pulvezar.formats.record import MatchRecord
+from pulvezar.formats.text import write_text
+
+__all__ = ["add_parser", "cmd_match_convert", "cmd_match_show", "read_match", "record_json", "write_match"]
+
+# extension -> (module, function); modules are imported when used, so a missing one is a clear error
+_READERS = {
+    ".mat": ("pulvezar.formats.mat", "read_mat"),
+    ".txt": ("pulvezar.formats.mat", "read_mat"),  # Jellyfish-style match text, as many sites export it
+    ".sgf": ("pulvezar.formats.sgf", "read_sgf"),
+    ".xg": ("pulvezar.formats.xg", "read_xg"),
+}
+_WRITERS = {
+    ".mat": ("pulvezar.formats.mat", "write_mat"),
+    ".txt": ("pulvezar.formats.text", "write_text"),
+    ".sgf": ("pulvezar.formats.sgf", "write_sgf"),
+}
+
+
+class CliError(PulvezarError):
+    """A command-line problem: unknown format, missing module, unreadable file."""
+
+
+def _function(table: dict[str, tuple[str, str]], path: Path, what: str) -> Callable[..., Any]:
+    ext = path.suffix.lower()
+    if ext not in table:
+        known = ", ".join(sorted(table))
+        raise CliError(f"{path}: cannot {what} {ext or 'files without an extension'} (known: {known})")
+    module_name, name = table[ext]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise CliError(
+            f"{path}: {ext} files are not supported in this build ({module_name} is missing)"
+        ) from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise CliError(f"{path}: cannot {what} {ext} files ({module_name}.{name} is missing)")
+    return fn  # type: ignore[no-any-return]
+
+
+def read_match(path: Path) -> MatchRecord:
+    """Read a match file, choosing the reader by extension."""
+    reader = _function(_READERS, path, "read")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+    try:
+        record = reader(data)
+    except PulvezarError as e:
+        raise CliError(f"{path}: {e}") from None
+    except Exception as e:  # a reader's failure on a bad file is still the file's problem
+        raise CliError(f"{path}: not a readable {path.suffix} file ({type(e).__name__}: {e})") from None
+    if not isinstance(record, MatchRecord):
+        raise CliError(f"{path}: the {path.suffix} reader returned {type(record).__name__}, not a match")
+    return record
+
+
+def write_match(record: MatchRecord, path: Path) -> None:
+    """Write ``record`` in the format of ``path``'s extension."""
+    writer = _function(_WRITERS, path, "write")
+    out = writer(record)
+    try:
+        if isinstance(out, bytes):
+            path.write_bytes(out)
+        else:
+            path.write_text(str(out), encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+
+
+def record_json(record: MatchRecord) -> dict[str, Any]:
+    """The match as JSON-ready data: every game's decisions with the IDs before each."""
+    games: list[dict[str, Any]] = [
+        {
+            "number": g.number,
+            "score": list(g.score),
+            "crawford": g.crawford,
+            "winner": g.winner,
+            "points": g.points,
+            "credited": g.credited(record.length),
+            "cut_at": g.cut_at,
+            "notes": list(g.notes),
+            "decisions": [],
+        }
+        for g in record.games
+    ]
+    for d in record.replay():
+        a = d.action
+        item: dict[str, Any] = {"index": d.index, "player": a.player, "kind": a.kind}
+        if a.kind == "play":
+            item["dice"] = list(d.match_id.dice)
+            item["play"] = a.notation
+        elif a.kind == "double":
+            item["cube"] = a.value
+        elif a.kind == "resign":
+            item["level"] = a.value
+        item["position_id"] = d.position.position_id
+        item["match_id"] = d.match_id.encode()
+        games[d.game]["decisions"].append(item)
+    return {
+        "players": list(record.players),
+        "length": record.length,
+        "tags": dict(record.tags),
+        "cut_games": record.cut_games,
+        "games": games,
+    }
+
+
+def _run(body: Callable[[], None]) -> int:
+    try:
+        body()
+    except PulvezarError as e:
+        print(f"pulvezar: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_match_show(args: argparse.Namespace) -> int:
+    def body() -> None:
+        record = read_match(Path(args.file))
+        if args.json:
+            print(json.dumps(record_json(record), ensure_ascii=False))
+        else:
+            print(write_text(record, boards=args.boards), end="")
+
+    return _run(body)
+
+
+def cmd_match_convert(args: argparse.Namespace) -> int:
+    def body() -> None:
+        src, dst = Path(args.input), Path(args.output)
+        _function(_WRITERS, dst, "write")  # fail before reading when the output format is unknown
+        record = read_match(src)
+        write_match(record, dst)
+        if record.cut_games:
+            warning = f"{record.cut_games} game(s) cut where the record breaks the rules"
+            print(f"pulvezar: warning: {warning}", file=sys.stderr)
+
+    return _run(body)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``match show`` and ``match convert`` to ``subparsers`` (from ``add_subparsers``)."""
+    match: argparse.ArgumentParser = subparsers.add_parser("match", help="show or convert match files")
+    sub = match.add_subparsers(dest="match_command", required=True)
+    show = sub.add_parser("show", help="print a match file as text or JSON")
+    show.add_argument("file", help="a .mat, .txt, .sgf or .xg match file")
+    show.add_argument("--json", action="store_true", help="every decision with its Position ID and Match ID")
+    show.add_argument("--boards", action="store_true", help="text: a board at the start of each game")
+    show.set_defaults(func=cmd_match_show)
+    convert = sub.add_parser("convert", help="convert a match file (formats by extension)")
+    convert.add_argument("input", help="a .mat, .txt, .sgf or .xg match file")
+    convert.add_argument("output", help=".mat, .txt (readable text) or .sgf")
+    convert.set_defaults(func=cmd_match_convert)
+    return match

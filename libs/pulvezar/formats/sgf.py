@@ -1,0 +1,557 @@
+r"""GNU Backgammon's SGF (``GM[6]``) match files: read and write.
+
+One game tree per game.  The root node holds the match (``MI[length:7][game:0]
+[ws:0][bs:0]``, ``PW``/``PB`` names, ``RU`` rules, ``RE`` result, ...), then one
+node per action: ``W[52xvmh]`` (dice, then "from to" letter pairs), ``B[double]``,
+``W[take]``, ``W[drop]``; ``PL[B]DI[33]`` is a roll without a play (gnubg writes
+it when the roller then resigns).  White is player 0 (the left column of a
+``.mat`` file), Black player 1.  Points are letters in White's numbering:
+``a`` is White's 1-point (Black's 24-point), ``x`` White's 24-point, ``y`` the
+bar and ``z`` off.  A resignation is only in ``RE`` (``W+2R``); Gibbon also
+writes ``B[resign:2]`` / ``W[accept]`` nodes, which are read too.
+
+What the match model has no place for is kept verbatim: the analysis and any
+other property of a move node in :attr:`Action.props`, the game's root
+properties in :attr:`GameRecord.props`, the match's in
+:attr:`MatchRecord.tags`.  Like the ``.mat`` reader, every game is replayed
+through the match model; a game is cut (``cut_at``) at a node it cannot
+follow, including set-up nodes (``AE``/``AB``/``AW``, ``CV``, ``CP``), and
+the nodes from there on are kept unread so that export writes them back.
+
+>>> rec = read_sgf('''(;FF[4]GM[6]CA[UTF-8]MI[length:3][game:0][ws:0][bs:0]
+... PW[Ann]PB[Bob]RU[Crawford]RE[B+1]
+... ;B[31qtst]C[a \\] b]
+... ;W[double];B[drop])''')
+>>> rec.length, rec.players, [(a.player, a.kind) for a in rec.games[0].actions]
+(3, ('Ann', 'Bob'), [(1, 'roll'), (1, 'play'), (0, 'double'), (1, 'drop'), (0, 'win')])
+>>> rec.games[0].actions[1].notation, rec.games[0].actions[1].props
+('8/5 6/5', {'C': ['a ] b']})
+>>> print(write_sgf(rec).splitlines()[1])
+;B[31qtst]C[a \] b]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pulvezar.errors import PulvezarError
+from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.match.game import Game, Phase
+from pulvezar.rules.position import Position
+
+__all__ = ["SgfNode", "SgfTree", "parse_sgf", "read_sgf", "write_sgf"]
+
+Props = dict[str, list[str]]
+
+_COLOUR = "WB"  # index = player
+_BAR, _OFF = "y", "z"
+_MOVE_VALUE = re.compile(r"([1-6])([1-6])((?:[a-z]{2}){0,4})")
+_RESULT = re.compile(r"([WB])\+(\d*)(R|Resign)?$", re.I)
+_RESIGN = re.compile(r"resign(?::(\d+))?$")
+_STRUCTURAL = {"FF", "GM", "CA", "MI", "PW", "PB", "RE"}  # root properties rebuilt on export
+_GAME_ROOT = {"RU", "GS"}  # per-game root properties (never match tags)
+_SETUP = ("AE", "AB", "AW", "CV", "CP", "CO")
+_TAIL = "~tail"  # GameRecord.props key: the unread nodes of a cut game, as SGF text
+# .mat tag names with an SGF property (write_sgf of a record read from .mat)
+_MAT_TAGS = {"Event": "EV", "EventDate": "DT", "Round": "RO", "Site": "PC", "Transcriber": "AN"}
+
+
+# ---- generic SGF ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SgfNode:
+    """One node: properties in file order, values unescaped; ``line`` is 1-based."""
+
+    props: Props = field(default_factory=dict)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class SgfTree:
+    """A game tree: its main sequence of nodes and its variations."""
+
+    nodes: list[SgfNode] = field(default_factory=list)
+    children: list[SgfTree] = field(default_factory=list)
+
+    def main_line(self) -> list[SgfNode]:
+        """The nodes of the first variation all the way down."""
+        nodes, tree = list(self.nodes), self
+        while tree.children:
+            tree = tree.children[0]
+            nodes += tree.nodes
+        return nodes
+
+
+def parse_sgf(text: str) -> list[SgfTree]:
+    r"""Parse an SGF collection (any game) into trees.
+
+    >>> [t.nodes[1].props for t in parse_sgf("(;GM[6];C[a\\]b\\\\][c]XY[])")]
+    [{'C': ['a]b\\', 'c'], 'XY': ['']}]
+    """
+    pos, line, col0 = 0, 1, 0  # col0: offset of the current line's start
+    n = len(text)
+
+    def error(msg: str) -> MatchFileError:
+        return MatchFileError(msg, line=line, column=pos - col0 + 1)
+
+    def skip_space() -> None:
+        nonlocal pos, line, col0
+        while pos < n and text[pos] in " \t\r\n":
+            if text[pos] == "\n":
+                line, col0 = line + 1, pos + 1
+            pos += 1
+
+    def value() -> str:
+        nonlocal pos, line, col0
+        pos += 1  # "["
+        out: list[str] = []
+        while True:
+            if pos >= n:
+                raise error("a property value is not closed with ']'")
+            c = text[pos]
+            if c == "\\" and pos + 1 < n:
+                nxt = text[pos + 1]
+                pos += 2
+                if nxt in "\r\n":  # a soft line break
+                    if nxt == "\r" and pos < n and text[pos] == "\n":
+                        pos += 1
+                    line, col0 = line + 1, pos
+                else:
+                    out.append(nxt)
+                continue
+            if c == "]":
+                pos += 1
+                return "".join(out)
+            if c == "\n":
+                line, col0 = line + 1, pos + 1
+            out.append(c)
+            pos += 1
+
+    def node() -> SgfNode:
+        nonlocal pos
+        pos += 1  # ";"
+        nd = SgfNode(line=line)
+        while True:
+            skip_space()
+            start = pos
+            while pos < n and text[pos].isalpha():
+                pos += 1
+            if start == pos:
+                return nd
+            ident = "".join(c for c in text[start:pos] if c.isupper()) or text[start:pos]
+            skip_space()
+            if pos >= n or text[pos] != "[":
+                pos = start
+                raise error(f"property {ident} has no value")
+            values = nd.props.setdefault(ident, [])
+            while pos < n and text[pos] == "[":
+                values.append(value())
+                skip_space()
+
+    def tree() -> SgfTree:
+        nonlocal pos
+        pos += 1  # "("
+        t = SgfTree()
+        while True:
+            skip_space()
+            if pos >= n:
+                raise error("a game tree is not closed with ')'")
+            c = text[pos]
+            if c == ";":
+                if t.children:
+                    raise error("a node after the variations of a game tree")
+                t.nodes.append(node())
+            elif c == "(":
+                t.children.append(tree())
+            elif c == ")":
+                pos += 1
+                if not t.nodes:
+                    raise error("an empty game tree")
+                return t
+            else:
+                raise error(f"unexpected {c!r}")
+
+    trees: list[SgfTree] = []
+    while True:
+        skip_space()
+        if pos >= n:
+            break
+        if text[pos] != "(":
+            raise error(f"unexpected {text[pos]!r} outside a game tree")
+        trees.append(tree())
+    if not trees:
+        raise MatchFileError("no game tree in the file", line=1)
+    return trees
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _node_text(props: Props) -> str:
+    return ";" + "".join(k + "".join(f"[{_escape(v)}]" for v in vs) for k, vs in props.items())
+
+
+def _decode(data: str | bytes) -> str:
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    charset = re.search(rb"CA\[([^\]]*)\]", data)
+    codecs = [charset.group(1).decode("ascii", "replace").strip()] if charset else []
+    for codec in [*codecs, "utf-8-sig", "latin-1"]:
+        try:
+            return data.decode(codec).removeprefix("\ufeff")
+        except (UnicodeDecodeError, LookupError):
+            continue
+    raise AssertionError("latin-1 decodes any bytes")  # pragma: no cover
+
+
+# ---- reading -------------------------------------------------------------------------
+
+
+class _Cut(Exception):
+    """Internal: stop replaying this game."""
+
+
+def _point(letter: str, player: int) -> int:
+    """A letter as a point in ``player``'s numbering (25 = bar, 0 = off)."""
+    if letter == _BAR:
+        return 25
+    if letter == _OFF:
+        return 0
+    i = ord(letter) - ord("a")
+    return i + 1 if player == 0 else 24 - i
+
+
+def _letter(point: int, player: int) -> str:
+    if point == 25:
+        return _BAR
+    if point == 0:
+        return _OFF
+    return chr(ord("a") + (point - 1 if player == 0 else 24 - point))
+
+
+def _after(position: Position, pairs: str, player: int) -> Position:
+    """The position (mover's view) after the moves of ``pairs``."""
+    mine, theirs = list(position.mine), list(position.theirs)
+    for k in range(0, len(pairs), 2):
+        src, dst = _point(pairs[k], player), _point(pairs[k + 1], player)
+        if src == 0 or dst == 25 or mine[src - 1] == 0:
+            raise _Cut(f"the move {pairs[k : k + 2]!r} cannot be made")
+        mine[src - 1] -= 1
+        if dst:
+            mine[dst - 1] += 1
+            if theirs[24 - dst] == 1:
+                theirs[24 - dst] = 0
+                theirs[24] += 1
+    try:
+        return Position(mine, theirs)
+    except PulvezarError as e:
+        raise _Cut(str(e)) from None
+
+
+@dataclass(slots=True)
+class _Reader:
+    record: MatchRecord
+    rec: GameRecord
+    game: Game
+    result: tuple[int, int, bool] | None  # RE: winner, points, resigned
+    clamped: bool = False  # a resignation was read at a lower level than its points
+
+    def act(self, action: Action) -> None:
+        apply_action(self.game, action)
+        self.rec.actions.append(action)
+
+    def roll(self, player: int, dice: tuple[int, int], props: Props) -> None:
+        g = self.game
+        if g.phase is Phase.OPENING:
+            if dice[0] == dice[1]:
+                raise _Cut("a double as the opening roll")
+        elif g.phase is not Phase.ROLL or g.turn != player:
+            raise _Cut("a roll out of turn")
+        self.act(Action(player, "roll", dice=dice, props=props))
+
+    def move(self, player: int, value: str, props: Props, nodes: list[SgfNode], i: int) -> int:
+        """Apply one ``W[...]``/``B[...]`` value; returns how many extra nodes it used."""
+        g = self.game
+        m = _MOVE_VALUE.fullmatch(value)
+        if m:
+            dice = (int(m.group(1)), int(m.group(2)))
+            if not (g.phase is Phase.MOVE and g.turn == player and g.dice == dice):
+                self.roll(player, dice, {})
+            assert g.dice is not None
+            plays = g.rules.legal_plays(g.position, g.dice)
+            try:
+                play = plays[plays.index_of(_after(g.position, m.group(3), player))]
+            except ValueError:
+                raise _Cut(f"{value!r} is not a legal play") from None
+            self.act(Action(player, "play", notation=play.notation, props=props))
+            return 0
+        if value in ("double", "take", "drop"):
+            if (g.turn == player) != (value == "double"):
+                raise _Cut(f"a {value} out of turn")
+            kind: ActionKind = "double" if value == "double" else "take" if value == "take" else "drop"
+            self.act(Action(player, kind, value=2 * g.cube_value if kind == "double" else 0, props=props))
+            return 0
+        r = _RESIGN.fullmatch(value)
+        if r:
+            nxt = nodes[i + 1].props if i + 1 < len(nodes) else {}
+            if nxt.get(_COLOUR[1 - player]) == ["reject"]:
+                self.rec.notes.append(f"line {nodes[i].line}: a rejected resignation is not recorded")
+                return 1
+            self.resign(player, int(r.group(1)) if r.group(1) else None, nodes[i].line, props)
+            return 0
+        if value == "accept":
+            if g.phase is not Phase.RESIGNED or g.resigner == player:
+                raise _Cut("an accept without a resignation")
+            self.act(Action(player, "accept", props=props))
+            return 0
+        raise _Cut(f"cannot read the move {value!r}")
+
+    def node(self, nodes: list[SgfNode], i: int) -> int:
+        nd = nodes[i]
+        props = dict(nd.props)
+        if self.game.phase is Phase.OVER:
+            raise _Cut("a node after the end of the game")
+        setup = [k for k in _SETUP if k in props]
+        if setup:
+            raise _Cut(f"a set-up node ({', '.join(setup)}): the match model starts games from the start")
+        colour = [c for c in _COLOUR if c in props]
+        if len(colour) > 1:
+            raise _Cut("a node with moves of both players")
+        if colour:
+            value = props.pop(colour[0])
+            if len(value) != 1:
+                raise _Cut("a move node with several values")
+            return self.move(_COLOUR.index(colour[0]), value[0].strip(), props, nodes, i)
+        if "DI" in props:
+            pl = props.pop("PL", [_COLOUR[self.game.turn]])
+            di = props.pop("DI")
+            if pl[0] not in _COLOUR or len(di) != 1 or not re.fullmatch(r"[1-6]{2}", di[0]):
+                raise _Cut(f"cannot read the dice PL{pl}DI{di}")
+            self.roll(_COLOUR.index(pl[0]), (int(di[0][0]), int(di[0][1])), props)
+            return 0
+        if "PL" in props and props["PL"] != [_COLOUR[self.game.turn]]:
+            raise _Cut("a set-up node (PL) gives the turn to the other player")
+        raise _Cut("a node without a move")
+
+    def resign(self, player: int, points: int | None, line: int, props: Props | None = None) -> None:
+        """``player`` resigns ``points`` (at the lowest level that reaches them, as ``.mat`` does)."""
+        g = self.game
+        if g.phase not in (Phase.ROLL, Phase.MOVE):
+            raise _Cut(f"a resignation while the game is at {g.phase.value}")
+        top = g.resignation_levels(player)[-1]
+        wanted = max(1, -(-(points or g.cube_value) // g.cube_value))
+        level = min(wanted, top)
+        if wanted > level:
+            self.clamped = True
+            self.rec.notes.append(
+                f"line {line}: {points} points on a {g.cube_value}-cube are more than the rules allow"
+                f" here; read as a level-{level} resignation"
+            )
+        self.act(Action(player, "resign", value=level, props=props or {}))
+
+    def finish(self, line: int) -> None:
+        g, rec, said = self.game, self.rec, self.result
+        if rec.cut_at is None and g.phase is not Phase.OVER and said is not None:
+            winner, points, _ = said
+            try:
+                if g.phase is Phase.RESIGNED and g.resigner == 1 - winner:
+                    self.act(Action(winner, "accept"))
+                elif points:
+                    self.resign(1 - winner, points, line)
+                    self.act(Action(winner, "accept"))
+            except (_Cut, PulvezarError) as e:
+                rec.notes.append(f"line {line}: RE[{_COLOUR[winner]}+{points}] does not fit the game: {e}")
+        if g.phase is Phase.OVER:
+            assert g.winner is not None
+            rec.winner, rec.points = g.winner, g.points
+            if said is not None and said[0] != g.winner:
+                rec.notes.append(f"RE says player {said[0]} wins, the replay player {g.winner}")
+            elif (
+                said is not None
+                and not self.clamped
+                and said[1] not in (g.points, rec.credited(self.record.length))
+            ):
+                rec.notes.append(f"RE says {said[1]} points, the replay {g.points}")
+        elif said is not None:
+            rec.winner, rec.points = said[0], said[1]
+        if rec.winner is not None:
+            shown = said[1] if said is not None and said[0] == rec.winner else rec.points
+            rec.actions.append(Action(rec.winner, "win", value=shown))
+
+
+def _mi(values: list[str]) -> tuple[dict[str, str], list[str]]:
+    known: dict[str, str] = {}
+    extra: list[str] = []
+    for v in values:
+        key, _, val = v.partition(":")
+        if key in ("length", "game", "ws", "bs") and val.strip().isdigit():
+            known[key] = val.strip()
+        else:
+            extra.append(v)
+    return known, extra
+
+
+def read_sgf(data: str | bytes) -> MatchRecord:
+    """Read a backgammon SGF collection (``bytes``: by its ``CA``, else UTF-8, else Latin-1).
+
+    Raises :class:`MatchFileError` on text that is not SGF or not backgammon.
+    Games are replayed through the match model and cut (``cut_at``) at the
+    first node they cannot follow; the game's result then comes from ``RE``.
+    """
+    trees = parse_sgf(_decode(data))
+    record = MatchRecord()
+    crawford_done = False
+    for gi, tree in enumerate(trees):
+        nodes = tree.main_line()
+        root = dict(nodes[0].props)
+        if root.get("GM", ["6"]) != ["6"]:
+            raise MatchFileError(f"GM{root['GM']} is not backgammon (GM[6])", line=nodes[0].line)
+        known, extra = _mi(root.pop("MI", []))
+        names = (root.pop("PW", [""])[0], root.pop("PB", [""])[0])
+        if gi == 0:
+            record.length = int(known.get("length", "0"))
+            record.players = names
+        prev = record.games[-1] if record.games else None
+        score = (int(known["ws"]), int(known["bs"])) if "ws" in known and "bs" in known else _next_score(prev)
+        rec = GameRecord(number=int(known.get("game", str(gi))) + 1, score=score)
+        if extra:
+            rec.props["MI"] = extra
+        if len(tree.children) > 1:
+            rec.notes.append(
+                f"line {nodes[0].line}: only the main line of {len(tree.children)} variations is read"
+            )
+        result = _result(root.pop("RE", [""])[0], rec)
+        ru = root.get("RU", [""])[0].split(":")
+        if ru[0].lower() not in ("", "crawford") or "PostCrawfordGame" in ru:
+            crawford_done = True
+        if record.length and ("CrawfordGame" in ru or (not crawford_done and record.length - 1 in score)):
+            rec.crawford = crawford_done = True
+        if record.length and root.get("RU") == [_default_rules(rec)]:
+            del root["RU"]  # write_sgf writes it again
+        for key, values in root.items():
+            if key in _STRUCTURAL:
+                continue
+            if gi == 0 and key not in _GAME_ROOT and len(values) == 1:
+                record.tags[key] = values[0]
+            else:
+                rec.props[key] = values
+        reader = _Reader(record, rec, record.new_game(rec), result)
+        i = 1
+        while i < len(nodes):
+            try:
+                i += reader.node(nodes, i) + 1
+            except _Cut as e:
+                rec.cut_at = f"line {nodes[i].line}: {e}"
+            except PulvezarError as e:
+                rec.cut_at = f"line {nodes[i].line}: {e}"
+            if rec.cut_at is not None:
+                rec.props[_TAIL] = [_node_text(nd.props) for nd in nodes[i:]]
+                break
+        reader.finish(nodes[-1].line)
+        record.games.append(rec)
+    return record
+
+
+def _default_rules(rec: GameRecord) -> str:
+    """The ``RU`` gnubg writes for a game of a match."""
+    return "Crawford:CrawfordGame" if rec.crawford else "Crawford"
+
+
+def _result(text: str, rec: GameRecord) -> tuple[int, int, bool] | None:
+    text = text.strip()
+    if not text or text in ("0", "?", "Void"):
+        return None
+    m = _RESULT.match(text)
+    if not m:
+        rec.notes.append(f"cannot read the result RE[{text}]")
+        return None
+    return _COLOUR.index(m.group(1).upper()), int(m.group(2) or 0), m.group(3) is not None
+
+
+def _next_score(prev: GameRecord | None) -> tuple[int, int]:
+    if prev is None:
+        return (0, 0)
+    if prev.winner is None:
+        return prev.score
+    s = list(prev.score)
+    s[prev.winner] += prev.points
+    return (s[0], s[1])
+
+
+# ---- writing -------------------------------------------------------------------------
+
+
+def write_sgf(record: MatchRecord) -> str:
+    """SGF text that gnubg reads: one game tree per game, gnubg's node forms.
+
+    A resignation is written as gnubg does, in ``RE`` only (``W+2R``); a roll
+    with no play after it as ``PL``/``DI``.  Tags that are not SGF property
+    names are written under their SGF name where there is one (``Event`` ->
+    ``EV``, ...) and dropped otherwise.
+    """
+    tags: Props = {}
+    for key, value in record.tags.items():
+        ident = key if re.fullmatch(r"[A-Z]{1,8}", key) else _MAT_TAGS.get(key)
+        if ident and ident not in _STRUCTURAL:
+            tags[ident] = [value]
+    ap = tags.pop("AP", ["pulvezar"])
+    out: list[str] = []
+    for gi, rec in enumerate(record.games):
+        root: Props = {"FF": ["4"], "GM": ["6"], "CA": ["UTF-8"], "AP": ap}
+        mi = [f"length:{record.length}", f"game:{rec.number - 1}", f"ws:{rec.score[0]}", f"bs:{rec.score[1]}"]
+        root["MI"] = mi + rec.props.get("MI", [])
+        root["PW"], root["PB"] = [record.players[0]], [record.players[1]]
+        if gi == 0:
+            root.update(tags)
+        if "RU" not in rec.props and record.length:
+            root["RU"] = [_default_rules(rec)]
+        if rec.winner is not None:
+            resigned = any(a.kind == "accept" for a in rec.actions)
+            shown = next((a.value for a in rec.actions if a.kind == "win"), rec.points)
+            root["RE"] = [f"{_COLOUR[rec.winner]}+{shown}{'R' if resigned else ''}"]
+        root.update({k: v for k, v in rec.props.items() if k not in ("MI", _TAIL)})
+        lines = ["(" + _node_text(root)]
+        lines += _game_nodes(record, rec)
+        lines += rec.props.get(_TAIL, [])
+        out.append("\n".join(lines) + ")")
+    return "\n".join(out) + "\n"
+
+
+def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
+    game = record.new_game(rec)
+    nodes: list[str] = []
+    pending: Action | None = None  # a roll waiting for its play
+    for a in rec.actions:
+        if a.kind == "win":
+            continue
+        if pending is not None and a.kind != "play":
+            nodes.append(_dice_node(pending))
+            pending = None
+        if a.kind == "roll":
+            pending = a
+        elif a.kind == "play":
+            assert pending is not None and pending.dice is not None and game.dice is not None
+            plays = game.rules.legal_plays(game.position, game.dice)
+            play = plays.find(a.notation or "")
+            moves = sorted(play.moves, key=lambda m: (-m.src, -m.dst))  # gnubg's order
+            pairs = "".join(_letter(m.src, a.player) + _letter(m.dst, a.player) for m in moves)
+            move = f"{pending.dice[0]}{pending.dice[1]}{pairs}"
+            nodes.append(_node_text({_COLOUR[a.player]: [move], **pending.props, **a.props}))
+            pending = None
+        elif a.kind in ("double", "take", "drop"):
+            nodes.append(_node_text({_COLOUR[a.player]: [a.kind], **a.props}))
+        elif a.props:  # resign / accept: in RE only; keep what a file recorded beside them
+            nodes.append(_node_text(a.props))
+        apply_action(game, a)
+    if pending is not None:
+        nodes.append(_dice_node(pending))
+    return nodes
+
+
+def _dice_node(roll: Action) -> str:
+    """gnubg's node for a roll with no play after it."""
+    assert roll.dice is not None
+    return _node_text({"PL": [_COLOUR[roll.player]], "DI": [f"{roll.dice[0]}{roll.dice[1]}"], **roll.props})
