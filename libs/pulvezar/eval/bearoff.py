@@ -192,6 +192,17 @@ class OneSidedBearoff:
         slots = np.repeat(self._lo[:, which], lens) + within
         return np.bincount(seg, weights=values * slots, minlength=self.positions).astype(np.float64)
 
+    def dense(self, first_off: bool = False) -> FloatArray:
+        """All distributions as one ``(positions, slots)`` array (row = index)."""
+        which = int(first_off)
+        lens = self._len[:, which]
+        seg = np.repeat(np.arange(self.positions), lens)
+        start = np.repeat(self._start[:, which], lens)
+        within = np.arange(len(seg)) - np.repeat(np.cumsum(lens) - lens, lens)
+        out = np.zeros((self.positions, self.slots))
+        out[seg, np.repeat(self._lo[:, which], lens) + within] = self._q[start + within] / SCALE
+        return out
+
     def race_probabilities(
         self, mover_home: Sequence[int], opponent_home: Sequence[int]
     ) -> tuple[float, float, float]:

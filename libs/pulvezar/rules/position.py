@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Literal
 
@@ -180,7 +181,11 @@ def _validated(mine: Sequence[int], theirs: Sequence[int]) -> bytes:
                 f"{name} needs 25 counts (points 1..24 and the bar), got {len(side)}", field=name
             )
         for i, n in enumerate(side):
-            if not isinstance(n, int) or n < 0:
+            try:
+                ok = operator.index(n) >= 0 and not isinstance(n, bool)
+            except TypeError:
+                ok = False
+            if not ok:
                 raise InvalidPositionError(
                     f"{name}[{i}] must be a non-negative integer, got {n!r}", field=name
                 )
@@ -196,4 +201,4 @@ def _validated(mine: Sequence[int], theirs: Sequence[int]) -> bytes:
             )
     if sum(mine) == 0 and sum(theirs) == 0:
         raise InvalidPositionError("both sides have borne off all their checkers", field="board")
-    return bytes(mine) + bytes(theirs)
+    return bytes(operator.index(n) for n in mine) + bytes(operator.index(n) for n in theirs)

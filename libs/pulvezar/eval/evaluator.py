@@ -1,0 +1,276 @@
+"""The evaluator interface and pulvezar's neural evaluator.
+
+Every evaluator maps boards seen from the player on roll to five cumulative
+probabilities ``(win, win gammon, win backgammon, lose gammon, lose
+backgammon)``.  :meth:`Evaluator.evaluate_boards` is the batch method the
+search, rollouts and training call; the rest is built on it.
+
+Position classes: finished games are scored exactly; races with all checkers
+of both sides in their home boards come from the exact one-sided bear-off
+database; other races go to the race net, everything else to the contact net.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from pulvezar.eval.bearoff import OneSidedBearoff
+from pulvezar.eval.encoding import ENCODING_VERSION, contact, encode
+from pulvezar.eval.nets import ValueNet
+from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Play, Rules
+
+Probs = npt.NDArray[np.float64]
+Boards = npt.NDArray[np.uint8]
+
+MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODELS / "pulvezar-v1.pt"
+
+
+def boards_of(positions: Sequence[Position]) -> Boards:
+    """Stack positions into an ``(N, 50)`` board array."""
+    return np.frombuffer(b"".join(p.board for p in positions), dtype=np.uint8).reshape(-1, 50)
+
+
+def swap_boards(boards: Boards) -> Boards:
+    """The same boards seen by the other player."""
+    return np.concatenate([boards[:, 25:], boards[:, :25]], axis=1)
+
+
+def flip(probs: Probs) -> Probs:
+    """Probabilities of the other player: win <-> lose, gammons exchanged."""
+    out = np.empty_like(probs)
+    out[:, 0] = 1.0 - probs[:, 0]
+    out[:, 1], out[:, 2] = probs[:, 3], probs[:, 4]
+    out[:, 3], out[:, 4] = probs[:, 1], probs[:, 2]
+    return out
+
+
+def equity(probs: Probs, rules: Rules | None = None) -> npt.NDArray[np.float64]:
+    """Cubeless equity of ``(N, 5)`` probabilities; Tavla counts a backgammon as a mars (2)."""
+    e = 2.0 * probs[:, 0] - 1.0 + probs[:, 1] - probs[:, 3]
+    if rules is None or rules.variant == "international":
+        e = e + probs[:, 2] - probs[:, 4]
+    return e
+
+
+def terminal(boards: Boards) -> tuple[npt.NDArray[np.bool_], Probs]:
+    """Which boards are finished games, and their exact outcome for the player on roll."""
+    mine_on = boards[:, :25].sum(axis=1, dtype=np.int32)
+    theirs_on = boards[:, 25:].sum(axis=1, dtype=np.int32)
+    probs = np.zeros((len(boards), 5))
+    won = mine_on == 0
+    lost = theirs_on == 0
+    # gammon: the loser has borne off nothing; backgammon: and still has a checker
+    # on the bar or in the winner's home board (loser's points 19..24)
+    theirs_g = theirs_on == 15
+    theirs_bg = theirs_g & (boards[:, 25 + 18 : 50].sum(axis=1) > 0)
+    mine_g = mine_on == 15
+    mine_bg = mine_g & (boards[:, 18:25].sum(axis=1) > 0)
+    probs[won, 0] = 1.0
+    probs[won, 1] = theirs_g[won]
+    probs[won, 2] = theirs_bg[won]
+    probs[lost, 3] = mine_g[lost]
+    probs[lost, 4] = mine_bg[lost]
+    return won | lost, probs
+
+
+class BearoffRaces:
+    """Exact race probabilities when both sides have all checkers in their home boards."""
+
+    def __init__(self, db: OneSidedBearoff) -> None:
+        if db.points != 6 or db.max_checkers != 15:
+            raise ValueError("the race table needs the 15-checker, 6-point database")
+        off = db.dense()
+        first = db.dense(first_off=True)
+        self._off = off
+        self._at_least = np.cumsum(off[:, ::-1], axis=1)[:, ::-1]  # P(X >= n)
+        first_at_least = np.cumsum(first[:, ::-1], axis=1)[:, ::-1]
+        self._first_at_least = first_at_least  # P(Y >= n)
+        self._first_more = np.concatenate([first_at_least[:, 1:], np.zeros((len(first), 1))], axis=1)
+        # comb table for the index: C(s + j - 1, j), s <= 15, j <= 6
+        self._c = np.array([[comb(s + j - 1, j) if j else 0 for j in range(7)] for s in range(16)])
+
+    @staticmethod
+    def covers(boards: Boards) -> npt.NDArray[np.bool_]:
+        """Boards whose both sides have every checker on points 1..6 (or off)."""
+        result: npt.NDArray[np.bool_] = (boards[:, 6:25].sum(axis=1) == 0) & (
+            boards[:, 31:50].sum(axis=1) == 0
+        )
+        return result
+
+    def index(self, home: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:
+        """Database indices of ``(N, 6)`` home boards (counts on points 1..6)."""
+        s = np.cumsum(home[:, ::-1].astype(np.intp), axis=1)  # checkers on the j highest points
+        j = np.arange(1, 7)
+        return np.asarray(self._c[s, j].sum(axis=1), dtype=np.intp)
+
+    def probabilities(self, boards: Boards) -> Probs:
+        """Probabilities for covered boards (the player on roll moves first)."""
+        im = self.index(boards[:, 0:6])
+        io_ = self.index(boards[:, 25:31])
+        fm = self._off[im]
+        win = (fm * self._at_least[io_]).sum(axis=1)
+        opp_full = boards[:, 25:31].sum(axis=1) == 15
+        mine_full = boards[:, 0:6].sum(axis=1) == 15
+        wg = np.where(opp_full, (fm * self._first_at_least[io_]).sum(axis=1), 0.0)
+        lg = np.where(mine_full, (self._off[io_] * self._first_more[im]).sum(axis=1), 0.0)
+        out = np.zeros((len(boards), 5))
+        out[:, 0], out[:, 1], out[:, 3] = win, wg, lg
+        return out
+
+
+class Evaluator(Protocol):
+    """What search, rollouts, analysis and training need from an evaluator."""
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        """``(N, 50)`` boards -> ``(N, 5)`` probabilities for the player on roll."""
+        ...
+
+
+class EvaluatorBase:
+    """Convenience methods on top of :meth:`evaluate_boards`."""
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        raise NotImplementedError
+
+    def evaluate(self, position: Position) -> Probs:
+        """The five probabilities of one position."""
+        probs: Probs = self.evaluate_boards(boards_of([position]))[0]
+        return probs
+
+    def evaluate_batch(self, positions: Sequence[Position]) -> Probs:
+        return self.evaluate_boards(boards_of(positions))
+
+    def play_equities(self, plays: Sequence[Play], rules: Rules | None = None) -> npt.NDArray[np.float64]:
+        """0-ply cubeless equity of each play for the player who makes it."""
+        results = boards_of([p.position for p in plays])
+        after = self.evaluate_boards(swap_boards(results))  # the opponent is on roll
+        result: npt.NDArray[np.float64] = equity(flip(after), rules)
+        return result
+
+    def best_play(self, position: Position, dice: tuple[int, int], rules: Rules | None = None) -> Play:
+        """The play with the highest 0-ply equity (first of equals, in generator order)."""
+        rules = rules or Rules.international()
+        plays = rules.legal_plays(position, dice)
+        if len(plays) == 1:
+            return plays[0]
+        return plays[int(np.argmax(self.play_equities(plays, rules)))]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a model file says about itself."""
+
+    encoding_version: int
+    run: dict[str, Any]
+    sha256: str
+
+
+class NetEvaluator(EvaluatorBase):
+    """Contact and race nets, exact bear-off races, exact finished games."""
+
+    def __init__(
+        self,
+        contact_net: ValueNet,
+        race_net: ValueNet,
+        bearoff: OneSidedBearoff | None = None,
+        device: str | torch.device | None = None,
+        info: ModelInfo | None = None,
+    ) -> None:
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.contact_net = contact_net.to(self.device).eval()
+        self.race_net = race_net.to(self.device).eval()
+        self.races = BearoffRaces(bearoff or OneSidedBearoff.default())
+        self.info = info
+
+    def net_probabilities(self, net: ValueNet, boards: Boards) -> Probs:
+        """The raw net's output (no class routing)."""
+        if len(boards) == 0:
+            return np.zeros((0, 5))
+        with torch.no_grad():
+            x = torch.from_numpy(encode(boards)).to(self.device)
+            return np.asarray(net(x).cpu().numpy(), dtype=np.float64)
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        out = np.zeros((len(boards), 5))
+        done, exact = terminal(boards)
+        out[done] = exact[done]
+        todo = ~done
+        bo = todo & BearoffRaces.covers(boards)
+        if bo.any():
+            out[bo] = self.races.probabilities(boards[bo])
+        rest = todo & ~bo
+        is_contact = contact(boards)
+        for mask, net in ((rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)):
+            if mask.any():
+                out[mask] = self.net_probabilities(net, boards[mask])
+        return out
+
+    # ---- model files -------------------------------------------------------
+    def save(self, path: str | Path, run: dict[str, Any]) -> ModelInfo:
+        """Write both nets with their configuration and metadata; returns the metadata."""
+        state = {
+            "encoding_version": ENCODING_VERSION,
+            "contact": {"config": self.contact_net.config(), "state": self.contact_net.state_dict()},
+            "race": {"config": self.race_net.config(), "state": self.race_net.state_dict()},
+            "run": run,
+        }
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        data = buf.getvalue()
+        digest = hashlib.sha256(data).hexdigest()
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        meta = {"encoding_version": ENCODING_VERSION, "run": run, "sha256": digest}
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        return ModelInfo(ENCODING_VERSION, run, digest)
+
+    @classmethod
+    def load(cls, path: str | Path, device: str | torch.device | None = None) -> NetEvaluator:
+        """Load a model file, checking its checksum and encoding version."""
+        path = Path(path)
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        meta_path = path.with_suffix(".json")
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            if meta.get("sha256") != digest:
+                raise ValueError(f"{path.name}: checksum does not match {meta_path.name}")
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        if state["encoding_version"] != ENCODING_VERSION:
+            raise ValueError(
+                f"{path.name} was trained on encoding v{state['encoding_version']}, "
+                f"this pulvezar has v{ENCODING_VERSION}"
+            )
+        nets = []
+        for name in ("contact", "race"):
+            net = ValueNet(**state[name]["config"])
+            net.load_state_dict(state[name]["state"])
+            nets.append(net)
+        info = ModelInfo(state["encoding_version"], state["run"], digest)
+        return cls(nets[0], nets[1], device=device, info=info)
+
+
+_DEFAULT: NetEvaluator | None = None
+
+
+def default_evaluator() -> NetEvaluator:
+    """The shipped net (loaded once per process, offline from the repository)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = NetEvaluator.load(DEFAULT_MODEL)
+    return _DEFAULT
