@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench bearoff clean
+.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench bearoff train strength clean
 
 help:
 	@echo "make run        bring pulvezar up (for now: the CLI demo of the rules core)"
@@ -16,6 +16,8 @@ help:
 	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
 	@echo "make bearoff    build the one-sided bear-off database into data/bearoff/ and print its SHA-256"
+	@echo "make train      run (or resume) TD(lambda) self-play training in runs/td (GAMES=..., SEED=...)"
+	@echo "make strength   pulvezar's shipped net against gnubg 0-ply and PubEval (bench/strength.py)"
 
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
@@ -62,6 +64,16 @@ bench: $(STAMP)
 
 bearoff: $(STAMP)
 	$(PY) -m pulvezar.eval.bearoff data/bearoff/one_sided_15x6.bin
+
+GAMES ?= 400000
+SEED  ?= 1
+train: $(STAMP)
+	$(PY) -m pulvezar.train --workdir runs/td --games $(GAMES) --seed $(SEED) --checkpoint-every 10000 \
+		--export runs/td/model.pt --name td-seed$(SEED)
+
+strength: $(STAMP)
+	$(PIP) install -q -e '.[bench]'
+	$(PY) bench/strength.py --pairs 300
 
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
