@@ -11,6 +11,11 @@ setup(
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),
         Extension(
+            "pulvezar.eval._features",
+            sources=["libs/pulvezar/eval/_features.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
+        Extension(
             "pulvezar.eval._bearoff",
             sources=["libs/pulvezar/eval/_bearoff.c"],
             depends=["libs/pulvezar/rules/movegen.h"],

@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from pulvezar import Position, Rules
+from pulvezar.eval import _features
 from pulvezar.eval.bearoff import OneSidedBearoff
-from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES, contact, encode
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES, FEATURES_BY_VERSION, contact, encode
 from pulvezar.eval.evaluator import (
     BearoffRaces,
     NetEvaluator,
@@ -54,9 +55,31 @@ def test_encoding_shape_and_contact_flag() -> None:
     boards = boards_of(random_positions(300))
     x = encode(boards)
     assert x.shape == (300, FEATURES) and x.dtype == np.float32
-    assert np.array_equal(x[:, -1], contact(boards).astype(np.float32))
+    assert np.array_equal(x[:, FEATURES_BY_VERSION[1] - 1], contact(boards).astype(np.float32))
     assert np.array_equal(encode(boards), x)  # deterministic
-    assert ENCODING_VERSION == 1
+    assert ENCODING_VERSION == 2
+    v1 = encode(boards, 1)
+    assert v1.shape == (300, FEATURES_BY_VERSION[1]) and np.array_equal(v1, x[:, : v1.shape[1]])
+
+
+def side_features(p: Position) -> np.ndarray:
+    return np.frombuffer(_features.features(p.board), dtype=np.float32).reshape(2, _features.NF)
+
+
+@pytest.mark.parametrize(("distance", "shots"), [(1, 11), (2, 12), (6, 17), (7, 6), (12, 3)])
+def test_shots_at_a_blot_with_a_clear_path(distance: int, shots: int) -> None:
+    """Hitting rolls of one opposing checker at a blot ``distance`` pips away (the standard table)."""
+    # my blot on point 1 + distance, the opponent's single checker on my 1 (its 24), nothing in between
+    p = Position.from_points({1 + distance: 1, 0 + 25: 0}, {24: 1})
+    assert round(float(side_features(p)[0, 0]) * 36) == shots
+
+
+def test_blocked_intermediate_points_reduce_shots() -> None:
+    # 6 away, but my points 3, 4 and 5 are made: 3-3, 2-2, 4-2, 5-1 lose their path
+    free = Position.from_points({7: 1}, {24: 1})
+    blocked = Position.from_points({7: 1, 3: 2, 4: 2, 5: 2, 6: 2}, {24: 1})
+    assert round(float(side_features(free)[0, 0]) * 36) == 17
+    assert round(float(side_features(blocked)[0, 0]) * 36) == 13
 
 
 def test_outputs_are_consistent_probabilities() -> None:
@@ -141,7 +164,7 @@ def test_model_file_round_trip_and_checks(tmp_path, untrained: NetEvaluator) -> 
 
 def test_default_evaluator_loads_offline() -> None:
     ev = default_evaluator()
-    assert ev.info is not None and ev.info.encoding_version == ENCODING_VERSION
+    assert ev.info is not None and ev.info.encoding_version in FEATURES_BY_VERSION
     assert ev.info.run.get("games_done", 0) > 0
     p = ev.evaluate(Position.start())
     assert 0.3 < p[0] < 0.7  # the start is about even for the side on roll

@@ -12,10 +12,16 @@ Version 1, per side (the player on roll first, then the opponent):
 
 and two shared units: the pip difference ``/ 50`` and whether contact remains.
 
+Version 2 adds, per side, five hand-made features computed in C
+(``_features.c``): the opponent's shots at the side's blots, its longest
+prime, the blockade in front of its rearmost checker, its anchors in the
+opponent's home board and that checker's escaping rolls.  Model files record
+the version they were trained on; :func:`encode` serves every version.
+
 >>> import numpy as np
 >>> from pulvezar import Position
 >>> x = encode(np.frombuffer(Position.start().board, dtype=np.uint8).reshape(1, 50))
->>> x.shape == (1, FEATURES), float(x[0, -1])
+>>> x.shape == (1, FEATURES), float(x[0, FEATURES_BY_VERSION[1] - 1])  # contact remains
 (True, 1.0)
 """
 
@@ -24,9 +30,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-ENCODING_VERSION = 1
+from pulvezar.eval import _features
+
+ENCODING_VERSION = 2  # what new nets are trained on
 PER_SIDE = 24 * 4 + 5
-FEATURES = 2 * PER_SIDE + 2
+FEATURES_BY_VERSION = {1: 2 * PER_SIDE + 2, 2: 2 * PER_SIDE + 2 + 2 * _features.NF}
+FEATURES = FEATURES_BY_VERSION[ENCODING_VERSION]
 
 Boards = npt.NDArray[np.uint8]
 Features = npt.NDArray[np.float32]
@@ -57,10 +66,16 @@ def contact(boards: Boards) -> npt.NDArray[np.bool_]:
     return result
 
 
-def encode(boards: Boards) -> Features:
-    """Encode a batch of boards (see the module docstring)."""
-    b = np.asarray(boards, dtype=np.float32).reshape(-1, 50)
+def encode(boards: Boards, version: int = ENCODING_VERSION) -> Features:
+    """Encode a batch of boards with encoding ``version`` (see the module docstring)."""
+    if version not in FEATURES_BY_VERSION:
+        raise ValueError(f"unknown encoding version {version}")
+    raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+    b = raw.astype(np.float32)
     mine, theirs = _side(b[:, :25]), _side(b[:, 25:])
     pip_diff = (mine[:, PER_SIDE - 3] - theirs[:, PER_SIDE - 3])[:, None] * 2.0
-    has_contact = contact(np.asarray(boards, dtype=np.uint8).reshape(-1, 50))[:, None]
-    return np.concatenate([mine, theirs, pip_diff, has_contact], axis=1, dtype=np.float32)
+    has_contact = contact(raw)[:, None]
+    parts = [mine, theirs, pip_diff, has_contact]
+    if version >= 2:
+        parts.append(np.frombuffer(_features.features(raw.tobytes()), dtype=np.float32).reshape(len(raw), -1))
+    return np.concatenate(parts, axis=1, dtype=np.float32)

@@ -26,7 +26,7 @@ import numpy.typing as npt
 import torch
 
 from pulvezar.eval.bearoff import OneSidedBearoff
-from pulvezar.eval.encoding import ENCODING_VERSION, contact, encode
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, contact, encode
 from pulvezar.eval.nets import ValueNet
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
@@ -188,7 +188,11 @@ class NetEvaluator(EvaluatorBase):
         bearoff: OneSidedBearoff | None = None,
         device: str | torch.device | None = None,
         info: ModelInfo | None = None,
+        encoding_version: int = ENCODING_VERSION,
     ) -> None:
+        if contact_net.features != FEATURES_BY_VERSION[encoding_version]:
+            raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
+        self.encoding_version = encoding_version
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.contact_net = contact_net.to(self.device).eval()
         self.race_net = race_net.to(self.device).eval()
@@ -200,7 +204,7 @@ class NetEvaluator(EvaluatorBase):
         if len(boards) == 0:
             return np.zeros((0, 5))
         with torch.no_grad():
-            x = torch.from_numpy(encode(boards)).to(self.device)
+            x = torch.from_numpy(encode(boards, self.encoding_version)).to(self.device)
             return np.asarray(net(x).cpu().numpy(), dtype=np.float64)
 
     def evaluate_boards(self, boards: Boards) -> Probs:
@@ -223,7 +227,7 @@ class NetEvaluator(EvaluatorBase):
     def save(self, path: str | Path, run: dict[str, Any]) -> ModelInfo:
         """Write both nets with their configuration and metadata; returns the metadata."""
         state = {
-            "encoding_version": ENCODING_VERSION,
+            "encoding_version": self.encoding_version,
             "contact": {"config": self.contact_net.config(), "state": self.contact_net.state_dict()},
             "race": {"config": self.race_net.config(), "state": self.race_net.state_dict()},
             "run": run,
@@ -235,9 +239,9 @@ class NetEvaluator(EvaluatorBase):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        meta = {"encoding_version": ENCODING_VERSION, "run": run, "sha256": digest}
+        meta = {"encoding_version": self.encoding_version, "run": run, "sha256": digest}
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        return ModelInfo(ENCODING_VERSION, run, digest)
+        return ModelInfo(self.encoding_version, run, digest)
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device | None = None) -> NetEvaluator:
@@ -251,18 +255,16 @@ class NetEvaluator(EvaluatorBase):
             if meta.get("sha256") != digest:
                 raise ValueError(f"{path.name}: checksum does not match {meta_path.name}")
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-        if state["encoding_version"] != ENCODING_VERSION:
-            raise ValueError(
-                f"{path.name} was trained on encoding v{state['encoding_version']}, "
-                f"this pulvezar has v{ENCODING_VERSION}"
-            )
+        version = state["encoding_version"]
+        if version not in FEATURES_BY_VERSION:
+            raise ValueError(f"{path.name} was trained on encoding v{version}, which this pulvezar lacks")
         nets = []
         for name in ("contact", "race"):
             net = ValueNet(**state[name]["config"])
             net.load_state_dict(state[name]["state"])
             nets.append(net)
-        info = ModelInfo(state["encoding_version"], state["run"], digest)
-        return cls(nets[0], nets[1], device=device, info=info)
+        info = ModelInfo(version, state["run"], digest)
+        return cls(nets[0], nets[1], device=device, info=info, encoding_version=version)
 
 
 _DEFAULT: NetEvaluator | None = None

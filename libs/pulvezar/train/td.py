@@ -54,6 +54,7 @@ class TDConfig:
     contact_hidden: int = 128
     race_hidden: int = 64
     checkpoint_every: int = 2_000  # games
+    snapshot_every: int = 50_000  # games; a model file per snapshot for learning curves
     threads: int = 1
 
 
@@ -249,6 +250,9 @@ class TDTrainer:
                 if new:
                     w.writeheader()
                 w.writerow(row)
+            if self.state.games_done % cfg.snapshot_every == 0 or self.state.games_done >= cfg.games:
+                snap = self.workdir / "snapshots" / f"games-{self.state.games_done:09d}.pt"
+                self.export(snap, self.workdir.name)
             log(
                 f"games {self.state.games_done:>8}  loss {loss:.4f}  "
                 f"{row['games_per_s']:.1f} games/s  trained {self.state.positions_trained}"
