@@ -9,6 +9,7 @@ import pytest
 
 from pulvezar import Position
 from pulvezar.formats import GameRecord, MatchFileError, MatchRecord, read_mat, write_mat
+from pulvezar.match.game import SessionOptions
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).parents[2] / ".." / "shared" / "data" / "matches"
@@ -276,3 +277,38 @@ def test_win_after_the_losers_drop_shares_the_row() -> None:
         r"\d\)\s+Drops\s+Wins 1 point", text
     )  # gnubg's layout; gnubg skips the next game otherwise
     assert_round_trip(rec)
+
+
+def test_money_session_beaver_raccoon_jacoby() -> None:
+    """XG's money tags and gnubg's ``Beavers =>`` / ``Raccoons =>`` cells."""
+    text = """; [Jacoby "On"]
+; [Beaver "On"]
+
+ 0 point match
+
+ Game 1
+ Ann : 0                        Bob : 0
+  1)                             31: 8/5 6/5
+  2)  Doubles => 2                Beavers => 4
+  3)  Raccoons => 8               Takes
+  4) 64: 24/18 13/9
+"""
+    rec = read_mat(text)
+    assert rec.options == SessionOptions(jacoby=True, beaver=True, raccoon=True)
+    g = rec.games[0]
+    assert g.cut_at is None and not g.notes
+    assert [(a.player, a.kind, a.value) for a in g.actions][2:6] == [
+        (0, "double", 2),
+        (1, "beaver", 4),
+        (0, "raccoon", 8),
+        (1, "take", 0),
+    ]
+    assert all(d.match_id.jacoby for d in rec.replay())
+    again = read_mat(write_mat(rec))
+    assert again.games == rec.games and again.options == rec.options
+    # without the tags a beaver in the file still tells that beavers were played
+    bare = read_mat(text.split("\n", 3)[3])
+    assert bare.options == SessionOptions(beaver=True, raccoon=True) and bare.games[0].cut_at is None
+    # a match has no beavers
+    cut = read_mat(text.replace("0 point", "5 point")).games[0]
+    assert cut.cut_at is not None and "beaver" in cut.cut_at

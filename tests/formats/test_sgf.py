@@ -22,6 +22,7 @@ import pytest
 from pulvezar.formats import GameRecord, MatchFileError, MatchRecord, read_mat
 from pulvezar.formats.record import apply_action, match_id_of
 from pulvezar.formats.sgf import parse_sgf, read_sgf, write_sgf
+from pulvezar.match.game import SessionOptions
 from pulvezar.rules.matchid import GameState, MatchId
 
 DATA = Path(__file__).parent / "data"
@@ -280,10 +281,46 @@ def test_resignations() -> None:
     ]
     g = read_sgf(sgf("W[31hefe]", "PL[B]DI[64]", root="RE[W+1R]")).games[0]
     assert [a.kind for a in g.actions] == ["roll", "play", "roll", "resign", "accept", "win"]
-    # Gibbon: a rejected resignation is not an action of the record
-    g = read_sgf(sgf("W[31hefe]", "B[resign:1]", "W[reject]", "B[64aglp]", root="")).games[0]
-    assert g.winner is None and [a.kind for a in g.actions] == ["roll", "play", "roll", "play"]
-    assert g.notes and "rejected" in g.notes[0]
+    # Gibbon: a rejected resignation is recorded, and written back in Gibbon's form
+    rec = read_sgf(sgf("W[31hefe]", "B[resign:1]", "W[reject]", "B[64aglp]", root=""))
+    g = rec.games[0]
+    assert g.winner is None and not g.notes and g.cut_at is None
+    assert [(a.player, a.kind, a.value) for a in g.actions][2:] == [
+        (1, "resign", 1),
+        (0, "reject", 0),
+        (1, "roll", 0),
+        (1, "play", 0),
+    ]
+    assert ";B[resign:1]\n;W[reject]" in write_sgf(rec)
+    assert_round_trip(rec)
+    assert [d.action.kind for d in rec.replay()][1:3] == ["resign", "reject"]
+    # the answer to a resignation must come from the other player
+    assert "without a resignation" in str(
+        read_sgf(sgf("W[31hefe]", "B[resign:1]", "B[reject]")).games[0].cut_at
+    )
+
+
+def test_beaver_raccoon_and_jacoby() -> None:
+    """gnubg's forms: a double of the doubled player is a beaver, then one of the doubler a raccoon."""
+    nodes = ("W[31hefe]", "B[double]", "W[double]", "B[double]", "W[take]", "B[64aglp]")
+    rec = read_sgf(sgf(*nodes, root="RU[Jacoby]", length=0))
+    assert rec.length == 0 and rec.options == SessionOptions(jacoby=True, beaver=True, raccoon=True)
+    g = rec.games[0]
+    assert g.cut_at is None
+    assert [(a.player, a.kind, a.value) for a in g.actions][2:6] == [
+        (1, "double", 2),
+        (0, "beaver", 4),
+        (1, "raccoon", 8),
+        (0, "take", 0),
+    ]
+    ids = [d.match_id for d in rec.replay()]
+    assert all(m.jacoby for m in ids)  # gnubg's Jacoby bit
+    assert (ids[-1].cube_value, ids[-1].cube_owner) == (8, 0)  # before 64aglp: the raccoon taken
+    again = assert_round_trip(rec)
+    assert again.options == rec.options and again.games[0].props["RU"] == ["Jacoby"]
+    # a match has no beavers: the same nodes cut the game
+    cut = read_sgf(sgf("W[31hefe]", "B[double]", "W[double]")).games[0]
+    assert cut.cut_at is not None and "beaver" in cut.cut_at
 
 
 def test_crawford_and_match_info() -> None:

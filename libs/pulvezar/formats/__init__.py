@@ -1,5 +1,6 @@
-"""Match files: read and write match records (.mat text, gnubg .sgf, eXtreme Gammon .xg, readable .txt)."""
+"""Match files: read and write match records (.mat, gnubg .sgf, XG .xg, Gibbon .gmd, readable .txt)."""
 
+from pulvezar.formats.gmd import read_gmd
 from pulvezar.formats.mat import read_mat, write_mat
 from pulvezar.formats.record import Action, Decision, GameRecord, MatchFileError, MatchRecord
 from pulvezar.formats.sgf import read_sgf, write_sgf
@@ -12,6 +13,7 @@ __all__ = [
     "GameRecord",
     "MatchFileError",
     "MatchRecord",
+    "read_gmd",
     "read_mat",
     "read_sgf",
     "read_xg",

@@ -4,7 +4,8 @@
 JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
 extension.  Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt``
-(readable text, output), ``.sgf`` and ``.xg`` (input) where their modules exist.
+(readable text, output), ``.sgf``, ``.xg`` and Gibbon's ``.gmd`` (input) where
+their modules exist.
 A file that cannot be read prints one error line and exits with status 2.
 """
 
@@ -30,6 +31,7 @@ _READERS = {
     ".txt": ("pulvezar.formats.mat", "read_mat"),  # Jellyfish-style match text, as many sites export it
     ".sgf": ("pulvezar.formats.sgf", "read_sgf"),
     ".xg": ("pulvezar.formats.xg", "read_xg"),
+    ".gmd": ("pulvezar.formats.gmd", "read_gmd"),
 }
 _WRITERS = {
     ".mat": ("pulvezar.formats.mat", "write_mat"),
@@ -113,7 +115,7 @@ def record_json(record: MatchRecord) -> dict[str, Any]:
         if a.kind == "play":
             item["dice"] = list(d.match_id.dice)
             item["play"] = a.notation
-        elif a.kind == "double":
+        elif a.kind in ("double", "beaver", "raccoon"):
             item["cube"] = a.value
         elif a.kind == "resign":
             item["level"] = a.value

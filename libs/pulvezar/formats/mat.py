@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pulvezar.errors import AmbiguousPlayError, PulvezarError
 from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
-from pulvezar.match.game import Game, Phase
+from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.notation import parse_segments
 from pulvezar.rules.rules import LegalPlays, Play
 
@@ -37,12 +37,16 @@ _LENGTH = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"\s*Game\s+(\d+)\s*$", re.I)
 _SCORE = re.compile(r"\s*(.+?)\s*:\s*(\d+)\s+(.+?)\s*:\s*(\d+)\s*$")
 _MOVE_LINE = re.compile(r"\s*(\d+)\)")
-_ITEM_START = re.compile(r"\b[1-6][1-6]:|\b(?:Doubles|Takes|Drops|Concedes|Resigns|Losses|Wins)\b", re.I)
+_ITEM_START = re.compile(
+    r"\b[1-6][1-6]:|\b(?:Doubles|Beavers|Raccoons|Takes|Drops|Concedes|Resigns|Losses|Wins)\b", re.I
+)
 _DICE_ITEM = re.compile(r"([1-6])([1-6]):\s*(.*?)\s*$")
 _MOVES = re.compile(r"((bar|\d{1,2})(/(\d{1,2}|off|bar)\*?)+(\(\d\))?\s*)*", re.I)
 _UNKNOWN = re.compile(r"\?+")
 _KEYWORDS = (
     ("double", re.compile(r"Doubles\s*=>\s*(\d+)\s*$", re.I)),
+    ("beaver", re.compile(r"Beavers\s*=>\s*(\d+)\s*$", re.I)),
+    ("raccoon", re.compile(r"Raccoons\s*=>\s*(\d+)\s*$", re.I)),
     ("take", re.compile(r"Takes\s*$", re.I)),
     ("drop", re.compile(r"Drops\s*$", re.I)),
     ("concede", re.compile(r"(?:Concedes|Resigns)\s*$", re.I)),
@@ -58,7 +62,7 @@ class _Item:
     """One cell of the two-column game text, before validation."""
 
     player: int
-    kind: str  # move, double, take, drop, concede, loss, win
+    kind: str  # move, double, beaver, raccoon, take, drop, concede, loss, win
     line: int
     column: int
     dice: tuple[int, int] | None = None
@@ -156,6 +160,8 @@ def read_mat(data: str | bytes) -> MatchRecord:
         if item.kind != "win":
             raise MatchFileError(f"unexpected text {stripped!r}", line=n, column=indent + 1)
         items.append(item)
+    if not record.length:
+        record.options = _options(record.tags, {it.kind for _, items in games for it in items})
     crawford_done = record.tags.get("Crawford", "On").lower() == "off"
     for rec, items in games:
         # no Crawford game in a 1-point match: nobody reached match point by winning a game
@@ -164,6 +170,22 @@ def read_mat(data: str | bytes) -> MatchRecord:
         _validate(record, rec, items)
         record.games.append(rec)
     return record
+
+
+def _on(tags: dict[str, str], name: str) -> bool | None:
+    value = tags.get(name)
+    return None if value is None else value.strip().lower() in ("on", "yes", "true", "1")
+
+
+def _options(tags: dict[str, str], kinds: set[str]) -> SessionOptions:
+    """A money session's rules: XG's ``Jacoby`` / ``Beaver`` tags; beavers also where the file has one.
+
+    Raccoons go with beavers (gnubg counts them as further beavers).
+    """
+    beaver = _on(tags, "Beaver")
+    if beaver is None:
+        beaver = bool(kinds & {"beaver", "raccoon"})
+    return SessionOptions(jacoby=bool(_on(tags, "Jacoby")), beaver=beaver, raccoon=beaver)
 
 
 def _next_score(prev: GameRecord | None) -> tuple[int, int]:
@@ -254,8 +276,16 @@ def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:
                     rec.notes.append(
                         f"line {it.line}: doubles to {it.value}, the cube is at {game.cube_value}"
                     )
+            elif it.kind in ("beaver", "raccoon"):
+                answerer = 1 - game.turn if it.kind == "beaver" else game.turn
+                if it.player != answerer:
+                    raise _Cut(f"a {it.kind} out of turn")
+                cube = (4 if it.kind == "beaver" else 8) * game.cube_value
+                act(Action(it.player, "beaver" if it.kind == "beaver" else "raccoon", value=cube))
+                if it.value != cube:
+                    rec.notes.append(f"line {it.line}: {it.kind} to {it.value}, the cube goes to {cube}")
             elif it.kind in ("take", "drop"):
-                if game.phase is not Phase.DOUBLED or game.turn == it.player:
+                if game.phase not in _ANSWERED or it.player != _answerer(game):
                     raise _Cut(f"a {it.kind} without a double")
                 act(Action(it.player, "take" if it.kind == "take" else "drop"))
             elif it.kind == "loss":
@@ -313,6 +343,14 @@ def _find_play(plays: LegalPlays, text: str) -> Play:
         raise _Cut(str(e)) from None
 
 
+_ANSWERED = (Phase.DOUBLED, Phase.BEAVERED, Phase.RACCOONED)
+
+
+def _answerer(game: Game) -> int:
+    """Who takes or drops now: the doubled player, or after a beaver the doubler."""
+    return game.turn if game.phase is Phase.BEAVERED else 1 - game.turn
+
+
 def _over(game: Game) -> bool:
     return game.phase is Phase.OVER
 
@@ -327,7 +365,12 @@ def _plural(points: int) -> str:
 
 def write_mat(record: MatchRecord) -> str:
     """Canonical ``.mat`` text: tags, length, games in two columns, ``Wins`` lines."""
-    out = [f'; [{k} "{v}"]' for k, v in record.tags.items()]
+    tags = dict(record.tags)
+    if not record.length:  # a money session's rules, where no tag of the file says them
+        for name, on in (("Jacoby", record.options.jacoby), ("Beaver", record.options.beaver)):
+            if on and name not in tags:
+                tags[name] = "On"
+    out = [f'; [{k} "{v}"]' for k, v in tags.items()]
     out += [f"; {c}" for c in record.comments]
     if out:
         out.append("")
@@ -361,10 +404,12 @@ def _game_text(record: MatchRecord, rec: GameRecord) -> list[str]:
             cell = f"{a.dice[0]}{a.dice[1]}:"
         elif a.kind == "double":
             cell = f" Doubles => {a.value}"
+        elif a.kind in ("beaver", "raccoon"):
+            cell = f" {'Beavers' if a.kind == 'beaver' else 'Raccoons'} => {a.value}"
         elif a.kind in ("take", "drop"):
             cell = " Takes" if a.kind == "take" else " Drops"
         else:
-            continue  # resignations show as the "Wins" line
+            continue  # resignations show as the "Wins" line; a rejected one is not shown
         if not rows or rows[-1][1] or (a.player == 0 and rows[-1][0]):
             rows.append(["", ""])
         rows[-1][a.player] = cell

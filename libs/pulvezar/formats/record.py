@@ -14,13 +14,16 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pulvezar.errors import PulvezarError
-from pulvezar.match.game import Game, MatchContext, Phase
+from pulvezar.match.game import Game, MatchContext, Phase, SessionOptions
 from pulvezar.rules.matchid import GameState, MatchId, Resignation
 from pulvezar.rules.position import Position
 
 __all__ = ["Action", "ActionKind", "Decision", "GameRecord", "MatchFileError", "MatchRecord"]
 
-ActionKind = Literal["roll", "play", "double", "take", "drop", "resign", "accept", "win"]
+ActionKind = Literal[
+    "roll", "play", "double", "take", "drop", "resign", "accept", "win", "reject", "beaver", "raccoon"
+]
+_DECISIONS = ("play", "double", "take", "drop", "resign", "accept", "reject", "beaver", "raccoon")
 
 
 class MatchFileError(PulvezarError):
@@ -37,9 +40,11 @@ class Action:
     """One recorded action.
 
     ``dice`` for ``roll`` (in rolled order); ``notation`` for ``play`` ("" when
-    nothing can move); ``value``: the cube offered (``double``), the level
-    (``resign``, 1-3) or the points won (``win``); ``props``: what a format
-    records beside the action and pulvezar keeps verbatim (SGF analysis, comments).
+    nothing can move); ``value``: the cube offered (``double``), the cube after
+    a ``beaver`` (4x) or ``raccoon`` (8x), the level (``resign``, 1-3) or the
+    points won (``win``); ``reject`` answers a resignation that play goes on
+    after; ``props``: what a format records beside the action and pulvezar keeps
+    verbatim (SGF analysis, comments).
     """
 
     player: int
@@ -98,13 +103,18 @@ class Decision:
 
 @dataclass(slots=True)
 class MatchRecord:
-    """A whole match file: metadata tags, players, length (0 = money) and games."""
+    """A whole match file: metadata tags, players, length (0 = money) and games.
+
+    ``options``: the money-session rules (Jacoby, beaver, raccoon) the games are
+    replayed under; matches leave them off.
+    """
 
     length: int = 0
     players: tuple[str, str] = ("", "")
     tags: dict[str, str] = field(default_factory=dict)
     games: list[GameRecord] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
+    options: SessionOptions = field(default_factory=SessionOptions)
 
     @property
     def cut_games(self) -> int:
@@ -113,14 +123,16 @@ class MatchRecord:
 
     def new_game(self, game: GameRecord) -> Game:
         """A fresh model game at the start of ``game``."""
-        return Game(MatchContext(length=self.length, score=game.score, crawford=game.crawford))
+        return Game(
+            MatchContext(length=self.length, score=game.score, crawford=game.crawford, options=self.options)
+        )
 
     def replay(self) -> Iterator[Decision]:
         """Every decision of every game, with the Position ID and Match ID before it."""
         for gi, rec in enumerate(self.games):
             game = self.new_game(rec)
             for ai, action in enumerate(rec.actions):
-                if action.kind in ("play", "double", "take", "drop", "resign", "accept"):
+                if action.kind in _DECISIONS:
                     yield Decision(gi, ai, action, game.position, match_id_of(game))
                 apply_action(game, action)
 
@@ -130,8 +142,8 @@ def match_id_of(game: Game) -> MatchId:
     c = game.context
     turn = game.turn
     resignation = Resignation.NONE
-    if game.phase is Phase.DOUBLED:
-        turn = 1 - game.turn
+    if game.phase in (Phase.DOUBLED, Phase.RACCOONED):
+        turn = 1 - game.turn  # the doubled player answers (a raccoon: the beaverer)
     if game.phase is Phase.RESIGNED:
         assert game.resigner is not None
         turn = 1 - game.resigner  # the player who answers the resignation
@@ -144,12 +156,12 @@ def match_id_of(game: Game) -> MatchId:
         crawford=c.crawford,
         game_state=state,
         turn=turn,
-        double_offered=game.phase is Phase.DOUBLED,
+        double_offered=game.phase in (Phase.DOUBLED, Phase.BEAVERED, Phase.RACCOONED),
         resignation=resignation,
         dice=game.dice if game.dice is not None and game.phase is Phase.MOVE else (0, 0),
         match_length=c.length,
         score=c.score,
-        jacoby=False,
+        jacoby=c.is_money and c.options.jacoby,
     )
 
 
@@ -177,3 +189,9 @@ def apply_action(game: Game, action: Action) -> None:
         game.resign(action.value, action.player)
     elif kind == "accept":
         game.accept_resignation()
+    elif kind == "reject":
+        game.reject_resignation()
+    elif kind == "beaver":
+        game.beaver()
+    elif kind == "raccoon":
+        game.raccoon()

@@ -4,11 +4,16 @@ One game tree per game.  The root node holds the match (``MI[length:7][game:0]
 [ws:0][bs:0]``, ``PW``/``PB`` names, ``RU`` rules, ``RE`` result, ...), then one
 node per action: ``W[52xvmh]`` (dice, then "from to" letter pairs), ``B[double]``,
 ``W[take]``, ``W[drop]``; ``PL[B]DI[33]`` is a roll without a play (gnubg writes
-it when the roller then resigns).  White is player 0 (the left column of a
-``.mat`` file), Black player 1.  Points are letters in White's numbering:
-``a`` is White's 1-point (Black's 24-point), ``x`` White's 24-point, ``y`` the
-bar and ``z`` off.  A resignation is only in ``RE`` (``W+2R``); Gibbon also
-writes ``B[resign:2]`` / ``W[accept]`` nodes, which are read too.
+it when the roller then resigns).  A ``double`` of the doubled player while the
+double is pending is a beaver, then one of the doubler a raccoon (gnubg's
+form; ``beaver``/``raccoon`` values are read too); ``RU[Jacoby]`` sets the
+Jacoby rule of a money session, and a beaver in the file the beaver rule.
+White is player 0 (the left column of a ``.mat`` file), Black player 1.
+Points are letters in White's numbering: ``a`` is White's 1-point (Black's
+24-point), ``x`` White's 24-point, ``y`` the bar and ``z`` off.  A resignation
+is only in ``RE`` (``W+2R``); Gibbon also writes ``B[resign:2]`` (points) /
+``W[accept]`` or ``W[reject]`` nodes, which are read too; a rejected
+resignation is written back in that form, as gnubg has no other.
 
 What the match model has no place for is kept verbatim: the analysis and any
 other property of a move node in :attr:`Action.props`, the game's root
@@ -32,12 +37,13 @@ the nodes from there on are kept unread so that export writes them back.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
-from pulvezar.match.game import Game, Phase
+from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
 
 __all__ = ["SgfNode", "SgfTree", "parse_sgf", "read_sgf", "write_sgf"]
@@ -288,24 +294,27 @@ class _Reader:
                 raise _Cut(f"{value!r} is not a legal play") from None
             self.act(Action(player, "play", notation=play.notation, props=props))
             return 0
-        if value in ("double", "take", "drop"):
-            if (g.turn == player) != (value == "double"):
+        if value in ("double", "beaver", "raccoon") and g.phase in (Phase.DOUBLED, Phase.BEAVERED):
+            kind: ActionKind = "beaver" if g.phase is Phase.DOUBLED else "raccoon"
+            if player != _answerer(g) or value not in ("double", kind):
                 raise _Cut(f"a {value} out of turn")
-            kind: ActionKind = "double" if value == "double" else "take" if value == "take" else "drop"
+            self.act(Action(player, kind, value=(4 if kind == "beaver" else 8) * g.cube_value, props=props))
+            return 0
+        if value in ("double", "take", "drop"):
+            answerer = _answerer(g) if g.phase in (Phase.DOUBLED, Phase.BEAVERED, Phase.RACCOONED) else None
+            if player != (g.turn if value == "double" else answerer):
+                raise _Cut(f"a {value} out of turn")
+            kind = "double" if value == "double" else "take" if value == "take" else "drop"
             self.act(Action(player, kind, value=2 * g.cube_value if kind == "double" else 0, props=props))
             return 0
         r = _RESIGN.fullmatch(value)
         if r:
-            nxt = nodes[i + 1].props if i + 1 < len(nodes) else {}
-            if nxt.get(_COLOUR[1 - player]) == ["reject"]:
-                self.rec.notes.append(f"line {nodes[i].line}: a rejected resignation is not recorded")
-                return 1
             self.resign(player, int(r.group(1)) if r.group(1) else None, nodes[i].line, props)
             return 0
-        if value == "accept":
+        if value in ("accept", "reject"):
             if g.phase is not Phase.RESIGNED or g.resigner == player:
-                raise _Cut("an accept without a resignation")
-            self.act(Action(player, "accept", props=props))
+                raise _Cut(f"{'an' if value == 'accept' else 'a'} {value} without a resignation")
+            self.act(Action(player, "accept" if value == "accept" else "reject", props=props))
             return 0
         raise _Cut(f"cannot read the move {value!r}")
 
@@ -382,6 +391,23 @@ class _Reader:
             rec.actions.append(Action(rec.winner, "win", value=shown))
 
 
+def _answerer(game: Game) -> int:
+    """Who answers the cube on offer: the doubled player, or after a beaver the doubler."""
+    return game.turn if game.phase is Phase.BEAVERED else 1 - game.turn
+
+
+def _options(trees: list[SgfTree]) -> SessionOptions:
+    """A money session's rules: ``Jacoby`` in the first game's ``RU``; beavers where the file has one."""
+    ru = trees[0].nodes[0].props.get("RU", [""])[0].lower().split(":")
+    beaver = False
+    for tree in trees:
+        values = [v for nd in tree.main_line() for c in _COLOUR for v in nd.props.get(c, [])[:1]]
+        beaver = beaver or any(
+            a.strip() == "double" and b.strip() in ("double", "beaver") for a, b in itertools.pairwise(values)
+        )
+    return SessionOptions(jacoby="jacoby" in ru, beaver=beaver, raccoon=beaver)
+
+
 def _mi(values: list[str]) -> tuple[dict[str, str], list[str]]:
     known: dict[str, str] = {}
     extra: list[str] = []
@@ -414,6 +440,8 @@ def read_sgf(data: str | bytes) -> MatchRecord:
         if gi == 0:
             record.length = int(known.get("length", "0"))
             record.players = names
+            if not record.length:
+                record.options = _options(trees)
         prev = record.games[-1] if record.games else None
         score = (int(known["ws"]), int(known["bs"])) if "ws" in known and "bs" in known else _next_score(prev)
         rec = GameRecord(number=int(known.get("game", str(gi))) + 1, score=score)
@@ -508,6 +536,8 @@ def write_sgf(record: MatchRecord) -> str:
             root.update(tags)
         if "RU" not in rec.props and record.length:
             root["RU"] = [_default_rules(rec)]
+        elif "RU" not in rec.props and record.options.jacoby:
+            root["RU"] = ["Jacoby"]
         if rec.winner is not None:
             resigned = any(a.kind == "accept" for a in rec.actions)
             shown = next((a.value for a in rec.actions if a.kind == "win"), rec.points)
@@ -524,7 +554,7 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
     game = record.new_game(rec)
     nodes: list[str] = []
     pending: Action | None = None  # a roll waiting for its play
-    for a in rec.actions:
+    for i, a in enumerate(rec.actions):
         if a.kind == "win":
             continue
         if pending is not None and a.kind != "play":
@@ -541,8 +571,13 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
             move = f"{pending.dice[0]}{pending.dice[1]}{pairs}"
             nodes.append(_node_text({_COLOUR[a.player]: [move], **pending.props, **a.props}))
             pending = None
-        elif a.kind in ("double", "take", "drop"):
+        elif a.kind in ("double", "take", "drop", "reject"):
             nodes.append(_node_text({_COLOUR[a.player]: [a.kind], **a.props}))
+        elif a.kind in ("beaver", "raccoon"):  # gnubg's form: a double while one is pending
+            nodes.append(_node_text({_COLOUR[a.player]: ["double"], **a.props}))
+        elif a.kind == "resign" and i + 1 < len(rec.actions) and rec.actions[i + 1].kind == "reject":
+            points = f"resign:{a.value * game.cube_value}"  # Gibbon's form: RE cannot hold it
+            nodes.append(_node_text({_COLOUR[a.player]: [points], **a.props}))
         elif a.props:  # resign / accept: in RE only; keep what a file recorded beside them
             nodes.append(_node_text(a.props))
         apply_action(game, a)

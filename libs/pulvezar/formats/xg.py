@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
-from pulvezar.match.game import Game, Phase
+from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import LegalPlays
 
@@ -207,6 +207,8 @@ def _match_header(r: _Rec, record: MatchRecord, comments: list[str]) -> None:
         tags["Crawford"] = "On" if crawford else "Off"
     else:
         tags["Jacoby"], tags["Beaver"] = ("On" if jacoby else "Off"), ("On" if beaver else "Off")
+        # untested: no money .xg in the corpus; XG has no raccoons
+        record.options = SessionOptions(jacoby=bool(jacoby), beaver=bool(beaver))
     if version >= 8 and 0 <= (limit := r.i32(612)[0]) <= 30:
         tags["CubeLimit"] = str(2**limit)
     if transcriber:
@@ -340,7 +342,7 @@ def _replay(
                 if answer in (0, 1):
                     act(Action(1 - p, "take" if answer == 1 else "drop"))
                 elif answer == 2:
-                    raise _Cut("a beaver: pulvezar's records have no beaver action")
+                    raise _Cut("a beaver: how XG records the answer to one is not known (no sample file)")
                 continue
             dice = r.i32(100, 2)
             if not all(1 <= d <= 6 for d in dice):
