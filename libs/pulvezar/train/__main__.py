@@ -18,9 +18,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     args = parser.parse_args(argv)
     config = TDConfig(**{f.name: getattr(args, f.name) for f in fields(TDConfig)})
+    saved = TDTrainer.saved_config(args.workdir)
+    if saved is not None:  # a run continues with its own settings; only its length may change
+        saved.games = config.games
+        config = saved
     trainer = TDTrainer(config, args.workdir)
     if trainer.resume():
-        trainer.config.games = config.games  # a resumed run may be extended
         print(f"resumed at {trainer.state.games_done} games", flush=True)
     trainer.run(log=lambda s: print(s, flush=True))
     if args.export:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy.typing as npt
 import torch
 
 from pulvezar.eval.bearoff import OneSidedBearoff
-from pulvezar.eval.encoding import contact, encode
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, contact, encode
 from pulvezar.eval.evaluator import BearoffRaces, NetEvaluator, equity, flip, swap_boards
 from pulvezar.eval.nets import ValueNet
 from pulvezar.rules import _kernel
@@ -56,6 +56,7 @@ class TDConfig:
     checkpoint_every: int = 2_000  # games
     snapshot_every: int = 50_000  # games; a model file per snapshot for learning curves
     threads: int = 1
+    encoding_version: int = ENCODING_VERSION
 
 
 @dataclass
@@ -74,9 +75,12 @@ class TDTrainer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         torch.manual_seed(config.seed)
         torch.set_num_threads(config.threads)
-        self.contact_net = ValueNet(config.contact_hidden)
-        self.race_net = ValueNet(config.race_hidden)
-        self.evaluator = NetEvaluator(self.contact_net, self.race_net, bearoff, device="cpu")
+        features = FEATURES_BY_VERSION[config.encoding_version]
+        self.contact_net = ValueNet(config.contact_hidden, features=features)
+        self.race_net = ValueNet(config.race_hidden, features=features)
+        self.evaluator = NetEvaluator(
+            self.contact_net, self.race_net, bearoff, device="cpu", encoding_version=config.encoding_version
+        )
         self.races = BearoffRaces.covers
         params = list(self.contact_net.parameters()) + list(self.race_net.parameters())
         self.optimizer = torch.optim.Adam(params, lr=config.lr)
@@ -105,6 +109,20 @@ class TDTrainer:
         tmp = self.checkpoint_path.with_suffix(".tmp")
         torch.save(blob, tmp)
         os.replace(tmp, self.checkpoint_path)
+
+    @staticmethod
+    def saved_config(workdir: str | Path) -> TDConfig | None:
+        """The configuration stored in ``workdir``'s checkpoint, if there is one."""
+        path = Path(workdir) / "checkpoint.pt"
+        if not path.exists():
+            return None
+        blob = torch.load(path, map_location="cpu", weights_only=False)
+        saved = blob["config"]
+        if "encoding_version" not in saved:  # older checkpoints: read it off the first layer
+            width = blob["contact"]["body.0.weight"].shape[1]
+            saved["encoding_version"] = next(v for v, n in FEATURES_BY_VERSION.items() if n == width)
+        known = {f.name for f in fields(TDConfig)}
+        return TDConfig(**{k: v for k, v in saved.items() if k in known})
 
     def resume(self) -> bool:
         """Continue from the checkpoint in ``workdir`` if there is one."""
@@ -204,7 +222,7 @@ class TDTrainer:
         ys = np.concatenate(self._ys)
         self._xs, self._ys, self._pending = [], [], 0
         is_contact = contact(xs)
-        feats = torch.from_numpy(encode(xs))
+        feats = torch.from_numpy(encode(xs, self.config.encoding_version))
         targets = torch.from_numpy(ys.astype(np.float32)).clamp(0.0, 1.0)
         loss_fn = torch.nn.BCELoss()
         for net, mask in ((self.contact_net, is_contact), (self.race_net, ~is_contact)):
