@@ -15,14 +15,14 @@ help:
 	@echo "make test       install everything the tests need, then lint, type-check and test"
 	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
-	@echo "make bearoff    build the one-sided bear-off database into data/bearoff/ and print its SHA-256"
+	@echo "make bearoff    build the one- and two-sided bear-off databases into data/bearoff/ and print their SHA-256"
 	@echo "make train      run (or resume) TD(lambda) self-play training in runs/td (GAMES=..., SEED=...)"
 	@echo "make strength   pulvezar's shipped net against gnubg 0-ply and PubEval (bench/strength.py)"
 
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
-	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q -e '.[test,services]'
 	@touch $@
 
 setup: $(STAMP)
@@ -63,7 +63,7 @@ bench: $(STAMP)
 	$(PY) bench/movegen.py
 
 bearoff: $(STAMP)
-	$(PY) -m pulvezar.eval.bearoff data/bearoff/one_sided_15x6.bin
+	$(PY) -m pulvezar.eval.bearoff data/bearoff/one_sided_15x6.bin --two-sided data/bearoff/two_sided_6x6.bin
 
 GAMES ?= 400000
 SEED  ?= 1

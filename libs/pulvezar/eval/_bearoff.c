@@ -1,5 +1,6 @@
 /*
- * _bearoff.c: builds pulvezar's exact one-sided bear-off database.
+ * _bearoff.c: builds pulvezar's exact one-sided bear-off database (and the
+ * two-sided one for small positions, build_two_sided below).
  *
  * A one-sided position is c[0..P-1], the mover's checkers on points 1..P
  * (P <= 6, the home board), at most K checkers in all.  Its index is the
@@ -196,6 +197,135 @@ done:
     return out;
 }
 
+/*
+ * build_two_sided(max_checkers=6, points=6) -> bytes: the exact two-sided
+ * bear-off table.  For every pair (m, o) of one-sided positions (indices as
+ * above, at most K checkers each) V(m, o) is the probability that the player
+ * on roll with m wins against o, both sides playing every roll to maximise
+ * their own winning chance:
+ *
+ *     V(m, o) = sum_rolls w * max_{m' legal after the roll} (m' empty ? 1 : 1 - V(o, m'))
+ *
+ * V(empty, o) = 1 (the mover has already won) and V(m, empty) = 0 for m not
+ * empty (the opponent has).  Every successor m' has a smaller index than m,
+ * so V(o, m') lies on a smaller index sum o + m' < m + o: the pairs are
+ * computed anti-diagonal by anti-diagonal in doubles and only then rounded.
+ *
+ * The result is uint16 V[m][o] (row = mover), little-endian, round(V * 65535).
+ */
+#define MAXK2 8 /* C(14, 6) = 3003 positions, 9M pairs */
+#define SCALE2 65535.0
+
+static PyObject *build_two_sided(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"max_checkers", "points", NULL};
+    int k = 6, p = MAXP;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|ii", kwlist, &k, &p)) return NULL;
+    if (k < 0 || k > MAXK2 || p < 1 || p > MAXP) {
+        PyErr_Format(PyExc_ValueError, "need 0 <= max_checkers <= %d and 1 <= points <= %d", MAXK2, MAXP);
+        return NULL;
+    }
+    init_binom();
+    size_t n = binom[p + k][p];
+    uint8_t *pos = PyMem_Calloc(n, MAXP);
+    uint32_t *start = PyMem_Calloc(n * 21 + 1, sizeof(uint32_t)); /* successor lists */
+    uint32_t *succ = NULL;
+    size_t nsucc = 0, cap = 1024;
+    double *v = PyMem_Calloc(n * n, sizeof(double)); /* [mover][opponent] */
+    double w[21];
+    PyObject *out = NULL;
+    uint8_t c[MAXP] = {0};
+    succ = PyMem_Malloc(cap * sizeof(uint32_t));
+    if (!pos || !start || !v || !succ) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    enumerate(pos, p, k, c, 0, k);
+
+    /* the distinct successors of every position under each of the 21 rolls */
+    Gen g;
+    for (size_t i = 0; i < n; i++) {
+        Board b;
+        memset(&b, 0, sizeof b);
+        memcpy(b.me, pos + i * MAXP, (size_t)p);
+        int r = 0;
+        for (int d1 = 1; d1 <= 6; d1++)
+            for (int d2 = 1; d2 <= d1; d2++, r++) {
+                w[r] = (d1 == d2 ? 1.0 : 2.0) / 36.0;
+                start[i * 21 + (size_t)r] = (uint32_t)nsucc;
+                if (i == 0) continue; /* the empty position does not move */
+                if (gen_init(&g, 0) < 0) goto done;
+                if (movegen_generate(&g, &b, d1, d2) < 0) {
+                    gen_free(&g);
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                int bad = g.n == 0;
+                for (Py_ssize_t q = 0; q < g.n && !bad; q++) {
+                    const Board *nb = (const Board *)(g.data + q * REC);
+                    for (int t = p; t < NPTS; t++) bad |= nb->me[t] != 0;
+                    size_t j = pos_index(nb->me, p);
+                    bad |= j >= i;
+                    if (nsucc == cap) {
+                        uint32_t *ns = PyMem_Realloc(succ, 2 * cap * sizeof(uint32_t));
+                        if (!ns) {
+                            gen_free(&g);
+                            PyErr_NoMemory();
+                            goto done;
+                        }
+                        succ = ns, cap *= 2;
+                    }
+                    succ[nsucc++] = (uint32_t)j;
+                }
+                gen_free(&g);
+                if (bad) {
+                    PyErr_SetString(PyExc_RuntimeError, "bear-off: unexpected successor position");
+                    goto done;
+                }
+            }
+    }
+    start[n * 21] = (uint32_t)nsucc;
+
+    /* anti-diagonals s = m + o in increasing order */
+    for (size_t s = 0; s + 1 < 2 * n; s++) {
+        size_t m0 = s < n ? 0 : s - n + 1, m1 = s < n ? s : n - 1;
+        for (size_t m = m0; m <= m1; m++) {
+            size_t o = s - m;
+            double val;
+            if (m == 0) val = 1.0;
+            else if (o == 0) val = 0.0;
+            else {
+                val = 0.0;
+                const double *row = v + o * n; /* V(o, .) */
+                for (int r = 0; r < 21; r++) {
+                    double best = 0.0;
+                    for (uint32_t q = start[m * 21 + (size_t)r]; q < start[m * 21 + (size_t)r + 1]; q++) {
+                        uint32_t j = succ[q];
+                        double x = j == 0 ? 1.0 : 1.0 - row[j];
+                        if (x > best) best = x;
+                    }
+                    val += w[r] * best;
+                }
+            }
+            v[m * n + o] = val;
+        }
+    }
+
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(2 * n * n));
+    if (!out) goto done;
+    uint8_t *o8 = (uint8_t *)PyBytes_AS_STRING(out);
+    for (size_t i = 0; i < n * n; i++) {
+        double x = v[i] < 0.0 ? 0.0 : v[i] > 1.0 ? 1.0 : v[i];
+        uint16_t q = (uint16_t)llround(x * SCALE2);
+        o8[2 * i] = (uint8_t)q, o8[2 * i + 1] = (uint8_t)(q >> 8);
+    }
+done:
+    PyMem_Free(pos);
+    PyMem_Free(start);
+    PyMem_Free(succ);
+    PyMem_Free(v);
+    return out;
+}
+
 static PyObject *position_index(PyObject *self, PyObject *arg) {
     PyObject *seq = PySequence_Fast(arg, "checkers must be a sequence of ints");
     if (!seq) return NULL;
@@ -226,13 +356,15 @@ static PyObject *position_index(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"build_one_sided", (PyCFunction)(void (*)(void))build_one_sided, METH_VARARGS | METH_KEYWORDS,
      "build_one_sided(max_checkers=15, points=6) -> bytes: the encoded one-sided bear-off table."},
+    {"build_two_sided", (PyCFunction)(void (*)(void))build_two_sided, METH_VARARGS | METH_KEYWORDS,
+     "build_two_sided(max_checkers=6, points=6) -> bytes: the exact two-sided table, uint16 V[mover][opponent]."},
     {"position_index", position_index, METH_O,
      "position_index(checkers) -> int: index of checkers on points 1..len(checkers)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bearoff",
-                                    "Exact one-sided bear-off database builder.", -1, methods,
+                                    "Exact one- and two-sided bear-off database builders.", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__bearoff(void) { return PyModule_Create(&module); }

@@ -21,6 +21,14 @@ The table is built in C (about a second) and saved as a small checksummed file::
     payload bytes u64 | SHA-256 of the payload (32 bytes) | payload
 
 all little-endian; the payload is what ``_bearoff.build_one_sided`` returns.
+
+:class:`TwoSidedBearoff` is the exact *two-sided* table for small positions: for every
+pair of positions with at most ``max_checkers`` (default 6) checkers on the home points
+it holds the probability that the player on roll wins when both sides play each roll to
+maximise their winning chance (not to minimise rolls).  With at most 14 checkers a side
+no gammon is possible, so that one number is the whole outcome.  Its file is the same
+header with magic ``b"PZB2"`` and a payload of ``uint16`` ``round(p * 65535)``,
+``[mover index][opponent index]`` (``_bearoff.build_two_sided``, well under a second).
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import numpy.typing as npt
 
 from pulvezar.eval import _bearoff
 
-__all__ = ["DEFAULT_PATH", "FORMAT_VERSION", "OneSidedBearoff"]
+__all__ = ["DEFAULT_PATH", "DEFAULT_TWO_SIDED_PATH", "FORMAT_VERSION", "OneSidedBearoff", "TwoSidedBearoff"]
 
 FORMAT_VERSION: Final = 1
 MAGIC: Final = b"PZBO"
@@ -47,6 +55,11 @@ _HEADER: Final = struct.Struct("<4sHBBIQ32s")
 
 #: The committed database for 15 checkers on 6 points (see ``make bearoff``).
 DEFAULT_PATH: Final = Path(__file__).resolve().parents[3] / "data" / "bearoff" / "one_sided_15x6.bin"
+
+#: The two-sided database for up to 6 checkers a side on 6 points (see ``make bearoff``).
+DEFAULT_TWO_SIDED_PATH: Final = DEFAULT_PATH.with_name("two_sided_6x6.bin")
+MAGIC_TWO_SIDED: Final = b"PZB2"
+SCALE_TWO_SIDED: Final = 65535.0
 
 Position = int | Sequence[int]
 FloatArray = npt.NDArray[np.float64]
@@ -227,33 +240,184 @@ class OneSidedBearoff:
         return win, win_g, lose_g
 
 
+class TwoSidedBearoff:
+    """Exact P(win) of no-contact home-board endgames with at most ``max_checkers`` a side.
+
+    ``V(m, o)`` is the probability that the player on roll, with position ``m``, wins
+    against ``o`` when both sides play every roll to maximise their winning chance.
+    Positions use the one-sided index (:meth:`OneSidedBearoff.index`).  By definition
+    ``V(empty, o) = 1`` (the mover has already borne off) and ``V(m, empty) = 0`` for a
+    non-empty ``m``.
+
+    >>> db = TwoSidedBearoff.build(2)
+    >>> db.win_probability((1,), (1,)), round(db.win_probability((0, 0, 0, 0, 0, 1), (1,)), 4)
+    (1.0, 0.75)
+    """
+
+    def __init__(self, payload: bytes, max_checkers: int = 6, points: int = 6) -> None:
+        self.max_checkers = max_checkers
+        self.points = points
+        self.positions = comb(points + max_checkers, points)
+        if len(payload) != 2 * self.positions**2:
+            raise ValueError("two-sided bear-off payload has the wrong length")
+        self.payload = payload
+        n = self.positions
+        self._q = np.frombuffer(payload, dtype="<u2").reshape(n, n)
+        # C(s + j - 1, j) for s <= max_checkers checkers on the j highest points
+        self._comb = np.array(
+            [[comb(s + j - 1, j) if j else 0 for j in range(points + 1)] for s in range(max_checkers + 1)],
+            dtype=np.intp,
+        )
+
+    # --- building, saving, loading -------------------------------------------------
+
+    @classmethod
+    def build(cls, max_checkers: int = 6, points: int = 6) -> TwoSidedBearoff:
+        """Compute the table (deterministic: the same bytes on every build)."""
+        return cls(_bearoff.build_two_sided(max_checkers, points), max_checkers, points)
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the payload (the table itself), in hex."""
+        return hashlib.sha256(self.payload).hexdigest()
+
+    def to_bytes(self) -> bytes:
+        """The file image: header followed by the payload."""
+        digest = hashlib.sha256(self.payload).digest()
+        head = _HEADER.pack(
+            MAGIC_TWO_SIDED,
+            FORMAT_VERSION,
+            self.max_checkers,
+            self.points,
+            self.positions,
+            len(self.payload),
+            digest,
+        )
+        return head + self.payload
+
+    def save(self, path: str | Path) -> None:
+        """Write the table to ``path`` (parent folders are created)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(self.to_bytes())
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TwoSidedBearoff:
+        """Parse a file image, verifying its format and checksum."""
+        if len(data) < _HEADER.size:
+            raise ValueError("two-sided bear-off file too short")
+        magic, version, k, p, n, size, digest = _HEADER.unpack_from(data)
+        if magic != MAGIC_TWO_SIDED or version != FORMAT_VERSION:
+            raise ValueError(f"not a pulvezar two-sided bear-off file of version {FORMAT_VERSION}")
+        payload = data[_HEADER.size :]
+        if len(payload) != size or n != comb(p + k, p) or size != 2 * n * n:
+            raise ValueError("two-sided bear-off file truncated or inconsistent")
+        if hashlib.sha256(payload).digest() != digest:
+            raise ValueError("two-sided bear-off file checksum mismatch")
+        return cls(payload, k, p)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TwoSidedBearoff:
+        """Read and verify a table written by :meth:`save`."""
+        return cls.from_bytes(Path(path).read_bytes())
+
+    @classmethod
+    def default(cls) -> TwoSidedBearoff:
+        """The 6-checker, 6-point table: the file `make bearoff` wrote, or a fresh build (< 1 s)."""
+        if DEFAULT_TWO_SIDED_PATH.exists():
+            return cls.load(DEFAULT_TWO_SIDED_PATH)
+        return cls.build()
+
+    # --- queries -------------------------------------------------------------------
+
+    def index(self, checkers: Sequence[int]) -> int:
+        """Index of ``checkers`` (counts on points 1, 2, ...), as in :class:`OneSidedBearoff`."""
+        counts = list(checkers)
+        if any(c < 0 for c in counts) or any(counts[self.points :]):
+            raise ValueError(f"checkers must be non-negative and on points 1..{self.points}")
+        counts = (counts + [0] * self.points)[: self.points]
+        if sum(counts) > self.max_checkers:
+            raise ValueError(f"at most {self.max_checkers} checkers")
+        idx, s = 0, 0
+        for j in range(1, self.points + 1):
+            s += counts[self.points - j]
+            idx += comb(s + j - 1, j)
+        return idx
+
+    def win_probability(self, mover_home: Position, opponent_home: Position) -> float:
+        """P(the player on roll wins); each side given as counts on its points 1..points (or an index)."""
+        m = mover_home if isinstance(mover_home, int) else self.index(mover_home)
+        o = opponent_home if isinstance(opponent_home, int) else self.index(opponent_home)
+        if not (0 <= m < self.positions and 0 <= o < self.positions):
+            raise IndexError((m, o))
+        return float(self._q[m, o]) / SCALE_TWO_SIDED
+
+    def table(self) -> FloatArray:
+        """The whole table as ``(positions, positions)`` floats, ``[mover, opponent]``."""
+        return self._q / SCALE_TWO_SIDED
+
+    def covers(self, boards: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """``(N, 50)`` boards whose both sides have at most ``max_checkers`` checkers, all on
+        points 1..points (the empty side included)."""
+        b = np.asarray(boards, dtype=np.uint8).reshape(-1, 50)
+        p, k = self.points, self.max_checkers
+        result: npt.NDArray[np.bool_] = (
+            (b[:, p:25].sum(axis=1) == 0)
+            & (b[:, 25 + p : 50].sum(axis=1) == 0)
+            & (b[:, 0:p].sum(axis=1, dtype=np.intp) <= k)
+            & (b[:, 25 : 25 + p].sum(axis=1, dtype=np.intp) <= k)
+        )
+        return result
+
+    def indices(self, home: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:
+        """Indices of ``(N, points)`` home boards (counts on points 1..points, covered)."""
+        s = np.cumsum(np.asarray(home)[:, ::-1].astype(np.intp), axis=1)  # checkers on the j highest
+        return np.asarray(self._comb[s, np.arange(1, self.points + 1)].sum(axis=1), dtype=np.intp)
+
+    def win_probabilities(self, boards: npt.NDArray[np.uint8]) -> FloatArray:
+        """P(win) of the player on roll for ``(N, 50)`` boards, all of them covered."""
+        b = np.asarray(boards, dtype=np.uint8).reshape(-1, 50)
+        if not self.covers(b).all():
+            raise ValueError(f"boards outside the two-sided table ({self.max_checkers} checkers on 1..6)")
+        im = self.indices(b[:, 0 : self.points])
+        io = self.indices(b[:, 25 : 25 + self.points])
+        return np.asarray(self._q[im, io], dtype=np.float64) / SCALE_TWO_SIDED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Build the 15x6 table, write it (default: :data:`DEFAULT_PATH`) and a JSON record beside it."""
+    """Build the 15x6 one-sided and the 6x6 two-sided tables, write them (default:
+    :data:`DEFAULT_PATH`, :data:`DEFAULT_TWO_SIDED_PATH`) and a JSON record beside each."""
     import argparse
     import json
     import time
 
     parser = argparse.ArgumentParser(prog="python -m pulvezar.eval.bearoff", description=main.__doc__)
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
+    parser.add_argument("--two-sided", type=Path, default=DEFAULT_TWO_SIDED_PATH, metavar="PATH")
     args = parser.parse_args(argv)
-    start = time.perf_counter()
-    db = OneSidedBearoff.build()
-    seconds = time.perf_counter() - start
-    db.save(args.path)
-    image = args.path.read_bytes()
-    record = {
-        "file": args.path.name,
-        "format_version": FORMAT_VERSION,
-        "max_checkers": db.max_checkers,
-        "points": db.points,
-        "positions": db.positions,
-        "bytes": len(image),
-        "sha256": hashlib.sha256(image).hexdigest(),
-        "payload_sha256": db.sha256,
-    }
-    args.path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
-    print(f"{args.path}: {len(image)} bytes, built in {seconds:.2f} s")
-    print(f"sha256 {record['sha256']}")
+    builders: list[tuple[Path, type[OneSidedBearoff] | type[TwoSidedBearoff]]] = [
+        (args.path, OneSidedBearoff),
+        (args.two_sided, TwoSidedBearoff),
+    ]
+    for path, cls in builders:
+        start = time.perf_counter()
+        db = cls.build()
+        seconds = time.perf_counter() - start
+        db.save(path)
+        image = path.read_bytes()
+        record = {
+            "file": path.name,
+            "format_version": FORMAT_VERSION,
+            "max_checkers": db.max_checkers,
+            "points": db.points,
+            "positions": db.positions,
+            "bytes": len(image),
+            "sha256": hashlib.sha256(image).hexdigest(),
+            "payload_sha256": db.sha256,
+        }
+        path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+        print(f"{path}: {len(image)} bytes, built in {seconds:.2f} s")
+        print(f"sha256 {record['sha256']}")
     return 0
 
 

@@ -5,9 +5,10 @@ probabilities ``(win, win gammon, win backgammon, lose gammon, lose
 backgammon)``.  :meth:`Evaluator.evaluate_boards` is the batch method the
 search, rollouts and training call; the rest is built on it.
 
-Position classes: finished games are scored exactly; races with all checkers
-of both sides in their home boards come from the exact one-sided bear-off
-database; other races go to the race net, everything else to the contact net.
+Position classes: finished games are scored exactly; home-board endgames with
+at most 6 checkers a side come from the exact two-sided bear-off database,
+other races with all checkers of both sides in their home boards from the exact
+one-sided one; other races go to the race net, everything else to the contact net.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from pulvezar.eval.bearoff import OneSidedBearoff
+from pulvezar.eval.bearoff import OneSidedBearoff, TwoSidedBearoff
 from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, contact, encode
 from pulvezar.eval.nets import ValueNet
 from pulvezar.rules.position import Position
@@ -179,7 +180,7 @@ class ModelInfo:
 
 
 class NetEvaluator(EvaluatorBase):
-    """Contact and race nets, exact bear-off races, exact finished games."""
+    """Contact and race nets, exact bear-off endgames and races, exact finished games."""
 
     def __init__(
         self,
@@ -189,6 +190,7 @@ class NetEvaluator(EvaluatorBase):
         device: str | torch.device | None = None,
         info: ModelInfo | None = None,
         encoding_version: int = ENCODING_VERSION,
+        two_sided: TwoSidedBearoff | None = None,
     ) -> None:
         if contact_net.features != FEATURES_BY_VERSION[encoding_version]:
             raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
@@ -197,6 +199,7 @@ class NetEvaluator(EvaluatorBase):
         self.contact_net = contact_net.to(self.device).eval()
         self.race_net = race_net.to(self.device).eval()
         self.races = BearoffRaces(bearoff or OneSidedBearoff.default())
+        self.two_sided = two_sided or TwoSidedBearoff.default()
         self.info = info
 
     def net_probabilities(self, net: ValueNet, boards: Boards) -> Probs:
@@ -213,6 +216,12 @@ class NetEvaluator(EvaluatorBase):
         done, exact = terminal(boards)
         out[done] = exact[done]
         todo = ~done
+        # small home-board endgames: exact P(win) with both sides playing to win; with
+        # at most 14 checkers a side nobody can be gammoned
+        two = todo & self.two_sided.covers(boards)
+        if two.any():
+            out[two, 0] = self.two_sided.win_probabilities(boards[two])
+        todo &= ~two
         bo = todo & BearoffRaces.covers(boards)
         if bo.any():
             out[bo] = self.races.probabilities(boards[bo])
