@@ -6,6 +6,8 @@
 16
 """
 
+from typing import TYPE_CHECKING
+
 from pulvezar.errors import (
     AmbiguousPlayError,
     IllegalPlayError,
@@ -32,7 +34,18 @@ from pulvezar.rules import (
     parse_play,
 )
 
+if TYPE_CHECKING:
+    from pulvezar.eval.evaluator import NetEvaluator
+
 __version__ = "0.1.0"
+
+
+def default_evaluator() -> "NetEvaluator":
+    """The shipped net (see :mod:`pulvezar.eval`); imports PyTorch on first use."""
+    from pulvezar.eval.evaluator import default_evaluator as load
+
+    return load()
+
 
 __all__ = [
     "XGID",
@@ -53,6 +66,7 @@ __all__ = [
     "PulvezarError",
     "Rules",
     "__version__",
+    "default_evaluator",
     "format_gnubg_id",
     "format_play",
     "parse_gnubg_id",
