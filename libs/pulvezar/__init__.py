@@ -36,6 +36,7 @@ from pulvezar.rules import (
 
 if TYPE_CHECKING:
     from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.search.plies import Candidate
 
 __version__ = "0.1.0"
 
@@ -45,6 +46,13 @@ def default_evaluator() -> "NetEvaluator":
     from pulvezar.eval.evaluator import default_evaluator as load
 
     return load()
+
+
+def hint(position: Position, dice: tuple[int, int], **options: object) -> "list[Candidate]":
+    """The candidates of a roll, best first (see :func:`pulvezar.search.hint`); imports PyTorch lazily."""
+    from pulvezar.search.hint import hint as search_hint
+
+    return search_hint(position, dice, **options)  # type: ignore[arg-type]
 
 
 __all__ = [
@@ -69,6 +77,7 @@ __all__ = [
     "default_evaluator",
     "format_gnubg_id",
     "format_play",
+    "hint",
     "parse_gnubg_id",
     "parse_play",
 ]

@@ -2,7 +2,7 @@
 
 - :mod:`pulvezar.eval.encoding` -- the versioned feature encoding (training imports it from here);
 - :mod:`pulvezar.eval.nets` -- the PyTorch nets;
-- :mod:`pulvezar.eval.evaluator` -- ``Evaluator`` (``evaluate_boards``), ``NetEvaluator``, ``default_evaluator()``;
+- :mod:`pulvezar.eval.evaluator` -- ``Evaluator``, ``NetEvaluator``, ``default_evaluator()``;
 - :mod:`pulvezar.eval.bearoff` -- one- and two-sided bear-off databases;
 - :mod:`pulvezar.eval.pubeval` -- Tesauro's PubEval, the classic baseline player.
 """

@@ -1,0 +1,29 @@
+"""Search: N-ply lookahead with move filters and a cache, and ``hint``.
+
+>>> from pulvezar import Position
+>>> [c.notation for c in hint(Position.start(), (6, 5))][:1]
+['24/13']
+"""
+
+from pulvezar.search.cache import CachedEvaluator, EvalCache
+from pulvezar.search.filters import FILTERS, FilterStage, MoveFilter, move_filter
+from pulvezar.search.hint import LEVELS, Level, hint, searcher
+from pulvezar.search.plies import MAX_PLY, ROLL_WEIGHTS, ROLLS, Candidate, Search
+
+__all__ = [
+    "FILTERS",
+    "LEVELS",
+    "MAX_PLY",
+    "ROLLS",
+    "ROLL_WEIGHTS",
+    "CachedEvaluator",
+    "Candidate",
+    "EvalCache",
+    "FilterStage",
+    "Level",
+    "MoveFilter",
+    "Search",
+    "hint",
+    "move_filter",
+    "searcher",
+]

@@ -1,0 +1,106 @@
+"""A bounded LRU cache of evaluations, keyed by board bytes.
+
+Keys are the 50-byte board (0-ply probabilities) or the board followed by one
+byte holding the ply (deeper values, see :mod:`pulvezar.search.plies`).  Values
+are the five probabilities stored as 40 bytes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs
+
+DEFAULT_SIZE = 1 << 17  # entries; about 250 bytes each
+
+
+class EvalCache:
+    """Bounded LRU map ``bytes -> (5,) probabilities`` with hit and miss counters."""
+
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        if size < 0:
+            raise ValueError("the cache size cannot be negative")
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._data: OrderedDict[bytes, bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        """Drop every entry and reset the counters."""
+        self._data.clear()
+        self.hits = self.misses = 0
+
+    def lookup(self, keys: list[bytes]) -> tuple[list[int], Probs]:
+        """Indices of the keys found and their probabilities, ``(len(found), 5)``."""
+        data = self._data
+        found: list[int] = []
+        values: list[bytes] = []
+        for i, k in enumerate(keys):
+            v = data.get(k)
+            if v is not None:
+                data.move_to_end(k)
+                found.append(i)
+                values.append(v)
+        self.hits += len(found)
+        self.misses += len(keys) - len(found)
+        probs = np.frombuffer(b"".join(values), dtype=np.float64).reshape(-1, 5).copy()
+        return found, probs
+
+    def store(self, keys: list[bytes], probs: Probs) -> None:
+        """Insert entries, evicting the least recently used beyond :attr:`size`."""
+        if self.size == 0:
+            return
+        data = self._data
+        raw = np.ascontiguousarray(probs, dtype=np.float64).tobytes()
+        for i, k in enumerate(keys):
+            data[k] = raw[40 * i : 40 * i + 40]
+        while len(data) > self.size:
+            data.popitem(last=False)
+
+
+def unique_boards(boards: Boards) -> tuple[Boards, np.ndarray]:
+    """Distinct rows of ``(N, 50)`` boards and the inverse index (``boards == u[inv]``)."""
+    boards = np.ascontiguousarray(boards, dtype=np.uint8)
+    view = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
+    _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+    return boards[first], inv.ravel()
+
+
+class CachedEvaluator:
+    """Wraps an evaluator: duplicate boards are evaluated once, known ones not at all.
+
+    Every call makes at most one ``evaluate_boards`` call on the wrapped
+    evaluator, with the boards neither in the batch twice nor in the cache.
+    """
+
+    def __init__(self, evaluator: Evaluator, cache: EvalCache | None = None) -> None:
+        self.evaluator = evaluator
+        self.cache = cache if cache is not None else EvalCache()
+        self.calls = 0  # calls that reached the wrapped evaluator
+        self.evaluated = 0  # boards that reached it
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        if len(boards) == 0:
+            return np.zeros((0, 5))
+        uniq, inv = unique_boards(boards)
+        keys = [b.tobytes() for b in uniq]
+        found, known = self.cache.lookup(keys)
+        out = np.empty((len(uniq), 5))
+        if found:
+            out[found] = known
+        missing = np.ones(len(uniq), dtype=bool)
+        missing[found] = False
+        if missing.any():
+            idx = np.flatnonzero(missing)
+            probs = self.evaluator.evaluate_boards(uniq[idx])
+            self.calls += 1
+            self.evaluated += len(idx)
+            out[idx] = probs
+            self.cache.store([keys[i] for i in idx], probs)
+        result: Probs = out[inv]
+        return result

@@ -1,0 +1,250 @@
+"""N-ply lookahead, batched, with an evaluation cache.
+
+Numbering follows GNU Backgammon: the value of a play at
+
+- **0 plies** is the raw evaluation of the position after the play;
+- **n plies** is the average over the opponent's 21 rolls (doubles 1/36,
+  others 2/36) of the position after the opponent's best reply, that reply
+  chosen by 0-ply equity and then valued at ``n - 1`` plies.  At 1 ply this is
+  exactly "the opponent's best 0-ply reply, averaged over its rolls".
+
+eXtreme Gammon counts one more: XG "1-ply" = gnubg 0-ply, XG "2-ply" = gnubg
+1-ply, XG "3-ply" = gnubg 2-ply.
+
+Finished games and the exact bear-off races are not searched: their 0-ply value
+is already final.  Probabilities are averaged (equity is linear in them);
+replies are chosen by cubeless equity under the search's rules (Tavla: mars = 2).
+
+Batching: every level of the lookahead generates the plays of all its
+positions and rolls with the rules kernel and makes one evaluation call for
+all of them (through :class:`~pulvezar.search.cache.CachedEvaluator`, which
+drops duplicates and boards already known).  Values at ``n >= 1`` plies are
+cached too, keyed by the board plus one byte for the ply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from pulvezar.eval.evaluator import (
+    BearoffRaces,
+    Boards,
+    Evaluator,
+    Probs,
+    default_evaluator,
+    equity,
+    flip,
+    swap_boards,
+    terminal,
+)
+from pulvezar.rules import _kernel
+from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Play, Rules
+from pulvezar.search.cache import CachedEvaluator, EvalCache, unique_boards
+from pulvezar.search.filters import MoveFilter, move_filter
+
+REC = _kernel.REC
+MAX_PLY = 3
+ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
+"""The 21 distinct rolls, larger die first."""
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+
+
+def _rules_flags(rules: Rules) -> int:
+    return (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
+        _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One legal play as the search valued it.
+
+    ``probs`` and ``cubeless_equity`` are for the player making the play;
+    ``cubeful_equity`` is a placeholder (``None``) until the cube is modelled,
+    and :attr:`equity` then prefers it.  ``noise`` is what a weakened level
+    added to the equity for ordering (``score = equity + noise``); ``loss`` is
+    the best candidate's equity minus this one's (noise left out).
+    """
+
+    play: Play
+    probs: tuple[float, float, float, float, float]
+    cubeless_equity: float
+    ply: int
+    loss: float = 0.0
+    noise: float = 0.0
+    cubeful_equity: float | None = None
+
+    @property
+    def notation(self) -> str:
+        return self.play.notation
+
+    @property
+    def equity(self) -> float:
+        """The equity the candidates are compared by (cubeless for now)."""
+        return self.cubeful_equity if self.cubeful_equity is not None else self.cubeless_equity
+
+    @property
+    def score(self) -> float:
+        return self.equity + self.noise
+
+
+class Search:
+    """Lookahead for one evaluator and rule set, with its own cache.
+
+    >>> s = Search(rules=Rules.international())
+    >>> best = s.rank(Position.start(), (3, 1), ply=0)[0]
+    >>> best.notation
+    '8/5 6/5'
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator | None = None,
+        rules: Rules | None = None,
+        cache: EvalCache | None = None,
+    ) -> None:
+        self.evaluator: Evaluator = evaluator if evaluator is not None else default_evaluator()
+        self.rules = rules or Rules.international()
+        self.cache = cache if cache is not None else EvalCache()
+        self.cached = CachedEvaluator(self.evaluator, self.cache)
+        self._flags = _rules_flags(self.rules)
+
+    # ---- values of positions ------------------------------------------------
+    def probabilities(self, boards: Boards, ply: int) -> Probs:
+        """``(N, 50)`` boards -> ``(N, 5)`` probabilities at ``ply`` for the player on roll."""
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+        boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        if ply == 0 or len(boards) == 0:
+            return self.cached.evaluate_boards(boards)
+        uniq, inv = unique_boards(boards)
+        out = np.empty((len(uniq), 5))
+        done, exact = terminal(uniq)
+        out[done] = exact[done]
+        final = ~done & BearoffRaces.covers(uniq)
+        if final.any():
+            out[final] = self.cached.evaluate_boards(uniq[final])
+        todo = np.flatnonzero(~done & ~final)
+        if len(todo):
+            tag = bytes([ply])
+            keys = [uniq[i].tobytes() + tag for i in todo]
+            found, known = self.cache.lookup(keys)
+            if found:
+                out[todo[found]] = known
+            missing = np.ones(len(todo), dtype=bool)
+            missing[found] = False
+            if missing.any():
+                idx = todo[missing]
+                values = self._expand(uniq[idx], ply)
+                out[idx] = values
+                self.cache.store([keys[i] for i in np.flatnonzero(missing)], values)
+        result: Probs = out[inv]
+        return result
+
+    def _expand(self, boards: Boards, ply: int) -> Probs:
+        """Average over the 21 rolls of the best reply (0-ply choice) valued at ``ply - 1``."""
+        gen, flags = _kernel.generate, self._flags
+        recs = [gen(b.tobytes(), d1, d2, flags) for b in boards for d1, d2 in ROLLS]
+        counts = np.fromiter((len(r) // REC for r in recs), dtype=np.intp, count=len(recs))
+        results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, REC)[:, :50]
+        after = swap_boards(results)  # the opponent of the mover is on roll
+        first = self._best_of_segments(after, counts)
+        chosen = after[first]
+        reply = self.probabilities(chosen, ply - 1)  # at 1 ply: cache hits, evaluated just above
+        mover = flip(reply).reshape(len(boards), len(ROLLS), 5)
+        result: Probs = np.einsum("nrk,r->nk", mover, ROLL_WEIGHTS)
+        return result
+
+    def _best_of_segments(self, after: Boards, counts: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+        """Index of the first best 0-ply play in each segment of ``counts`` plays."""
+        mover_eq = equity(flip(self.cached.evaluate_boards(after)), self.rules)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        seg = np.repeat(np.arange(len(counts)), counts)
+        best = np.maximum.reduceat(mover_eq, starts)
+        is_best = mover_eq >= best[seg] - 1e-12
+        first = np.full(len(counts), len(mover_eq), dtype=np.intp)
+        np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
+        return first
+
+    def play_probabilities(self, results: Boards, ply: int) -> Probs:
+        """Probabilities at ``ply`` of plays' resulting boards (mover's view), for the mover."""
+        return flip(self.probabilities(swap_boards(np.asarray(results, dtype=np.uint8)), ply))
+
+    def roll_values(
+        self,
+        position: Position,
+        rolls: tuple[tuple[int, int], ...] = ROLLS,
+        ply: int = 0,
+        filter: str | MoveFilter | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """Cubeless equity of the best play of each roll, for the player on roll.
+
+        At 0 plies all rolls are ranked in one evaluation call.
+        """
+        if ply > 0:
+            return np.array([self.rank(position, d, ply, filter)[0].cubeless_equity for d in rolls])
+        gen, flags, b = _kernel.generate, self._flags, position.board
+        recs = [gen(b, d1, d2, flags) for d1, d2 in rolls]
+        counts = np.fromiter((len(r) // REC for r in recs), dtype=np.intp, count=len(recs))
+        results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, REC)[:, :50]
+        eq = equity(self.play_probabilities(results, 0), self.rules)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        result: npt.NDArray[np.float64] = np.maximum.reduceat(eq, starts)
+        return result
+
+    # ---- ranking the plays of a roll -----------------------------------------
+    def rank(
+        self,
+        position: Position,
+        dice: tuple[int, int],
+        ply: int = 0,
+        filter: str | MoveFilter | None = None,
+    ) -> list[Candidate]:
+        """Every legal play of ``dice``, the best first; see :mod:`~pulvezar.search.filters`.
+
+        Candidates valued deeper come first, then the screened-out ones by their
+        last value; equal values keep the generator's order.
+        """
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
+        mf = move_filter(filter)
+        plays = self.rules.legal_plays(position, dice)
+        boards = np.frombuffer(b"".join(plays.boards()), dtype=np.uint8).reshape(-1, 50)
+        n = len(boards)
+        probs = self.play_probabilities(boards, 0)
+        plies = np.zeros(n, dtype=np.intp)
+        alive = np.arange(n)
+        for k in range(ply):
+            stage = mf.stage(k)
+            if stage is None:
+                continue
+            if k > 0:
+                probs[alive] = self.play_probabilities(boards[alive], k)
+                plies[alive] = k
+            alive = alive[stage.select(equity(probs[alive], self.rules))]
+        if ply > 0:
+            probs[alive] = self.play_probabilities(boards[alive], ply)
+            plies[alive] = ply
+        eq = equity(probs, self.rules)
+        order = np.lexsort((np.arange(n), -eq, -plies))
+        best = eq[order[0]]
+        return [
+            Candidate(
+                play=plays[int(i)],
+                probs=(
+                    float(probs[i, 0]),
+                    float(probs[i, 1]),
+                    float(probs[i, 2]),
+                    float(probs[i, 3]),
+                    float(probs[i, 4]),
+                ),
+                cubeless_equity=float(eq[i]),
+                ply=int(plies[i]),
+                loss=float(best - eq[i]),
+            )
+            for i in order
+        ]
