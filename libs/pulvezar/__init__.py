@@ -36,6 +36,7 @@ from pulvezar.rules import (
 
 if TYPE_CHECKING:
     from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.rollouts.stats import RolloutResult
     from pulvezar.search.plies import Candidate
 
 __version__ = "0.1.0"
@@ -53,6 +54,13 @@ def hint(position: Position, dice: tuple[int, int], **options: object) -> "list[
     from pulvezar.search.hint import hint as search_hint
 
     return search_hint(position, dice, **options)  # type: ignore[arg-type]
+
+
+def rollout(position: Position, **options: object) -> "RolloutResult":
+    """Roll a position out (see :func:`pulvezar.rollouts.rollout`); imports PyTorch lazily."""
+    from pulvezar.rollouts import rollout as run
+
+    return run(position, **options)  # type: ignore[arg-type]
 
 
 __all__ = [
@@ -80,4 +88,5 @@ __all__ = [
     "hint",
     "parse_gnubg_id",
     "parse_play",
+    "rollout",
 ]

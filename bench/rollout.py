@@ -1,0 +1,107 @@
+"""Rollout speed: pulvezar (one process) vs Debian gnubg's own rollout, in one run.
+
+The position after the opening 3-1 (8/5 6/5) with the opponent on roll, 0-ply
+move choice, cubeless, variance reduction, seed 1.  gnubg prints rollout
+results only to a terminal, so it runs under a pseudo-terminal.
+
+    .venv/bin/python bench/rollout.py --trials 1296     # gnubg alone takes ~100 s
+    .venv/bin/python bench/rollout.py --trials 144
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import pty
+import re
+import subprocess
+import tempfile
+import time
+
+import torch
+
+from pulvezar import Position, Rules
+from pulvezar.eval.evaluator import default_evaluator
+from pulvezar.rollouts import rollout
+
+GNUBG = "/usr/games/gnubg"
+
+
+def position() -> Position:
+    return Rules.international().legal_plays(Position.start(), (3, 1)).find("8/5 6/5").position.swap()
+
+
+def run_gnubg(pid: str, trials: int, seed: int) -> tuple[float, str]:
+    """Seconds for gnubg's rollout and its output's last lines."""
+    cmds = [
+        "set threads 1",
+        f"set rollout trials {trials}",
+        "set rollout cubeful off",
+        "set rollout varredn on",
+        "set rollout quasirandom on",
+        "set rollout truncation off",
+        "set rollout chequerplay plies 0",
+        f"set rollout seed {seed}",
+        "new game",
+        "set turn 1",
+        f"set board {pid}",
+        "rollout",
+    ]
+    with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as f:
+        f.write("\n".join(cmds) + "\n")
+    master, slave = pty.openpty()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [GNUBG, "-t", "-q", "-r", "-c", f.name], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait()
+    dt = time.perf_counter() - t0
+    os.close(master)
+    os.unlink(f.name)
+    text = b"".join(chunks).decode(errors="replace").replace("\r", "")
+    lines = [ln for ln in text.splitlines() if re.search(r"[Ee]quity|Rollout|Win|  \d\.\d", ln)]
+    return dt, "\n".join(lines[-8:])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-gnubg", action="store_true")
+    args = ap.parse_args()
+    pos = position()
+    ev = default_evaluator()
+    print(f"{platform.node()} {platform.processor() or platform.machine()} cpus={os.cpu_count()}")
+    print(f"torch threads {torch.get_num_threads()}, device {ev.device}")
+    print(f"position {pos.position_id} (opponent on roll after 3-1 8/5 6/5), trials {args.trials}")
+    rollout(pos, trials=36, seed=args.seed + 1, evaluator=ev, truncate=2)  # warm-up
+    t0 = time.perf_counter()
+    r = rollout(pos, trials=args.trials, seed=args.seed, evaluator=ev)
+    dt_p = time.perf_counter() - t0
+    p = r.probabilities
+    print(
+        f"pulvezar: {dt_p:.1f} s, {args.trials / dt_p:.2f} trials/s; "
+        f"equity {r.equity:+.4f} +- {r.equity_se:.4f} "
+        f"(noise {r.noise:.4f}); probs " + " ".join(f"{x:.3f}" for x in p)
+    )
+    if args.no_gnubg or not os.path.exists(GNUBG):
+        return
+    dt_g, out = run_gnubg(pos.position_id, args.trials, args.seed)
+    print(f"gnubg:    {dt_g:.1f} s, {args.trials / dt_g:.2f} trials/s (includes ~1 s start-up)")
+    print(out)
+    print(f"ratio pulvezar/gnubg trials per second: {dt_g / dt_p:.2f}")
+
+
+if __name__ == "__main__":
+    main()

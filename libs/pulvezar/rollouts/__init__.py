@@ -1,0 +1,24 @@
+"""Rollouts: play a position out many times with quasi-random dice and average the results.
+
+>>> from pulvezar.rollouts import rollout
+>>> from pulvezar import Position
+>>> r = rollout(Position.from_points({1: 1}, {6: 1}), trials=36, seed=3)
+>>> r.equity, r.trials
+(1.0, 36)
+"""
+
+from pulvezar.rollouts.dice import trial_rolls
+from pulvezar.rollouts.engine import Chooser, chooser_for, greedy_chooser, rollout, rollout_plays
+from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
+
+__all__ = [
+    "Chooser",
+    "RolloutResult",
+    "chooser_for",
+    "difference_noise",
+    "greedy_chooser",
+    "playable",
+    "rollout",
+    "rollout_plays",
+    "trial_rolls",
+]

@@ -1,0 +1,267 @@
+"""The rollout engine: many trials in lockstep, batched evaluation, variance reduction.
+
+Every live trial advances one half-move per step.  The move chooser gets the
+boards and dice of all of them at once, so the evaluator sees one large batch
+per half-move.  Under variance reduction the chooser is asked for every one of
+the 21 distinct rolls of every distinct live board, and each trial's luck is
+``(value after its best play) - (mean over the 36 rolls of the value after their
+best plays)``; luck is accumulated for the side the rollout is about and
+subtracted from the trial's final value (exact outcome, exact bear-off value,
+or the evaluator's value at truncation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from pulvezar.eval.evaluator import (
+    BearoffRaces,
+    Boards,
+    Evaluator,
+    Probs,
+    boards_of,
+    default_evaluator,
+    equity,
+    flip,
+    swap_boards,
+    terminal,
+)
+from pulvezar.rollouts.dice import trial_rolls
+from pulvezar.rollouts.stats import RolloutResult
+from pulvezar.rules import _kernel
+from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Play, Rules
+
+Ints = npt.NDArray[np.int64]
+
+#: ``chooser(boards, dice, rules, evaluator) -> (next_boards, mover_probs)``: for each
+#: ``(N, 50)`` board (side on roll) and ``(N, 2)`` roll, the board after the chosen play
+#: (opponent on roll) and the chooser's five probabilities for the mover after it.
+Chooser = Callable[[Boards, Ints, Rules, Evaluator], tuple[Boards, Probs]]
+
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)  # 21 rolls
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+_ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
+for _i, (_a, _b) in enumerate(ROLLS):
+    _ROLL_INDEX[_a, _b] = _ROLL_INDEX[_b, _a] = _i
+
+
+def _flags(rules: Rules) -> int:
+    return (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
+        _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
+    )
+
+
+def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
+    """0-ply: the play with the best cubeless equity by the evaluator (first of equals)."""
+    gen, rec, flags = _kernel.generate, _kernel.REC, _flags(rules)
+    recs = [gen(b.tobytes(), int(d[0]), int(d[1]), flags) for b, d in zip(boards, dice, strict=True)]
+    counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
+    after = swap_boards(np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50])
+    probs = evaluator.evaluate_boards(after)  # opponent on roll
+    done, exact = terminal(after)
+    probs[done] = exact[done]
+    mover = flip(probs)
+    eq = equity(mover, rules)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    seg = np.repeat(np.arange(len(recs)), counts)
+    best = np.maximum.reduceat(eq, starts)
+    is_best = eq >= best[seg] - 1e-12
+    first = np.full(len(recs), len(eq), dtype=np.intp)
+    np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
+    return np.ascontiguousarray(after[first]), mover[first]
+
+
+def chooser_for(ply: int) -> Chooser:
+    """The move chooser of a search depth (only 0-ply exists so far)."""
+    if ply == 0:
+        return greedy_chooser
+    raise NotImplementedError(f"{ply}-ply move choice in rollouts is not implemented yet (use ply=0)")
+
+
+@dataclass(frozen=True)
+class _Setup:
+    trials: int
+    seed: int
+    first_trial: int
+    variance_reduction: bool
+    truncate: int | None
+    bearoff_stop: bool
+    rules: Rules
+    evaluator: Evaluator
+    chooser: Chooser
+
+
+def _view(probs: Probs, other: npt.NDArray[np.bool_]) -> Probs:
+    """Probabilities of a side on roll, turned into the rollout side's view (``other``: not us)."""
+    out = probs.copy()
+    if other.any():
+        out[other] = flip(probs[other])
+    return out
+
+
+def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints, s: _Setup) -> Probs:
+    """Roll out ``start`` boards (one lane each) to the end; per-lane values in our view."""
+    lanes = len(start)
+    board = np.ascontiguousarray(start, dtype=np.uint8).copy()
+    ours = us_on_roll.copy()
+    luck = np.zeros((lanes, 5))
+    value = np.zeros((lanes, 5))
+    alive = np.ones(lanes, dtype=bool)
+
+    def stop(mask: npt.NDArray[np.bool_]) -> None:
+        """End the lanes of ``mask``: exact results where finished, else the evaluator's value."""
+        idx = np.flatnonzero(mask & alive)
+        if len(idx) == 0:
+            return
+        done, exact = terminal(board[idx])
+        probs = exact
+        if (~done).any():
+            probs[~done] = s.evaluator.evaluate_boards(board[idx[~done]])
+        value[idx] = _view(probs, ~ours[idx])
+        alive[idx] = False
+
+    covered = BearoffRaces.covers(board) if s.bearoff_stop else np.zeros(lanes, dtype=bool)
+    stop(terminal(board)[0] | covered | (s.truncate == 0))
+    step = 0
+    while alive.any():
+        ids = np.flatnonzero(alive)
+        dice = trial_rolls(s.seed, trial_ids[ids], step)
+        if s.variance_reduction:
+            uniq, inv = np.unique(board[ids], axis=0, return_inverse=True)
+            inv = inv.reshape(-1)
+            nu = len(uniq)
+            nxt_all, probs_all = s.chooser(
+                np.repeat(uniq, len(ROLLS), axis=0), np.tile(ROLLS, (nu, 1)), s.rules, s.evaluator
+            )
+            mover_mean = (probs_all.reshape(nu, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+            pick = inv * len(ROLLS) + _ROLL_INDEX[dice[:, 0], dice[:, 1]]
+            nxt, mover = nxt_all[pick], probs_all[pick]
+            other = ~ours[ids]
+            luck[ids] += _view(mover, other) - _view(mover_mean[inv], other)
+        else:
+            nxt, _ = s.chooser(board[ids], dice, s.rules, s.evaluator)
+        board[ids] = nxt
+        ours[ids] = ~ours[ids]
+        step += 1
+        ends = np.zeros(lanes, dtype=bool)
+        ends[ids] = terminal(nxt)[0]
+        if s.bearoff_stop:
+            ends[ids] |= BearoffRaces.covers(nxt)
+        if s.truncate is not None and step >= s.truncate:
+            ends[ids] = True
+        stop(ends)
+    return value - luck
+
+
+def _setup(
+    trials: int,
+    ply: int,
+    seed: int,
+    first_trial: int,
+    variance_reduction: bool,
+    cubeful: bool,
+    truncate: int | None,
+    bearoff_stop: bool,
+    evaluator: Evaluator | None,
+    rules: Rules | None,
+    chooser: Chooser | None,
+) -> _Setup:
+    if cubeful:
+        raise NotImplementedError("cubeful rollouts are not implemented yet; use cubeful=False")
+    if trials < 1 or first_trial < 0:
+        raise ValueError("trials must be positive and first_trial non-negative")
+    if truncate is not None and truncate < 0:
+        raise ValueError("truncate is a non-negative number of half-moves")
+    return _Setup(
+        trials,
+        seed,
+        first_trial,
+        variance_reduction,
+        truncate,
+        bearoff_stop,
+        rules or Rules.international(),
+        evaluator or default_evaluator(),
+        chooser or chooser_for(ply),
+    )
+
+
+def rollout(
+    position: Position,
+    trials: int = 1296,
+    ply: int = 0,
+    seed: int = 1,
+    variance_reduction: bool = True,
+    cubeful: bool = False,
+    truncate: int | None = None,
+    evaluator: Evaluator | None = None,
+    rules: Rules | None = None,
+    *,
+    first_trial: int = 0,
+    bearoff_stop: bool = True,
+    chooser: Chooser | None = None,
+) -> RolloutResult:
+    """Roll out ``position`` (player on roll, before rolling); values for the player on roll.
+
+    Trials ``first_trial .. first_trial + trials - 1`` are run; trial ``i``'s dice
+    depend on ``(seed, i)`` alone, so chunks merge (:meth:`RolloutResult.merge`)
+    into exactly the whole run.  ``truncate=N`` stops after N half-moves with
+    the evaluator's value; ``bearoff_stop`` ends a trial on a race that
+    :meth:`BearoffRaces.covers` (exact for :class:`NetEvaluator`).
+    """
+    s = _setup(
+        trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
+        evaluator, rules, chooser,
+    )  # fmt: skip
+    ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
+    start = np.repeat(boards_of([position]), trials, axis=0)
+    values = _simulate(start, np.ones(trials, dtype=bool), ids, s)
+    return RolloutResult(ids, values, seed, s.rules, variance_reduction)
+
+
+def rollout_plays(
+    position: Position,
+    dice: tuple[int, int],
+    plays: Sequence[Play | Position] | None = None,
+    trials: int = 1296,
+    ply: int = 0,
+    seed: int = 1,
+    variance_reduction: bool = True,
+    cubeful: bool = False,
+    truncate: int | None = None,
+    evaluator: Evaluator | None = None,
+    rules: Rules | None = None,
+    *,
+    first_trial: int = 0,
+    bearoff_stop: bool = True,
+    chooser: Chooser | None = None,
+) -> list[RolloutResult]:
+    """Roll out candidate plays of ``dice`` at ``position``; values for the player who plays them.
+
+    ``plays`` are legal plays (or their resulting positions, mover's view); by
+    default every legal play.  Each result is rolled out with the opponent on
+    roll, every candidate with the same dice sequences; all candidates' trials
+    advance together in one batch.
+    """
+    s = _setup(
+        trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
+        evaluator, rules, chooser,
+    )  # fmt: skip
+    legal = s.rules.legal_plays(position, dice)
+    cands = list(legal) if plays is None else list(plays)
+    results = [c.position if isinstance(c, Play) else c for c in cands]
+    for r in results:
+        if r not in legal:
+            raise ValueError(f"{r!r} is not a legal play of {dice} from {position!r}")
+    n = len(results)
+    ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
+    start = np.repeat(swap_boards(boards_of(results)), trials, axis=0)
+    values = _simulate(start, np.zeros(n * trials, dtype=bool), np.tile(ids, n), s)
+    return [
+        RolloutResult(ids, values[c * trials : (c + 1) * trials], seed, s.rules, variance_reduction)
+        for c in range(n)
+    ]
