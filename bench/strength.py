@@ -174,27 +174,31 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
     return float(a.mean()), float(1.96 * a.std(ddof=1) / math.sqrt(len(a)))
 
 
-def speed(net: NetEvaluator, seconds: float = 2.0) -> dict:
-    """Net evaluations per second (one thread) at batch sizes 1, 32, 1024, and gnubg-nn's per call."""
+def speed(net: NetEvaluator, seconds: float = 2.0, pool_size: int = 40_000) -> dict:
+    """Net evaluations per second (one thread) at batch sizes 1, 32, 1024, and gnubg-nn's per call.
+
+    Every board is evaluated once per engine (gnubg-nn caches evaluations, so repeats would flatter it).
+    """
     import torch
 
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
+    seen: set[bytes] = set()
     pos = Position.start()
-    boards = []
-    for _ in range(300):  # contact positions from random play
+    while len(seen) < pool_size:  # distinct contact positions from random play
         plays = RULES.legal_plays(pos, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
-        pos = plays[int(rng.integers(len(plays)))].position.swap()
-        if RULES.game_result(pos.swap()) is not None or not pos.is_contact():
+        after = plays[int(rng.integers(len(plays)))].position
+        pos = after.swap() if RULES.game_result(after) is None else Position.start()
+        if pos.is_contact():
+            seen.add(pos.board)
+        else:
             pos = Position.start()
-        boards.append(np.frombuffer(pos.board, dtype=np.uint8))
-    pool = np.stack(boards)
+    pool = np.frombuffer(b"".join(sorted(seen)), dtype=np.uint8).reshape(-1, 50)
     out = {}
     for bs in (1, 32, 1024):
-        batch = pool[np.arange(bs) % len(pool)]
         n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            net.net_probabilities(net.contact_net, batch)
+        while time.perf_counter() - t0 < seconds and n + bs <= len(pool):
+            net.net_probabilities(net.contact_net, pool[n : n + bs])
             n += bs
         out[f"pulvezar_batch_{bs}"] = n / (time.perf_counter() - t0)
     try:
@@ -202,10 +206,11 @@ def speed(net: NetEvaluator, seconds: float = 2.0) -> dict:
 
         lists = [[b[25:].tolist(), b[:25].tolist()] for b in pool]
         n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            for lb in lists:
-                gnubg_nn.probabilities(lb, 0)
-            n += len(lists)
+        for lb in lists:
+            gnubg_nn.probabilities(lb, 0)
+            n += 1
+            if n % 256 == 0 and time.perf_counter() - t0 > seconds:
+                break
         out["gnubg_nn_per_call"] = n / (time.perf_counter() - t0)
     except ImportError:
         pass
