@@ -35,12 +35,12 @@ system-deps:
 	fi
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check libs tests bench
-	$(VENV)/bin/ruff format --check libs tests bench
+	$(VENV)/bin/ruff check libs tests bench services
+	$(VENV)/bin/ruff format --check libs tests bench services
 
 format: $(STAMP)
-	$(VENV)/bin/ruff format libs tests bench
-	$(VENV)/bin/ruff check --fix libs tests bench
+	$(VENV)/bin/ruff format libs tests bench services
+	$(VENV)/bin/ruff check --fix libs tests bench services
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -1,0 +1,1 @@
+"""pulvezar's services: thin adapters over the engine library (see services/README.md)."""

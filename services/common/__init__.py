@@ -1,0 +1,1 @@
+"""What the gRPC services share: settings, JSON logs, errors, metrics, conversions and the server runner."""

@@ -1,0 +1,1 @@
+"""The Evaluator gRPC service: pulvezar's net behind a micro-batching queue."""

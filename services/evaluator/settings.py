@@ -1,0 +1,25 @@
+"""Settings of the Evaluator service, from ``PULVEZAR_EVALUATOR_*`` environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from services.common.settings import ServiceSettings
+
+
+class EvaluatorSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_EVALUATOR_")
+
+    port: int = Field(50052, ge=0, le=65535)
+    metrics_port: int = Field(9102, ge=-1, le=65535)
+    model_path: Path | None = Field(None, description="model file; default: the shipped net")
+    device: Literal["auto", "cpu", "cuda"] = "auto"  # auto: CUDA when torch sees a GPU
+    max_batch_size: int = Field(1024, ge=1, description="boards per forward pass")
+    max_wait_ms: float = Field(2.0, ge=0, description="how long a batch waits for more requests")
+    queue_size: int = Field(1024, ge=1, description="waiting requests before RESOURCE_EXHAUSTED")
+    max_positions: int = Field(4096, ge=1, description="positions per Evaluate request")
+    batch_delay_ms: float = Field(0.0, ge=0, description="testing only: a slow model (extra time per batch)")

@@ -1,0 +1,177 @@
+"""Start the real gRPC services as subprocesses on free ports, and talk to them."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `services` is a top-level package of the repository, not installed
+    sys.path.insert(0, str(ROOT))
+
+from google.rpc import error_details_pb2  # noqa: E402
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+from grpc_status import rpc_status  # noqa: E402
+
+
+class ServiceProcess:
+    """``python -m <module> --port 0 --metrics-port 0`` with its JSON log lines collected."""
+
+    def __init__(self, module: str, *args: str, env: dict[str, str] | None = None) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            module,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--metrics-port",
+            "0",
+            *args,
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.logs: list[dict[str, object]] = []
+        self._lines: queue.Queue[dict[str, object] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        listening = self.wait_log("listening", timeout=60)
+        self.port = int(listening["port"])  # type: ignore[arg-type]
+        self.metrics_port = int(listening["metrics_port"])  # type: ignore[arg-type]
+        self.address = f"127.0.0.1:{self.port}"
+        self.channel = grpc.insecure_channel(self.address)
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            self.logs.append(entry)
+            self._lines.put(entry)
+        self._lines.put(None)
+
+    def wait_log(self, msg: str, timeout: float) -> dict[str, object]:
+        """The first log entry with message ``msg`` (earlier entries are consumed)."""
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                entry = self._lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no {msg!r} log within {timeout}s; logs: {self.logs}") from None
+            if entry is None:
+                raise AssertionError(f"exited ({self.proc.wait()}) before {msg!r}; logs: {self.logs}")
+            if entry.get("msg") == msg:
+                return entry
+
+    def health(self, service: str = "") -> int:
+        stub = health_pb2_grpc.HealthStub(self.channel)
+        return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2).status
+
+    def wait_serving(self, timeout: float = 60) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                if self.health() == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            assert self.proc.poll() is None, f"exited with {self.proc.returncode}; logs: {self.logs}"
+            time.sleep(0.05)
+        raise AssertionError(f"not SERVING within {timeout}s; logs: {self.logs}")
+
+    def metrics(self) -> str:
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return str(r.read().decode())
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The value of one sample of /metrics (0 when absent)."""
+        want = {k: str(v) for k, v in labels.items()}
+        for line in self.metrics().splitlines():
+            m = re.match(r"([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$", line)
+            if not m or m.group(1) != name:
+                continue
+            got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+            if all(got.get(k) == v for k, v in want.items()):
+                return float(m.group(3))
+        return 0.0
+
+    def terminate(self, timeout: float = 15) -> int:
+        """SIGTERM, then the exit code (killed and failed when it does not stop in time)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"did not stop within {timeout}s after SIGTERM; logs: {self.logs}") from None
+        finally:
+            self.channel.close()
+
+
+def start_service(module: str, *args: str, env: dict[str, str] | None = None) -> ServiceProcess:
+    svc = ServiceProcess(module, *args, env=env)
+    try:
+        svc.wait_serving()
+    except BaseException:
+        svc.proc.kill()
+        raise
+    return svc
+
+
+@pytest.fixture(scope="module")
+def rules_service() -> Iterator[ServiceProcess]:
+    svc = start_service("services.rules")
+    yield svc
+    svc.terminate()
+
+
+def bad_request(err: grpc.RpcError) -> tuple[grpc.StatusCode, list[str]]:
+    """The status code and the field violations' field paths of a failed call."""
+    status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    fields: list[str] = []
+    if status is not None:
+        for detail in status.details:
+            bad = error_details_pb2.BadRequest()
+            if detail.Unpack(bad):
+                fields.extend(v.field for v in bad.field_violations)
+    return err.code(), fields
+
+
+# Test modules get the helpers through fixtures: `from conftest import ...` would pick up whichever
+# conftest module pytest imported last once another directory has one.
+@pytest.fixture(scope="session")
+def service_process() -> type[ServiceProcess]:
+    return ServiceProcess
+
+
+@pytest.fixture(scope="session")
+def start() -> Callable[..., ServiceProcess]:
+    return start_service
+
+
+@pytest.fixture(scope="session")
+def violations() -> Callable[[grpc.RpcError], tuple[grpc.StatusCode, list[str]]]:
+    return bad_request

@@ -1,0 +1,283 @@
+"""The Evaluator gRPC service over real gRPC, and its micro-batcher in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import grpc
+import numpy as np
+import pytest
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from pulvezar import XGID, Position, Rules
+from pulvezar.eval.evaluator import NetEvaluator, boards_of, default_evaluator, equity
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
+from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc
+from services.common.pulvezar_proto.v1 import rules_pb2 as rpb
+from services.evaluator.batcher import MicroBatcher, QueueFull
+
+Stub = evaluator_pb2_grpc.EvaluatorServiceStub
+TOL = 1e-6  # float32 nets: a batch's composition may move the last bits
+SLOW = {  # a slow model, one board per batch, a short queue
+    "PULVEZAR_EVALUATOR_BATCH_DELAY_MS": "400",
+    "PULVEZAR_EVALUATOR_MAX_BATCH_SIZE": "1",
+    "PULVEZAR_EVALUATOR_QUEUE_SIZE": "2",
+}
+
+
+def sample_positions(n: int, seed: int = 7) -> list[Position]:
+    """Positions of random games (results of plays, mover's view: contact, races, bear-offs, ends)."""
+    rng, rules, out = random.Random(seed), Rules.international(), []
+    p = Position.start()
+    while len(out) < n:
+        plays = rules.legal_plays(p, (rng.randint(1, 6), rng.randint(1, 6)))
+        after = plays[rng.randrange(len(plays))].position
+        out.append(after)
+        p = Position.start() if rules.game_result(after) else after.swap()
+    return out
+
+
+def ref(p: Position) -> rpb.PositionRef:
+    return rpb.PositionRef(position_id=p.position_id)
+
+
+@pytest.fixture(scope="module")
+def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
+    env = {"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "20", "PULVEZAR_EVALUATOR_MAX_POSITIONS": "256"}
+    svc = start("services.evaluator", "--device", "cpu", env=env)
+    yield svc
+    assert svc.terminate() == 0
+
+
+@pytest.fixture(scope="module")
+def stub(evaluator_service: ServiceProcess) -> Stub:
+    return evaluator_pb2_grpc.EvaluatorServiceStub(evaluator_service.channel)
+
+
+@pytest.fixture(scope="module")
+def library() -> NetEvaluator:
+    return default_evaluator()
+
+
+def test_evaluate_matches_the_library(stub: Stub, library: NetEvaluator) -> None:
+    positions = sample_positions(200)
+    refs = [ref(p) for p in positions]
+    refs[1] = rpb.PositionRef(xgid=str(XGID.from_position(positions[1])))
+    refs[2] = rpb.PositionRef(board=rpb.Board(mine=positions[2].mine, theirs=positions[2].theirs))
+    got = stub.Evaluate(pb.EvaluateRequest(positions=refs), timeout=10)
+    want = library.evaluate_boards(boards_of(positions))
+    probs = np.array([[getattr(e.probabilities, f) for f in _FIELDS] for e in got.evaluations])
+    np.testing.assert_allclose(probs, want, atol=TOL)
+    np.testing.assert_allclose([e.equity for e in got.evaluations], equity(want), atol=TOL)
+    assert got.model == library.info.sha256  # type: ignore[union-attr]
+    tavla = stub.Evaluate(pb.EvaluateRequest(positions=refs, rules=rpb.RuleSet(variant=rpb.VARIANT_TAVLA)))
+    np.testing.assert_allclose([e.equity for e in tavla.evaluations], equity(want, Rules.tavla()), atol=TOL)
+
+
+_FIELDS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def test_best_play_matches_the_library(stub: Stub, library: NetEvaluator) -> None:
+    rng = random.Random(3)
+    rules = Rules.international()
+    cases = [(p.swap(), (rng.randint(1, 6), rng.randint(1, 6))) for p in sample_positions(40, seed=11)[::4]]
+    for p, roll in [(Position.start(), (3, 1)), *((p, r) for p, r in cases if not rules.game_result(p))]:
+        req = pb.BestPlayRequest(position=ref(p), dice=rpb.Dice(die1=roll[0], die2=roll[1]))
+        got = stub.BestPlay(req, timeout=10)
+        want = library.best_play(p, roll)
+        plays = rules.legal_plays(p, roll)
+        assert got.best.play.notation == want.notation
+        assert got.legal_plays == len(plays)
+        assert got.best.evaluation.equity == pytest.approx(library.play_equities(plays).max(), abs=TOL)
+    assert stub.BestPlay(pb.BestPlayRequest(position=ref(Position.start()), dice=rpb.Dice(die1=3, die2=1)))
+
+
+def test_concurrent_calls_are_micro_batched(
+    stub: Stub, evaluator_service: ServiceProcess, library: NetEvaluator
+) -> None:
+    def multi() -> float:  # batches that served more than one request
+        total = evaluator_service.metric("pulvezar_evaluator_batch_requests_count")
+        return total - evaluator_service.metric("pulvezar_evaluator_batch_requests_bucket", le="1.0")
+
+    before = multi()
+    positions = sample_positions(64, seed=5)
+    calls = [stub.Evaluate.future(pb.EvaluateRequest(positions=[ref(p)]), timeout=20) for p in positions]
+    results = [c.result() for c in calls]
+    want = library.evaluate_boards(boards_of(positions))
+    got = np.array([[getattr(r.evaluations[0].probabilities, f) for f in _FIELDS] for r in results])
+    np.testing.assert_allclose(got, want, atol=TOL)
+    assert multi() > before
+    assert evaluator_service.metric("pulvezar_evaluator_queue_wait_seconds_count") >= 64
+    assert evaluator_service.metric("pulvezar_grpc_requests_total", method="Evaluate", code="OK") >= 64
+
+
+@pytest.mark.parametrize(
+    ("method", "request_", "field"),
+    [
+        ("Evaluate", pb.EvaluateRequest(), "positions"),
+        ("Evaluate", pb.EvaluateRequest(positions=[ref(Position.start())] * 257), "positions"),
+        (
+            "Evaluate",
+            pb.EvaluateRequest(positions=[ref(Position.start()), rpb.PositionRef(position_id="??")]),
+            "positions[1].position_id",
+        ),
+        ("Evaluate", pb.EvaluateRequest(positions=[rpb.PositionRef()]), "positions[0]"),
+        (
+            "Evaluate",
+            pb.EvaluateRequest(positions=[ref(Position.start())], rules=rpb.RuleSet(variant=9)),
+            "rules.variant",
+        ),
+        ("BestPlay", pb.BestPlayRequest(position=ref(Position.start())), "dice"),
+        ("BestPlay", pb.BestPlayRequest(dice=rpb.Dice(die1=1, die2=2)), "position"),
+    ],
+)
+def test_bad_input_is_invalid_argument_naming_the_field(
+    stub: Stub, violations: Any, method: str, request_: object, field: str
+) -> None:
+    with pytest.raises(grpc.RpcError) as e:
+        getattr(stub, method)(request_, timeout=5)
+    assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
+
+
+def test_a_tiny_deadline_fails_fast(stub: Stub) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(grpc.RpcError) as e:
+        stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())] * 256), timeout=1e-4)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.monotonic() - t0 < 2
+    assert stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=5)
+
+
+def test_reflection_lists_the_services(evaluator_service: ServiceProcess) -> None:
+    db = ProtoReflectionDescriptorDatabase(evaluator_service.channel)
+    assert {"pulvezar.v1.EvaluatorService", "grpc.health.v1.Health"} <= set(db.get_services())
+
+
+# ---- a slow model: deadlines inside the server, a full queue, SIGTERM with work in flight ----------
+
+
+@pytest.fixture(scope="module")
+def slow_service(start: Any) -> Iterator[ServiceProcess]:
+    svc = start("services.evaluator", "--device", "cpu", env=SLOW)
+    yield svc
+    assert svc.terminate() == 0
+
+
+def test_the_server_honours_deadlines(slow_service: ServiceProcess) -> None:
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(slow_service.channel)
+    t0 = time.monotonic()
+    with pytest.raises(grpc.RpcError) as e:
+        stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=0.15)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.monotonic() - t0 < 1
+    time.sleep(0.4)  # let the abandoned batch finish
+
+
+def test_a_full_queue_is_resource_exhausted(slow_service: ServiceProcess) -> None:
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(slow_service.channel)
+    calls = [
+        stub.Evaluate.future(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=10)
+        for _ in range(8)
+    ]
+    codes = []
+    for c in calls:
+        try:
+            c.result()
+            codes.append(grpc.StatusCode.OK)
+        except grpc.RpcError as e:
+            codes.append(e.code())
+    assert set(codes) == {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}
+    assert slow_service.metric("pulvezar_evaluator_rejected_total") == codes.count(
+        grpc.StatusCode.RESOURCE_EXHAUSTED
+    )
+
+
+def test_sigterm_finishes_in_flight_calls_then_exits_0(start: Any) -> None:
+    svc = start("services.evaluator", "--device", "cpu", "--grace-period", "5", env=SLOW)
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(svc.channel)
+    call = stub.Evaluate.future(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=10)
+    time.sleep(0.15)  # the call is in the (slow) model now
+    t0 = time.monotonic()
+    svc.proc.send_signal(15)
+    assert call.result().evaluations[0].probabilities.win == pytest.approx(0.5, abs=0.1)
+    assert svc.terminate(timeout=10) == 0
+    assert time.monotonic() - t0 < 5
+    assert [e["msg"] for e in svc.logs][-2:] == ["shutting down", "stopped"]
+
+
+# ---- the micro-batcher in-process -----------------------------------------------------------------
+
+
+def test_batcher_delivers_an_error_to_every_caller_of_the_batch() -> None:
+    sizes: list[int] = []
+
+    def broken(boards: np.ndarray) -> np.ndarray:
+        sizes.append(len(boards))
+        raise RuntimeError("the GPU caught fire")
+
+    async def main() -> list[BaseException | np.ndarray]:
+        b = MicroBatcher(broken, max_batch_size=64, max_wait_s=0.05, queue_size=16)
+        b.start()
+        boards = boards_of([Position.start()])
+        results = await asyncio.gather(*(b.submit(boards) for _ in range(5)), return_exceptions=True)
+        await b.stop()
+        return results
+
+    results = asyncio.run(main())
+    assert sizes == [5]
+    assert all(isinstance(r, RuntimeError) and "fire" in str(r) for r in results)
+
+
+def test_batcher_splits_results_and_respects_the_batch_size() -> None:
+    sizes: list[int] = []
+
+    def fake(boards: np.ndarray) -> np.ndarray:
+        sizes.append(len(boards))
+        return np.repeat(boards[:, :1].astype(np.float64), 5, axis=1)  # echo: probs = mine[0]
+
+    async def main() -> list[np.ndarray]:
+        b = MicroBatcher(fake, max_batch_size=4, max_wait_s=0.05, queue_size=16)
+        b.start()
+        jobs = [np.full((n, 50), n, dtype=np.uint8) for n in (1, 2, 3, 1, 1)]
+        out = await asyncio.gather(*(b.submit(j) for j in jobs))
+        await b.stop()
+        return out
+
+    out = asyncio.run(main())
+    assert [r.shape[0] for r in out] == [1, 2, 3, 1, 1]
+    assert [int(r[0, 0]) for r in out] == [1, 2, 3, 1, 1]
+    assert sizes == [3, 4, 1]  # 1+2 (3 would exceed 4), 3+1, 1
+
+
+def test_batcher_refuses_when_the_queue_is_full() -> None:
+    async def main() -> None:
+        b = MicroBatcher(lambda x: np.zeros((len(x), 5)), max_batch_size=1, max_wait_s=0, queue_size=2)
+        b.start()
+        boards = boards_of([Position.start()])
+        tasks = [asyncio.create_task(b.submit(boards)) for _ in range(2)]  # fill the queue
+        await asyncio.sleep(0)
+        with pytest.raises(QueueFull):
+            for _ in range(3):
+                await b.submit(boards)
+        await asyncio.gather(*tasks)
+        await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_model_that_cannot_load_exits_1_and_never_serves(tmp_path: Path, service_process: Any) -> None:
+    missing = str(tmp_path / "missing.pt")
+    svc = service_process("services.evaluator", "--device", "cpu", "--model-path", missing)
+    svc.wait_log("warm-up failed", timeout=60)
+    svc.wait_log("stopped", timeout=10)
+    assert svc.terminate() == 1
+    assert not any(e["msg"] == "serving" for e in svc.logs)
