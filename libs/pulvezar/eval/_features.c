@@ -44,54 +44,49 @@ static void make_view(const uint8_t *self, const uint8_t *other, View *v) {
 
 static int blocked_for_o(const View *v, int p) { return p >= 1 && p <= 24 && v->s[p] >= 2; }
 
-/* Can an O checker at q reach p with the dice (d1, d2)? */
-static int o_hits_from(const View *v, int q, int p, int d1, int d2) {
-    int dist = p - q;
-    if (dist <= 0) return 0;
+/* Bitmask (bit p = S's point p) of the points an O checker at q reaches with
+ * (d1, d2): direct, combined (an open intermediate point) and doubled moves.
+ * With O on the bar (q > 0 and o_bar), only the entering checker moves; with
+ * two or more on the bar it cannot move on after entering. */
+static uint32_t reach(const View *v, int q, int d1, int d2) {
+    uint32_t m = 0;
+    int several_on_bar = q == 0 && v->o[0] > 1;
     if (d1 == d2) {
         int at = q;
         for (int k = 1; k <= 4; k++) {
             at += d1;
-            if (at == p) return 1;
-            if (at > 24 || blocked_for_o(v, at)) return 0;
-            if (q == 0 && v->o[0] > 1 && k >= 1) {
-                /* several on the bar: each die enters another checker */
-                return 0;
-            }
+            if (at > 24 || blocked_for_o(v, at)) break;
+            m |= 1u << at;
+            if (several_on_bar) break;
         }
-        return 0;
+        return m;
     }
-    if (dist == d1 || dist == d2) return 1;
-    if (dist == d1 + d2) {
-        if (q == 0 && v->o[0] > 1) return 0;
-        return !blocked_for_o(v, q + d1) || !blocked_for_o(v, q + d2);
-    }
-    return 0;
+    int a = q + d1, b = q + d2;
+    int open_a = a <= 24 && !blocked_for_o(v, a), open_b = b <= 24 && !blocked_for_o(v, b);
+    if (open_a) m |= 1u << a;
+    if (open_b) m |= 1u << b;
+    if (!several_on_bar && (open_a || open_b) && q + d1 + d2 <= 24) m |= 1u << (q + d1 + d2);
+    return m;
 }
 
 static double shots(const View *v) {
-    int blots[24], nb = 0;
+    uint32_t blots = 0;
     for (int p = 1; p <= 24; p++)
-        if (v->s[p] == 1) blots[nb++] = p;
-    if (!nb) return 0.0;
+        if (v->s[p] == 1) blots |= 1u << p;
+    if (!blots) return 0.0;
+    int sources[25], ns = 0;
+    if (v->o[0] > 0) {
+        sources[ns++] = 0; /* O must enter first */
+    } else {
+        for (int q = 1; q <= 23; q++)
+            if (v->o[q]) sources[ns++] = q;
+    }
     int count = 0;
     for (int d1 = 1; d1 <= 6; d1++) {
         for (int d2 = d1; d2 <= 6; d2++) {
-            int hit = 0;
-            if (v->o[0] > 0) {
-                /* O must enter first: entering points d1/d2 must be open */
-                int can1 = !blocked_for_o(v, d1), can2 = !blocked_for_o(v, d2);
-                for (int b = 0; b < nb && !hit; b++) {
-                    int p = blots[b];
-                    if ((can1 && p == d1) || (can2 && p == d2)) hit = 1;
-                    else if ((can1 || can2) && o_hits_from(v, 0, p, d1, d2)) hit = 1;
-                }
-            } else {
-                for (int b = 0; b < nb && !hit; b++)
-                    for (int q = 1; q < blots[b] && !hit; q++)
-                        if (v->o[q] && o_hits_from(v, q, blots[b], d1, d2)) hit = 1;
-            }
-            if (hit) count += d1 == d2 ? 1 : 2;
+            uint32_t hit = 0;
+            for (int k = 0; k < ns && !(hit & blots); k++) hit |= reach(v, sources[k], d1, d2);
+            if (hit & blots) count += d1 == d2 ? 1 : 2;
         }
     }
     return count / 36.0;

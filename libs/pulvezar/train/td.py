@@ -177,9 +177,10 @@ class TDTrainer:
                 while first_move[lane] and dice[k, 0] == dice[k, 1]:
                     dice[k] = self.rng.integers(1, 7, size=2)
             nxt, values, over = self._choose(boards[ids], dice)
+            mover_values = flip(values)  # the mover's view of the position after its play
             for k, lane in enumerate(ids):
                 traj_boards[lane].append(boards[lane].copy())
-                traj_values[lane].append(flip(values[k : k + 1])[0])  # the mover's view
+                traj_values[lane].append(mover_values[k])
                 first_move[lane] = False
                 if over[k]:
                     positions += self._finish(traj_boards[lane], traj_values[lane])
@@ -202,14 +203,18 @@ class TDTrainer:
 
     def _finish(self, states: list[npt.NDArray[np.uint8]], values: list[npt.NDArray[np.float64]]) -> int:
         lam = self.config.lam
-        g = values[-1]  # exact outcome of the last play
-        returns = [g]
-        for v in reversed(values[:-1]):
-            g = (1.0 - lam) * v + lam * flip(g[None, :])[0]
-            returns.append(g)
-        returns.reverse()
+        vs = np.stack(values)
+        ys = np.empty_like(vs)
+        g = vs[-1]  # exact outcome of the last play
+        ys[-1] = g
+        swap = [3, 4, 1, 2]  # flip(): win <-> lose, gammons exchanged
+        for t in range(len(vs) - 2, -1, -1):
+            f = np.empty(5)
+            f[0] = 1.0 - g[0]
+            f[1:] = g[swap]
+            g = (1.0 - lam) * vs[t] + lam * f
+            ys[t] = g
         xs = np.stack(states)
-        ys = np.stack(returns)
         keep = ~BearoffRaces.covers(xs)
         self._xs.append(xs[keep])
         self._ys.append(ys[keep])
