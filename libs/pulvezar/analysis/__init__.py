@@ -1,5 +1,6 @@
-"""Analysis of single decisions: luck, play errors, position types and shots."""
+"""Analysis of single decisions: luck, play errors, position types, shots, explanations and bots."""
 
+from pulvezar.analysis.bots import Bot
 from pulvezar.analysis.classify import PLANS, PositionType, classify
 from pulvezar.analysis.decisions import (
     BLUNDER,
@@ -12,6 +13,7 @@ from pulvezar.analysis.decisions import (
     play_error,
     roll_values,
 )
+from pulvezar.analysis.explain import Explanation, explain
 from pulvezar.analysis.shots import Shots, shots
 
 __all__ = [
@@ -20,11 +22,14 @@ __all__ = [
     "LUCKY",
     "PLANS",
     "VERY_LUCKY",
+    "Bot",
+    "Explanation",
     "Luck",
     "PlayError",
     "PositionType",
     "Shots",
     "classify",
+    "explain",
     "luck",
     "play_error",
     "roll_values",
