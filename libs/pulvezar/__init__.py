@@ -8,6 +8,7 @@
 
 from typing import TYPE_CHECKING
 
+from pulvezar.cube import CubeState
 from pulvezar.errors import (
     AmbiguousPlayError,
     IllegalPlayError,
@@ -35,6 +36,7 @@ from pulvezar.rules import (
 )
 
 if TYPE_CHECKING:
+    from pulvezar.cube import CubeDecision
     from pulvezar.eval.evaluator import NetEvaluator
     from pulvezar.rollouts.stats import RolloutResult
     from pulvezar.search.plies import Candidate
@@ -56,6 +58,13 @@ def hint(position: Position, dice: tuple[int, int], **options: object) -> "list[
     return search_hint(position, dice, **options)  # type: ignore[arg-type]
 
 
+def cube_decision(state: CubeState, **options: object) -> "CubeDecision":
+    """The cube decision of the player on roll (see :func:`pulvezar.cube.cube_decision`)."""
+    from pulvezar.cube import cube_decision as decide
+
+    return decide(state, **options)  # type: ignore[arg-type]
+
+
 def rollout(position: Position, **options: object) -> "RolloutResult":
     """Roll a position out (see :func:`pulvezar.rollouts.rollout`); imports PyTorch lazily."""
     from pulvezar.rollouts import rollout as run
@@ -66,6 +75,7 @@ def rollout(position: Position, **options: object) -> "RolloutResult":
 __all__ = [
     "XGID",
     "AmbiguousPlayError",
+    "CubeState",
     "GameResult",
     "IllegalPlayError",
     "InvalidDiceError",
@@ -82,6 +92,7 @@ __all__ = [
     "PulvezarError",
     "Rules",
     "__version__",
+    "cube_decision",
     "default_evaluator",
     "format_gnubg_id",
     "format_play",
