@@ -37,6 +37,7 @@ from pulvezar.rules import (
 
 if TYPE_CHECKING:
     from pulvezar.cube import CubeDecision
+    from pulvezar.match.game import Game
     from pulvezar.eval.evaluator import NetEvaluator
     from pulvezar.rollouts.stats import RolloutResult
     from pulvezar.search.plies import Candidate
@@ -51,7 +52,9 @@ def default_evaluator() -> "NetEvaluator":
     return load()
 
 
-def hint(position: Position, dice: tuple[int, int], **options: object) -> "list[Candidate]":
+def hint(
+    position: "Position | CubeState | Game", dice: tuple[int, int] | None = None, **options: object
+) -> "list[Candidate]":
     """The candidates of a roll, best first (see :func:`pulvezar.search.hint`); imports PyTorch lazily."""
     from pulvezar.search.hint import hint as search_hint
 

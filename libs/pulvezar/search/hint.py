@@ -15,6 +15,23 @@ master      2      normal  0
 The noise is seeded by ``seed``, the board and the play, so the same decision
 always gets the same noise (as GNU Backgammon's "deterministic noise").
 Without ``ply`` and ``level`` a hint is 0-ply: the net's choice, fast.
+
+**Cubeful hints.**  Given a :class:`~pulvezar.cube.CubeState` or a
+:class:`~pulvezar.match.Game` in its MOVE phase instead of a bare position,
+each candidate also gets its ``cubeful_equity`` and the candidates are
+screened, ordered and their ``loss`` counted by it.  After the play the
+opponent is on roll, before rolling, holding the cube as the state has it; the
+candidate's probabilities (at its ply) go through Janowski's functions
+(:mod:`pulvezar.cube.janowski`, cube efficiency by position class) for the
+opponent's no double / double-take / double-pass, the opponent takes the best
+of them (a beaver where allowed), and the mover's value is the negation:
+
+* money: normalised to the present cube (a single game on it = 1), with the
+  owner and Jacoby of the state;
+* match: the mover's match-winning chances ``1 - MWC(opponent)`` as normalised
+  equity (EMG: losing the present cube's points = -1, winning them = +1).
+
+Tavla has no cube: a Tavla game gets the cubeless hint.
 """
 
 from __future__ import annotations
@@ -23,12 +40,17 @@ import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
-from pulvezar.eval.evaluator import Evaluator, default_evaluator
+from pulvezar.cube.decision import CubeState
+from pulvezar.cube.janowski import beavered, best_value, efficiency, emg, match_equities, money_equities
+from pulvezar.errors import PulvezarError
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, default_evaluator, flip
+from pulvezar.match.game import Game, Phase
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.search.filters import MoveFilter
-from pulvezar.search.plies import Candidate, Search
+from pulvezar.search.plies import Candidate, PlayValue, Search
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +92,53 @@ def _noise(seed: int, board: bytes, result: bytes, sigma: float) -> float:
     return float(rng.normal(0.0, sigma))
 
 
+def cubeful_value(state: CubeState) -> PlayValue:
+    """The mover's cubeful equity of plays from ``state``'s position, as a :class:`PlayValue`.
+
+    The opponent, on roll after the play, makes the best cube decision on the
+    0-ply Janowski functions of the given probabilities; the mover gets the
+    rest (see the module notes).
+    """
+    opp_cube, met = state.cube.swap(), state.table
+    mine = state.cube
+
+    def value(probs: Probs, results: Boards) -> npt.NDArray[np.float64]:
+        theirs = flip(np.asarray(probs, dtype=np.float64).reshape(-1, 5))
+        x = efficiency(np.asarray(results, dtype=np.uint8).reshape(-1, 50))  # symmetric in the sides
+        if opp_cube.is_money:
+            nd, dt, dp = money_equities(theirs, opp_cube, x)
+            out: npt.NDArray[np.float64] = -best_value(nd, beavered(dt, opp_cube), dp)
+            return out
+        nd, dt, dp = match_equities(theirs, opp_cube, x, met)
+        return emg(1.0 - best_value(nd, dt, dp), mine, met)
+
+    return value
+
+
+def _state_of(
+    position: Position | CubeState | Game, dice: tuple[int, int] | None
+) -> tuple[Position, tuple[int, int], CubeState | None, Rules | None]:
+    """The position, dice, cube state (if any) and rules of what ``hint`` was given."""
+    if isinstance(position, Game):
+        game = position
+        if game.phase is not Phase.MOVE:
+            raise PulvezarError(
+                f"a hint needs a game in the move phase, it is at {game.phase.value}", field="phase"
+            )
+        roll = dice if dice is not None else game.dice
+        assert roll is not None  # the MOVE phase has dice
+        state = CubeState.from_game(game) if game.rules.uses_cube else None
+        return game.position, roll, state, game.rules
+    if dice is None:
+        raise PulvezarError("a hint needs dice (only a game in the move phase has its own)", field="dice")
+    if isinstance(position, CubeState):
+        return position.position, dice, position, position.rules
+    return position, dice, None, None
+
+
 def hint(
-    position: Position,
-    dice: tuple[int, int],
+    position: Position | CubeState | Game,
+    dice: tuple[int, int] | None = None,
     *,
     ply: int | None = None,
     level: str | None = None,
@@ -83,14 +149,28 @@ def hint(
 ) -> list[Candidate]:
     """The legal plays of ``dice`` ordered by (noisy) equity, best first.
 
-    ``ply`` overrides the level's depth and ``filter`` its move filter.  Each
-    :class:`Candidate` has the notation, the cubeless probabilities and equity
-    of the player on roll, the ply it was valued at and its loss against the
-    best candidate.
+    ``position`` is a :class:`Position` (a cubeless hint), a
+    :class:`~pulvezar.cube.CubeState` or a :class:`~pulvezar.match.Game` in
+    the MOVE phase (its position, its dice unless ``dice`` is given, its cube
+    and score): then each candidate's ``cubeful_equity`` is filled and orders
+    the candidates (see the module notes).  The rules of a state or game are
+    used; a different ``rules`` is an error.  ``ply`` overrides the level's
+    depth and ``filter`` its move filter.  Each :class:`Candidate` has the
+    notation, the cubeless probabilities and equity of the player on roll, the
+    ply it was valued at and its loss against the best candidate (cubeful when
+    known).
 
     >>> hint(Position.start(), (3, 1))[0].notation
     '8/5 6/5'
+    >>> c = hint(CubeState(Position.start(), cube_value=2, cube_owner="player"), (3, 1))[0]
+    >>> c.notation, c.cubeful_equity is not None
+    ('8/5 6/5', True)
     """
+    pos, roll, state, own_rules = _state_of(position, dice)
+    if own_rules is not None:
+        if rules is not None and rules != own_rules:
+            raise PulvezarError("the rules differ from those of the state or game", field="rules")
+        rules = own_rules
     lv: Level | None = None
     if level is not None:
         if level not in LEVELS:
@@ -98,10 +178,11 @@ def hint(
         lv = LEVELS[level]
     depth = ply if ply is not None else (lv.ply if lv else 0)
     mf = filter if filter is not None else (lv.filter if lv else None)
-    cands = searcher(evaluator, rules).rank(position, dice, depth, mf)
+    value = cubeful_value(state) if state is not None else None
+    cands = searcher(evaluator, rules).rank(pos, roll, depth, mf, value)
     sigma = lv.noise if lv else 0.0
     if sigma > 0 and len(cands) > 1:
-        board = position.board
+        board = pos.board
         cands = [replace(c, noise=_noise(seed, board, c.play.position.board, sigma)) for c in cands]
         cands.sort(key=lambda c: (-c.ply, -c.score))
     return cands

@@ -24,6 +24,7 @@ cached too, keyed by the board plus one byte for the ply.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,10 @@ ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in 
 """The 21 distinct rolls, larger die first."""
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 
+PlayValue = Callable[[Probs, Boards], npt.NDArray[np.float64]]
+"""A measure of plays for :meth:`Search.rank`: ``(probs, results) -> values``, both
+``(N, ...)`` in the mover's view (probabilities after the play, resulting boards)."""
+
 
 def _rules_flags(rules: Rules) -> int:
     return (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
@@ -64,10 +69,12 @@ class Candidate:
     """One legal play as the search valued it.
 
     ``probs`` and ``cubeless_equity`` are for the player making the play;
-    ``cubeful_equity`` is a placeholder (``None``) until the cube is modelled,
-    and :attr:`equity` then prefers it.  ``noise`` is what a weakened level
-    added to the equity for ordering (``score = equity + noise``); ``loss`` is
-    the best candidate's equity minus this one's (noise left out).
+    ``cubeful_equity`` is filled when the play was valued against a cube and
+    score (:func:`~pulvezar.search.hint.hint` given a cube state or a game),
+    ``None`` otherwise, and :attr:`equity` prefers it.  ``noise`` is what a
+    weakened level added to the equity for ordering (``score = equity +
+    noise``); ``loss`` is the best candidate's :attr:`equity` minus this one's
+    (noise left out).
     """
 
     play: Play
@@ -84,7 +91,7 @@ class Candidate:
 
     @property
     def equity(self) -> float:
-        """The equity the candidates are compared by (cubeless for now)."""
+        """The equity the candidates are compared by: cubeful where known, else cubeless."""
         return self.cubeful_equity if self.cubeful_equity is not None else self.cubeless_equity
 
     @property
@@ -203,11 +210,15 @@ class Search:
         dice: tuple[int, int],
         ply: int = 0,
         filter: str | MoveFilter | None = None,
+        value: PlayValue | None = None,
     ) -> list[Candidate]:
         """Every legal play of ``dice``, the best first; see :mod:`~pulvezar.search.filters`.
 
         Candidates valued deeper come first, then the screened-out ones by their
-        last value; equal values keep the generator's order.
+        last value; equal values keep the generator's order.  ``value`` (default:
+        the cubeless equity) is the measure the filters screen by, the order
+        follows and ``loss`` is counted in; when given, it is also the
+        candidates' ``cubeful_equity``.
         """
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}, got {ply}")
@@ -216,6 +227,12 @@ class Search:
         boards = np.frombuffer(b"".join(plays.boards()), dtype=np.uint8).reshape(-1, 50)
         n = len(boards)
         probs = self.play_probabilities(boards, 0)
+
+        def measure(idx: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+            if value is None:
+                return equity(probs[idx], self.rules)
+            return np.asarray(value(probs[idx], boards[idx]), dtype=np.float64)
+
         plies = np.zeros(n, dtype=np.intp)
         alive = np.arange(n)
         for k in range(ply):
@@ -225,11 +242,12 @@ class Search:
             if k > 0:
                 probs[alive] = self.play_probabilities(boards[alive], k)
                 plies[alive] = k
-            alive = alive[stage.select(equity(probs[alive], self.rules))]
+            alive = alive[stage.select(measure(alive))]
         if ply > 0:
             probs[alive] = self.play_probabilities(boards[alive], ply)
             plies[alive] = ply
-        eq = equity(probs, self.rules)
+        cubeless = equity(probs, self.rules)
+        eq = cubeless if value is None else measure(np.arange(n))
         order = np.lexsort((np.arange(n), -eq, -plies))
         best = eq[order[0]]
         return [
@@ -242,9 +260,10 @@ class Search:
                     float(probs[i, 3]),
                     float(probs[i, 4]),
                 ),
-                cubeless_equity=float(eq[i]),
+                cubeless_equity=float(cubeless[i]),
                 ply=int(plies[i]),
                 loss=float(best - eq[i]),
+                cubeful_equity=None if value is None else float(eq[i]),
             )
             for i in order
         ]
