@@ -37,8 +37,8 @@ from pulvezar.rules import (
 
 if TYPE_CHECKING:
     from pulvezar.cube import CubeDecision
-    from pulvezar.match.game import Game
     from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.match.game import Game
     from pulvezar.rollouts.stats import RolloutResult
     from pulvezar.search.plies import Candidate
 
