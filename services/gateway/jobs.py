@@ -1,0 +1,111 @@
+"""The gateway's side of the rollout job store (:class:`services.rollout.jobs.JobStore`).
+
+The store may be synchronous (redis-py) or asynchronous; :class:`Jobs` awaits either, running
+synchronous calls in a thread so that Redis round trips never block the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import Any, Protocol
+
+from services.gateway.problems import ProblemError, invalid
+
+logger = logging.getLogger("pulvezar.gateway")
+
+TERMINAL = frozenset(
+    {"done", "succeeded", "success", "completed", "failed", "error", "cancelled", "canceled"}
+)
+SUCCEEDED = frozenset({"done", "succeeded", "success", "completed"})
+
+
+class JobStoreLike(Protocol):
+    def submit_rollout(self, params: dict[str, Any], priority: str = ...) -> Any: ...
+    def submit_batch(self, positions: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any: ...
+    def status(self, job_id: str) -> Any: ...
+    def result(self, job_id: str) -> Any: ...
+    def cancel(self, job_id: str) -> Any: ...
+    def extend(self, job_id: str, more_trials: int) -> Any: ...
+
+
+def store_from_url(url: str) -> JobStoreLike:
+    """The rollout service's ``JobStore`` on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*``
+    settings, such as the chunk size, apply).  Imported late: the gateway runs without Celery."""
+    import redis
+
+    from services.rollout.celery_app import make_app
+    from services.rollout.jobs import JobStore
+    from services.rollout.settings import RolloutSettings
+
+    settings = RolloutSettings(redis_url=url)
+    return JobStore(
+        redis.Redis.from_url(url, decode_responses=True), app=make_app(settings), settings=settings
+    )
+
+
+class Jobs:
+    def __init__(self, store: JobStoreLike | None) -> None:
+        self.store = store
+
+    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if self.store is None:
+            raise ProblemError(
+                503, "rollouts are not configured on this gateway (no job store)", kind="jobs-unavailable"
+            )
+        fn = getattr(self.store, name)
+        try:
+            if inspect.iscoroutinefunction(fn):
+                out = await fn(*args, **kwargs)
+            else:
+                out = await asyncio.to_thread(fn, *args, **kwargs)
+                if inspect.isawaitable(out):
+                    out = await out
+        except ProblemError:
+            raise
+        except LookupError:  # JobNotFound is a KeyError
+            raise _not_found(str(args[0]) if args else "") from None
+        except ValueError as e:  # the store's validation (InvalidJob, PulvezarError: with .field)
+            field = getattr(e, "field", None) or "request"
+            if field == "job_id":  # JobStateError: the job's state does not allow it
+                raise ProblemError(409, str(e), kind="job-state", errors=[(field, str(e))]) from None
+            raise invalid(field, getattr(e, "message", None) or str(e)) from None
+        except Exception as e:
+            logger.exception("job store call %s failed", name)
+            raise ProblemError(
+                503,
+                f"the job store is unavailable ({type(e).__name__})",
+                kind="jobs-unavailable",
+                headers={"Retry-After": "1"},
+            ) from None
+        return out
+
+    async def submit_rollout(self, params: dict[str, Any], priority: str) -> str:
+        return _text(await self._call("submit_rollout", params, priority=priority))
+
+    async def submit_batch(self, positions: list[dict[str, Any]], priority: str) -> str:
+        return _text(await self._call("submit_batch", positions, priority=priority))
+
+    async def status(self, job_id: str) -> dict[str, Any]:
+        st = await self._call("status", job_id)
+        if not st:
+            raise _not_found(job_id)
+        return dict(st)
+
+    async def result(self, job_id: str) -> Any:
+        return await self._call("result", job_id)
+
+    async def cancel(self, job_id: str) -> bool:
+        return bool(await self._call("cancel", job_id))
+
+    async def extend(self, job_id: str, more_trials: int) -> Any:
+        return await self._call("extend", job_id, more_trials)
+
+
+def _text(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _not_found(job_id: str) -> ProblemError:
+    return ProblemError(404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")])

@@ -1,0 +1,295 @@
+"""Rollouts as jobs: submit (202 + ``Location``), progress, server-sent events, cancel, extend, batches.
+
+Jobs live in the rollout service's job store (Redis); each submission counts against the key's daily
+job and trial quota.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
+from services.gateway.models import Dice, PositionInput, RulesField, Strict, parse_position
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client, client
+
+router = APIRouter(prefix="/v1", tags=["rollouts"])
+
+JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
+Priority = Literal["interactive", "batch"]
+
+
+def jobs(request: Request) -> Jobs:
+    return request.app.state.jobs  # type: ignore[no-any-return]
+
+
+class RolloutOptions(Strict):
+    trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
+    ply: int = Field(0, ge=0, le=0, description="checker plays are chosen at 0-ply (only, so far)")
+    seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
+    variance_reduction: bool = True
+    truncate: int | None = Field(None, ge=1, le=1000, description="stop each trial after N half-moves")
+    rules: RulesField
+
+
+class Candidates(Strict):
+    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
+    plays: (
+        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=64)] | None
+    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
+
+
+class RolloutRequest(RolloutOptions, Candidates):
+    position: PositionInput
+    priority: Priority = "interactive"
+
+
+class BatchPosition(Candidates):
+    position: PositionInput
+    label: str | None = Field(None, max_length=200, description="the client's name for it, echoed back")
+
+
+class BatchRequest(RolloutOptions):
+    positions: Annotated[list[BatchPosition], Field(min_length=1)]
+    priority: Priority = "batch"
+
+
+class Extend(Strict):
+    trials: int = Field(ge=1, description="more trials per position")
+
+
+class Job(BaseModel):
+    """A job's status as the job store reports it, with links; more fields may appear."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    kind: Literal["rollout", "batch"]
+    state: str = Field(description="queued, running, done, failed, cancelled, ...")
+    href: str
+    events: str = Field(description="server-sent events of its progress")
+
+
+def _params(
+    body: RolloutOptions, item: Candidates, position: Any, field: str, settings: Any
+) -> dict[str, Any]:
+    """The job store's parameters of one position (it validates them again, naming its fields)."""
+    if body.trials > settings.max_trials:
+        raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
+    parsed = parse_position(position, field)
+    body.rules.library()  # Tavla options only with the Tavla variant
+    prefix = field.removesuffix("position")
+    if item.plays is not None and item.dice is None and (parsed.xgid is None or parsed.xgid.rolled is None):
+        raise invalid(f"{prefix}plays", "candidate plays need dice")
+    # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
+    text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
+    return {
+        "position": text,
+        "dice": list(item.dice) if item.dice is not None else None,
+        "plays": item.plays,
+        "rules": body.rules.model_dump(),
+        "trials": body.trials,
+        "ply": body.ply,
+        "seed": body.seed,
+        "variance_reduction": body.variance_reduction,
+        "truncate": body.truncate,
+    }
+
+
+def _job(kind: str, job_id: str, status: dict[str, Any]) -> Job:
+    if status.get("kind") in ("rollout", "batch"):  # the store knows best
+        kind = status["kind"]
+    base = "rollouts" if kind == "rollout" else "batch-rollouts"
+    href = f"/v1/{base}/{job_id}"
+    fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events")}
+    fields.setdefault("state", "queued")
+    fields["state"] = str(fields["state"])
+    return Job(id=job_id, kind=kind, href=href, events=f"{href}/events", **fields)  # type: ignore[arg-type]
+
+
+async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
+    try:
+        status = await store.status(job_id)
+    except ProblemError:
+        status = {"state": "queued"}
+    job = _job(kind, job_id, status)
+    return JSONResponse(job.model_dump(mode="json"), status_code=202, headers={"Location": job.href})
+
+
+@router.post(
+    "/rollouts",
+    status_code=202,
+    response_model=Job,
+    summary="Start a rollout job",
+    responses={202: {"description": "accepted; the job is at the Location header"}},
+)
+async def submit_rollout(
+    body: RolloutRequest,
+    request: Request,
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+) -> JSONResponse:
+    params = _params(body, body, body.position, "position", request.app.state.settings)
+    who.charge(1, body.trials)
+    try:
+        job_id = await store.submit_rollout(params, priority=body.priority)
+    except BaseException:
+        who.refund(1, body.trials)
+        raise
+    return await _submitted("rollout", job_id, store)
+
+
+@router.post(
+    "/batch-rollouts",
+    status_code=202,
+    response_model=Job,
+    summary="Start a batch rollout job",
+    responses={202: {"description": "accepted; the job is at the Location header"}},
+)
+async def submit_batch(
+    body: BatchRequest,
+    request: Request,
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+) -> JSONResponse:
+    settings = request.app.state.settings
+    if len(body.positions) > settings.max_batch_positions:
+        raise invalid(
+            "positions", f"at most {settings.max_batch_positions} positions, got {len(body.positions)}"
+        )
+    positions = []
+    for i, item in enumerate(body.positions):
+        params = _params(body, item, item.position, f"positions[{i}].position", settings)
+        if item.label is not None:
+            params["label"] = item.label
+        positions.append(params)
+    trials = body.trials * len(positions)
+    who.charge(1, trials)
+    try:
+        job_id = await store.submit_batch(positions, priority=body.priority)
+    except BaseException:
+        who.refund(1, trials)
+        raise
+    return await _submitted("batch", job_id, store)
+
+
+def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
+    @router.get(f"/{base}/{{job_id}}", summary=f"A {kind} job: state, trials, progress, ETA, partial results")
+    async def get_job(
+        job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+    ) -> Job:
+        return _job(kind, job_id, await store.status(job_id))
+
+    @router.get(
+        f"/{base}/{{job_id}}/events",
+        response_class=StreamingResponse,
+        summary=f"Server-sent events of a {kind} job until it ends",
+        responses={
+            200: {"content": {"text/event-stream": {}}, "description": "progress, then a final event"}
+        },
+    )
+    async def job_events(
+        job_id: JobId,
+        request: Request,
+        _: Annotated[Client, Depends(client)],
+        store: Annotated[Jobs, Depends(jobs)],
+    ) -> StreamingResponse:
+        first = await store.status(job_id)  # 404 before the stream starts
+        settings = request.app.state.settings
+        return StreamingResponse(
+            _events(kind, job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @router.delete(f"/{base}/{{job_id}}", summary=f"Cancel a {kind} job")
+    async def cancel_job(
+        job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+    ) -> Job:
+        status = await store.status(job_id)
+        if not await store.cancel(job_id):
+            state = str((await store.status(job_id)).get("state", status.get("state")))
+            raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+        return _job(kind, job_id, await store.status(job_id))
+
+    @router.post(f"/{base}/{{job_id}}/extend", status_code=202, summary=f"Add trials to a {kind} job")
+    async def extend_job(
+        job_id: JobId,
+        body: Extend,
+        request: Request,
+        who: Annotated[Client, Depends(client)],
+        store: Annotated[Jobs, Depends(jobs)],
+    ) -> Job:
+        status = await store.status(job_id)
+        limit = request.app.state.settings.max_trials
+        if body.trials > limit:
+            raise invalid("trials", f"at most {limit} more trials, got {body.trials}")
+        positions = max(1, int(status.get("positions", 1) or 1))
+        who.charge(0, body.trials * positions)
+        try:
+            await store.extend(job_id, body.trials)
+        except BaseException:
+            who.refund(0, body.trials * positions)
+            raise
+        return _job(kind, job_id, await store.status(job_id))
+
+
+_routes("rollout", "rollouts")
+_routes("batch", "batch-rollouts")
+
+
+def _sse(event: str, data: Any, event_id: int | None = None) -> bytes:
+    head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
+    return (head + f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n").encode()
+
+
+async def _events(
+    kind: Literal["rollout", "batch"],
+    job_id: str,
+    status: dict[str, Any],
+    store: Jobs,
+    poll_s: float,
+    keepalive_s: float,
+) -> AsyncIterator[bytes]:
+    """``progress`` events while the status changes, then one ``done``, ``failed`` or ``cancelled``."""
+    yield f"retry: {int(poll_s * 2000)}\n\n".encode()
+    last: str | None = None
+    n = 0
+    quiet_since = time.monotonic()
+    while True:
+        job = _job(kind, job_id, status).model_dump(mode="json")
+        state = job["state"].lower()
+        if state in TERMINAL:
+            if state in SUCCEEDED:
+                try:
+                    job["result"] = await store.result(job_id)
+                except ProblemError as e:
+                    job["result_error"] = e.detail
+                event = "done"
+            else:
+                event = "failed" if state in ("failed", "error") else "cancelled"
+            yield _sse(event, job, n)
+            return
+        text = json.dumps(job, sort_keys=True, default=str)
+        if text != last:
+            last = text
+            yield _sse("progress", job, n)
+            n += 1
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= keepalive_s:
+            yield b": keep-alive\n\n"
+            quiet_since = time.monotonic()
+        await asyncio.sleep(poll_s)
+        try:
+            status = await store.status(job_id)
+        except ProblemError as e:
+            yield _sse("error", {"status": e.status, "detail": e.detail})
+            return

@@ -1,0 +1,54 @@
+"""Settings of the gateway, from ``PULVEZAR_GATEWAY_*`` environment variables.
+
+API keys are a JSON object, secret -> limits, e.g.::
+
+    PULVEZAR_GATEWAY_API_KEYS='{"s3cret": {"name": "web", "rate_per_s": 20, "burst": 40}}'
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ApiKey(BaseModel):
+    """One client's limits. ``name`` appears in logs and metrics (never the secret)."""
+
+    name: str = "client"
+    rate_per_s: float = Field(10.0, gt=0, description="token bucket refill, requests per second")
+    burst: int = Field(20, ge=1, description="token bucket size: requests allowed at once")
+    daily_jobs: int = Field(200, ge=0, description="rollout and batch jobs per UTC day")
+    daily_trials: int = Field(5_000_000, ge=0, description="rollout trials per UTC day (all jobs)")
+
+
+class GatewaySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_GATEWAY_")
+
+    host: str = "0.0.0.0"
+    port: int = Field(8080, ge=0, le=65535, description="HTTP port; 0 picks a free one")
+    log_level: str = "INFO"
+    grace_period_s: float = Field(5.0, ge=0, description="in-flight requests get this long on SIGTERM")
+
+    # upstream services
+    rules_address: str = "127.0.0.1:50051"
+    evaluator_address: str = "127.0.0.1:50052"
+    grpc_timeout_s: float = Field(10.0, gt=0, description="deadline of each gRPC call")
+    ready_timeout_s: float = Field(1.0, gt=0, description="deadline of each health check of /readyz")
+
+    # job store (rollouts); without it the rollout endpoints answer 503
+    redis_url: str | None = None
+
+    # clients
+    api_keys: dict[str, ApiKey] = Field(default_factory=dict, description="secret -> limits")
+    cors_origins: list[str] = Field(default_factory=list, description='browser origins, e.g. ["*"]')
+
+    # request limits
+    max_body_bytes: int = Field(256 * 1024, ge=1, description="JSON request bodies")
+    max_upload_bytes: int = Field(4 * 1024 * 1024, ge=1, description="match file uploads")
+    max_positions: int = Field(256, ge=1, description="positions per evaluate request")
+    max_batch_positions: int = Field(64, ge=1, description="positions per batch rollout")
+    max_trials: int = Field(1_000_000, ge=1, description="trials per rollout job (per position)")
+    max_hint_ply: int = Field(2, ge=0, le=3, description="deepest hint search")
+    hint_concurrency: int = Field(2, ge=1, description="hints computed at once (in-process, threads)")
+    sse_poll_s: float = Field(0.5, gt=0, description="how often /events polls the job store")
+    sse_keepalive_s: float = Field(15.0, gt=0, description="comment lines that keep idle streams open")

@@ -1,0 +1,265 @@
+"""An SVG picture of a position, drawn here: points, checkers, bar, borne-off trays, cube, dice, IDs.
+
+The player on roll (light checkers) moves from 24 down to 1 and bears off at the bottom right, as in
+:func:`pulvezar.rules.diagram.ascii_board`. Stacks of more than five checkers show their count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from pulvezar import Position
+
+POINT_W = 40
+BAR_W = 40
+TRAY_W = 48
+FRAME = 12
+CHECKER_R = 17
+STACK = 5
+HALF_H = STACK * 2 * CHECKER_R + 20  # one half of the board, edge to middle
+GAP = 40  # between the halves
+HEADER = 34
+FOOTER = 84
+
+BOARD_W = 12 * POINT_W + BAR_W
+WIDTH = FRAME + BOARD_W + FRAME + TRAY_W + FRAME
+BOARD_H = 2 * HALF_H + GAP
+HEIGHT = HEADER + FRAME + BOARD_H + FRAME + FOOTER
+
+MINE = ("#f4efe1", "#3b3b3b")  # fill, stroke: the player on roll
+THEIRS = ("#a3261f", "#3b0d0a")
+POINT_COLOURS = ("#c89f66", "#5c4a3a")
+FELT = "#2f6b4f"
+WOOD = "#6b4a2b"
+
+
+def _attrs(**kv: object) -> str:
+    return " ".join(f"{k.rstrip('_').replace('_', '-')}={quoteattr(str(v))}" for k, v in kv.items())
+
+
+def _el(tag: str, text: str | None = None, **kv: object) -> str:
+    a = _attrs(**kv)
+    return f"<{tag} {a}>{escape(text)}</{tag}>" if text is not None else f"<{tag} {a}/>"
+
+
+def _point_x(point: int) -> float:
+    """Left edge of a point (1..24, the on-roll player's numbering)."""
+    # columns from the left: the bottom row has 12..7 | 6..1, the top row 13..18 | 19..24
+    col = 12 - point if point <= 12 else point - 13
+    return FRAME + col * POINT_W + (BAR_W if col >= 6 else 0)
+
+
+def _stack(cx: float, edge: float, direction: int, count: int, colours: tuple[str, str]) -> list[str]:
+    """Checkers from ``edge`` towards the middle (``direction`` +1 down, -1 up)."""
+    out = []
+    shown = min(count, STACK)
+    for i in range(shown):
+        cy = edge + direction * (CHECKER_R + 2 * CHECKER_R * i + 1)
+        out.append(
+            _el("circle", cx=cx, cy=cy, r=CHECKER_R - 1, fill=colours[0], stroke=colours[1], stroke_width=2)
+        )
+        if i == shown - 1 and count > STACK:
+            out.append(
+                _el(
+                    "text",
+                    str(count),
+                    x=cx,
+                    y=cy + 5,
+                    text_anchor="middle",
+                    font_size=15,
+                    font_weight="bold",
+                    fill=colours[1],
+                )
+            )
+    return out
+
+
+def _die(x: float, y: float, value: int, size: float = 28) -> list[str]:
+    out = [
+        _el("rect", x=x, y=y, width=size, height=size, rx=5, fill="#fffdf7", stroke="#222", stroke_width=1.5)
+    ]
+    q = size / 4
+    spots = {
+        1: [(2, 2)],
+        2: [(1, 1), (3, 3)],
+        3: [(1, 1), (2, 2), (3, 3)],
+        4: [(1, 1), (3, 1), (1, 3), (3, 3)],
+        5: [(1, 1), (3, 1), (2, 2), (1, 3), (3, 3)],
+        6: [(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3)],
+    }
+    for sx, sy in spots.get(value, []):
+        out.append(_el("circle", cx=x + sx * q, cy=y + sy * q, r=size / 11, fill="#222"))
+    return out
+
+
+def board_svg(
+    position: Position,
+    *,
+    ids: Sequence[tuple[str, str]] = (),
+    dice: tuple[int, int] | None = None,
+    cube_value: int = 1,
+    cube_owner: str | None = None,  # "player", "opponent" or None (centred)
+    show_cube: bool = True,
+    title: str = "Backgammon position",
+) -> str:
+    """The SVG document (UTF-8 text) of ``position``, seen from the player on roll."""
+    mine, theirs = position.mine, position.theirs
+    pips = position.pips()
+    off = position.off()
+    bar_mine, bar_theirs = position.bar()
+    top = HEADER + FRAME
+    bottom = top + BOARD_H
+    mid = top + HALF_H + GAP / 2
+    parts: list[str] = []
+    add = parts.extend
+
+    desc = "; ".join(f"{k}: {v}" for k, v in ids)
+    parts.append(_el("title", title))
+    parts.append(
+        _el(
+            "desc",
+            f"Player on roll: pips {pips[0]}, off {off[0]}. Opponent: pips {pips[1]}, off {off[1]}. {desc}",
+        )
+    )
+    parts.append(_el("rect", x=0, y=0, width=WIDTH, height=HEIGHT, fill="#fafafa"))
+    parts.append(
+        _el("rect", x=0, y=HEADER, width=WIDTH, height=BOARD_H + 2 * FRAME, fill=WOOD, rx=6, class_="frame")
+    )
+    parts.append(_el("rect", x=FRAME, y=top, width=BOARD_W, height=BOARD_H, fill=FELT, class_="felt"))
+    # points
+    for point in range(1, 25):
+        x = _point_x(point)
+        colour = POINT_COLOURS[point % 2]
+        if point <= 12:
+            tip = bottom - HALF_H + 8
+            pts = f"{x},{bottom} {x + POINT_W},{bottom} {x + POINT_W / 2},{tip}"
+            label_y = bottom + FRAME - 2
+        else:
+            tip = top + HALF_H - 8
+            pts = f"{x},{top} {x + POINT_W},{top} {x + POINT_W / 2},{tip}"
+            label_y = top - 2
+        parts.append(_el("polygon", points=pts, fill=colour, class_="point", data_point=point))
+        parts.append(
+            _el(
+                "text",
+                str(point),
+                x=x + POINT_W / 2,
+                y=label_y,
+                text_anchor="middle",
+                font_size=10,
+                fill="#fff",
+            )
+        )
+    # bar and tray
+    bar_x = FRAME + 6 * POINT_W
+    parts.append(_el("rect", x=bar_x, y=top, width=BAR_W, height=BOARD_H, fill=WOOD, class_="bar"))
+    tray_x = FRAME + BOARD_W + FRAME
+    parts.append(_el("rect", x=tray_x, y=top, width=TRAY_W, height=BOARD_H, fill="#3d2a18", class_="tray"))
+    # checkers on points
+    for point in range(1, 25):
+        cx = _point_x(point) + POINT_W / 2
+        edge, direction = (bottom, -1) if point <= 12 else (top, 1)
+        if mine[point - 1]:
+            add(_stack(cx, edge, direction, mine[point - 1], MINE))
+        elif theirs[24 - point]:
+            add(_stack(cx, edge, direction, theirs[24 - point], THEIRS))
+    # bar: the player on roll's checkers below the middle, the opponent's above
+    cx = bar_x + BAR_W / 2
+    if bar_mine:
+        add(_stack(cx, mid + GAP / 2 + 4 * CHECKER_R, -1, bar_mine, MINE))
+    if bar_theirs:
+        add(_stack(cx, mid - GAP / 2 - 4 * CHECKER_R, 1, bar_theirs, THEIRS))
+    # borne off: thin slabs, the player on roll's at the bottom
+    for count, colours, base, direction in ((off[0], MINE, bottom, -1), (off[1], THEIRS, top, 1)):
+        for i in range(count):
+            y = base + direction * (4 + i * 9) - (7 if direction < 0 else 0)
+            parts.append(
+                _el(
+                    "rect", x=tray_x + 6, y=y, width=TRAY_W - 12, height=7, fill=colours[0], stroke=colours[1]
+                )
+            )
+        if count:
+            ty = base + direction * (4 + count * 9 + 10) + (4 if direction > 0 else 0)
+            parts.append(
+                _el(
+                    "text",
+                    str(count),
+                    x=tray_x + TRAY_W / 2,
+                    y=ty,
+                    text_anchor="middle",
+                    font_size=12,
+                    fill="#fff",
+                )
+            )
+    # cube
+    if show_cube:
+        size = 30
+        cube_y = {"player": bottom - size - 4, "opponent": top + 4}.get(cube_owner or "", mid - size / 2)
+        cube_x = tray_x + (TRAY_W - size) / 2 if cube_owner else bar_x + (BAR_W - size) / 2
+        label = "64" if cube_owner is None and cube_value == 1 else str(cube_value)
+        parts.append(
+            _el(
+                "rect",
+                x=cube_x,
+                y=cube_y,
+                width=size,
+                height=size,
+                rx=4,
+                fill="#fff",
+                stroke="#111",
+                class_="cube",
+            )
+        )
+        parts.append(
+            _el(
+                "text",
+                label,
+                x=cube_x + size / 2,
+                y=cube_y + size / 2 + 5,
+                text_anchor="middle",
+                font_size=14,
+                font_weight="bold",
+                fill="#111",
+            )
+        )
+    # dice of the player on roll, on the right half
+    if dice:
+        x0 = FRAME + 9 * POINT_W + BAR_W - 34
+        add(_die(x0, mid - 14, dice[0]))
+        add(_die(x0 + 36, mid - 14, dice[1]))
+    # header and footer text
+    parts.append(
+        _el(
+            "text",
+            f"Opponent: pips {pips[1]}, off {off[1]}",
+            x=FRAME,
+            y=HEADER - 10,
+            font_size=14,
+            fill="#111",
+        )
+    )
+    y = bottom + FRAME + 20
+    parts.append(
+        _el("text", f"On roll: pips {pips[0]}, off {off[0]}", x=FRAME, y=y, font_size=14, fill="#111")
+    )
+    for k, v in ids:
+        y += 18
+        parts.append(
+            _el(
+                "text",
+                f"{k}: {v}",
+                x=FRAME,
+                y=y,
+                font_size=12,
+                font_family="monospace",
+                fill="#333",
+                class_="id",
+            )
+        )
+    body = "\n  ".join(parts)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=WIDTH, height=HEIGHT)} '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" font-family="sans-serif">\n  {body}\n</svg>\n'
+    )

@@ -1,0 +1,1 @@
+"""Rollouts fanned out over Celery workers through Redis (see README.md)."""

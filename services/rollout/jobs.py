@@ -1,0 +1,621 @@
+"""Rollout jobs in Redis: submission, progress, results, cancel, extend (:class:`JobStore`).
+
+A job is one position (:meth:`JobStore.submit_rollout`) or many (:meth:`JobStore.submit_batch`);
+each position is an *item*, rolled out as a whole or as candidate plays of a roll.  At submission
+every item's trials are cut into chunks on the fixed grid of
+:func:`pulvezar.rollouts.chunks.plan_chunks`, and one Celery task per chunk goes to the queue of
+the job's priority.  Keys (all expire ``job_ttl_s`` after the last write):
+
+``job:{id}:spec``       JSON: kind, priority, chunk size, the items (normalised parameters)
+``job:{id}:chunks``     list, entry ``n`` = JSON ``[item, first_trial, trials]`` of chunk ``n``
+``job:{id}:chunk:{n}``  chunk ``n``'s result, written once (``SET NX``) by the worker that ran it
+``job:{id}:started``    when a worker first started a chunk
+``job:{id}:cancel``     present once the job is cancelled; workers skip and stop its chunks
+``job:{id}:error``      why the job failed (a chunk failed after its retries)
+
+There is no chord and no job-level state to keep in step: :meth:`JobStore.status` reads the
+chunk keys and merges them, so a chunk that ran twice (a redelivery) is counted once, with the
+same numbers either time.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from redis.exceptions import WatchError
+
+from pulvezar import Position, PulvezarError, Rules
+from pulvezar.rollouts.chunks import plan_chunks
+from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
+from pulvezar.rules.notation import parse_play
+from pulvezar.rules.xgid import XGID
+from services.rollout.settings import QUEUES, RolloutSettings
+
+PRIORITIES = tuple(QUEUES)
+_ITEM_KEYS = {
+    "position",
+    "position_id",
+    "xgid",
+    "dice",
+    "plays",
+    "trials",
+    "seed",
+    "variance_reduction",
+    "truncate",
+    "rules",
+    "ply",
+    "label",
+}
+_MAX_SEED = 2**63 - 1
+_MAX_TRUNCATE = 10_000
+
+
+class JobError(Exception):
+    """Base of the job store's errors."""
+
+
+class InvalidJob(JobError, ValueError):
+    """Bad job parameters; ``field`` names the parameter (``positions[2].dice``, ``trials``, ...)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class JobNotFound(JobError, KeyError):
+    """No job has this id (or it expired)."""
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__(job_id)
+        self.job_id = job_id
+
+    def __str__(self) -> str:
+        return f"no rollout job {self.job_id!r} (unknown or expired)"
+
+
+class JobStateError(JobError, ValueError):
+    """The job's state does not allow this (extending a cancelled job, ...); ``field`` is ``job_id``."""
+
+    field = "job_id"
+
+
+# ---- keys -----------------------------------------------------------------
+
+
+def spec_key(job_id: str) -> str:
+    return f"job:{job_id}:spec"
+
+
+def chunks_key(job_id: str) -> str:
+    return f"job:{job_id}:chunks"
+
+
+def chunk_key(job_id: str, n: int) -> str:
+    return f"job:{job_id}:chunk:{n}"
+
+
+def cancel_key(job_id: str) -> str:
+    return f"job:{job_id}:cancel"
+
+
+def started_key(job_id: str) -> str:
+    return f"job:{job_id}:started"
+
+
+def error_key(job_id: str) -> str:
+    return f"job:{job_id}:error"
+
+
+def text(value: bytes | str | None) -> str | None:
+    """A Redis reply as text (clients with and without ``decode_responses``)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# ---- parameters -------------------------------------------------------------
+
+
+def _int(value: Any, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidJob(field, f"an integer is required, got {value!r}")
+    if not lo <= value <= hi:
+        raise InvalidJob(field, f"must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _rules(value: Any, field: str) -> tuple[dict[str, Any], Rules]:
+    if value is None or value == "international":
+        return {"variant": "international"}, Rules.international()
+    if value == "tavla":
+        value = {"variant": "tavla"}
+    if not isinstance(value, Mapping):
+        raise InvalidJob(field, f"'international', 'tavla' or an object with 'variant', got {value!r}")
+    unknown = set(value) - {"variant", "hit_and_stop", "must_bear_off"}
+    if unknown:
+        raise InvalidJob(f"{field}.{sorted(unknown)[0]}", "unknown rules option")
+    variant = value.get("variant", "international")
+    options = {k: value.get(k, False) for k in ("hit_and_stop", "must_bear_off")}
+    for k, v in options.items():
+        if not isinstance(v, bool):
+            raise InvalidJob(f"{field}.{k}", f"true or false, got {v!r}")
+    if variant == "international":
+        if any(options.values()):
+            raise InvalidJob(field, "hit_and_stop and must_bear_off are Tavla options")
+        return {"variant": "international"}, Rules.international()
+    if variant == "tavla":
+        return {"variant": "tavla", **options}, Rules.tavla(**options)
+    raise InvalidJob(f"{field}.variant", f"'international' or 'tavla', got {variant!r}")
+
+
+def rules_of(spec: Mapping[str, Any]) -> Rules:
+    """The rules of a normalised item's ``rules`` entry."""
+    return _rules(spec, "rules")[1]
+
+
+def _position(params: Mapping[str, Any], field: str) -> tuple[Position, str, tuple[int, int] | None]:
+    """The position, the text it was given as, and the dice of an XGID that has them."""
+    given = [k for k in ("position", "position_id", "xgid") if params.get(k) is not None]
+    if len(given) != 1:
+        raise InvalidJob(f"{field}position", "give exactly one of position, position_id or xgid")
+    key = given[0]
+    value = params[key]
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidJob(f"{field}{key}", f"a Position ID or XGID string is required, got {value!r}")
+    value = value.strip()
+    is_xgid = key == "xgid" or (key == "position" and (value.startswith("XGID=") or ":" in value))
+    try:
+        if is_xgid:
+            x = XGID.parse(value)
+            dice = (int(x.dice[0]), int(x.dice[1])) if x.dice.isdigit() and len(x.dice) == 2 else None
+            return x.position, value, dice
+        return Position.from_position_id(value), value, None
+    except PulvezarError as e:
+        raise InvalidJob(f"{field}{key}", str(e)) from None
+
+
+def _dice(value: Any, field: str) -> tuple[int, int]:
+    if isinstance(value, str) and len(value) == 2 and value.isdigit():
+        value = [int(value[0]), int(value[1])]
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
+    ):
+        raise InvalidJob(field, f'two dice 1..6 (e.g. [3, 1] or "31"), got {value!r}')
+    return int(value[0]), int(value[1])
+
+
+def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: str = "") -> dict[str, Any]:
+    """Validate one position's parameters; returns the item as the spec stores it.
+
+    ``field`` prefixes the names in errors (``positions[3].``).
+    """
+    if not isinstance(params, Mapping):
+        raise InvalidJob(field.rstrip(".") or "params", f"an object is required, got {type(params).__name__}")
+    unknown = sorted(set(params) - _ITEM_KEYS)
+    if unknown:
+        raise InvalidJob(
+            f"{field}{unknown[0]}", f"unknown parameter (known: {', '.join(sorted(_ITEM_KEYS))})"
+        )
+    position, given, xgid_dice = _position(params, field)
+    rules_spec, rules = _rules(params.get("rules"), f"{field}rules")
+    if "trials" not in params:
+        raise InvalidJob(f"{field}trials", "the number of trials is required")
+    trials = _int(params["trials"], f"{field}trials", 1, settings.max_trials)
+    seed = _int(params.get("seed", 1), f"{field}seed", 0, _MAX_SEED)
+    vr = params.get("variance_reduction", True)
+    if not isinstance(vr, bool):
+        raise InvalidJob(f"{field}variance_reduction", f"true or false, got {vr!r}")
+    truncate = params.get("truncate")
+    if truncate is not None:
+        truncate = _int(truncate, f"{field}truncate", 0, _MAX_TRUNCATE)
+    dice = _dice(params["dice"], f"{field}dice") if params.get("dice") is not None else xgid_dice
+    ply = params.get("ply", 0)
+    if ply != 0 or isinstance(ply, bool):
+        raise InvalidJob(f"{field}ply", f"rollouts choose plays at 0-ply only so far, got {ply!r}")
+    label = params.get("label")
+    if label is not None and (not isinstance(label, str) or len(label) > 200):
+        raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
+    item: dict[str, Any] = {
+        "position": given,
+        "position_id": position.position_id,
+        "dice": None,
+        "plays": None,
+        "trials": trials,
+        "seed": seed,
+        "variance_reduction": vr,
+        "truncate": truncate,
+        "rules": rules_spec,
+    }
+    if label is not None:
+        item["label"] = label
+    plays = params.get("plays")
+    if plays is not None and dice is None:
+        raise InvalidJob(f"{field}plays", "candidate plays need dice")
+    if dice is not None:
+        try:
+            legal = rules.legal_plays(position, dice)
+        except PulvezarError as e:
+            raise InvalidJob(f"{field}dice", str(e)) from None
+        if plays is None:
+            chosen = list(legal)
+        else:
+            if not isinstance(plays, list | tuple) or not plays:
+                raise InvalidJob(f"{field}plays", 'a non-empty list of plays in notation (e.g. "8/5 6/5")')
+            chosen = []
+            for i, p in enumerate(plays):
+                if not isinstance(p, str):
+                    raise InvalidJob(f"{field}plays[{i}]", f"a play in notation, got {p!r}")
+                try:
+                    chosen.append(parse_play(p, position, dice, rules))
+                except PulvezarError as e:
+                    raise InvalidJob(f"{field}plays[{i}]", str(e)) from None
+        if not chosen:
+            raise InvalidJob(f"{field}dice", "no legal play")
+        ids = [p.position.position_id for p in chosen]
+        if len(set(ids)) != len(ids):
+            raise InvalidJob(f"{field}plays", "two candidates are the same play")
+        item["dice"] = list(dice)
+        item["plays"] = [{"play": p.notation, "position_id": pid} for p, pid in zip(chosen, ids, strict=True)]
+    return item
+
+
+# ---- chunk results ------------------------------------------------------------
+
+
+def encode_values(values: np.ndarray[Any, Any]) -> dict[str, Any]:
+    """Float64 values as JSON without loss: shape and little-endian bytes in base64."""
+    a = np.ascontiguousarray(values, dtype="<f8")
+    return {"shape": list(a.shape), "values": base64.b64encode(a.tobytes()).decode()}
+
+
+def decode_values(record: Mapping[str, Any]) -> np.ndarray[Any, Any]:
+    raw = base64.b64decode(record["values"])
+    return np.frombuffer(raw, dtype="<f8").astype(np.float64).reshape(record["shape"])
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Chunk ``n`` of a job: trials ``first .. first + trials - 1`` of item ``item``."""
+
+    n: int
+    item: int
+    first: int
+    trials: int
+
+
+def chunk_results(item: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> list[RolloutResult]:
+    """The merged results of an item's finished chunks: one, or one per candidate play."""
+    rules = rules_of(item["rules"])
+    ncand = len(item["plays"]) if item["plays"] is not None else 1
+    parts: list[list[RolloutResult]] = [[] for _ in range(ncand)]
+    for rec in records:
+        values = decode_values(rec).reshape(ncand, rec["trials"], 5)
+        ids = np.arange(rec["first"], rec["first"] + rec["trials"], dtype=np.int64)
+        for c in range(ncand):
+            parts[c].append(RolloutResult(ids, values[c], item["seed"], rules, item["variance_reduction"]))
+    return [RolloutResult.merge(p) for p in parts] if parts[0] else []
+
+
+def _num(x: float) -> float | None:
+    return None if not math.isfinite(x) else round(float(x), 9)
+
+
+def _summary(r: RolloutResult) -> dict[str, Any]:
+    return {
+        "trials": r.trials,
+        "equity": _num(r.equity),
+        "se": _num(r.noise),
+        "probabilities": [_num(p) for p in r.probabilities],
+    }
+
+
+def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool) -> dict[str, Any]:
+    """What status and result report for one item (``full``: halves, probability errors, playable)."""
+    out: dict[str, Any] = {"position": item["position"], "position_id": item["position_id"], "trials": 0}
+    if "label" in item:
+        out["label"] = item["label"]
+    if item["plays"] is None:
+        if results:
+            r = results[0]
+            out.update(_summary(r))
+            if full:
+                out["equity_se"] = _num(r.equity_se)
+                out["probability_se"] = [_num(p) for p in r.probability_se]
+                out["halves"] = [_num(h.equity) if h.trials else None for h in r.halves]
+        return out
+    out["dice"] = item["dice"]
+    cands = []
+    best = int(np.argmax([r.equity for r in results])) if results else -1
+    ok = playable(results) if full and results else [None] * len(results)
+    for c, play in enumerate(item["plays"]):
+        entry: dict[str, Any] = {"play": play["play"], "position_id": play["position_id"]}
+        if results:
+            r = results[c]
+            entry.update(_summary(r))
+            if full:
+                entry["equity_se"] = _num(r.equity_se)
+                entry["difference"] = _num(r.equity - results[best].equity)
+                entry["difference_se"] = _num(difference_noise(results[best], r)) if c != best else 0.0
+                entry["playable"] = ok[c]
+        cands.append(entry)
+    out["trials"] = results[0].trials if results else 0
+    out["candidates"] = cands
+    return out
+
+
+# ---- the store ------------------------------------------------------------------
+
+
+class JobStore:
+    """Rollout jobs kept in Redis; chunks are run by the Celery workers of :mod:`services.rollout.tasks`.
+
+    ``redis_client`` is a ``redis.Redis`` (with or without ``decode_responses``) on the Redis
+    that the workers use; ``app`` the Celery app to send chunk tasks with (default: the one of
+    :mod:`services.rollout.celery_app`, configured from ``PULVEZAR_ROLLOUT_*``).
+    """
+
+    def __init__(self, redis_client: Any, app: Any = None, settings: RolloutSettings | None = None) -> None:
+        self.redis = redis_client
+        self.settings = settings or RolloutSettings()
+        if app is None:
+            from services.rollout.celery_app import app as default_app
+
+            app = default_app
+        self.app = app
+        self.chunk_size = self.settings.chunk_size
+
+    # ---- submission ----------------------------------------------------
+    def submit_rollout(self, params: dict[str, Any], priority: str = "interactive") -> str:
+        """Queue a rollout of one position; returns the job id.
+
+        ``params``: exactly one of ``position`` (Position ID or XGID), ``position_id``, ``xgid``;
+        ``trials`` (required); optional ``seed`` (1), ``variance_reduction`` (true), ``truncate``
+        (half-moves, none), ``rules`` (``"international"``, ``"tavla"`` or
+        ``{"variant": "tavla", "hit_and_stop": bool, "must_bear_off": bool}``), ``dice`` ([3, 1] or
+        "31"; an XGID's own dice count when absent) and ``plays`` (notation; with dice and no plays,
+        every legal play is a candidate).  Raises :class:`InvalidJob`.
+        """
+        item = normalise_item(params, self.settings)
+        return self._submit("rollout", [item], priority)
+
+    def submit_batch(
+        self,
+        positions: list[dict[str, Any]],
+        priority: str = "batch",
+        defaults: dict[str, Any] | None = None,
+    ) -> str:
+        """Queue rollouts of many positions as one job; results come per position, in order.
+
+        Each entry of ``positions`` takes the parameters of :meth:`submit_rollout`; ``defaults``
+        fills the ones an entry leaves out (e.g. ``{"trials": 1296, "truncate": 11}``).
+        """
+        if not isinstance(positions, list | tuple) or not positions:
+            raise InvalidJob("positions", "a non-empty list of positions is required")
+        if len(positions) > self.settings.max_positions:
+            raise InvalidJob("positions", f"at most {self.settings.max_positions} positions per batch")
+        base = dict(defaults or {})
+        items = []
+        for i, p in enumerate(positions):
+            if not isinstance(p, Mapping):
+                raise InvalidJob(f"positions[{i}]", f"an object is required, got {type(p).__name__}")
+            merged = {**base, **p}
+            if any(k in p for k in ("position", "position_id", "xgid")):
+                for k in ("position", "position_id", "xgid"):
+                    if k not in p:
+                        merged.pop(k, None)
+            items.append(normalise_item(merged, self.settings, f"positions[{i}]."))
+        return self._submit("batch", items, priority)
+
+    def _submit(self, kind: str, items: list[dict[str, Any]], priority: str) -> str:
+        if priority not in QUEUES:
+            raise InvalidJob("priority", f"one of {', '.join(PRIORITIES)}, got {priority!r}")
+        chunks = [
+            (i, first, n)
+            for i, item in enumerate(items)
+            for first, n in plan_chunks(item["trials"], self.chunk_size)
+        ]
+        if len(chunks) > self.settings.max_chunks:
+            raise InvalidJob(
+                "trials", f"the job would have {len(chunks)} chunks, at most {self.settings.max_chunks}"
+            )
+        job_id = secrets.token_hex(12)
+        spec = {
+            "id": job_id,
+            "kind": kind,
+            "priority": priority,
+            "chunk_size": self.chunk_size,
+            "created": time.time(),
+            "items": items,
+        }
+        ttl = self.settings.job_ttl_s
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)
+        pipe.rpush(chunks_key(job_id), *(json.dumps(list(c)) for c in chunks))
+        pipe.expire(chunks_key(job_id), ttl)
+        pipe.execute()
+        self._enqueue(job_id, priority, range(len(chunks)))
+        return job_id
+
+    def _enqueue(self, job_id: str, priority: str, numbers: Iterable[int]) -> None:
+        from services.rollout.celery_app import CHUNK_TASK
+
+        queue = QUEUES[priority]
+        for n in numbers:
+            self.app.send_task(CHUNK_TASK, args=[job_id, n], queue=queue)
+
+    # ---- reading -------------------------------------------------------
+    def spec(self, job_id: str) -> dict[str, Any]:
+        raw = text(self.redis.get(spec_key(job_id)))
+        if raw is None:
+            raise JobNotFound(job_id)
+        spec: dict[str, Any] = json.loads(raw)
+        return spec
+
+    def chunks(self, job_id: str) -> list[Chunk]:
+        raw = self.redis.lrange(chunks_key(job_id), 0, -1)
+        return [Chunk(n, *json.loads(text(r) or "null")) for n, r in enumerate(raw)]
+
+    def _records(self, job_id: str, chunks: list[Chunk]) -> list[dict[str, Any] | None]:
+        if not chunks:
+            return []
+        raw = self.redis.mget([chunk_key(job_id, c.n) for c in chunks])
+        return [None if r is None else json.loads(text(r) or "null") for r in raw]
+
+    def _gather(self, job_id: str) -> tuple[dict[str, Any], list[Chunk], list[dict[str, Any] | None]]:
+        spec = self.spec(job_id)
+        chunks = self.chunks(job_id)
+        return spec, chunks, self._records(job_id, chunks)
+
+    def rollout_results(self, job_id: str) -> list[list[RolloutResult]]:
+        """The library's results of the finished chunks, per item: ``[result]`` or one per candidate."""
+        spec, chunks, records = self._gather(job_id)
+        return [
+            chunk_results(item, [r for c, r in zip(chunks, records, strict=True) if r and c.item == i])
+            for i, item in enumerate(spec["items"])
+        ]
+
+    def _state(self, job_id: str, done: int, total: int) -> tuple[str, str | None]:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(error_key(job_id))
+        pipe.exists(cancel_key(job_id))
+        pipe.exists(started_key(job_id))
+        error, cancelled, started = pipe.execute()
+        if error is not None:
+            return "failed", text(error)
+        if cancelled:
+            return "cancelled", None
+        if done == total:
+            return "done", None
+        return ("running" if started or done else "queued"), None
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        """State, progress, ETA and the results so far.
+
+        ``{"job_id", "kind", "priority", "state": queued|running|done|cancelled|failed, "error",
+        "trials_done", "trials_total", "chunks_done", "chunks_total", "progress" (0..1),
+        "eta_s" (None until a chunk is done, 0 when finished), "elapsed_s", "results": [per
+        position: {"position", "position_id", "trials", "equity", "se", "probabilities"} or, with
+        dice, {..., "dice", "candidates": [{"play", "position_id", "trials", "equity", "se", ...}]}]}``
+        """
+        spec, chunks, records = self._gather(job_id)
+        return self._report(job_id, spec, chunks, records, full=False)
+
+    def result(self, job_id: str) -> dict[str, Any] | None:
+        """The final report (as :meth:`status`, with halves, per-probability errors and, for
+        candidate plays, each one's difference to the best with its noise and whether it is
+        ``playable``), or None while the job is not done (also when cancelled or failed)."""
+        spec, chunks, records = self._gather(job_id)
+        if not chunks or any(r is None for r in records):
+            return None
+        report = self._report(job_id, spec, chunks, records, full=True)
+        return report if report["state"] == "done" else None
+
+    def _report(
+        self,
+        job_id: str,
+        spec: dict[str, Any],
+        chunks: list[Chunk],
+        records: list[dict[str, Any] | None],
+        full: bool,
+    ) -> dict[str, Any]:
+        finished = [(c, r) for c, r in zip(chunks, records, strict=True) if r is not None]
+        trials_total = sum(c.trials for c in chunks)
+        trials_done = sum(c.trials for c, _ in finished)
+        state, error = self._state(job_id, len(finished), len(chunks))
+        eta: float | None = None
+        elapsed: float | None = None
+        if finished:
+            starts = [r["started"] for _, r in finished]
+            ends = [r["finished"] for _, r in finished]
+            busy = sum(r["seconds"] for _, r in finished)
+            span = max(ends) - min(starts)
+            workers = max(1.0, busy / span) if span > 0 else 1.0
+            per_trial = busy / trials_done
+            eta = 0.0 if trials_done == trials_total else (trials_total - trials_done) * per_trial / workers
+            elapsed = max(ends) - min(starts)
+        if state in ("cancelled", "failed"):
+            eta = None
+        results = []
+        for i, item in enumerate(spec["items"]):
+            mine = [r for c, r in finished if c.item == i]
+            results.append(summarize(item, chunk_results(item, mine), full))
+        return {
+            "job_id": job_id,
+            "kind": spec["kind"],
+            "priority": spec["priority"],
+            "state": state,
+            "error": error,
+            "trials_done": trials_done,
+            "trials_total": trials_total,
+            "chunks_done": len(finished),
+            "chunks_total": len(chunks),
+            "progress": trials_done / trials_total if trials_total else 0.0,
+            "eta_s": None if eta is None else round(eta, 3),
+            "elapsed_s": None if elapsed is None else round(elapsed, 3),
+            "positions": len(spec["items"]),
+            "created": spec["created"],
+            "results": results,
+        }
+
+    # ---- changing --------------------------------------------------------
+    def cancel(self, job_id: str) -> bool:
+        """Ask the workers to stop the job: queued chunks are skipped, running ones stop at their
+        next evaluator call.  True when the job was cancelled now; False when it had already
+        finished, failed or been cancelled.  Raises :class:`JobNotFound`."""
+        _spec, chunks, records = self._gather(job_id)
+        state, _ = self._state(job_id, sum(r is not None for r in records), len(chunks))
+        if state in ("done", "failed", "cancelled"):
+            return False
+        return bool(self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s))
+
+    def extend(self, job_id: str, more_trials: int) -> None:
+        """Add ``more_trials`` trials to every position of the job, continuing its trial numbers
+        (trial ``T`` onwards after ``T`` trials), and queue their chunks.  A finished job becomes
+        running again; a cancelled or failed one cannot be extended (:class:`JobStateError`)."""
+        more = _int(more_trials, "more_trials", 1, self.settings.max_trials)
+        spec = self.spec(job_id)
+        if self.redis.exists(cancel_key(job_id)) or self.redis.exists(error_key(job_id)):
+            raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
+        key = chunks_key(job_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:  # optimistic: retry if another extend changed the chunk list meanwhile
+                try:
+                    pipe.watch(key)
+                    existing = [
+                        Chunk(n, *json.loads(text(r) or "null"))
+                        for n, r in enumerate(pipe.lrange(key, 0, -1))
+                    ]
+                    ends = [0] * len(spec["items"])
+                    for c in existing:
+                        ends[c.item] = max(ends[c.item], c.first + c.trials)
+                    if max(e for e in ends) + more > self.settings.max_trials:
+                        raise InvalidJob(
+                            "more_trials", f"a position has at most {self.settings.max_trials} trials"
+                        )
+                    new = [
+                        (i, first, n)
+                        for i in range(len(spec["items"]))
+                        for first, n in plan_chunks(more, spec["chunk_size"], ends[i])
+                    ]
+                    if len(existing) + len(new) > self.settings.max_chunks:
+                        raise InvalidJob(
+                            "more_trials", f"the job would have more than {self.settings.max_chunks} chunks"
+                        )
+                    pipe.multi()
+                    pipe.rpush(key, *(json.dumps(list(c)) for c in new))
+                    pipe.expire(key, self.settings.job_ttl_s)
+                    pipe.expire(spec_key(job_id), self.settings.job_ttl_s)
+                    pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        self._enqueue(job_id, spec["priority"], range(len(existing), len(existing) + len(new)))

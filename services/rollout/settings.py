@@ -1,0 +1,66 @@
+"""Settings of the rollout workers and job store, from ``PULVEZAR_ROLLOUT_*`` environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pulvezar.rollouts.chunks import DEFAULT_CHUNK_SIZE, check_chunk_size
+
+#: Queues, highest priority first: a worker drains ``rollouts.interactive`` before it takes
+#: anything from ``rollouts.batch`` (kombu's ``queue_order_strategy="priority"``).
+INTERACTIVE_QUEUE = "rollouts.interactive"
+BATCH_QUEUE = "rollouts.batch"
+QUEUES = {"interactive": INTERACTIVE_QUEUE, "batch": BATCH_QUEUE}
+
+
+class RolloutSettings(BaseSettings):
+    """Read from ``PULVEZAR_ROLLOUT_<NAME>`` (e.g. ``PULVEZAR_ROLLOUT_REDIS_URL``)."""
+
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_ROLLOUT_")
+
+    redis_url: str = Field("redis://localhost:6379/0", description="Celery broker and the job store")
+    backend_url: str | None = Field(None, description="Celery result backend; default: redis_url")
+    evaluator: str = Field("inprocess", description="inprocess (torch in the worker) or grpc://host:port")
+    model_path: Path | None = Field(None, description="model file for inprocess; default: the shipped net")
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="inprocess: auto = CUDA when torch sees a GPU; bits differ between CPU and GPU"
+    )
+    chunk_size: int = Field(DEFAULT_CHUNK_SIZE, description="trials per chunk task (a multiple of 36)")
+    max_trials: int = Field(1_000_000, ge=1, description="trials per position of one job")
+    max_positions: int = Field(1000, ge=1, description="positions of one batch job")
+    max_chunks: int = Field(100_000, ge=1, description="chunk tasks of one job")
+    job_ttl_s: int = Field(
+        7 * 24 * 3600, ge=60, description="a job's Redis keys expire this long after its last write"
+    )
+    visibility_timeout_s: float = Field(
+        3600,
+        gt=0,
+        description="an unacknowledged chunk is redelivered after this long (longer than a chunk!)",
+    )
+    restore_interval_s: float = Field(10, gt=0, description="how often workers look for such chunks")
+    max_retries: int = Field(2, ge=0, description="retries of a chunk that raised an error")
+    concurrency: int = Field(1, ge=1, description="worker processes (prefork pool)")
+    torch_threads: int = Field(1, ge=0, description="torch threads per worker process; 0 = torch's default")
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int = Field(9103, ge=-1, le=65535, description="Prometheus /metrics; 0 = any, -1 = off")
+    metrics_dir: Path | None = Field(
+        None, description="prometheus multiprocess dir; default: a fresh temp dir"
+    )
+    log_level: str = "INFO"
+    eval_delay_ms: float = Field(0.0, ge=0, description="testing only: extra time per evaluator call")
+
+    @field_validator("chunk_size")
+    @classmethod
+    def _chunk(cls, v: int) -> int:
+        return check_chunk_size(v)
+
+    @field_validator("evaluator")
+    @classmethod
+    def _evaluator(cls, v: str) -> str:
+        if v != "inprocess" and not (v.startswith("grpc://") and len(v) > len("grpc://")):
+            raise ValueError(f"evaluator is 'inprocess' or 'grpc://host:port', got {v!r}")
+        return v

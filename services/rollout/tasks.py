@@ -1,0 +1,178 @@
+"""The chunk task: one task computes one chunk of one job and writes it to Redis once.
+
+Idempotent: the result goes to ``job:{id}:chunk:{n}`` with ``SET NX``; a task whose key exists
+returns at once, so a redelivered or duplicated chunk changes nothing (and its numbers would be
+the same bits anyway: a chunk's trials, dice and batches do not depend on who runs it).  The
+cancel key is read before the work and, while it runs, before every evaluator call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+import numpy as np
+from celery import Task
+from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
+
+from pulvezar import Position
+from pulvezar.eval.evaluator import Evaluator
+from pulvezar.rollouts import rollout, rollout_plays
+from services.common.jsonlog import log
+from services.rollout import jobs
+from services.rollout.celery_app import CHUNK_TASK, app
+from services.rollout.evaluators import Cancelled, CheckedEvaluator, make_evaluator
+from services.rollout.settings import RolloutSettings
+
+logger = logging.getLogger("pulvezar.services.rollout")
+settings = RolloutSettings()
+_redis: Any = None
+_evaluator: Evaluator | None = None
+
+
+def redis_client() -> Any:
+    global _redis
+    if _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(settings.redis_url)
+    return _redis
+
+
+def evaluator() -> Evaluator:
+    global _evaluator
+    if _evaluator is None:
+        _evaluator = make_evaluator(settings)
+    return _evaluator
+
+
+def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
+    """The library options of a job item (as :func:`pulvezar.rollouts.rollout` takes them)."""
+    return {
+        "seed": item["seed"],
+        "variance_reduction": item["variance_reduction"],
+        "truncate": item["truncate"],
+        "rules": jobs.rules_of(item["rules"]),
+        "evaluator": ev,
+    }
+
+
+def compute_chunk(item: dict[str, Any], first: int, trials: int, ev: Evaluator) -> np.ndarray[Any, Any]:
+    """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5)."""
+    position = Position.from_position_id(item["position_id"])
+    opts = item_options(item, ev)
+    if item["plays"] is None:
+        return rollout(position, trials=trials, first_trial=first, **opts).values[None]
+    plays = [Position.from_position_id(p["position_id"]) for p in item["plays"]]
+    dice = (item["dice"][0], item["dice"][1])
+    results = rollout_plays(position, dice, plays, trials=trials, first_trial=first, **opts)
+    return np.stack([r.values for r in results])
+
+
+@app.task(name=CHUNK_TASK, bind=True)
+def run_chunk(self: Task, job_id: str, n: int) -> str:
+    """Compute chunk ``n`` of job ``job_id``; returns what happened (done, duplicate, cancelled, ...)."""
+    from services.rollout import metrics
+
+    r = redis_client()
+    key = jobs.chunk_key(job_id, n)
+    if r.exists(key):
+        metrics.CHUNKS.labels("duplicate").inc()
+        return "duplicate"
+    if r.exists(jobs.cancel_key(job_id)):
+        metrics.CHUNKS.labels("cancelled").inc()
+        return "cancelled"
+    raw_spec, raw_chunk = r.get(jobs.spec_key(job_id)), r.lindex(jobs.chunks_key(job_id), n)
+    if raw_spec is None or raw_chunk is None:  # expired, or not ours
+        metrics.CHUNKS.labels("gone").inc()
+        log(logger, logging.WARNING, "chunk of an unknown job", job=job_id, chunk=n)
+        return "gone"
+    spec = json.loads(raw_spec)
+    index, first, trials = json.loads(raw_chunk)
+    item = spec["items"][index]
+    ttl = settings.job_ttl_s
+    r.set(jobs.started_key(job_id), str(time.time()), nx=True, ex=ttl)
+    log(
+        logger,
+        logging.INFO,
+        "chunk started",
+        job=job_id,
+        chunk=n,
+        first=first,
+        trials=trials,
+        pid=os.getpid(),
+    )
+    started, t0 = time.time(), time.perf_counter()
+    try:
+        ev = CheckedEvaluator(
+            evaluator(), lambda: bool(r.exists(jobs.cancel_key(job_id))), delay_s=settings.eval_delay_ms / 1e3
+        )
+        ev.check()
+        values = compute_chunk(item, first, trials, ev)
+    except Cancelled:
+        metrics.CHUNKS.labels("cancelled").inc()
+        log(logger, logging.INFO, "chunk cancelled", job=job_id, chunk=n)
+        return "cancelled"
+    except Exception as e:
+        if self.request.retries < settings.max_retries:
+            metrics.CHUNKS.labels("retried").inc()
+            log(logger, logging.WARNING, "chunk failed, retrying", job=job_id, chunk=n, error=repr(e))
+            raise self.retry(exc=e, countdown=1) from e
+        metrics.CHUNKS.labels("failed").inc()
+        r.set(jobs.error_key(job_id), f"chunk {n} failed: {e!r}", nx=True, ex=ttl)
+        logger.exception("chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
+        return "failed"
+    seconds = time.perf_counter() - t0
+    record = {
+        "item": index,
+        "first": first,
+        "trials": trials,
+        **jobs.encode_values(values),
+        "seconds": seconds,
+        "started": started,
+        "finished": time.time(),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+    }
+    if not r.set(key, json.dumps(record), nx=True, ex=ttl):
+        metrics.CHUNKS.labels("duplicate").inc()
+        return "duplicate"
+    metrics.CHUNKS.labels("done").inc()
+    metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(seconds)
+    metrics.TRIALS.labels(spec["priority"]).inc(trials)
+    log(logger, logging.INFO, "chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
+    return "done"
+
+
+@worker_process_init.connect
+def _process_init(**_: Any) -> None:
+    """A fresh pool process: its own Redis connection and torch threads (the model loads on first use)."""
+    global _redis
+    _redis = None
+    if settings.torch_threads and settings.evaluator == "inprocess":
+        import torch
+
+        torch.set_num_threads(settings.torch_threads)
+
+
+@worker_process_shutdown.connect
+def _process_shutdown(pid: int | None = None, **_: Any) -> None:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid or os.getpid())
+
+
+@worker_ready.connect
+def _ready(sender: Any = None, **_: Any) -> None:
+    log(
+        logger,
+        logging.INFO,
+        "worker ready",
+        hostname=getattr(sender, "hostname", None),
+        pid=os.getpid(),
+        metrics_port=int(os.environ.get("PULVEZAR_ROLLOUT_BOUND_METRICS_PORT", "-1")),
+    )

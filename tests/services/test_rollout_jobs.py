@@ -1,0 +1,612 @@
+"""Rollout jobs on a real Redis and real Celery workers (subprocesses on free ports).
+
+The workers use a small untrained net written to a temporary model file, chunks of 72 trials
+and an artificial 60 ms per evaluator call, so that a chunk takes about a second and a worker can
+be killed in the middle of one.  Every finished job is compared bit for bit with
+:func:`pulvezar.rollouts.chunks.rollout_chunked` run here, in the test process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("celery")
+redis = pytest.importorskip("redis")
+
+from pulvezar import Position  # noqa: E402
+from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
+from pulvezar.eval.nets import ValueNet  # noqa: E402
+from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
+from services.rollout.celery_app import make_app  # noqa: E402
+from services.rollout.jobs import (  # noqa: E402
+    InvalidJob,
+    JobNotFound,
+    JobStateError,
+    JobStore,
+    encode_values,
+    normalise_item,
+)
+from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+START = "4HPwATDgc/ABMA"
+REDIS_SERVER = shutil.which("redis-server") or (
+    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+)
+CHUNK = 72
+VISIBILITY_S = 5.0
+
+pytestmark = pytest.mark.skipif(
+    REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = cond()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+# ---- Redis and workers ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    assert REDIS_SERVER is not None
+    port = free_port()
+    proc = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+
+    def up() -> bool:
+        try:
+            return bool(client.ping())
+        except redis.exceptions.ConnectionError:
+            assert proc.poll() is None, "redis-server exited"
+            return False
+
+    wait_until(up, 10, "redis-server")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import torch
+
+    torch.manual_seed(7)
+    path = tmp_path_factory.mktemp("model") / "small.pt"
+    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "rollout job tests"})
+    return path
+
+
+@pytest.fixture(scope="module")
+def settings(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The workers' environment (and the store's settings)."""
+    return {
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
+        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
+        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
+        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
+        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+    }
+
+
+class Worker:
+    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group."""
+
+    def __init__(self, env: dict[str, str], name: str) -> None:
+        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
+            cwd=ROOT,
+            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.name = name
+        self.logs: list[dict[str, Any]] = []
+        self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.metrics_port = -1
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            self.logs.append(entry)
+            self._lines.put(entry)
+        self._lines.put(None)
+
+    def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                entry = self._lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(
+                    f"{self.name}: no {what} within {timeout}s; logs: {self.logs[-20:]}"
+                ) from None
+            if entry is None:
+                raise AssertionError(f"{self.name} exited before {what}; logs: {self.logs[-20:]}")
+            if match(entry):
+                return entry
+
+    def ready(self, timeout: float = 60) -> Worker:
+        entry = self.wait_log(lambda e: e.get("msg") == "worker ready", timeout, "'worker ready'")
+        self.metrics_port = int(entry["metrics_port"])
+        return self
+
+    def metric(self, name: str, **labels: str) -> float:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
+            body = r.read().decode()
+        total = 0.0
+        for line in body.splitlines():
+            named = line.startswith((name + "{", name + " "))
+            if named and all(f'{k}="{v}"' in line for k, v in labels.items()):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (main process and pool) at once."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Workers:
+    """The running workers of the module; tests kill and restart them."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.count = 0
+        self.running: list[Worker] = []
+
+    def start(self, n: int = 1) -> list[Worker]:
+        new = []
+        for _ in range(n):
+            self.count += 1
+            new.append(Worker(self.env, f"worker{self.count}"))
+        for w in new:
+            w.ready()
+        self.running += new
+        return new
+
+    def ensure(self, n: int) -> None:
+        self.running = [w for w in self.running if w.proc.poll() is None]
+        if len(self.running) < n:
+            self.start(n - len(self.running))
+
+    def stop_all(self) -> None:
+        for w in self.running:
+            w.stop()
+
+
+@pytest.fixture(scope="module")
+def workers(settings: dict[str, str]) -> Iterator[Workers]:
+    pool = Workers(settings)
+    try:
+        pool.start(2)
+        yield pool
+    finally:
+        pool.stop_all()
+
+
+@pytest.fixture(scope="module")
+def store(settings: dict[str, str], redis_url: str) -> JobStore:
+    s = RolloutSettings(redis_url=redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S)
+    return JobStore(redis.Redis.from_url(redis_url, decode_responses=True), app=make_app(s), settings=s)
+
+
+@pytest.fixture(scope="module")
+def local(model_file: Path) -> NetEvaluator:
+    """The workers' net, in this process."""
+    return NetEvaluator.load(model_file, device="cpu")
+
+
+@contextlib.contextmanager
+def worker_threads() -> Iterator[None]:
+    """Torch with the workers' thread count: a float32 matmul's last bit depends on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # PULVEZAR_ROLLOUT_TORCH_THREADS
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.fixture
+def two_workers(workers: Workers, store: JobStore) -> Workers:
+    workers.ensure(2)
+    wait_until(lambda: queues_empty(store), 60, "empty queues before the test")
+    return workers
+
+
+def queues_empty(store: JobStore) -> bool:
+    return all(store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
+
+
+def wait_state(store: JobStore, job_id: str, states: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
+    def reached() -> dict[str, Any] | None:
+        s = store.status(job_id)
+        assert s["state"] != "failed", s["error"]
+        return s if s["state"] in states else None
+
+    result: dict[str, Any] = wait_until(reached, timeout, f"job {job_id} to be {states}", every=0.1)
+    return result
+
+
+def assert_equals_chunked(
+    store: JobStore, job_id: str, local: NetEvaluator, trials: int, **options: Any
+) -> None:
+    """The job's values equal rollout_chunked's exactly (the same trials, the same bits)."""
+    got = store.rollout_results(job_id)[0][0]
+    with worker_threads():
+        want = rollout_chunked(
+            Position.from_position_id(START), trials, chunk_size=CHUNK, evaluator=local, **options
+        )
+    np.testing.assert_array_equal(got.trials_run, np.arange(trials))
+    np.testing.assert_array_equal(got.values, want.values)  # bit for bit, not approximately
+    assert got.equity == want.equity
+
+
+def started_on(worker: Worker, job_id: str, timeout: float = 30) -> dict[str, Any]:
+    return worker.wait_log(
+        lambda e: e.get("msg") == "chunk started" and e.get("job") == job_id, timeout, f"a chunk of {job_id}"
+    )
+
+
+# ---- the tests -------------------------------------------------------------------
+
+
+def test_chunk_plan_is_a_fixed_grid() -> None:
+    assert plan_chunks(144, 72) == [(0, 72), (72, 72)]
+    assert plan_chunks(100, 72, first_trial=150) == [(150, 66), (216, 34)]
+    with pytest.raises(ValueError):
+        plan_chunks(100, 50)
+
+
+def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"position": START}, "trials"),
+        ({"trials": 72}, "position"),
+        (
+            {"position": START, "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "trials": 72},
+            "position",
+        ),
+        ({"position": "not an id", "trials": 72}, "position"),
+        ({"position": START, "trials": 0}, "trials"),
+        ({"position": START, "trials": True}, "trials"),
+        ({"position": START, "trials": 72, "dice": [7, 1]}, "dice"),
+        ({"position": START, "trials": 72, "plays": ["8/5 6/5"]}, "plays"),
+        ({"position": START, "trials": 72, "dice": [3, 1], "plays": ["24/18"]}, "plays[0]"),
+        ({"position": START, "trials": 72, "truncate": -1}, "truncate"),
+        ({"position": START, "trials": 72, "seed": -3}, "seed"),
+        ({"position": START, "trials": 72, "rules": "chouette"}, "rules"),
+        ({"position": START, "trials": 72, "cubeful": True}, "cubeful"),
+    ]
+    for params, field in cases:
+        with pytest.raises(InvalidJob) as e:
+            store.submit_rollout(params)
+        assert e.value.field == field, (params, e.value)
+    with pytest.raises(InvalidJob, match="priority"):
+        store.submit_rollout({"position": START, "trials": 72}, priority="urgent")
+    with pytest.raises(InvalidJob) as e:
+        store.submit_batch([{"position": START}, {"position": START, "dice": "99"}], defaults={"trials": 72})
+    assert e.value.field == "positions[1].dice"
+    with pytest.raises(JobNotFound):
+        store.status("nope")
+    assert queues_empty(store)
+
+
+def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    opts = {"seed": 11, "truncate": 4}
+    job = store.submit_rollout({"position": START, "trials": 216, **opts})
+    seen = []
+    deadline = time.monotonic() + 60
+    while True:
+        s = store.status(job)
+        seen.append(s)
+        if s["state"] in ("done", "failed"):
+            break
+        assert time.monotonic() < deadline, "job did not finish"
+        time.sleep(0.02)
+    assert s["state"] == "done" and s["progress"] == 1.0 and s["trials_done"] == s["trials_total"] == 216
+    assert s["chunks_total"] == 3 and s["eta_s"] == 0.0
+    progress = [x["progress"] for x in seen]
+    assert progress == sorted(progress)
+    middle = [x for x in seen if 0 < x["progress"] < 1]
+    assert middle, "no partial progress was seen"
+    assert all(x["state"] == "running" and x["eta_s"] > 0 for x in middle)
+    assert all(x["results"][0]["trials"] == x["trials_done"] for x in middle)
+    assert all(isinstance(x["results"][0]["equity"], float) for x in middle)
+    assert_equals_chunked(store, job, local, 216, **opts)
+    result = store.result(job)
+    assert result is not None and result["results"][0]["trials"] == 216
+    assert result["results"][0]["equity"] == pytest.approx(store.rollout_results(job)[0][0].equity, abs=1e-8)
+    assert sum(w.metric("pulvezar_rollout_chunks_total", outcome="done") for w in two_workers.running) >= 3
+    assert any(w.metric("pulvezar_rollout_chunk_seconds_count") for w in two_workers.running)
+    assert two_workers.running[0].metric("pulvezar_rollout_queue_depth", queue=BATCH_QUEUE) == 0
+
+
+def test_batch_job_returns_results_per_position(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+    job = store.submit_batch(
+        [{"position": START, "seed": 5}, {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]}],
+        defaults={"trials": 72, "truncate": 2, "seed": 9},
+    )
+    wait_state(store, job, ("done",))
+    result = store.result(job)
+    assert result is not None and result["kind"] == "batch" and result["priority"] == "batch"
+    first, second = result["results"]
+    assert first["position_id"] == START and first["trials"] == 72 and "candidates" not in first
+    assert second["dice"] == [3, 1] and [c["play"] for c in second["candidates"]] == [
+        "8/5 6/5",
+        "24/23 13/10",
+    ]
+    assert sum(c["difference"] == 0.0 for c in second["candidates"]) == 1
+    got = store.rollout_results(job)
+    plays = store.spec(job)["items"][1]["plays"]
+    with worker_threads():
+        want = rollout_chunked(
+            Position.from_position_id(START), 72, chunk_size=CHUNK, evaluator=local, seed=5, truncate=2
+        )
+        want_plays = rollout_plays_chunked(
+            Position.from_xgid(after_31),
+            (3, 1),
+            [Position.from_position_id(p["position_id"]) for p in plays],
+            72,
+            chunk_size=CHUNK,
+            evaluator=local,
+            seed=9,
+            truncate=2,
+        )
+    np.testing.assert_array_equal(got[0][0].values, want.values)
+    for g, w in zip(got[1], want_plays, strict=True):
+        np.testing.assert_array_equal(g.values, w.values)
+
+
+def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
+    job = store.submit_rollout({"position": START, "trials": 20 * CHUNK, "truncate": 4}, priority="batch")
+    wait_until(lambda: store.status(job)["chunks_done"] >= 1, 30, "a first chunk")
+    assert store.cancel(job) is True
+    assert store.cancel(job) is False  # already cancelled
+    s = wait_state(store, job, ("cancelled",))
+    wait_until(lambda: queues_empty(store), 30, "the remaining chunks to be skipped")
+    time.sleep(1.5)  # a chunk running at cancel time stops at its next evaluator call
+    done = store.status(job)["chunks_done"]
+    assert done < 20
+    time.sleep(1.0)
+    final = store.status(job)
+    assert final["chunks_done"] == done and final["state"] == "cancelled" and final["eta_s"] is None
+    assert store.result(job) is None
+    with pytest.raises(JobStateError):
+        store.extend(job, 72)
+    skipped = sum(w.metric("pulvezar_rollout_chunks_total", outcome="cancelled") for w in two_workers.running)
+    stopped = [e for w in two_workers.running for e in w.logs if e.get("msg") == "chunk cancelled"]
+    assert any(e.get("job") == job for e in stopped), "no chunk stopped in the middle"
+    assert skipped >= 20 - done - 2
+    assert s["results"][0]["trials"] <= final["results"][0]["trials"]
+
+
+def test_extend_continues_the_trial_numbers(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    opts = {"seed": 3, "truncate": 3}
+    job = store.submit_rollout({"position": START, "trials": 144, **opts})
+    wait_state(store, job, ("done",))
+    before = store.rollout_results(job)[0][0]
+    store.extend(job, 2 * CHUNK)
+    s = store.status(job)
+    assert s["state"] in ("queued", "running") and s["trials_total"] == 288 and s["trials_done"] >= 144
+    assert store.result(job) is None
+    wait_state(store, job, ("done",))
+    after = store.rollout_results(job)[0][0]
+    np.testing.assert_array_equal(after.values[:144], before.values)
+    assert_equals_chunked(store, job, local, 288, **opts)  # = one uninterrupted run of 288 trials
+    assert [(c.first, c.trials) for c in store.chunks(job)] == plan_chunks(288, CHUNK)
+
+
+def test_pool_process_killed_mid_chunk_is_redelivered(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    opts = {"seed": 21, "truncate": 4}
+    victim = two_workers.running[0]
+    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    started = started_on(victim, job)
+    time.sleep(0.3)
+    os.kill(int(started["pid"]), signal.SIGKILL)  # the pool process; the worker's main process lives on
+    wait_state(store, job, ("done",), timeout=60)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+    assert victim.proc.poll() is None
+    assert any("WorkerLostError" in json.dumps(e) or "SIGKILL" in json.dumps(e) for e in victim.logs)
+
+
+def test_worker_killed_mid_job_gives_the_same_numbers(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    opts = {"seed": 22, "truncate": 4}
+    victim, survivor = two_workers.running[:2]
+    duplicates = survivor.metric("pulvezar_rollout_chunks_total", outcome="duplicate")
+    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    started_on(victim, job)
+    time.sleep(0.3)
+    victim.kill()  # main process and pool at once: Redis redelivers after the visibility timeout
+    s = wait_state(store, job, ("done",), timeout=60)
+    assert s["chunks_done"] == 6
+    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+    wait_until(lambda: queues_empty(store), 10, "empty queues")
+    time.sleep(0.5)
+    # the lost chunk came back once, into its own queue only
+    assert survivor.metric("pulvezar_rollout_chunks_total", outcome="duplicate") == duplicates
+
+
+def test_restarting_all_workers_mid_job_gives_the_same_numbers(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    opts = {"seed": 23, "truncate": 4}
+    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    for w in two_workers.running:
+        started_on(w, job)
+    time.sleep(0.3)
+    for w in two_workers.running:
+        w.kill()
+    s = store.status(job)
+    assert s["state"] == "running" and s["chunks_done"] < 6
+    two_workers.start(2)
+    wait_state(store, job, ("done",), timeout=60)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+
+
+def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers, store: JobStore) -> None:
+    batch = store.submit_batch(
+        [{"position": START, "seed": 31}], defaults={"trials": 8 * CHUNK, "truncate": 4}
+    )
+    for w in two_workers.running:
+        started_on(w, batch)
+    submitted = time.time()
+    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 4, "seed": 32})
+    wait_state(store, job, ("done",))
+    b = store.status(batch)
+    assert b["state"] == "running" and b["chunks_done"] <= 4
+    store.cancel(batch)
+    records = [json.loads(store.redis.get(f"job:{job}:chunk:{n}")) for n in range(2)]
+    last_interactive_start = max(r["started"] for r in records)
+    batch_records = [
+        json.loads(v) for v in store.redis.mget([f"job:{batch}:chunk:{n}" for n in range(8)]) if v is not None
+    ]
+    # no batch chunk was taken from the queue after the interactive job arrived, until both of its
+    # chunks had started (0.2 s of slack for a chunk taken just before the submission)
+    late = [r for r in batch_records if submitted + 0.2 < r["started"] < last_interactive_start]
+    assert not late
+    wait_until(lambda: queues_empty(store), 30, "the cancelled batch to drain")
+
+
+def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: JobStore) -> None:
+    rules = {"variant": "international", "hit_and_stop": False, "must_bear_off": False}
+    common = {"rules": rules, "trials": 36, "ply": 0, "seed": 1, "variance_reduction": True, "truncate": 2}
+    assert normalise_item({"position": START, **common, "truncate": None}, store.settings)["truncate"] is None
+    job = store.submit_batch(
+        [{"position": START, **common, "label": "opening"}, {"position": START, **common}], priority="batch"
+    )
+    s = store.status(job)
+    assert s["positions"] == 2 and s["results"][0]["label"] == "opening" and "label" not in s["results"][1]
+    with pytest.raises(InvalidJob) as e:
+        store.submit_rollout({"position": START, **common, "ply": 2})
+    assert e.value.field == "ply"
+    wait_state(store, job, ("done",))
+    assert [r["trials"] for r in store.status(job)["results"]] == [36, 36]
+
+
+def test_grpc_evaluator_mode(
+    settings: dict[str, str],
+    store: JobStore,
+    local: NetEvaluator,
+    model_file: Path,
+    start: Callable[..., Any],
+    workers: Workers,
+) -> None:
+    """A worker that evaluates through the Evaluator service: the same trials, values to ~1e-7."""
+    evaluator = start("services.evaluator", "--model-path", str(model_file), "--device", "cpu")
+    for w in workers.running:  # only the gRPC worker may take this job
+        w.stop()
+    remote = Workers({**settings, "PULVEZAR_ROLLOUT_EVALUATOR": f"grpc://{evaluator.address}"})
+    try:
+        remote.start(1)
+        opts = {"seed": 41, "truncate": 3}
+        job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, **opts})
+        wait_state(store, job, ("done",))
+        got = store.rollout_results(job)[0][0]
+        with worker_threads():
+            want = rollout_chunked(
+                Position.from_position_id(START), 2 * CHUNK, chunk_size=CHUNK, evaluator=local, **opts
+            )
+        np.testing.assert_array_equal(got.trials_run, want.trials_run)
+        np.testing.assert_allclose(got.values, want.values, atol=1e-5)
+        assert evaluator.metric("pulvezar_grpc_requests_total", method="Evaluate", code="OK") > 0
+    finally:
+        remote.stop_all()
+        evaluator.terminate()
+
+
+def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
+    store: JobStore, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The task run here, in this process (``apply``), against the test Redis, with no worker."""
+    from services.rollout import tasks
+
+    monkeypatch.setattr(tasks, "_redis", redis.Redis.from_url(redis_url))
+    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 1}, priority="batch")
+    for q in (INTERACTIVE_QUEUE, BATCH_QUEUE):  # nobody else may run them
+        store.redis.delete(q)
+    now = time.time()
+    record = {"item": 0, "first": 0, "trials": CHUNK, "seconds": 0.5, "started": now - 0.5, "finished": now}
+    fake = json.dumps({**record, **encode_values(np.full((1, CHUNK, 5), 0.25))})
+    store.redis.set(f"job:{job}:chunk:0", fake)
+    assert tasks.run_chunk.apply(args=[job, 0]).get() == "duplicate"
+    assert store.redis.get(f"job:{job}:chunk:0") == fake  # untouched
+
+    def broken() -> Any:
+        raise RuntimeError("no evaluator today")
+
+    monkeypatch.setattr(tasks, "evaluator", broken)
+    assert tasks.run_chunk.apply(args=[job, 1]).get(propagate=False) == "failed"
+    s = store.status(job)
+    assert s["state"] == "failed" and "no evaluator today" in s["error"] and s["eta_s"] is None
+    assert store.result(job) is None and store.cancel(job) is False
+    assert tasks.run_chunk.apply(args=["no-such-job", 0]).get() == "gone"
