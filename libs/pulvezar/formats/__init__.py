@@ -1,6 +1,7 @@
-"""Match files: read and write match records (.mat, gnubg .sgf, XG .xg, Gibbon .gmd, readable .txt)."""
+"""Match files: read and write match records (.mat, gnubg .sgf and text export, XG .xg, Gibbon .gmd, .txt)."""
 
 from pulvezar.formats.gmd import read_gmd
+from pulvezar.formats.gnubgtext import read_gnubg_text
 from pulvezar.formats.mat import read_mat, write_mat
 from pulvezar.formats.record import Action, Decision, GameRecord, MatchFileError, MatchRecord
 from pulvezar.formats.sgf import read_sgf, write_sgf
@@ -14,6 +15,7 @@ __all__ = [
     "MatchFileError",
     "MatchRecord",
     "read_gmd",
+    "read_gnubg_text",
     "read_mat",
     "read_sgf",
     "read_xg",

@@ -5,7 +5,9 @@ JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
 extension.  Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt``
 (readable text, output), ``.sgf``, ``.xg`` and Gibbon's ``.gmd`` (input) where
-their modules exist.
+their modules exist.  A ``.txt`` input that is GNU Backgammon's text export (a
+``The score (after N games)`` line first, or ``Position ID:``/``Match ID :``
+lines) is read as one.
 A file that cannot be read prints one error line and exits with status 2.
 """
 
@@ -33,6 +35,8 @@ _READERS = {
     ".xg": ("pulvezar.formats.xg", "read_xg"),
     ".gmd": ("pulvezar.formats.gmd", "read_gmd"),
 }
+# a .txt input whose content is gnubg's text export ("export game text") instead
+_GNUBG_TEXT = ("pulvezar.formats.gnubgtext", "read_gnubg_text")
 _WRITERS = {
     ".mat": ("pulvezar.formats.mat", "write_mat"),
     ".txt": ("pulvezar.formats.text", "write_text"),
@@ -62,13 +66,25 @@ def _function(table: dict[str, tuple[str, str]], path: Path, what: str) -> Calla
     return fn  # type: ignore[no-any-return]
 
 
+def _is_gnubg_text(data: bytes) -> bool:
+    """Whether a ``.txt`` file is gnubg's text export (``False`` where that reader is not in this build)."""
+    try:
+        module = importlib.import_module(_GNUBG_TEXT[0])
+    except ImportError:
+        return False
+    sniff = getattr(module, "is_gnubg_text", None)
+    return callable(sniff) and bool(sniff(data))
+
+
 def read_match(path: Path) -> MatchRecord:
-    """Read a match file, choosing the reader by extension."""
+    """Read a match file, choosing the reader by extension (a ``.txt`` also by content)."""
     reader = _function(_READERS, path, "read")
     try:
         data = path.read_bytes()
     except OSError as e:
         raise CliError(f"{path}: {e.strerror or e}") from None
+    if path.suffix.lower() == ".txt" and _is_gnubg_text(data):
+        reader = _function({".txt": _GNUBG_TEXT}, path, "read")
     try:
         record = reader(data)
     except PulvezarError as e:
