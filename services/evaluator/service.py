@@ -12,13 +12,25 @@ import numpy as np
 import torch
 
 from pulvezar import Position, Rules
+from pulvezar.cube import (
+    CubeDecision,
+    ResignationDecision,
+    cube_decision,
+    resignation_decision,
+    should_resign,
+)
+from pulvezar.cube.decision import MAX_CUBE_PLY
 from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, boards_of, equity, flip, swap_boards
+from pulvezar.search import FILTERS, Candidate, hint
 from services.common import convert
 from services.common.errors import BadArgument, RpcAbort
 from services.common.jsonlog import log
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
 from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc
+from services.common.pulvezar_proto.v1 import rules_pb2 as rpb
 from services.common.server import check_deadline, rpc
+from services.evaluator import analysis
+from services.evaluator.analysis import Analyst, BatchedEvaluator
 from services.evaluator.batcher import BatcherStopped, Boards, MicroBatcher, Probs, QueueFull
 from services.evaluator.settings import EvaluatorSettings
 
@@ -40,6 +52,67 @@ def _evaluations(probs: Probs, rules: Rules) -> list[pb.Evaluation]:
     ]
 
 
+def _probabilities(p: tuple[float, ...] | list[float]) -> pb.Probabilities:
+    return pb.Probabilities(
+        win=p[0], win_gammon=p[1], win_backgammon=p[2], lose_gammon=p[3], lose_backgammon=p[4]
+    )
+
+
+def _candidate(c: Candidate) -> pb.HintCandidate:
+    return pb.HintCandidate(
+        play=convert.play(c.play),
+        probabilities=_probabilities(c.probs),
+        cubeless_equity=c.cubeless_equity,
+        cubeful_equity=c.cubeful_equity,
+        equity=c.equity,
+        loss=c.loss,
+        ply=c.ply,
+    )
+
+
+def _cube_decision(d: CubeDecision, model: str) -> pb.CubeDecisionResponse:
+    return pb.CubeDecisionResponse(
+        probabilities=_probabilities(d.probs),
+        cubeless_equity=d.cubeless_equity,
+        cube_efficiency=d.x,
+        ply=d.ply,
+        no_double=d.nd,
+        double_take=d.dt,
+        double_pass=d.dp,
+        value=d.value,
+        mwc_no_double=d.mwc_nd,
+        mwc_double_take=d.mwc_dt,
+        mwc_double_pass=d.mwc_dp,
+        mwc_value=d.mwc_value,
+        action=d.action,
+        should_double=d.double,
+        taker_response=d.response or "",
+        costs=d.costs,
+        can_double=d.can_double,
+        dead_cube=d.dead_cube,
+        take_point=d.take_point,
+        gammon_price=pb.GammonPrice(player=d.gammon_price.me, opponent=d.gammon_price.opp),
+        notes=list(d.notes),
+        model=model,
+    )
+
+
+_OUTCOME_OF_LEVEL = {1: rpb.OUTCOME_SINGLE, 2: rpb.OUTCOME_GAMMON, 3: rpb.OUTCOME_BACKGAMMON}
+
+
+def _resignation(d: ResignationDecision) -> pb.ResignationDecision:
+    return pb.ResignationDecision(
+        resignation=_OUTCOME_OF_LEVEL[d.level],
+        resigner=pb.SIDE_PLAYER if d.resigner == "player" else pb.SIDE_OPPONENT,
+        accept=d.accept,
+        value=d.value,
+        play_on=d.play_on,
+        cost=d.cost,
+        mwc_value=d.mwc_value,
+        mwc_play_on=d.mwc_play_on,
+    )
+
+
 def _slowed(evaluate: Callable[[Boards], Probs], delay_s: float) -> Callable[[Boards], Probs]:
     def slow(boards: Boards) -> Probs:
         time.sleep(delay_s)
@@ -52,6 +125,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     def __init__(self, settings: EvaluatorSettings) -> None:
         self.settings = settings
         self.batcher: MicroBatcher | None = None
+        self.analyst: Analyst | None = None
         self.model = ""
 
     # ---- life cycle ----------------------------------------------------
@@ -73,6 +147,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         )
         self.batcher.start()
         await self.batcher.submit(boards_of([Position.start()]))
+        self.analyst = Analyst(self.batcher, s.analysis_workers, s.analysis_queue)
         log(
             logger,
             logging.INFO,
@@ -84,6 +159,8 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         )
 
     async def stop(self) -> None:
+        if self.analyst is not None:
+            self.analyst.stop()
         if self.batcher is not None:
             await self.batcher.stop()
 
@@ -137,6 +214,104 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
                 play=convert.play(plays[best]), evaluation=_evaluations(mover[best : best + 1], rules)[0]
             ),
             legal_plays=len(plays),
+            model=self.model,
+        )
+
+    async def _analyse(
+        self, fn: Callable[[BatchedEvaluator], analysis.T], ply: int, context: grpc.aio.ServicerContext
+    ) -> analysis.T:
+        """Run a library search on the service's model in a worker thread (heavy from 1 ply)."""
+        if self.analyst is None:
+            raise RpcAbort(grpc.StatusCode.UNAVAILABLE, "the evaluator is still loading its model")
+        check_deadline(context, "the search")
+        return await self.analyst.run(fn, heavy=ply >= 1, context=context)
+
+    @_rpc
+    async def Hint(self, request: pb.HintRequest, context: grpc.aio.ServicerContext) -> pb.HintResponse:
+        start = convert.position(request.position)
+        roll = convert.dice(request.dice)
+        rules = convert.rules(request.rules)
+        ply = request.ply if request.HasField("ply") else None
+        analysis.check_ply(ply, self.settings.max_hint_ply)
+        lv = analysis.level(request.level)
+        depth = analysis.depth(ply, lv)
+        if depth > self.settings.max_hint_ply:
+            raise BadArgument("level", f"this service searches at most {self.settings.max_hint_ply} plies")
+        mf = request.filter or None
+        if mf is not None and mf not in FILTERS:
+            raise BadArgument("filter", f"unknown move filter {mf!r}; presets: {', '.join(FILTERS)}")
+        if request.seed >= 1 << 63:
+            raise BadArgument("seed", "the seed lies below 2^63")
+        analysis.not_over(start, rules, "no plays")
+        state = analysis.cube_state(request.cube, start, rules) if request.HasField("cube") else None
+        subject = state if state is not None else start
+        seed = request.seed
+
+        def search(ev: BatchedEvaluator) -> list[Candidate]:
+            return hint(subject, roll, ply=ply, level=lv, rules=rules, evaluator=ev, filter=mf, seed=seed)
+
+        cands = await self._analyse(search, depth, context)
+        shown = cands[: request.limit] if request.limit else cands
+        return pb.HintResponse(
+            candidates=[_candidate(c) for c in shown],
+            legal_plays=len(cands),
+            cubeful=state is not None,
+            model=self.model,
+        )
+
+    @_rpc
+    async def CubeDecision(
+        self, request: pb.CubeDecisionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CubeDecisionResponse:
+        start = convert.position(request.position)
+        rules = convert.rules(request.rules)
+        ply = request.ply if request.HasField("ply") else None
+        analysis.check_ply(ply, MAX_CUBE_PLY)
+        lv = analysis.level(request.level)
+        depth = analysis.depth(ply, lv)
+        if depth > MAX_CUBE_PLY:
+            raise BadArgument("level", f"cube decisions search at most {MAX_CUBE_PLY} plies")
+        analysis.not_over(start, rules, "no cube decision")
+        state = analysis.cube_state(request.cube, start, rules)
+
+        def decide(ev: BatchedEvaluator) -> CubeDecision:
+            return cube_decision(state, ev, ply=ply, level=lv)
+
+        return _cube_decision(await self._analyse(decide, depth, context), self.model)
+
+    @_rpc
+    async def Resignation(
+        self, request: pb.ResignationRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ResignationResponse:
+        start = convert.position(request.position)
+        rules = convert.rules(request.rules)
+        analysis.check_ply(request.ply, MAX_CUBE_PLY)
+        if request.resignation not in (rpb.OUTCOME_UNSPECIFIED, *analysis.RESIGNATIONS):
+            raise BadArgument("resignation", f"unknown resignation {request.resignation}")
+        if request.resigner not in analysis.SIDES:
+            raise BadArgument("resigner", f"unknown side {request.resigner}")
+        offered = analysis.RESIGNATIONS.get(request.resignation)
+        resigner = analysis.SIDES[request.resigner]
+        analysis.not_over(start, rules, "nothing to resign")
+        state = analysis.cube_state(request.cube, start, rules)
+        ply = request.ply
+
+        def answer(ev: BatchedEvaluator) -> tuple[ResignationDecision | None, int | None]:
+            decision = None
+            if offered is not None:
+                decision = resignation_decision(
+                    state,
+                    offered,
+                    resigner=resigner,  # type: ignore[arg-type]
+                    evaluator=ev,
+                    ply=ply,
+                )
+            return decision, should_resign(state, ev)
+
+        decision, resign_at = await self._analyse(answer, ply, context)
+        return pb.ResignationResponse(
+            decision=_resignation(decision) if decision is not None else None,
+            should_resign=_OUTCOME_OF_LEVEL[resign_at] if resign_at else rpb.OUTCOME_UNSPECIFIED,
             model=self.model,
         )
 

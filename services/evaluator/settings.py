@@ -22,4 +22,11 @@ class EvaluatorSettings(ServiceSettings):
     max_wait_ms: float = Field(2.0, ge=0, description="how long a batch waits for more requests")
     queue_size: int = Field(1024, ge=1, description="waiting requests before RESOURCE_EXHAUSTED")
     max_positions: int = Field(4096, ge=1, description="positions per Evaluate request")
+    analysis_workers: int = Field(
+        2, ge=1, description="hints, cube decisions and resignations at ply >= 1 computed at once (threads)"
+    )
+    analysis_queue: int = Field(
+        64, ge=1, description="heavy analyses waiting or running before RESOURCE_EXHAUSTED"
+    )
+    max_hint_ply: int = Field(3, ge=0, le=3, description="deepest hint search")
     batch_delay_ms: float = Field(0.0, ge=0, description="testing only: a slow model (extra time per batch)")

@@ -7,7 +7,6 @@ Every ``/v1`` route depends on :func:`services.gateway.security.client` (API key
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
@@ -36,7 +35,7 @@ from services.common.jsonlog import log
 from services.gateway import problems
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
-from services.gateway.routers import matches, met, plays, positions, rollouts
+from services.gateway.routers import cube, matches, met, plays, positions, rollouts
 from services.gateway.security import Guard
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import Upstream
@@ -220,8 +219,8 @@ def create_app(
     app = FastAPI(
         title="pulvezar",
         version=pulvezar.__version__,
-        summary="Backgammon and Tavla analysis: positions, plays, evaluation, hints, match equity, "
-        "match files, rollouts",
+        summary="Backgammon and Tavla analysis: positions, plays, evaluation, hints, cube decisions, "
+        "resignations, match equity, match files, rollouts",
         description="Send your API key in the `X-API-Key` header. Errors are RFC 9457 problem details "
         "(`application/problem+json`) naming the field at fault.",
         lifespan=lifespan,
@@ -232,10 +231,9 @@ def create_app(
     app.state.guard = Guard(s.api_keys)
     app.state.upstream = upstream or Upstream(s)
     app.state.jobs = Jobs(job_store)
-    app.state.hint_slots = asyncio.Semaphore(s.hint_concurrency)
 
     problems.install(app)
-    for r in (positions.router, plays.router, met.router, matches.router, rollouts.router):
+    for r in (positions.router, plays.router, cube.router, met.router, matches.router, rollouts.router):
         app.include_router(r)
 
     @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")

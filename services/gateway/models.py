@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from pulvezar import XGID, MatchId, Position, PulvezarError, Rules, parse_gnubg_id
 from services.common import convert
 from services.common.errors import BadArgument
+from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
-from services.gateway.problems import invalid
+from services.gateway.problems import ProblemError, invalid
 
 Count = Annotated[int, Field(ge=0, le=15)]
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -61,6 +62,59 @@ class RuleSet(Strict):
 
 
 RulesField = Annotated[RuleSet, Field(default_factory=RuleSet, description="international by default")]
+
+_OWNERS = {
+    "centre": epb.CUBE_OWNER_CENTRE,
+    "player": epb.CUBE_OWNER_PLAYER,
+    "opponent": epb.CUBE_OWNER_OPPONENT,
+}
+
+
+class CubeInput(Strict):
+    """The cube and score around the position, the player on roll before rolling (international only)."""
+
+    value: int = Field(1, ge=1, le=32768, description="the cube's value, a power of two")
+    owner: Literal["centre", "player", "opponent"] = "centre"
+    match_length: int = Field(0, ge=0, le=25, description="0 = money play")
+    score: int = Field(0, ge=0, le=24, description="match: the player on roll's points")
+    opponent_score: int = Field(0, ge=0, le=24)
+    crawford: bool = Field(False, description="match: this is the Crawford game")
+    jacoby: bool = Field(False, description="money: gammons count single while the cube is centred")
+    beaver: bool = Field(False, description="money: the taker may beaver")
+
+    def proto(self) -> epb.CubeContext:
+        return epb.CubeContext(
+            cube_value=self.value,
+            cube_owner=_OWNERS[self.owner],
+            match_length=self.match_length,
+            score=self.score,
+            opponent_score=self.opponent_score,
+            crawford=self.crawford,
+            jacoby=self.jacoby,
+            beaver=self.beaver,
+        )
+
+
+# the Evaluator service's CubeContext fields as the REST body names them
+CUBE_FIELDS = {"cube.cube_value": "cube.value", "cube.cube_owner": "cube.owner"}
+
+
+def renamed(problem: ProblemError, fields: dict[str, str] = CUBE_FIELDS) -> ProblemError:
+    """The same problem with the service's field paths as the REST body names them."""
+    if not problem.errors:
+        return problem
+    problem.errors = [(fields.get(f, f), r) for f, r in problem.errors]
+    problem.detail = "; ".join(f"{f}: {r}" for f, r in problem.errors)
+    return problem
+
+
+Level = Literal["easy", "medium", "hard", "master"]
+LEVELS = {
+    "easy": epb.LEVEL_EASY,
+    "medium": epb.LEVEL_MEDIUM,
+    "hard": epb.LEVEL_HARD,
+    "master": epb.LEVEL_MASTER,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +247,16 @@ def play_out(p: pb.Play) -> PlayOut:
         next_position_id=p.next_position_id,
         moves=[Move(src=m.src, dst=m.dst, hit=m.hit) for m in p.moves],
         hits=p.hits,
+    )
+
+
+def probabilities_out(pr: epb.Probabilities) -> Probabilities:
+    return Probabilities(
+        win=pr.win,
+        win_gammon=pr.win_gammon,
+        win_backgammon=pr.win_backgammon,
+        lose_gammon=pr.lose_gammon,
+        lose_backgammon=pr.lose_backgammon,
     )
 
 

@@ -48,7 +48,8 @@ class GatewaySettings(BaseSettings):
     max_positions: int = Field(256, ge=1, description="positions per evaluate request")
     max_batch_positions: int = Field(64, ge=1, description="positions per batch rollout")
     max_trials: int = Field(1_000_000, ge=1, description="trials per rollout job (per position)")
-    max_hint_ply: int = Field(2, ge=0, le=3, description="deepest hint search")
-    hint_concurrency: int = Field(2, ge=1, description="hints computed at once (in-process, threads)")
+    max_hint_ply: int = Field(
+        2, ge=0, le=3, description="deepest hint search (cube decisions and resignations: at most 2)"
+    )
     sse_poll_s: float = Field(0.5, gt=0, description="how often /events polls the job store")
     sse_keepalive_s: float = Field(15.0, gt=0, description="comment lines that keep idle streams open")

@@ -13,17 +13,79 @@ idempotent (see :mod:`services.rollout.tasks`), so redelivery costs time, never 
 
 ``celery -A services.rollout.celery_app worker -Q rollouts.interactive,rollouts.batch`` works;
 ``python -m services.rollout.worker`` adds JSON logs and multiprocess Prometheus metrics.
+
+Health: every worker started from this app (either way) writes a heartbeat file,
+``PULVEZAR_ROLLOUT_HEARTBEAT_FILE`` (default ``$TMPDIR/pulvezar-rollout.heartbeat``), every
+:data:`HEARTBEAT_INTERVAL_S` seconds from its main process's event loop, the loop that also takes
+chunks from Redis; it removes the file when it stops.  The file is fresh while that loop runs, whatever
+the pool processes are busy with.  ``docker/healthcheck.py`` (the image's HEALTHCHECK and the k8s
+probes) and ``deploy/local/run.py`` check its age instead of a ``celery inspect ping``, which costs a
+Celery start-up (seconds of CPU on a busy worker) and a broadcast round trip through Redis per probe.
 """
 
 from __future__ import annotations
 
-from celery import Celery
+import json
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from celery import Celery, bootsteps
 from kombu import Exchange, Queue
 
 from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 CHUNK_TASK = "pulvezar.rollout.chunk"
 QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE)  # highest priority first
+HEARTBEAT_ENV = "PULVEZAR_ROLLOUT_HEARTBEAT_FILE"
+HEARTBEAT_INTERVAL_S = 5.0
+
+
+def heartbeat_path() -> Path:
+    """Where this worker writes its heartbeat (the health checks read the same variable)."""
+    return Path(os.environ.get(HEARTBEAT_ENV) or Path(tempfile.gettempdir()) / "pulvezar-rollout.heartbeat")
+
+
+class Heartbeat(bootsteps.StartStopStep):
+    """Writes ``{"ts", "node", "pid"}`` to :func:`heartbeat_path` every few seconds (atomically: a
+    reader never sees a half-written file).  The worker's timer runs in the main process's event loop,
+    so a worker whose loop is stuck stops beating."""
+
+    requires: ClassVar[tuple[str, ...]] = ("celery.worker.components:Timer",)
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        super().__init__(worker, **kwargs)
+        self.path = heartbeat_path()
+        self.tref: Any = None
+
+    def start(self, worker: Any) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.unlink(missing_ok=True)  # a file left by an earlier worker says nothing about this one
+        self.tref = worker.timer.call_repeatedly(HEARTBEAT_INTERVAL_S, self.beat, (worker,), priority=10)
+        worker.timer.call_after(0.1, self.beat, (worker,))  # first beat once the event loop runs
+
+    def beat(self, worker: Any) -> None:
+        record = {
+            "ts": time.time(),
+            "node": worker.hostname,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        try:
+            tmp.write_text(json.dumps(record))
+            os.replace(tmp, self.path)
+        except OSError:  # a full or read-only disk: the health check will say so
+            pass
+
+    def stop(self, worker: Any) -> None:
+        if self.tref is not None:
+            self.tref.cancel()
+            self.tref = None
+        self.path.unlink(missing_ok=True)
 
 
 def make_app(settings: RolloutSettings | None = None) -> Celery:
@@ -56,6 +118,7 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         accept_content=["json"],
         include=["services.rollout.tasks"],
     )
+    celery.steps["worker"].add(Heartbeat)
     return celery
 
 

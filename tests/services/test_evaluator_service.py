@@ -15,7 +15,9 @@ import pytest
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from pulvezar import XGID, Position, Rules
+from pulvezar.cube import CubeState, cube_decision, resignation_decision, should_resign
 from pulvezar.eval.evaluator import NetEvaluator, boards_of, default_evaluator, equity
+from pulvezar.search import hint
 
 if TYPE_CHECKING:
     from conftest import ServiceProcess
@@ -148,6 +150,177 @@ def test_bad_input_is_invalid_argument_naming_the_field(
     assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
 
 
+# ---- Hint, CubeDecision, Resignation ---------------------------------------------------------------
+
+RACE = Position.from_points({6: 5, 5: 5, 4: 5}, {6: 3, 5: 3, 4: 3, 3: 3, 2: 3})
+TAVLA = Position.from_points({1: 3, 2: 4, 4: 4, 6: 4}, {20: 5, 22: 10})
+
+
+def dice(a: int, b: int) -> rpb.Dice:
+    return rpb.Dice(die1=a, die2=b)
+
+
+def test_hint_matches_the_library(stub: Stub, library: NetEvaluator) -> None:
+    got = stub.Hint(
+        pb.HintRequest(position=ref(Position.start()), dice=dice(3, 1), ply=1, limit=5), timeout=20
+    )
+    want = hint(Position.start(), (3, 1), ply=1, evaluator=library)
+    assert got.legal_plays == len(want) == 16 and len(got.candidates) == 5 and not got.cubeful
+    assert [c.play.notation for c in got.candidates] == [c.notation for c in want[:5]]
+    for g, w in zip(got.candidates, want, strict=False):
+        assert g.ply == w.ply and g.equity == pytest.approx(w.equity, abs=TOL)
+        assert g.loss == pytest.approx(w.loss, abs=TOL) and not g.HasField("cubeful_equity")
+        assert g.play.position_id == w.play.position.position_id
+        np.testing.assert_allclose([getattr(g.probabilities, f) for f in _FIELDS], w.probs, atol=TOL)
+    assert got.candidates[0].ply == 1 and got.model == library.info.sha256  # type: ignore[union-attr]
+    # Tavla, a level with noise, all candidates
+    tavla = rpb.RuleSet(variant=rpb.VARIANT_TAVLA, must_bear_off=True)
+    req = pb.HintRequest(position=ref(TAVLA), dice=dice(6, 2), rules=tavla, level=pb.LEVEL_EASY, seed=5)
+    got = stub.Hint(req, timeout=20)
+    want = hint(TAVLA, (6, 2), level="easy", seed=5, rules=Rules.tavla(must_bear_off=True), evaluator=library)
+    assert [c.play.notation for c in got.candidates] == [c.notation for c in want]
+    # cubeful: the cube and score of a CubeContext
+    cube = pb.CubeContext(
+        cube_value=2, cube_owner=pb.CUBE_OWNER_PLAYER, match_length=7, score=2, opponent_score=4
+    )
+    got = stub.Hint(pb.HintRequest(position=ref(Position.start()), dice=dice(6, 4), cube=cube), timeout=20)
+    state = CubeState(Position.start(), 2, "player", 7, (2, 4))
+    want = hint(state, (6, 4), evaluator=library)
+    assert got.cubeful and [c.play.notation for c in got.candidates] == [c.notation for c in want]
+    assert got.candidates[0].cubeful_equity == pytest.approx(want[0].cubeful_equity, abs=TOL)
+
+
+def opt(msg: Any, field: str) -> Any:
+    """An optional field's value, None when unset."""
+    return getattr(msg, field) if msg.HasField(field) else None
+
+
+def test_cube_decision_matches_the_library(stub: Stub, library: NetEvaluator) -> None:
+    cases = [
+        (pb.CubeContext(), CubeState(Position.start()), 1),
+        (pb.CubeContext(beaver=True, jacoby=True), CubeState(RACE, jacoby=True, beaver=True), 2),
+        (
+            pb.CubeContext(cube_value=2, cube_owner=pb.CUBE_OWNER_OPPONENT, match_length=7, opponent_score=3),
+            CubeState(RACE.swap(), 2, "opponent", 7, (0, 3)),
+            1,
+        ),
+    ]
+    for ctx, state, ply in cases:
+        req = pb.CubeDecisionRequest(position=ref(state.position), cube=ctx, ply=ply)
+        got = stub.CubeDecision(req, timeout=20)
+        want = cube_decision(state, library, ply=ply)
+        assert (got.action, got.should_double, got.ply) == (want.action, want.double, ply)
+        assert (got.taker_response or None) == want.response and got.can_double == want.can_double
+        assert got.no_double == pytest.approx(want.nd, abs=TOL)
+        if want.can_double:
+            assert got.double_take == pytest.approx(want.dt, abs=TOL)
+            assert got.double_pass == pytest.approx(want.dp, abs=TOL)
+        else:  # the opponent owns the cube
+            assert not got.HasField("double_take") and not got.HasField("double_pass")
+        assert got.value == pytest.approx(want.value, abs=TOL)
+        assert dict(got.costs) == pytest.approx(want.costs, abs=TOL)
+        assert got.gammon_price.player == pytest.approx(want.gammon_price.me)
+        if state.match_length:
+            assert got.mwc_no_double == pytest.approx(want.mwc_nd, abs=TOL)
+            assert got.mwc_value == pytest.approx(want.mwc_value, abs=TOL)
+            assert opt(got, "take_point") == (want.take_point and pytest.approx(want.take_point))
+        else:
+            assert not got.HasField("mwc_no_double") and got.take_point == pytest.approx(0.25)
+    # a level instead of a ply
+    got = stub.CubeDecision(pb.CubeDecisionRequest(position=ref(RACE), level=pb.LEVEL_HARD), timeout=20)
+    assert got.ply == 1 and got.action == cube_decision(CubeState(RACE), library, level="hard").action
+
+
+def test_resignation_matches_the_library(stub: Stub, library: NetEvaluator) -> None:
+    req = pb.ResignationRequest(position=ref(RACE.swap()), resignation=rpb.OUTCOME_SINGLE)
+    got = stub.Resignation(req, timeout=20)
+    want = resignation_decision(CubeState(RACE.swap()), 1, evaluator=library)
+    d = got.decision
+    assert (d.accept, d.resignation, d.resigner) == (want.accept, rpb.OUTCOME_SINGLE, pb.SIDE_PLAYER)
+    assert d.value == pytest.approx(want.value) and d.play_on == pytest.approx(want.play_on, abs=TOL)
+    assert got.should_resign == rpb.OUTCOME_UNSPECIFIED  # still a race to play
+    # the opponent offers a gammon in a 5-point match, 1 ply; and a race lost for sure
+    lost = CubeState(Position.from_points({6: 3, 12: 1}, {1: 1}))
+    cube = pb.CubeContext(match_length=5, score=1, opponent_score=2)
+    req = pb.ResignationRequest(
+        position=ref(lost.position),
+        cube=cube,
+        resignation=rpb.OUTCOME_GAMMON,
+        resigner=pb.SIDE_OPPONENT,
+        ply=1,
+    )
+    got = stub.Resignation(req, timeout=20)
+    state = CubeState(lost.position, match_length=5, score=(1, 2))
+    want = resignation_decision(state, 2, resigner="opponent", evaluator=library, ply=1)
+    assert got.decision.accept == want.accept and got.decision.mwc_value == pytest.approx(want.mwc_value)
+    assert got.decision.mwc_play_on == pytest.approx(want.mwc_play_on, abs=TOL)
+    assert should_resign(state, library) == 1 and got.should_resign == rpb.OUTCOME_SINGLE
+    only = stub.Resignation(pb.ResignationRequest(position=ref(lost.position)), timeout=20)
+    assert not only.HasField("decision") and only.should_resign == rpb.OUTCOME_SINGLE
+
+
+START_REF = ref(Position.start())
+FINISHED = ref(Position.from_points({}, {24: 1, 20: 14}))
+
+
+@pytest.mark.parametrize(
+    ("method", "request_", "field"),
+    [
+        ("Hint", pb.HintRequest(position=START_REF), "dice"),
+        ("Hint", pb.HintRequest(position=START_REF, dice=dice(3, 1), ply=4), "ply"),
+        ("Hint", pb.HintRequest(position=START_REF, dice=dice(3, 1), filter="huge"), "filter"),
+        ("Hint", pb.HintRequest(position=START_REF, dice=dice(3, 1), level=9), "level"),
+        ("Hint", pb.HintRequest(position=FINISHED, dice=dice(3, 1)), "position"),
+        (
+            "Hint",
+            pb.HintRequest(
+                position=START_REF,
+                dice=dice(3, 1),
+                rules=rpb.RuleSet(variant=rpb.VARIANT_TAVLA),
+                cube=pb.CubeContext(),
+            ),
+            "cube",
+        ),
+        ("CubeDecision", pb.CubeDecisionRequest(position=rpb.PositionRef(xgid="XGID=nope")), "position.xgid"),
+        ("CubeDecision", pb.CubeDecisionRequest(position=START_REF, ply=3), "ply"),
+        (
+            "CubeDecision",
+            pb.CubeDecisionRequest(position=START_REF, cube=pb.CubeContext(cube_value=3)),
+            "cube.cube_value",
+        ),
+        (
+            "CubeDecision",
+            pb.CubeDecisionRequest(position=START_REF, cube=pb.CubeContext(match_length=7, opponent_score=7)),
+            "cube.opponent_score",
+        ),
+        (
+            "CubeDecision",
+            pb.CubeDecisionRequest(position=START_REF, cube=pb.CubeContext(match_length=7, crawford=True)),
+            "cube.crawford",
+        ),
+        (
+            "CubeDecision",
+            pb.CubeDecisionRequest(position=START_REF, cube=pb.CubeContext(match_length=7, jacoby=True)),
+            "cube.jacoby",
+        ),
+        (
+            "CubeDecision",
+            pb.CubeDecisionRequest(position=START_REF, cube=pb.CubeContext(crawford=True)),
+            "cube.crawford",
+        ),
+        ("Resignation", pb.ResignationRequest(position=START_REF, resignation=9), "resignation"),
+        ("Resignation", pb.ResignationRequest(position=FINISHED, resignation=rpb.OUTCOME_SINGLE), "position"),
+        ("Resignation", pb.ResignationRequest(position=START_REF, ply=5), "ply"),
+    ],
+)
+def test_analysis_bad_input_is_invalid_argument_naming_the_field(
+    stub: Stub, violations: Any, method: str, request_: object, field: str
+) -> None:
+    with pytest.raises(grpc.RpcError) as e:
+        getattr(stub, method)(request_, timeout=5)
+    assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
+
+
 def test_a_tiny_deadline_fails_fast(stub: Stub) -> None:
     t0 = time.monotonic()
     with pytest.raises(grpc.RpcError) as e:
@@ -199,6 +372,26 @@ def test_a_full_queue_is_resource_exhausted(slow_service: ServiceProcess) -> Non
     assert slow_service.metric("pulvezar_evaluator_rejected_total") == codes.count(
         grpc.StatusCode.RESOURCE_EXHAUSTED
     )
+
+
+def test_a_search_past_its_deadline_is_deadline_exceeded_and_stops(slow_service: ServiceProcess) -> None:
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(slow_service.channel)
+    batches = "pulvezar_evaluator_batch_requests_count"
+    t0 = time.monotonic()
+    for method, req in (
+        ("Hint", pb.HintRequest(position=START_REF, dice=dice(3, 1), ply=2)),
+        ("CubeDecision", pb.CubeDecisionRequest(position=START_REF, ply=2)),
+    ):
+        with pytest.raises(grpc.RpcError) as e:
+            getattr(stub, method)(req, timeout=0.6)
+        assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.monotonic() - t0 < 5  # the deadlines, not the slow searches, ended them
+    time.sleep(0.5)  # the abandoned searches' last batches end; they submit no more
+    before = slow_service.metric(batches)
+    time.sleep(0.9)
+    assert slow_service.metric(batches) == before
+    got = stub.Hint(pb.HintRequest(position=START_REF, dice=dice(3, 1)), timeout=10)
+    assert got.candidates[0].play.notation == "8/5 6/5"
 
 
 def test_sigterm_finishes_in_flight_calls_then_exits_0(start: Any) -> None:

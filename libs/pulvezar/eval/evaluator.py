@@ -230,6 +230,9 @@ class NetEvaluator(EvaluatorBase):
         for mask, net in ((rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)):
             if mask.any():
                 out[mask] = self.net_probabilities(net, boards[mask])
+        if rest.any():  # a side that has borne off a checker cannot be gammoned: no net may say otherwise
+            out[rest & (boards[:, :25].sum(axis=1) < 15), 3:5] = 0.0
+            out[rest & (boards[:, 25:].sum(axis=1) < 15), 1:3] = 0.0
         return out
 
     # ---- model files -------------------------------------------------------

@@ -1,12 +1,7 @@
-"""Legal plays, applying a play (Rules service), evaluation and best play (Evaluator service), hints.
-
-Hints run the library's :func:`pulvezar.search.hint` in this process (threads, bounded) until the
-Evaluator service has a Hint RPC; then they move there.
-"""
+"""Legal plays, applying a play (Rules service); evaluation, best play and hints (Evaluator service)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -15,9 +10,12 @@ from pydantic import BaseModel, Field
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.models import (
+    LEVELS,
     Board,
+    CubeInput,
     Dice,
     Evaluation,
+    Level,
     PlayOut,
     PositionInput,
     Probabilities,
@@ -25,11 +23,12 @@ from services.gateway.models import (
     Strict,
     dice_proto,
     evaluation_out,
-    parse_position,
     play_out,
     position_ref,
+    probabilities_out,
+    renamed,
 )
-from services.gateway.problems import invalid
+from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import client
 from services.gateway.upstream import Upstream
 
@@ -148,16 +147,23 @@ async def best_play(body: PlaysRequest, up: Annotated[Upstream, Depends(upstream
 
 class HintRequest(PlaysRequest):
     ply: int | None = Field(None, ge=0, description="search depth (the gateway caps it); default: level's")
-    level: Literal["easy", "medium", "hard", "master"] | None = None
+    level: Level | None = None
     seed: int = Field(0, ge=0, lt=2**63, description="seeds a level's deterministic noise")
     limit: int = Field(20, ge=1, le=1000, description="how many candidates to return, best first")
+    cube: CubeInput | None = Field(
+        None, description="the cube and score: a cubeful hint (international only)"
+    )
 
 
 class Candidate(BaseModel):
     notation: str
     position_id: str = Field(description="the resulting position, mover's view")
     probabilities: Probabilities
-    equity: float = Field(description="cubeless, for the player making the play")
+    equity: float = Field(
+        description="what candidates are compared by, for the player making the play: "
+        "cubeful when a cube was given, else cubeless"
+    )
+    cubeful_equity: float | None = Field(None, description="normalised cubeful equity (with a cube)")
     loss: float = Field(description="the best candidate's equity minus this one's")
     ply: int
 
@@ -168,36 +174,42 @@ class HintResponse(BaseModel):
     engine: str = Field(description="where the hint was computed")
 
 
-@router.post("/hint", summary="Candidate plays ranked by a ply search (in-process library for now)")
-async def hint(body: HintRequest, request: Request) -> HintResponse:
+@router.post("/hint", summary="Candidate plays ranked by a ply search (Evaluator service)")
+async def hint(
+    body: HintRequest, request: Request, up: Annotated[Upstream, Depends(upstream)]
+) -> HintResponse:
     settings = request.app.state.settings
     if body.ply is not None and body.ply > settings.max_hint_ply:
         raise invalid("ply", f"at most {settings.max_hint_ply} plies, got {body.ply}")
     if body.level == "master" and body.ply is None and settings.max_hint_ply < 2:
         raise invalid("level", f"this gateway searches at most {settings.max_hint_ply} plies")
-    start = parse_position(body.position).position
-    rules = body.rules.library()
-    if rules.game_result(start) is not None:
-        raise invalid("position", "the game is over: no plays")
-    from pulvezar.search.hint import hint as search_hint
-
-    semaphore: asyncio.Semaphore = request.app.state.hint_slots
-    async with semaphore:
-        cands = await asyncio.to_thread(
-            search_hint, start, body.dice, ply=body.ply, level=body.level, rules=rules, seed=body.seed
-        )
+    req = epb.HintRequest(
+        position=position_ref(body.position),
+        dice=dice_proto(body.dice),
+        rules=body.rules.proto(),
+        cube=body.cube.proto() if body.cube is not None else None,
+        ply=body.ply,
+        level=LEVELS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
+        seed=body.seed,
+        limit=body.limit,
+    )
+    try:
+        resp = await up.call(up.evaluator.Hint, req)
+    except ProblemError as e:
+        raise renamed(e) from None
     return HintResponse(
         candidates=[
             Candidate(
-                notation=c.notation,
-                position_id=c.play.position.position_id,
-                probabilities=Probabilities(**dict(zip(Probabilities.model_fields, c.probs, strict=True))),
+                notation=c.play.notation,
+                position_id=c.play.position_id,
+                probabilities=probabilities_out(c.probabilities),
                 equity=c.equity,
+                cubeful_equity=c.cubeful_equity if c.HasField("cubeful_equity") else None,
                 loss=c.loss,
                 ply=c.ply,
             )
-            for c in cands[: body.limit]
+            for c in resp.candidates
         ],
-        legal_plays=len(cands),
-        engine="in-process pulvezar.search.hint (moves to the Evaluator service's Hint RPC when it has one)",
+        legal_plays=resp.legal_plays,
+        engine=f"Evaluator service, model {resp.model[:12]}",
     )

@@ -44,6 +44,21 @@ class EvaluatorServiceStub:
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BestPlayRequest.SerializeToString,
                 response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BestPlayResponse.FromString,
                 _registered_method=True)
+        self.Hint = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/Hint',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.HintRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.HintResponse.FromString,
+                _registered_method=True)
+        self.CubeDecision = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/CubeDecision',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionResponse.FromString,
+                _registered_method=True)
+        self.Resignation = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/Resignation',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.FromString,
+                _registered_method=True)
 
 
 class EvaluatorServiceServicer:
@@ -61,6 +76,27 @@ class EvaluatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Hint(self, request, context):
+        """Ranked candidate plays of a roll at a ply or level (cubeful with a CubeContext).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CubeDecision(self, request, context):
+        """No double / double-take / double-pass at 0..2 plies.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Resignation(self, request, context):
+        """Accept or reject a resignation, and whether the player on roll should resign.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvaluatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -73,6 +109,21 @@ def add_EvaluatorServiceServicer_to_server(servicer, server):
                     servicer.BestPlay,
                     request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BestPlayRequest.FromString,
                     response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BestPlayResponse.SerializeToString,
+            ),
+            'Hint': grpc.unary_unary_rpc_method_handler(
+                    servicer.Hint,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.HintRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.HintResponse.SerializeToString,
+            ),
+            'CubeDecision': grpc.unary_unary_rpc_method_handler(
+                    servicer.CubeDecision,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionResponse.SerializeToString,
+            ),
+            'Resignation': grpc.unary_unary_rpc_method_handler(
+                    servicer.Resignation,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -129,6 +180,87 @@ class EvaluatorService:
             '/pulvezar.v1.EvaluatorService/BestPlay',
             pulvezar_dot_v1_dot_evaluator__pb2.BestPlayRequest.SerializeToString,
             pulvezar_dot_v1_dot_evaluator__pb2.BestPlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Hint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/Hint',
+            pulvezar_dot_v1_dot_evaluator__pb2.HintRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.HintResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CubeDecision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/CubeDecision',
+            pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.CubeDecisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resignation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/Resignation',
+            pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.FromString,
             options,
             channel_credentials,
             insecure,

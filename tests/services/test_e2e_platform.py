@@ -1,0 +1,341 @@
+"""The whole platform as real processes, driven only through the REST API.
+
+Redis, the Rules and Evaluator services, two rollout workers and the gateway run as subprocesses on
+free ports.  A rollout job is submitted with ``POST /v1/rollouts`` and watched with ``GET``; one worker
+is SIGKILLed (main process and pool) in the middle of the job, which must still finish with the same
+numbers as an uninterrupted :func:`pulvezar.rollouts.chunks.rollout_chunked` run here.  A second job is
+cancelled with ``DELETE`` and must stop.  The workers use a small untrained net, chunks of 72 trials and
+60 ms per evaluator call (a chunk truncated at 8 half-moves takes half a second or more), so that there
+is a middle of a chunk to kill a worker in;
+each writes its heartbeat file (the container health check), which stops when it is killed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import numpy as np
+import pytest
+
+pytest.importorskip("celery")
+redis = pytest.importorskip("redis")
+
+from pulvezar import Position  # noqa: E402
+from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
+from pulvezar.eval.nets import ValueNet  # noqa: E402
+from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
+from services.rollout.celery_app import HEARTBEAT_INTERVAL_S, make_app  # noqa: E402
+from services.rollout.jobs import JobStore  # noqa: E402
+from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+START = "4HPwATDgc/ABMA"
+KEY = "e2e-key"
+CHUNK = 72
+VISIBILITY_S = 5.0
+REDIS_SERVER = shutil.which("redis-server") or (
+    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+)
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = cond()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Worker:
+    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group,
+    with its JSON log lines and its own heartbeat file."""
+
+    def __init__(self, env: dict[str, str], name: str, tmp: Path) -> None:
+        self.name = name
+        self.heartbeat = tmp / f"{name}.heartbeat"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--concurrency", "1"],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                **env,
+                "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / f"{name}-metrics"),
+                "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(self.heartbeat),
+            },
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.logs: list[dict[str, Any]] = []
+        self.started: queue.Queue[dict[str, Any]] = queue.Queue()  # "chunk started" entries
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            self.logs.append(entry)
+            if entry.get("msg") == "chunk started":
+                self.started.put(entry)
+
+    def wait_ready(self, timeout: float = 90) -> None:
+        def beating() -> bool:
+            assert self.proc.poll() is None, f"{self.name} exited; logs: {self.logs[-20:]}"
+            return self.heartbeat.exists()
+
+        wait_until(beating, timeout, f"{self.name}'s heartbeat", every=0.1)
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (main process and pool) at once."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def load_healthcheck() -> Any:
+    spec = importlib.util.spec_from_file_location("pulvezar_healthcheck", ROOT / "docker" / "healthcheck.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Platform:
+    def __init__(self, base: str, url: str, workers: list[Worker], model: Path) -> None:
+        self.base, self.redis_url, self.workers, self.model = base, url, workers, model
+        s = RolloutSettings(redis_url=url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S)
+        self.store = JobStore(redis.Redis.from_url(url, decode_responses=True), app=make_app(s), settings=s)
+
+    def queues_empty(self) -> bool:
+        return all(self.store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
+
+
+@pytest.fixture(scope="module")
+def platform(
+    tmp_path_factory: pytest.TempPathFactory,
+    service_process: type[ServiceProcess],
+    start: Callable[..., ServiceProcess],
+) -> Iterator[Platform]:
+    import torch
+
+    tmp = tmp_path_factory.mktemp("e2e")
+    torch.manual_seed(7)
+    model = tmp / "small.pt"
+    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(model, run={"purpose": "e2e platform test"})
+
+    assert REDIS_SERVER is not None
+    port = free_port()
+    server = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    env = {
+        "PULVEZAR_ROLLOUT_REDIS_URL": url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model),
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
+        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
+        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
+        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_GATEWAY_REDIS_URL": url,
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps({KEY: {"name": "e2e", "rate_per_s": 1000, "burst": 1000}}),
+    }
+    workers: list[Worker] = []
+    started: list[ServiceProcess] = []
+    try:
+        client = redis.Redis.from_url(url)
+
+        def redis_up() -> bool:
+            assert server.poll() is None, "redis-server exited"
+            try:
+                return bool(client.ping())
+            except redis.exceptions.ConnectionError:
+                return False
+
+        wait_until(redis_up, 10, "redis-server")
+        # the workers start while the gRPC services do (the machine is small; start-up is torch imports)
+        workers = [Worker(env, f"worker{i}", tmp) for i in (1, 2)]
+        rules = start("services.rules")
+        started.append(rules)
+        evaluator = start("services.evaluator", "--device", "cpu", "--model-path", str(model))
+        started.append(evaluator)
+        gateway = service_process(
+            "services.gateway", "--rules", rules.address, "--evaluator", evaluator.address, env=env
+        )
+        started.append(gateway)
+        base = f"http://127.0.0.1:{gateway.port}"
+
+        def ready() -> bool:
+            assert gateway.proc.poll() is None, f"gateway exited; logs: {gateway.logs}"
+            try:
+                return httpx.get(f"{base}/readyz", timeout=2).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_until(ready, 30, "the gateway's /readyz", every=0.1)
+        for w in workers:
+            w.wait_ready()
+        yield Platform(base, url, workers, model)
+    finally:
+        for w in workers:
+            w.stop()
+        for svc in reversed(started):
+            svc.terminate()
+        server.terminate()
+        server.wait(10)
+
+
+def rollout_here(model: Path, trials: int, **options: Any) -> Any:
+    """The uninterrupted run in this process, with the workers' torch thread count (a float32 matmul's
+    last bit depends on it)."""
+    import torch
+
+    local = NetEvaluator.load(model, device="cpu")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # PULVEZAR_ROLLOUT_TORCH_THREADS
+    try:
+        return rollout_chunked(
+            Position.from_position_id(START), trials, chunk_size=CHUNK, evaluator=local, **options
+        )
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_worker_killed_mid_job_through_the_api(platform: Platform) -> None:
+    opts = {"seed": 17, "truncate": 8}  # 8 evaluator calls of 60 ms or more per chunk
+    trials = 4 * CHUNK
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        assert c.get("/readyz").json()["jobs"] == "configured"
+        r = c.post("/v1/rollouts", json={"position": START, "trials": trials, **opts})
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        job_id = r.json()["id"]
+        assert r.json()["trials_total"] == trials
+
+        # the victim: the first worker seen starting a chunk of this job
+        def first_start() -> tuple[Worker, dict[str, Any]] | None:
+            for w in platform.workers:
+                try:
+                    entry = w.started.get_nowait()
+                except queue.Empty:
+                    continue
+                if entry.get("job") == job_id:
+                    return w, entry
+            return None
+
+        victim, lost = wait_until(first_start, 30, "a chunk of the job to start")
+        survivor = next(w for w in platform.workers if w is not victim)
+        time.sleep(0.2)  # in the middle of its chunk (half a second at least)
+        before_kill = c.get(href).json()
+        assert before_kill["state"] in ("queued", "running") and before_kill["trials_done"] < trials
+        victim.kill()
+        lost_key = f"job:{job_id}:chunk:{lost['chunk']}"
+        assert not platform.store.redis.exists(lost_key), "the chunk finished before the kill"
+        killed_at = time.time()
+        beat_at_kill = victim.heartbeat.stat().st_mtime
+
+        seen = [before_kill]
+        deadline = time.monotonic() + 60
+        while True:
+            s = c.get(href).json()
+            seen.append(s)
+            assert s["state"] != "failed", s
+            if s["state"] == "done":
+                break
+            assert time.monotonic() < deadline, f"job not done within 60 s: {s}"
+            time.sleep(0.1)
+
+    progress = [x["progress"] for x in seen]
+    assert progress == sorted(progress) and progress[-1] == 1
+    assert any(0 < p < 1 for p in progress), "no partial progress was seen"
+    assert s["trials_done"] == trials and s["chunks_done"] == s["chunks_total"] == 4
+    assert victim.proc.returncode == -signal.SIGKILL
+
+    want = rollout_here(platform.model, trials, **opts)
+    # the REST result (rounded to 9 digits by the store) and the stored values, bit for bit
+    got = s["results"][0]
+    assert got["trials"] == trials
+    assert got["equity"] == round(want.equity, 9)
+    assert got["probabilities"] == [round(float(p), 9) for p in want.probabilities]
+    stored = platform.store.rollout_results(job_id)[0][0]
+    np.testing.assert_array_equal(stored.trials_run, np.arange(trials))
+    np.testing.assert_array_equal(stored.values, want.values)
+    # the chunk that was running in the killed worker was computed again, by the other one
+    record = json.loads(platform.store.redis.get(lost_key))
+    assert record["worker"] != f"{socket.gethostname()}:{lost['pid']}"
+
+    # health: the killed worker's heartbeat stopped, the survivor's goes on (docker/healthcheck.py)
+    wait_until(lambda: time.time() - killed_at > HEARTBEAT_INTERVAL_S + 1, 10, "a missed heartbeat")
+    assert victim.heartbeat.stat().st_mtime == beat_at_kill
+    assert time.time() - survivor.heartbeat.stat().st_mtime < HEARTBEAT_INTERVAL_S + 5
+    healthcheck = load_healthcheck()
+    assert healthcheck.heartbeat_ok(survivor.heartbeat, HEARTBEAT_INTERVAL_S + 5)
+    assert not healthcheck.heartbeat_ok(victim.heartbeat, HEARTBEAT_INTERVAL_S + 0.5)
+
+
+def test_cancelled_job_stops(platform: Platform) -> None:
+    chunks = 20
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        r = c.post(
+            "/v1/rollouts",
+            json={"position": START, "trials": chunks * CHUNK, "truncate": 4, "priority": "batch"},
+        )
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        wait_until(lambda: c.get(href).json()["chunks_done"] >= 1, 40, "a first chunk", every=0.1)
+        r = c.delete(href)
+        assert r.status_code == 200 and r.json()["state"] == "cancelled", r.text
+        assert c.delete(href).status_code == 409  # already cancelled
+        wait_until(platform.queues_empty, 30, "the remaining chunks to be skipped", every=0.1)
+        time.sleep(1.5)  # a chunk running at cancel time stops at its next evaluator call
+        done = c.get(href).json()["chunks_done"]
+        assert done < chunks
+        time.sleep(1.0)
+        final = c.get(href).json()
+        assert final["state"] == "cancelled" and final["chunks_done"] == done, final
+        assert c.post(f"{href}/extend", json={"trials": CHUNK}).status_code == 409
