@@ -6,11 +6,20 @@ results only to a terminal, so it runs under a pseudo-terminal.
 
     .venv/bin/python bench/rollout.py --trials 1296     # gnubg alone takes ~100 s
     .venv/bin/python bench/rollout.py --trials 144
+    .venv/bin/python bench/rollout.py --trials 144 --workers 2
+
+``--workers 2`` also times the same rollout split over 1 and 2 processes: the
+trials are cut into the chunks of :func:`~pulvezar.rollouts.chunks.plan_chunks`,
+dealt round-robin to the workers (one torch thread each, evaluator loaded and
+warmed up before the clock starts), each worker rolls out its chunks
+(``rollout_chunked`` style: one ``rollout`` call per chunk) and the parts are
+merged; the merged result is checked against the 1-process one.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import platform
 import pty
@@ -18,12 +27,15 @@ import re
 import subprocess
 import tempfile
 import time
+from typing import Any
 
+import numpy as np
 import torch
 
 from pulvezar import Position, Rules
 from pulvezar.eval.evaluator import default_evaluator
-from pulvezar.rollouts import rollout
+from pulvezar.rollouts import RolloutResult, rollout
+from pulvezar.rollouts.chunks import plan_chunks
 
 GNUBG = "/usr/games/gnubg"
 
@@ -74,17 +86,66 @@ def run_gnubg(pid: str, trials: int, seed: int) -> tuple[float, str]:
     return dt, "\n".join(lines[-8:])
 
 
+def _worker_init(barrier: Any) -> None:
+    torch.set_num_threads(1)
+    rollout(position(), trials=36, seed=99, evaluator=default_evaluator(), truncate=2)  # load + warm up
+    barrier.wait()
+
+
+def _worker_run(job: tuple[list[tuple[int, int]], int]) -> list[RolloutResult]:
+    chunks, seed = job
+    ev = default_evaluator()
+    return [rollout(position(), trials=n, first_trial=f, seed=seed, evaluator=ev) for f, n in chunks]
+
+
+def run_workers(trials: int, seed: int, workers: int, chunk_size: int) -> tuple[float, RolloutResult]:
+    """Seconds (pool already warm) and the merged result of the rollout split over ``workers``."""
+    chunks = plan_chunks(trials, chunk_size)
+    jobs = [(chunks[w::workers], seed) for w in range(workers)]
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(workers + 1)
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(barrier,)) as pool:
+        barrier.wait()  # every worker started and warm
+        t0 = time.perf_counter()
+        parts = pool.map(_worker_run, jobs, chunksize=1)
+        dt = time.perf_counter() - t0
+    return dt, RolloutResult.merge([r for p in parts for r in p])
+
+
+def scaling(trials: int, seed: int, workers: int, chunk_size: int) -> float:
+    """Time the rollout over 1 and ``workers`` processes; print rates; the trials/s of 1 process."""
+    dt1, r1 = run_workers(trials, seed, 1, chunk_size)
+    print(f"1 process:   {dt1:.1f} s, {trials / dt1:.2f} trials/s; equity {r1.equity:+.4f}")
+    dtn, rn = run_workers(trials, seed, workers, chunk_size)
+    same = np.array_equal(r1.trials_run, rn.trials_run) and np.allclose(r1.values, rn.values, atol=1e-9)
+    print(
+        f"{workers} processes: {dtn:.1f} s, {trials / dtn:.2f} trials/s; equity {rn.equity:+.4f}; "
+        f"scaling x{dt1 / dtn:.2f} (ideal x{workers}); merged result identical: {same}"
+    )
+    return trials / dt1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-gnubg", action="store_true")
+    ap.add_argument("--workers", type=int, choices=(1, 2), default=None)
+    ap.add_argument("--chunk-size", type=int, default=36)
     args = ap.parse_args()
     pos = position()
     ev = default_evaluator()
     print(f"{platform.node()} {platform.processor() or platform.machine()} cpus={os.cpu_count()}")
     print(f"torch threads {torch.get_num_threads()}, device {ev.device}")
     print(f"position {pos.position_id} (opponent on roll after 3-1 8/5 6/5), trials {args.trials}")
+    if args.workers is not None:
+        rate = scaling(args.trials, args.seed, args.workers, args.chunk_size)
+        if args.no_gnubg or not os.path.exists(GNUBG):
+            return
+        dt_g, _ = run_gnubg(pos.position_id, args.trials, args.seed)
+        print(f"gnubg (1 thread): {args.trials / dt_g:.2f} trials/s (includes ~1 s start-up)")
+        print(f"ratio pulvezar (1 process)/gnubg trials per second: {rate / (args.trials / dt_g):.2f}")
+        return
     rollout(pos, trials=36, seed=args.seed + 1, evaluator=ev, truncate=2)  # warm-up
     t0 = time.perf_counter()
     r = rollout(pos, trials=args.trials, seed=args.seed, evaluator=ev)

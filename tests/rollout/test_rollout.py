@@ -160,11 +160,9 @@ def test_halves_blocks_noise_and_playable() -> None:
     assert playable([bad, close, best]) == [False, True, True]
 
 
-def test_unsupported_options(small) -> None:
-    with pytest.raises(NotImplementedError, match="cubeful"):
-        rollout(AFTER_31, trials=2, evaluator=small, cubeful=True)
-    with pytest.raises(NotImplementedError, match="ply"):
-        rollout(AFTER_31, trials=2, evaluator=small, ply=1)
+def test_bad_options(small) -> None:
+    with pytest.raises(ValueError, match="plies"):
+        rollout(AFTER_31, trials=2, evaluator=small, ply=4)
     with pytest.raises(ValueError, match="legal"):
         rollout_plays(Position.start(), (3, 1), [AFTER_31], trials=2, evaluator=small)
 

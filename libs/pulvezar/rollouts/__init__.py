@@ -7,18 +7,27 @@
 (1.0, 36)
 """
 
+from pulvezar.rollouts.choosers import ply_chooser
+from pulvezar.rollouts.cube import CubeRollout, rollout_cube
+from pulvezar.rollouts.deep import DEEP_TRIALS, DeepCandidate, deep_analysis
 from pulvezar.rollouts.dice import trial_rolls
 from pulvezar.rollouts.engine import Chooser, chooser_for, greedy_chooser, rollout, rollout_plays
 from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
 
 __all__ = [
+    "DEEP_TRIALS",
     "Chooser",
+    "CubeRollout",
+    "DeepCandidate",
     "RolloutResult",
     "chooser_for",
+    "deep_analysis",
     "difference_noise",
     "greedy_chooser",
     "playable",
+    "ply_chooser",
     "rollout",
+    "rollout_cube",
     "rollout_plays",
     "trial_rolls",
 ]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +36,10 @@ from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.rules import _kernel
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
+
+if TYPE_CHECKING:
+    from pulvezar.cube.janowski import Cube
+    from pulvezar.met.equity import MatchEquity
 
 Ints = npt.NDArray[np.int64]
 
@@ -77,10 +82,13 @@ def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluato
 
 
 def chooser_for(ply: int) -> Chooser:
-    """The move chooser of a search depth (only 0-ply exists so far)."""
+    """The move chooser of a search depth: 0-ply :func:`greedy_chooser`, else
+    :func:`~pulvezar.rollouts.choosers.ply_chooser` with the normal move filter."""
     if ply == 0:
         return greedy_chooser
-    raise NotImplementedError(f"{ply}-ply move choice in rollouts is not implemented yet (use ply=0)")
+    from pulvezar.rollouts.choosers import ply_chooser
+
+    return ply_chooser(ply)
 
 
 @dataclass(frozen=True)
@@ -171,8 +179,6 @@ def _setup(
     rules: Rules | None,
     chooser: Chooser | None,
 ) -> _Setup:
-    if cubeful:
-        raise NotImplementedError("cubeful rollouts are not implemented yet; use cubeful=False")
     if trials < 1 or first_trial < 0:
         raise ValueError("trials must be positive and first_trial non-negative")
     if truncate is not None and truncate < 0:
@@ -204,6 +210,8 @@ def rollout(
     first_trial: int = 0,
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
+    cube: Cube | None = None,
+    met: MatchEquity | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` (player on roll, before rolling); values for the player on roll.
 
@@ -212,12 +220,22 @@ def rollout(
     into exactly the whole run.  ``truncate=N`` stops after N half-moves with
     the evaluator's value; ``bearoff_stop`` ends a trial on a race that
     :meth:`BearoffRaces.covers` (exact for :class:`NetEvaluator`).
+
+    ``cubeful=True`` plays the cube in the trials (:mod:`pulvezar.rollouts.cube`;
+    ``cube`` as the player on roll sees it, centred money by default, ``met``
+    for match scores; the player on roll may double at once) and fills the
+    result's ``cubeful`` values.
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
         evaluator, rules, chooser,
     )  # fmt: skip
     ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
+    if cubeful:
+        from pulvezar.rollouts.cube import cubeful_options, cubeful_rollout
+
+        c, m = cubeful_options(cube, met, s.rules)
+        return cubeful_rollout([position], True, c, m, ids, s)[0]
     start = np.repeat(boards_of([position]), trials, axis=0)
     values = _simulate(start, np.ones(trials, dtype=bool), ids, s)
     return RolloutResult(ids, values, seed, s.rules, variance_reduction)
@@ -239,13 +257,17 @@ def rollout_plays(
     first_trial: int = 0,
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
+    cube: Cube | None = None,
+    met: MatchEquity | None = None,
 ) -> list[RolloutResult]:
     """Roll out candidate plays of ``dice`` at ``position``; values for the player who plays them.
 
     ``plays`` are legal plays (or their resulting positions, mover's view); by
     default every legal play.  Each result is rolled out with the opponent on
     roll, every candidate with the same dice sequences; all candidates' trials
-    advance together in one batch.
+    advance together in one batch.  ``cubeful=True``: as for :func:`rollout`,
+    ``cube`` seen by the player who plays (the opponent, on roll after the
+    play, may double at once).
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
@@ -259,6 +281,11 @@ def rollout_plays(
             raise ValueError(f"{r!r} is not a legal play of {dice} from {position!r}")
     n = len(results)
     ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
+    if cubeful:
+        from pulvezar.rollouts.cube import cubeful_options, cubeful_rollout
+
+        c, m = cubeful_options(cube, met, s.rules)
+        return cubeful_rollout([r.swap() for r in results], False, c, m, ids, s)
     start = np.repeat(swap_boards(boards_of(results)), trials, axis=0)
     values = _simulate(start, np.zeros(n * trials, dtype=bool), np.tile(ids, n), s)
     return [

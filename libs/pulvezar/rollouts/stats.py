@@ -68,6 +68,8 @@ class RolloutResult:
     seed: int
     rules: Rules = field(default_factory=Rules.international)
     variance_reduction: bool = True
+    #: per-trial cubeful equity (normalised to the starting cube; match: EMG), cubeful rollouts only
+    cubeful: Floats | None = None
 
     # ---- means and errors ---------------------------------------------------
     @property
@@ -105,11 +107,33 @@ class RolloutResult:
         """Standard error of the equity from the trials' spread (as if they were independent)."""
         return _se(self.equities)
 
+    # ---- cubeful ------------------------------------------------------------
+    def _cubeful(self) -> Floats:
+        if self.cubeful is None:
+            raise ValueError("not a cubeful rollout")
+        return self.cubeful
+
+    @property
+    def cubeful_equity(self) -> float:
+        """Mean cubeful equity (normalised to the starting cube; match: EMG)."""
+        return float(self._cubeful().mean())
+
+    @property
+    def cubeful_se(self) -> float:
+        """Standard error of the cubeful equity from the trials' spread."""
+        return _se(self._cubeful())
+
+    @property
+    def cubeful_noise(self) -> float:
+        """Standard error of the cubeful equity from the spread of complete-block means."""
+        return block_se(self.trials_run, self._cubeful())
+
     # ---- halves, blocks, noise ----------------------------------------------
     def subset(self, mask: npt.NDArray[np.bool_]) -> RolloutResult:
         """The result of the trials ``mask`` selects."""
+        cf = None if self.cubeful is None else self.cubeful[mask]
         return RolloutResult(
-            self.trials_run[mask], self.values[mask], self.seed, self.rules, self.variance_reduction
+            self.trials_run[mask], self.values[mask], self.seed, self.rules, self.variance_reduction, cf
         )
 
     @property
@@ -138,17 +162,23 @@ class RolloutResult:
         for p in parts[1:]:
             if (p.seed, p.rules, p.variance_reduction) != (first.seed, first.rules, first.variance_reduction):
                 raise ValueError("chunks of different rollouts cannot be merged")
+            if (p.cubeful is None) != (first.cubeful is None):
+                raise ValueError("cubeful and cubeless chunks cannot be merged")
         trials = np.concatenate([p.trials_run for p in parts])
         order = np.argsort(trials, kind="stable")
         trials = trials[order]
         if (np.diff(trials) == 0).any():
             raise ValueError("chunks overlap: a trial appears twice")
         values = np.concatenate([p.values for p in parts])[order]
-        return cls(trials, values, first.seed, first.rules, first.variance_reduction)
+        cf = None
+        if first.cubeful is not None:
+            cf = np.concatenate([p._cubeful() for p in parts])[order]
+        return cls(trials, values, first.seed, first.rules, first.variance_reduction, cf)
 
     def __repr__(self) -> str:
+        cf = "" if self.cubeful is None else f"cubeful {self.cubeful_equity:+.4f} +- {self.cubeful_se:.4f}, "
         return (
-            f"<RolloutResult equity {self.equity:+.4f} +- {self.equity_se:.4f} "
+            f"<RolloutResult {cf}equity {self.equity:+.4f} +- {self.equity_se:.4f} "
             f"(noise {self.noise:.4f}) over {self.trials} trials>"
         )
 
