@@ -16,9 +16,9 @@ Ports: a port given with a flag (or ``PULVEZAR_RUN_<NAME>_PORT``) must be free; 
 (Redis 6379, rules 50051, evaluator 50052, gateway 8000, metrics 9101-9103) is taken when it is free and
 any free port when it is not, so ``make run`` never depends on what else runs on the machine.
 
-Each service is healthy when its own check passes (Redis ``PING``, gRPC health SERVING, the worker logs
-``<node> ready.`` or answers ``celery inspect ping``, the gateway answers 200 on a health path); then one line
-per service says where it is, and ``pulvezar is up`` ends the startup.
+Each service is healthy when its own check passes (Redis ``PING``, gRPC health SERVING, the worker's
+heartbeat file ``<run-dir>/rollout.heartbeat`` is fresh, the gateway answers 200 on a health path); then one
+line per service says where it is, and ``pulvezar is up`` ends the startup.
 Logs go to ``<run-dir>/logs/<service>.log``.
 
 Ctrl-C / SIGTERM / SIGHUP stops the services in reverse order: SIGTERM to each one's process group, up to
@@ -142,44 +142,17 @@ def http_ok(base: str, paths: tuple[str, ...] = GATEWAY_HEALTH_PATHS) -> bool:
     return False
 
 
-def celery_ping(env: dict[str, str], node: str) -> bool:
-    cmd = [sys.executable, "-m", "celery", "-A", ROLLOUT_APP, "inspect", "ping", "-d", node, "--timeout", "2"]
+def heartbeat_fresh(path: Path, max_age_s: float = 30.0) -> bool:
+    """The worker writes ``path`` every few seconds from its event loop once it consumes
+    (``services/rollout/celery_app.py``); it is healthy while the file is younger than ``max_age_s``."""
     try:
-        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
+        return time.time() - path.stat().st_mtime <= max_age_s
+    except OSError:
         return False
-    return done.returncode == 0 and "pong" in done.stdout
 
 
 def run_log(run_dir: Path, name: str) -> Path:
     return run_dir / "logs" / f"{name}.log"
-
-
-def worker_ready(log_path: Path, node: str, ping: Callable[[], bool]) -> Callable[[], bool]:
-    """Celery logs ``<node> ready.`` once it consumes; ``inspect ping`` is the second opinion."""
-
-    def check() -> bool:
-        try:
-            if f"{node} ready." in log_path.read_text(errors="replace"):
-                return True
-        except OSError:
-            pass
-        return ping()
-
-    return check
-
-
-class Throttled:
-    """A slow check (a subprocess) run at most every ``every`` seconds; the last answer in between."""
-
-    def __init__(self, check: Callable[[], bool], every: float) -> None:
-        self.check, self.every, self.last = check, every, -1e9
-
-    def __call__(self) -> bool:
-        if time.monotonic() - self.last < self.every:
-            return False
-        self.last = time.monotonic()
-        return self.check()
 
 
 # --------------------------------------------------------------------------------------------- children
@@ -329,7 +302,14 @@ def plan(args: argparse.Namespace) -> list[Service]:
     else:
         node = f"rollout-{os.getpid()}@{socket.gethostname()}"
         metrics = ports.pick("rollout_metrics", None)
-        env = {**base_env, **rollout_env, "PULVEZAR_ROLLOUT_METRICS_PORT": str(metrics)}
+        heartbeat = args.run_dir / "rollout.heartbeat"
+        heartbeat.unlink(missing_ok=True)  # an earlier run's file must not count as this worker's
+        env = {
+            **base_env,
+            **rollout_env,
+            "PULVEZAR_ROLLOUT_METRICS_PORT": str(metrics),
+            "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(heartbeat),
+        }
         services.append(
             Service(
                 "rollout",
@@ -339,9 +319,7 @@ def plan(args: argparse.Namespace) -> list[Service]:
                     *("--without-gossip", "--without-mingle"),
                 ],
                 env,
-                worker_ready(
-                    run_log(args.run_dir, "rollout"), node, Throttled(lambda: celery_ping(env, node), 5.0)
-                ),
+                lambda: heartbeat_fresh(heartbeat),
                 [f"celery worker {node}", f"metrics http://{host}:{metrics}/metrics"],
             )
         )

@@ -7,6 +7,7 @@ from pulvezar import Position, Rules
 from pulvezar.cube import CubeState
 from pulvezar.cube.janowski import Owner, efficiency, money_cubeful
 from pulvezar.errors import PulvezarError
+from pulvezar.eval.evaluator import EvaluatorBase, flip, swap_boards
 from pulvezar.match import Game, MatchContext, SessionOptions
 from pulvezar.search import Candidate, hint
 
@@ -78,18 +79,37 @@ def test_money_opponent_cashes_a_lost_race() -> None:
     assert owned[0].cubeful_equity is not None and owned[0].cubeful_equity > -1.0  # the owner plays on
 
 
+class _Fixed(EvaluatorBase):
+    """Chosen probabilities for two plays' results (the net's own view does not matter here)."""
+
+    def __init__(self, table: dict[bytes, list[float]]) -> None:
+        self.table = table
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        default = [0.3, 0.0, 0.0, 0.1, 0.0]
+        mover = np.array([self.table.get(swap_boards(b[None])[0].tobytes(), default) for b in boards])
+        return flip(mover)  # the boards come with the opponent on roll
+
+
 def test_match_score_without_gammons_reorders_a_gammonish_pair() -> None:
-    money = hint(GAMMONISH, GAMMONISH_DICE)
-    dmp = hint(CubeState(GAMMONISH, match_length=1), GAMMONISH_DICE)  # double match point
+    plays = Rules.international().legal_plays(GAMMONISH, GAMMONISH_DICE)
+    hit_board = plays.find("21/13*").position.board
+    safe_board = plays.find("21/16 5/2").position.board
+    # the hit wins less often but with many more gammons; the safe play wins more, seldom a gammon
+    ev = _Fixed({hit_board: [0.60, 0.35, 0.0, 0.05, 0.0], safe_board: [0.70, 0.05, 0.0, 0.05, 0.0]})
+    money = hint(GAMMONISH, GAMMONISH_DICE, evaluator=ev)
+    dmp = hint(CubeState(GAMMONISH, match_length=1), GAMMONISH_DICE, evaluator=ev)  # double match point
     assert money[0].notation == "21/13*"
     assert dmp[0].notation == "21/16 5/2"
-    hit, safe = _by_play(money)[money[0].play.position.board], _by_play(money)[dmp[0].play.position.board]
-    assert hit.probs[1] > safe.probs[1] and hit.probs[0] < safe.probs[0]  # more gammons, fewer wins
     # at DMP only winning counts: the match equity is 2 W - 1 for every play
     assert [c.cubeful_equity for c in dmp] == pytest.approx([2 * c.probs[0] - 1 for c in dmp])
     assert dmp[1].loss == pytest.approx(dmp[0].equity - dmp[1].equity)
-    # at 2-away 2-away (cube centred) gammons count again: the hit is back on top
-    assert hint(CubeState(GAMMONISH, match_length=3, score=(1, 1)), GAMMONISH_DICE)[0].notation == "21/13*"
+    # in a long match at 0-0 gammons count about as in money play: the hit is back on top
+    long_match = hint(CubeState(GAMMONISH, match_length=7), GAMMONISH_DICE, evaluator=ev)
+    assert long_match[0].notation == "21/13*"
+    # at 2-away 2-away the next (centred) cube is for the match: gammons add little, the safer win is better
+    two_away = hint(CubeState(GAMMONISH, match_length=3, score=(1, 1)), GAMMONISH_DICE, evaluator=ev)
+    assert two_away[0].notation == "21/16 5/2"
 
 
 def test_game_in_move_phase() -> None:
