@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint typecheck format run demo bench bearoff train strength clean
+.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train strength clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -36,9 +36,15 @@ system-deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gnubg; \
 	fi
 
-lint: $(STAMP)
+lint: $(STAMP) lint-proto
 	$(VENV)/bin/ruff check libs tests bench services deploy docker
 	$(VENV)/bin/ruff format --check libs tests bench services deploy docker
+
+# buf (from the npm registry) lints the protobuf APIs; skipped where npm is missing
+lint-proto:
+	@if command -v npm >/dev/null 2>&1; then \
+		npm exec --yes --package=@bufbuild/buf@1.75.0 -- buf lint proto && echo "buf lint: ok"; \
+	else echo "npm not found: skipping buf lint"; fi
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format libs tests bench services deploy docker
