@@ -34,7 +34,7 @@ from redis.exceptions import WatchError
 
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.rollouts.chunks import plan_chunks
-from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
+from pulvezar.rollouts.stats import RolloutResult, block_se, difference_noise, playable
 from pulvezar.rules.notation import parse_play
 from pulvezar.rules.xgid import XGID
 from services.rollout.settings import QUEUES, RolloutSettings
@@ -52,10 +52,16 @@ _ITEM_KEYS = {
     "truncate",
     "rules",
     "ply",
+    "cubeful",
+    "cube",
     "label",
 }
 _MAX_SEED = 2**63 - 1
 _MAX_TRUNCATE = 10_000
+#: the deepest move choice a job may ask for (each ply multiplies a rollout's work many times over)
+MAX_JOB_PLY = 2
+_CUBE_KEYS = ("value", "owner", "match_length", "score", "opponent_score", "crawford", "jacoby", "beaver")
+_MAX_CUBE_VALUE = 2**15
 
 
 class JobError(Exception):
@@ -160,6 +166,59 @@ def rules_of(spec: Mapping[str, Any]) -> Rules:
     return _rules(spec, "rules")[1]
 
 
+def _cube(value: Any, field: str) -> dict[str, Any]:
+    """The normalised cube of a cubeful item: the shape of the gateway's ``CubeInput``, seen by the
+    player on roll (the player who plays, for candidate plays); none is centred money."""
+    from pulvezar.met import MatchEquity
+
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise InvalidJob(field, f"an object with {', '.join(_CUBE_KEYS)}, got {value!r}")
+    unknown = sorted(set(value) - set(_CUBE_KEYS))
+    if unknown:
+        raise InvalidJob(f"{field}.{unknown[0]}", f"unknown cube option (known: {', '.join(_CUBE_KEYS)})")
+    cube_value = _int(value.get("value", 1), f"{field}.value", 1, _MAX_CUBE_VALUE)
+    if cube_value & (cube_value - 1):
+        raise InvalidJob(f"{field}.value", f"the cube is a power of two, got {cube_value}")
+    owner = value.get("owner", "centre")
+    if owner not in ("centre", "player", "opponent"):
+        raise InvalidJob(f"{field}.owner", f"'centre', 'player' or 'opponent', got {owner!r}")
+    top = MatchEquity.kazaross_xg2().length
+    n = _int(value.get("match_length", 0), f"{field}.match_length", 0, top)
+    out: dict[str, Any] = {"value": cube_value, "owner": owner, "match_length": n}
+    for name in ("score", "opponent_score"):
+        out[name] = _int(value.get(name, 0), f"{field}.{name}", 0, max(0, n - 1))
+    for name in ("crawford", "jacoby", "beaver"):
+        flag = value.get(name, False)
+        if not isinstance(flag, bool):
+            raise InvalidJob(f"{field}.{name}", f"true or false, got {flag!r}")
+        out[name] = flag
+    if n:
+        for name in ("jacoby", "beaver"):
+            if out[name]:
+                raise InvalidJob(f"{field}.{name}", f"{name} is a money option (match_length 0)")
+    elif out["crawford"]:
+        raise InvalidJob(f"{field}.crawford", "a money game (match_length 0) has no Crawford game")
+    try:
+        cube_of(out)
+    except PulvezarError as e:
+        sub = {"score": "score", "crawford": "crawford", "cube_owner": "owner"}.get(e.field or "", "value")
+        raise InvalidJob(f"{field}.{sub}", str(e)) from None
+    return out
+
+
+def cube_of(spec: Mapping[str, Any] | None) -> Any:
+    """The library's :class:`~pulvezar.cube.janowski.Cube` of a normalised ``cube`` entry."""
+    from pulvezar.cube.janowski import Cube
+
+    if spec is None:
+        return Cube()
+    n = spec["match_length"]
+    away = (n - spec["score"], n - spec["opponent_score"]) if n else None
+    return Cube(spec["value"], spec["owner"], away, spec["crawford"], spec["jacoby"], spec["beaver"])
+
+
 def _position(params: Mapping[str, Any], field: str) -> tuple[Position, str, tuple[int, int] | None]:
     """The position, the text it was given as, and the dice of an XGID that has them."""
     given = [k for k in ("position", "position_id", "xgid") if params.get(k) is not None]
@@ -218,9 +277,18 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     if truncate is not None:
         truncate = _int(truncate, f"{field}truncate", 0, _MAX_TRUNCATE)
     dice = _dice(params["dice"], f"{field}dice") if params.get("dice") is not None else xgid_dice
-    ply = params.get("ply", 0)
-    if ply != 0 or isinstance(ply, bool):
-        raise InvalidJob(f"{field}ply", f"rollouts choose plays at 0-ply only so far, got {ply!r}")
+    ply = _int(params.get("ply", 0), f"{field}ply", 0, MAX_JOB_PLY)
+    cubeful = params.get("cubeful", False)
+    if not isinstance(cubeful, bool):
+        raise InvalidJob(f"{field}cubeful", f"true or false, got {cubeful!r}")
+    cube = None
+    if cubeful:
+        if not rules.uses_cube:
+            reason = "Tavla is played without a cube: cubeful needs international rules"
+            raise InvalidJob(f"{field}cubeful", reason)
+        cube = _cube(params.get("cube"), f"{field}cube")
+    elif params.get("cube") is not None:
+        raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
     label = params.get("label")
     if label is not None and (not isinstance(label, str) or len(label) > 200):
         raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
@@ -234,6 +302,9 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         "variance_reduction": vr,
         "truncate": truncate,
         "rules": rules_spec,
+        "ply": ply,
+        "cubeful": cubeful,
+        "cube": cube,
     }
     if label is not None:
         item["label"] = label
@@ -299,10 +370,21 @@ def chunk_results(item: Mapping[str, Any], records: Iterable[Mapping[str, Any]])
     parts: list[list[RolloutResult]] = [[] for _ in range(ncand)]
     for rec in records:
         values = decode_values(rec).reshape(ncand, rec["trials"], 5)
+        cubeful = decode_values(rec["cubeful"]).reshape(ncand, rec["trials"]) if rec.get("cubeful") else None
         ids = np.arange(rec["first"], rec["first"] + rec["trials"], dtype=np.int64)
         for c in range(ncand):
-            parts[c].append(RolloutResult(ids, values[c], item["seed"], rules, item["variance_reduction"]))
+            cf = None if cubeful is None else cubeful[c]
+            vr = item["variance_reduction"]
+            parts[c].append(RolloutResult(ids, values[c], item["seed"], rules, vr, cf))
     return [RolloutResult.merge(p) for p in parts] if parts[0] else []
+
+
+def cubeful_difference_noise(a: RolloutResult, b: RolloutResult) -> float:
+    """Standard error of ``a.cubeful_equity - b.cubeful_equity`` (paired blocks: the same dice)."""
+    if np.array_equal(a.trials_run, b.trials_run):
+        assert a.cubeful is not None and b.cubeful is not None
+        return block_se(a.trials_run, a.cubeful - b.cubeful)
+    return math.hypot(a.cubeful_noise, b.cubeful_noise)
 
 
 def _num(x: float) -> float | None:
@@ -310,11 +392,24 @@ def _num(x: float) -> float | None:
 
 
 def _summary(r: RolloutResult) -> dict[str, Any]:
-    return {
+    out = {
         "trials": r.trials,
         "equity": _num(r.equity),
         "se": _num(r.noise),
         "probabilities": [_num(p) for p in r.probabilities],
+    }
+    if r.cubeful is not None:  # normalised to the starting cube (money) or EMG (match)
+        out["cubeful_equity"] = _num(r.cubeful_equity)
+        out["cubeful_se"] = _num(r.cubeful_noise)
+    return out
+
+
+def _cubeful_full(r: RolloutResult) -> dict[str, Any]:
+    if r.cubeful is None:
+        return {}
+    return {
+        "cubeful_equity_se": _num(r.cubeful_se),
+        "cubeful_halves": [_num(h.cubeful_equity) if h.trials else None for h in r.halves],
     }
 
 
@@ -323,6 +418,10 @@ def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool)
     out: dict[str, Any] = {"position": item["position"], "position_id": item["position_id"], "trials": 0}
     if "label" in item:
         out["label"] = item["label"]
+    out["ply"] = item.get("ply", 0)
+    out["cubeful"] = item.get("cubeful", False)
+    if out["cubeful"]:
+        out["cube"] = item["cube"]
     if item["plays"] is None:
         if results:
             r = results[0]
@@ -331,10 +430,13 @@ def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool)
                 out["equity_se"] = _num(r.equity_se)
                 out["probability_se"] = [_num(p) for p in r.probability_se]
                 out["halves"] = [_num(h.equity) if h.trials else None for h in r.halves]
+                out.update(_cubeful_full(r))
         return out
     out["dice"] = item["dice"]
     cands = []
     best = int(np.argmax([r.equity for r in results])) if results else -1
+    cubeful = bool(results) and results[0].cubeful is not None
+    best_cf = int(np.argmax([r.cubeful_equity for r in results])) if cubeful else -1
     ok = playable(results) if full and results else [None] * len(results)
     for c, play in enumerate(item["plays"]):
         entry: dict[str, Any] = {"play": play["play"], "position_id": play["position_id"]}
@@ -346,6 +448,13 @@ def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool)
                 entry["difference"] = _num(r.equity - results[best].equity)
                 entry["difference_se"] = _num(difference_noise(results[best], r)) if c != best else 0.0
                 entry["playable"] = ok[c]
+                if cubeful:
+                    b = results[best_cf]
+                    entry.update(_cubeful_full(r))
+                    entry["cubeful_difference"] = _num(r.cubeful_equity - b.cubeful_equity)
+                    entry["cubeful_difference_se"] = (
+                        _num(cubeful_difference_noise(b, r)) if c != best_cf else 0.0
+                    )
         cands.append(entry)
     out["trials"] = results[0].trials if results else 0
     out["candidates"] = cands
@@ -382,7 +491,12 @@ class JobStore:
         (half-moves, none), ``rules`` (``"international"``, ``"tavla"`` or
         ``{"variant": "tavla", "hit_and_stop": bool, "must_bear_off": bool}``), ``dice`` ([3, 1] or
         "31"; an XGID's own dice count when absent) and ``plays`` (notation; with dice and no plays,
-        every legal play is a candidate).  Raises :class:`InvalidJob`.
+        every legal play is a candidate), ``ply`` (0..2: how each trial's plays are chosen, 0) and
+        ``cubeful`` (false; true plays the cube in the trials and reports ``cubeful_equity``, per
+        cube normalised to the starting cube, EMG in a match) with ``cube`` (``{"value",
+        "owner": centre|player|opponent, "match_length" (0 = money), "score", "opponent_score",
+        "crawford", "jacoby", "beaver"}`` as the player on roll sees it; centred money by
+        default).  Raises :class:`InvalidJob`.
         """
         item = normalise_item(params, self.settings)
         return self._submit("rollout", [item], priority)

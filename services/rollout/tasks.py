@@ -22,6 +22,7 @@ from celery.signals import worker_process_init, worker_process_shutdown, worker_
 from pulvezar import Position
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.rollouts import rollout, rollout_plays
+from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
 from services.rollout import jobs
 from services.rollout.celery_app import CHUNK_TASK, app
@@ -51,26 +52,48 @@ def evaluator() -> Evaluator:
 
 
 def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
-    """The library options of a job item (as :func:`pulvezar.rollouts.rollout` takes them)."""
-    return {
+    """The library options of a job item (as :func:`pulvezar.rollouts.rollout` takes them).
+
+    Items of jobs stored before ``ply`` and ``cubeful`` existed are 0-ply and cubeless.
+    """
+    opts: dict[str, Any] = {
         "seed": item["seed"],
         "variance_reduction": item["variance_reduction"],
         "truncate": item["truncate"],
         "rules": jobs.rules_of(item["rules"]),
         "evaluator": ev,
+        "ply": item.get("ply", 0),
     }
+    if item.get("cubeful"):
+        opts["cubeful"] = True
+        opts["cube"] = jobs.cube_of(item.get("cube"))
+    return opts
 
 
-def compute_chunk(item: dict[str, Any], first: int, trials: int, ev: Evaluator) -> np.ndarray[Any, Any]:
-    """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5)."""
+def compute_chunk(
+    item: dict[str, Any], first: int, trials: int, ev: Evaluator
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None]:
+    """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5),
+    and, for a cubeful item, the cubeful equities, shape (candidates or 1, trials).
+
+    A deeper than 0-ply chunk starts with an empty search cache (:func:`~pulvezar.search.hint.searcher`
+    of ``ev``): the net's last bits depend on the batch a board is evaluated in, so values cached by
+    another chunk would make a chunk's numbers depend on what its process ran before.
+    """
     position = Position.from_position_id(item["position_id"])
     opts = item_options(item, ev)
+    if opts["ply"] > 0:
+        searcher(ev, opts["rules"]).cache.clear()
     if item["plays"] is None:
-        return rollout(position, trials=trials, first_trial=first, **opts).values[None]
-    plays = [Position.from_position_id(p["position_id"]) for p in item["plays"]]
-    dice = (item["dice"][0], item["dice"][1])
-    results = rollout_plays(position, dice, plays, trials=trials, first_trial=first, **opts)
-    return np.stack([r.values for r in results])
+        results = [rollout(position, trials=trials, first_trial=first, **opts)]
+    else:
+        plays = [Position.from_position_id(p["position_id"]) for p in item["plays"]]
+        dice = (item["dice"][0], item["dice"][1])
+        results = rollout_plays(position, dice, plays, trials=trials, first_trial=first, **opts)
+    values = np.stack([r.values for r in results])
+    if results[0].cubeful is None:
+        return values, None
+    return values, np.stack([r.cubeful for r in results if r.cubeful is not None])
 
 
 @app.task(name=CHUNK_TASK, bind=True)
@@ -112,7 +135,7 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
             evaluator(), lambda: bool(r.exists(jobs.cancel_key(job_id))), delay_s=settings.eval_delay_ms / 1e3
         )
         ev.check()
-        values = compute_chunk(item, first, trials, ev)
+        values, cubeful = compute_chunk(item, first, trials, ev)
     except Cancelled:
         metrics.CHUNKS.labels("cancelled").inc()
         log(logger, logging.INFO, "chunk cancelled", job=job_id, chunk=n)
@@ -132,6 +155,7 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
         "first": first,
         "trials": trials,
         **jobs.encode_values(values),
+        **({"cubeful": jobs.encode_values(cubeful)} if cubeful is not None else {}),
         "seconds": seconds,
         "started": started,
         "finished": time.time(),

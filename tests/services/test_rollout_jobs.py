@@ -34,6 +34,7 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.eval.nets import ValueNet  # noqa: E402
 from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
+from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 from services.rollout.jobs import (  # noqa: E402
     InvalidJob,
@@ -334,7 +335,19 @@ def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
         ({"position": START, "trials": 72, "truncate": -1}, "truncate"),
         ({"position": START, "trials": 72, "seed": -3}, "seed"),
         ({"position": START, "trials": 72, "rules": "chouette"}, "rules"),
-        ({"position": START, "trials": 72, "cubeful": True}, "cubeful"),
+        ({"position": START, "trials": 72, "ply": 3}, "ply"),
+        ({"position": START, "trials": 72, "ply": True}, "ply"),
+        ({"position": START, "trials": 72, "cubeful": "yes"}, "cubeful"),
+        ({"position": START, "trials": 72, "cubeful": True, "rules": "tavla"}, "cubeful"),
+        ({"position": START, "trials": 72, "cube": {"value": 2}}, "cube"),
+        ({"position": START, "trials": 72, "cubeful": True, "cube": {"value": 3}}, "cube.value"),
+        ({"position": START, "trials": 72, "cubeful": True, "cube": {"owner": "me"}}, "cube.owner"),
+        (
+            {"position": START, "trials": 72, "cubeful": True, "cube": {"match_length": 5, "score": 5}},
+            "cube.score",
+        ),
+        ({"position": START, "trials": 72, "cubeful": True, "cube": {"crawford": True}}, "cube.crawford"),
+        ({"position": START, "trials": 72, "cubeful": True, "cube": {"size": 2}}, "cube.size"),
     ]
     for params, field in cases:
         with pytest.raises(InvalidJob) as e:
@@ -380,6 +393,83 @@ def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
     assert sum(w.metric("pulvezar_rollout_chunks_total", outcome="done") for w in two_workers.running) >= 3
     assert any(w.metric("pulvezar_rollout_chunk_seconds_count") for w in two_workers.running)
     assert two_workers.running[0].metric("pulvezar_rollout_queue_depth", queue=BATCH_QUEUE) == 0
+
+
+def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    """A 1-ply job and cubeful jobs (a match cube; candidate plays) against the library, bit for bit."""
+    from pulvezar.cube.janowski import Cube
+    from pulvezar.rollouts import rollout
+    from pulvezar.search.hint import searcher
+
+    after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+    cube = {"value": 2, "owner": "player", "match_length": 7, "score": 2, "opponent_score": 4}
+    ply_opts = {"seed": 12, "truncate": 2, "ply": 1, "variance_reduction": False}  # 21x less work
+    deep = store.submit_rollout({"position": START, "trials": CHUNK, **ply_opts})
+    cubeful = store.submit_batch(
+        [
+            {"position": START, "cube": cube},
+            {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]},  # centred money
+        ],
+        defaults={"trials": 2 * CHUNK, "truncate": 2, "seed": 13, "cubeful": True},
+        priority="interactive",
+    )
+    with worker_threads():
+        # chunk by chunk, each with an empty search cache (as a worker runs them)
+        parts = []
+        for first, n in plan_chunks(CHUNK, CHUNK):
+            searcher(local).cache.clear()
+            parts.append(
+                rollout(
+                    Position.from_position_id(START), trials=n, first_trial=first, evaluator=local, **ply_opts
+                )
+            )
+        want_deep = RolloutResult.merge(parts)
+        want_cube = rollout_chunked(
+            Position.from_position_id(START),
+            2 * CHUNK,
+            chunk_size=CHUNK,
+            evaluator=local,
+            seed=13,
+            truncate=2,
+            cubeful=True,
+            cube=Cube(2, "player", (5, 3)),
+        )
+        want_plays = rollout_plays_chunked(
+            Position.from_xgid(after_31),
+            (3, 1),
+            [Position.from_position_id(p["position_id"]) for p in store.spec(cubeful)["items"][1]["plays"]],
+            2 * CHUNK,
+            chunk_size=CHUNK,
+            evaluator=local,
+            seed=13,
+            truncate=2,
+            cubeful=True,
+        )
+    wait_state(store, cubeful, ("done",))
+    got = store.rollout_results(cubeful)
+    for g, w in zip([got[0][0], *got[1]], [want_cube, *want_plays], strict=True):
+        assert g.cubeful is not None and w.cubeful is not None
+        np.testing.assert_array_equal(g.values, w.values)
+        np.testing.assert_array_equal(g.cubeful, w.cubeful)
+    result = store.result(cubeful)
+    assert result is not None
+    first, second = result["results"]
+    assert first["cubeful"] is True and first["cube"]["match_length"] == 7
+    assert first["cubeful_equity"] == pytest.approx(want_cube.cubeful_equity, abs=1e-8)
+    assert first["cubeful_se"] == pytest.approx(want_cube.cubeful_noise, abs=1e-8)
+    cands = second["candidates"]
+    assert [c["cubeful_equity"] for c in cands] == pytest.approx(
+        [w.cubeful_equity for w in want_plays], abs=1e-8
+    )
+    assert sum(c["cubeful_difference"] == 0.0 for c in cands) == 1
+    assert all("cubeful_difference_se" in c for c in cands)
+    wait_state(store, deep, ("done",), timeout=90)
+    got_deep = store.rollout_results(deep)[0][0]
+    np.testing.assert_array_equal(got_deep.values, want_deep.values)
+    status = store.status(deep)["results"][0]
+    assert status["ply"] == 1 and status["cubeful"] is False and "cubeful_equity" not in status
 
 
 def test_batch_job_returns_results_per_position(
@@ -547,8 +637,26 @@ def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: JobSt
     s = store.status(job)
     assert s["positions"] == 2 and s["results"][0]["label"] == "opening" and "label" not in s["results"][1]
     with pytest.raises(InvalidJob) as e:
-        store.submit_rollout({"position": START, **common, "ply": 2})
+        store.submit_rollout({"position": START, **common, "ply": 3})
     assert e.value.field == "ply"
+    cube = {  # the gateway's CubeInput, dumped
+        "value": 2,
+        "owner": "player",
+        "match_length": 7,
+        "score": 2,
+        "opponent_score": 4,
+        "crawford": False,
+        "jacoby": False,
+        "beaver": False,
+    }
+    item = normalise_item(
+        {"position": START, **common, "ply": 2, "cubeful": True, "cube": cube}, store.settings
+    )
+    assert item["ply"] == 2 and item["cubeful"] is True and item["cube"] == cube
+    assert (
+        normalise_item({"position": START, **common, "cubeful": False, "cube": None}, store.settings)["cube"]
+        is None
+    )
     wait_state(store, job, ("done",))
     assert [r["trials"] for r in store.status(job)["results"]] == [36, 36]
 

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
-from services.gateway.models import Dice, PositionInput, RulesField, Strict, parse_position
+from services.gateway.models import CubeInput, Dice, PositionInput, RulesField, Strict, parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 
@@ -33,11 +33,17 @@ def jobs(request: Request) -> Jobs:
 
 class RolloutOptions(Strict):
     trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
-    ply: int = Field(0, ge=0, le=0, description="checker plays are chosen at 0-ply (only, so far)")
+    ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
     seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
     variance_reduction: bool = True
     truncate: int | None = Field(None, ge=1, le=1000, description="stop each trial after N half-moves")
     rules: RulesField
+    cubeful: bool = Field(
+        False, description="play the cube in the trials and report cubeful equity (international rules)"
+    )
+    cube: CubeInput | None = Field(
+        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
+    )
 
 
 class Candidates(Strict):
@@ -85,7 +91,11 @@ def _params(
     if body.trials > settings.max_trials:
         raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
     parsed = parse_position(position, field)
-    body.rules.library()  # Tavla options only with the Tavla variant
+    rules = body.rules.library()  # Tavla options only with the Tavla variant
+    if body.cube is not None and not body.cubeful:
+        raise invalid("cube", "a cube is for cubeful rollouts (cubeful: true)")
+    if body.cubeful and not rules.uses_cube:
+        raise invalid("cubeful", "Tavla is played without a cube: cubeful needs international rules")
     prefix = field.removesuffix("position")
     if item.plays is not None and item.dice is None and (parsed.xgid is None or parsed.xgid.rolled is None):
         raise invalid(f"{prefix}plays", "candidate plays need dice")
@@ -101,6 +111,8 @@ def _params(
         "seed": body.seed,
         "variance_reduction": body.variance_reduction,
         "truncate": body.truncate,
+        "cubeful": body.cubeful,
+        "cube": body.cube.model_dump() if body.cube is not None else None,
     }
 
 
