@@ -106,8 +106,9 @@ def test_luck_mark_thresholds() -> None:
 
 
 def test_opening_luck_with_the_shipped_net() -> None:
+    # rollouts rank 3-1 the best opening roll and 6-2 among the weakest (e.g. bkgm.com's opening tables)
     assert luck(Position.start(), (3, 1), opening=True).value > 0
-    assert luck(Position.start(), (5, 4), opening=True).value < 0
+    assert luck(Position.start(), (6, 2), opening=True).value < 0
 
 
 # ---- errors ---------------------------------------------------------------
