@@ -65,6 +65,43 @@ Position = int | Sequence[int]
 FloatArray = npt.NDArray[np.float64]
 
 
+def _pack(magic: bytes, max_checkers: int, points: int, positions: int, payload: bytes) -> bytes:
+    """A table's file image: header (with the payload's SHA-256) followed by the payload."""
+    digest = hashlib.sha256(payload).digest()
+    head = _HEADER.pack(magic, FORMAT_VERSION, max_checkers, points, positions, len(payload), digest)
+    return head + payload
+
+
+def _unpack(data: bytes, magic: bytes, what: str) -> tuple[bytes, int, int, int]:
+    """Check a file image's header and checksum; returns (payload, max_checkers, points, positions)."""
+    if len(data) < _HEADER.size:
+        raise ValueError(f"{what} file too short")
+    found, version, k, p, n, size, digest = _HEADER.unpack_from(data)
+    if found != magic or version != FORMAT_VERSION:
+        raise ValueError(f"not a pulvezar {what} file of version {FORMAT_VERSION}")
+    payload = data[_HEADER.size :]
+    if len(payload) != size or n != comb(p + k, p):
+        raise ValueError(f"{what} file truncated or inconsistent")
+    if hashlib.sha256(payload).digest() != digest:
+        raise ValueError(f"{what} file checksum mismatch")
+    return payload, k, p, n
+
+
+def _index(checkers: Sequence[int], points: int, max_checkers: int) -> int:
+    """The combinatorial index of a home board (counts on points 1, 2, ...; later entries must be 0)."""
+    counts = list(checkers)
+    if any(c < 0 for c in counts) or any(counts[points:]):
+        raise ValueError(f"checkers must be non-negative and on points 1..{points}")
+    counts = (counts + [0] * points)[:points]
+    if sum(counts) > max_checkers:
+        raise ValueError(f"at most {max_checkers} checkers")
+    idx, s = 0, 0
+    for j in range(1, points + 1):
+        s += counts[points - j]
+        idx += comb(s + j - 1, j)
+    return idx
+
+
 class OneSidedBearoff:
     """The one-sided bear-off table for ``max_checkers`` checkers on ``points`` points."""
 
@@ -99,11 +136,7 @@ class OneSidedBearoff:
 
     def to_bytes(self) -> bytes:
         """The file image: header followed by the payload."""
-        digest = hashlib.sha256(self.payload).digest()
-        head = _HEADER.pack(
-            MAGIC, FORMAT_VERSION, self.max_checkers, self.points, self.positions, len(self.payload), digest
-        )
-        return head + self.payload
+        return _pack(MAGIC, self.max_checkers, self.points, self.positions, self.payload)
 
     def save(self, path: str | Path) -> None:
         """Write the table to ``path`` (parent folders are created)."""
@@ -114,16 +147,7 @@ class OneSidedBearoff:
     @classmethod
     def from_bytes(cls, data: bytes) -> OneSidedBearoff:
         """Parse a file image, verifying its format and checksum."""
-        if len(data) < _HEADER.size:
-            raise ValueError("bear-off file too short")
-        magic, version, k, p, n, size, digest = _HEADER.unpack_from(data)
-        if magic != MAGIC or version != FORMAT_VERSION:
-            raise ValueError(f"not a pulvezar bear-off file of version {FORMAT_VERSION}")
-        payload = data[_HEADER.size :]
-        if len(payload) != size or n != comb(p + k, p):
-            raise ValueError("bear-off file truncated or inconsistent")
-        if hashlib.sha256(payload).digest() != digest:
-            raise ValueError("bear-off file checksum mismatch")
+        payload, k, p, _ = _unpack(data, MAGIC, "bear-off")
         return cls(payload, k, p)
 
     @classmethod
@@ -147,17 +171,7 @@ class OneSidedBearoff:
         >>> db.index(()), db.index((1,)), db.index((0, 0, 0, 0, 0, 1))
         (0, 1, 6)
         """
-        counts = list(checkers)
-        if any(c < 0 for c in counts) or any(counts[self.points :]):
-            raise ValueError(f"checkers must be non-negative and on points 1..{self.points}")
-        counts = (counts + [0] * self.points)[: self.points]
-        if sum(counts) > self.max_checkers:
-            raise ValueError(f"at most {self.max_checkers} checkers")
-        idx, s = 0, 0
-        for j in range(1, self.points + 1):
-            s += counts[self.points - j]
-            idx += comb(s + j - 1, j)
-        return idx
+        return _index(checkers, self.points, self.max_checkers)
 
     def checkers(self, index: int) -> tuple[int, ...]:
         """The position (counts on points 1..points) with this index."""
@@ -283,17 +297,7 @@ class TwoSidedBearoff:
 
     def to_bytes(self) -> bytes:
         """The file image: header followed by the payload."""
-        digest = hashlib.sha256(self.payload).digest()
-        head = _HEADER.pack(
-            MAGIC_TWO_SIDED,
-            FORMAT_VERSION,
-            self.max_checkers,
-            self.points,
-            self.positions,
-            len(self.payload),
-            digest,
-        )
-        return head + self.payload
+        return _pack(MAGIC_TWO_SIDED, self.max_checkers, self.points, self.positions, self.payload)
 
     def save(self, path: str | Path) -> None:
         """Write the table to ``path`` (parent folders are created)."""
@@ -304,16 +308,9 @@ class TwoSidedBearoff:
     @classmethod
     def from_bytes(cls, data: bytes) -> TwoSidedBearoff:
         """Parse a file image, verifying its format and checksum."""
-        if len(data) < _HEADER.size:
-            raise ValueError("two-sided bear-off file too short")
-        magic, version, k, p, n, size, digest = _HEADER.unpack_from(data)
-        if magic != MAGIC_TWO_SIDED or version != FORMAT_VERSION:
-            raise ValueError(f"not a pulvezar two-sided bear-off file of version {FORMAT_VERSION}")
-        payload = data[_HEADER.size :]
-        if len(payload) != size or n != comb(p + k, p) or size != 2 * n * n:
+        payload, k, p, n = _unpack(data, MAGIC_TWO_SIDED, "two-sided bear-off")
+        if len(payload) != 2 * n * n:
             raise ValueError("two-sided bear-off file truncated or inconsistent")
-        if hashlib.sha256(payload).digest() != digest:
-            raise ValueError("two-sided bear-off file checksum mismatch")
         return cls(payload, k, p)
 
     @classmethod
@@ -332,17 +329,7 @@ class TwoSidedBearoff:
 
     def index(self, checkers: Sequence[int]) -> int:
         """Index of ``checkers`` (counts on points 1, 2, ...), as in :class:`OneSidedBearoff`."""
-        counts = list(checkers)
-        if any(c < 0 for c in counts) or any(counts[self.points :]):
-            raise ValueError(f"checkers must be non-negative and on points 1..{self.points}")
-        counts = (counts + [0] * self.points)[: self.points]
-        if sum(counts) > self.max_checkers:
-            raise ValueError(f"at most {self.max_checkers} checkers")
-        idx, s = 0, 0
-        for j in range(1, self.points + 1):
-            s += counts[self.points - j]
-            idx += comb(s + j - 1, j)
-        return idx
+        return _index(checkers, self.points, self.max_checkers)
 
     def win_probability(self, mover_home: Position, opponent_home: Position) -> float:
         """P(the player on roll wins); each side given as counts on its points 1..points (or an index)."""
