@@ -54,26 +54,12 @@ REDIS_SERVER = shutil.which("redis-server") or (
     "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
 )
 
+from procutil import free_port, wait_until  # noqa: E402
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = cond()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 class Worker:

@@ -14,7 +14,6 @@ import os
 import queue
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -54,25 +53,11 @@ REDIS_SERVER = shutil.which("redis-server") or (
 CHUNK = 72
 VISIBILITY_S = 5.0
 
+from procutil import free_port, wait_until  # noqa: E402
+
 pytestmark = pytest.mark.skipif(
     REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = cond()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 # ---- Redis and workers ---------------------------------------------------------
