@@ -36,7 +36,7 @@ from services.gateway import problems
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import cube, matches, met, plays, positions, rollouts
-from services.gateway.security import Guard
+from services.gateway.security import Guard, SharedLimits
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import Upstream
 
@@ -228,7 +228,7 @@ def create_app(
     )
     app.state.settings = s
     app.state.metrics = metrics
-    app.state.guard = Guard(s.api_keys)
+    app.state.guard = Guard(s.api_keys, SharedLimits.from_url(s.redis_url) if s.redis_url else None)
     app.state.upstream = upstream or Upstream(s)
     app.state.jobs = Jobs(job_store)
 

@@ -1,21 +1,29 @@
 """API keys (``X-API-Key``), per-key token-bucket rate limits and per-key daily job/trial quotas.
 
-All state is in memory, per gateway process: several replicas each allow a key its full rate and quota.
+With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets and quotas live there, so all
+gateway replicas share them: each check is one atomic Lua script using Redis's clock; keys are stored
+by a hash of the secret, never the secret.  Without Redis they are in memory, per process.  Should
+Redis fail mid-request, the check falls back to the process's own state (logged), never to a 500.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
 from services.gateway.problems import ProblemError, retry_after
 from services.gateway.settings import ApiKey
+
+logger = logging.getLogger("pulvezar.gateway")
 
 HEADER = "X-API-Key"
 api_key_header = APIKeyHeader(name=HEADER, auto_error=False, description="the client's API key")
@@ -55,14 +63,93 @@ def _seconds_to_midnight(now: datetime) -> float:
     return (tomorrow - now).total_seconds()
 
 
-class Guard:
-    """Checks keys, limits rates and counts quotas, for one app."""
+_BUCKET = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local v = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens = tonumber(v[1]) or burst
+local stamp = tonumber(v[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(1000 * (burst / rate + 60)))
+return tostring(wait)
+"""
 
-    def __init__(self, keys: dict[str, ApiKey]) -> None:
+_CHARGE = """
+local jobs = tonumber(redis.call('HGET', KEYS[1], 'jobs') or '0')
+local trials = tonumber(redis.call('HGET', KEYS[1], 'trials') or '0')
+local dj, dt = tonumber(ARGV[1]), tonumber(ARGV[2])
+if jobs + dj > tonumber(ARGV[3]) or trials + dt > tonumber(ARGV[4]) then return {0, jobs, trials} end
+redis.call('HINCRBY', KEYS[1], 'jobs', dj)
+redis.call('HINCRBY', KEYS[1], 'trials', dt)
+redis.call('EXPIRE', KEYS[1], 172800)
+return {1, jobs + dj, trials + dt}
+"""
+
+_REFUND = """
+local jobs = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'jobs') or '0') - tonumber(ARGV[1]))
+local trials = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'trials') or '0') - tonumber(ARGV[2]))
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'jobs', jobs, 'trials', trials) end
+return 1
+"""
+
+
+class SharedLimits:
+    """Token buckets and daily usage in Redis, shared by every gateway replica."""
+
+    def __init__(self, client: Any, prefix: str = "pulvezar:limits") -> None:
+        self.client = client
+        self.prefix = prefix
+        self._bucket = client.register_script(_BUCKET)
+        self._charge = client.register_script(_CHARGE)
+        self._refund = client.register_script(_REFUND)
+
+    @classmethod
+    def from_url(cls, url: str) -> SharedLimits:
+        import redis
+
+        return cls(redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0))
+
+    def _key(self, secret: str, what: str) -> str:
+        digest = hashlib.sha256(secret.encode()).hexdigest()[:24]
+        return f"{self.prefix}:{digest}:{what}"
+
+    def take(self, secret: str, rate: float, burst: float) -> float:
+        return float(self._bucket(keys=[self._key(secret, "bucket")], args=[rate, burst]))
+
+    def charge(
+        self, secret: str, day: str, jobs: int, trials: int, max_jobs: int, max_trials: int
+    ) -> tuple[bool, int, int]:
+        ok, used_jobs, used_trials = self._charge(
+            keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials, max_jobs, max_trials]
+        )
+        return bool(ok), int(used_jobs), int(used_trials)
+
+    def refund(self, secret: str, day: str, jobs: int, trials: int) -> None:
+        self._refund(keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials])
+
+    def usage(self, secret: str, day: str) -> tuple[int, int]:
+        jobs, trials = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials")
+        return int(jobs or 0), int(trials or 0)
+
+
+class Guard:
+    """Checks keys, limits rates and counts quotas, for one app (in ``shared`` Redis state when given)."""
+
+    def __init__(self, keys: dict[str, ApiKey], shared: SharedLimits | None = None) -> None:
         self.keys = dict(keys)
+        self.shared = shared
         self._buckets: dict[str, TokenBucket] = {}
         self._usage: dict[str, Usage] = {}
         self._lock = threading.Lock()
+
+    def _shared_failed(self, what: str) -> None:
+        logger.warning(
+            "shared limits unavailable for %s; using this process's own state", what, exc_info=True
+        )
 
     def identify(self, secret: str | None) -> tuple[str, ApiKey]:
         """The key of ``secret`` (compared in constant time), or 401."""
@@ -91,11 +178,18 @@ class Guard:
 
     def throttle(self, secret: str, limits: ApiKey) -> None:
         """Take a token of the key's bucket, or 429 with ``Retry-After``."""
-        with self._lock:
-            bucket = self._buckets.get(secret)
-            if bucket is None or bucket.rate != limits.rate_per_s or bucket.burst != limits.burst:
-                bucket = self._buckets[secret] = TokenBucket(limits.rate_per_s, limits.burst)
-            wait = bucket.take()
+        wait: float | None = None
+        if self.shared is not None:
+            try:
+                wait = self.shared.take(secret, limits.rate_per_s, limits.burst)
+            except Exception:
+                self._shared_failed("rate limits")
+        if wait is None:
+            with self._lock:
+                bucket = self._buckets.get(secret)
+                if bucket is None or bucket.rate != limits.rate_per_s or bucket.burst != limits.burst:
+                    bucket = self._buckets[secret] = TokenBucket(limits.rate_per_s, limits.burst)
+                wait = bucket.take()
         if wait > 0:
             raise ProblemError(
                 429,
@@ -108,6 +202,28 @@ class Guard:
         """Count ``jobs`` and ``trials`` against today's quota (UTC), or 429 until midnight."""
         now = datetime.now(UTC)
         today = now.date().isoformat()
+        if self.shared is not None:
+            try:
+                ok, *used_shared = self.shared.charge(
+                    secret, today, jobs, trials, limits.daily_jobs, limits.daily_trials
+                )
+            except Exception:
+                self._shared_failed("quotas")
+            else:
+                if ok:
+                    return
+                over = []
+                if used_shared[0] + jobs > limits.daily_jobs:
+                    over.append(f"{limits.daily_jobs} jobs")
+                if used_shared[1] + trials > limits.daily_trials:
+                    over.append(f"{limits.daily_trials} trials")
+                raise ProblemError(
+                    429,
+                    f"daily quota of {' and '.join(over)} exceeded "
+                    f"(used today: {used_shared[0]} jobs, {used_shared[1]} trials)",
+                    kind="quota-exceeded",
+                    headers=retry_after(_seconds_to_midnight(now)),
+                )
         with self._lock:
             usage = self._usage.get(secret)
             if usage is None or usage.day != today:
@@ -131,6 +247,12 @@ class Guard:
 
     def refund(self, secret: str, jobs: int, trials: int) -> None:
         """Give back a charge whose job could not be submitted."""
+        if self.shared is not None:
+            try:
+                self.shared.refund(secret, datetime.now(UTC).date().isoformat(), jobs, trials)
+                return
+            except Exception:
+                self._shared_failed("quotas")
         with self._lock:
             usage = self._usage.get(secret)
             if usage is not None:
@@ -138,6 +260,12 @@ class Guard:
                 usage.trials = max(0, usage.trials - trials)
 
     def usage(self, secret: str) -> Usage:
+        today = datetime.now(UTC).date().isoformat()
+        if self.shared is not None:
+            try:
+                return Usage(today, *self.shared.usage(secret, today))
+            except Exception:
+                self._shared_failed("quotas")
         with self._lock:
             u = self._usage.get(secret)
             today = datetime.now(UTC).date().isoformat()

