@@ -189,6 +189,14 @@ def test_mat_record_exports_to_sgf() -> None:
     assert _ids(again) == _ids(rec)
 
 
+def test_one_point_match_has_no_crawford_game() -> None:
+    """Both sides start 1-away in a 1-point match; gnubg calls its game not the Crawford game."""
+    rec = read_sgf(sgf("B[42gkik]", "W[31hfhe]", length=1))
+    assert rec.games[0].crawford is False
+    again = read_sgf(write_sgf(rec))
+    assert again.games[0].crawford is False and _ids(again) == _ids(rec)
+
+
 # ---- hand-written snippets -----------------------------------------------------------
 
 

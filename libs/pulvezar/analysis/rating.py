@@ -18,6 +18,8 @@ read back from other programs' stored analyses (so the two are comparable):
 XG's scale (mean error per counted decision in EMG x 500).  gnubg's "error
 rate" is the same mean in milli-EMG (x 1000) over the same decisions.
 
+A **grade** names a PR band (:data:`GRADES`, XG-like: the lower the better).
+
 >>> ds = [DecisionError(0, "checker", 0.05, True), DecisionError(0, "checker", 0.0, True),
 ...       DecisionError(0, "checker", 0.3, False), DecisionError(1, "take", 0.1, True)]
 >>> performance_rating(ds, 0)
@@ -26,6 +28,8 @@ rate" is the same mean in milli-EMG (x 1000) over the same decisions.
 50.0
 >>> performance_rating([], 0) is None
 True
+>>> grade(12.5), grade(2.4), grade(None)
+('Casual', 'World Class', None)
 """
 
 from __future__ import annotations
@@ -36,15 +40,27 @@ from typing import Literal
 
 __all__ = [
     "CLOSE_CUBE",
+    "GRADES",
     "DecisionError",
     "DecisionKind",
     "counted",
     "cube_counts",
     "error_rate",
+    "grade",
     "performance_rating",
 ]
 
 CLOSE_CUBE = 0.16
+GRADES: tuple[tuple[float, str], ...] = (
+    (2.5, "World Class"),
+    (5.0, "Expert"),
+    (7.5, "Advanced"),
+    (12.5, "Intermediate"),
+    (17.5, "Casual"),
+    (25.0, "Beginner"),
+    (float("inf"), "Awful"),
+)
+"""``(upper bound, name)``: a PR below the bound (and not below the previous one) gets the name."""
 DecisionKind = Literal["checker", "double", "take"]
 
 
@@ -87,3 +103,10 @@ def error_rate(decisions: Iterable[DecisionError], player: int) -> float | None:
     """gnubg-style error rate of ``player``: mean counted error in milli-EMG."""
     pr = performance_rating(decisions, player)
     return None if pr is None else 2.0 * pr
+
+
+def grade(pr: float | None) -> str | None:
+    """The :data:`GRADES` name of a PR (``None`` without counted decisions)."""
+    if pr is None:
+        return None
+    return next(name for bound, name in GRADES if pr < bound)

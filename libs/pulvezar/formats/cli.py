@@ -1,5 +1,10 @@
 """``pulvezar match``: show a match file, or convert it to another format.
 
+``pulvezar match analyse FILE [--level 0ply|1ply|2ply|3ply|deep] [--json] [--sgf OUT]``
+analyses every checker play and cube decision (:mod:`pulvezar.analysis.match`):
+a table per player by default, the whole analysis as JSON with ``--json``, and
+``--sgf OUT`` writes the annotated SGF that GNU Backgammon opens.
+
 ``pulvezar match show FILE [--json] [--boards]`` prints the match as text (or as
 JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
@@ -25,7 +30,16 @@ from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.text import write_text
 
-__all__ = ["add_parser", "cmd_match_convert", "cmd_match_show", "read_match", "record_json", "write_match"]
+__all__ = [
+    "add_parser",
+    "analysis_table",
+    "cmd_match_analyse",
+    "cmd_match_convert",
+    "cmd_match_show",
+    "read_match",
+    "record_json",
+    "write_match",
+]
 
 # extension -> (module, function); modules are imported when used, so a missing one is a clear error
 _READERS = {
@@ -180,9 +194,87 @@ def cmd_match_convert(args: argparse.Namespace) -> int:
     return _run(body)
 
 
+def _fmt(x: float | None, spec: str = ".1f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def analysis_table(data: dict[str, Any]) -> str:
+    """The human summary of a match analysis (its JSON form): one column per player."""
+    players = data["players"]
+    rows: list[tuple[str, str, str]] = []
+
+    def row(label: str, get: Callable[[dict[str, Any]], str]) -> None:
+        rows.append((label, get(players[0]), get(players[1])))
+
+    row("", lambda p: str(p["name"]))
+    row("PR", lambda p: _fmt(p["pr"]))
+    row("grade", lambda p: str(p["grade"] or "-"))
+    row("error rate (mEMG)", lambda p: _fmt(p["error_rate"]))
+    row("decisions counted", lambda p: str(p["decisions"]))
+    row("errors / blunders", lambda p: f"{p['errors']} / {p['blunders']}")
+    row("checker PR", lambda p: _fmt(p["checker"]["pr"]))
+    row("checker errors / blunders", lambda p: f"{p['checker']['errors']} / {p['checker']['blunders']}")
+    row("cube PR", lambda p: _fmt(p["cube"]["pr"]))
+    row("cube errors / blunders", lambda p: f"{p['cube']['errors']} / {p['cube']['blunders']}")
+    row(
+        "missed / wrong doubles",
+        lambda p: f"{p['cube']['missed_doubles']} / {p['cube']['wrong_doubles']}",
+    )
+    row("wrong takes / passes", lambda p: f"{p['cube']['wrong_takes']} / {p['cube']['wrong_passes']}")
+    row("luck (EMG), net", lambda p: f"{p['luck']['total']:+.2f}, {p['luck']['net']:+.2f}")
+    row("points won - lost", lambda p: f"{p['result_points']:+d}")
+    row("luck-adjusted (points)", lambda p: f"{p['luck_adjusted']:+.2f}")
+
+    def worst(p: dict[str, Any]) -> str:
+        m = p["biggest_mistake"]
+        if m is None:
+            return "-"
+        return f"g{m['game'] + 1} m{m['move']} {m['played'] or '-'} ({m['loss']:.3f})"
+
+    row("biggest mistake", worst)
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    s = data["settings"]
+    head = (
+        f"analysis: {s['level']} (checker {s['ply']}-ply, cube {s['cube_ply']}-ply, luck {s['luck_ply']}-ply)"
+    )
+    lines = [head] + [f"{a:<{w0}}  {b:>{w1}}  {c}" for a, b, c in rows]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_match_analyse(args: argparse.Namespace) -> int:
+    def body() -> None:
+        from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
+
+        settings = AnalysisSettings.from_level(args.level)
+        record = read_match(Path(args.file))
+        if not record.games:
+            raise CliError(f"{args.file}: the file holds no games")
+
+        def progress(done: int, total: int) -> None:
+            if not args.json and args.progress:
+                print(f"analysed {done}/{total} games", file=sys.stderr)
+
+        analysis = analyse_match(record, settings, progress=progress)
+        data = analysis.to_json()
+        if args.sgf:
+            try:
+                Path(args.sgf).write_text(annotated_sgf(record, analysis), encoding="utf-8")
+            except OSError as e:
+                raise CliError(f"{args.sgf}: {e.strerror or e}") from None
+        if args.json:
+            print(json.dumps(data, ensure_ascii=False))
+        else:
+            print(analysis_table(data), end="")
+
+    return _run(body)
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``match show`` and ``match convert`` to ``subparsers`` (from ``add_subparsers``)."""
-    match: argparse.ArgumentParser = subparsers.add_parser("match", help="show or convert match files")
+    """Add ``match show``, ``convert`` and ``analyse`` to ``subparsers`` (from ``add_subparsers``)."""
+    match: argparse.ArgumentParser = subparsers.add_parser(
+        "match", help="show, convert or analyse match files"
+    )
     sub = match.add_subparsers(dest="match_command", required=True)
     show = sub.add_parser("show", help="print a match file as text or JSON")
     show.add_argument("file", help="a .mat, .txt, .sgf or .xg match file")
@@ -193,4 +285,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     convert.add_argument("input", help="a .mat, .txt, .sgf or .xg match file")
     convert.add_argument("output", help=".mat, .txt (readable text) or .sgf")
     convert.set_defaults(func=cmd_match_convert)
+    analyse = sub.add_parser("analyse", help="analyse every decision of a match: PR, errors, luck")
+    analyse.add_argument("file", help="a .mat, .txt, .sgf, .xg or .gmd match file")
+    analyse.add_argument(
+        "--level",
+        choices=("0ply", "1ply", "2ply", "3ply", "deep"),
+        default="2ply",
+        help="search depth (default 2ply; deep adds a rollout for every error)",
+    )
+    analyse.add_argument("--json", action="store_true", help="the whole analysis as JSON")
+    analyse.add_argument(
+        "--sgf", metavar="OUT", help="also write the annotated SGF (GNU Backgammon opens it)"
+    )
+    analyse.add_argument("--progress", action="store_true", help="report each analysed game on stderr")
+    analyse.set_defaults(func=cmd_match_analyse)
     return match

@@ -39,14 +39,25 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Play
 
-__all__ = ["SgfNode", "SgfTree", "parse_sgf", "read_sgf", "write_sgf"]
+__all__ = [
+    "ANALYSIS_PROPS",
+    "SgfNode",
+    "SgfTree",
+    "annotate",
+    "move_letters",
+    "parse_sgf",
+    "read_sgf",
+    "write_annotated_sgf",
+    "write_sgf",
+]
 
 Props = dict[str, list[str]]
 
@@ -455,7 +466,9 @@ def read_sgf(data: str | bytes) -> MatchRecord:
         ru = root.get("RU", [""])[0].split(":")
         if ru[0].lower() not in ("", "crawford") or "PostCrawfordGame" in ru:
             crawford_done = True
-        if record.length and ("CrawfordGame" in ru or (not crawford_done and record.length - 1 in score)):
+        # a 1-point match has no Crawford game (both sides start 1-away; gnubg agrees)
+        late = record.length > 1 and not crawford_done and record.length - 1 in score
+        if record.length and ("CrawfordGame" in ru or late):
             rec.crawford = crawford_done = True
         if record.length and root.get("RU") == [_default_rules(rec)]:
             del root["RU"]  # write_sgf writes it again
@@ -566,9 +579,7 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
             assert pending is not None and pending.dice is not None and game.dice is not None
             plays = game.rules.legal_plays(game.position, game.dice)
             play = plays.find(a.notation or "")
-            moves = sorted(play.moves, key=lambda m: (-m.src, -m.dst))  # gnubg's order
-            pairs = "".join(_letter(m.src, a.player) + _letter(m.dst, a.player) for m in moves)
-            move = f"{pending.dice[0]}{pending.dice[1]}{pairs}"
+            move = f"{pending.dice[0]}{pending.dice[1]}{move_letters(play, a.player)}"
             nodes.append(_node_text({_COLOUR[a.player]: [move], **pending.props, **a.props}))
             pending = None
         elif a.kind in ("double", "take", "drop", "reject"):
@@ -584,6 +595,54 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
     if pending is not None:
         nodes.append(_dice_node(pending))
     return nodes
+
+
+def move_letters(play: Play, player: int) -> str:
+    """A play as gnubg's SGF letter pairs ("from to", in ``player``'s colour; gnubg's order)."""
+    moves = sorted(play.moves, key=lambda m: (-m.src, -m.dst))
+    return "".join(_letter(m.src, player) + _letter(m.dst, player) for m in moves)
+
+
+# ---- annotated export ----------------------------------------------------------------
+
+ANALYSIS_PROPS = frozenset({"A", "DA", "LU", "BM", "DO", "TE", "IT", "GB", "GW", "MR"})
+"""gnubg's analysis and mark properties of a move node; an annotated export replaces them."""
+
+
+def annotate(record: MatchRecord, annotations: dict[tuple[int, int], Props]) -> MatchRecord:
+    """A copy of ``record`` whose actions carry the given properties.
+
+    ``annotations`` maps (game index, action index) to SGF properties.  An
+    annotated action loses the analysis properties it had
+    (:data:`ANALYSIS_PROPS`) and keeps the others; a new ``C`` comes after an
+    old one.  A play's roll loses its analysis properties too (they share the
+    node).
+    """
+    games = []
+    for gi, rec in enumerate(record.games):
+        acts = list(rec.actions)
+        for ai, a in enumerate(acts):
+            new = annotations.get((gi, ai))
+            if new is None:
+                continue
+            kept = {k: v for k, v in a.props.items() if k not in ANALYSIS_PROPS}
+            comment = kept.pop("C", []) + new.get("C", [])
+            props = {**kept, **{k: v for k, v in new.items() if k != "C"}}
+            if comment:
+                props["C"] = ["\n".join(comment)]
+            acts[ai] = replace(a, props=props)
+            if a.kind == "play" and ai > 0 and acts[ai - 1].kind == "roll":
+                roll = acts[ai - 1]
+                acts[ai - 1] = replace(
+                    roll, props={k: v for k, v in roll.props.items() if k not in ANALYSIS_PROPS}
+                )
+        games.append(replace(rec, actions=acts, notes=list(rec.notes), props=dict(rec.props)))
+    return replace(record, games=games, tags=dict(record.tags), comments=list(record.comments))
+
+
+def write_annotated_sgf(record: MatchRecord, annotations: dict[tuple[int, int], Props]) -> str:
+    """:func:`write_sgf` of :func:`annotate`: the record with the given properties on its nodes."""
+    return write_sgf(annotate(record, annotations))
 
 
 def _dice_node(roll: Action) -> str:

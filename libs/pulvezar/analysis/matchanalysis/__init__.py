@@ -1,0 +1,1 @@
+"""The parts of :mod:`pulvezar.analysis.match` (import from there): results, replay, annotated SGF."""
