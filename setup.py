@@ -21,5 +21,19 @@ setup(
             depends=["libs/pulvezar/rules/movegen.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),
+        Extension(
+            "pulvezar.eval._forward",
+            sources=["libs/pulvezar/eval/_forward.c"],
+            depends=["libs/pulvezar/eval/_features.c"],  # included
+            # no fused multiply-add: the same sums on every CPU (the AVX2 clone included)
+            extra_compile_args=[
+                "-O3",
+                "-std=c11",
+                "-ffp-contract=off",
+                "-Wall",
+                "-Wextra",
+                "-Wno-unused-parameter",
+            ],
+        ),
     ]
 )

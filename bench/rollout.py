@@ -8,6 +8,9 @@ results only to a terminal, so it runs under a pseudo-terminal.
     .venv/bin/python bench/rollout.py --trials 144
     .venv/bin/python bench/rollout.py --trials 144 --workers 2
 
+``--concurrent`` runs gnubg at the same time as pulvezar (one core each), so that both see the
+same machine load: fairer on a shared, noisy machine than one after the other.
+
 ``--workers 2`` also times the same rollout split over 1 and 2 processes: the
 trials are cut into the chunks of :func:`~pulvezar.rollouts.chunks.plan_chunks`,
 dealt round-robin to the workers (one torch thread each, evaluator loaded and
@@ -26,6 +29,7 @@ import pty
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from typing import Any
 
@@ -44,46 +48,64 @@ def position() -> Position:
     return Rules.international().legal_plays(Position.start(), (3, 1)).find("8/5 6/5").position.swap()
 
 
+class GnubgRollout:
+    """gnubg's rollout running under a pseudo-terminal; :meth:`wait` gives its seconds and last lines."""
+
+    def __init__(self, pid: str, trials: int, seed: int) -> None:
+        cmds = [
+            "set threads 1",
+            f"set rollout trials {trials}",
+            "set rollout cubeful off",
+            "set rollout varredn on",
+            "set rollout quasirandom on",
+            "set rollout truncation off",
+            "set rollout chequerplay plies 0",
+            f"set rollout seed {seed}",
+            "new game",
+            "set turn 1",
+            f"set board {pid}",
+            "rollout",
+        ]
+        with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as f:
+            f.write("\n".join(cmds) + "\n")
+        self._path = f.name
+        master, slave = pty.openpty()
+        self.t0 = time.perf_counter()
+        self._proc = subprocess.Popen(
+            [GNUBG, "-t", "-q", "-r", "-c", f.name], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
+        )
+        os.close(slave)
+        self._master = master
+        self._chunks: list[bytes] = []
+        self._end = 0.0
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self._master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            self._chunks.append(data)
+        self._end = time.perf_counter()
+
+    def wait(self) -> tuple[float, str]:
+        self._proc.wait()
+        self._reader.join()
+        dt = (self._end or time.perf_counter()) - self.t0
+        os.close(self._master)
+        os.unlink(self._path)
+        text = b"".join(self._chunks).decode(errors="replace").replace("\r", "")
+        lines = [ln for ln in text.splitlines() if re.search(r"[Ee]quity|Rollout|Win|  \d\.\d", ln)]
+        return dt, "\n".join(lines[-8:])
+
+
 def run_gnubg(pid: str, trials: int, seed: int) -> tuple[float, str]:
     """Seconds for gnubg's rollout and its output's last lines."""
-    cmds = [
-        "set threads 1",
-        f"set rollout trials {trials}",
-        "set rollout cubeful off",
-        "set rollout varredn on",
-        "set rollout quasirandom on",
-        "set rollout truncation off",
-        "set rollout chequerplay plies 0",
-        f"set rollout seed {seed}",
-        "new game",
-        "set turn 1",
-        f"set board {pid}",
-        "rollout",
-    ]
-    with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as f:
-        f.write("\n".join(cmds) + "\n")
-    master, slave = pty.openpty()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [GNUBG, "-t", "-q", "-r", "-c", f.name], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait()
-    dt = time.perf_counter() - t0
-    os.close(master)
-    os.unlink(f.name)
-    text = b"".join(chunks).decode(errors="replace").replace("\r", "")
-    lines = [ln for ln in text.splitlines() if re.search(r"[Ee]quity|Rollout|Win|  \d\.\d", ln)]
-    return dt, "\n".join(lines[-8:])
+    return GnubgRollout(pid, trials, seed).wait()
 
 
 def _worker_init(barrier: Any) -> None:
@@ -132,11 +154,13 @@ def main() -> None:
     ap.add_argument("--no-gnubg", action="store_true")
     ap.add_argument("--workers", type=int, choices=(1, 2), default=None)
     ap.add_argument("--chunk-size", type=int, default=36)
+    ap.add_argument("--concurrent", action="store_true", help="run gnubg while pulvezar runs")
     args = ap.parse_args()
     pos = position()
     ev = default_evaluator()
     print(f"{platform.node()} {platform.processor() or platform.machine()} cpus={os.cpu_count()}")
-    print(f"torch threads {torch.get_num_threads()}, device {ev.device}")
+    path = "C forward pass" if ev._c_weights(ev.contact_net) is not None else "PyTorch"
+    print(f"torch threads {torch.get_num_threads()}, device {ev.device}, nets run by: {path}")
     print(f"position {pos.position_id} (opponent on roll after 3-1 8/5 6/5), trials {args.trials}")
     if args.workers is not None:
         rate = scaling(args.trials, args.seed, args.workers, args.chunk_size)
@@ -147,6 +171,8 @@ def main() -> None:
         print(f"ratio pulvezar (1 process)/gnubg trials per second: {rate / (args.trials / dt_g):.2f}")
         return
     rollout(pos, trials=36, seed=args.seed + 1, evaluator=ev, truncate=2)  # warm-up
+    use_gnubg = not args.no_gnubg and os.path.exists(GNUBG)
+    gnubg = GnubgRollout(pos.position_id, args.trials, args.seed) if use_gnubg and args.concurrent else None
     t0 = time.perf_counter()
     r = rollout(pos, trials=args.trials, seed=args.seed, evaluator=ev)
     dt_p = time.perf_counter() - t0
@@ -156,10 +182,11 @@ def main() -> None:
         f"equity {r.equity:+.4f} +- {r.equity_se:.4f} "
         f"(noise {r.noise:.4f}); probs " + " ".join(f"{x:.3f}" for x in p)
     )
-    if args.no_gnubg or not os.path.exists(GNUBG):
+    if not use_gnubg:
         return
-    dt_g, out = run_gnubg(pos.position_id, args.trials, args.seed)
-    print(f"gnubg:    {dt_g:.1f} s, {args.trials / dt_g:.2f} trials/s (includes ~1 s start-up)")
+    dt_g, out = gnubg.wait() if gnubg is not None else run_gnubg(pos.position_id, args.trials, args.seed)
+    when = "at the same time" if gnubg is not None else "afterwards"
+    print(f"gnubg:    {dt_g:.1f} s, {args.trials / dt_g:.2f} trials/s (includes ~1 s start-up; ran {when})")
     print(out)
     print(f"ratio pulvezar/gnubg trials per second: {dt_g / dt_p:.2f}")
 

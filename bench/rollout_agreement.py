@@ -17,7 +17,17 @@ position when their 0-ply equities differ by at most ``--net-threshold``
 Equities of opening plays are for the player who played; of race positions, for
 the player on roll.
 
+``--diagnose`` instead rolls out the lopsided races (``LOPSIDED``) in pulvezar's
+engine four ways on the same dice: pulvezar's 0-ply play for both sides, gnubg-nn's
+0-ply play for both (:func:`gnubg_chooser`), and each program playing one side
+(:func:`side_chooser`), each with and without variance reduction, next to gnubg's own
+rollout.  Finding (2026-11-29, 1296 trials): with gnubg-nn's play pulvezar's engine
+reproduces gnubg's rollouts to 1e-4; the leader's surplus in pulvezar's own rollouts
+(0.005-0.014) comes entirely from pulvezar's play of the *trailer*'s side, and the
+variance-reduced means equal the plain ones within noise.
+
     .venv/bin/python bench/rollout_agreement.py --trials 144
+    .venv/bin/python bench/rollout_agreement.py --diagnose --trials 1296
 """
 
 from __future__ import annotations
@@ -34,11 +44,22 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import torch
 
 from pulvezar import Position, Rules
-from pulvezar.eval.evaluator import NetEvaluator, default_evaluator, equity
-from pulvezar.rollouts import rollout
+from pulvezar.eval.evaluator import (
+    Boards,
+    Evaluator,
+    NetEvaluator,
+    Probs,
+    default_evaluator,
+    equity,
+    flip,
+    terminal,
+)
+from pulvezar.rollouts import Chooser, difference_noise, greedy_chooser, rollout
 
 GNUBG = "/usr/games/gnubg"
 #: floor of the combined SE: gnubg prints 5 decimals, and exact bear-off values still differ by
@@ -69,6 +90,76 @@ RACES: list[tuple[str, Position]] = [
     ("race 60v90", Position.from_points({6: 3, 5: 3, 4: 3, 3: 3, 2: 3}, {8: 3, 7: 3, 6: 3, 5: 3, 4: 3})),
     ("race 96v54", Position.from_points({9: 3, 8: 3, 6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3, 3: 3})),
 ]
+
+
+#: lopsided races where pulvezar's and gnubg's 0-ply race play differ for the trailer (see --diagnose)
+LOPSIDED: list[tuple[str, Position]] = [
+    ("race 60v90", Position.from_points({6: 3, 5: 3, 4: 3, 3: 3, 2: 3}, {8: 3, 7: 3, 6: 3, 5: 3, 4: 3})),
+    ("race 96v54", Position.from_points({9: 3, 8: 3, 6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3, 3: 3})),
+    (
+        "race 102v66",
+        Position.from_points({11: 2, 9: 2, 7: 3, 6: 3, 5: 3, 4: 2}, {6: 4, 5: 4, 4: 3, 3: 2, 2: 2}),
+    ),
+]
+
+
+def _gnubg_board(board: npt.NDArray[np.uint8]) -> list[list[int]]:
+    """gnubg-nn's board (opponent first, then the side on roll) of a pulvezar board."""
+    return [board[25:50].tolist(), board[0:25].tolist()]
+
+
+class GnubgChooser:
+    """A rollout chooser that plays gnubg-nn's 0-ply best move and reports gnubg-nn's 0-ply
+    probabilities after it (exact for finished games), memoised per (board, roll)."""
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self._g = gnubg_nn
+        self._memo: dict[tuple[bytes, int, int], tuple[npt.NDArray[np.uint8], Probs]] = {}
+
+    def __call__(
+        self, boards: Boards, dice: npt.NDArray[np.int64], rules: Rules, ev: Evaluator
+    ) -> tuple[Boards, Probs]:
+        g = self._g
+        nxt = np.empty_like(boards)
+        probs = np.empty((len(boards), 5))
+        for i, (b, d) in enumerate(zip(boards, dice, strict=True)):
+            key = (b.tobytes(), int(max(d)), int(min(d)))
+            hit = self._memo.get(key)
+            if hit is None:
+                mover, opp = g.board_from_position_key(
+                    g.best_move(_gnubg_board(b), int(d[0]), int(d[1]), b=1)[1]
+                )
+                after = np.array(list(opp) + list(mover), dtype=np.uint8)  # the opponent on roll
+                done, exact = terminal(after[None])
+                p = exact if done[0] else np.array([g.probabilities([list(mover), list(opp)], 0)])
+                hit = self._memo[key] = (after, flip(p)[0])
+            nxt[i], probs[i] = hit
+        return nxt, probs
+
+
+def gnubg_chooser() -> Chooser:
+    """gnubg-nn's 0-ply chequer play as a pulvezar rollout chooser."""
+    return GnubgChooser()
+
+
+def side_chooser(first: Chooser, second: Chooser) -> Chooser:
+    """``first`` plays for the side on roll at the start, ``second`` for the other side.
+
+    For one :func:`~pulvezar.rollouts.rollout` call: its trials run in lockstep and the
+    engine asks the chooser once per half-move, so the calls alternate between the sides.
+    """
+    calls = [0]
+
+    def choose(
+        boards: Boards, dice: npt.NDArray[np.int64], rules: Rules, ev: Evaluator
+    ) -> tuple[Boards, Probs]:
+        c = first if calls[0] % 2 == 0 else second
+        calls[0] += 1
+        return c(boards, dice, rules, ev)
+
+    return choose
 
 
 @dataclass(frozen=True)
@@ -175,14 +266,54 @@ def static_equity(ev: NetEvaluator, pos: Position, rules: Rules) -> float:
     return float(equity(ev.evaluate_batch([pos]), rules)[0])
 
 
+def diagnose(trials: int, seed: int) -> None:
+    """The lopsided races rolled out with each program playing each side (see the module notes)."""
+    ev, rules = default_evaluator(), Rules.international()
+    gnubg = GnubgRun([pos.position_id for _, pos in LOPSIDED], trials, seed)
+    print(f"{len(LOPSIDED)} lopsided races, {trials} trials, seed {seed}; chequer play: side on roll / other")
+    print("(pz: pulvezar 0-ply, gn: gnubg-nn 0-ply; values at bear-off stops: pulvezar's exact tables)\n")
+    for label, pos in LOPSIDED:
+        gn = gnubg_chooser()
+        ways = [("pz/pz", greedy_chooser, greedy_chooser), ("gn/gn", gn, gn)]
+        ways += [("pz/gn", greedy_chooser, gn), ("gn/pz", gn, greedy_chooser)]
+        print(f"{label} ({pos.position_id}), equity of the side on roll:")
+        for name, first, second in ways:
+            # side_chooser counts calls: a fresh one per rollout
+            vr, plain = (
+                rollout(
+                    pos,
+                    trials=trials,
+                    seed=seed,
+                    evaluator=ev,
+                    rules=rules,
+                    variance_reduction=v,
+                    chooser=first if first is second else side_chooser(first, second),
+                )
+                for v in (True, False)
+            )
+            print(
+                f"  {name}  VR {vr.equity:+.5f} +- {vr.noise:.5f}"
+                f"  plain {plain.equity:+.5f} +- {plain.noise:.5f}"
+                f"  VR - plain {vr.equity - plain.equity:+.5f} +- {difference_noise(vr, plain):.5f}"
+            )
+    for (label, _), g in zip(LOPSIDED, gnubg.results(), strict=True):
+        print(f"{label}: gnubg's own rollout {g.equity:+.5f} +- {g.se:.5f} (0-ply {g.static_equity:+.5f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=144)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--net-threshold", type=float, default=0.02)
     ap.add_argument("--no-openings", action="store_true")
+    ap.add_argument(
+        "--diagnose", action="store_true", help="the lopsided races, each side played by each program"
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)  # gnubg runs alongside on the other core
+    if args.diagnose:
+        diagnose(args.trials, args.seed)
+        return
     rules, ev = Rules.international(), default_evaluator()
     start = Position.start()
     # (label, position with the side of interest's opponent or itself on roll, sign to the side of interest)

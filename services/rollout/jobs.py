@@ -1,7 +1,8 @@
 """Rollout jobs in Redis: submission, progress, results, cancel, extend (:class:`JobStore`).
 
 A job is one position (:meth:`JobStore.submit_rollout`) or many (:meth:`JobStore.submit_batch`);
-each position is an *item*, rolled out as a whole or as candidate plays of a roll.  At submission
+each position is an *item*, rolled out as a whole, as candidate plays of a roll, or as its cube
+decision (``kind: "cube"``: no double and double/take, chunk values ``(2, trials, ...)``).  At submission
 every item's trials are cut into chunks on the fixed grid of
 :func:`pulvezar.rollouts.chunks.plan_chunks`, and one Celery task per chunk goes to the queue of
 the job's priority.  Keys (all expire ``job_ttl_s`` after the last write):
@@ -26,7 +27,7 @@ import math
 import secrets
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,11 @@ _ITEM_KEYS = {
     "cubeful",
     "cube",
     "label",
+    "kind",
 }
+#: what an item rolls out: the position (or candidate plays of a roll), or the cube decision
+#: before the roll (no double and double/take with the same dice; :func:`pulvezar.rollouts.rollout_cube`)
+ITEM_KINDS = ("position", "cube")
 _MAX_SEED = 2**63 - 1
 _MAX_TRUNCATE = 10_000
 #: the deepest move choice a job may ask for (each ply multiplies a rollout's work many times over)
@@ -264,6 +269,9 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         raise InvalidJob(
             f"{field}{unknown[0]}", f"unknown parameter (known: {', '.join(sorted(_ITEM_KEYS))})"
         )
+    kind = params.get("kind", "position")
+    if kind not in ITEM_KINDS:
+        raise InvalidJob(f"{field}kind", f"one of {', '.join(ITEM_KINDS)}, got {kind!r}")
     position, given, xgid_dice = _position(params, field)
     rules_spec, rules = _rules(params.get("rules"), f"{field}rules")
     if "trials" not in params:
@@ -281,6 +289,13 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     cubeful = params.get("cubeful", False)
     if not isinstance(cubeful, bool):
         raise InvalidJob(f"{field}cubeful", f"true or false, got {cubeful!r}")
+    label = params.get("label")
+    if label is not None and (not isinstance(label, str) or len(label) > 200):
+        raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
+    if kind == "cube":
+        base = {"position": given, "position_id": position.position_id, "trials": trials, "seed": seed}
+        base.update({"variance_reduction": vr, "truncate": truncate, "rules": rules_spec, "ply": ply})
+        return _cube_item(params, field, base, xgid_dice, rules, label)
     cube = None
     if cubeful:
         if not rules.uses_cube:
@@ -289,9 +304,6 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         cube = _cube(params.get("cube"), f"{field}cube")
     elif params.get("cube") is not None:
         raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
-    label = params.get("label")
-    if label is not None and (not isinstance(label, str) or len(label) > 200):
-        raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
     item: dict[str, Any] = {
         "position": given,
         "position_id": position.position_id,
@@ -339,6 +351,63 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     return item
 
 
+def _cube_item(
+    params: Mapping[str, Any],
+    field: str,
+    base: dict[str, Any],
+    xgid_dice: tuple[int, int] | None,
+    rules: Rules,
+    label: str | None,
+) -> dict[str, Any]:
+    """The normalised item of a cube-decision rollout (``kind: "cube"``): always cubeful, no dice."""
+    for key in ("dice", "plays"):
+        if params.get(key) is not None:
+            raise InvalidJob(f"{field}{key}", "a cube decision is taken before the roll: no dice or plays")
+    if xgid_dice is not None:
+        key = "xgid" if params.get("xgid") is not None else "position"
+        raise InvalidJob(
+            f"{field}{key}", "the XGID has rolled dice: a cube decision is taken before the roll"
+        )
+    if not rules.uses_cube:
+        raise InvalidJob(
+            f"{field}rules", "Tavla is played without a cube: cube rollouts need international rules"
+        )
+    cube = _cube(params.get("cube"), f"{field}cube")
+    item: dict[str, Any] = {
+        "kind": "cube",
+        **base,
+        "dice": None,
+        "plays": None,
+        "cubeful": True,
+        "cube": cube,
+    }
+    try:
+        cube_state_of(item)
+    except PulvezarError as e:
+        raise InvalidJob(f"{field}cube", str(e)) from None
+    if label is not None:
+        item["label"] = label
+    return item
+
+
+def cube_state_of(item: Mapping[str, Any]) -> Any:
+    """The library's :class:`~pulvezar.cube.decision.CubeState` of a normalised cube item."""
+    from pulvezar.cube.decision import CubeState
+
+    c = item["cube"]
+    return CubeState(
+        Position.from_position_id(item["position_id"]),
+        cube_value=c["value"],
+        cube_owner=c["owner"],
+        match_length=c["match_length"],
+        score=(c["score"], c["opponent_score"]),
+        crawford=c["crawford"],
+        jacoby=c["jacoby"],
+        beaver=c["beaver"],
+        rules=rules_of(item["rules"]),
+    )
+
+
 # ---- chunk results ------------------------------------------------------------
 
 
@@ -366,7 +435,10 @@ class Chunk:
 def chunk_results(item: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> list[RolloutResult]:
     """The merged results of an item's finished chunks: one, or one per candidate play."""
     rules = rules_of(item["rules"])
+    records = list(records)
     ncand = len(item["plays"]) if item["plays"] is not None else 1
+    if item.get("kind") == "cube" and records:  # no double (and double/take where one may double)
+        ncand = int(records[0]["shape"][0])
     parts: list[list[RolloutResult]] = [[] for _ in range(ncand)]
     for rec in records:
         values = decode_values(rec).reshape(ncand, rec["trials"], 5)
@@ -413,8 +485,47 @@ def _cubeful_full(r: RolloutResult) -> dict[str, Any]:
     }
 
 
+def _cube_summary(item: Mapping[str, Any], results: list[RolloutResult], full: bool) -> dict[str, Any]:
+    """A cube item's report: the decision with ND, DT (normalised to the present cube; match: EMG),
+    DP, their noise, the costs of the wrong actions and, in a match, the match-winning chances."""
+    from pulvezar.rollouts.cube import CubeRollout
+
+    out: dict[str, Any] = {"position": item["position"], "position_id": item["position_id"], "trials": 0}
+    if "label" in item:
+        out["label"] = item["label"]
+    out.update({"kind": "cube", "ply": item["ply"], "cubeful": True, "cube": item["cube"]})
+    if not results:
+        return out
+    cr = CubeRollout.from_results(cube_state_of(item), results[0], results[1] if len(results) > 1 else None)
+    out.update(
+        {
+            "trials": cr.no_double.trials,
+            "action": cr.action,
+            "double": cr.double,
+            "response": cr.response,
+            "nd": _num(cr.nd),
+            "nd_se": _num(cr.nd_se),
+            "dt": None if cr.dt is None else _num(cr.dt),
+            "dt_se": None if cr.dt_se is None else _num(cr.dt_se),
+            "dp": cr.dp,
+            "noise": _num(cr.noise),
+            "costs": {k: _num(v) for k, v in cr.costs.items()},
+            "cubeless": _summary(replace(cr.no_double, cubeful=None)),
+        }
+    )
+    if item["cube"]["match_length"]:
+        out["mwc"] = {"nd": cr.mwc_nd, "dt": cr.mwc_dt, "dp": cr.mwc_dp}
+    if full:
+        out["nd_halves"] = [_num(h.cubeful_equity) if h.trials else None for h in cr.no_double.halves]
+        if cr.double_take is not None:
+            out["dt_halves"] = [_num(h.cubeful_equity) if h.trials else None for h in cr.double_take.halves]
+    return out
+
+
 def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool) -> dict[str, Any]:
     """What status and result report for one item (``full``: halves, probability errors, playable)."""
+    if item.get("kind") == "cube":
+        return _cube_summary(item, results, full)
     out: dict[str, Any] = {"position": item["position"], "position_id": item["position_id"], "trials": 0}
     if "label" in item:
         out["label"] = item["label"]
@@ -496,7 +607,9 @@ class JobStore:
         cube normalised to the starting cube, EMG in a match) with ``cube`` (``{"value",
         "owner": centre|player|opponent, "match_length" (0 = money), "score", "opponent_score",
         "crawford", "jacoby", "beaver"}`` as the player on roll sees it; centred money by
-        default).  Raises :class:`InvalidJob`.
+        default).  ``kind: "cube"`` rolls out the cube decision of the position before the roll
+        instead (no dice or plays; ``cube`` as above; always cubeful): the report gives the action,
+        ``nd``, ``dt``, ``dp``, their noise and the costs.  Raises :class:`InvalidJob`.
         """
         item = normalise_item(params, self.settings)
         return self._submit("rollout", [item], priority)

@@ -21,7 +21,7 @@ from celery.signals import worker_process_init, worker_process_shutdown, worker_
 
 from pulvezar import Position
 from pulvezar.eval.evaluator import Evaluator
-from pulvezar.rollouts import rollout, rollout_plays
+from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
 from services.rollout import jobs
@@ -76,6 +76,9 @@ def compute_chunk(
     """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5),
     and, for a cubeful item, the cubeful equities, shape (candidates or 1, trials).
 
+    A cube item's chunk holds its branches in the first axis: no double, then double/take where
+    the player on roll may double (:func:`~pulvezar.rollouts.rollout_cube`).
+
     A deeper than 0-ply chunk starts with an empty search cache (:func:`~pulvezar.search.hint.searcher`
     of ``ev``): the net's last bits depend on the batch a board is evaluated in, so values cached by
     another chunk would make a chunk's numbers depend on what its process ran before.
@@ -84,7 +87,13 @@ def compute_chunk(
     opts = item_options(item, ev)
     if opts["ply"] > 0:
         searcher(ev, opts["rules"]).cache.clear()
-    if item["plays"] is None:
+    if item.get("kind") == "cube":
+        cr = rollout_cube(
+            jobs.cube_state_of(item), trials=trials, first_trial=first, seed=opts["seed"], ply=opts["ply"],
+            variance_reduction=opts["variance_reduction"], truncate=opts["truncate"], evaluator=ev,
+        )  # fmt: skip
+        results = [cr.no_double] + ([cr.double_take] if cr.double_take is not None else [])
+    elif item["plays"] is None:
         results = [rollout(position, trials=trials, first_trial=first, **opts)]
     else:
         plays = [Position.from_position_id(p["position_id"]) for p in item["plays"]]

@@ -497,7 +497,7 @@ def test_batch_job_returns_results_per_position(
 
 
 def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
-    job = store.submit_rollout({"position": START, "trials": 20 * CHUNK, "truncate": 4}, priority="batch")
+    job = store.submit_rollout({"position": START, "trials": 20 * CHUNK, "truncate": 12}, priority="batch")
     wait_until(lambda: store.status(job)["chunks_done"] >= 1, 30, "a first chunk")
     assert store.cancel(job) is True
     assert store.cancel(job) is False  # already cancelled

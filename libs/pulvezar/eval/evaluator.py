@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
@@ -26,8 +27,9 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from pulvezar.eval import _forward
 from pulvezar.eval.bearoff import OneSidedBearoff, TwoSidedBearoff
-from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, contact, encode
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode
 from pulvezar.eval.nets import ValueNet
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
@@ -66,25 +68,44 @@ def equity(probs: Probs, rules: Rules | None = None) -> npt.NDArray[np.float64]:
     return e
 
 
-def terminal(boards: Boards) -> tuple[npt.NDArray[np.bool_], Probs]:
-    """Which boards are finished games, and their exact outcome for the player on roll."""
-    mine_on = boards[:, :25].sum(axis=1, dtype=np.int32)
-    theirs_on = boards[:, 25:].sum(axis=1, dtype=np.int32)
+def board_flags(boards: Boards, two_points: int = 6, two_max: int = 6) -> npt.NDArray[np.uint8]:
+    """One byte of :mod:`pulvezar.eval._forward` ``FLAG_*`` bits per ``(N, 50)`` board (one C pass):
+    finished (won / lost), all home, within a ``two_max``-checker ``two_points``-point two-sided
+    table, contact, each side has borne off."""
+    raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+    return np.frombuffer(_forward.flags(raw.tobytes(), two_points, two_max), dtype=np.uint8)
+
+
+def _terminal(boards: Boards, flags: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool_], Probs]:
     probs = np.zeros((len(boards), 5))
-    won = mine_on == 0
-    lost = theirs_on == 0
+    won = (flags & _forward.FLAG_WON) != 0
+    lost = (flags & _forward.FLAG_LOST) != 0
+    done = won | lost
+    if not done.any():
+        return done, probs
+    idx = np.flatnonzero(done)
+    b = boards[idx]
     # gammon: the loser has borne off nothing; backgammon: and still has a checker
     # on the bar or in the winner's home board (loser's points 19..24)
-    theirs_g = theirs_on == 15
-    theirs_bg = theirs_g & (boards[:, 25 + 18 : 50].sum(axis=1) > 0)
-    mine_g = mine_on == 15
-    mine_bg = mine_g & (boards[:, 18:25].sum(axis=1) > 0)
-    probs[won, 0] = 1.0
-    probs[won, 1] = theirs_g[won]
-    probs[won, 2] = theirs_bg[won]
-    probs[lost, 3] = mine_g[lost]
-    probs[lost, 4] = mine_bg[lost]
-    return won | lost, probs
+    theirs_g = b[:, 25:].sum(axis=1, dtype=np.int32) == 15
+    theirs_bg = theirs_g & (b[:, 25 + 18 : 50].sum(axis=1) > 0)
+    mine_g = b[:, :25].sum(axis=1, dtype=np.int32) == 15
+    mine_bg = mine_g & (b[:, 18:25].sum(axis=1) > 0)
+    w, lo = won[idx], lost[idx]
+    sub = np.zeros((len(idx), 5))
+    sub[w, 0] = 1.0
+    sub[w, 1] = theirs_g[w]
+    sub[w, 2] = theirs_bg[w]
+    sub[lo, 3] = mine_g[lo]
+    sub[lo, 4] = mine_bg[lo]
+    probs[idx] = sub
+    return done, probs
+
+
+def terminal(boards: Boards) -> tuple[npt.NDArray[np.bool_], Probs]:
+    """Which boards are finished games, and their exact outcome for the player on roll."""
+    boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+    return _terminal(boards, board_flags(boards))
 
 
 class BearoffRaces:
@@ -106,9 +127,7 @@ class BearoffRaces:
     @staticmethod
     def covers(boards: Boards) -> npt.NDArray[np.bool_]:
         """Boards whose both sides have every checker on points 1..6 (or off)."""
-        result: npt.NDArray[np.bool_] = (boards[:, 6:25].sum(axis=1) == 0) & (
-            boards[:, 31:50].sum(axis=1) == 0
-        )
+        result: npt.NDArray[np.bool_] = (board_flags(boards) & _forward.FLAG_HOME) != 0
         return result
 
     def index(self, home: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:
@@ -179,8 +198,42 @@ class ModelInfo:
     sha256: str
 
 
+class _CWeights:
+    """A one-hidden-layer :class:`ValueNet`'s parameters as the C forward pass takes them,
+    with the parameters' versions they were copied at (training changes them in place)."""
+
+    def __init__(self, net: ValueNet) -> None:
+        params = list(net.parameters())
+        self._params = [weakref.ref(p) for p in params]
+        self._versions = [p._version for p in params]
+        body = net.body[0]
+        assert isinstance(body, torch.nn.Linear)
+        f32 = np.float32
+        self.hidden = int(body.out_features)
+        self.w1t = np.ascontiguousarray(body.weight.detach().cpu().numpy().T, dtype=f32).tobytes()
+        self.b1 = np.ascontiguousarray(body.bias.detach().cpu().numpy(), dtype=f32).tobytes()
+        self.w2 = np.ascontiguousarray(net.head.weight.detach().cpu().numpy(), dtype=f32).tobytes()
+        self.b2 = np.ascontiguousarray(net.head.bias.detach().cpu().numpy(), dtype=f32).tobytes()
+
+    def current(self, net: ValueNet) -> bool:
+        """Whether these are still ``net``'s parameters, unchanged (an in-place change bumps a
+        tensor's version)."""
+        params = list(net.parameters())
+        return len(params) == len(self._params) and all(
+            r() is p and p._version == v for r, p, v in zip(self._params, params, self._versions, strict=True)
+        )
+
+
 class NetEvaluator(EvaluatorBase):
-    """Contact and race nets, exact bear-off endgames and races, exact finished games."""
+    """Contact and race nets, exact bear-off endgames and races, exact finished games.
+
+    On the CPU, nets with one hidden layer run in C (:mod:`pulvezar.eval._forward`: the
+    encoding and a sparse forward pass, a board's value independent of its batch), other
+    nets and other devices in PyTorch; ``c_forward = False`` forces PyTorch.  Both agree
+    to float32 rounding.
+    """
+
+    c_forward: bool = True
 
     def __init__(
         self,
@@ -206,33 +259,52 @@ class NetEvaluator(EvaluatorBase):
         """The raw net's output (no class routing)."""
         if len(boards) == 0:
             return np.zeros((0, 5))
+        weights = self._c_weights(net)
+        if weights is not None:
+            raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).tobytes()
+            out = np.empty((len(boards), 5))
+            w = weights
+            _forward.forward(raw, self.encoding_version, w.w1t, w.b1, w.w2, w.b2, w.hidden, out)
+            return out
         with torch.no_grad():
             x = torch.from_numpy(encode(boards, self.encoding_version)).to(self.device)
             return np.asarray(net(x).cpu().numpy(), dtype=np.float64)
 
+    def _c_weights(self, net: ValueNet) -> _CWeights | None:
+        """The C forward pass's weights of ``net``, or None where PyTorch must run it."""
+        if not self.c_forward or self.device.type != "cpu" or net.layers != 1:
+            return None
+        if self.encoding_version not in (1, 2) or net.features != FEATURES_BY_VERSION[self.encoding_version]:
+            return None  # the C encoding knows versions 1 and 2
+        cache: dict[int, _CWeights] = self.__dict__.setdefault("_c_cache", {})
+        w = cache.get(id(net))
+        if w is None or not w.current(net):
+            w = cache[id(net)] = _CWeights(net)
+        return w
+
     def evaluate_boards(self, boards: Boards) -> Probs:
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
-        out = np.zeros((len(boards), 5))
-        done, exact = terminal(boards)
-        out[done] = exact[done]
+        two_sided = self.two_sided
+        flags = board_flags(boards, two_sided.points, two_sided.max_checkers)
+        done, out = _terminal(boards, flags)
         todo = ~done
         # small home-board endgames: exact P(win) with both sides playing to win; with
         # at most 14 checkers a side nobody can be gammoned
-        two = todo & self.two_sided.covers(boards)
+        two = todo & ((flags & _forward.FLAG_TWO) != 0)
         if two.any():
-            out[two, 0] = self.two_sided.win_probabilities(boards[two])
+            out[two, 0] = two_sided.win_probabilities(boards[two])
         todo &= ~two
-        bo = todo & BearoffRaces.covers(boards)
+        bo = todo & ((flags & _forward.FLAG_HOME) != 0)
         if bo.any():
             out[bo] = self.races.probabilities(boards[bo])
         rest = todo & ~bo
-        is_contact = contact(boards)
+        is_contact = (flags & _forward.FLAG_CONTACT) != 0
         for mask, net in ((rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)):
             if mask.any():
                 out[mask] = self.net_probabilities(net, boards[mask])
         if rest.any():  # a side that has borne off a checker cannot be gammoned: no net may say otherwise
-            out[rest & (boards[:, :25].sum(axis=1) < 15), 3:5] = 0.0
-            out[rest & (boards[:, 25:].sum(axis=1) < 15), 1:3] = 0.0
+            out[rest & ((flags & _forward.FLAG_MINE_OFF) != 0), 3:5] = 0.0
+            out[rest & ((flags & _forward.FLAG_THEIRS_OFF) != 0), 1:3] = 0.0
         return out
 
     # ---- model files -------------------------------------------------------

@@ -48,13 +48,13 @@ from pulvezar.cube.janowski import (
 )
 from pulvezar.eval.evaluator import BearoffRaces, Boards, Evaluator, Probs, boards_of, flip, terminal
 from pulvezar.met.equity import MatchEquity
-from pulvezar.rollouts.dice import trial_rolls
 from pulvezar.rollouts.engine import (
-    _ROLL_INDEX,
     ROLL_WEIGHTS,
     ROLLS,
     Chooser,
     Ints,
+    _advance,
+    _move,
     _Setup,
     _setup,
     _view,
@@ -219,45 +219,27 @@ def _simulate_cubeful(
                 break
         may[ids] = True
         # ---- the checkers --------------------------------------------------------
-        dice = trial_rolls(s.seed, trial_ids[ids], step)
-        if s.variance_reduction:
-            uniq, inv = np.unique(board[ids], axis=0, return_inverse=True)
-            inv = inv.reshape(-1)
-            nu = len(uniq)
-            nxt_all, probs_all = s.chooser(
-                np.repeat(uniq, len(ROLLS), axis=0), np.tile(ROLLS, (nu, 1)), s.rules, s.evaluator
-            )
-            mover_mean = (probs_all.reshape(nu, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
-            roll = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
-            pick = inv * len(ROLLS) + roll
-            nxt, mover = nxt_all[pick], probs_all[pick]
-            other = ~ours[ids]
-            luck[ids] += _view(mover, other) - _view(mover_mean[inv], other)
+        moves = _move(board, ours, ids, trial_ids, step, s)
+        if moves.luck is not None:
+            assert moves.probs_all is not None and moves.after_all is not None
+            assert moves.inv is not None and moves.roll is not None
+            luck[ids] += moves.luck
+            inv, nrolls = moves.inv, len(ROLLS)
             # cubeful luck: the opponent's cube decision after each roll's play, per lane's cube
-            opp = flip(probs_all)
-            cf = np.empty((len(ids), len(ROLLS)))
+            opp = flip(moves.probs_all)
+            cf = np.empty((len(ids), nrolls))
             for (v, o, us), g in _groups(cval[ids], cown[ids], ours[ids].astype(np.int64)):
                 cube = table.cube(v, o, not bool(us))  # the opponent is on roll after the play
-                rows = (inv[g][:, None] * len(ROLLS) + np.arange(len(ROLLS))[None, :]).reshape(-1)
-                ond, odt, odp = table.raw(opp[rows], nxt_all[rows], cube)
+                rows = (inv[g][:, None] * nrolls + np.arange(nrolls)[None, :]).reshape(-1)
+                ond, odt, odp = table.raw(opp[rows], moves.after_all[rows], cube)
                 odbl = np.minimum(odt, odp)
                 best = np.where(np.isfinite(odbl) & (odbl > ond), odbl, ond)
                 # the opponent's value in the opponent's view -> ours
-                cf[g] = table.to_us(best, np.full(len(rows), not bool(us))).reshape(len(g), len(ROLLS))
+                cf[g] = table.to_us(best, np.full(len(rows), not bool(us))).reshape(len(g), nrolls)
             cf_mean = cf @ ROLL_WEIGHTS
-            luck_cf[ids] += cf[np.arange(len(ids)), roll] - cf_mean
-        else:
-            nxt, _ = s.chooser(board[ids], dice, s.rules, s.evaluator)
-        board[ids] = nxt
-        ours[ids] = ~ours[ids]
+            luck_cf[ids] += cf[np.arange(len(ids)), moves.roll] - cf_mean
         step += 1
-        ends = np.zeros(lanes, dtype=bool)
-        ends[ids] = terminal(nxt)[0]
-        if s.bearoff_stop:
-            ends[ids] |= BearoffRaces.covers(nxt)
-        if s.truncate is not None and step >= s.truncate:
-            ends[ids] = True
-        stop(ends)
+        stop(_advance(board, ours, ids, moves.after, step, s))
     return value - luck, value_cf - luck_cf
 
 
@@ -371,6 +353,19 @@ class CubeRollout:
     def mwc_dp(self) -> float | None:
         return self._mwc(self.dp)
 
+    @classmethod
+    def from_results(
+        cls, state: CubeState, no_double: RolloutResult, double_take: RolloutResult | None
+    ) -> CubeRollout:
+        """The decision from the branches' results (e.g. chunks merged with
+        :meth:`RolloutResult.merge`); ``double_take`` is None where the player on roll cannot double."""
+        if double_take is None:
+            return cls(state, no_double, None, None, NO_CUBE, False, None, {"no double": 0.0})
+        label, double, response, costs = _decide(
+            no_double.cubeful_equity, double_take.cubeful_equity, 1.0, state.cube.beaver
+        )
+        return cls(state, no_double, double_take, 1.0, label, double, response, costs)
+
     def __repr__(self) -> str:
         dt = "-" if self.dt is None else f"{self.dt:+.4f} +- {self.dt_se:.4f}"
         return (
@@ -427,11 +422,7 @@ def rollout_cube(
         )
         for c in range(n)
     ]
-    if n == 1:
-        return CubeRollout(state, res[0], None, None, NO_CUBE, False, None, {"no double": 0.0})
-    nd, dt = res[0].cubeful_equity, res[1].cubeful_equity
-    label, double, response, costs = _decide(nd, dt, 1.0, cube.beaver)
-    return CubeRollout(state, res[0], res[1], 1.0, label, double, response, costs)
+    return CubeRollout.from_results(state, res[0], res[1] if n == 2 else None)
 
 
 def cubeful_options(cube: Cube | None, met: MatchEquity | None, rules: Rules) -> tuple[Cube, MatchEquity]:

@@ -112,6 +112,61 @@ def _view(probs: Probs, other: npt.NDArray[np.bool_]) -> Probs:
     return out
 
 
+@dataclass(frozen=True)
+class _Moves:
+    """One half-move of the live lanes ``ids``: the boards after the chosen plays and, under
+    variance reduction, the luck (our view) with what it was computed from."""
+
+    after: Boards  # per live lane, the opponent on roll
+    luck: Probs | None = None  # per live lane: our view of (value of the roll) - (mean over the rolls)
+    after_all: Boards | None = None  # per distinct board (``inv``) x each of the 21 ``ROLLS``
+    probs_all: Probs | None = None  # the mover's probabilities after each of those plays
+    inv: Ints | None = None  # the distinct board of each live lane
+    roll: Ints | None = None  # the index into ``ROLLS`` of each live lane's roll
+
+
+def _move(
+    board: Boards, ours: npt.NDArray[np.bool_], ids: Ints, trial_ids: Ints, step: int, s: _Setup
+) -> _Moves:
+    """Choose the plays of half-move ``step`` for the live lanes ``ids`` (their own dice).
+
+    Under variance reduction the chooser is asked for all 21 rolls of every distinct board;
+    each lane takes its roll's play, and its luck is that play's value minus the
+    probability-weighted mean over the rolls, in our view.
+    """
+    dice = trial_rolls(s.seed, trial_ids[ids], step)
+    if not s.variance_reduction:
+        return _Moves(s.chooser(board[ids], dice, s.rules, s.evaluator)[0])
+    uniq, inv = np.unique(board[ids], axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    nu = len(uniq)
+    after_all, probs_all = s.chooser(
+        np.repeat(uniq, len(ROLLS), axis=0), np.tile(ROLLS, (nu, 1)), s.rules, s.evaluator
+    )
+    mover_mean = (probs_all.reshape(nu, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+    roll = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
+    pick = inv * len(ROLLS) + roll
+    other = ~ours[ids]
+    luck = _view(probs_all[pick], other) - _view(mover_mean[inv], other)
+    return _Moves(after_all[pick], luck, after_all, probs_all, inv, roll)
+
+
+def _advance(
+    board: Boards, ours: npt.NDArray[np.bool_], ids: Ints, after: Boards, step: int, s: _Setup
+) -> npt.NDArray[np.bool_]:
+    """Play ``after`` into the lanes ``ids`` (``step`` half-moves done now); the lanes that end:
+    finished, a covered bear-off race (``bearoff_stop``) or truncation."""
+    board[ids] = after
+    ours[ids] = ~ours[ids]
+    ends = np.zeros(len(board), dtype=bool)
+    ends[ids] = terminal(after)[0]
+    if s.bearoff_stop:
+        ends[ids] |= BearoffRaces.covers(after)
+    if s.truncate is not None and step >= s.truncate:
+        ends[ids] = True
+    return ends
+
+
 def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints, s: _Setup) -> Probs:
     """Roll out ``start`` boards (one lane each) to the end; per-lane values in our view."""
     lanes = len(start)
@@ -138,31 +193,11 @@ def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints,
     step = 0
     while alive.any():
         ids = np.flatnonzero(alive)
-        dice = trial_rolls(s.seed, trial_ids[ids], step)
-        if s.variance_reduction:
-            uniq, inv = np.unique(board[ids], axis=0, return_inverse=True)
-            inv = inv.reshape(-1)
-            nu = len(uniq)
-            nxt_all, probs_all = s.chooser(
-                np.repeat(uniq, len(ROLLS), axis=0), np.tile(ROLLS, (nu, 1)), s.rules, s.evaluator
-            )
-            mover_mean = (probs_all.reshape(nu, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
-            pick = inv * len(ROLLS) + _ROLL_INDEX[dice[:, 0], dice[:, 1]]
-            nxt, mover = nxt_all[pick], probs_all[pick]
-            other = ~ours[ids]
-            luck[ids] += _view(mover, other) - _view(mover_mean[inv], other)
-        else:
-            nxt, _ = s.chooser(board[ids], dice, s.rules, s.evaluator)
-        board[ids] = nxt
-        ours[ids] = ~ours[ids]
+        moves = _move(board, ours, ids, trial_ids, step, s)
+        if moves.luck is not None:
+            luck[ids] += moves.luck
         step += 1
-        ends = np.zeros(lanes, dtype=bool)
-        ends[ids] = terminal(nxt)[0]
-        if s.bearoff_stop:
-            ends[ids] |= BearoffRaces.covers(nxt)
-        if s.truncate is not None and step >= s.truncate:
-            ends[ids] = True
-        stop(ends)
+        stop(_advance(board, ours, ids, moves.after, step, s))
     return value - luck
 
 

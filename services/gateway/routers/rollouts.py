@@ -1,5 +1,8 @@
 """Rollouts as jobs: submit (202 + ``Location``), progress, server-sent events, cancel, extend, batches.
 
+``"kind": "cube"`` rolls out the cube decision of a position before the roll (no double and
+double/take with the same dice, double/pass exact) instead of the position or its candidate plays.
+
 Jobs live in the rollout service's job store (Redis); each submission counts against the key's daily
 job and trial quota.
 """
@@ -32,6 +35,11 @@ def jobs(request: Request) -> Jobs:
 
 
 class RolloutOptions(Strict):
+    kind: Literal["position", "cube"] = Field(
+        "position",
+        description="position: the position (or the candidate plays of dice); cube: its cube decision "
+        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
+    )
     trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
     ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
     seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
@@ -92,11 +100,13 @@ def _params(
         raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
     parsed = parse_position(position, field)
     rules = body.rules.library()  # Tavla options only with the Tavla variant
+    prefix = field.removesuffix("position")
+    if body.kind == "cube":
+        return _cube_params(body, item, parsed, field, prefix, rules.uses_cube)
     if body.cube is not None and not body.cubeful:
         raise invalid("cube", "a cube is for cubeful rollouts (cubeful: true)")
     if body.cubeful and not rules.uses_cube:
         raise invalid("cubeful", "Tavla is played without a cube: cubeful needs international rules")
-    prefix = field.removesuffix("position")
     if item.plays is not None and item.dice is None and (parsed.xgid is None or parsed.xgid.rolled is None):
         raise invalid(f"{prefix}plays", "candidate plays need dice")
     # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
@@ -112,6 +122,31 @@ def _params(
         "variance_reduction": body.variance_reduction,
         "truncate": body.truncate,
         "cubeful": body.cubeful,
+        "cube": body.cube.model_dump() if body.cube is not None else None,
+    }
+
+
+def _cube_params(
+    body: RolloutOptions, item: Candidates, parsed: Any, field: str, prefix: str, uses_cube: bool
+) -> dict[str, Any]:
+    """The job store's parameters of a cube-decision rollout (``kind: "cube"``)."""
+    for name in ("dice", "plays"):
+        if getattr(item, name) is not None:
+            raise invalid(f"{prefix}{name}", "a cube decision is taken before the roll: no dice or plays")
+    if parsed.xgid is not None and parsed.xgid.rolled is not None:
+        raise invalid(field, "the XGID has rolled dice: a cube decision is taken before the roll")
+    if not uses_cube:
+        raise invalid("rules", "Tavla is played without a cube: cube rollouts need international rules")
+    text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
+    return {
+        "kind": "cube",
+        "position": text,
+        "rules": body.rules.model_dump(),
+        "trials": body.trials,
+        "ply": body.ply,
+        "seed": body.seed,
+        "variance_reduction": body.variance_reduction,
+        "truncate": body.truncate,
         "cube": body.cube.model_dump() if body.cube is not None else None,
     }
 
