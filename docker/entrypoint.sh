@@ -10,6 +10,9 @@ case "$service" in
     rollout)
         exec celery -A services.rollout.celery_app worker --hostname "rollout@${HOSTNAME:-pulvezar}" \
             --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@" ;;
+    scheduler)  # Celery beat: the daily puzzles (services/rollout/daily_tasks.py); run exactly one
+        exec celery -A services.rollout.celery_app beat --schedule /tmp/celerybeat-schedule \
+            --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" "$@" ;;
     gateway) exec python -m services.gateway "$@" ;;
     *) exec "$service" "$@" ;;
 esac

@@ -4,8 +4,9 @@ The service is ``PULVEZAR_SERVICE`` or, by default, the first argument of ``pulv
 rules and evaluator answer the gRPC health check with SERVING on their port; the gateway answers 200 on
 ``/readyz``; a rollout worker's heartbeat file (``PULVEZAR_ROLLOUT_HEARTBEAT_FILE``, default
 ``$TMPDIR/pulvezar-rollout.heartbeat``, written every 5 s by its main process's event loop; see
-``services/rollout/celery_app.py``) is younger than ``PULVEZAR_ROLLOUT_HEARTBEAT_MAX_AGE_S`` (30 s).
-Anything else counts as healthy.
+``services/rollout/celery_app.py``) is younger than ``PULVEZAR_ROLLOUT_HEARTBEAT_MAX_AGE_S`` (30 s); the
+scheduler (Celery beat) reaches its broker (``PULVEZAR_ROLLOUT_REDIS_URL`` answers PING), without which it
+can queue nothing.  Anything else counts as healthy.
 
 The worker check reads one file: no Celery start-up and no broadcast through Redis per probe (``celery
 inspect ping`` cost seconds of CPU on a busy pod, and needed the node name to match).
@@ -58,6 +59,16 @@ def heartbeat_ok(path: Path, max_age_s: float) -> bool:
     return age <= max_age_s
 
 
+def broker_ok(url: str) -> bool:
+    """The scheduler's Redis answers PING within 3 s."""
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=3, socket_connect_timeout=3).ping())
+    except (redis.exceptions.RedisError, OSError):
+        return False
+
+
 def main() -> int:
     name = service()
     env = os.environ.get
@@ -82,6 +93,8 @@ def main() -> int:
             ),
             float(env("PULVEZAR_ROLLOUT_HEARTBEAT_MAX_AGE_S", "30")),
         )
+    elif name == "scheduler":
+        ok = broker_ok(env("PULVEZAR_ROLLOUT_REDIS_URL", "redis://127.0.0.1:6379/0"))
     else:
         ok = True
     return 0 if ok else 1

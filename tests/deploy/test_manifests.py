@@ -184,6 +184,9 @@ def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> N
             if name != "redis":
                 assert c["envFrom"] == [{"configMapRef": {"name": "pulvezar-settings"}}], name
     assert "replicas" not in objs["Deployment", "rollout"]["spec"], "KEDA owns the worker count"
+    scheduler = objs["Deployment", "scheduler"]["spec"]
+    assert scheduler["replicas"] == 1 and scheduler["strategy"]["type"] == "Recreate", "exactly one beat"
+    assert scheduler["template"]["spec"]["containers"][0]["args"] == ["scheduler"]
 
     evaluator = objs["Deployment", "evaluator"]["spec"]["template"]["spec"]
     container = evaluator["containers"][0]
@@ -353,7 +356,7 @@ def test_compose_schema_rejects_mistakes() -> None:
 def test_compose_services_and_health() -> None:
     compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
     services = compose["services"]
-    assert set(services) == {"redis", "rules", "evaluator", "rollout", "gateway"}
+    assert set(services) == {"redis", "rules", "evaluator", "rollout", "scheduler", "gateway"}
     for name, svc in services.items():
         assert "healthcheck" in svc, name
         image = svc["image"]
