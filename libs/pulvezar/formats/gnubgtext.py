@@ -70,7 +70,7 @@ from pulvezar.match.game import Game, Phase
 from pulvezar.rules.matchid import GameState, MatchId
 from pulvezar.rules.rules import LegalPlays, Play
 
-__all__ = ["IdMismatchError", "is_gnubg_text", "read_gnubg_text"]
+__all__ = ["IdMismatchError", "find_gnubg_play", "is_gnubg_text", "read_gnubg_text"]
 
 _SCORE = re.compile(
     r"The score \(after (\d+) games?\) is: (.+?) (\d+), (.+) (\d+)"
@@ -386,15 +386,43 @@ def _check(game: Game, rec: _Record, prefix: str, first: bool) -> None:
         )
 
 
-def _find_play(plays: LegalPlays, text: str) -> Play:
+def find_gnubg_play(plays: LegalPlays, text: str) -> Play:
+    """The play gnubg writes as ``text`` among ``plays``.
+
+    gnubg leaves out a checker's stop where nothing is hit there (``8/2`` for
+    ``8/7/2`` with 51), so where the notation fits several plays the one with
+    as many hits as ``text`` marks is taken.  Raises the notation errors of
+    :meth:`pulvezar.rules.rules.LegalPlays.find` otherwise.
+    """
     try:
         return plays.find(text)
     except AmbiguousPlayError:
         hits = text.count("*")
         fits = [p for p in plays if p.hits == hits and p.notation.replace("*", "") == text.replace("*", "")]
         if len(fits) != 1:
-            raise _Cut(f"the play {text!r} is ambiguous") from None
+            fits = [p for p in plays if _collapsed(p.notation) == _collapsed(text)]
+        if len(fits) != 1:
+            raise
         return fits[0]
+
+
+def _collapsed(notation: str) -> list[str]:
+    """A play's moves with the stops where nothing is hit left out, as gnubg writes them (sorted)."""
+    out = []
+    for token in notation.split():
+        m = re.fullmatch(r"(.*?)(\(\d\))?", token)
+        assert m is not None
+        points = m.group(1).split("/")
+        kept = [points[0], *(x for x in points[1:-1] if x.endswith("*")), points[-1]]
+        out.append("/".join(kept) + (m.group(2) or ""))
+    return sorted(out)
+
+
+def _find_play(plays: LegalPlays, text: str) -> Play:
+    try:
+        return find_gnubg_play(plays, text)
+    except AmbiguousPlayError:
+        raise _Cut(f"the play {text!r} is ambiguous") from None
     except PulvezarError as e:
         raise _Cut(str(e)) from None
 

@@ -268,6 +268,17 @@ def _after(position: Position, pairs: str, player: int) -> Position:
         raise _Cut(str(e)) from None
 
 
+def position_after_move(position: Position, move: str, player: int) -> Position:
+    """The position (mover's view) after an SGF move value such as ``"hgeb"`` by ``player`` (0 or 1).
+
+    Raises :class:`~pulvezar.errors.PulvezarError` (field ``move``) when the move cannot be made.
+    """
+    try:
+        return _after(position, move, player)
+    except _Cut as e:
+        raise PulvezarError(str(e), field="move") from None
+
+
 @dataclass(slots=True)
 class _Reader:
     record: MatchRecord
