@@ -169,11 +169,19 @@ def test_bad_input_is_invalid_argument_naming_the_field(
 def test_a_tiny_deadline_fails_fast_and_the_service_keeps_serving(
     stub: rules_pb2_grpc.RulesServiceStub, rules_service: ServiceProcess
 ) -> None:
-    t0 = time.monotonic()
-    with pytest.raises(grpc.RpcError) as e:
-        stub.LegalPlays(pb.LegalPlaysRequest(position=pos(), dice=dice(6, 6)), timeout=1e-6)
-    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.monotonic() - t0 < 10  # an answer, not a hang
+    # grpcio does not always fail a call whose 1 us deadline passes while it is in flight (a fast answer can
+    # win the race; measured: about half of such calls here), so try until one is cut off: every failure
+    # must be DEADLINE_EXCEEDED, promptly, and the service must go on serving.
+    codes = []
+    for _ in range(100):
+        t0 = time.monotonic()
+        try:
+            stub.LegalPlays(pb.LegalPlaysRequest(position=pos(), dice=dice(6, 6)), timeout=1e-6)
+        except grpc.RpcError as e:
+            codes.append(e.code())
+            assert time.monotonic() - t0 < 10  # an answer, not a hang
+            break
+    assert codes == [grpc.StatusCode.DEADLINE_EXCEEDED]
     assert rules_service.health() == health_pb2.HealthCheckResponse.SERVING
 
 
