@@ -1,5 +1,6 @@
 """The evaluator: encoding, consistent outputs, exact classes, model files, 0-ply choice, PubEval."""
 
+import pathlib
 import random
 
 import numpy as np
@@ -198,3 +199,14 @@ def test_pubeval_agrees_with_gnubg_nn() -> None:
         assert plays.find(text) == pe.best_play(p, dice)
         decisions += 1
     assert decisions > 400
+
+
+def test_pulvezar_model_overrides_the_default_model_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    from pulvezar.eval.evaluator import DEFAULT_MODEL, default_model_path
+
+    monkeypatch.delenv("PULVEZAR_MODEL", raising=False)
+    assert default_model_path() == DEFAULT_MODEL and DEFAULT_MODEL.exists()
+    monkeypatch.setenv("PULVEZAR_MODEL", str(tmp_path / "candidate.pt"))
+    assert default_model_path() == tmp_path / "candidate.pt"

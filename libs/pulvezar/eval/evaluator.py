@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -354,9 +355,19 @@ class NetEvaluator(EvaluatorBase):
 _DEFAULT: NetEvaluator | None = None
 
 
+def default_model_path() -> Path:
+    """The model file :func:`default_evaluator` loads: ``PULVEZAR_MODEL`` when set, else the shipped net.
+
+    The variable lets a candidate net run through everything that uses the default (the test suite's
+    opening and cube checks, the services) without replacing the shipped file.
+    """
+    override = os.environ.get("PULVEZAR_MODEL")
+    return Path(override) if override else DEFAULT_MODEL
+
+
 def default_evaluator() -> NetEvaluator:
-    """The shipped net (loaded once per process, offline from the repository)."""
+    """The shipped net, loaded once per process offline from the repository (:func:`default_model_path`)."""
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = NetEvaluator.load(DEFAULT_MODEL)
+        _DEFAULT = NetEvaluator.load(default_model_path())
     return _DEFAULT

@@ -1,4 +1,9 @@
-"""``python -m pulvezar.train``: run or resume TD(lambda) self-play training."""
+"""``python -m pulvezar.train``: run or resume TD(lambda) self-play training.
+
+``python -m pulvezar.train supervised --workdir DIR --init MODEL_OR_CHECKPOINT``
+runs (or resumes) supervised generations on rollout targets instead
+(:mod:`pulvezar.train.supervised`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,52 @@ from dataclasses import fields
 from pulvezar.train.td import TDConfig, TDTrainer
 
 
+def supervised_main(argv: list[str]) -> int:
+    """The ``supervised`` mode: generations of rollout targets and supervised training."""
+    from pulvezar.train.supervised import SupervisedConfig, SupervisedRun
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train supervised",
+        description="Supervised generations on pulvezar's own rollout targets (resumable).",
+    )
+    parser.add_argument(
+        "--workdir", required=True, help="positions, targets, nets and generations.csv go here"
+    )
+    parser.add_argument("--init", help="model file or TD checkpoint of generation 0 (first start only)")
+    parser.add_argument("--export", help="write the last generation's nets as a model file when done")
+    for f in fields(SupervisedConfig):
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    args = parser.parse_args(argv)
+    config = SupervisedConfig(**{f.name: getattr(args, f.name) for f in fields(SupervisedConfig)})
+    saved = SupervisedRun.saved_config(args.workdir)
+    if saved is not None:  # a run continues with its own settings; only its length and device may change
+        saved.generations, saved.device = config.generations, config.device
+        config = saved
+    run = SupervisedRun(config, args.workdir)
+    if not run.model_path(0).exists():
+        if not args.init:
+            parser.error("--init is needed to start a run")
+        run.start(args.init)
+    elif run.generations_done():
+        print(f"resumed after generation {run.generations_done()}", flush=True)
+    run.run(log=lambda s: print(s, flush=True))
+    if args.export:
+        from pathlib import Path
+        from shutil import copyfile
+
+        g = run.generations_done()
+        out = Path(args.export)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        copyfile(run.model_path(g), out)  # the metadata file keeps its checksum
+        copyfile(run.model_path(g).with_suffix(".json"), out.with_suffix(".json"))
+        print(f"wrote {args.export} (generation {g})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "supervised":
+        return supervised_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m pulvezar.train", description=__doc__)
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")
