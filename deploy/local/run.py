@@ -309,6 +309,7 @@ def plan(args: argparse.Namespace) -> list[Service]:
             **rollout_env,
             "PULVEZAR_ROLLOUT_METRICS_PORT": str(metrics),
             "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(heartbeat),
+            "PULVEZAR_DAILY_ON_START": "1",  # today's daily puzzles without waiting for the schedule
         }
         services.append(
             Service(
@@ -317,6 +318,8 @@ def plan(args: argparse.Namespace) -> list[Service]:
                     *(py, "-m", "celery", "-A", ROLLOUT_APP, "worker", "--hostname", node),
                     *("--concurrency", str(args.worker_concurrency), "--loglevel", "INFO"),
                     *("--without-gossip", "--without-mingle"),
+                    # embedded beat: the daily puzzles (services/rollout/daily_tasks.py), one worker only
+                    *("-B", "--schedule", str(args.run_dir / "celerybeat-schedule")),
                 ],
                 env,
                 lambda: heartbeat_fresh(heartbeat),

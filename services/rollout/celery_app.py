@@ -34,11 +34,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from celery import Celery, bootsteps
+from celery.schedules import crontab
 from kombu import Exchange, Queue
 
 from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 CHUNK_TASK = "pulvezar.rollout.chunk"
+DAILY_TASK = "pulvezar.daily.produce"  # services.rollout.daily_tasks
+#: the daily puzzles for today and tomorrow (UTC), every six hours (idempotent: existing ones are skipped)
+DAILY_SCHEDULE = {"minute": "5", "hour": "*/6"}
 QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE)  # highest priority first
 HEARTBEAT_ENV = "PULVEZAR_ROLLOUT_HEARTBEAT_FILE"
 HEARTBEAT_INTERVAL_S = 5.0
@@ -116,8 +120,15 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         worker_send_task_events=False,
         task_serializer="json",
         accept_content=["json"],
-        include=["services.rollout.tasks"],
+        include=["services.rollout.tasks", "services.rollout.analysis_tasks", "services.rollout.daily_tasks"],
     )
+    celery.conf.beat_schedule = {  # `celery beat` or a worker with -B
+        "daily-puzzles": {
+            "task": DAILY_TASK,
+            "schedule": crontab(**DAILY_SCHEDULE),
+            "options": {"queue": BATCH_QUEUE},
+        }
+    }
     celery.steps["worker"].add(Heartbeat)
     return celery
 

@@ -31,6 +31,22 @@ CHUNKS = Counter(
 )
 TRIALS = Counter("pulvezar_rollout_trials", "Rollout trials computed, by job priority", ["priority"])
 
+# match analysis jobs (services/rollout/analysis_tasks.py): one chunk = one game
+ANALYSIS_GAME_SECONDS = Histogram(
+    "pulvezar_analysis_game_seconds",
+    "Time to analyse one game of a match (one analysis chunk), by analysis level",
+    ["level"],
+    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120, 300, 600, 1800),
+)
+ANALYSIS_GAMES = Counter(
+    "pulvezar_analysis_games",
+    "Analysis chunk tasks (games) handled, by outcome (done, duplicate, cancelled, gone, retried, failed)",
+    ["outcome"],
+)
+ANALYSIS_ACTIONS = Counter(
+    "pulvezar_analysis_actions", "Recorded actions of the games analysed, by analysis level", ["level"]
+)
+
 
 class QueueDepth(Collector):
     """``pulvezar_rollout_queue_depth{queue}``: chunks waiting in each queue, read at scrape time."""

@@ -1,0 +1,274 @@
+"""The position archive and the daily puzzles in Redis (shared by the workers and the gateway).
+
+**Archive entries** (:class:`pulvezar.archive.ArchiveEntry`, JSON of ``as_dict``):
+
+========================  ======  ==============================================================
+key                       type    what
+========================  ======  ==============================================================
+``archive:entries``       hash    entry id -> entry JSON
+``archive:version``       string  a counter, incremented by every change
+``archive:log``           list    the last :data:`LOG_LENGTH` changes, JSON ``{"v": version, "op":
+                                  "add" or "del", "ids": [...]}``, oldest first
+========================  ======  ==============================================================
+
+Every change (entries, version and log together) is one Lua script, so they always agree.  A gateway
+keeps an in-memory index and the version it reflects; when the version moved it applies the logged
+changes since (:func:`changes_since`) or, when the log no longer reaches back that far, reloads
+everything (:func:`load_index`).
+
+Entry ids: ``match:<match>:<game>:<move>`` for a decision of an analysed match (written again
+when the match is analysed again: the newer entry replaces the older), ``lib:<16 hex>`` for a saved
+library position, the first 16 hex digits of ``SHA-256("<Position ID>:<Match ID or empty>")``, so
+the same position with the same match state is saved once.
+
+:func:`add_match_positions` takes one dict per decision of an analysed match::
+
+    {
+        "match": "job-1234",         # required: names the match (a job id, a file name ...)
+        "game": 1,                   # required: game number, from 1
+        "move": 17,                  # required: move number in the game, from 1
+        "position_id": "4HPwATDgc/ABMA",   # required: the player on roll's view, before the roll
+        "match_id": "cAkAAAAAAAAA",  # optional: gnubg Match ID of the decision
+        "date": "2026-11-29",        # optional: ISO date the match was played
+        "play": "8/5 6/5",           # optional: the play (or cube action) made then
+        "dice": [3, 1],              # optional: the roll (none for a cube decision)
+        "rules": "international",    # optional: Rules.name (default international)
+        "kind": "opening", "side": None,   # optional: the position type (computed when left out)
+    }
+
+Invalid entries raise :class:`pulvezar.PulvezarError` naming the field (``entries[3].date``)
+before anything is written; all valid entries are written in one transaction.
+
+**Daily puzzles**: ``daily:<date>:<rules>:<kind>`` holds the puzzle's JSON
+(:meth:`pulvezar.archive.daily.DailyPuzzle.to_json`), written once (``SET NX``) and never changed;
+``daily:<date>:<rules>:<kind>:lock`` marks a worker computing it (expires).
+
+The functions take a redis-py client (``decode_responses`` either way).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pulvezar import PulvezarError
+from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
+
+ENTRIES = "archive:entries"
+VERSION = "archive:version"
+LIBRARY_PREFIX = "lib:"
+MATCH_PREFIX = "match:"
+LOG = "archive:log"
+LOG_LENGTH = 2000
+MAX_BATCH = 100_000
+
+_MATCH_FIELDS = {
+    "match",
+    "game",
+    "move",
+    "position_id",
+    "match_id",
+    "date",
+    "play",
+    "dice",
+    "rules",
+    "kind",
+    "side",
+}
+
+
+def _text(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def match_entry(d: Mapping[str, Any], field: str = "entry") -> ArchiveEntry:
+    """The archive entry of one decision of an analysed match (see the module for the format)."""
+    if not isinstance(d, Mapping):
+        raise PulvezarError("an entry is a JSON object", field=field)
+    extra = sorted(set(d) - _MATCH_FIELDS)
+    if extra:
+        raise PulvezarError(f"unknown field {extra[0]!r}", field=f"{field}.{extra[0]}")
+    for key in ("match", "game", "move", "position_id"):
+        if d.get(key) is None:
+            raise PulvezarError(f"{key} is required", field=f"{field}.{key}")
+    if not isinstance(d["match"], str) or not d["match"] or len(d["match"]) > 120:
+        raise PulvezarError("match is a non-empty string of at most 120 characters", field=f"{field}.match")
+    args = dict(d)
+    try:
+        entry_id = f"{MATCH_PREFIX}{d['match']}:{int(d['game'])}:{int(d['move'])}"
+        if args.get("dice") is not None:
+            args["dice"] = tuple(args["dice"])
+        return ArchiveEntry(id=entry_id, source="match", **args)
+    except PulvezarError as e:
+        raise PulvezarError(str(e), field=f"{field}.{e.field}" if e.field else field) from None
+    except (TypeError, ValueError) as e:
+        raise PulvezarError(f"invalid entry: {e}", field=field) from None
+
+
+def add_match_positions(redis: Any, entries: Iterable[Mapping[str, Any]]) -> int:
+    """Add every decision of an analysed match to the archive; returns how many were written."""
+    parsed = [match_entry(d, f"entries[{i}]") for i, d in enumerate(entries)]
+    if len(parsed) > MAX_BATCH:
+        raise PulvezarError(f"at most {MAX_BATCH} entries per call", field="entries")
+    if not parsed:
+        return 0
+    last = {e.id: json.dumps(e.as_dict(), separators=(",", ":")) for e in parsed}
+    args = [x for kv in last.items() for x in kv]
+    redis.eval(_ADD, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, *args)
+    return len(parsed)
+
+
+def library_id(position_id: str, match_id: str | None) -> str:
+    """The id of a library position: the same position and match state give the same id."""
+    digest = hashlib.sha256(f"{position_id}:{match_id or ''}".encode()).hexdigest()
+    return f"{LIBRARY_PREFIX}{digest[:16]}"
+
+
+# KEYS: entries, version, log.  The log entry holds the version this change made.
+_LOG = """
+local function log(op, ids)
+  local v = redis.call('INCR', KEYS[2])
+  redis.call('RPUSH', KEYS[3], cjson.encode({v = v, op = op, ids = ids}))
+  redis.call('LTRIM', KEYS[3], -tonumber(ARGV[1]), -1)
+  return v
+end
+"""
+_ADD = (
+    _LOG
+    + """
+local ids = {}
+for i = 2, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  ids[#ids + 1] = ARGV[i]
+end
+log('add', ids)
+return #ids
+"""
+)
+_ADD_ONCE = (
+    _LOG
+    + """
+if redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3]) == 1 then
+  log('add', {ARGV[2]})
+  return 1
+end
+return 0
+"""
+)
+
+
+def save_library_position(redis: Any, entry: ArchiveEntry) -> tuple[ArchiveEntry, bool]:
+    """Save a library position once: ``(the stored entry, whether it was new)``.
+
+    ``entry.id`` is replaced by :func:`library_id` of its Position ID and Match ID; when that id
+    exists, the stored entry is returned unchanged.
+    """
+    if entry.source != "library":
+        raise PulvezarError("library positions have source 'library'", field="source")
+    d = entry.as_dict()
+    d["id"] = library_id(entry.position_id, entry.match_id)
+    stored = ArchiveEntry.from_dict(d)
+    created = bool(
+        redis.eval(
+            _ADD_ONCE, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, stored.id, json.dumps(d, separators=(",", ":"))
+        )
+    )
+    if created:
+        return stored, True
+    existing = get_entry(redis, stored.id)
+    return (existing or stored), False
+
+
+def get_entry(redis: Any, entry_id: str) -> ArchiveEntry | None:
+    raw = redis.hget(ENTRIES, entry_id)
+    return None if raw is None else ArchiveEntry.trusted(json.loads(_text(raw)))
+
+
+_DELETE = (
+    _LOG
+    + """
+if redis.call('HDEL', KEYS[1], ARGV[2]) == 1 then
+  log('del', {ARGV[2]})
+  return 1
+end
+return 0
+"""
+)
+
+
+def delete_entry(redis: Any, entry_id: str) -> bool:
+    """Remove one entry; whether it existed."""
+    return bool(redis.eval(_DELETE, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, entry_id))
+
+
+def library_positions(redis: Any) -> list[ArchiveEntry]:
+    """The saved library positions, by name then id."""
+    out = []
+    for key, raw in redis.hscan_iter(ENTRIES, match=f"{LIBRARY_PREFIX}*", count=1000):
+        if _text(key).startswith(LIBRARY_PREFIX):
+            out.append(ArchiveEntry.trusted(json.loads(_text(raw))))
+    out.sort(key=lambda e: ((e.name or "").casefold(), e.id))
+    return out
+
+
+def version(redis: Any) -> int:
+    raw = redis.get(VERSION)
+    return 0 if raw is None else int(_text(raw))
+
+
+def load_index(redis: Any) -> tuple[int, ArchiveIndex]:
+    """``(version, index)`` of every entry, read consistently (one transaction)."""
+    pipe = redis.pipeline(transaction=True)
+    pipe.get(VERSION)
+    pipe.hgetall(ENTRIES)
+    raw_version, raw = pipe.execute()
+    v = 0 if raw_version is None else int(_text(raw_version))
+    return v, ArchiveIndex(ArchiveEntry.trusted(json.loads(_text(x))) for x in raw.values())
+
+
+def changes_since(redis: Any, since: int) -> tuple[int, list[ArchiveEntry], list[str]] | None:
+    """The changes after version ``since``: ``(version, added or replaced entries, removed ids)``, in
+    order of application (removals first); ``None`` when the log does not reach back to ``since``
+    (reload everything with :func:`load_index`)."""
+    pipe = redis.pipeline(transaction=True)
+    pipe.get(VERSION)
+    pipe.lrange(LOG, 0, -1)
+    raw_version, raw_log = pipe.execute()
+    v = 0 if raw_version is None else int(_text(raw_version))
+    if v == since:
+        return v, [], []
+    ops = [json.loads(_text(x)) for x in raw_log]
+    newer = [op for op in ops if op["v"] > since]
+    if not newer or newer[0]["v"] != since + 1 or newer[-1]["v"] != v:
+        return None
+    state: dict[str, bool] = {}  # id -> present after the changes
+    for op in newer:
+        ids = op["ids"] if isinstance(op["ids"], list) else []  # cjson writes an empty table as {}
+        for i in ids:
+            state.pop(i, None)
+            state[i] = op["op"] == "add"
+    added = [i for i, present in state.items() if present]
+    removed = [i for i, present in state.items() if not present]
+    entries: list[ArchiveEntry] = []
+    if added:
+        raw = redis.hmget(ENTRIES, added)
+        entries = [ArchiveEntry.trusted(json.loads(_text(x))) for x in raw if x is not None]
+        removed += [i for i, x in zip(added, raw, strict=True) if x is None]  # deleted again since
+    return v, entries, removed
+
+
+# ---- daily puzzles --------------------------------------------------------------------------------
+def daily_key(date: str, rules: str, kind: str) -> str:
+    return f"daily:{date}:{rules}:{kind}"
+
+
+def get_daily(redis: Any, date: str, rules: str, kind: str) -> dict[str, Any] | None:
+    raw = redis.get(daily_key(date, rules, kind))
+    return None if raw is None else dict(json.loads(_text(raw)))
+
+
+def store_daily(redis: Any, date: str, rules: str, kind: str, puzzle_json: str) -> bool:
+    """Write a puzzle once; ``False`` when one is there already (it stays)."""
+    return bool(redis.set(daily_key(date, rules, kind), puzzle_json, nx=True))

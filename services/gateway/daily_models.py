@@ -1,0 +1,99 @@
+"""Request and response models of the daily puzzles, similar positions and the position library."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.models import Dice, PositionInput, RuleSet, Strict
+
+DailyRules = Literal["international", "tavla"]
+DailyKind = Literal["position", "cube"]
+Tag = Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class DailyPuzzleOut(BaseModel):
+    """A daily puzzle as the worker stored it (``pulvezar.archive.daily.DailyPuzzle``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    date: str
+    kind: DailyKind
+    rules: str = Field(description="international, or tavla with its basic rules")
+    position_id: str
+    xgid: str
+    dice: tuple[int, int] | None = Field(description="the roll (position); none before the roll (cube)")
+    match_length: int = Field(description="0: a single game (the checker puzzle's answer is cubeless)")
+    score: tuple[int, int]
+    game: int = Field(description="the self-play game of the pool the position comes from")
+    move: int
+    position_type: dict[str, str | None]
+    candidates: list[dict[str, Any]] = Field(description="plays (position) or the three cube options (cube)")
+    answer: dict[str, Any] = Field(description="the best play, or the right cube action with ND, DT, DP")
+    reason: dict[str, str] = Field(description="one sentence per language: en, de, tr")
+    selection: dict[str, Any] = Field(description="how the rule chose it (fallback, candidates screened)")
+    settings: dict[str, Any] = Field(description="trials, plies, truncation and thresholds used")
+
+
+class SimilarRequest(Strict):
+    position: PositionInput
+    rules: RuleSet | None = Field(None, description="only archive entries of this rule set; default: any")
+    limit: int = Field(12, ge=1, le=12, description="at most this many hits")
+    min_similarity: float = Field(0.6, ge=0.0, le=1.0, description="0..1; the product shows 60 % and more")
+    exclude: Annotated[list[str], Field(max_length=100)] = Field(
+        default_factory=list, description="entry ids to leave out (e.g. the library entry asked about)"
+    )
+
+
+class ArchiveEntryOut(BaseModel):
+    id: str
+    source: Literal["match", "library"]
+    position_id: str
+    match_id: str | None = None
+    rules: str
+    kind: str | None = Field(None, description="position type")
+    side: str | None = Field(None, description="whose type it is: player (on roll), opponent, none")
+    name: str | None = Field(None, description="library: the name")
+    match: str | None = Field(None, description="match: which match")
+    game: int | None = None
+    move: int | None = None
+    date: str | None = None
+    play: str | None = Field(None, description="the play (or cube action) made then")
+    dice: tuple[int, int] | None = None
+    tags: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
+class SimilarHit(ArchiveEntryOut):
+    similarity: float = Field(description="0..1")
+    percent: int = Field(description="the similarity in whole percent (rounded down)")
+
+
+class SimilarResponse(BaseModel):
+    position_id: str
+    kind: str = Field(description="the queried position's type")
+    side: str | None
+    archive_size: int = Field(description="entries in the archive")
+    hits: list[SimilarHit]
+
+
+class LibraryIn(Strict):
+    position: PositionInput
+    name: str = Field(min_length=1, max_length=120)
+    tags: Annotated[list[Tag], Field(max_length=20)] = Field(default_factory=list)
+    note: str | None = Field(None, max_length=2000)
+    rules: RuleSet = Field(default_factory=RuleSet)
+    dice: Dice | None = Field(None, description="default: the dice of an XGID or Match ID, if any")
+    play: str | None = Field(
+        None, max_length=60, description="the play made; with dice it must be legal (stored canonically)"
+    )
+    date: str | None = Field(None, description="YYYY-MM-DD; default: today (UTC)")
+
+
+class LibraryOut(ArchiveEntryOut):
+    created: bool = Field(description="false when the same position (and match state) was saved before")
+
+
+class LibraryList(BaseModel):
+    positions: list[ArchiveEntryOut]

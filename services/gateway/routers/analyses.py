@@ -1,0 +1,296 @@
+"""Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel.
+
+One job analyses one match (``file`` / ``file_base64``) or many (``matches``: "analyse all"); each
+game is one chunk on the rollout workers (:mod:`services.rollout.analysis_jobs`).  The jobs live in
+the same Redis as the rollout jobs: the gateway builds its analysis store from its rollout job store,
+so a gateway with ``REDIS_URL`` serves both, and one without answers 503 for both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from services.gateway.analysis_models import AnalysisJob, AnalysisRequest, MatchFile
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client, client
+
+logger = logging.getLogger("pulvezar.gateway")
+router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
+
+JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
+SGF_MEDIA_TYPE = "application/x-go-sgf"
+TERMINAL = frozenset({"done", "failed", "cancelled"})
+
+
+class AnalysisJobs:
+    """The gateway's side of :class:`services.rollout.analysis_jobs.AnalysisStore`: synchronous store
+    calls run in a thread; its errors become problems (422 naming the field, 404, 409, 503)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if self.store is None:
+            raise ProblemError(
+                503,
+                "analysis jobs are not configured on this gateway (no job store)",
+                kind="jobs-unavailable",
+            )
+        from services.rollout.analysis_jobs import MatchNotReady
+        from services.rollout.jobs import JobNotFound, JobStateError
+
+        try:
+            return await asyncio.to_thread(getattr(self.store, name), *args, **kwargs)
+        except JobNotFound:
+            job_id = str(args[0]) if args else ""
+            raise ProblemError(
+                404, f"no analysis job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
+            ) from None
+        except MatchNotReady as e:
+            raise ProblemError(409, str(e), kind="job-state", errors=[("match", str(e))]) from None
+        except JobStateError as e:
+            raise ProblemError(409, str(e), kind="job-state", errors=[("job_id", str(e))]) from None
+        except ValueError as e:  # InvalidJob (with .field)
+            field = getattr(e, "field", None) or "request"
+            raise invalid(field, getattr(e, "message", None) or str(e)) from None
+        except Exception as e:
+            logger.exception("analysis store call %s failed", name)
+            raise ProblemError(
+                503,
+                f"the job store is unavailable ({type(e).__name__})",
+                kind="jobs-unavailable",
+                headers={"Retry-After": "1"},
+            ) from None
+
+
+def analyses(request: Request) -> AnalysisJobs:
+    """The analysis store, made once from the rollout job store (the same Redis and Celery app)."""
+    state = request.app.state
+    ready: AnalysisJobs | None = getattr(state, "analyses", None)
+    if ready is not None:
+        return ready
+    base = getattr(getattr(state, "jobs", None), "store", None)
+    store = None
+    if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
+        from services.rollout.analysis_jobs import AnalysisStore
+
+        store = AnalysisStore(base.redis, app=base.app, settings=getattr(base, "settings", None))
+    state.analyses = AnalysisJobs(store)
+    return state.analyses  # type: ignore[no-any-return]
+
+
+def _data(entry: MatchFile, prefix: str, limit: int) -> bytes:
+    given = [k for k in ("file", "file_base64") if getattr(entry, k) is not None]
+    if len(given) != 1:
+        raise invalid(f"{prefix}file", "give exactly one of file (text) and file_base64")
+    field = f"{prefix}{given[0]}"
+    if entry.file is not None:
+        data = entry.file.encode("utf-8")
+    else:
+        try:
+            data = base64.b64decode(entry.file_base64 or "", validate=True)
+        except (binascii.Error, ValueError):
+            raise invalid(field, "not valid base64") from None
+    if len(data) > limit:
+        raise ProblemError(
+            413,
+            f"{field}: a match file may have at most {limit} bytes, got {len(data)}",
+            kind="too-large",
+            errors=[(field, f"too large (at most {limit} bytes)")],
+        )
+    if not data.strip():
+        raise invalid(field, "the file is empty")
+    return data
+
+
+def _job(job_id: str, status: dict[str, Any]) -> AnalysisJob:
+    href = f"/v1/analyses/{job_id}"
+    fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events", "matches")}
+    fields.setdefault("state", "queued")
+    matches = [{**m, "sgf": f"{href}/sgf?match={m['match']}"} for m in status.get("matches", [])]
+    return AnalysisJob(id=job_id, href=href, events=f"{href}/events", matches=matches, **fields)  # type: ignore[arg-type]
+
+
+def _json(job: AnalysisJob, status_code: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(job.model_dump(mode="json"), status_code=status_code, headers=headers)
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=AnalysisJob,
+    summary="Analyse a match, or many ('analyse all'), as a job",
+    responses={
+        202: {"description": "accepted; the job is at the Location header"},
+        413: {"description": "a match file over the upload limit"},
+        503: {"description": "no job store behind this gateway"},
+    },
+)
+async def submit_analysis(
+    body: AnalysisRequest,
+    request: Request,
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[AnalysisJobs, Depends(analyses)],
+) -> JSONResponse:
+    limit: int = request.app.state.settings.max_upload_bytes
+    single = body.matches is None
+    if single:
+        entries: list[tuple[MatchFile, str]] = [(body, "")]
+    else:
+        if body.file is not None or body.file_base64 is not None:
+            raise invalid("matches", "give one match (file or file_base64) or several (matches), not both")
+        assert body.matches is not None
+        if body.format is not None or body.filename is not None:
+            field = "format" if body.format is not None else "filename"
+            raise invalid(field, "with matches, give each match's format and filename in its entry")
+        entries = [(m, f"matches[{i}].") for i, m in enumerate(body.matches)]
+    matches = [
+        {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
+    ]
+    who.charge(1, 0)
+    try:
+        job_id = await store.call("submit", matches, body.level, body.priority, single=single)
+    except BaseException:
+        who.refund(1, 0)
+        raise
+    try:
+        status = await store.call("status", job_id, games=False)
+    except ProblemError:  # accepted all the same: the client polls the Location
+        status = {"state": "queued"}
+    job = _job(job_id, status)
+    return _json(job, 202, {"Location": job.href})
+
+
+@router.get(
+    "/{job_id}", summary="An analysis job: state, games done, ETA, per-game results, per-player summary"
+)
+async def get_analysis(
+    job_id: JobId,
+    _: Annotated[Client, Depends(client)],
+    store: Annotated[AnalysisJobs, Depends(analyses)],
+    games: Annotated[
+        bool, Query(description="include each game's analysis (false: progress and summaries)")
+    ] = True,
+    match: Annotated[
+        int | None, Query(ge=0, le=100_000, description="only this match's games (an index into matches)")
+    ] = None,
+) -> AnalysisJob:
+    return _job(job_id, await store.call("status", job_id, games=games, match=match))
+
+
+@router.get(
+    "/{job_id}/sgf",
+    response_class=Response,
+    summary="A match of the job as an SGF file with the analysis (GNU Backgammon opens it)",
+    responses={
+        200: {"content": {SGF_MEDIA_TYPE: {}}, "description": "the annotated SGF"},
+        409: {"description": "the match is not analysed yet (or one of its games failed)"},
+    },
+)
+async def get_sgf(
+    job_id: JobId,
+    _: Annotated[Client, Depends(client)],
+    store: Annotated[AnalysisJobs, Depends(analyses)],
+    match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
+) -> Response:
+    sgf: str = await store.call("sgf", job_id, match)
+    spec = await store.call("spec", job_id)
+    name = spec["matches"][match].get("filename") or f"match-{match}"
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name.rsplit(".", 1)[0])[:80] or f"match-{match}"
+    return Response(
+        sgf.encode("utf-8"),
+        media_type=SGF_MEDIA_TYPE,
+        headers={"Content-Disposition": f'attachment; filename="{stem}-analysis.sgf"'},
+    )
+
+
+@router.get(
+    "/{job_id}/events",
+    response_class=StreamingResponse,
+    summary="Server-sent events of an analysis job until it ends",
+    responses={200: {"content": {"text/event-stream": {}}, "description": "progress, then a final event"}},
+)
+async def analysis_events(
+    job_id: JobId,
+    request: Request,
+    _: Annotated[Client, Depends(client)],
+    store: Annotated[AnalysisJobs, Depends(analyses)],
+) -> StreamingResponse:
+    first = await store.call("status", job_id, games=False)  # 404 before the stream starts
+    settings = request.app.state.settings
+    return StreamingResponse(
+        _events(job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.delete("/{job_id}", summary="Cancel an analysis job (the games already analysed are kept)")
+async def cancel_analysis(
+    job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
+) -> AnalysisJob:
+    if not await store.call("cancel", job_id):
+        state = (await store.call("status", job_id, games=False))["state"]
+        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+    return _job(job_id, await store.call("status", job_id, games=False))
+
+
+@router.post(
+    "/{job_id}/resume",
+    status_code=202,
+    summary="Continue a cancelled or failed analysis job (the games already analysed are kept)",
+    responses={409: {"description": "the job is queued, running or done"}},
+)
+async def resume_analysis(
+    job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
+) -> AnalysisJob:
+    await store.call("resume", job_id)
+    return _job(job_id, await store.call("status", job_id, games=False))
+
+
+def _sse(event: str, data: Any, event_id: int | None = None) -> bytes:
+    head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
+    return (head + f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n").encode()
+
+
+async def _events(
+    job_id: str, status: dict[str, Any], store: AnalysisJobs, poll_s: float, keepalive_s: float
+) -> AsyncIterator[bytes]:
+    """``progress`` events (without the per-game results) while the status changes, then one ``done``,
+    ``failed`` or ``cancelled`` with the per-match summaries (the job's URL has the games)."""
+    yield f"retry: {int(poll_s * 2000)}\n\n".encode()
+    last: str | None = None
+    n = 0
+    quiet_since = time.monotonic()
+    while True:
+        job = _job(job_id, status).model_dump(mode="json")
+        state = str(job["state"])
+        if state in TERMINAL:
+            yield _sse(state, job, n)
+            return
+        text = json.dumps(job, sort_keys=True, default=str)
+        if text != last:
+            last = text
+            yield _sse("progress", job, n)
+            n += 1
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= keepalive_s:
+            yield b": keep-alive\n\n"
+            quiet_since = time.monotonic()
+        await asyncio.sleep(poll_s)
+        try:
+            status = await store.call("status", job_id, games=False)
+        except ProblemError as e:
+            yield _sse("error", {"status": e.status, "detail": e.detail})
+            return

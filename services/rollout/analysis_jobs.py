@@ -1,0 +1,680 @@
+"""Match analysis jobs in Redis: submit, progress, results, cancel (:class:`AnalysisStore`).
+
+A job analyses one match or many ("analyse all") at one level (``0ply`` .. ``deep``).  One chunk
+is one game of one match: the Celery task of :mod:`services.rollout.analysis_tasks` reads the
+match file stored with the job, replays it and runs :func:`pulvezar.analysis.match.analyse_game`
+on that game.  Chunks go to the rollout queues (the job's priority picks the queue) and are run by
+the same workers, so an analysis job and a rollout job share the fleet fairly, chunk by chunk.
+Keys (all expire ``job_ttl_s`` after submission):
+
+``analysis:{id}:spec``          JSON: kind, priority, level, the library's settings, the matches
+                                 (file name, format, players, length, actions per game), the chunks
+                                 (``[match, game]`` per chunk)
+``analysis:{id}:file:{m}``      match ``m``'s file, base64 (kept with the job: a chunk needs nothing
+                                 else, so it is idempotent and survives worker restarts)
+``analysis:{id}:chunk:{n}``     chunk ``n``'s result (``GameAnalysis.to_json()`` and timings, or the
+                                 error after the retries), written once (``SET NX``)
+``analysis:{id}:progress``      hash, field ``n`` = chunk ``n``'s result less the analysis (timings
+                                 or error): progress and ETA read this small hash, never the
+                                 analyses (see :func:`record_chunk`)
+``analysis:{id}:summary:{m}``   match ``m``'s ``MatchAnalysis.to_json()`` without the games (the
+                                 per-player statistics), once all its games are done, written once
+                                 by whoever first sees them done
+``analysis:{id}:started``       when a worker first started a chunk
+``analysis:{id}:cancel``        present once the job is cancelled; workers skip and stop its chunks
+                                 (removed by :meth:`AnalysisStore.resume`, which queues the games
+                                 without a result again)
+
+As for rollouts there is no chord: :meth:`AnalysisStore.status` merges the chunk keys that exist,
+so a game analysed twice (a redelivery) counts once.  A game that still fails after its retries is
+recorded as failed; the other games and matches go on, and the job ends ``failed`` with their
+results kept.
+
+The library (:mod:`pulvezar.analysis.match`) is imported when first needed, so that the gateway
+imports this module without torch work.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.rollout.jobs import InvalidJob, JobNotFound, JobStateError, text
+
+__all__ = [
+    "ANALYSIS_TASK",
+    "LEVELS",
+    "AnalysisJobSettings",
+    "AnalysisStore",
+    "InvalidJob",
+    "JobNotFound",
+    "JobStateError",
+    "MatchNotReady",
+    "archive_entries",
+    "archive_match",
+    "detect_format",
+    "read_record",
+]
+from services.rollout.settings import QUEUES, RolloutSettings
+
+logger = logging.getLogger("pulvezar.services.analysis")
+
+ANALYSIS_TASK = "pulvezar.analysis.game"
+#: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
+LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
+Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
+FORMATS = ("mat", "sgf", "xg", "gmd")
+
+
+class AnalysisJobSettings(BaseSettings):
+    """Limits of analysis jobs, from ``PULVEZAR_ANALYSIS_<NAME>`` (the gateway and the workers read them)."""
+
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_ANALYSIS_")
+
+    max_level: Level = Field("2ply", description="the deepest level a job may ask for")
+    default_level: Level = Field("2ply", description="the level of a job that names none")
+    max_matches: int = Field(100, ge=1, description="matches of one 'analyse all' job")
+    max_games: int = Field(2000, ge=1, description="games (chunks) of one job, all matches together")
+    max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
+
+
+class MatchNotReady(JobStateError):
+    """The match's games are not all analysed (yet, or one failed); ``field`` is ``match``."""
+
+    field = "match"
+
+
+# ---- keys -----------------------------------------------------------------
+
+
+def spec_key(job_id: str) -> str:
+    return f"analysis:{job_id}:spec"
+
+
+def file_key(job_id: str, m: int) -> str:
+    return f"analysis:{job_id}:file:{m}"
+
+
+def chunk_key(job_id: str, n: int) -> str:
+    return f"analysis:{job_id}:chunk:{n}"
+
+
+def summary_key(job_id: str, m: int) -> str:
+    return f"analysis:{job_id}:summary:{m}"
+
+
+def progress_key(job_id: str) -> str:
+    return f"analysis:{job_id}:progress"
+
+
+def cancel_key(job_id: str) -> str:
+    return f"analysis:{job_id}:cancel"
+
+
+def started_key(job_id: str) -> str:
+    return f"analysis:{job_id}:started"
+
+
+# ---- match files ------------------------------------------------------------
+
+
+def detect_format(data: bytes, filename: str | None = None) -> str:
+    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``), else its
+    first bytes; ``mat`` when nothing says otherwise."""
+    ext = filename.rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
+    if ext in ("mat", "txt"):
+        return "mat"
+    if ext in FORMATS:
+        return ext
+    if data[:4] == b"RGMH":
+        return "xg"
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"GMD-"):
+        return "gmd"
+    if head.startswith(b"(") and b";" in head[:8]:
+        return "sgf"
+    return "mat"
+
+
+def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
+    """The :class:`pulvezar.formats.MatchRecord` of a match file; :class:`InvalidJob` naming ``field``
+    when it cannot be read (with the line and column a :class:`~pulvezar.formats.MatchFileError` gives)."""
+    from pulvezar import PulvezarError
+    from pulvezar.formats import read_gmd, read_mat, read_sgf, read_xg
+
+    readers: dict[str, Any] = {"mat": read_mat, "sgf": read_sgf, "xg": read_xg, "gmd": read_gmd}
+    if fmt not in readers:
+        raise InvalidJob("format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
+    try:
+        return readers[fmt](data)
+    except PulvezarError as e:  # MatchFileError: "line L, column C: ..."
+        raise InvalidJob(field, f"not a readable .{fmt} file: {e}") from None
+    except Exception as e:  # a reader's failure on a bad file is still the file's problem
+        raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
+
+
+def level_settings(level: str) -> Any:
+    """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level."""
+    from pulvezar.analysis.match import AnalysisSettings
+
+    return AnalysisSettings.from_level(level)
+
+
+# ---- chunk results ------------------------------------------------------------------
+
+
+def _meta(record: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in record.items() if k != "analysis"})
+
+
+def record_chunk(redis_client: Any, job_id: str, n: int, record: Mapping[str, Any], ttl: int) -> bool:
+    """Write chunk ``n``'s result once (``SET NX``), then its entry in the progress hash.  False when
+    the chunk had a result already (a duplicate: its progress entry is made sure of instead)."""
+    if not redis_client.set(chunk_key(job_id, n), json.dumps(record), nx=True, ex=ttl):
+        repair_progress(redis_client, job_id, n, ttl)
+        return False
+    pipe = redis_client.pipeline(transaction=False)
+    pipe.hset(progress_key(job_id), str(n), _meta(record))
+    pipe.expire(progress_key(job_id), ttl)
+    pipe.execute()
+    return True
+
+
+def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
+    """Make the progress entry of a chunk whose result exists (a worker lost between the two writes
+    of :func:`record_chunk`); True when one was written."""
+    if redis_client.hexists(progress_key(job_id), str(n)):
+        return False
+    raw = text(redis_client.get(chunk_key(job_id, n)))
+    if raw is None:
+        return False
+    redis_client.hset(progress_key(job_id), str(n), _meta(json.loads(raw)))
+    redis_client.expire(progress_key(job_id), ttl)
+    return True
+
+
+# ---- the store ------------------------------------------------------------------
+
+
+class AnalysisStore:
+    """Match analysis jobs kept in Redis; games are analysed by :mod:`services.rollout.analysis_tasks`.
+
+    ``redis_client`` is a ``redis.Redis`` (with or without ``decode_responses``) on the workers'
+    Redis; ``app`` the Celery app that sends the chunk tasks (default: the workers' app).
+    """
+
+    def __init__(
+        self,
+        redis_client: Any,
+        app: Any = None,
+        settings: RolloutSettings | None = None,
+        limits: AnalysisJobSettings | None = None,
+    ) -> None:
+        self.redis = redis_client
+        self.settings = settings or RolloutSettings()
+        self.limits = limits or AnalysisJobSettings()
+        if app is None:
+            from services.rollout.celery_app import app as default_app
+
+            app = default_app
+        self.app = app
+
+    # ---- submission ----------------------------------------------------
+    def submit(
+        self,
+        matches: Sequence[Mapping[str, Any]],
+        level: str | None = None,
+        priority: str | None = None,
+        *,
+        single: bool = False,
+    ) -> str:
+        """Queue the analysis of one or more matches; returns the job id.
+
+        Each entry of ``matches``: ``data`` (the file: bytes, or text), optional ``format`` (mat,
+        sgf, xg, gmd; default by ``filename``, else by content) and ``filename``.  ``level``: one of
+        :data:`LEVELS` up to the platform's ``max_level`` (default ``default_level``); ``priority``:
+        ``interactive`` or ``batch`` (default interactive for one match, batch for several).
+        ``single``: name errors after the one-match request's fields (``file``, not
+        ``matches[0].file``).  Raises :class:`InvalidJob` naming the field.
+        """
+        if isinstance(matches, Mapping | str | bytes) or not isinstance(matches, Sequence) or not matches:
+            raise InvalidJob("matches", "a non-empty list of match files is required")
+        if len(matches) > self.limits.max_matches:
+            raise InvalidJob(
+                "matches", f"at most {self.limits.max_matches} matches per job, got {len(matches)}"
+            )
+        level = self.limits.default_level if level is None else level
+        if level not in LEVELS:
+            raise InvalidJob("level", f"one of {', '.join(LEVELS)}, got {level!r}")
+        if LEVELS.index(level) > LEVELS.index(self.limits.max_level):
+            allowed = ", ".join(LEVELS[: LEVELS.index(self.limits.max_level) + 1])
+            raise InvalidJob("level", f"{level} is not allowed on this platform (allowed: {allowed})")
+        if priority is None:
+            priority = "interactive" if len(matches) == 1 else "batch"
+        if priority not in QUEUES:
+            raise InvalidJob("priority", f"one of {', '.join(QUEUES)}, got {priority!r}")
+        lib_settings = level_settings(level)
+
+        files: list[bytes] = []
+        infos: list[dict[str, Any]] = []
+        chunks: list[list[int]] = []
+        for m, entry in enumerate(matches):
+            prefix = "" if single else f"matches[{m}]."
+            data, info = self._match(entry, prefix)
+            files.append(data)
+            infos.append(info)
+            chunks += [[m, g] for g in range(len(info["actions"]))]
+        if len(chunks) > self.limits.max_games:
+            raise InvalidJob(
+                "matches", f"the job would analyse {len(chunks)} games, at most {self.limits.max_games}"
+            )
+        job_id = secrets.token_hex(12)
+        spec = {
+            "id": job_id,
+            "kind": "analysis",
+            "priority": priority,
+            "level": level,
+            "settings": lib_settings.to_json(),
+            "created": time.time(),
+            "matches": infos,
+            "chunks": chunks,
+        }
+        ttl = self.settings.job_ttl_s
+        pipe = self.redis.pipeline(transaction=True)
+        for m, data in enumerate(files):
+            pipe.set(file_key(job_id, m), base64.b64encode(data).decode(), ex=ttl)
+        pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)  # last: a visible spec has its files
+        pipe.execute()
+        queue = QUEUES[priority]
+        for n in range(len(chunks)):
+            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
+        return job_id
+
+    def _match(self, entry: Mapping[str, Any], prefix: str) -> tuple[bytes, dict[str, Any]]:
+        if not isinstance(entry, Mapping):
+            raise InvalidJob(
+                prefix.rstrip(".") or "file", f"an object is required, got {type(entry).__name__}"
+            )
+        raw = entry.get("data")
+        if isinstance(raw, str):
+            data = raw.encode("utf-8")
+        elif isinstance(raw, bytes | bytearray):
+            data = bytes(raw)
+        else:
+            raise InvalidJob(f"{prefix}file", "the match file is required")
+        if not data.strip():
+            raise InvalidJob(f"{prefix}file", "the file is empty")
+        if len(data) > self.limits.max_file_bytes:
+            raise InvalidJob(
+                f"{prefix}file", f"a match file may have at most {self.limits.max_file_bytes} bytes"
+            )
+        filename = entry.get("filename")
+        if filename is not None and (not isinstance(filename, str) or len(filename) > 200):
+            raise InvalidJob(f"{prefix}filename", "a file name is a string of at most 200 characters")
+        fmt = entry.get("format") or detect_format(data, filename)
+        if fmt == "txt":
+            fmt = "mat"
+        if fmt not in FORMATS:
+            raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
+        record = read_record(data, fmt, f"{prefix}file")
+        if not record.games:
+            raise InvalidJob(f"{prefix}file", "the file holds no game")
+        info = {
+            "filename": filename,
+            "format": fmt,
+            "bytes": len(data),
+            "length": record.length,
+            "players": list(record.players),
+            "actions": [len(g.actions) for g in record.games],
+        }
+        return data, info
+
+    # ---- reading -------------------------------------------------------
+    def spec(self, job_id: str) -> dict[str, Any]:
+        raw = text(self.redis.get(spec_key(job_id)))
+        if raw is None:
+            raise JobNotFound(job_id)
+        spec: dict[str, Any] = json.loads(raw)
+        return spec
+
+    def file(self, job_id: str, m: int) -> bytes:
+        raw = text(self.redis.get(file_key(job_id, m)))
+        if raw is None:
+            raise JobNotFound(job_id)
+        try:
+            return base64.b64decode(raw, validate=True)
+        except binascii.Error:
+            raise JobNotFound(job_id) from None
+
+    def record(self, job_id: str, m: int, spec: Mapping[str, Any] | None = None) -> Any:
+        """The parsed match ``m`` of the job."""
+        spec = spec or self.spec(job_id)
+        return read_record(self.file(job_id, m), spec["matches"][m]["format"])
+
+    def _progress(self, job_id: str, total: int) -> list[dict[str, Any] | None]:
+        """Per chunk: its result less the analysis (timings, or ``error``), None while it has none."""
+        raw = self.redis.hgetall(progress_key(job_id))
+        out: list[dict[str, Any] | None] = [None] * total
+        for k, v in raw.items():
+            n = int(text(k) or -1)
+            if 0 <= n < total:
+                out[n] = json.loads(text(v) or "null")
+        missing = [n for n, r in enumerate(out) if r is None]
+        if missing:  # a result without its progress entry (a worker lost between the two writes)?
+            pipe = self.redis.pipeline(transaction=False)
+            for n in missing:
+                pipe.exists(chunk_key(job_id, n))
+            for n, exists in zip(missing, pipe.execute(), strict=True):
+                if exists and repair_progress(self.redis, job_id, n, self.settings.job_ttl_s):
+                    out[n] = json.loads(text(self.redis.hget(progress_key(job_id), str(n))) or "null")
+        return out
+
+    def _analyses(self, job_id: str, numbers: Sequence[int]) -> dict[int, Any]:
+        """The ``GameAnalysis.to_json()`` of the given chunks that have one."""
+        if not numbers:
+            return {}
+        raw = self.redis.mget([chunk_key(job_id, n) for n in numbers])
+        out = {}
+        for n, r in zip(numbers, raw, strict=True):
+            record = None if r is None else json.loads(text(r) or "null")
+            if record is not None and "analysis" in record:
+                out[n] = record["analysis"]
+        return out
+
+    def _summaries(self, job_id: str, matches: int) -> list[dict[str, Any] | None]:
+        raw = self.redis.mget([summary_key(job_id, m) for m in range(matches)])
+        return [None if r is None else json.loads(text(r) or "null") for r in raw]
+
+    def finalise_match(
+        self, job_id: str, m: int, spec: Mapping[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """Match ``m``'s summary (``MatchAnalysis.to_json()`` less ``games``: players with their
+        statistics, length, variant, settings, engine) once all its games are analysed, else None.
+
+        The first caller that finds the games done writes the summary (``SET NX``) and adds the
+        match's decisions to the archive of positions (best effort, see :func:`archive_match`);
+        later callers read it.  The workers call this after each game; :meth:`status` too, so a
+        worker lost between its last game and the summary loses nothing.
+        """
+        spec = spec or self.spec(job_id)
+        cached = text(self.redis.get(summary_key(job_id, m)))
+        if cached is not None:
+            out: dict[str, Any] = json.loads(cached)
+            return out
+        games = self._games(job_id, m, spec)
+        if games is None:
+            return None
+        from pulvezar.analysis.match import summarise
+
+        record = self.record(job_id, m, spec)
+        summary: dict[str, Any] = summarise(record, games).to_json()
+        summary.pop("games", None)  # each game's analysis is in its chunk's key already
+        if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
+            archive_match(self.redis, job_id, m, record, games, self.file(job_id, m))
+        else:  # another caller was first: theirs is the same
+            again = text(self.redis.get(summary_key(job_id, m)))
+            if again is not None:
+                summary = json.loads(again)
+        return summary
+
+    def _games(self, job_id: str, m: int, spec: Mapping[str, Any]) -> list[Any] | None:
+        """Match ``m``'s :class:`~pulvezar.analysis.match.GameAnalysis` per game, or None until all
+        its games are analysed."""
+        mine = [n for n, (mm, _g) in enumerate(spec["chunks"]) if mm == m]
+        found = self._analyses(job_id, mine)
+        if not mine or len(found) < len(mine):
+            return None
+        from pulvezar.analysis.match import GameAnalysis
+
+        return [GameAnalysis.from_json(found[n]) for n in mine]
+
+    def _state(self, job_id: str, done: int, failed: int, total: int) -> str:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.exists(cancel_key(job_id))
+        pipe.exists(started_key(job_id))
+        cancelled, started = pipe.execute()
+        if cancelled:
+            return "cancelled"
+        if done + failed == total:
+            return "failed" if failed else "done"
+        return "running" if started or done or failed else "queued"
+
+    def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
+        """State, progress, ETA and the results so far (``games``: with each game's analysis; ``match``:
+        only that match's games, :class:`InvalidJob` naming ``match`` when the job has no such match).
+
+        ``{"job_id", "kind": "analysis", "priority", "level", "state": queued|running|done|failed|
+        cancelled, "error", "games_done", "games_failed", "games_total", "progress" (games done /
+        total), "eta_s" (None until a game is done, 0 when finished), "elapsed_s", "created",
+        "matches": [{"match", "filename", "format", "players", "length", "state", "error",
+        "games_done", "games_total", "games": [GameAnalysis JSON or None per game] (with ``games``),
+        "summary": MatchAnalysis JSON once the match is done, else None}]}``
+        """
+        spec = self.spec(job_id)
+        if match is not None and not 0 <= match < len(spec["matches"]):
+            raise InvalidJob("match", f"the job has matches 0..{len(spec['matches']) - 1}, got {match}")
+        chunks = spec["chunks"]
+        records = self._progress(job_id, len(chunks))
+        summaries = self._summaries(job_id, len(spec["matches"]))
+        done = [r is not None and "error" not in r for r in records]
+        failed = [r is not None and "error" in r for r in records]
+        state = self._state(job_id, sum(done), sum(failed), len(chunks))
+        wanted = [n for n, (m, _g) in enumerate(chunks) if done[n] and match in (None, m)] if games else []
+        analyses = self._analyses(job_id, wanted)
+        matches = []
+        for m, info in enumerate(spec["matches"]):
+            mine = [n for n, (mm, _g) in enumerate(chunks) if mm == m]
+            n_done = sum(done[n] for n in mine)
+            errors = [f"game {chunks[n][1] + 1}: {records[n]['error']}" for n in mine if failed[n]]  # type: ignore[index]
+            summary = summaries[m]
+            if summary is None and mine and n_done == len(mine):
+                summary = self.finalise_match(job_id, m, spec)
+            if errors:
+                m_state = "failed"
+            elif summary is not None:
+                m_state = "done"
+            elif state == "cancelled":
+                m_state = "cancelled"
+            else:
+                m_state = "running" if n_done or state == "running" else "queued"
+            entry: dict[str, Any] = {
+                "match": m,
+                "filename": info["filename"],
+                "format": info["format"],
+                "players": info["players"],
+                "length": info["length"],
+                "state": m_state,
+                "error": "; ".join(errors) or None,
+                "games_done": n_done,
+                "games_total": len(mine),
+            }
+            if games and match in (None, m):
+                entry["games"] = [analyses.get(n) for n in mine]
+            entry["summary"] = summary
+            matches.append(entry)
+        eta, elapsed = self._timing(spec, records, done, state)
+        errors = [f"match {x['match']}: {x['error']}" for x in matches if x["error"]]
+        total = len(chunks)
+        return {
+            "job_id": job_id,
+            "kind": "analysis",
+            "priority": spec["priority"],
+            "level": spec["level"],
+            "state": state,
+            "error": "; ".join(errors)[:2000] or None,
+            "games_done": sum(done),
+            "games_failed": sum(failed),
+            "games_total": total,
+            "progress": sum(done) / total if total else 0.0,
+            "eta_s": eta,
+            "elapsed_s": elapsed,
+            "created": spec["created"],
+            "matches": matches,
+        }
+
+    @staticmethod
+    def _timing(
+        spec: Mapping[str, Any], records: list[dict[str, Any] | None], done: list[bool], state: str
+    ) -> tuple[float | None, float | None]:
+        """The ETA from the finished games' time per recorded action and the observed parallelism."""
+        finished = [r for r, d in zip(records, done, strict=True) if d and r is not None]
+        if not finished:
+            return None, None
+        per_game = [info["actions"] for info in spec["matches"]]
+        actions = [per_game[m][g] if g < len(per_game[m]) else 1 for m, g in spec["chunks"]]
+        starts = [r["started"] for r in finished]
+        ends = [r["finished"] for r in finished]
+        busy = sum(r["seconds"] for r in finished)
+        span = max(ends) - min(starts)
+        workers = max(1.0, busy / span) if span > 0 else 1.0
+        done_actions = sum(a for a, d in zip(actions, done, strict=True) if d)
+        left = sum(a for a, r in zip(actions, records, strict=True) if r is None)
+        per_action = busy / max(1, done_actions)
+        eta: float | None = round(left * per_action / workers, 3)
+        if state in ("cancelled", "failed"):
+            eta = None
+        elif state == "done":
+            eta = 0.0
+        return eta, round(span, 3)
+
+    def result(self, job_id: str) -> dict[str, Any] | None:
+        """The full report (as :meth:`status`) once the job is done, else None (also when it failed
+        or was cancelled: :meth:`status` still has what was analysed)."""
+        report = self.status(job_id)
+        return report if report["state"] == "done" else None
+
+    def match_analysis(self, job_id: str, m: int) -> tuple[Any, Any]:
+        """Match ``m``'s record and :class:`~pulvezar.analysis.match.MatchAnalysis`; :class:`InvalidJob`
+        (``match``) for a match the job does not have, :class:`MatchNotReady` while its games are
+        not all analysed."""
+        spec = self.spec(job_id)
+        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < len(spec["matches"]):
+            raise InvalidJob("match", f"the job has matches 0..{len(spec['matches']) - 1}, got {m!r}")
+        games = self._games(job_id, m, spec)
+        if games is None:
+            raise MatchNotReady(f"match {m} of job {job_id} is not analysed yet (or a game failed)")
+        from pulvezar.analysis.match import summarise
+
+        record = self.record(job_id, m, spec)
+        return record, summarise(record, games)
+
+    def sgf(self, job_id: str, m: int = 0) -> str:
+        """Match ``m`` as an SGF file with the analysis, for GNU Backgammon."""
+        from pulvezar.analysis.match import annotated_sgf
+
+        record, analysis = self.match_analysis(job_id, m)
+        out: str = annotated_sgf(record, analysis)
+        return out
+
+    # ---- changing --------------------------------------------------------
+    def resume(self, job_id: str) -> int:
+        """Continue a cancelled or failed job: its failed games are forgotten and every game without
+        a result is queued again (the games already analysed are kept).  Returns how many games were
+        queued; :class:`JobStateError` for a job that is queued, running or done."""
+        spec = self.spec(job_id)
+        chunks = spec["chunks"]
+        records = self._progress(job_id, len(chunks))
+        done = sum(r is not None and "error" not in r for r in records)
+        failed = [n for n, r in enumerate(records) if r is not None and "error" in r]
+        state = self._state(job_id, done, len(failed), len(chunks))
+        if state not in ("cancelled", "failed"):
+            raise JobStateError(f"job {job_id} is {state}: only a cancelled or failed job can be resumed")
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(cancel_key(job_id), *(chunk_key(job_id, n) for n in failed))
+        if failed:
+            pipe.hdel(progress_key(job_id), *(str(n) for n in failed))
+        pipe.execute()
+        todo = [n for n, r in enumerate(records) if r is None or n in failed]
+        queue = QUEUES[spec["priority"]]
+        for n in todo:
+            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
+        return len(todo)
+
+    def cancel(self, job_id: str) -> bool:
+        """Ask the workers to stop: queued games are skipped, running ones stop at their next
+        evaluator call.  True when cancelled now; False when the job had already ended."""
+        spec = self.spec(job_id)
+        records = self._progress(job_id, len(spec["chunks"]))
+        done = sum(r is not None and "error" not in r for r in records)
+        failed = sum(r is not None and "error" in r for r in records)
+        if self._state(job_id, done, failed, len(spec["chunks"])) in ("done", "failed", "cancelled"):
+            return False
+        return bool(self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s))
+
+
+# ---- the archive of positions ---------------------------------------------------
+
+_DATE = re.compile(r"^(\d{4})[.\-/](\d{2})[.\-/](\d{2})")
+
+
+def archive_name(record: Any, digest: str) -> str:
+    """The archive's name of an analysed match: players, length and the file's SHA-256 (so the same
+    file analysed again replaces its entries rather than adding new ones)."""
+    players = " vs ".join(p or "?" for p in record.players)
+    length = f"{record.length}p" if record.length else "money"
+    return f"{players[:80]} {length} {digest[:16]}"
+
+
+def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict[str, Any]]:
+    """One archive entry per analysed checker play (one per move: the entry id is match:game:move),
+    in the format of :func:`services.common.archive_store.add_match_positions`."""
+    from pulvezar.analysis.match import record_rules
+
+    tags = {k.lower(): str(v) for k, v in record.tags.items()}
+    found = _DATE.match(tags.get("eventdate") or tags.get("date") or tags.get("dt") or "")
+    date = "-".join(found.groups()) if found else None
+    rules = record_rules(record).name
+    name = archive_name(record, digest)
+    out = []
+    for ga in games:
+        for d in ga.decisions:
+            if d.kind != "checker":
+                continue
+            entry: dict[str, Any] = {
+                "match": name,
+                "game": ga.index + 1,
+                "move": d.move,
+                "position_id": d.position_id,
+                "match_id": d.match_id,
+                "play": d.played,
+                "dice": list(d.dice) if d.dice is not None else None,
+                "rules": rules,
+            }
+            if d.position_type:
+                entry["kind"], entry["side"] = d.position_type, d.position_side
+            if date:
+                entry["date"] = date
+            out.append(entry)
+    return out
+
+
+def archive_match(
+    redis_client: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes
+) -> int:
+    """Best effort: add the checker plays of an analysed match to the archive of positions ("similar
+    positions", :func:`services.common.archive_store.add_match_positions`), once per match of a job
+    (the caller won the summary's ``SET NX``).  Returns how many entries were written; 0 when the
+    archive module is absent or refuses them (logged): an analysis never fails because of the archive."""
+    try:
+        from services.common import archive_store
+    except ImportError:
+        return 0
+    try:
+        entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
+        return int(archive_store.add_match_positions(redis_client, entries))
+    except Exception:
+        logger.exception(
+            "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
+        )
+        return 0

@@ -1,0 +1,133 @@
+"""The daily puzzles task: compute each (date, rule set, kind) once and store it write-once in Redis.
+
+:data:`~services.rollout.celery_app.DAILY_TASK` (``pulvezar.daily.produce``) takes an ISO date, or none
+for today and tomorrow (UTC), and produces every puzzle of
+:func:`pulvezar.archive.daily.daily_kinds` that is not in Redis yet: the daily position for
+international backgammon and for Tavla (basic rules) and the daily cube decision.  Each goes to
+``daily:<date>:<rules>:<kind>`` with ``SET NX`` (:mod:`services.common.archive_store`), so a puzzle
+never changes once served; a worker holds ``...:lock`` (``SET NX EX``) while it computes one, so two
+workers do not compute the same puzzle at once.  Running the task again is cheap (existing puzzles are
+skipped): the beat schedule (``celery_app``: every six hours, on the batch queue) runs it for today and
+tomorrow, so tomorrow's puzzles exist before midnight.
+
+The puzzles use the worker's evaluator (:func:`services.rollout.tasks.evaluator`) and
+:class:`pulvezar.archive.daily.DailySettings`, overridden by ``PULVEZAR_DAILY_*`` variables
+(:class:`DailyTaskSettings`).  With ``PULVEZAR_DAILY_ON_START=1`` a worker sends the task for today once
+when it is ready (``make run`` sets it), so a fresh platform has today's puzzles without waiting for
+the schedule.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from celery.signals import worker_ready
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle
+from pulvezar.archive.similar import check_date
+from pulvezar.eval.evaluator import Evaluator
+from services.common import archive_store
+from services.common.jsonlog import log
+from services.rollout.celery_app import DAILY_TASK, app
+from services.rollout.settings import BATCH_QUEUE
+
+logger = logging.getLogger("pulvezar.services.rollout.daily")
+
+
+class DailyTaskSettings(BaseSettings):
+    """``PULVEZAR_DAILY_<NAME>``: the work per puzzle (defaults: :class:`DailySettings`)."""
+
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_DAILY_")
+
+    games: int = Field(DailySettings.games, ge=1)
+    trials: int = Field(DailySettings.trials, ge=1)
+    truncate: int | None = Field(DailySettings.truncate, ge=0)
+    cube_trials: int = Field(DailySettings.cube_trials, ge=1)
+    cube_truncate: int | None = Field(DailySettings.cube_truncate, ge=0)
+    max_screened: int = Field(DailySettings.max_screened, ge=1)
+    max_rollouts: int = Field(DailySettings.max_rollouts, ge=1)
+    screen_ply: int = Field(DailySettings.screen_ply, ge=0, le=3)
+    cube_screen_ply: int = Field(DailySettings.cube_screen_ply, ge=0, le=2)
+    lock_s: int = Field(3600, ge=10, description="a worker computing a puzzle holds its lock this long")
+    on_start: bool = Field(False, description="a worker that starts sends the task once (make run does)")
+
+    def library(self) -> DailySettings:
+        return DailySettings(
+            **self.model_dump(exclude={"lock_s", "on_start"}),
+        )
+
+
+def dates_for(date: str | None, now: dt.datetime | None = None) -> list[str]:
+    """The dates to produce: the given one, or today and tomorrow (UTC)."""
+    if date is not None:
+        return [check_date(date)]
+    today = (now or dt.datetime.now(dt.UTC)).date()
+    return [today.isoformat(), (today + dt.timedelta(days=1)).isoformat()]
+
+
+def produce_one(
+    redis: Any, date: str, rules: str, kind: str, evaluator: Evaluator, settings: DailyTaskSettings
+) -> str:
+    """Produce one puzzle unless it exists: ``"exists"``, ``"busy"`` (another worker), ``"stored"``."""
+    key = archive_store.daily_key(date, rules, kind)
+    if redis.exists(key):
+        return "exists"
+    lock = f"{key}:lock"
+    me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
+    if not redis.set(lock, me, nx=True, ex=settings.lock_s):
+        return "busy"
+    try:
+        t0 = time.perf_counter()
+        puzzle = daily_puzzle(date, rules, kind, evaluator, settings.library())  # type: ignore[arg-type]
+        stored = archive_store.store_daily(redis, date, rules, kind, puzzle.to_json())
+        log(
+            logger,
+            logging.INFO,
+            "daily puzzle",
+            date=date,
+            rules=rules,
+            kind=kind,
+            stored=stored,
+            seconds=round(time.perf_counter() - t0, 2),
+            fallback=puzzle.selection["fallback"],
+        )
+        return "stored" if stored else "exists"
+    finally:
+        raw = redis.get(lock)
+        if raw is not None and (raw.decode() if isinstance(raw, bytes) else raw) == me:
+            redis.delete(lock)
+
+
+def produce(
+    redis: Any, evaluator: Evaluator, date: str | None = None, settings: DailyTaskSettings | None = None
+) -> dict[str, str]:
+    """Every puzzle of the dates (see :func:`dates_for`): ``{"<date>:<rules>:<kind>": outcome}``."""
+    s = settings or DailyTaskSettings()
+    out: dict[str, str] = {}
+    for d in dates_for(date):
+        for rules, kind in daily_kinds():
+            out[f"{d}:{rules}:{kind}"] = produce_one(redis, d, rules, kind, evaluator, s)
+    return out
+
+
+@app.task(name=DAILY_TASK)
+def produce_daily(date: str | None = None) -> dict[str, str]:
+    """The Celery task: :func:`produce` with the worker's Redis and evaluator."""
+    from services.rollout import tasks
+
+    return produce(tasks.redis_client(), tasks.evaluator(), date)
+
+
+@worker_ready.connect
+def _on_start(sender: Any = None, **_: Any) -> None:
+    if DailyTaskSettings().on_start:  # today only: the schedule makes tomorrow's in time
+        today = dates_for(None)[0]
+        produce_daily.apply_async(args=[today], queue=BATCH_QUEUE)
+        log(logger, logging.INFO, "daily puzzles requested at start", date=today)

@@ -1,0 +1,484 @@
+"""Match analysis jobs on a real Redis and real Celery workers (subprocesses on free ports).
+
+One chunk is one game.  The workers use a small untrained net written to a temporary model file and
+10 ms extra per evaluator call (a game of the 7-point match then takes a few seconds), so that a
+worker can be killed in the middle of a game.  Every finished match is compared with
+:func:`pulvezar.analysis.match.analyse_match` run here, in the test process, with the same net and
+torch thread count: the JSON must be equal, number for number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("celery")
+redis = pytest.importorskip("redis")
+
+from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf  # noqa: E402
+from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
+from pulvezar.eval.nets import ValueNet  # noqa: E402
+from pulvezar.formats import read_mat  # noqa: E402
+from services.common import archive_store  # noqa: E402
+from services.rollout.analysis_jobs import (  # noqa: E402
+    ANALYSIS_TASK,
+    AnalysisJobSettings,
+    AnalysisStore,
+    InvalidJob,
+    JobNotFound,
+    JobStateError,
+    MatchNotReady,
+    detect_format,
+    file_key,
+    progress_key,
+    spec_key,
+)
+from services.rollout.celery_app import make_app  # noqa: E402
+from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+SHORT = DATA / "match1495872.txt"  # 1 point, 1 game
+LONG = DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat"  # 7 points, 4 games
+TINY = DATA / "gnubg_roll_then_resign_1p.mat"  # 1 point, 1 game of two plays
+REDIS_SERVER = shutil.which("redis-server") or (
+    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+)
+VISIBILITY_S = 5.0
+
+from procutil import free_port, wait_until  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
+)
+
+
+# ---- Redis, workers, the store ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    assert REDIS_SERVER is not None
+    port = free_port()
+    proc = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+
+    def up() -> bool:
+        try:
+            return bool(client.ping())
+        except redis.exceptions.ConnectionError:
+            assert proc.poll() is None, "redis-server exited"
+            return False
+
+    wait_until(up, 10, "redis-server")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import torch
+
+    torch.manual_seed(7)
+    path = tmp_path_factory.mktemp("model") / "small.pt"
+    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "analysis job tests"})
+    return path
+
+
+@pytest.fixture(scope="module")
+def worker_env(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return {
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "10",
+        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
+        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
+        "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
+    }
+
+
+class Worker:
+    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group."""
+
+    def __init__(self, env: dict[str, str], name: str) -> None:
+        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
+            cwd=ROOT,
+            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.name = name
+        self.logs: list[dict[str, Any]] = []
+        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.metrics_port = -1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            self.logs.append(entry)
+            self.lines.put(entry)
+        self.lines.put(None)
+
+    def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                entry = self.lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(
+                    f"{self.name}: no {what} in {timeout}s; logs: {self.logs[-20:]}"
+                ) from None
+            if entry is None:
+                raise AssertionError(f"{self.name} exited before {what}; logs: {self.logs[-20:]}")
+            if match(entry):
+                return entry
+
+    def ready(self) -> Worker:
+        entry = self.wait_log(lambda e: e.get("msg") == "worker ready", 90, "'worker ready'")
+        self.metrics_port = int(entry["metrics_port"])
+        return self
+
+    def metric(self, name: str, **labels: str) -> float:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
+            body = r.read().decode()
+        total = 0.0
+        for line in body.splitlines():
+            if line.startswith((name + "{", name + " ")) and all(
+                f'{k}="{v}"' in line for k, v in labels.items()
+            ):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Workers:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.count = 0
+        self.running: list[Worker] = []
+
+    def ensure(self, n: int) -> list[Worker]:
+        self.running = [w for w in self.running if w.proc.poll() is None]
+        new = []
+        while len(self.running) + len(new) < n:
+            self.count += 1
+            new.append(Worker(self.env, f"worker{self.count}"))
+        for w in new:  # started together: the torch imports overlap
+            w.ready()
+        self.running += new
+        return self.running
+
+    def stop_all(self) -> None:
+        for w in self.running:
+            w.stop()
+
+
+@pytest.fixture(scope="module")
+def workers(worker_env: dict[str, str]) -> Iterator[Workers]:
+    pool = Workers(worker_env)
+    try:
+        yield pool
+    finally:
+        pool.stop_all()
+
+
+@pytest.fixture(scope="module")
+def store(redis_url: str) -> AnalysisStore:
+    s = RolloutSettings(redis_url=redis_url, visibility_timeout_s=VISIBILITY_S)
+    limits = AnalysisJobSettings(max_level="2ply", max_file_bytes=64 * 1024, max_matches=3)
+    return AnalysisStore(redis.Redis.from_url(redis_url, decode_responses=True), make_app(s), s, limits)
+
+
+@pytest.fixture(scope="module")
+def local(model_file: Path) -> NetEvaluator:
+    return NetEvaluator.load(model_file, device="cpu")
+
+
+@contextlib.contextmanager
+def worker_threads() -> Iterator[None]:
+    """Torch with the workers' thread count: a float32 matmul's last bit depends on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+_REFERENCE: dict[Path, dict[str, Any]] = {}
+
+
+def reference(path: Path, local: NetEvaluator) -> dict[str, Any]:
+    """``analyse_match`` of a file at 0-ply in this process (once per file)."""
+    if path not in _REFERENCE:
+        record = read_mat(path.read_bytes())
+        with worker_threads():
+            ma = analyse_match(record, AnalysisSettings.from_level("0ply"), evaluator=local)
+        _REFERENCE[path] = {"json": ma.to_json(), "sgf": annotated_sgf(record, ma)}
+    return _REFERENCE[path]
+
+
+def queues_empty(store: AnalysisStore) -> bool:
+    return all(store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
+
+
+def match_file(path: Path, **extra: Any) -> dict[str, Any]:
+    return {"data": path.read_bytes(), "filename": path.name, **extra}
+
+
+def wait_done(store: AnalysisStore, job_id: str, timeout: float = 120) -> list[dict[str, Any]]:
+    """The statuses seen (without the games) until the job is done."""
+    seen: list[dict[str, Any]] = []
+
+    def done() -> bool:
+        s = store.status(job_id, games=False)
+        seen.append(s)
+        assert s["state"] not in ("failed", "cancelled"), s
+        return bool(s["state"] == "done")
+
+    wait_until(done, timeout, f"analysis job {job_id} to finish", every=0.1)
+    return seen
+
+
+def assert_equals_reference(status: dict[str, Any], m: int, path: Path, local: NetEvaluator) -> None:
+    """The job's match ``m`` equals analyse_match run here: every game and the summary."""
+    want = reference(path, local)["json"]
+    got = status["matches"][m]
+    assert got["state"] == "done" and got["games_done"] == got["games_total"] == len(want["games"])
+    assert got["games"] == want["games"]  # every decision, every number
+    assert got["summary"] == {k: v for k, v in want.items() if k != "games"}
+
+
+# ---- the tests ---------------------------------------------------------------------------
+
+
+def test_formats_are_detected_by_name_then_content() -> None:
+    assert detect_format(b"x", "a.TXT") == "mat" and detect_format(b"x", "a.sgf") == "sgf"
+    assert detect_format(b"RGMH\x00") == "xg" and detect_format(b"GMD-1\n") == "gmd"
+    assert detect_format(b"\n(;FF[4]GM[6]") == "sgf" and detect_format(b" 1 point match") == "mat"
+
+
+def test_bad_submissions_name_the_field(store: AnalysisStore) -> None:
+    good = match_file(SHORT)
+    broken = {"data": b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"}
+    cases: list[tuple[Callable[[], Any], str, str]] = [
+        (lambda: store.submit([broken], "0ply", single=True), "file", "line 5, column 6"),
+        (lambda: store.submit([good, broken], "0ply"), "matches[1].file", "line 5"),
+        (lambda: store.submit([{"data": b"(;FF[4]GM[6]"}], "0ply", single=True), "file", "line 1"),
+        (lambda: store.submit([{"data": b"   "}], "0ply", single=True), "file", "empty"),
+        (lambda: store.submit([{"data": b"GMD-1\n"}], "0ply", single=True), "file", "no game"),
+        (lambda: store.submit([{"data": b"x" * (64 * 1024 + 1)}], "0ply"), "matches[0].file", "at most"),
+        (lambda: store.submit([good], "9ply"), "level", "one of"),
+        (lambda: store.submit([good], "3ply"), "level", "not allowed"),
+        (lambda: store.submit([good], "deep"), "level", "not allowed"),
+        (lambda: store.submit([good], "0ply", "urgent"), "priority", "one of"),
+        (lambda: store.submit([good] * 4, "0ply"), "matches", "at most 3"),
+        (lambda: store.submit([], "0ply"), "matches", "non-empty"),
+        (lambda: store.submit([{**good, "format": "doc"}], "0ply"), "matches[0].format", "one of"),
+    ]
+    for call, field, words in cases:
+        with pytest.raises(InvalidJob) as e:
+            call()
+        assert e.value.field == field and words in e.value.message, (field, e.value)
+    assert queues_empty(store)  # nothing was queued for a refused job
+    with pytest.raises(JobNotFound):
+        store.status("0123456789abcdef01234567")
+
+
+def test_short_match_end_to_end_equals_analyse_match(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    workers.ensure(2)
+    job_id = store.submit([match_file(SHORT)], "0ply")
+    first = store.status(job_id)
+    assert first["kind"] == "analysis" and first["level"] == "0ply" and first["priority"] == "interactive"
+    assert first["games_total"] == 1 and first["matches"][0]["players"] == ["lasse", "yuko"]
+    with pytest.raises(MatchNotReady):
+        store.sgf(job_id, 0)
+    seen = wait_done(store, job_id)
+    final = store.status(job_id)
+    assert final["progress"] == 1 and final["eta_s"] == 0 and final["games_done"] == 1
+    assert [s["progress"] for s in seen] == sorted(s["progress"] for s in seen)
+    assert store.result(job_id) == final
+    assert_equals_reference(final, 0, SHORT, local)
+    assert store.sgf(job_id, 0) == reference(SHORT, local)["sgf"]
+    with pytest.raises(InvalidJob) as e:
+        store.sgf(job_id, 1)
+    assert e.value.field == "match"
+    assert store.cancel(job_id) is False  # finished
+    # a worker lost between the result and its progress entry: status() repairs the entry
+    store.redis.hdel(progress_key(job_id), "0")
+    assert store.status(job_id, games=False)["games_done"] == 1 and store.redis.hexists(
+        progress_key(job_id), "0"
+    )
+    # the match's checker plays went into the archive of similar positions, once per move
+    want = reference(SHORT, local)["json"]
+    plays = [d for g in want["games"] for d in g["decisions"] if d["kind"] == "checker"]
+    stored = {
+        k: json.loads(v)
+        for k, v in store.redis.hgetall(archive_store.ENTRIES).items()
+        if "lasse vs yuko" in k
+    }
+    assert len(stored) == len(plays) > 0
+    assert sorted((e["position_id"], e["play"]) for e in stored.values()) == sorted(
+        (d["position_id"], d["played"]) for d in plays
+    )
+    done = sum(w.metric("pulvezar_analysis_games_total", outcome="done") for w in workers.running)
+    assert done >= 1
+    assert sum(w.metric("pulvezar_analysis_game_seconds_count", level="0ply") for w in workers.running) >= 1
+
+
+def test_cancel_stops_the_job_and_resume_finishes_it(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    workers.ensure(2)
+    job_id = store.submit([match_file(LONG)] * 2, "0ply", "batch")  # 8 games
+    wait_until(lambda: store.status(job_id, games=False)["games_done"] >= 1, 120, "a first game", every=0.1)
+    assert store.cancel(job_id) is True
+    assert store.cancel(job_id) is False
+    wait_until(lambda: queues_empty(store), 30, "the remaining games to be skipped", every=0.1)
+    time.sleep(1.0)  # a game running at cancel time stops at its next evaluator call
+    done = store.status(job_id, games=False)["games_done"]
+    time.sleep(1.0)
+    final = store.status(job_id)
+    assert final["state"] == "cancelled" and final["games_done"] == done < 8 and final["eta_s"] is None
+    assert final["matches"][1]["state"] in ("cancelled", "done")
+    # the games analysed before the cancel are kept
+    assert sum(g is not None for m in final["matches"] for g in m["games"]) == done
+    # resumed: the other games are queued again and the job ends as if never cancelled
+    assert store.resume(job_id) == 8 - done
+    with pytest.raises(JobStateError):
+        store.resume(job_id)  # running: nothing to resume
+    wait_done(store, job_id)
+    resumed = store.status(job_id)
+    assert_equals_reference(resumed, 0, LONG, local)
+    assert_equals_reference(resumed, 1, LONG, local)
+    with pytest.raises(JobStateError):
+        store.resume(job_id)  # done
+
+
+def test_worker_killed_mid_game_gives_the_same_analysis(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    running = workers.ensure(2)
+    wait_until(lambda: queues_empty(store), 60, "empty queues")
+    job_id = store.submit([match_file(LONG)], "0ply")
+
+    def first_start() -> tuple[Worker, dict[str, Any]] | None:
+        for w in running:
+            for e in list(w.logs):
+                if e.get("msg") == "analysis chunk started" and e.get("job") == job_id:
+                    return w, e
+        return None
+
+    victim, lost = wait_until(first_start, 60, "a game of the job to start", every=0.02)
+    time.sleep(0.3)  # in the middle of its game (seconds long)
+    victim.kill()
+    lost_key = f"analysis:{job_id}:chunk:{lost['chunk']}"
+    assert not store.redis.exists(lost_key), "the game finished before the kill"
+    workers.ensure(2)  # a replacement; the lost game comes back after the visibility timeout
+    wait_done(store, job_id, timeout=180)
+    final = store.status(job_id)
+    assert_equals_reference(final, 0, LONG, local)
+    record = json.loads(store.redis.get(lost_key))
+    assert record["worker"] != f"{socket.gethostname()}:{lost['pid']}"  # analysed again, elsewhere
+
+
+def test_analyse_all_gives_results_per_match(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    workers.ensure(2)
+    job_id = store.submit([match_file(SHORT), match_file(TINY)], "0ply")
+    first = store.status(job_id, games=False)
+    assert first["priority"] == "batch" and first["games_total"] == 2 and len(first["matches"]) == 2
+    wait_done(store, job_id)
+    final = store.status(job_id)
+    assert [m["filename"] for m in final["matches"]] == [SHORT.name, TINY.name]
+    assert_equals_reference(final, 0, SHORT, local)
+    assert_equals_reference(final, 1, TINY, local)
+    assert store.sgf(job_id, 1) == reference(TINY, local)["sgf"]
+    one = store.status(job_id, match=1)  # only match 1's games
+    assert "games" not in one["matches"][0] and one["matches"][1]["games"] == final["matches"][1]["games"]
+    with pytest.raises(InvalidJob) as e:
+        store.status(job_id, match=2)
+    assert e.value.field == "match"
+
+
+def test_a_failing_game_fails_the_job_and_keeps_the_rest(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    running = workers.ensure(2)
+    good = store.submit([match_file(SHORT), match_file(TINY)], "0ply")
+    wait_done(store, good)
+    # the same job with a chunk of a game the match does not have: analyse_game raises every time
+    job_id = f"failing{good}"
+    spec = {**store.spec(good), "id": job_id, "chunks": [[0, 0], [1, 7]]}
+    for m in range(2):
+        store.redis.set(file_key(job_id, m), store.redis.get(file_key(good, m)))
+    store.redis.set(spec_key(job_id), json.dumps(spec))
+    for n in range(2):
+        store.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=INTERACTIVE_QUEUE)
+
+    def ended() -> dict[str, Any] | None:
+        s = store.status(job_id)
+        return s if s["state"] not in ("queued", "running") else None
+
+    final = wait_until(ended, 60, "the job to end", every=0.1)
+    assert final["state"] == "failed" and final["games_done"] == 1 and final["games_failed"] == 1
+    kept, failed = final["matches"]
+    assert kept["state"] == "done" and kept["games"] == reference(SHORT, local)["json"]["games"]
+    assert failed["state"] == "failed" and "out of range" in failed["error"] and failed["summary"] is None
+    assert "match 1: game 8" in final["error"]
+    assert store.result(job_id) is None and store.sgf(job_id, 0) == reference(SHORT, local)["sgf"]
+    with pytest.raises(MatchNotReady):
+        store.sgf(job_id, 1)
+    retries = RolloutSettings().max_retries
+    assert sum(w.metric("pulvezar_analysis_games_total", outcome="retried") for w in running) >= retries
+    assert sum(w.metric("pulvezar_analysis_games_total", outcome="failed") for w in running) == 1

@@ -1,0 +1,479 @@
+"""Similar positions, the position library and the daily puzzles over real processes.
+
+Redis, a gateway (uvicorn subprocess; no Rules or Evaluator service: these routes need neither) and one
+rollout worker (Celery, a small untrained net, tiny daily settings) run on free ports.  The archive is
+filled through :func:`services.common.archive_store.add_match_positions` (as the analysis jobs do) and
+the library through the REST API; hits are compared with :class:`pulvezar.archive.ArchiveIndex` here.
+The daily task runs in the worker (sent like the beat schedule sends it) and its puzzles are served by
+the gateway; running it again changes nothing (write-once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import numpy as np
+import pytest
+
+pytest.importorskip("celery")
+redis = pytest.importorskip("redis")
+
+from pulvezar import XGID, Position, PulvezarError, Rules  # noqa: E402
+from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex  # noqa: E402
+from services.common import archive_store  # noqa: E402
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+from procutil import free_port, wait_until  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "archive-key"
+PROBLEM = "application/problem+json"
+REDIS_SERVER = shutil.which("redis-server") or (
+    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+)
+pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
+DAILY_ENV = {
+    "PULVEZAR_DAILY_GAMES": "2",
+    "PULVEZAR_DAILY_TRIALS": "36",
+    "PULVEZAR_DAILY_TRUNCATE": "4",
+    "PULVEZAR_DAILY_CUBE_TRIALS": "36",
+    "PULVEZAR_DAILY_CUBE_TRUNCATE": "4",
+    "PULVEZAR_DAILY_MAX_SCREENED": "6",
+    "PULVEZAR_DAILY_SCREEN_PLY": "1",
+    "PULVEZAR_DAILY_CUBE_SCREEN_PLY": "0",
+    "PULVEZAR_DAILY_ON_START": "1",
+}
+
+
+def fields(r: httpx.Response, status: int = 422) -> list[str]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == PROBLEM
+    return [e["field"] for e in r.json().get("errors", [])]
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    assert REDIS_SERVER is not None
+    port = free_port()
+    proc = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+
+    def up() -> bool:
+        assert proc.poll() is None, "redis-server exited"
+        try:
+            return bool(client.ping())
+        except redis.exceptions.ConnectionError:
+            return False
+
+    wait_until(up, 10, "redis-server")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def r(redis_url: str) -> Any:
+    return redis.Redis.from_url(redis_url, decode_responses=True)
+
+
+class Gateway:
+    def __init__(self, service_process: type[ServiceProcess], redis_url: str) -> None:
+        nowhere = f"127.0.0.1:{free_port()}"  # no Rules or Evaluator service: not needed here
+        env = {
+            "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
+            "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
+                {KEY: {"name": "archive", "rate_per_s": 1000, "burst": 1000}}
+            ),
+        }
+        self.svc = service_process("services.gateway", "--rules", nowhere, "--evaluator", nowhere, env=env)
+        self.base = f"http://127.0.0.1:{self.svc.port}"
+        wait_until(self._healthy, 30, "the gateway's /healthz", every=0.1)
+        self.http = httpx.Client(base_url=self.base, headers={"X-API-Key": KEY}, timeout=60)
+
+    def _healthy(self) -> bool:
+        assert self.svc.proc.poll() is None, f"gateway exited; logs: {self.svc.logs}"
+        try:
+            return httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    def stop(self) -> None:
+        self.http.close()
+        assert self.svc.terminate() == 0, self.svc.logs
+        assert not [e for e in self.svc.logs if e.get("level") == "error"], "errors logged"
+
+
+@pytest.fixture(scope="module")
+def gateway(service_process: type[ServiceProcess], redis_url: str) -> Iterator[Gateway]:
+    g = Gateway(service_process, redis_url)
+    yield g
+    g.stop()
+
+
+def game_positions(n: int, seed: int) -> list[tuple[Position, tuple[int, int], str]]:
+    """Decisions along random-play games: (position, dice, play made)."""
+    rng = np.random.default_rng(seed)
+    rules = Rules.international()
+    out = []
+    p = Position.start()
+    while len(out) < n:
+        if rules.game_result(p) is not None:
+            p = Position.start()
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        plays = rules.legal_plays(p, dice)
+        play = plays[int(rng.integers(len(plays)))]
+        out.append((p, dice, play.notation))
+        p = play.position.swap()
+    return out
+
+
+def match_entries(match: str, decisions: list[tuple[Position, tuple[int, int], str]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "match": match,
+            "game": 1 + i // 40,
+            "move": 1 + i % 40,
+            "position_id": p.position_id,
+            "date": "2026-11-28",
+            "play": play,
+            "dice": list(dice),
+        }
+        for i, (p, dice, play) in enumerate(decisions)
+    ]
+
+
+# ---- the archive ------------------------------------------------------------------------------------
+
+
+def test_add_match_positions_validates_before_writing(r: Any) -> None:
+    before = archive_store.version(r)
+    good = match_entries("bad-batch", game_positions(3, seed=1))
+    bad = [*good[:1], {**good[1], "date": "2026-02-30"}, good[2]]
+    with pytest.raises(PulvezarError) as err:
+        archive_store.add_match_positions(r, bad)
+    assert err.value.field == "entries[1].date"
+    with pytest.raises(PulvezarError) as err:
+        archive_store.add_match_positions(r, [{**good[0], "colour": "red"}])
+    assert err.value.field == "entries[0].colour"
+    with pytest.raises(PulvezarError) as err:
+        archive_store.add_match_positions(r, [{k: v for k, v in good[0].items() if k != "move"}])
+    assert err.value.field == "entries[0].move"
+    assert archive_store.version(r) == before
+    assert not [k for k in r.hkeys(archive_store.ENTRIES) if k.startswith("match:bad-batch:")]
+
+
+def test_similar_positions_from_analysed_matches(r: Any, gateway: Gateway) -> None:
+    decisions = game_positions(150, seed=5)
+    entries = match_entries("m1", decisions)
+    assert archive_store.add_match_positions(r, entries) == 150
+    local = ArchiveIndex(archive_store.match_entry(e) for e in entries)
+    for q, _, _ in (decisions[10], decisions[99]):
+        res = gateway.http.post("/v1/positions/similar", json={"position": q.position_id})
+        assert res.status_code == 200, res.text
+        body = res.json()
+        assert body["position_id"] == q.position_id and body["archive_size"] >= 150
+        want = local.query(q)
+        assert [h["id"] for h in body["hits"]] == [h.entry.id for h in want]
+        assert [h["percent"] for h in body["hits"]] == [h.percent for h in want]
+        assert 1 <= len(body["hits"]) <= 12 and body["hits"][0]["percent"] == 100
+        assert all(h["similarity"] >= 0.6 for h in body["hits"])
+        top = body["hits"][0]
+        assert top["source"] == "match" and top["match"] == "m1" and top["kind"] and top["play"] is not None
+        assert top["game"] >= 1 and top["move"] >= 1 and top["date"] == "2026-11-28"
+    # a lower threshold, a smaller limit, a rule-set filter and an exclusion
+    q = decisions[42][0]
+    res = gateway.http.post(
+        "/v1/positions/similar", json={"position": q.position_id, "limit": 5, "min_similarity": 0.0}
+    )
+    assert [h["id"] for h in res.json()["hits"]] == [h.entry.id for h in local.query(q, 5, 0.0)]
+    tavla = {"position": q.position_id, "rules": {"variant": "tavla"}, "min_similarity": 0.0}
+    assert gateway.http.post("/v1/positions/similar", json=tavla).json()["hits"] == []
+    first = local.query(q)[0].entry.id
+    res = gateway.http.post("/v1/positions/similar", json={"position": q.position_id, "exclude": [first]})
+    assert first not in [h["id"] for h in res.json()["hits"]]
+
+
+def test_the_index_follows_the_archive(r: Any, gateway: Gateway) -> None:
+    q = Position.from_points({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}, {6: 2, 5: 2, 4: 2, 18: 1})
+    body = {"position": q.position_id}
+    before = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
+    assert "match:late:1:1" not in before
+    archive_store.add_match_positions(
+        r, [{"match": "late", "game": 1, "move": 1, "position_id": q.position_id}]
+    )
+    hits = gateway.http.post("/v1/positions/similar", json=body).json()["hits"]
+    assert hits[0]["id"] == "match:late:1:1" and hits[0]["percent"] == 100
+    assert archive_store.delete_entry(r, "match:late:1:1")
+    after = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
+    assert after == before
+
+
+def test_similar_bad_input(gateway: Gateway) -> None:
+    post = gateway.http.post
+    assert fields(post("/v1/positions/similar", json={"position": "nonsense"})) == ["position"]
+    assert fields(post("/v1/positions/similar", json={"position": "4HPwATDgc/ABMA", "limit": 13})) == [
+        "limit"
+    ]
+    assert fields(
+        post("/v1/positions/similar", json={"position": "4HPwATDgc/ABMA", "min_similarity": 2})
+    ) == ["min_similarity"]
+    bad_rules = {"position": "4HPwATDgc/ABMA", "rules": {"variant": "chess"}}
+    assert fields(post("/v1/positions/similar", json=bad_rules)) == ["rules.variant"]
+    assert fields(post("/v1/positions/similar", json={})) == ["position"]
+
+
+def test_library_save_once_list_get_delete(
+    r: Any, gateway: Gateway, service_process: type[ServiceProcess], redis_url: str
+) -> None:
+    http = gateway.http
+    pos = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
+    xgid = str(XGID.from_position(pos, dice=(6, 4), score=(1, 2), match_length=7))
+    body = {
+        "position": xgid, "name": "Slot play", "tags": ["opening", "slot"], "note": "5 point slotted",
+        "play": "13/7  8/4",
+    }  # fmt: skip
+    res = http.post("/v1/library/positions", json=body)
+    assert res.status_code == 201, res.text
+    saved = res.json()
+    assert saved["created"] and saved["id"].startswith("lib:") and saved["source"] == "library"
+    assert saved["dice"] == [6, 4] and saved["match_id"] and saved["position_id"] == pos.position_id
+    assert saved["tags"] == ["opening", "slot"] and saved["date"] and saved["kind"] == "opening"
+    assert saved["play"] == "13/7 8/4"  # checked against the dice and written canonically
+    assert res.headers["Location"] == f"/v1/library/positions/{saved['id']}"
+    # the same position and match state: not saved twice
+    again = http.post("/v1/library/positions", json={**body, "name": "Other name"})
+    assert again.status_code == 200 and not again.json()["created"]
+    assert again.json()["id"] == saved["id"] and again.json()["name"] == "Slot play"
+    # the same position without a match state is another entry
+    plain = http.post(
+        "/v1/library/positions", json={"position": pos.position_id, "name": "plain", "date": "2026-01-02"}
+    )
+    assert plain.status_code == 201 and plain.json()["id"] != saved["id"] and plain.json()["match_id"] is None
+    listed = http.get("/v1/library/positions").json()["positions"]
+    assert {e["id"] for e in listed} >= {saved["id"], plain.json()["id"]}
+    got = http.get(f"/v1/library/positions/{saved['id']}")
+    assert got.status_code == 200 and got.json()["note"] == "5 point slotted"
+    # the library is part of the archive: similar positions find it, and it can be left out
+    sim = http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
+    assert {saved["id"], plain.json()["id"]} <= {h["id"] for h in sim if h["percent"] == 100}
+    assert next(h for h in sim if h["id"] == saved["id"])["name"] == "Slot play"
+    # it survives a gateway restart (the archive is in Redis)
+    other = Gateway(service_process, redis_url)
+    try:
+        assert saved["id"] in {e["id"] for e in other.http.get("/v1/library/positions").json()["positions"]}
+        sim2 = other.http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
+        assert [h["id"] for h in sim2] == [h["id"] for h in sim]
+    finally:
+        other.stop()
+    assert http.delete(f"/v1/library/positions/{saved['id']}").status_code == 204
+    assert fields(http.get(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
+    assert fields(http.delete(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
+    assert fields(http.delete("/v1/library/positions/match:m1:1:1"), 404) == ["entry_id"]
+    assert r.hexists(archive_store.ENTRIES, "match:m1:1:1")  # matches are not the library's to delete
+    sim3 = http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
+    assert saved["id"] not in {h["id"] for h in sim3}
+
+
+def test_library_bad_input(gateway: Gateway) -> None:
+    post = gateway.http.post
+    ok = {"position": "4HPwATDgc/ABMA", "name": "x"}
+    assert fields(post("/v1/library/positions", json={**ok, "position": "zzz"})) == ["position"]
+    assert fields(post("/v1/library/positions", json={**ok, "date": "2026-13-01"})) == ["date"]
+    assert fields(post("/v1/library/positions", json={"position": "4HPwATDgc/ABMA"})) == ["name"]
+    assert fields(post("/v1/library/positions", json={**ok, "tags": ["t"] * 21})) == ["tags"]
+    assert fields(post("/v1/library/positions", json={**ok, "dice": [7, 1]})) == ["dice[0]"]
+    assert fields(post("/v1/library/positions", json={**ok, "dice": [3, 1], "play": "24/18"})) == ["play"]
+    assert fields(post("/v1/library/positions", json={**ok, "dice": [3, 1], "play": "hello"})) == ["play"]
+    assert fields(
+        post(
+            "/v1/library/positions", json={**ok, "rules": {"variant": "international", "hit_and_stop": True}}
+        )
+    )
+
+
+# ---- daily puzzles ----------------------------------------------------------------------------------
+
+
+class Worker:
+    """``python -m services.rollout.worker`` with a small untrained net and tiny daily settings."""
+
+    def __init__(self, redis_url: str, tmp: Path) -> None:
+        import torch
+
+        from pulvezar.eval.evaluator import NetEvaluator
+        from pulvezar.eval.nets import ValueNet
+
+        torch.manual_seed(11)
+        model = tmp / "small.pt"
+        NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(model, run={"purpose": "daily task test"})
+        env = {
+            **os.environ,
+            **DAILY_ENV,
+            "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+            "PULVEZAR_ROLLOUT_MODEL_PATH": str(model),
+            "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+            "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+            "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / "metrics"),
+            "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp / "worker.heartbeat"),
+        }
+        self.heartbeat = tmp / "worker.heartbeat"
+        self.log = open(tmp / "worker.log", "w")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--concurrency", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            start_new_session=True,
+        )
+
+    def wait_ready(self) -> None:
+        def beating() -> bool:
+            assert self.proc.poll() is None, "the worker exited"
+            return self.heartbeat.exists()
+
+        wait_until(beating, 90, "the worker's heartbeat", every=0.2)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self.log.close()
+
+
+def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
+    get = gateway.http.get
+    assert fields(get("/v1/daily/2026-13-01")) == ["date"]
+    assert fields(get("/v1/daily/yesterday")) == ["date"]
+    assert fields(get("/v1/daily/2031-01-01"), 404) == ["date"]
+    assert fields(get("/v1/daily/2031-01-01", params={"rules": "tavla", "kind": "cube"})) == ["kind"]
+    assert fields(get("/v1/daily/2031-01-01", params={"rules": "tavla+hit_and_stop"})) == ["rules"]
+    assert fields(get("/v1/daily/today", params={"kind": "opening"})) == ["kind"]
+
+
+def test_daily_task_through_a_worker_then_served(
+    r: Any, gateway: Gateway, redis_url: str, tmp_path: Path
+) -> None:
+    import datetime as dt
+
+    from services.rollout.celery_app import DAILY_TASK, make_app
+    from services.rollout.daily_tasks import DailyTaskSettings, produce
+    from services.rollout.settings import BATCH_QUEUE, RolloutSettings
+
+    worker = Worker(redis_url, tmp_path)
+    try:
+        worker.wait_ready()
+        app = make_app(RolloutSettings(redis_url=redis_url))
+        entry = app.conf.beat_schedule["daily-puzzles"]
+        assert entry["task"] == DAILY_TASK and entry["options"]["queue"] == BATCH_QUEUE
+        today = dt.datetime.now(dt.UTC).date()
+        dates = [today.isoformat(), (today + dt.timedelta(days=1)).isoformat()]
+        combos = [("international", "position"), ("tavla", "position"), ("international", "cube")]
+        keys = [archive_store.daily_key(d, rules, kind) for d in dates for rules, kind in combos]
+        # PULVEZAR_DAILY_ON_START: the worker asked for today's puzzles itself, not tomorrow's
+        wait_until(lambda: all(r.exists(k) for k in keys[:3]), 240, "today's puzzles", every=0.5)
+        assert not any(r.exists(k) for k in keys[3:])
+        app.send_task(DAILY_TASK, queue=BATCH_QUEUE)  # as beat sends it: today and tomorrow
+        wait_until(lambda: all(r.exists(k) for k in keys), 240, "the daily puzzles", every=0.5)
+    finally:
+        worker.stop()
+    stored = {k: r.get(k) for k in keys}
+    for d in dates:
+        for rules, kind in combos:
+            res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
+            assert res.status_code == 200, res.text
+            body = res.json()
+            assert body == json.loads(stored[archive_store.daily_key(d, rules, kind)])
+            assert (body["date"], body["rules"], body["kind"]) == (d, rules, kind)
+            assert body["settings"]["trials"] == 36 and body["reason"]["de"]
+            if kind == "position":
+                assert body["dice"] and body["answer"]["play"] is not None
+            else:
+                assert body["dice"] is None and body["match_length"] == 7
+                assert {"nd", "dt", "dp", "action"} <= set(body["answer"])
+    res = gateway.http.get("/v1/daily/today", params={"rules": "tavla"})
+    assert res.status_code == 200 and res.json()["date"] == dates[0] and res.json()["rules"] == "tavla"
+    assert res.json() == gateway.http.get(f"/v1/daily/{dates[0]}", params={"rules": "tavla"}).json()
+
+    # again: nothing is recomputed or changed (write-once); a held lock means another worker is at it
+    class NoEvaluator:
+        def evaluate_boards(self, boards: Any) -> Any:
+            raise AssertionError("nothing should be evaluated")
+
+    outcomes = produce(r, NoEvaluator(), dates[0], DailyTaskSettings())
+    assert set(outcomes.values()) == {"exists"}
+    assert {k: r.get(k) for k in keys} == stored
+    lock_date = "2030-06-01"
+    r.set(archive_store.daily_key(lock_date, "international", "cube") + ":lock", "someone", ex=60)
+    from services.rollout.daily_tasks import produce_one
+
+    assert produce_one(r, lock_date, "international", "cube", NoEvaluator(), DailyTaskSettings()) == "busy"
+    assert not r.exists(archive_store.daily_key(lock_date, "international", "cube"))
+
+
+def test_library_entries_round_trip_through_redis(r: Any) -> None:
+    e = ArchiveEntry("lib:tmp", Position.start().position_id, "library", name="start", tags=("a",))
+    stored, _ = archive_store.save_library_position(r, e)
+    assert stored.id == archive_store.library_id(e.position_id, None)
+    again, created2 = archive_store.save_library_position(r, e)
+    assert (again, created2) == (stored, False) and archive_store.get_entry(r, stored.id) == stored
+    with pytest.raises(PulvezarError) as err:
+        archive_store.save_library_position(r, ArchiveEntry("x", e.position_id, "match"))
+    assert err.value.field == "source"
+    assert archive_store.delete_entry(r, stored.id) and not archive_store.delete_entry(r, stored.id)
+
+
+def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
+    import asyncio
+
+    from services.gateway.routers.similar import IndexCache
+
+    def same(cache: IndexCache) -> None:
+        version, fresh = archive_store.load_index(r)
+        assert cache.version == version
+        assert sorted(e.id for e in cache.index.entries) == sorted(e.id for e in fresh.entries)
+        for q in (Position.start(), game_positions(40, seed=9)[-1][0]):
+            mine = {h.entry.id: round(h.similarity, 12) for h in cache.index.query(q, 1000, 0.0)}
+            assert mine == {h.entry.id: round(h.similarity, 12) for h in fresh.query(q, 1000, 0.0)}
+
+    cache = IndexCache()
+    asyncio.run(cache.current(r))
+    assert cache.reloads == 1
+    same(cache)
+    old = cache.index
+    archive_store.add_match_positions(r, match_entries("inc", game_positions(30, seed=9)))
+    archive_store.delete_entry(r, "match:inc:1:3")
+    archive_store.add_match_positions(r, match_entries("inc", game_positions(5, seed=10)))  # replaces 1..5
+    asyncio.run(cache.current(r))
+    assert cache.reloads == 1  # applied from the log
+    same(cache)
+    assert cache.index is not old and "match:inc:1:7" not in old  # queries in flight keep the old index
+    assert cache.index.get("match:inc:1:3") is not None  # deleted, then written again
+    # a log that no longer reaches back: everything is reloaded
+    archive_store.delete_entry(r, "match:inc:1:9")
+    archive_store.delete_entry(r, "match:inc:1:10")
+    r.ltrim(archive_store.LOG, -1, -1)
+    asyncio.run(cache.current(r))
+    assert cache.reloads == 2
+    same(cache)
+    assert "match:inc:1:9" not in cache.index
