@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train strength clean
+.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar book clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -19,7 +19,12 @@ help:
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
 	@echo "make bearoff    build the one- and two-sided bear-off databases into data/bearoff/ and print their SHA-256"
 	@echo "make train      run (or resume) TD(lambda) self-play training in runs/td (GAMES=..., SEED=...)"
+	@echo "make supervised supervised generations on pulvezar's own rollout targets in runs/sup-a (ADR 0003)"
 	@echo "make strength   pulvezar's shipped net against gnubg 0-ply and PubEval (bench/strength.py)"
+	@echo "make generations  each generation of runs/sup-a against gnubg 0-ply and PubEval (bench/generations.py)"
+	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
+	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
+	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
 
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
@@ -84,6 +89,21 @@ train: $(STAMP)
 strength: $(STAMP)
 	$(PIP) install -q -e '.[bench]'
 	$(PY) bench/strength.py --pairs 300
+
+supervised: $(STAMP)
+	nice -n 19 env OMP_NUM_THREADS=1 $(PY) -m pulvezar.train supervised --workdir runs/sup-a \
+		--init data/train/td-b/checkpoint.pt --seed 1 --positions 4000 --trials 36 --truncate 7 --lr 3e-4 \
+		--generations 4
+
+generations: $(STAMP)
+	$(PIP) install -q -e '.[bench]'
+	$(PY) bench/generations.py runs/sup-a --pairs 400 --openings
+
+bench-analysis: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) bench/analysis.py --level 2ply
+
+bench-similar: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) bench/similar.py
 
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
