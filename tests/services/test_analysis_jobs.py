@@ -11,16 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import queue
-import shutil
-import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,44 +48,17 @@ DATA = Path(__file__).resolve().parent / "data"
 SHORT = DATA / "match1495872.txt"  # 1 point, 1 game
 LONG = DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat"  # 7 points, 4 games
 TINY = DATA / "gnubg_roll_then_resign_1p.mat"  # 1 point, 1 game of two plays
-REDIS_SERVER = shutil.which("redis-server") or (
-    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-)
 VISIBILITY_S = 5.0
 
-from procutil import free_port, wait_until  # noqa: E402
-
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
-)
-
+from procutil import wait_until  # noqa: E402
+from rollout_workers import Worker, Workers  # noqa: E402
 
 # ---- Redis, workers, the store ---------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    assert REDIS_SERVER is not None
-    port = free_port()
-    proc = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-
-    def up() -> bool:
-        try:
-            return bool(client.ping())
-        except redis.exceptions.ConnectionError:
-            assert proc.poll() is None, "redis-server exited"
-            return False
-
-    wait_until(up, 10, "redis-server")
-    yield url
-    proc.terminate()
-    proc.wait(10)
+def redis_url(redis_server: str) -> str:
+    return redis_server
 
 
 @pytest.fixture(scope="module")
@@ -119,103 +84,6 @@ def worker_env(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPa
         "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
         "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
     }
-
-
-class Worker:
-    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group."""
-
-    def __init__(self, env: dict[str, str], name: str) -> None:
-        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
-            cwd=ROOT,
-            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.name = name
-        self.logs: list[dict[str, Any]] = []
-        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.metrics_port = -1
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                entry = {"msg": "(not JSON)", "line": line.rstrip()}
-            self.logs.append(entry)
-            self.lines.put(entry)
-        self.lines.put(None)
-
-    def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        while True:
-            try:
-                entry = self.lines.get(timeout=max(0.0, end - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(
-                    f"{self.name}: no {what} in {timeout}s; logs: {self.logs[-20:]}"
-                ) from None
-            if entry is None:
-                raise AssertionError(f"{self.name} exited before {what}; logs: {self.logs[-20:]}")
-            if match(entry):
-                return entry
-
-    def ready(self) -> Worker:
-        entry = self.wait_log(lambda e: e.get("msg") == "worker ready", 90, "'worker ready'")
-        self.metrics_port = int(entry["metrics_port"])
-        return self
-
-    def metric(self, name: str, **labels: str) -> float:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
-            body = r.read().decode()
-        total = 0.0
-        for line in body.splitlines():
-            if line.startswith((name + "{", name + " ")) and all(
-                f'{k}="{v}"' in line for k, v in labels.items()
-            ):
-                total += float(line.rsplit(" ", 1)[1])
-        return total
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-class Workers:
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.count = 0
-        self.running: list[Worker] = []
-
-    def ensure(self, n: int) -> list[Worker]:
-        self.running = [w for w in self.running if w.proc.poll() is None]
-        new = []
-        while len(self.running) + len(new) < n:
-            self.count += 1
-            new.append(Worker(self.env, f"worker{self.count}"))
-        for w in new:  # started together: the torch imports overlap
-            w.ready()
-        self.running += new
-        return self.running
-
-    def stop_all(self) -> None:
-        for w in self.running:
-            w.stop()
 
 
 @pytest.fixture(scope="module")

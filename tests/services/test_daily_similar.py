@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -39,10 +38,6 @@ from procutil import free_port, wait_until  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "archive-key"
 PROBLEM = "application/problem+json"
-REDIS_SERVER = shutil.which("redis-server") or (
-    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-)
-pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
 DAILY_ENV = {
     "PULVEZAR_DAILY_GAMES": "2",
     "PULVEZAR_DAILY_TRIALS": "36",
@@ -63,28 +58,8 @@ def fields(r: httpx.Response, status: int = 422) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    assert REDIS_SERVER is not None
-    port = free_port()
-    proc = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-
-    def up() -> bool:
-        assert proc.poll() is None, "redis-server exited"
-        try:
-            return bool(client.ping())
-        except redis.exceptions.ConnectionError:
-            return False
-
-    wait_until(up, 10, "redis-server")
-    yield url
-    proc.terminate()
-    proc.wait(10)
+def redis_url(redis_server: str) -> str:
+    return redis_server
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
-import shutil
 import signal
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -47,45 +41,18 @@ from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSet
 
 ROOT = Path(__file__).resolve().parents[2]
 START = "4HPwATDgc/ABMA"
-REDIS_SERVER = shutil.which("redis-server") or (
-    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-)
 CHUNK = 72
 VISIBILITY_S = 5.0
 
-from procutil import free_port, wait_until  # noqa: E402
-
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
-)
-
+from procutil import wait_until  # noqa: E402
+from rollout_workers import Worker, Workers  # noqa: E402
 
 # ---- Redis and workers ---------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    assert REDIS_SERVER is not None
-    port = free_port()
-    proc = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-
-    def up() -> bool:
-        try:
-            return bool(client.ping())
-        except redis.exceptions.ConnectionError:
-            assert proc.poll() is None, "redis-server exited"
-            return False
-
-    wait_until(up, 10, "redis-server")
-    yield url
-    proc.terminate()
-    proc.wait(10)
+def redis_url(redis_server: str) -> str:
+    return redis_server
 
 
 @pytest.fixture(scope="module")
@@ -112,109 +79,6 @@ def settings(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPath
         "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
         "PULVEZAR_ROLLOUT_DEVICE": "cpu",
     }
-
-
-class Worker:
-    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group."""
-
-    def __init__(self, env: dict[str, str], name: str) -> None:
-        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
-            cwd=ROOT,
-            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.name = name
-        self.logs: list[dict[str, Any]] = []
-        self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.metrics_port = -1
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                entry = {"msg": "(not JSON)", "line": line.rstrip()}
-            self.logs.append(entry)
-            self._lines.put(entry)
-        self._lines.put(None)
-
-    def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        while True:
-            try:
-                entry = self._lines.get(timeout=max(0.0, end - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(
-                    f"{self.name}: no {what} within {timeout}s; logs: {self.logs[-20:]}"
-                ) from None
-            if entry is None:
-                raise AssertionError(f"{self.name} exited before {what}; logs: {self.logs[-20:]}")
-            if match(entry):
-                return entry
-
-    def ready(self, timeout: float = 60) -> Worker:
-        entry = self.wait_log(lambda e: e.get("msg") == "worker ready", timeout, "'worker ready'")
-        self.metrics_port = int(entry["metrics_port"])
-        return self
-
-    def metric(self, name: str, **labels: str) -> float:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
-            body = r.read().decode()
-        total = 0.0
-        for line in body.splitlines():
-            named = line.startswith((name + "{", name + " "))
-            if named and all(f'{k}="{v}"' in line for k, v in labels.items()):
-                total += float(line.rsplit(" ", 1)[1])
-        return total
-
-    def kill(self) -> None:
-        """SIGKILL the whole worker (main process and pool) at once."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-class Workers:
-    """The running workers of the module; tests kill and restart them."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.count = 0
-        self.running: list[Worker] = []
-
-    def start(self, n: int = 1) -> list[Worker]:
-        new = []
-        for _ in range(n):
-            self.count += 1
-            new.append(Worker(self.env, f"worker{self.count}"))
-        for w in new:
-            w.ready()
-        self.running += new
-        return new
-
-    def ensure(self, n: int) -> None:
-        self.running = [w for w in self.running if w.proc.poll() is None]
-        if len(self.running) < n:
-            self.start(n - len(self.running))
-
-    def stop_all(self) -> None:
-        for w in self.running:
-            w.stop()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,130 @@
+"""Real Celery rollout workers for the tests: ``python -m services.rollout.worker`` as subprocesses.
+
+Each worker runs one pool process in its own process group (so a test can SIGKILL the whole worker at
+once), with its JSON log lines collected and its Prometheus metrics on a free port.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Worker:
+    """One worker; ``env`` holds its ``PULVEZAR_ROLLOUT_*`` settings (``METRICS_DIR`` is required)."""
+
+    def __init__(self, env: dict[str, str], name: str) -> None:
+        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
+            cwd=ROOT,
+            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.name = name
+        self.logs: list[dict[str, Any]] = []
+        self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.metrics_port = -1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            self.logs.append(entry)
+            self._lines.put(entry)
+        self._lines.put(None)
+
+    def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+        """The first log entry from now on for which ``match`` holds; fails after ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                entry = self._lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(
+                    f"{self.name}: no {what} within {timeout}s; logs: {self.logs[-20:]}"
+                ) from None
+            if entry is None:
+                raise AssertionError(f"{self.name} exited before {what}; logs: {self.logs[-20:]}")
+            if match(entry):
+                return entry
+
+    def ready(self, timeout: float = 90) -> Worker:
+        entry = self.wait_log(lambda e: e.get("msg") == "worker ready", timeout, "'worker ready'")
+        self.metrics_port = int(entry["metrics_port"])
+        return self
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of the samples of ``name`` with these labels on the worker's /metrics."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
+            body = r.read().decode()
+        total = 0.0
+        for line in body.splitlines():
+            named = line.startswith((name + "{", name + " "))
+            if named and all(f'{k}="{v}"' in line for k, v in labels.items()):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (main process and pool) at once."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Workers:
+    """The running workers of a test module; tests kill and restart them."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.count = 0
+        self.running: list[Worker] = []
+
+    def start(self, n: int = 1) -> list[Worker]:
+        """``n`` more workers, started together (their imports overlap) and ready."""
+        new = []
+        for _ in range(n):
+            self.count += 1
+            new.append(Worker(self.env, f"worker{self.count}"))
+        for w in new:
+            w.ready()
+        self.running += new
+        return new
+
+    def ensure(self, n: int) -> list[Worker]:
+        """At least ``n`` live workers; the live ones."""
+        self.running = [w for w in self.running if w.proc.poll() is None]
+        if len(self.running) < n:
+            self.start(n - len(self.running))
+        return self.running
+
+    def stop_all(self) -> None:
+        for w in self.running:
+            w.stop()
