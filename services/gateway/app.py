@@ -35,7 +35,8 @@ from services.common.jsonlog import log
 from services.gateway import problems
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
-from services.gateway.routers import cube, matches, met, plays, positions, rollouts
+from services.gateway.routers import analyses, cube, daily, matches, met, plays, positions, rollouts, similar
+from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import Upstream
@@ -44,6 +45,8 @@ logger = logging.getLogger("pulvezar.gateway")
 access_logger = logging.getLogger("pulvezar.gateway.access")
 
 UPLOAD_PREFIX = "/v1/matches"
+#: routes whose bodies carry match files: limited by ``max_upload_bytes`` (+ framing), not ``max_body_bytes``
+UPLOAD_PREFIXES = (UPLOAD_PREFIX, "/v1/analyses")
 
 
 class Metrics:
@@ -135,7 +138,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        upload = scope["path"].startswith(UPLOAD_PREFIX)
+        upload = scope["path"].startswith(UPLOAD_PREFIXES)
         # multipart framing adds a little to the file itself
         limit = self.upload_limit + 64 * 1024 if upload else self.limit
         length = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
@@ -233,8 +236,11 @@ def create_app(
     app.state.jobs = Jobs(job_store)
 
     problems.install(app)
-    for r in (positions.router, plays.router, cube.router, met.router, matches.router, rollouts.router):
-        app.include_router(r)
+    routers = (positions, plays, cube, met, matches, rollouts, analyses, opening_book)
+    for r in routers:
+        app.include_router(r.router)
+    for extra in (daily.router, *similar.routers):  # daily puzzles; similar positions and the library
+        app.include_router(extra)
 
     @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")
     async def healthz() -> Health:

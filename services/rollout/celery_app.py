@@ -120,7 +120,12 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         worker_send_task_events=False,
         task_serializer="json",
         accept_content=["json"],
-        include=["services.rollout.tasks", "services.rollout.analysis_tasks", "services.rollout.daily_tasks"],
+        include=[
+            "services.rollout.tasks",
+            "services.rollout.analysis_tasks",
+            "services.rollout.daily_tasks",
+            "services.rollout.book_tasks",
+        ],
     )
     celery.conf.beat_schedule = {  # `celery beat` or a worker with -B
         "daily-puzzles": {

@@ -1,0 +1,177 @@
+"""``python -m pulvezar.book``: generate, continue and show opening books.
+
+::
+
+    python -m pulvezar.book generate --rules international --out data/book/international.json
+        [--trials 5184] [--candidates 5] [--threshold 0.16] [--ply 3] [--reply-ply 3]
+        [--truncate N] [--seed 1] [--rolls 31,42] [--workdir DIR] [--threads 1]
+    python -m pulvezar.book show data/book/international.json [--roll 31] [--json]
+    python -m pulvezar.book status --rules tavla --out data/book/tavla.json [--workdir DIR] [...]
+
+The defaults are the issue's full settings (3-ply search, 5,184 rollout trials played to the end,
+3-ply replies).  ``generate`` saves every finished step in the work directory (default
+``$XDG_CACHE_HOME/pulvezar/book/<name of --out>``) and writes ``--out`` after every finished
+roll; run the same command again to continue an interrupted run, or with more ``--trials`` to
+extend it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from pulvezar.book.generate import (
+    FULL_TRIALS,
+    BookGenerator,
+    BookSettings,
+    Progress,
+    generate_book,
+    read_book,
+)
+from pulvezar.book.model import Book, BookError, parse_roll
+
+
+def default_workdir(out: Path) -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "pulvezar" / "book" / out.stem
+
+
+def _settings(args: argparse.Namespace) -> BookSettings:
+    rolls = None
+    if args.rolls:
+        rolls = tuple(parse_roll(r, "rolls") for r in args.rolls.split(","))
+    return BookSettings(
+        variant=args.rules,
+        hit_and_stop=args.hit_and_stop,
+        must_bear_off=args.must_bear_off,
+        rolls=rolls,
+        ply=args.ply,
+        candidates=args.candidates,
+        threshold=args.threshold,
+        trials=args.trials,
+        seed=args.seed,
+        truncate=args.truncate,
+        variance_reduction=not args.no_variance_reduction,
+        rollout_ply=args.rollout_ply,
+        reply_ply=args.reply_ply,
+        chunk_size=args.chunk_size,
+    )
+
+
+def _hms(s: float | None) -> str:
+    if s is None:
+        return "?"
+    s = int(s)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _print_progress(p: Progress) -> None:
+    what = p.item.describe() if p.item else ""
+    print(
+        f"{time.strftime('%H:%M:%S')} [{p.items_done}/{p.items_total}] {what} {p.seconds:.1f}s; "
+        f"trials {p.trials_done}/{p.trials_total}, rolls {p.rolls_done}/{p.rolls_total}, "
+        f"elapsed {_hms(p.elapsed_s)}, eta {_hms(p.eta_s)}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def show(book: Book, roll: str | None) -> str:
+    lines = [
+        f"{book.variant} opening book ({'complete' if book.complete else 'INCOMPLETE'}, "
+        f"{len(book.rolls)} rolls), {book.engine['name']} {book.engine['version']} "
+        f"{book.engine['model']} sha256 {str(book.engine['model_sha256'])[:12]}, generated {book.generated}",
+        "settings: "
+        + ", ".join(
+            f"{k}={book.settings[k]}"
+            for k in ("ply", "candidates", "threshold", "trials", "truncate", "seed", "reply_ply")
+            if k in book.settings
+        ),
+    ]
+    rolls = [book.roll(roll)] if roll else list(book.rolls)
+    for r in rolls:
+        lines.append(f"{r.roll}:")
+        for c in r.candidates:
+            p = c.probabilities
+            lines.append(
+                f"  {c.play:<16} {c.equity:+.4f} loss {c.loss:.4f}  (search {c.search_equity:+.4f}, "
+                f"rollout {c.rollout_equity:+.4f} +- {c.rollout_se:.4f}, {c.trials} trials)  "
+                f"win {p['win']:.3f} gammon {p['win_gammon']:.3f} lose gammon {p['lose_gammon']:.3f}"
+            )
+        if roll and r.replies is not None:
+            lines.append(f"  replies to {r.replies.play} ({r.replies.ply} ply):")
+            for x in r.replies.replies:
+                lines.append(f"    {x.roll}: {x.play:<20} {x.equity:+.4f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pulvezar.book", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("generate", "status"):
+        g = sub.add_parser(name)
+        g.add_argument("--rules", choices=("international", "tavla"), required=True)
+        g.add_argument("--hit-and-stop", action="store_true")
+        g.add_argument("--must-bear-off", action="store_true")
+        g.add_argument("--out", type=Path, required=True)
+        g.add_argument("--workdir", type=Path)
+        g.add_argument("--trials", type=int, default=FULL_TRIALS)
+        g.add_argument("--candidates", type=int, default=5)
+        g.add_argument("--threshold", type=float, default=0.16)
+        g.add_argument("--ply", type=int, default=3)
+        g.add_argument("--reply-ply", type=int, default=3)
+        g.add_argument("--rollout-ply", type=int, default=0)
+        g.add_argument("--truncate", type=int, default=None)
+        g.add_argument("--seed", type=int, default=1)
+        g.add_argument("--chunk-size", type=int, default=72)
+        g.add_argument("--rolls", help="only these rolls, e.g. 31,42 (default: every opening roll)")
+        g.add_argument("--no-variance-reduction", action="store_true")
+        g.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+        g.add_argument("--max-items", type=int, default=None, help="stop after this many work items")
+    s = sub.add_parser("show")
+    s.add_argument("book", type=Path)
+    s.add_argument("--roll")
+    s.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "show":
+            book = read_book(args.book)
+            if args.json:
+                data = book.to_json()
+                if args.roll:
+                    data = next(r for r in data["rolls"] if r["roll"] == book.roll(args.roll).roll)
+                print(json.dumps(data, indent=1, ensure_ascii=False))
+            else:
+                print(show(book, args.roll))
+            return 0
+        import torch
+
+        torch.set_num_threads(max(1, args.threads))
+        settings = _settings(args)
+        workdir = args.workdir or default_workdir(args.out)
+        if args.command == "status":
+            gen = BookGenerator(settings, workdir)
+            items_done, items_total, trials_done, trials_total, rolls_done = gen._status()
+            print(
+                f"{workdir}: items {items_done}/{items_total}, trials {trials_done}/{trials_total}, "
+                f"rolls {rolls_done}/{len(settings.roll_list)}"
+            )
+            return 0
+        print(f"work directory {workdir}", file=sys.stderr)
+        book = generate_book(settings, workdir, args.out, progress=_print_progress, max_items=args.max_items)
+        print(f"wrote {args.out}: {len(book.rolls)} rolls, {'complete' if book.complete else 'incomplete'}")
+        return 0 if book.complete or args.max_items is not None else 1
+    except BookError as e:
+        print(f"error: {e.field}: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

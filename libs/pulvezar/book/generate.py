@@ -1,0 +1,694 @@
+"""Generating the opening book: search, rollouts, replies; resumable, deterministic per seed.
+
+For every opening roll of the rule set (:func:`~pulvezar.book.model.opening_rolls`):
+
+1. **search**: all legal plays from the start position are ranked by an N-ply search
+   (:meth:`~pulvezar.search.Search.rank`, default 3 plies) with the book's move filter: 0-ply
+   screen ``1 / 16 / 0.32``, none at 1 ply, and the ``candidates`` best kept at 2 plies; of the
+   plays valued at the full depth, the best and those within ``threshold`` of it (at most
+   ``candidates``) are the roll's candidates;
+2. **rollout**: the candidates are rolled out together, every candidate with the same dice
+   (:func:`~pulvezar.rollouts.rollout_plays`, variance reduction, stratified first rolls), in the
+   chunks of :func:`~pulvezar.rollouts.chunks.plan_chunks` (``chunk_size`` trials each);
+3. each candidate's **value** is the mean of its search equity and its rollout equity; its
+   probabilities are the rollout's; the best value is the roll's best play;
+4. **replies**: for the best play, the opponent's best reply to each of its 21 rolls by a
+   ``reply_ply`` search (normal move filter).
+
+Every step of every roll is a *work item* whose result is saved in the work directory (written
+to a temporary file and renamed) as soon as it is done.  A run that is interrupted continues
+where it stopped when started again on the same work directory; a run with more ``trials``
+reuses the chunks it has (the chunk grid is fixed, so a rollout extended from ``T`` to ``T + M``
+trials equals a run of ``T + M`` trials when ``T`` is a multiple of the chunk size).  Each item
+is computed from scratch (its own search cache), so its numbers do not depend on what ran before
+it in the process: an interrupted and resumed run gives the same book, bit for bit, as one run.
+
+The work directory holds ``manifest.json`` (the settings except ``trials``, and the engine); a
+directory made with other settings or another net is refused (:class:`BookError`, field
+``workdir``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import pulvezar
+from pulvezar.book.model import (
+    Book,
+    BookCandidate,
+    BookError,
+    BookReplies,
+    BookReply,
+    BookRoll,
+    opening_rolls,
+    probs_json,
+    read_book,
+    roll_name,
+)
+from pulvezar.eval.evaluator import DEFAULT_MODEL, Evaluator, default_evaluator
+from pulvezar.rollouts.chunks import check_chunk_size, plan_chunks
+from pulvezar.rollouts.engine import rollout_plays
+from pulvezar.rollouts.stats import RolloutResult
+from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Play, Rules
+from pulvezar.search.filters import FilterStage, MoveFilter
+from pulvezar.search.plies import MAX_PLY, ROLLS, Search
+
+Dice = tuple[int, int]
+
+#: The issue's settings ("3-ply evaluation and a 5,184-trial rollout"): the command's defaults.
+FULL_TRIALS = 5184
+
+
+@dataclass(frozen=True)
+class BookSettings:
+    """Everything that decides a book's numbers (recorded in the book as ``settings``)."""
+
+    variant: str = "international"
+    hit_and_stop: bool = False
+    must_bear_off: bool = False
+    #: the rolls to generate; None: every opening roll of the rule set (15 or 21)
+    rolls: tuple[Dice, ...] | None = None
+    #: search depth of the candidates (gnubg numbering: 0 = the net)
+    ply: int = 3
+    #: at most this many candidates per roll ...
+    candidates: int = 5
+    #: ... within this much equity of the best at ``ply``
+    threshold: float = 0.16
+    trials: int = FULL_TRIALS
+    seed: int = 1
+    #: half-moves before a rollout trial stops with the net's value; None: played to the end
+    truncate: int | None = None
+    variance_reduction: bool = True
+    #: how the rollout trials choose their plays (0 = the net)
+    rollout_ply: int = 0
+    #: search depth of the opponent's replies
+    reply_ply: int = 3
+    chunk_size: int = 72
+
+    def __post_init__(self) -> None:
+        if self.variant not in ("international", "tavla"):
+            raise BookError(f"'international' or 'tavla', got {self.variant!r}", field="rules")
+        if self.variant == "international" and (self.hit_and_stop or self.must_bear_off):
+            raise BookError("hit_and_stop and must_bear_off are Tavla options", field="rules")
+        for name, lo, hi in (
+            ("ply", 0, MAX_PLY),
+            ("reply_ply", 0, MAX_PLY),
+            ("rollout_ply", 0, 2),
+            ("candidates", 1, 32),
+            ("trials", 1, 10_000_000),
+            ("seed", 0, 2**63 - 1),
+        ):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise BookError(f"an integer {lo}..{hi} is required, got {v!r}", field=name)
+        if not isinstance(self.threshold, int | float) or not 0 <= self.threshold <= 2:
+            raise BookError(f"a number 0..2 is required, got {self.threshold!r}", field="threshold")
+        if self.truncate is not None and (
+            isinstance(self.truncate, bool) or not isinstance(self.truncate, int) or self.truncate < 1
+        ):
+            reason = f"a positive number of half-moves or none, got {self.truncate!r}"
+            raise BookError(reason, field="truncate")
+        try:
+            check_chunk_size(self.chunk_size)
+        except ValueError as e:
+            raise BookError(str(e), field="chunk_size") from None
+        if self.rolls is not None:
+            allowed = opening_rolls(self.variant)
+            norm = []
+            for d in self.rolls:
+                r = (max(d), min(d))
+                if r not in allowed:
+                    raise BookError(f"{roll_name(r)} is not an opening roll of {self.variant}", field="rolls")
+                if r not in norm:
+                    norm.append(r)
+            object.__setattr__(self, "rolls", tuple(sorted(norm, key=allowed.index)))
+
+    @property
+    def rules(self) -> Rules:
+        if self.variant == "international":
+            return Rules.international()
+        return Rules.tavla(self.hit_and_stop, self.must_bear_off)
+
+    @property
+    def roll_list(self) -> tuple[Dice, ...]:
+        return self.rolls if self.rolls is not None else opening_rolls(self.variant)
+
+    def rules_json(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "hit_and_stop": self.hit_and_stop,
+            "must_bear_off": self.must_bear_off,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["rolls"] = [roll_name(r) for r in self.roll_list]
+        for k in ("variant", "hit_and_stop", "must_bear_off"):
+            out.pop(k)
+        out["candidate_filter"] = {
+            "screen_0ply": [1, 16, 0.32],
+            "keep_at_2ply": self.candidates,
+            "select": f"at most {self.candidates} within {self.threshold} of the best at {self.ply} ply",
+        }
+        out["value"] = "mean of the search equity and the rollout equity; probabilities from the rollout"
+        return out
+
+    @classmethod
+    def from_json(cls, rules: dict[str, Any], data: dict[str, Any]) -> BookSettings:
+        keys = {f for f in cls.__dataclass_fields__ if f not in ("variant", "hit_and_stop", "must_bear_off")}
+        kw = {k: v for k, v in data.items() if k in keys}
+        if kw.get("rolls") is not None:
+            kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in kw["rolls"])
+        return cls(
+            variant=rules["variant"],
+            hit_and_stop=bool(rules.get("hit_and_stop", False)),
+            must_bear_off=bool(rules.get("must_bear_off", False)),
+            **kw,
+        )
+
+    def move_filter(self) -> MoveFilter:
+        """0-ply screen 1/16/0.32, none at 1 ply, the ``candidates`` best at 2 plies."""
+        return MoveFilter("book", (FilterStage(1, 16, 0.32), None, FilterStage(self.candidates, 0, 0.0)))
+
+    def work_key(self) -> dict[str, Any]:
+        """What a work directory must agree on (all but ``trials``: more trials extend a run)."""
+        out = self.to_json()
+        out.pop("trials")
+        out["rules"] = self.rules_json()
+        return out
+
+
+def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str, Any]:
+    """Engine version and model file checksum of ``evaluator`` (a ``NetEvaluator`` has them)."""
+    info = getattr(evaluator, "info", None)
+    out: dict[str, Any] = {
+        "name": "pulvezar",
+        "version": pulvezar.__version__,
+        "model": model_name or (DEFAULT_MODEL.name if info is not None else type(evaluator).__name__),
+        "model_sha256": getattr(info, "sha256", None) or "0" * 64,
+    }
+    if info is not None:
+        out["encoding_version"] = int(info.encoding_version)
+        run = getattr(info, "run", {}) or {}
+        if "name" in run:
+            out["model_run"] = f"{run['name']} after {run.get('games_done', '?')} games"
+    return out
+
+
+# ---- work items -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One step of one roll: ``search``, ``chunk`` (trials ``first .. first + n - 1``) or ``replies``."""
+
+    kind: str
+    roll: Dice
+    first: int = 0
+    n: int = 0
+
+    @property
+    def trials(self) -> int:
+        return self.n
+
+    def filename(self) -> str:
+        name = roll_name(self.roll)
+        if self.kind == "chunk":
+            return f"rollout-{name}-{self.first:08d}-{self.n}.npy"
+        return f"{self.kind}-{name}.json"
+
+    def describe(self) -> str:
+        name = roll_name(self.roll)
+        if self.kind == "chunk":
+            return f"{name} rollout trials {self.first}..{self.first + self.n - 1}"
+        return f"{name} {self.kind}"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run stands: items and trials done of the whole work list, and the item just done."""
+
+    items_done: int
+    items_total: int
+    trials_done: int
+    trials_total: int
+    rolls_done: int
+    rolls_total: int
+    item: WorkItem | None = None
+    seconds: float = 0.0
+    elapsed_s: float = 0.0
+    eta_s: float | None = None
+
+    @property
+    def fraction(self) -> float:
+        return self.items_done / self.items_total if self.items_total else 1.0
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _probs(p: npt.ArrayLike) -> list[float]:
+    return [float(x) for x in np.asarray(p, dtype=np.float64).reshape(5)]
+
+
+@dataclass
+class _Cache:
+    search: dict[Dice, dict[str, Any]] = field(default_factory=dict)
+    valued: dict[Dice, list[BookCandidate]] = field(default_factory=dict)
+
+
+class BookGenerator:
+    """The generation of one book in a work directory (see the module notes).
+
+    >>> # BookGenerator(BookSettings(variant="tavla", trials=288), "work/tavla").run()
+    """
+
+    def __init__(
+        self,
+        settings: BookSettings,
+        workdir: str | Path,
+        evaluator: Evaluator | None = None,
+        *,
+        model_name: str | None = None,
+        progress: Callable[[Progress], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.workdir = Path(workdir)
+        self.evaluator: Evaluator = evaluator if evaluator is not None else default_evaluator()
+        self.engine = engine_info(self.evaluator, model_name)
+        self.rules = settings.rules
+        self.start = Position.start()
+        self.progress = progress
+        self._cache = _Cache()
+        self._manifest()
+
+    # ---- the work directory ------------------------------------------------------
+    def _manifest(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        path = self.workdir / "manifest.json"
+        want: dict[str, Any] = {"settings": self.settings.work_key(), "engine": self.engine}
+        if path.exists():
+            try:
+                have = json.loads(path.read_text())
+            except (OSError, ValueError) as e:
+                raise BookError(f"{path} is unreadable: {e}", field="workdir") from None
+            if have.get("settings") != want["settings"] or have.get("engine") != want["engine"]:
+                raise BookError(
+                    f"{self.workdir} holds work with other settings or another engine; "
+                    "use another work directory",
+                    field="workdir",
+                )
+            self.created = str(have.get("created", ""))
+        else:
+            self.created = _now()
+            want["created"] = self.created
+            _atomic_write(path, (json.dumps(want, indent=2, sort_keys=True) + "\n").encode())
+
+    def path(self, item: WorkItem) -> Path:
+        return self.workdir / item.filename()
+
+    def done(self, item: WorkItem) -> bool:
+        if item.kind == "replies":
+            data = self._load_json(item)
+            return data is not None and data["position_id"] == self._best_position_id(item.roll)
+        return self.path(item).exists()
+
+    def _load_json(self, item: WorkItem) -> dict[str, Any] | None:
+        p = self.path(item)
+        if not p.exists():
+            return None
+        data: dict[str, Any] = json.loads(p.read_text())
+        return data
+
+    # ---- the work list -------------------------------------------------------------
+    def items(self, roll: Dice | None = None) -> Iterator[WorkItem]:
+        """The work list in order: per roll its search, its rollout chunks, its replies."""
+        s = self.settings
+        for r in s.roll_list if roll is None else (roll,):
+            yield WorkItem("search", r)
+            for first, n in plan_chunks(s.trials, s.chunk_size):
+                yield WorkItem("chunk", r, first, n)
+            yield WorkItem("replies", r)
+
+    def _status(self) -> tuple[int, int, int, int, int]:
+        items = list(self.items())
+        done_items = [i for i in items if i.kind != "replies" and self.done(i)]
+        trials_total = sum(i.n for i in items if i.kind == "chunk")
+        trials_done = sum(i.n for i in done_items if i.kind == "chunk")
+        rolls_done = sum(self.roll_done(r) for r in self.settings.roll_list)
+        replies_done = rolls_done  # a roll is done when its replies are
+        return len(done_items) + replies_done, len(items), trials_done, trials_total, rolls_done
+
+    def roll_done(self, roll: Dice) -> bool:
+        return all(self.done(i) for i in self.items(roll))
+
+    # ---- running -----------------------------------------------------------------------
+    def run(self, max_items: int | None = None) -> Book:
+        """Do the work that is not done yet (at most ``max_items`` items) and return the book
+        (``complete`` when every roll is done; otherwise the rolls done so far)."""
+        t0 = time.monotonic()
+        budget = max_items
+        done_now = 0
+        busy = 0.0
+        for item in self.items():
+            if self.done(item):
+                continue
+            if budget is not None and done_now >= budget:
+                break
+            t = time.monotonic()
+            self.compute(item)
+            seconds = time.monotonic() - t
+            done_now += 1
+            busy += seconds
+            if self.progress is not None:
+                self.progress(self._progress(item, seconds, time.monotonic() - t0, busy, done_now))
+        return self.book()
+
+    def _progress(self, item: WorkItem, seconds: float, elapsed: float, busy: float, n: int) -> Progress:
+        items_done, items_total, trials_done, trials_total, rolls_done = self._status()
+        eta = None
+        if items_done == items_total:
+            eta = 0.0
+        elif n:
+            eta = busy / n * (items_total - items_done)
+        return Progress(
+            items_done, items_total, trials_done, trials_total, rolls_done, len(self.settings.roll_list),
+            item, seconds, elapsed, eta,
+        )  # fmt: skip
+
+    def compute(self, item: WorkItem) -> None:
+        """Compute one item and save it."""
+        if item.kind == "search":
+            data = self.search(item.roll)
+            _atomic_write(self.path(item), json.dumps(data, indent=1).encode())
+        elif item.kind == "chunk":
+            values = self.rollout_chunk(item.roll, item.first, item.n)
+            buf = io.BytesIO()
+            np.save(buf, values, allow_pickle=False)
+            _atomic_write(self.path(item), buf.getvalue())
+        elif item.kind == "replies":
+            data = self.replies(item.roll)
+            _atomic_write(self.path(item), json.dumps(data, indent=1).encode())
+        else:  # pragma: no cover - items() makes only these
+            raise ValueError(item.kind)
+
+    # ---- the three steps ----------------------------------------------------------------
+    def search(self, roll: Dice) -> dict[str, Any]:
+        """The candidates of ``roll`` by the book's search (:func:`search_candidates`)."""
+        return search_candidates(self.settings, roll, self.evaluator)
+
+    def candidates(self, roll: Dice) -> list[dict[str, Any]]:
+        """The saved candidates of ``roll`` (its search item must be done)."""
+        if roll not in self._cache.search:
+            data = self._load_json(WorkItem("search", roll))
+            if data is None:
+                raise BookError(f"the search of {roll_name(roll)} is not done", field="roll")
+            self._cache.search[roll] = data
+        cands: list[dict[str, Any]] = self._cache.search[roll]["candidates"]
+        return cands
+
+    def plays(self, roll: Dice) -> list[Play]:
+        return candidate_plays(self.settings, roll, self.candidates(roll))
+
+    def rollout_chunk(self, roll: Dice, first: int, n: int) -> npt.NDArray[np.float64]:
+        """Per-trial values of the candidates, shape ``(candidates, n, 5)``."""
+        s = self.settings
+        results = rollout_plays(
+            self.start, roll, self.plays(roll), trials=n, ply=s.rollout_ply, seed=s.seed,
+            variance_reduction=s.variance_reduction, truncate=s.truncate, evaluator=self.evaluator,
+            rules=self.rules, first_trial=first,
+        )  # fmt: skip
+        return np.stack([r.values for r in results]).astype(np.float64)
+
+    def rollout_results(self, roll: Dice) -> list[RolloutResult] | None:
+        """The merged rollout of each candidate, or None while chunks are missing."""
+        s = self.settings
+        parts: list[list[RolloutResult]] = [[] for _ in self.candidates(roll)]
+        for item in self.items(roll):
+            if item.kind != "chunk":
+                continue
+            p = self.path(item)
+            if not p.exists():
+                return None
+            values = np.load(p, allow_pickle=False)
+            ids = np.arange(item.first, item.first + item.n, dtype=np.int64)
+            for c in range(len(parts)):
+                parts[c].append(RolloutResult(ids, values[c], s.seed, self.rules, s.variance_reduction))
+        return [RolloutResult.merge(p) for p in parts]
+
+    def valued(self, roll: Dice) -> list[BookCandidate] | None:
+        """The candidates of ``roll`` with their book values, best first (None until rolled out)."""
+        if roll in self._cache.valued:
+            return self._cache.valued[roll]
+        if not self.done(WorkItem("search", roll)):
+            return None
+        results = self.rollout_results(roll)
+        if results is None:
+            return None
+        out = value_candidates(self.candidates(roll), results)
+        self._cache.valued[roll] = out
+        return out
+
+    def _best_position_id(self, roll: Dice) -> str | None:
+        valued = self.valued(roll)
+        return None if valued is None else valued[0].position_id
+
+    def replies(self, roll: Dice) -> dict[str, Any]:
+        """The opponent's best reply to each of its 21 rolls after the best play of ``roll``."""
+        valued = self.valued(roll)
+        if valued is None:
+            raise BookError(f"the rollout of {roll_name(roll)} is not done", field="roll")
+        return best_replies(self.settings, valued[0], self.evaluator)
+
+    # ---- the book ------------------------------------------------------------------------
+    def book_roll(self, roll: Dice) -> BookRoll | None:
+        valued = self.valued(roll)
+        if valued is None:
+            return None
+        rep = self._load_json(WorkItem("replies", roll))
+        replies = None
+        if rep is not None and rep["position_id"] == valued[0].position_id:
+            replies = replies_of(rep)
+        return BookRoll(roll_name(roll), roll, tuple(valued), replies)
+
+    def book(self) -> Book:
+        """The book of what is done: every roll whose rollout and replies are finished."""
+        rolls = []
+        for r in self.settings.roll_list:
+            br = self.book_roll(r)
+            if br is not None and br.replies is not None:
+                rolls.append(br)
+        return assemble(self.settings, self.engine, self.created, rolls)
+
+
+# ---- the steps, shared by the in-process generator and the distributed job ----------------------
+
+
+def search_candidates(settings: BookSettings, roll: Dice, evaluator: Evaluator) -> dict[str, Any]:
+    """The candidates of ``roll`` by the book's search, as saved: ``{"roll", "ply", "legal_plays",
+    "candidates": [{"play", "position_id", "equity", "probabilities"}], "seconds"}``.
+
+    A fresh :class:`~pulvezar.search.Search` (and cache) each time, so that the numbers do not
+    depend on what the process evaluated before.
+    """
+    s = settings
+    t = time.monotonic()
+    start = Position.start()
+    ranked = Search(evaluator, s.rules).rank(start, roll, s.ply, s.move_filter())
+    deepest = ranked[0].ply
+    best = ranked[0].cubeless_equity
+    chosen = [c for c in ranked if c.ply == deepest and best - c.cubeless_equity <= s.threshold + 1e-12]
+    chosen = chosen[: s.candidates]
+    return {
+        "roll": roll_name(roll),
+        "ply": deepest,
+        "legal_plays": len(ranked),
+        "candidates": [
+            {
+                "play": c.notation,
+                "position_id": c.play.position.position_id,
+                "equity": c.cubeless_equity,
+                "probabilities": list(c.probs),
+            }
+            for c in chosen
+        ],
+        "seconds": round(time.monotonic() - t, 3),
+    }
+
+
+def candidate_plays(settings: BookSettings, roll: Dice, cands: list[dict[str, Any]]) -> list[Play]:
+    """The legal plays of saved candidates (matched by their resulting Position ID)."""
+    legal = settings.rules.legal_plays(Position.start(), roll)
+    by_pos = {p.position.position_id: p for p in legal}
+    try:
+        return [by_pos[c["position_id"]] for c in cands]
+    except KeyError as e:
+        raise BookError(f"{e} is not a legal play of {roll_name(roll)}", field="candidates") from None
+
+
+def value_candidates(cands: list[dict[str, Any]], results: list[RolloutResult]) -> list[BookCandidate]:
+    """Book values of saved candidates and their rollouts, best first: equity = mean of the search
+    equity and the rollout equity, probabilities from the rollout, loss against the best."""
+    if len(cands) != len(results):
+        raise BookError(f"{len(cands)} candidates but {len(results)} rollouts", field="candidates")
+    values = [(c["equity"] + r.equity) / 2.0 for c, r in zip(cands, results, strict=True)]
+    order = sorted(range(len(cands)), key=lambda i: (-values[i], i))
+    best = values[order[0]]
+    out = []
+    for i in order:
+        c, r = cands[i], results[i]
+        out.append(
+            BookCandidate(
+                play=c["play"],
+                position_id=c["position_id"],
+                equity=round(values[i], 6),
+                loss=round(best - values[i], 6),
+                search_equity=round(float(c["equity"]), 6),
+                rollout_equity=round(r.equity, 6),
+                rollout_se=round(r.noise, 6),
+                trials=r.trials,
+                probabilities=probs_json(_probs(r.probabilities)),
+                search_probabilities=probs_json(c["probabilities"]),
+            )
+        )
+    return out
+
+
+def best_replies(
+    settings: BookSettings,
+    best: BookCandidate,
+    evaluator: Evaluator,
+    tick: Callable[[], None] | None = None,
+) -> dict[str, Any]:
+    """The opponent's best reply (``reply_ply`` search, normal filter, fresh cache) to each of its
+    21 rolls after the play ``best``, as saved; ``tick`` is called after each roll."""
+    t = time.monotonic()
+    after = Position.from_position_id(best.position_id).swap()  # the opponent on roll
+    search = Search(evaluator, settings.rules)
+    out = []
+    for d in ROLLS:
+        c = search.rank(after, d, settings.reply_ply, "normal")[0]
+        out.append(
+            {
+                "roll": roll_name(d),
+                "dice": [d[0], d[1]],
+                "play": c.notation,
+                "equity": round(c.cubeless_equity, 6),
+                "probabilities": probs_json(c.probs),
+            }
+        )
+        if tick is not None:
+            tick()
+    return {
+        "play": best.play,
+        "position_id": best.position_id,
+        "ply": settings.reply_ply,
+        "replies": out,
+        "seconds": round(time.monotonic() - t, 3),
+    }
+
+
+def replies_of(rep: dict[str, Any]) -> BookReplies:
+    """The :class:`BookReplies` of saved replies (:func:`best_replies`)."""
+    return BookReplies(
+        play=rep["play"],
+        position_id=rep["position_id"],
+        ply=int(rep["ply"]),
+        replies=tuple(
+            BookReply(x["roll"], tuple(x["dice"]), x["play"], x["equity"], x["probabilities"])
+            for x in rep["replies"]
+        ),
+    )
+
+
+def assemble(settings: BookSettings, engine: dict[str, Any], created: str, rolls: list[BookRoll]) -> Book:
+    """The book of the finished ``rolls`` (in the settings' order); complete when all are there."""
+    order = {r: i for i, r in enumerate(settings.roll_list)}
+    done = sorted((r for r in rolls if r.replies is not None), key=lambda r: order[r.dice])
+    return Book(
+        rules=settings.rules_json(),
+        engine=dict(engine),
+        settings=settings.to_json(),
+        generated=created,
+        complete=len(done) == len(settings.roll_list),
+        position_id=Position.start().position_id,
+        rolls=tuple(done),
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_book(book: Book, path: str | Path) -> None:
+    """Write ``book`` as JSON (atomically: a reader never sees half a file)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(p, (json.dumps(book.to_json(), indent=1, ensure_ascii=False) + "\n").encode())
+
+
+def generate_book(
+    settings: BookSettings,
+    workdir: str | Path,
+    out: str | Path | None = None,
+    *,
+    evaluator: Evaluator | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    max_items: int | None = None,
+) -> Book:
+    """Generate (or continue generating) a book in ``workdir``; write it to ``out`` after each
+    finished roll (``complete: false`` until all are done) and return it."""
+    gen = BookGenerator(settings, workdir, evaluator, progress=progress)
+    if out is None:
+        return gen.run(max_items)
+    written = {r.roll for r in gen.book().rolls}
+
+    def on_item(p: Progress) -> None:
+        if progress is not None:
+            progress(p)
+        if p.item is not None and p.item.kind == "replies":
+            book = gen.book()
+            names = {r.roll for r in book.rolls}
+            if names != written:
+                write_book(book, out)
+                written.clear()
+                written.update(names)
+
+    gen.progress = on_item
+    book = gen.run(max_items)
+    write_book(book, out)
+    return book
+
+
+__all__ = [
+    "FULL_TRIALS",
+    "BookGenerator",
+    "BookSettings",
+    "Progress",
+    "WorkItem",
+    "assemble",
+    "best_replies",
+    "candidate_plays",
+    "engine_info",
+    "generate_book",
+    "read_book",
+    "replies_of",
+    "search_candidates",
+    "value_candidates",
+    "write_book",
+]

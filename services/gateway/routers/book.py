@@ -1,0 +1,215 @@
+"""``/v1/opening-book``: the shipped opening books, and jobs that generate new ones.
+
+``GET /v1/opening-book?rules=international|tavla[&roll=31]`` serves the book that ships in
+``data/book/`` (:func:`pulvezar.book.load_book`), or one roll of it.  ``POST
+/v1/opening-book/jobs`` starts a generation on the rollout workers
+(:class:`services.rollout.book_jobs.BookJobs`, batch priority) and answers 202 with the job;
+``GET /v1/opening-book/jobs/{id}`` reports its progress and, once done, holds the book.  The
+same settings give the same job id, so posting them again continues (or returns) that job.
+
+The job's searches run in a driver thread of this process (it loads the shipped net on first
+use); a job whose driver is gone (a restarted gateway) gets a new one when it is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_book, roll_json
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client, client
+
+router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
+
+Variant = Literal["international", "tavla"]
+_BOOKS: dict[str, tuple[float, Book]] = {}
+
+
+def shipped(variant: str) -> Book:
+    """The shipped book of ``variant``, read again when its file changes."""
+    path: Path = book_path(variant)
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        raise ProblemError(503, f"no {variant} opening book is installed", kind="book-unavailable") from None
+    cached = _BOOKS.get(variant)
+    if cached is None or cached[0] != mtime:
+        try:
+            cached = (mtime, read_book(path))
+        except BookError as e:
+            raise ProblemError(
+                503, f"the {variant} opening book is damaged: {e}", kind="book-unavailable"
+            ) from None
+        _BOOKS[variant] = cached
+    return cached[1]
+
+
+@router.get(
+    "",
+    summary="The shipped opening book of a rule set (or one roll of it)",
+    description="For each opening roll (international: the 15 non-doubles; Tavla: all 21) the best "
+    "candidates with their loss, win and gammon chances (each equity the mean of a search and a "
+    "rollout; chances from the rollout), and the best reply to each of the opponent's 21 rolls after "
+    "the best play. `engine` and `settings` say what made it.",
+)
+async def get_book(
+    _: Annotated[Client, Depends(client)],
+    rules: Annotated[Variant, Query(description="the rule set")] = "international",
+    roll: Annotated[
+        str | None, Query(max_length=3, description="one opening roll, e.g. 31 (larger die first or not)")
+    ] = None,
+) -> JSONResponse:
+    book = shipped(rules)
+    if roll is None:
+        return JSONResponse(book.to_json())
+    dice = parse_roll(roll, "roll")
+    if rules == "international" and dice[0] == dice[1]:
+        raise invalid("roll", f"{roll}: a double is no opening roll in international backgammon")
+    try:
+        entry = book.roll(dice)
+    except BookError as e:
+        raise ProblemError(404, str(e), kind="not-found", errors=[("roll", str(e))]) from None
+    head = book.to_json()
+    head.pop("rolls")
+    return JSONResponse({**head, "roll": roll_json(entry)})
+
+
+class BookJobRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: Variant = "international"
+    rolls: Annotated[list[Annotated[str, Field(max_length=3)]], Field(min_length=1, max_length=21)] | None = (
+        Field(None, description="only these opening rolls (default: all of the rule set)")
+    )
+    trials: int = Field(5184, ge=36, le=1_000_000, description="rollout trials per candidate")
+    candidates: int = Field(5, ge=1, le=10, description="at most this many candidates per roll ...")
+    threshold: float = Field(0.16, ge=0, le=1, description="... within this equity of the best")
+    ply: int = Field(3, ge=0, le=3, description="search depth of the candidates")
+    reply_ply: int = Field(3, ge=0, le=3, description="search depth of the replies")
+    rollout_ply: int = Field(0, ge=0, le=2, description="search depth of the plays in the rollout trials")
+    truncate: int | None = Field(None, ge=1, le=1000, description="half-moves per trial; none: to the end")
+    seed: int = Field(1, ge=0, lt=2**63)
+
+
+class BookJob(BaseModel):
+    """A book job's status; ``book`` once it is done."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    state: str = Field(description="searching, rolling out, replying, done, failed")
+    progress: float
+    href: str
+
+
+def _book_jobs(request: Request) -> Any:
+    """The app's :class:`BookJobs` (made on first use from the rollout job store)."""
+    app = request.app
+    jobs = getattr(app.state, "book_jobs", None)
+    if jobs is not None:
+        return jobs
+    store = app.state.jobs.store
+    if store is None or not hasattr(store, "redis"):
+        raise ProblemError(
+            503, "book jobs need the rollout job store (not configured here)", kind="jobs-unavailable"
+        )
+    from services.rollout.book_jobs import BookJobs
+
+    app.state.book_jobs = jobs = BookJobs(store)
+    return jobs
+
+
+async def _status(jobs: Any, book_id: str) -> dict[str, Any]:
+    try:
+        st: dict[str, Any] = await asyncio.to_thread(jobs.status, book_id)
+    except LookupError:
+        raise ProblemError(
+            404, f"no book job {book_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
+        ) from None
+    st["href"] = f"/v1/opening-book/jobs/{book_id}"
+    if st["state"] == "done":
+        book = await asyncio.to_thread(jobs.book, book_id)
+        st["book"] = book.to_json() if book is not None else None
+    return st
+
+
+@router.post(
+    "/jobs",
+    status_code=202,
+    response_model=BookJob,
+    summary="Start (or continue) generating an opening book on the rollout workers",
+    responses={202: {"description": "accepted; the job is at the Location header"}},
+)
+async def submit_book_job(
+    body: BookJobRequest, request: Request, who: Annotated[Client, Depends(client)]
+) -> JSONResponse:
+    jobs = _book_jobs(request)
+    from pulvezar.book.model import opening_rolls
+
+    rolls = None
+    if body.rolls is not None:
+        rolls = tuple(parse_roll(r, f"rolls[{i}]") for i, r in enumerate(body.rolls))
+        allowed = opening_rolls(body.rules)
+        for i, r in enumerate(rolls):
+            if r not in allowed:
+                raise invalid(f"rolls[{i}]", f"{r[0]}{r[1]} is not an opening roll of {body.rules}")
+    n_rolls = len(rolls) if rolls is not None else len(opening_rolls(body.rules))
+    trials = body.trials * body.candidates * n_rolls
+    who.charge(1, trials)
+    try:
+        book_id = await asyncio.to_thread(_submit, jobs, body, rolls)
+    except BaseException:
+        who.refund(1, trials)
+        raise
+    await asyncio.to_thread(_schedule, jobs, book_id)
+    st = await _status(jobs, book_id)
+    return JSONResponse(st, status_code=202, headers={"Location": st["href"]})
+
+
+def _schedule(jobs: Any, book_id: str) -> None:
+    """Queue the job's driver task on the workers (the searches run there, not in the gateway)."""
+    from services.rollout.book_tasks import schedule
+
+    schedule(jobs, book_id)
+
+
+def _submit(jobs: Any, body: BookJobRequest, rolls: tuple[tuple[int, int], ...] | None) -> str:
+    from pulvezar.book.generate import BookSettings
+
+    settings = BookSettings(
+        variant=body.rules,
+        rolls=rolls,
+        ply=body.ply,
+        candidates=body.candidates,
+        threshold=body.threshold,
+        trials=body.trials,
+        seed=body.seed,
+        truncate=body.truncate,
+        rollout_ply=body.rollout_ply,
+        reply_ply=body.reply_ply,
+        chunk_size=jobs.store.chunk_size,
+    )
+    book_id: str = jobs.submit(settings, priority="batch")
+    return book_id
+
+
+@router.get(
+    "/jobs/{job_id}", response_model=BookJob, summary="A book job: state, progress and, once done, the book"
+)
+async def get_book_job(
+    job_id: Annotated[str, PathParam(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")],
+    request: Request,
+    _: Annotated[Client, Depends(client)],
+) -> JSONResponse:
+    jobs = _book_jobs(request)
+    st = await _status(jobs, job_id)
+    if st["state"] not in ("done", "failed") and not st["driver"]:
+        await asyncio.to_thread(_schedule, jobs, job_id)  # no driver working or queued: queue one
+    return JSONResponse(st)

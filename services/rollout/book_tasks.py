@@ -1,0 +1,70 @@
+"""The opening-book driver as a Celery task: the N-ply searches run on the workers, not in the gateway.
+
+``pulvezar.book.drive(book_id)`` advances a book job (:class:`services.rollout.book_jobs.BookJobs`): the
+searches of the candidates, the submission of the rollouts (one batch rollout job), the valuing of the
+finished rollouts, the replies and the assembly.  While the rollouts run it does not wait in the worker
+(with one worker that would starve the rollout chunks): it queues itself again after
+:data:`POLL_S` and returns.  The driver lease of :class:`BookJobs` keeps two drivers of one job from
+working at once; a ``book:{id}:scheduled`` marker keeps the gateway from queueing a driver that is
+already queued.  ``acks_late`` with reject on worker loss: a driver lost with its worker runs again.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from services.rollout.book_jobs import TERMINAL, BookJobs
+from services.rollout.celery_app import app
+from services.rollout.jobs import JobStore
+from services.rollout.settings import BATCH_QUEUE, RolloutSettings
+
+BOOK_TASK = "pulvezar.book.drive"
+POLL_S = 5.0
+SCHEDULED_TTL_S = 120
+
+_jobs: BookJobs | None = None
+
+
+def scheduled_key(book_id: str) -> str:
+    return f"book:{book_id}:scheduled"
+
+
+def book_jobs() -> BookJobs:
+    """This worker process's :class:`BookJobs` on the rollout job store (its evaluator: the default net)."""
+    global _jobs
+    if _jobs is None:
+        import redis
+
+        settings = RolloutSettings()
+        client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+        _jobs = BookJobs(JobStore(client, app=app, settings=settings))
+    return _jobs
+
+
+def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
+    """Queue a driver for ``book_id`` unless one is queued already; True when one was queued.
+
+    Sent through the job store's Celery app (its broker is the store's Redis, whichever process calls).
+    """
+    if not jobs.redis.set(scheduled_key(book_id), "1", nx=True, ex=SCHEDULED_TTL_S):
+        return False
+    jobs.store.app.send_task(BOOK_TASK, args=(book_id,), countdown=countdown, queue=BATCH_QUEUE)
+    return True
+
+
+@app.task(name=BOOK_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def drive(book_id: str) -> str:
+    """Advance the book job until it is done or failed, or its rollouts are running (then poll later)."""
+    jobs = book_jobs()
+    jobs.redis.delete(scheduled_key(book_id))
+    waiting = threading.Event()
+
+    def progress(status: dict[str, Any]) -> None:
+        if status["state"] == "rolling out":
+            waiting.set()  # leave the worker to the rollout chunks; come back after POLL_S
+
+    state = jobs.run(book_id, poll_s=0.0, progress=progress, stop=waiting)
+    if state not in TERMINAL:
+        schedule(jobs, book_id, countdown=POLL_S)
+    return state
