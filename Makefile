@@ -105,6 +105,12 @@ bench-analysis: $(STAMP)
 bench-similar: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/similar.py
 
+# the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
+# on the platform's workers instead: python -m services.rollout.book_jobs --rules ... --out ...)
+book: $(STAMP)
+	$(PY) -m pulvezar.book generate --rules international --out data/book/international.json --workdir runs/book/international
+	$(PY) -m pulvezar.book generate --rules tavla --out data/book/tavla.json --workdir runs/book/tavla
+
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find libs -name '*.so' -delete
