@@ -250,3 +250,25 @@ def test_shared_corpus() -> None:
         assert not is_gnubg_text(data)
         rec = read_mat(data)
         assert rec.games and rec.cut_games == 0
+
+
+GNUBG_CLI = "/usr/games/gnubg"
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not Path(GNUBG_CLI).exists(), reason="Debian gnubg CLI not installed")
+def test_gnubg_text_export_of_an_imported_mat_reads_strictly(tmp_path: Path) -> None:
+    """gnubg imports a .mat with smaller-die-first rolls ("13") and exports it as text: the headings keep
+    the rolled order, its Match IDs hold the larger die first; every ID still checks."""
+    import subprocess
+
+    out = tmp_path / "7point.txt"
+    commands = f"import mat {DATA / '7point.mat'}\nexport match text {out}\n"
+    subprocess.run([GNUBG_CLI, "-t", "-q"], input=commands, text=True, capture_output=True, timeout=120)
+    texts = [p.read_text() for p in sorted(tmp_path.glob("7point*.txt"))]
+    assert len(texts) == 9 and any(re.search(r"to play (12|13|23|14|24|34)$", t, re.M) for t in texts)
+    rec = read_gnubg_text(texts)  # strict: every Position ID and Match ID against the replay
+    mat = read_mat((DATA / "7point.mat").read_bytes())
+    assert [g.cut_at for g in rec.games] == [None] * 9
+    plays = [[a.notation for a in g.actions if a.kind == "play"] for g in rec.games]
+    assert plays == [[a.notation for a in g.actions if a.kind == "play"] for g in mat.games]

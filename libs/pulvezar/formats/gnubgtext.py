@@ -25,8 +25,9 @@ record the rules do not allow, and the rest of it is skipped.  At every decision
 the replay's Position ID and Match ID must be the file's; a difference raises
 :class:`IdMismatchError` (``strict=False``: the game is cut there instead).
 gnubg's Match ID holds the dice of a play record (in the order the heading
-writes them) and none for a cube or take decision, as
-:func:`pulvezar.formats.record.match_id_of` does.  One convention differs:
+writes them, except that where a game imported from a ``.mat`` file has the
+smaller die first, "to play 13", the Match ID holds the larger first) and none
+for a cube or take decision, as :func:`pulvezar.formats.record.match_id_of` does.  One convention differs:
 the first record of a game (the opening roll's play) carries game state 0, "no
 game" -- gnubg takes that state before the game has started -- where the
 replay's is 1, "playing"; the check reads the first record's state 0 as 1.
@@ -366,15 +367,21 @@ def _check(game: Game, rec: _Record, prefix: str, first: bool) -> None:
     pid, written, line = rec.ids
     mid = written
     ours_pid, ours_mid = game.position.position_id, match_id_of(game).encode()
-    if first and mid != ours_mid:
+    if mid != ours_mid:
         try:
-            parsed = MatchId.parse(mid)
+            parsed: MatchId | None = MatchId.parse(mid)
         except PulvezarError:
             parsed = None
-        if parsed is not None and parsed.game_state is GameState.NONE:
-            mid_playing = replace(parsed, game_state=GameState.PLAYING).encode()
-            if mid_playing == ours_mid:
-                mid = mid_playing
+        if parsed is not None:
+            if first and parsed.game_state is GameState.NONE:
+                parsed = replace(parsed, game_state=GameState.PLAYING)
+            d = game.dice
+            if d is not None and d[0] < d[1] and parsed.dice == (d[1], d[0]):
+                # a record read from a .mat keeps the rolled order ("to play 13") but gnubg's Match ID
+                # in its text export holds the larger die first: accept that order, nothing else
+                parsed = replace(parsed, dice=d)
+            if parsed.encode() == ours_mid:
+                mid = ours_mid
     if (pid, mid) != (ours_pid, ours_mid):
         what = "Position ID" if pid != ours_pid else "Match ID"
         raise IdMismatchError(
