@@ -253,3 +253,12 @@ def test_cube_analysis_of_each_sgf_version(head: str) -> None:
     assert d.nd == pytest.approx(2 * (0.5 - lose) / (win - lose) - 1, abs=1e-9)
     assert d.dt == pytest.approx(2 * (0.45 - lose) / (win - lose) - 1, abs=1e-9)
     assert d.best_cube_action == "no double" and d.error == 0.0
+
+
+def test_luck_gnubg_did_not_judge_is_none() -> None:
+    """gnubg writes ``LU[-inf]`` where luck analysis was off (this self-play file: every roll)."""
+    rec = read_sgf((DATA / "charlot1-charlot2_7p_2025-11-08-2305.sgf").read_bytes())
+    decisions = stored_analysis(rec)
+    checker = [d for d in decisions if d.kind == "checker"]
+    assert checker and all(d.luck is None for d in checker)
+    assert stored_pr(rec) == {0: 0.0, 1: 0.0}  # gnubg played both sides: its own choices, no errors

@@ -172,6 +172,19 @@ class StoredDecision:
 # ---- numbers ---------------------------------------------------------------------
 
 
+def _luck(tokens: Sequence[str], where: tuple[int, int]) -> float | None:
+    """A stored ``LU`` value; gnubg writes ``-inf`` where it did not judge the roll's luck: ``None``."""
+    if not tokens:
+        return None
+    try:
+        value = float(tokens[0])
+    except ValueError:
+        raise StoredAnalysisError(
+            f"luck: expected a number, got {tokens[0]!r}", game=where[0], index=where[1]
+        ) from None
+    return value if math.isfinite(value) else None
+
+
 def _floats(tokens: Sequence[str], where: tuple[int, int], what: str) -> list[float]:
     try:
         values = [float(t) for t in tokens]
@@ -480,8 +493,7 @@ def stored_analysis(record: MatchRecord, *, met: MatchEquity | None = None) -> l
             elif len(rules.legal_plays(d.position, d.match_id.dice)) <= 1:
                 out.append(_checker(d, rules, [], None, rules.legal_plays(d.position, d.match_id.dice)))
             if "LU" in props and out and out[-1].kind == "checker" and out[-1].index == d.index:
-                luck = _floats(props["LU"][:1], (d.game, d.index), "luck")
-                out[-1] = replace(out[-1], luck=luck[0] if luck else None)
+                out[-1] = replace(out[-1], luck=_luck(props["LU"][:1], (d.game, d.index)))
         elif a.kind in ("double", "take", "drop"):
             kind: DecisionKind = "double" if a.kind == "double" else "take"
             action: CubeAction = "double" if a.kind == "double" else "take" if a.kind == "take" else "pass"
