@@ -1,9 +1,11 @@
 """API keys (``X-API-Key``), per-key token-bucket rate limits and per-key daily job/trial quotas.
 
-With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets and quotas live there, so all
-gateway replicas share them: each check is one atomic Lua script using Redis's clock; keys are stored
-by a hash of the secret, never the secret.  Without Redis they are in memory, per process.  Should
-Redis fail mid-request, the check falls back to the process's own state (logged), never to a 500.
+Jobs belong to the key that submitted them: another key gets 404 for them, as for a job that does not
+exist.  With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets, quotas and job owners
+live there, so all gateway replicas share them: each check is one atomic Lua script using Redis's clock;
+keys are stored by a hash of the secret, never the secret.  Without Redis they are in memory, per
+process.  Should Redis fail mid-request, the check falls back to the process's own state (logged), never
+to a 500.
 """
 
 from __future__ import annotations
@@ -97,6 +99,14 @@ return 1
 """
 
 
+OWNER_TTL_S = 8 * 24 * 3600  # longer than any job is kept (the job store's JOB_TTL_S: 7 days)
+
+
+def owner_of(secret: str) -> str:
+    """The stored owner of a key's jobs: a digest of its secret (never the secret)."""
+    return hashlib.sha256(b"pulvezar-job-owner:" + secret.encode()).hexdigest()[:32]
+
+
 class SharedLimits:
     """Token buckets and daily usage in Redis, shared by every gateway replica."""
 
@@ -135,6 +145,13 @@ class SharedLimits:
         jobs, trials = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials")
         return int(jobs or 0), int(trials or 0)
 
+    def claim(self, job_id: str, owner: str) -> None:
+        self.client.set(f"{self.prefix}:owner:{job_id}", owner, ex=OWNER_TTL_S)
+
+    def owner(self, job_id: str) -> str | None:
+        value = self.client.get(f"{self.prefix}:owner:{job_id}")
+        return value.decode() if isinstance(value, bytes) else value
+
 
 class Guard:
     """Checks keys, limits rates and counts quotas, for one app (in ``shared`` Redis state when given)."""
@@ -144,7 +161,33 @@ class Guard:
         self.shared = shared
         self._buckets: dict[str, TokenBucket] = {}
         self._usage: dict[str, Usage] = {}
+        self._owners: dict[str, str] = {}
         self._lock = threading.Lock()
+
+    def claim(self, job_id: str, secret: str) -> None:
+        """Record ``secret``'s key as the owner of the job it just submitted."""
+        owner = owner_of(secret)
+        with self._lock:
+            self._owners[job_id] = owner
+        if self.shared is not None:
+            try:
+                self.shared.claim(job_id, owner)
+            except Exception:
+                self._shared_failed("job owners")
+
+    def owns(self, job_id: str, secret: str) -> bool:
+        """Whether ``secret``'s key may see the job: it submitted it, or no owner is recorded (a job
+        queued by another client of the store, e.g. the command line)."""
+        owner: str | None = None
+        if self.shared is not None:
+            try:
+                owner = self.shared.owner(job_id)
+            except Exception:
+                self._shared_failed("job owners")
+        if owner is None:
+            with self._lock:
+                owner = self._owners.get(job_id)
+        return owner is None or hmac.compare_digest(owner, owner_of(secret))
 
     def _shared_failed(self, what: str) -> None:
         logger.warning(
@@ -289,6 +332,17 @@ class Client:
 
     def refund(self, jobs: int, trials: int) -> None:
         self.guard.refund(self.secret, jobs, trials)
+
+    def claim(self, job_id: str) -> None:
+        """This key owns the job it just submitted."""
+        self.guard.claim(job_id, self.secret)
+
+    def check(self, job_id: str) -> None:
+        """404 (as for a job that does not exist) unless this key may see the job."""
+        if not self.guard.owns(job_id, self.secret):
+            raise ProblemError(
+                404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
+            )
 
 
 async def client(request: Request, secret: str | None = Depends(api_key_header)) -> Client:

@@ -684,6 +684,20 @@ def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 0})) == ["trials"]
 
 
+def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: FakeJobStore) -> None:
+    r = client.post("/v1/rollouts", json={"position": START, "trials": 72})
+    assert r.status_code == 202, r.text
+    href = r.headers["Location"]
+    other = {"X-API-Key": QUOTA}
+    # another key sees no such job: not its status, events, extension or cancel
+    assert fields(client.get(href, headers=other), 404) == ["job_id"]
+    assert problem(client.get(f"{href}/events", headers=other), 404)
+    assert fields(client.post(f"{href}/extend", json={"trials": 72}, headers=other), 404) == ["job_id"]
+    assert fields(client.delete(href, headers=other), 404) == ["job_id"]
+    assert client.get(href).status_code == 200  # the owner does
+    assert client.delete(href).status_code in (200, 409)
+
+
 def test_daily_quotas(client: TestClient, store: FakeJobStore) -> None:
     h = {"X-API-Key": QUOTA}
     assert client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h).status_code == 202

@@ -70,3 +70,25 @@ def test_redis_gone_falls_back_to_process_limits() -> None:
     with pytest.raises(ProblemError) as over:
         guard.throttle(TIGHT, limits)
     assert over.value.status == 429
+
+
+def test_job_owners_are_shared_and_hashed(redis_server: str) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_server).flushdb()
+    limits = {QUOTA: ApiKey(name="quota"), TIGHT: ApiKey(name="tight")}
+    one = Guard(limits, SharedLimits.from_url(redis_server))
+    two = Guard(limits, SharedLimits.from_url(redis_server))
+    one.claim("job-1", QUOTA)
+    assert two.owns("job-1", QUOTA) and not two.owns("job-1", TIGHT)  # another replica knows the owner
+    assert two.owns("job-from-the-command-line", TIGHT)  # no owner recorded: not refused
+    stored = [
+        v.decode()
+        for v in redis.Redis.from_url(redis_server).mget(
+            [k for k in redis.Redis.from_url(redis_server).keys("*owner*")]
+        )
+    ]
+    assert stored and not any(QUOTA in v for v in stored)
+    alone = Guard(limits)  # without Redis: this process's own record
+    alone.claim("job-2", TIGHT)
+    assert alone.owns("job-2", TIGHT) and not alone.owns("job-2", QUOTA)

@@ -164,6 +164,7 @@ async def submit_analysis(
     except BaseException:
         who.refund(1, 0)
         raise
+    await asyncio.to_thread(who.claim, job_id)
     try:
         status = await store.call("status", job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location
@@ -177,7 +178,7 @@ async def submit_analysis(
 )
 async def get_analysis(
     job_id: JobId,
-    _: Annotated[Client, Depends(client)],
+    who: Annotated[Client, Depends(client)],
     store: Annotated[AnalysisJobs, Depends(analyses)],
     games: Annotated[
         bool, Query(description="include each game's analysis (false: progress and summaries)")
@@ -186,6 +187,7 @@ async def get_analysis(
         int | None, Query(ge=0, le=100_000, description="only this match's games (an index into matches)")
     ] = None,
 ) -> AnalysisJob:
+    await asyncio.to_thread(who.check, job_id)
     return _job(job_id, await store.call("status", job_id, games=games, match=match))
 
 
@@ -200,10 +202,11 @@ async def get_analysis(
 )
 async def get_sgf(
     job_id: JobId,
-    _: Annotated[Client, Depends(client)],
+    who: Annotated[Client, Depends(client)],
     store: Annotated[AnalysisJobs, Depends(analyses)],
     match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
 ) -> Response:
+    await asyncio.to_thread(who.check, job_id)
     sgf: str = await store.call("sgf", job_id, match)
     spec = await store.call("spec", job_id)
     name = spec["matches"][match].get("filename") or f"match-{match}"
@@ -224,9 +227,10 @@ async def get_sgf(
 async def analysis_events(
     job_id: JobId,
     request: Request,
-    _: Annotated[Client, Depends(client)],
+    who: Annotated[Client, Depends(client)],
     store: Annotated[AnalysisJobs, Depends(analyses)],
 ) -> StreamingResponse:
+    await asyncio.to_thread(who.check, job_id)
     first = await store.call("status", job_id, games=False)  # 404 before the stream starts
     settings = request.app.state.settings
     return StreamingResponse(
@@ -238,8 +242,9 @@ async def analysis_events(
 
 @router.delete("/{job_id}", summary="Cancel an analysis job (the games already analysed are kept)")
 async def cancel_analysis(
-    job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
+    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> AnalysisJob:
+    await asyncio.to_thread(who.check, job_id)
     if not await store.call("cancel", job_id):
         state = (await store.call("status", job_id, games=False))["state"]
         raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
@@ -253,8 +258,9 @@ async def cancel_analysis(
     responses={409: {"description": "the job is queued, running or done"}},
 )
 async def resume_analysis(
-    job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
+    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> AnalysisJob:
+    await asyncio.to_thread(who.check, job_id)
     await store.call("resume", job_id)
     return _job(job_id, await store.call("status", job_id, games=False))
 

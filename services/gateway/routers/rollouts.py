@@ -191,6 +191,7 @@ async def submit_rollout(
     except BaseException:
         who.refund(1, body.trials)
         raise
+    await asyncio.to_thread(who.claim, job_id)
     return await _submitted("rollout", job_id, store)
 
 
@@ -225,14 +226,16 @@ async def submit_batch(
     except BaseException:
         who.refund(1, trials)
         raise
+    await asyncio.to_thread(who.claim, job_id)
     return await _submitted("batch", job_id, store)
 
 
 def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     @router.get(f"/{base}/{{job_id}}", summary=f"A {kind} job: state, trials, progress, ETA, partial results")
     async def get_job(
-        job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+        job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
     ) -> Job:
+        await asyncio.to_thread(who.check, job_id)
         return _job(kind, job_id, await store.status(job_id))
 
     @router.get(
@@ -246,9 +249,10 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     async def job_events(
         job_id: JobId,
         request: Request,
-        _: Annotated[Client, Depends(client)],
+        who: Annotated[Client, Depends(client)],
         store: Annotated[Jobs, Depends(jobs)],
     ) -> StreamingResponse:
+        await asyncio.to_thread(who.check, job_id)
         first = await store.status(job_id)  # 404 before the stream starts
         settings = request.app.state.settings
         return StreamingResponse(
@@ -259,8 +263,9 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
 
     @router.delete(f"/{base}/{{job_id}}", summary=f"Cancel a {kind} job")
     async def cancel_job(
-        job_id: JobId, _: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+        job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
     ) -> Job:
+        await asyncio.to_thread(who.check, job_id)
         status = await store.status(job_id)
         if not await store.cancel(job_id):
             state = str((await store.status(job_id)).get("state", status.get("state")))
@@ -275,6 +280,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         who: Annotated[Client, Depends(client)],
         store: Annotated[Jobs, Depends(jobs)],
     ) -> Job:
+        await asyncio.to_thread(who.check, job_id)
         status = await store.status(job_id)
         limit = request.app.state.settings.max_trials
         if body.trials > limit:
