@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import json
 import logging
 import re
-import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -24,6 +22,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from services.gateway.analysis_models import AnalysisJob, AnalysisRequest, MatchFile
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
+from services.gateway.sse import job_events
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
@@ -265,38 +264,22 @@ async def resume_analysis(
     return _job(job_id, await store.call("status", job_id, games=False))
 
 
-def _sse(event: str, data: Any, event_id: int | None = None) -> bytes:
-    head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
-    return (head + f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n").encode()
-
-
 async def _events(
     job_id: str, status: dict[str, Any], store: AnalysisJobs, poll_s: float, keepalive_s: float
 ) -> AsyncIterator[bytes]:
     """``progress`` events (without the per-game results) while the status changes, then one ``done``,
     ``failed`` or ``cancelled`` with the per-match summaries (the job's URL has the games)."""
-    yield f"retry: {int(poll_s * 2000)}\n\n".encode()
-    last: str | None = None
-    n = 0
-    quiet_since = time.monotonic()
-    while True:
-        job = _job(job_id, status).model_dump(mode="json")
+
+    async def final(job: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         state = str(job["state"])
-        if state in TERMINAL:
-            yield _sse(state, job, n)
-            return
-        text = json.dumps(job, sort_keys=True, default=str)
-        if text != last:
-            last = text
-            yield _sse("progress", job, n)
-            n += 1
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since >= keepalive_s:
-            yield b": keep-alive\n\n"
-            quiet_since = time.monotonic()
-        await asyncio.sleep(poll_s)
-        try:
-            status = await store.call("status", job_id, games=False)
-        except ProblemError as e:
-            yield _sse("error", {"status": e.status, "detail": e.detail})
-            return
+        return (state, job) if state in TERMINAL else None
+
+    def view(st: dict[str, Any]) -> dict[str, Any]:
+        return _job(job_id, st).model_dump(mode="json")
+
+    async def poll() -> dict[str, Any]:
+        st: dict[str, Any] = await store.call("status", job_id, games=False)
+        return st
+
+    async for chunk in job_events(status, poll, view, final, poll_s, keepalive_s):
+        yield chunk

@@ -10,8 +10,6 @@ job and trial quota.
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -23,6 +21,7 @@ from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
 from services.gateway.models import CubeInput, Dice, PositionInput, RulesField, Strict, parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
+from services.gateway.sse import job_events
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
 
@@ -299,11 +298,6 @@ _routes("rollout", "rollouts")
 _routes("batch", "batch-rollouts")
 
 
-def _sse(event: str, data: Any, event_id: int | None = None) -> bytes:
-    head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
-    return (head + f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n").encode()
-
-
 async def _events(
     kind: Literal["rollout", "batch"],
     job_id: str,
@@ -313,36 +307,21 @@ async def _events(
     keepalive_s: float,
 ) -> AsyncIterator[bytes]:
     """``progress`` events while the status changes, then one ``done``, ``failed`` or ``cancelled``."""
-    yield f"retry: {int(poll_s * 2000)}\n\n".encode()
-    last: str | None = None
-    n = 0
-    quiet_since = time.monotonic()
-    while True:
-        job = _job(kind, job_id, status).model_dump(mode="json")
+
+    async def final(job: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         state = job["state"].lower()
-        if state in TERMINAL:
-            if state in SUCCEEDED:
-                try:
-                    job["result"] = await store.result(job_id)
-                except ProblemError as e:
-                    job["result_error"] = e.detail
-                event = "done"
-            else:
-                event = "failed" if state in ("failed", "error") else "cancelled"
-            yield _sse(event, job, n)
-            return
-        text = json.dumps(job, sort_keys=True, default=str)
-        if text != last:
-            last = text
-            yield _sse("progress", job, n)
-            n += 1
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since >= keepalive_s:
-            yield b": keep-alive\n\n"
-            quiet_since = time.monotonic()
-        await asyncio.sleep(poll_s)
+        if state not in TERMINAL:
+            return None
+        if state not in SUCCEEDED:
+            return ("failed" if state in ("failed", "error") else "cancelled"), job
         try:
-            status = await store.status(job_id)
+            job["result"] = await store.result(job_id)
         except ProblemError as e:
-            yield _sse("error", {"status": e.status, "detail": e.detail})
-            return
+            job["result_error"] = e.detail
+        return "done", job
+
+    def view(st: dict[str, Any]) -> dict[str, Any]:
+        return _job(kind, job_id, st).model_dump(mode="json")
+
+    async for chunk in job_events(status, lambda: store.status(job_id), view, final, poll_s, keepalive_s):
+        yield chunk
