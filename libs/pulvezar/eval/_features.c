@@ -150,17 +150,24 @@ static double escapes(const View *v, int r) {
     return count / 36.0;
 }
 
-static void side_features(const uint8_t *self, const uint8_t *other, float *out) {
+/* The five features of one side; ``count_shots`` counts the hitting rolls (shots() here; _forward.c
+ * passes its faster equivalent). */
+static void side_features_with(const uint8_t *self, const uint8_t *other, float *out,
+                               double (*count_shots)(const View *)) {
     View v;
     make_view(self, other, &v);
     int r = rearmost(&v);
     int anchors = 0;
     for (int p = 19; p <= 24; p++) anchors += v.s[p] >= 2;
-    out[0] = (float)shots(&v);
+    out[0] = (float)count_shots(&v);
     out[1] = (float)(longest_run(v.s, 1, 24) / 6.0);
     out[2] = (float)(r ? blockade(&v, r) : 0.0);
     out[3] = (float)(anchors / 3.0);
     out[4] = (float)(r ? escapes(&v, r) : 0.0);
+}
+
+static void side_features(const uint8_t *self, const uint8_t *other, float *out) {
+    side_features_with(self, other, out, shots);
 }
 
 static PyObject *f_features(PyObject *self, PyObject *args) {

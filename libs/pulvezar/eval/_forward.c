@@ -166,16 +166,7 @@ static double shots_fast(const View *v) {
 
 /* side_features() of _features.c with shots_fast(). */
 static void side_features_fast(const uint8_t *self, const uint8_t *other, float *out) {
-    View v;
-    make_view(self, other, &v);
-    int r = rearmost(&v);
-    int anchors = 0;
-    for (int p = 19; p <= 24; p++) anchors += v.s[p] >= 2;
-    out[0] = (float)shots_fast(&v);
-    out[1] = (float)(longest_run(v.s, 1, 24) / 6.0);
-    out[2] = (float)(r ? blockade(&v, r) : 0.0);
-    out[3] = (float)(anchors / 3.0);
-    out[4] = (float)(r ? escapes(&v, r) : 0.0);
+    side_features_with(self, other, out, shots_fast);
 }
 
 static int back_of(const uint8_t *c) {
