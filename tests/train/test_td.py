@@ -38,3 +38,38 @@ def test_export_writes_a_loadable_model(tmp_path) -> None:
     ev = NetEvaluator.load(tmp_path / "m.pt")
     assert ev.info is not None and ev.info.run["games_done"] == 20
     assert torch.equal(next(ev.contact_net.parameters()), next(t.contact_net.parameters()))
+
+
+def test_learning_rate_change_of_a_resumed_run_is_kept_and_recorded(tmp_path) -> None:
+    a = TDTrainer(TDConfig(seed=2, games=20, lr=1e-3, **SMALL), tmp_path)
+    a.run(log=lambda _s: None)
+    b = TDTrainer(TDConfig(seed=2, games=40, lr=1e-3, **SMALL), tmp_path)
+    assert b.resume()
+    b.set_lr(2.5e-4)
+    b.run(log=lambda _s: None)
+    c = TDTrainer(TDTrainer.saved_config(tmp_path), tmp_path)
+    assert c.resume() and c.config.lr == 2.5e-4
+    assert [g["lr"] for g in c.optimizer.param_groups] == [2.5e-4]
+    assert c.state.lr_changes == [(20, 2.5e-4)]
+    c.export(tmp_path / "m.pt", "unit")
+    from pulvezar.eval.evaluator import NetEvaluator
+
+    info = NetEvaluator.load(tmp_path / "m.pt").info
+    assert info is not None and info.run["lr_changes"] == [[20, 2.5e-4]] and info.run["lr"] == 2.5e-4
+
+
+def test_widening_the_contact_net_keeps_its_values_and_survives_resume(tmp_path) -> None:
+    from pulvezar.rules.position import Position
+
+    a = TDTrainer(TDConfig(seed=4, games=20, **SMALL), tmp_path)
+    a.run(log=lambda _s: None)
+    boards = np.frombuffer(Position.start().board, dtype=np.uint8).reshape(1, 50)
+    before = a.evaluator.net_probabilities(a.contact_net, boards)
+    a.widen_contact(24)
+    assert a.contact_net.hidden == 24
+    np.testing.assert_allclose(a.evaluator.net_probabilities(a.contact_net, boards), before, atol=1e-6)
+    a.config.games = 40
+    a.run(log=lambda _s: None)
+    b = TDTrainer(TDTrainer.saved_config(tmp_path), tmp_path)
+    assert b.resume() and b.contact_net.hidden == 24 and b.state.widenings == [(20, 24)]
+    assert all(np.array_equal(x, y) for x, y in zip(weights(a), weights(b), strict=True))

@@ -64,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")
     parser.add_argument("--name", default="td", help="run name recorded in the model file")
+    parser.add_argument(
+        "--widen-contact", type=int, help="give a resumed run's contact net more hidden units (function-preserving)"
+    )
+    parser.add_argument(
+        "--set-lr", type=float, help="change a resumed run's learning rate from here on (recorded in the checkpoint)"
+    )
     for f in fields(TDConfig):
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     args = parser.parse_args(argv)
@@ -75,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     trainer = TDTrainer(config, args.workdir)
     if trainer.resume():
         print(f"resumed at {trainer.state.games_done} games", flush=True)
+    if args.widen_contact is not None:
+        trainer.widen_contact(args.widen_contact)
+        print(f"contact net widened to {args.widen_contact} units at game {trainer.state.games_done}", flush=True)
+    if args.set_lr is not None:
+        trainer.set_lr(args.set_lr)
+        print(f"learning rate {args.set_lr} from game {trainer.state.games_done}", flush=True)
     trainer.run(log=lambda s: print(s, flush=True))
     if args.export:
         trainer.export(args.export, args.name)

@@ -64,6 +64,8 @@ class TDState:
     games_done: int = 0
     positions_trained: int = 0
     curve: list[dict[str, float]] = field(default_factory=list)
+    lr_changes: list[tuple[int, float]] = field(default_factory=list)  # (games done, new rate)
+    widenings: list[tuple[int, int]] = field(default_factory=list)  # (games done, new contact width)
 
 
 class TDTrainer:
@@ -135,8 +137,42 @@ class TDTrainer:
         self.rng.bit_generator.state = blob["rng"]
         torch.set_rng_state(blob["torch_rng"])
         st = blob["state"]
-        self.state = TDState(st["games_done"], st["positions_trained"], st["curve"])
+        changes = [(int(g), float(r)) for g, r in st.get("lr_changes", [])]
+        widenings = [(int(g), int(h)) for g, h in st.get("widenings", [])]
+        self.state = TDState(st["games_done"], st["positions_trained"], st["curve"], changes, widenings)
         return True
+
+    def widen_contact(self, hidden: int) -> None:
+        """Give the contact net ``hidden`` units, keeping what it computes (function-preserving).
+
+        The new units get freshly initialised input weights and zero output
+        weights, so the net's values are unchanged until training moves them.
+        The optimiser starts afresh; the change is recorded in the checkpoint.
+        """
+        old = self.contact_net
+        if hidden <= old.hidden or old.layers != 1:
+            raise ValueError(f"can only widen a one-layer net beyond {old.hidden} units")
+        new = ValueNet(hidden, features=old.features)
+        with torch.no_grad():
+            new.body[0].weight[: old.hidden] = old.body[0].weight
+            new.body[0].bias[: old.hidden] = old.body[0].bias
+            new.head.weight.zero_()
+            new.head.weight[:, : old.hidden] = old.head.weight
+            new.head.bias.copy_(old.head.bias)
+        self.contact_net = self.evaluator.contact_net = new.eval()
+        params = list(self.contact_net.parameters()) + list(self.race_net.parameters())
+        self.optimizer = torch.optim.Adam(params, lr=self.config.lr)
+        self.config.contact_hidden = hidden
+        self.state.widenings.append((self.state.games_done, hidden))
+
+    def set_lr(self, lr: float) -> None:
+        """Change the learning rate of a (resumed) run from here on; recorded in the checkpoint."""
+        if lr == self.config.lr:
+            return
+        self.config.lr = lr
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.state.lr_changes.append((self.state.games_done, lr))
 
     # ---- self-play -------------------------------------------------------
     def _choose(
@@ -285,4 +321,6 @@ class TDTrainer:
         """Write the current nets as a model file with metadata."""
         run = {"name": run_name, "method": "td-lambda self-play", **asdict(self.config)}
         run["games_done"] = self.state.games_done
+        run["lr_changes"] = [list(c) for c in self.state.lr_changes]
+        run["widenings"] = [list(w) for w in self.state.widenings]
         self.evaluator.save(path, run)
