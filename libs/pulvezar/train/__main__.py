@@ -65,10 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export", help="write the nets as a model file when done")
     parser.add_argument("--name", default="td", help="run name recorded in the model file")
     parser.add_argument(
-        "--widen-contact", type=int, help="give a resumed run's contact net more hidden units (function-preserving)"
+        "--widen-contact",
+        type=int,
+        help="give a resumed run's contact net more units (keeps its values)",
     )
     parser.add_argument(
-        "--set-lr", type=float, help="change a resumed run's learning rate from here on (recorded in the checkpoint)"
+        "--set-lr",
+        type=float,
+        help="change a resumed run's learning rate from here on (recorded)",
     )
     for f in fields(TDConfig):
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
@@ -83,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed at {trainer.state.games_done} games", flush=True)
     if args.widen_contact is not None:
         trainer.widen_contact(args.widen_contact)
-        print(f"contact net widened to {args.widen_contact} units at game {trainer.state.games_done}", flush=True)
+        print(
+            f"contact net widened to {args.widen_contact} units at game {trainer.state.games_done}",
+            flush=True,
+        )
     if args.set_lr is not None:
         trainer.set_lr(args.set_lr)
         print(f"learning rate {args.set_lr} from game {trainer.state.games_done}", flush=True)
