@@ -153,9 +153,11 @@ class TDTrainer:
         if hidden <= old.hidden or old.layers != 1:
             raise ValueError(f"can only widen a one-layer net beyond {old.hidden} units")
         new = ValueNet(hidden, features=old.features)
+        first, first_old = new.body[0], old.body[0]
+        assert isinstance(first, torch.nn.Linear) and isinstance(first_old, torch.nn.Linear)
         with torch.no_grad():
-            new.body[0].weight[: old.hidden] = old.body[0].weight
-            new.body[0].bias[: old.hidden] = old.body[0].bias
+            first.weight[: old.hidden] = first_old.weight
+            first.bias[: old.hidden] = first_old.bias
             new.head.weight.zero_()
             new.head.weight[:, : old.hidden] = old.head.weight
             new.head.bias.copy_(old.head.bias)
