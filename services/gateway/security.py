@@ -10,20 +10,24 @@ to a 500.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
 from services.gateway.problems import ProblemError, retry_after
 from services.gateway.settings import ApiKey
+
+T = TypeVar("T")
 
 logger = logging.getLogger("pulvezar.gateway")
 
@@ -336,6 +340,21 @@ class Client:
     def claim(self, job_id: str) -> None:
         """This key owns the job it just submitted."""
         self.guard.claim(job_id, self.secret)
+
+    async def spend(self, jobs: int, trials: int, call: Callable[[], Awaitable[T]]) -> T:
+        """Charge the quota for ``call`` (429 over it), refunded if ``call`` fails."""
+        self.charge(jobs, trials)
+        try:
+            return await call()
+        except BaseException:
+            self.refund(jobs, trials)
+            raise
+
+    async def submit(self, trials: int, call: Callable[[], Awaitable[str]]) -> str:
+        """Charge one job and ``trials``, submit with ``call`` and own the new job; its id."""
+        job_id = await self.spend(1, trials, call)
+        await asyncio.to_thread(self.claim, job_id)
+        return job_id
 
     def check(self, job_id: str) -> None:
         """404 (as for a job that does not exist) unless this key may see the job."""

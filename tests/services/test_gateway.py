@@ -735,3 +735,23 @@ def test_field_names() -> None:
     assert grpc_field("position.xgid") == "position"
     assert grpc_field("positions[3].board.mine") == "positions[3]"
     assert grpc_field("rules.hit_and_stop") == "rules.hit_and_stop"
+
+
+def test_a_job_the_store_refuses_is_not_charged(
+    client: TestClient, store: FakeJobStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = {"X-API-Key": QUOTA}
+
+    def down(*_a: Any, **_k: Any) -> str:
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(store, "submit_rollout", down)
+    for _ in range(3):  # more jobs and trials than the day's quota: each is refunded
+        assert problem(client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h), 503)
+    monkeypatch.undo()
+    for trials in (3000, 2000):  # the whole quota (2 jobs, 5000 trials) is still there
+        assert (
+            client.post("/v1/rollouts", json={"position": START, "trials": trials}, headers=h).status_code
+            == 202
+        )
+    assert problem(client.post("/v1/rollouts", json={"position": START, "trials": 1}, headers=h), 429)

@@ -157,13 +157,9 @@ async def submit_analysis(
     matches = [
         {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
     ]
-    who.charge(1, 0)
-    try:
-        job_id = await store.call("submit", matches, body.level, body.priority, single=single)
-    except BaseException:
-        who.refund(1, 0)
-        raise
-    await asyncio.to_thread(who.claim, job_id)
+    job_id = await who.submit(
+        0, lambda: store.call("submit", matches, body.level, body.priority, single=single)
+    )
     try:
         status = await store.call("status", job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location

@@ -162,12 +162,7 @@ async def submit_book_job(
                 raise invalid(f"rolls[{i}]", f"{r[0]}{r[1]} is not an opening roll of {body.rules}")
     n_rolls = len(rolls) if rolls is not None else len(opening_rolls(body.rules))
     trials = body.trials * body.candidates * n_rolls
-    who.charge(1, trials)
-    try:
-        book_id = await asyncio.to_thread(_submit, jobs, body, rolls)
-    except BaseException:
-        who.refund(1, trials)
-        raise
+    book_id = await who.spend(1, trials, lambda: asyncio.to_thread(_submit, jobs, body, rolls))
     await asyncio.to_thread(_schedule, jobs, book_id)
     st = await _status(jobs, book_id)
     return JSONResponse(st, status_code=202, headers={"Location": st["href"]})

@@ -184,13 +184,7 @@ async def submit_rollout(
     store: Annotated[Jobs, Depends(jobs)],
 ) -> JSONResponse:
     params = _params(body, body, body.position, "position", request.app.state.settings)
-    who.charge(1, body.trials)
-    try:
-        job_id = await store.submit_rollout(params, priority=body.priority)
-    except BaseException:
-        who.refund(1, body.trials)
-        raise
-    await asyncio.to_thread(who.claim, job_id)
+    job_id = await who.submit(body.trials, lambda: store.submit_rollout(params, priority=body.priority))
     return await _submitted("rollout", job_id, store)
 
 
@@ -219,13 +213,7 @@ async def submit_batch(
             params["label"] = item.label
         positions.append(params)
     trials = body.trials * len(positions)
-    who.charge(1, trials)
-    try:
-        job_id = await store.submit_batch(positions, priority=body.priority)
-    except BaseException:
-        who.refund(1, trials)
-        raise
-    await asyncio.to_thread(who.claim, job_id)
+    job_id = await who.submit(trials, lambda: store.submit_batch(positions, priority=body.priority))
     return await _submitted("batch", job_id, store)
 
 
@@ -285,12 +273,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         if body.trials > limit:
             raise invalid("trials", f"at most {limit} more trials, got {body.trials}")
         positions = max(1, int(status.get("positions", 1) or 1))
-        who.charge(0, body.trials * positions)
-        try:
-            await store.extend(job_id, body.trials)
-        except BaseException:
-            who.refund(0, body.trials * positions)
-            raise
+        await who.spend(0, body.trials * positions, lambda: store.extend(job_id, body.trials))
         return _job(kind, job_id, await store.status(job_id))
 
 
