@@ -226,3 +226,23 @@ def redis_server() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def model_seed() -> int:
+    """The torch seed of ``model_file``'s net (a module overrides this fixture for another net)."""
+    return 7
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory: pytest.TempPathFactory, model_seed: int) -> Path:
+    """A small untrained net (16 and 8 hidden units) in a model file, for workers and services."""
+    import torch
+
+    from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.eval.nets import ValueNet
+
+    torch.manual_seed(model_seed)
+    path = tmp_path_factory.mktemp("model") / "small.pt"
+    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "service tests"})
+    return path

@@ -1,7 +1,7 @@
 """Real Celery rollout workers for the tests: ``python -m services.rollout.worker`` as subprocesses.
 
 Each worker runs one pool process in its own process group (so a test can SIGKILL the whole worker at
-once), with its JSON log lines collected and its Prometheus metrics on a free port.
+once), with its JSON log lines collected and its Prometheus metrics on a free port (or off).
 """
 
 from __future__ import annotations
@@ -19,39 +19,64 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from procutil import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 class Worker:
-    """One worker; ``env`` holds its ``PULVEZAR_ROLLOUT_*`` settings (``METRICS_DIR`` is required)."""
+    """One worker; ``env`` holds its ``PULVEZAR_ROLLOUT_*`` settings (``METRICS_DIR`` is required).
 
-    def __init__(self, env: dict[str, str], name: str) -> None:
-        metrics_dir = Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name
+    ``metrics_port`` -1 turns /metrics off; ``heartbeat`` is its own heartbeat file (which :meth:`ready`
+    then waits for too); ``log_file`` gets a copy of its stderr.
+    """
+
+    def __init__(
+        self,
+        env: dict[str, str],
+        name: str,
+        *,
+        metrics_port: int = 0,
+        heartbeat: Path | None = None,
+        log_file: Path | None = None,
+    ) -> None:
+        own = {"PULVEZAR_ROLLOUT_METRICS_DIR": str(Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name)}
+        if heartbeat is not None:
+            own["PULVEZAR_ROLLOUT_HEARTBEAT_FILE"] = str(heartbeat)
+        args = ["--metrics-port", str(metrics_port), "--concurrency", "1"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "0", "--concurrency", "1"],
+            [sys.executable, "-m", "services.rollout.worker", *args],
             cwd=ROOT,
-            env={**os.environ, **env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(metrics_dir)},
+            env={**os.environ, **env, **own},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
         )
         self.name = name
+        self.heartbeat = heartbeat
         self.logs: list[dict[str, Any]] = []
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.metrics_port = -1
-        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read, args=(log_file,), daemon=True).start()
 
-    def _read(self) -> None:
+    def _read(self, log_file: Path | None) -> None:
         assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                entry = {"msg": "(not JSON)", "line": line.rstrip()}
-            self.logs.append(entry)
-            self._lines.put(entry)
-        self._lines.put(None)
+        log = log_file.open("w", buffering=1) if log_file else None  # line-buffered; closed at EOF
+        try:
+            for line in self.proc.stderr:
+                if log:
+                    log.write(line)
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    entry = {"msg": "(not JSON)", "line": line.rstrip()}
+                self.logs.append(entry)
+                self._lines.put(entry)
+        finally:
+            if log:
+                log.close()
+            self._lines.put(None)
 
     def wait_log(self, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
         """The first log entry from now on for which ``match`` holds; fails after ``timeout`` seconds."""
@@ -69,8 +94,17 @@ class Worker:
                 return entry
 
     def ready(self, timeout: float = 90) -> Worker:
+        """Once it has logged 'worker ready' and, with a heartbeat file, written that file."""
         entry = self.wait_log(lambda e: e.get("msg") == "worker ready", timeout, "'worker ready'")
         self.metrics_port = int(entry["metrics_port"])
+        if self.heartbeat is not None:
+            beat = self.heartbeat
+
+            def beating() -> bool:
+                assert self.proc.poll() is None, f"{self.name} exited; logs: {self.logs[-20:]}"
+                return beat.exists()
+
+            wait_until(beating, timeout, f"{self.name}'s heartbeat", every=0.1)
         return self
 
     def metric(self, name: str, **labels: str) -> float:

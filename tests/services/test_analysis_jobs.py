@@ -24,7 +24,6 @@ redis = pytest.importorskip("redis")
 
 from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
-from pulvezar.eval.nets import ValueNet  # noqa: E402
 from pulvezar.formats import read_mat  # noqa: E402
 from services.common import archive_store  # noqa: E402
 from services.rollout.analysis_jobs import (  # noqa: E402
@@ -43,7 +42,6 @@ from services.rollout.analysis_jobs import (  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
 SHORT = DATA / "match1495872.txt"  # 1 point, 1 game
 LONG = DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat"  # 7 points, 4 games
@@ -59,16 +57,6 @@ from rollout_workers import Worker, Workers  # noqa: E402
 @pytest.fixture(scope="module")
 def redis_url(redis_server: str) -> str:
     return redis_server
-
-
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-
-    torch.manual_seed(7)
-    path = tmp_path_factory.mktemp("model") / "small.pt"
-    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "analysis job tests"})
-    return path
 
 
 @pytest.fixture(scope="module")

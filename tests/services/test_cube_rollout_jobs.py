@@ -7,14 +7,6 @@ in chunks of 36 trials; the job's no double / double-take values, DP and decisio
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import signal
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,17 +18,16 @@ pytest.importorskip("celery")
 redis = pytest.importorskip("redis")
 
 from procutil import wait_until  # noqa: E402
+from rollout_workers import Worker  # noqa: E402
 
 from pulvezar import Position  # noqa: E402
 from pulvezar.cube.decision import NO_CUBE, CubeState  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
-from pulvezar.eval.nets import ValueNet  # noqa: E402
 from pulvezar.rollouts import rollout_cube  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 from services.rollout.jobs import InvalidJob, JobStore  # noqa: E402
 from services.rollout.settings import RolloutSettings  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 CHUNK = 36
 #: a middle game position (the player on roll a little ahead) and a race
 MIDDLE = Position.from_points(
@@ -46,13 +37,8 @@ RACE = Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2}, {6: 4, 5: 3, 3: 3, 1
 
 
 @pytest.fixture(scope="module")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-
-    torch.manual_seed(11)
-    path = tmp_path_factory.mktemp("model") / "small.pt"
-    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "cube job tests"})
-    return path
+def model_seed() -> int:
+    return 11
 
 
 @pytest.fixture(scope="module")
@@ -68,49 +54,13 @@ def env(redis_server: str, model_file: Path, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="module")
-def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
-    """``python -m services.rollout.worker`` in its own process group, once it logs 'worker ready'."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--concurrency", "1"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    lines: queue.Queue[str | None] = queue.Queue()
-    logs: list[str] = []
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            logs.append(line)
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    end = time.monotonic() + 60
+def worker(env: dict[str, str]) -> Iterator[Worker]:
+    """One worker, once it logs 'worker ready'."""
+    w = Worker(env, "worker", metrics_port=-1)
     try:
-        while True:
-            line = lines.get(timeout=max(0.0, end - time.monotonic()))
-            assert line is not None, f"the worker exited: {logs[-20:]}"
-            try:
-                if json.loads(line).get("msg") == "worker ready":
-                    break
-            except json.JSONDecodeError:
-                continue
-        yield proc
-    except queue.Empty:
-        raise AssertionError(f"no 'worker ready' within 60 s: {logs[-20:]}") from None
+        yield w.ready(60)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+        w.stop()
 
 
 @pytest.fixture(scope="module")

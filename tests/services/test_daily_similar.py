@@ -11,10 +11,6 @@ the gateway; running it again changes nothing (write-once).
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,8 +30,8 @@ if TYPE_CHECKING:
     from conftest import ServiceProcess
 
 from procutil import free_port, wait_until  # noqa: E402
+from rollout_workers import Worker  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 KEY = "archive-key"
 PROBLEM = "application/problem+json"
 DAILY_ENV = {
@@ -285,55 +281,9 @@ def test_library_bad_input(gateway: Gateway) -> None:
 # ---- daily puzzles ----------------------------------------------------------------------------------
 
 
-class Worker:
-    """``python -m services.rollout.worker`` with a small untrained net and tiny daily settings."""
-
-    def __init__(self, redis_url: str, tmp: Path) -> None:
-        import torch
-
-        from pulvezar.eval.evaluator import NetEvaluator
-        from pulvezar.eval.nets import ValueNet
-
-        torch.manual_seed(11)
-        model = tmp / "small.pt"
-        NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(model, run={"purpose": "daily task test"})
-        env = {
-            **os.environ,
-            **DAILY_ENV,
-            "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
-            "PULVEZAR_ROLLOUT_MODEL_PATH": str(model),
-            "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-            "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-            "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / "metrics"),
-            "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp / "worker.heartbeat"),
-        }
-        self.heartbeat = tmp / "worker.heartbeat"
-        self.log = open(tmp / "worker.log", "w")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--concurrency", "1"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            start_new_session=True,
-        )
-
-    def wait_ready(self) -> None:
-        def beating() -> bool:
-            assert self.proc.poll() is None, "the worker exited"
-            return self.heartbeat.exists()
-
-        wait_until(beating, 90, "the worker's heartbeat", every=0.2)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        self.log.close()
+@pytest.fixture(scope="module")
+def model_seed() -> int:
+    return 11
 
 
 def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
@@ -347,7 +297,7 @@ def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
 
 
 def test_daily_task_through_a_worker_then_served(
-    r: Any, gateway: Gateway, redis_url: str, tmp_path: Path
+    r: Any, gateway: Gateway, redis_url: str, model_file: Path, tmp_path: Path
 ) -> None:
     import datetime as dt
 
@@ -355,9 +305,18 @@ def test_daily_task_through_a_worker_then_served(
     from services.rollout.daily_tasks import DailyTaskSettings, produce
     from services.rollout.settings import BATCH_QUEUE, RolloutSettings
 
-    worker = Worker(redis_url, tmp_path)
+    env = {
+        **DAILY_ENV,
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path / "metrics"),
+    }
+    heartbeat, log_file = tmp_path / "worker.heartbeat", tmp_path / "worker.log"
+    worker = Worker(env, "worker", metrics_port=-1, heartbeat=heartbeat, log_file=log_file)
     try:
-        worker.wait_ready()
+        worker.ready()
         app = make_app(RolloutSettings(redis_url=redis_url))
         entry = app.conf.beat_schedule["daily-puzzles"]
         assert entry["task"] == DAILY_TASK and entry["options"]["queue"] == BATCH_QUEUE

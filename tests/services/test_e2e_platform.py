@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import queue
 import shutil
 import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,7 +31,6 @@ redis = pytest.importorskip("redis")
 
 from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
-from pulvezar.eval.nets import ValueNet  # noqa: E402
 from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
 from services.rollout.celery_app import HEARTBEAT_INTERVAL_S, make_app  # noqa: E402
 from services.rollout.jobs import JobStore  # noqa: E402
@@ -54,70 +48,13 @@ REDIS_SERVER = shutil.which("redis-server") or (
     "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
 )
 
-from procutil import free_port, wait_until  # noqa: E402
+from procutil import wait_until  # noqa: E402
+from rollout_workers import Worker  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed"),
 ]
-
-
-class Worker:
-    """``python -m services.rollout.worker`` (prefork, one pool process) in its own process group,
-    with its JSON log lines and its own heartbeat file."""
-
-    def __init__(self, env: dict[str, str], name: str, tmp: Path) -> None:
-        self.name = name
-        self.heartbeat = tmp / f"{name}.heartbeat"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--concurrency", "1"],
-            cwd=ROOT,
-            env={
-                **os.environ,
-                **env,
-                "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / f"{name}-metrics"),
-                "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(self.heartbeat),
-            },
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.logs: list[dict[str, Any]] = []
-        self.started: queue.Queue[dict[str, Any]] = queue.Queue()  # "chunk started" entries
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                entry = {"msg": "(not JSON)", "line": line.rstrip()}
-            self.logs.append(entry)
-            if entry.get("msg") == "chunk started":
-                self.started.put(entry)
-
-    def wait_ready(self, timeout: float = 90) -> None:
-        def beating() -> bool:
-            assert self.proc.poll() is None, f"{self.name} exited; logs: {self.logs[-20:]}"
-            return self.heartbeat.exists()
-
-        wait_until(beating, timeout, f"{self.name}'s heartbeat", every=0.1)
-
-    def kill(self) -> None:
-        """SIGKILL the whole worker (main process and pool) at once."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 def load_healthcheck() -> Any:
@@ -141,27 +78,16 @@ class Platform:
 @pytest.fixture(scope="module")
 def platform(
     tmp_path_factory: pytest.TempPathFactory,
+    redis_server: str,
+    model_file: Path,
     service_process: type[ServiceProcess],
     start: Callable[..., ServiceProcess],
 ) -> Iterator[Platform]:
-    import torch
-
     tmp = tmp_path_factory.mktemp("e2e")
-    torch.manual_seed(7)
-    model = tmp / "small.pt"
-    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(model, run={"purpose": "e2e platform test"})
-
-    assert REDIS_SERVER is not None
-    port = free_port()
-    server = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
+    url = redis_server
     env = {
         "PULVEZAR_ROLLOUT_REDIS_URL": url,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model),
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
         "PULVEZAR_ROLLOUT_DEVICE": "cpu",
         "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
         "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
@@ -174,21 +100,15 @@ def platform(
     workers: list[Worker] = []
     started: list[ServiceProcess] = []
     try:
-        client = redis.Redis.from_url(url)
-
-        def redis_up() -> bool:
-            assert server.poll() is None, "redis-server exited"
-            try:
-                return bool(client.ping())
-            except redis.exceptions.ConnectionError:
-                return False
-
-        wait_until(redis_up, 10, "redis-server")
         # the workers start while the gRPC services do (the machine is small; start-up is torch imports)
-        workers = [Worker(env, f"worker{i}", tmp) for i in (1, 2)]
+        worker_env = {**env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / "metrics")}
+        workers = [
+            Worker(worker_env, f"worker{i}", metrics_port=-1, heartbeat=tmp / f"worker{i}.heartbeat")
+            for i in (1, 2)
+        ]
         rules = start("services.rules")
         started.append(rules)
-        evaluator = start("services.evaluator", "--device", "cpu", "--model-path", str(model))
+        evaluator = start("services.evaluator", "--device", "cpu", "--model-path", str(model_file))
         started.append(evaluator)
         gateway = service_process(
             "services.gateway", "--rules", rules.address, "--evaluator", evaluator.address, env=env
@@ -205,15 +125,13 @@ def platform(
 
         wait_until(ready, 30, "the gateway's /readyz", every=0.1)
         for w in workers:
-            w.wait_ready()
-        yield Platform(base, url, workers, model)
+            w.ready()
+        yield Platform(base, url, workers, model_file)
     finally:
         for w in workers:
             w.stop()
         for svc in reversed(started):
             svc.terminate()
-        server.terminate()
-        server.wait(10)
 
 
 def rollout_here(model: Path, trials: int, **options: Any) -> Any:
@@ -246,12 +164,9 @@ def test_worker_killed_mid_job_through_the_api(platform: Platform) -> None:
         # the victim: the first worker seen starting a chunk of this job
         def first_start() -> tuple[Worker, dict[str, Any]] | None:
             for w in platform.workers:
-                try:
-                    entry = w.started.get_nowait()
-                except queue.Empty:
-                    continue
-                if entry.get("job") == job_id:
-                    return w, entry
+                for e in list(w.logs):
+                    if e.get("msg") == "chunk started" and e.get("job") == job_id:
+                        return w, e
             return None
 
         victim, lost = wait_until(first_start, 30, "a chunk of the job to start")

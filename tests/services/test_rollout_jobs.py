@@ -25,7 +25,6 @@ redis = pytest.importorskip("redis")
 
 from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
-from pulvezar.eval.nets import ValueNet  # noqa: E402
 from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
 from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
@@ -39,7 +38,6 @@ from services.rollout.jobs import (  # noqa: E402
 )
 from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 START = "4HPwATDgc/ABMA"
 CHUNK = 72
 VISIBILITY_S = 5.0
@@ -53,16 +51,6 @@ from rollout_workers import Worker, Workers  # noqa: E402
 @pytest.fixture(scope="module")
 def redis_url(redis_server: str) -> str:
     return redis_server
-
-
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-
-    torch.manual_seed(7)
-    path = tmp_path_factory.mktemp("model") / "small.pt"
-    NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "rollout job tests"})
-    return path
 
 
 @pytest.fixture(scope="module")
