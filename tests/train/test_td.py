@@ -1,6 +1,7 @@
 """TD(lambda) self-play: deterministic per seed, exactly resumable, and it learns."""
 
 import numpy as np
+import pytest
 import torch
 
 from pulvezar.train.td import TDConfig, TDTrainer
@@ -73,3 +74,29 @@ def test_widening_the_contact_net_keeps_its_values_and_survives_resume(tmp_path)
     b = TDTrainer(TDTrainer.saved_config(tmp_path), tmp_path)
     assert b.resume() and b.contact_net.hidden == 24 and b.state.widenings == [(20, 24)]
     assert all(np.array_equal(x, y) for x, y in zip(weights(a), weights(b), strict=True))
+
+
+def test_average_of_snapshots_is_the_mean_of_their_weights(tmp_path) -> None:
+    from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.train.average import average_models
+
+    t = TDTrainer(TDConfig(seed=5, games=20, **SMALL), tmp_path)
+    t.run(log=lambda _s: None)
+    t.export(tmp_path / "a.pt", "unit")
+    t.config.games = 40
+    t.run(log=lambda _s: None)
+    t.export(tmp_path / "b.pt", "unit")
+    a, b = NetEvaluator.load(tmp_path / "a.pt"), NetEvaluator.load(tmp_path / "b.pt")
+    avg = average_models([tmp_path / "a.pt", tmp_path / "b.pt"], tmp_path / "m.pt")
+    loaded = NetEvaluator.load(tmp_path / "m.pt")
+    for x, y, m, n in zip(
+        a.contact_net.parameters(), b.contact_net.parameters(), avg.contact_net.parameters(),
+        loaded.contact_net.parameters(), strict=True,
+    ):  # fmt: skip
+        torch.testing.assert_close(m, (x + y) / 2)
+        assert torch.equal(m, n)
+    assert loaded.info is not None and [s["games_done"] for s in loaded.info.run["averaged"]] == [20, 40]
+    t.widen_contact(24)
+    t.export(tmp_path / "c.pt", "unit")
+    with pytest.raises(ValueError, match="shape"):
+        average_models([tmp_path / "a.pt", tmp_path / "c.pt"], tmp_path / "x.pt")

@@ -2,7 +2,8 @@
 
 ``python -m pulvezar.train supervised --workdir DIR --init MODEL_OR_CHECKPOINT``
 runs (or resumes) supervised generations on rollout targets instead
-(:mod:`pulvezar.train.supervised`).
+(:mod:`pulvezar.train.supervised`); ``python -m pulvezar.train average --out M A B ...``
+averages the weights of snapshots (:mod:`pulvezar.train.average`).
 """
 
 from __future__ import annotations
@@ -56,10 +57,27 @@ def supervised_main(argv: list[str]) -> int:
     return 0
 
 
+def average_main(argv: list[str]) -> int:
+    """The ``average`` mode: the mean of several snapshots' weights as a new model file."""
+    from pulvezar.train.average import average_models
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train average", description="Average the weights of snapshots of one run."
+    )
+    parser.add_argument("--out", required=True, help="the averaged model file")
+    parser.add_argument("models", nargs="+", help="model files (snapshots of one run, same shapes)")
+    args = parser.parse_args(argv)
+    average_models(args.models, args.out)
+    print(f"wrote {args.out} (mean of {len(args.models)} models)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "supervised":
         return supervised_main(argv[1:])
+    if argv and argv[0] == "average":
+        return average_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m pulvezar.train", description=__doc__)
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")
