@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         help="change a resumed run's learning rate from here on (recorded)",
     )
+    parser.add_argument(
+        "--set-snapshot-every", type=int, help="write a resumed run's model snapshots this often (games)"
+    )
     for f in fields(TDConfig):
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     args = parser.parse_args(argv)
@@ -100,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     if saved is not None:  # a run continues with its own settings; only its length may change
         saved.games = config.games
         config = saved
+    if args.set_snapshot_every is not None:  # snapshots are copies: they do not change the run
+        config.snapshot_every = args.set_snapshot_every
     trainer = TDTrainer(config, args.workdir)
     if trainer.resume():
         print(f"resumed at {trainer.state.games_done} games", flush=True)
