@@ -56,7 +56,7 @@ from pulvezar.book.model import (
     read_book,
     roll_name,
 )
-from pulvezar.eval.evaluator import DEFAULT_MODEL, Evaluator, default_evaluator
+from pulvezar.eval.evaluator import Evaluator, default_evaluator, default_model_path
 from pulvezar.rollouts.chunks import check_chunk_size, plan_chunks
 from pulvezar.rollouts.engine import rollout_plays
 from pulvezar.rollouts.stats import RolloutResult
@@ -196,7 +196,7 @@ def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str
     out: dict[str, Any] = {
         "name": "pulvezar",
         "version": pulvezar.__version__,
-        "model": model_name or (DEFAULT_MODEL.name if info is not None else type(evaluator).__name__),
+        "model": model_name or (default_model_path().name if info is not None else type(evaluator).__name__),
         "model_sha256": getattr(info, "sha256", None) or "0" * 64,
     }
     if info is not None:
@@ -204,6 +204,8 @@ def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str
         run = getattr(info, "run", {}) or {}
         if "name" in run:
             out["model_run"] = f"{run['name']} after {run.get('games_done', '?')} games"
+            if "averaged" in run:
+                out["model_run"] += f" ({run.get('method', 'weight average')})"
     return out
 
 

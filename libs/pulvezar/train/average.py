@@ -42,7 +42,9 @@ def average_models(paths: list[str | Path], out: str | Path, note: str = "") -> 
             }
         )
     base = dict(first.info.run) if first.info is not None else {}
+    games = [int(s["games_done"]) for s in sources if s["games_done"] is not None]
     run = {**base, "method": f"weight average of {len(paths)} snapshots", "averaged": sources}
+    run["games_done"] = max(games) if games else None  # the last snapshot's
     if note:
         run["note"] = note
     first.info = first.save(out, run)
