@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import re
@@ -25,6 +24,7 @@ if str(ROOT) not in sys.path:  # `services` is a top-level package of the reposi
 from google.rpc import error_details_pb2  # noqa: E402
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from grpc_status import rpc_status  # noqa: E402
+from procutil import log_entry  # noqa: E402
 
 
 class ServiceProcess:
@@ -63,10 +63,7 @@ class ServiceProcess:
     def _read(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                entry = {"msg": "(not JSON)", "line": line.rstrip()}
+            entry = log_entry(line)
             self.logs.append(entry)
             self._lines.put(entry)
         self._lines.put(None)

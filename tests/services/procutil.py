@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Callable
@@ -24,3 +25,12 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
             return value
         time.sleep(every)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def log_entry(line: str) -> dict[str, Any]:
+    """A service's JSON log line as a dict; a line that is not JSON is kept as ``{"msg": "(not JSON)"}``."""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        return {"msg": "(not JSON)", "line": line.rstrip()}
+    return entry if isinstance(entry, dict) else {"msg": "(not JSON)", "line": line.rstrip()}

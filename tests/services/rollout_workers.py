@@ -6,7 +6,6 @@ once), with its JSON log lines collected and its Prometheus metrics on a free po
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import signal
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from procutil import wait_until
+from procutil import log_entry, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,10 +66,7 @@ class Worker:
             for line in self.proc.stderr:
                 if log:
                     log.write(line)
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    entry = {"msg": "(not JSON)", "line": line.rstrip()}
+                entry = log_entry(line)
                 self.logs.append(entry)
                 self._lines.put(entry)
         finally:
