@@ -14,7 +14,7 @@ Backgammon", part 2, on bkgm.com).
 
 Should a net get a roll wrong at 2 plies, that roll is marked ``xfail(strict=False)``
 in ``FAILING`` with the play it chose, so that the test records the current state and
-turns green when the net improves.  With ``pulvezar-v1`` all 15 rolls pass.
+turns green when the net improves.  With ``pulvezar-v2`` (and ``pulvezar-v1``) all 15 rolls pass.
 """
 
 from __future__ import annotations

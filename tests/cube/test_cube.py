@@ -477,7 +477,8 @@ def test_oracle_with_our_nets(oracle: tuple[list[CubeState], list[dict[str, Any]
 
     The issue asks for ND/DT/DP within 0.02 there. DT doubles the stakes, so a probability difference of
     d moves it by up to about 5 d: with d up to 0.01 a flat 0.02 cannot hold for every such position
-    (two of twelve qualifying positions miss it by 0.006 and 0.021 with the shipped net), hence
+    (three of thirteen qualifying positions miss it by 0.001, 0.010 and 0.018 with ``pulvezar-v2``; all
+    those within 0.004 meet it), hence
     ``0.02 + 5 * d``. The formulas themselves are checked on gnubg's own probabilities above (3e-5).
     """
     states, results = oracle

@@ -39,7 +39,7 @@ Probs = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
 
 MODELS = Path(__file__).resolve().parent / "models"
-DEFAULT_MODEL = MODELS / "pulvezar-v1.pt"
+DEFAULT_MODEL = MODELS / "pulvezar-v2.pt"
 
 
 def boards_of(positions: Sequence[Position]) -> Boards:
