@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import ctypes
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -60,6 +61,7 @@ DEFAULT_PORTS = {
 }
 GATEWAY_HEALTH_PATHS = ("/readyz", "/healthz", "/livez", "/health")  # the first that answers 2xx
 ROLLOUT_APP = "services.rollout.celery_app"
+LOCAL_KEY = "local-dev-key"  # the API key of a local run when PULVEZAR_GATEWAY_API_KEYS is not set
 
 
 def log(msg: str) -> None:
@@ -293,6 +295,12 @@ def plan(args: argparse.Namespace) -> list[Service]:
         "PULVEZAR_GATEWAY_RULES_ADDRESS": addresses["rules"],
         "PULVEZAR_GATEWAY_EVALUATOR_ADDRESS": addresses["evaluator"],
     }
+    key_note = "API keys from PULVEZAR_GATEWAY_API_KEYS"
+    if not os.environ.get("PULVEZAR_GATEWAY_API_KEYS"):  # a local run gets one key, printed below
+        gateway_env["PULVEZAR_GATEWAY_API_KEYS"] = json.dumps(
+            {LOCAL_KEY: {"name": "local", "rate_per_s": 100, "burst": 200}}
+        )
+        key_note = f"API key {LOCAL_KEY} (header X-API-Key)"
 
     # Rollout worker
     if args.no_worker:
@@ -342,7 +350,9 @@ def plan(args: argparse.Namespace) -> list[Service]:
             cmd = [py, "-m", "uvicorn", "services.gateway.app:app", "--host", host, "--port", str(port)]
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
         base = f"http://{host}:{port}"
-        services.append(Service("gateway", cmd, env, lambda: http_ok(base), [f"http://{shown}:{port}"]))
+        services.append(
+            Service("gateway", cmd, env, lambda: http_ok(base), [f"http://{shown}:{port}", key_note])
+        )
     return services
 
 
