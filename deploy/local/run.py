@@ -7,8 +7,9 @@ Starts, in this order, each on 127.0.0.1 (``--host``):
   another binary, and ``--redis-url`` uses a Redis that is already running instead. No persistence
   (``save ""``, no AOF); its working directory is under ``--run-dir``.
 - the rules and the evaluator gRPC services (``python -m services.rules`` / ``services.evaluator``),
-- one Celery rollout worker, when ``services/rollout/celery_app.py`` exists (it evaluates through the
-  evaluator service: ``PULVEZAR_ROLLOUT_EVALUATOR=grpc://...``),
+- one Celery rollout worker, when ``services/rollout/celery_app.py`` exists (``PULVEZAR_ROLLOUT_EVALUATOR=
+  grpc://...`` in ``auto`` mode: it evaluates in its own process while the evaluator runs on the CPU, and
+  through the evaluator when that has a GPU; ``PULVEZAR_ROLLOUT_EVALUATOR_MODE=service`` forces the service),
 - the HTTP gateway on http://localhost:8000, when ``services/gateway/__main__.py`` (``python -m
   services.gateway``) or ``services/gateway/app.py`` (uvicorn ``services.gateway.app:app``) exists.
 
@@ -287,7 +288,9 @@ def plan(args: argparse.Namespace) -> list[Service]:
     # What the rollout worker and the gateway are told (services/rollout/settings.py, gateway/settings.py).
     rollout_env = {
         "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+        # auto: in the worker's own process when the evaluator runs on the CPU, through it on a GPU
         "PULVEZAR_ROLLOUT_EVALUATOR": f"grpc://{addresses['evaluator']}",
+        "PULVEZAR_ROLLOUT_EVALUATOR_MODE": os.environ.get("PULVEZAR_ROLLOUT_EVALUATOR_MODE", "auto"),
         "PULVEZAR_ROLLOUT_CONCURRENCY": str(args.worker_concurrency),
     }
     gateway_env = {

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 import numpy as np
@@ -29,7 +30,7 @@ from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
 from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc
 from services.common.pulvezar_proto.v1 import rules_pb2 as rpb
 from services.common.server import check_deadline, rpc
-from services.evaluator import analysis
+from services.evaluator import analysis, packed
 from services.evaluator.analysis import Analyst, BatchedEvaluator
 from services.evaluator.batcher import BatcherStopped, Boards, MicroBatcher, Probs, QueueFull
 from services.evaluator.settings import EvaluatorSettings
@@ -127,6 +128,8 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         self.batcher: MicroBatcher | None = None
         self.analyst: Analyst | None = None
         self.model = ""
+        self.model_name = ""
+        self.device = ""
 
     # ---- life cycle ----------------------------------------------------
     async def warm(self) -> None:
@@ -136,6 +139,8 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         path = s.model_path or DEFAULT_MODEL
         net = await asyncio.to_thread(NetEvaluator.load, path, device)
         self.model = net.info.sha256 if net.info else ""
+        self.model_name = Path(path).stem
+        self.device = str(net.device)
         evaluate: Callable[[Boards], Probs] = net.evaluate_boards
         if s.batch_delay_ms:
             evaluate = _slowed(evaluate, s.batch_delay_ms / 1e3)
@@ -181,6 +186,34 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             ) from None
 
     # ---- RPCs ----------------------------------------------------------
+    @_rpc
+    async def EvaluatePacked(
+        self, request: pb.EvaluatePackedRequest, context: grpc.aio.ServicerContext
+    ) -> pb.EvaluatePackedResponse:
+        boards = packed.boards(request.boards, self.settings.max_packed_boards)
+        dtype = packed.dtype(request.format)
+        probs = await self._evaluate(boards, context)
+        return pb.EvaluatePackedResponse(
+            probabilities=np.ascontiguousarray(probs, dtype=dtype).tobytes(),
+            format=request.format or pb.FLOAT_FORMAT_FLOAT64,
+            count=len(boards),
+            model=self.model,
+        )
+
+    @_rpc
+    async def ModelInfo(
+        self, request: pb.ModelInfoRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ModelInfoResponse:
+        if self.batcher is None:
+            raise RpcAbort(grpc.StatusCode.UNAVAILABLE, "the evaluator is still loading its model")
+        return pb.ModelInfoResponse(
+            model=self.model,
+            name=self.model_name,
+            device=self.device,
+            accelerator=self.device != "cpu",
+            max_packed_boards=self.settings.max_packed_boards,
+        )
+
     @_rpc
     async def Evaluate(
         self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext

@@ -22,6 +22,9 @@ class EvaluatorSettings(ServiceSettings):
     max_wait_ms: float = Field(2.0, ge=0, description="how long a batch waits for more requests")
     queue_size: int = Field(1024, ge=1, description="waiting requests before RESOURCE_EXHAUSTED")
     max_positions: int = Field(4096, ge=1, description="positions per Evaluate request")
+    max_packed_boards: int = Field(
+        65536, ge=1, le=80000, description="boards per EvaluatePacked request (50 bytes each; 4 MB a message)"
+    )
     analysis_workers: int = Field(
         2, ge=1, description="hints, cube decisions and resignations at ply >= 1 computed at once (threads)"
     )

@@ -1,16 +1,28 @@
-"""The evaluator a rollout worker uses: the net in-process, or the Evaluator service over gRPC.
+"""The evaluator a worker process uses: the net in its own process, or the Evaluator service over gRPC.
 
-``PULVEZAR_ROLLOUT_EVALUATOR=inprocess`` (embedded mode) loads ``PULVEZAR_ROLLOUT_MODEL_PATH`` (default:
-the shipped net) into every worker process.  ``grpc://host:port`` (deployed mode) sends the boards
-to ``pulvezar.v1.EvaluatorService/Evaluate``; the service micro-batches them with other callers'
-boards, so chunk results are then reproducible only to about 1e-7 (see the README).
+``PULVEZAR_ROLLOUT_EVALUATOR=inprocess`` loads ``PULVEZAR_ROLLOUT_MODEL_PATH`` (default: the shipped
+net) into every worker process.  ``grpc://host:port`` names the Evaluator service, and
+``PULVEZAR_ROLLOUT_EVALUATOR_MODE`` says how to use it:
+
+- ``auto`` (the default): ask the service (``ModelInfo``) where its nets run.  On an accelerator the
+  boards go to the service (``EvaluatePacked``: one message of ``N x 50`` bytes, micro-batched with
+  other workers' boards); on a CPU the worker evaluates in its own process, with the same model file,
+  since a network hop buys nothing there.  A service whose model is not the worker's is always called.
+- ``service``: always call the service; ``inprocess``: never.
+
+The choice (:class:`Route`) is logged when a pool process starts and exported as the metric
+``pulvezar_rollout_evaluator_processes{path,device}``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -55,46 +67,156 @@ class CheckedEvaluator:
 
 
 class GrpcEvaluator:
-    """``evaluate_boards`` through the Evaluator service's ``Evaluate`` RPC (finished games locally)."""
+    """``evaluate_boards`` through the Evaluator service's ``EvaluatePacked`` RPC (finished games locally).
 
-    def __init__(self, target: str, max_positions: int = 4096, timeout_s: float = 60.0) -> None:
+    Boards travel packed (``N x 50`` bytes), probabilities come back as float64, so the numbers are
+    the service's to the last bit; batches larger than ``max_boards`` go in several requests.
+    """
+
+    def __init__(self, target: str, max_boards: int = 32768, timeout_s: float = 60.0) -> None:
         import grpc
 
-        from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc, rules_pb2
+        from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc
 
-        self._pb, self._rules_pb = evaluator_pb2, rules_pb2
+        self._pb = evaluator_pb2
+        self.target = target
         self.channel = grpc.insecure_channel(target)
         self.stub: Any = evaluator_pb2_grpc.EvaluatorServiceStub(self.channel)
-        self.max_positions = max_positions
+        self.max_boards = max_boards
         self.timeout_s = timeout_s
+        self.model = ""
+
+    def info(self, timeout_s: float) -> Any:
+        """The service's ``ModelInfo`` (waits up to ``timeout_s`` for the service to come up)."""
+        reply = self.stub.ModelInfo(self._pb.ModelInfoRequest(), timeout=timeout_s, wait_for_ready=True)
+        if reply.max_packed_boards:
+            self.max_boards = min(self.max_boards, reply.max_packed_boards)
+        self.model = reply.model
+        return reply
 
     def evaluate_boards(self, boards: Boards) -> Probs:
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
         done, out = terminal(boards)
         todo = np.flatnonzero(~done)
-        for start in range(0, len(todo), self.max_positions):
-            idx = todo[start : start + self.max_positions]
-            refs = [
-                self._rules_pb.PositionRef(
-                    board=self._rules_pb.Board(mine=b[:25].tolist(), theirs=b[25:].tolist())
-                )
-                for b in boards[idx]
-            ]
-            reply = self.stub.Evaluate(self._pb.EvaluateRequest(positions=refs), timeout=self.timeout_s)
-            out[idx] = [
-                [p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon]
-                for p in (e.probabilities for e in reply.evaluations)
-            ]
+        for start in range(0, len(todo), self.max_boards):
+            idx = todo[start : start + self.max_boards]
+            request = self._pb.EvaluatePackedRequest(
+                boards=boards[idx].tobytes(), format=self._pb.FLOAT_FORMAT_FLOAT64
+            )
+            reply = self.stub.EvaluatePacked(request, timeout=self.timeout_s)
+            if reply.count != len(idx):
+                raise RuntimeError(f"the evaluator answered {reply.count} boards of {len(idx)}")
+            out[idx] = np.frombuffer(reply.probabilities, dtype="<f8").reshape(-1, 5)
+            self.model = reply.model
         return out
 
+    def close(self) -> None:
+        self.channel.close()
 
-def make_evaluator(settings: RolloutSettings) -> Evaluator:
-    """The worker process's evaluator, as ``settings.evaluator`` says."""
-    if settings.evaluator.startswith("grpc://"):
-        return GrpcEvaluator(settings.evaluator.removeprefix("grpc://"))
-    from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, default_evaluator
+
+EvalPath = Literal["inprocess", "service"]
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a worker process evaluates, and why."""
+
+    path: EvalPath
+    reason: str
+    device: str = ""  # the service's device, where it was asked
+    model: str = ""  # the SHA-256 of the model that evaluates
+
+
+class ModelInfoLike(Protocol):
+    model: str
+    device: str
+    accelerator: bool
+
+
+def local_model(settings: RolloutSettings) -> Path:
+    """The model file an in-process evaluator of these settings loads."""
+    from pulvezar.eval.evaluator import default_model_path
+
+    return settings.model_path or default_model_path()
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def choose_route(
+    settings: RolloutSettings, ask: Callable[[], ModelInfoLike], local_sha256: Callable[[], str]
+) -> Route:
+    """The path of :data:`RolloutSettings.evaluator` and ``evaluator_mode`` (pure: ``ask`` queries the
+    service's ``ModelInfo``, ``local_sha256`` hashes the worker's own model file)."""
+    if settings.evaluator == "inprocess":
+        return Route("inprocess", "PULVEZAR_ROLLOUT_EVALUATOR=inprocess", model=local_sha256())
+    if settings.evaluator_mode == "service":
+        return Route("service", "PULVEZAR_ROLLOUT_EVALUATOR_MODE=service")
+    if settings.evaluator_mode == "inprocess":
+        return Route("inprocess", "PULVEZAR_ROLLOUT_EVALUATOR_MODE=inprocess", model=local_sha256())
+    info = ask()
+    if info.accelerator:
+        return Route("service", f"the evaluator service runs on {info.device}", info.device, info.model)
+    mine = local_sha256()
+    if mine != info.model:
+        return Route(
+            "service",
+            f"the evaluator service's model {info.model[:12]} is not this worker's {mine[:12]}",
+            info.device,
+            info.model,
+        )
+    return Route(
+        "inprocess",
+        f"the evaluator service runs on {info.device or 'cpu'} with this worker's model: nothing to gain",
+        info.device,
+        info.model,
+    )
+
+
+def _inprocess(settings: RolloutSettings) -> Evaluator:
+    from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
 
     device = None if settings.device == "auto" else settings.device
     if settings.model_path is None and device is None:
         return default_evaluator()
-    return NetEvaluator.load(settings.model_path or DEFAULT_MODEL, device=device)
+    return NetEvaluator.load(local_model(settings), device=device)
+
+
+def make_evaluator(settings: RolloutSettings) -> tuple[Evaluator, Route]:
+    """The worker process's evaluator and its :class:`Route`, as the settings say."""
+    client: GrpcEvaluator | None = None
+    if settings.evaluator.startswith("grpc://"):
+        client = GrpcEvaluator(settings.evaluator.removeprefix("grpc://"))
+
+    def ask() -> ModelInfoLike:
+        assert client is not None
+        info: ModelInfoLike = client.info(settings.evaluator_probe_timeout_s)
+        return info
+
+    route = choose_route(settings, ask, lambda: file_sha256(local_model(settings)))
+    if route.path == "service":
+        assert client is not None
+        return client, route
+    if client is not None:
+        client.close()
+    return _inprocess(settings), route
+
+
+class LazyEvaluator:
+    """The process's evaluator, made once on first use (thread-safe), with its route."""
+
+    def __init__(self, factory: Callable[[], tuple[Evaluator, Route]]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._made: tuple[Evaluator, Route] | None = None
+
+    def get(self) -> tuple[Evaluator, Route]:
+        with self._lock:
+            if self._made is None:
+                self._made = self._factory()
+            return self._made
+
+    def reset(self) -> None:
+        with self._lock:
+            self._made = None

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -30,6 +30,13 @@ CHUNKS = Counter(
     ["outcome"],
 )
 TRIALS = Counter("pulvezar_rollout_trials", "Rollout trials computed, by job priority", ["priority"])
+
+EVALUATOR_PROCESSES = Gauge(
+    "pulvezar_rollout_evaluator_processes",
+    "Live worker processes by where they evaluate (path: inprocess or service; device: the service's)",
+    ["path", "device"],
+    multiprocess_mode="livesum",
+)
 
 # match analysis jobs (services/rollout/analysis_tasks.py): one chunk = one game
 ANALYSIS_GAME_SECONDS = Histogram(

@@ -24,7 +24,17 @@ class RolloutSettings(BaseSettings):
 
     redis_url: str = Field("redis://localhost:6379/0", description="Celery broker and the job store")
     backend_url: str | None = Field(None, description="Celery result backend; default: redis_url")
-    evaluator: str = Field("inprocess", description="inprocess (torch in the worker) or grpc://host:port")
+    evaluator: str = Field(
+        "inprocess", description="inprocess (the net in the worker) or grpc://host:port (the Evaluator)"
+    )
+    evaluator_mode: Literal["auto", "service", "inprocess"] = Field(
+        "auto",
+        description="with grpc://: auto = the service when it has an accelerator or another model, "
+        "else in process; service = always the service; inprocess = never",
+    )
+    evaluator_probe_timeout_s: float = Field(
+        60.0, gt=0, description="auto: how long a worker waits for the service's ModelInfo"
+    )
     model_path: Path | None = Field(None, description="model file for inprocess; default: the shipped net")
     device: Literal["auto", "cpu", "cuda"] = Field(
         "auto", description="inprocess: auto = CUDA when torch sees a GPU; bits differ between CPU and GPU"

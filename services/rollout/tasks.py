@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import socket
+import threading
 import time
 from typing import Any
 
@@ -26,13 +27,12 @@ from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
 from services.rollout import jobs
 from services.rollout.celery_app import CHUNK_TASK, app
-from services.rollout.evaluators import Cancelled, CheckedEvaluator, make_evaluator
+from services.rollout.evaluators import Cancelled, CheckedEvaluator, LazyEvaluator, Route, make_evaluator
 from services.rollout.settings import RolloutSettings
 
 logger = logging.getLogger("pulvezar.services.rollout")
 settings = RolloutSettings()
 _redis: Any = None
-_evaluator: Evaluator | None = None
 
 
 def redis_client() -> Any:
@@ -44,11 +44,35 @@ def redis_client() -> Any:
     return _redis
 
 
+def _make() -> tuple[Evaluator, Route]:
+    """This process's evaluator, with the choice of path logged and exported as a metric."""
+    from services.rollout import metrics
+
+    ev, route = make_evaluator(settings)
+    metrics.EVALUATOR_PROCESSES.labels(route.path, route.device or "local").set(1)
+    log(
+        logger,
+        logging.INFO,
+        "evaluator chosen",
+        path=route.path,
+        reason=route.reason,
+        service_device=route.device or None,
+        model=route.model or None,
+        pid=os.getpid(),
+    )
+    return ev, route
+
+
+_evaluator = LazyEvaluator(_make)
+
+
 def evaluator() -> Evaluator:
-    global _evaluator
-    if _evaluator is None:
-        _evaluator = make_evaluator(settings)
-    return _evaluator
+    """The process's evaluator (made on first use: in process, or the Evaluator service)."""
+    return _evaluator.get()[0]
+
+
+def evaluator_route() -> Route:
+    return _evaluator.get()[1]
 
 
 def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
@@ -182,13 +206,23 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
 
 @worker_process_init.connect
 def _process_init(**_: Any) -> None:
-    """A fresh pool process: its own Redis connection and torch threads (the model loads on first use)."""
+    """A fresh pool process: its own Redis connection and torch threads; the evaluator is chosen (and
+    the model loaded) in the background, so the choice shows in the start-up log."""
     global _redis
     _redis = None
-    if settings.torch_threads and settings.evaluator == "inprocess":
+    _evaluator.reset()  # nothing made in the parent process crosses the fork
+    if settings.torch_threads:
         import torch
 
         torch.set_num_threads(settings.torch_threads)
+    threading.Thread(target=_warm, name="evaluator-warm", daemon=True).start()
+
+
+def _warm() -> None:
+    try:
+        _evaluator.get()
+    except Exception as e:  # the first chunk tries again and reports it
+        log(logger, logging.WARNING, "evaluator not ready", error=repr(e), pid=os.getpid())
 
 
 @worker_process_shutdown.connect

@@ -160,6 +160,18 @@ def test_objects_are_valid_kubernetes(rendered: tuple[str, dict[tuple[str, str],
             pytest.fail(f"{kind}/{name}: {e.message} at {list(e.path)}")
 
 
+def rollout_settings(env: dict[str, str]) -> Any:
+    """The rollout workers' settings from a manifest's variables (validated as the worker would)."""
+    if str(ROOT) not in sys.path:  # `services` is a top-level package of the repository, not installed
+        sys.path.insert(0, str(ROOT))
+    from services.rollout.settings import RolloutSettings
+
+    prefix = "PULVEZAR_ROLLOUT_"
+    named = {k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
+    # (HEARTBEAT_FILE is the Celery app's own variable, not a setting)
+    return RolloutSettings(**{k: v for k, v in named.items() if k in RolloutSettings.model_fields})
+
+
 def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
     overlay, objs = rendered
     kinds = {k for k, _ in objs}
@@ -187,6 +199,11 @@ def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> N
     scheduler = objs["Deployment", "scheduler"]["spec"]
     assert scheduler["replicas"] == 1 and scheduler["strategy"]["type"] == "Recreate", "exactly one beat"
     assert scheduler["template"]["spec"]["containers"][0]["args"] == ["scheduler"]
+
+    # the workers choose where the net runs by asking the evaluator (auto): valid rollout settings
+    data = objs["ConfigMap", "pulvezar-settings"]["data"]
+    rollout = rollout_settings(data)
+    assert (rollout.evaluator, rollout.evaluator_mode) == ("grpc://evaluator:50052", "auto")
 
     evaluator = objs["Deployment", "evaluator"]["spec"]["template"]["spec"]
     container = evaluator["containers"][0]
@@ -379,6 +396,7 @@ def test_compose_services_and_health() -> None:
     assert env["PULVEZAR_GATEWAY_RULES_ADDRESS"] == "rules:50051"
     assert env["PULVEZAR_GATEWAY_EVALUATOR_ADDRESS"] == "evaluator:50052"
     assert services["rollout"]["environment"]["PULVEZAR_ROLLOUT_EVALUATOR"] == "grpc://evaluator:50052"
+    assert rollout_settings(services["rollout"]["environment"]).evaluator_mode == "auto"
 
 
 def test_compose_healthcheck_one_liners_compile() -> None:

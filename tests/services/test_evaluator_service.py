@@ -150,6 +150,116 @@ def test_bad_input_is_invalid_argument_naming_the_field(
     assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
 
 
+# ---- EvaluatePacked, ModelInfo ----------------------------------------------------------------------
+
+
+def random_boards(n: int, seed: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Legal boards of random games (contact, races, bear-offs, finished games), packed."""
+    return boards_of(sample_positions(n, seed=seed))
+
+
+def test_evaluate_packed_equals_the_library(stub: Stub, library: NetEvaluator) -> None:
+    """Packed boards through the service give the in-process evaluator's probabilities to the bit
+    (float64; the C forward pass does not depend on the batch), float32 their rounding."""
+    boards = random_boards(3000, seed=23)
+    want = library.evaluate_boards(boards)
+    got = stub.EvaluatePacked(pb.EvaluatePackedRequest(boards=boards.tobytes()), timeout=20)
+    assert (got.count, got.format, got.model) == (3000, pb.FLOAT_FORMAT_FLOAT64, library.info.sha256)  # type: ignore[union-attr]
+    np.testing.assert_array_equal(np.frombuffer(got.probabilities, "<f8").reshape(-1, 5), want)
+    f32 = stub.EvaluatePacked(
+        pb.EvaluatePackedRequest(boards=boards.tobytes(), format=pb.FLOAT_FORMAT_FLOAT32), timeout=20
+    )
+    assert f32.format == pb.FLOAT_FORMAT_FLOAT32 and len(f32.probabilities) == 3000 * 5 * 4
+    np.testing.assert_array_equal(np.frombuffer(f32.probabilities, "<f4").reshape(-1, 5), want.astype("<f4"))
+
+
+def test_packed_calls_of_many_clients_share_batches(
+    stub: Stub, evaluator_service: ServiceProcess, library: NetEvaluator
+) -> None:
+    parts = [random_boards(40, seed=100 + i) for i in range(24)]
+    calls = [
+        stub.EvaluatePacked.future(pb.EvaluatePackedRequest(boards=b.tobytes()), timeout=20) for b in parts
+    ]
+    for b, call in zip(parts, calls, strict=True):
+        got = np.frombuffer(call.result().probabilities, "<f8").reshape(-1, 5)
+        np.testing.assert_array_equal(got, library.evaluate_boards(b))
+    assert evaluator_service.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK") >= 24
+
+
+def test_a_workers_grpc_evaluator_equals_the_library(
+    evaluator_service: ServiceProcess, library: NetEvaluator
+) -> None:
+    """The rollout worker's client: terminal boards scored locally, the rest in requests of at most
+    ``max_boards`` (here several), the result the library's to the bit."""
+    from services.rollout.evaluators import GrpcEvaluator
+
+    client = GrpcEvaluator(evaluator_service.address, max_boards=700)
+    try:
+        assert client.info(5).model == library.info.sha256  # type: ignore[union-attr]
+        boards = random_boards(3000, seed=31)
+        before = evaluator_service.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
+        np.testing.assert_array_equal(client.evaluate_boards(boards), library.evaluate_boards(boards))
+        after = evaluator_service.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
+        assert after - before == 5  # fewer than 3000 boards are not over: 5 requests of <= 700
+    finally:
+        client.close()
+
+
+def test_model_info_names_the_model_and_its_device(stub: Stub, library: NetEvaluator) -> None:
+    info = stub.ModelInfo(pb.ModelInfoRequest(), timeout=5)
+    assert info.model == library.info.sha256  # type: ignore[union-attr]
+    assert (info.device, info.accelerator) == ("cpu", False)
+    assert info.name == "pulvezar-v2" and info.max_packed_boards == 65536
+
+
+def _packed(*boards: bytes) -> pb.EvaluatePackedRequest:
+    return pb.EvaluatePackedRequest(boards=b"".join(boards))
+
+
+_START = Position.start().board
+_BOTH = bytearray(_START)
+_BOTH[5], _BOTH[0] = _BOTH[5] - 1, 1  # from the 6 point to the 1 point: the opponent's back checkers
+_SIXTEEN = bytearray(_START)
+_SIXTEEN[5] += 1
+_THEIRS_SIXTEEN = bytearray(_START)
+_THEIRS_SIXTEEN[25 + 7] += 1
+
+
+@pytest.mark.parametrize(
+    ("request_", "field", "says"),
+    [
+        (pb.EvaluatePackedRequest(), "boards", "at least one board"),
+        (_packed(_START, _START[:49]), "boards", "99 bytes"),
+        (_packed(_START, bytes(_BOTH)), "boards[1]", "both colours"),
+        (_packed(bytes(_SIXTEEN)), "boards[0]", "player on roll has more than 15"),
+        (_packed(_START, _START, bytes(_THEIRS_SIXTEEN)), "boards[2]", "opponent has more than 15"),
+        (_packed(_START, bytes(50)), "boards[1]", "borne off"),
+        (pb.EvaluatePackedRequest(boards=_START, format=7), "format", "unknown float format"),
+    ],
+)
+def test_bad_packed_input_is_invalid_argument_naming_the_board(
+    stub: Stub, violations: Any, request_: pb.EvaluatePackedRequest, field: str, says: str
+) -> None:
+    with pytest.raises(grpc.RpcError) as e:
+        stub.EvaluatePacked(request_, timeout=5)
+    assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
+    assert says in e.value.details()
+
+
+def test_packed_requests_are_limited(start: Any, violations: Any) -> None:
+    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_PACKED_BOARDS": "4"})
+    try:
+        stub = evaluator_pb2_grpc.EvaluatorServiceStub(svc.channel)
+        assert stub.ModelInfo(pb.ModelInfoRequest(), timeout=5).max_packed_boards == 4
+        assert stub.EvaluatePacked(_packed(*[_START] * 4), timeout=5).count == 4
+        with pytest.raises(grpc.RpcError) as e:
+            stub.EvaluatePacked(_packed(*[_START] * 5), timeout=5)
+        assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, ["boards"])
+        assert "at most 4 boards" in e.value.details()
+    finally:
+        assert svc.terminate() == 0
+
+
 # ---- Hint, CubeDecision, Resignation ---------------------------------------------------------------
 
 RACE = Position.from_points({6: 5, 5: 5, 4: 5}, {6: 3, 5: 3, 4: 3, 3: 3, 2: 3})

@@ -501,7 +501,9 @@ def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: JobSt
     assert [r["trials"] for r in store.status(job)["results"]] == [36, 36]
 
 
-def test_grpc_evaluator_mode(
+@pytest.mark.parametrize("mode", ["service", "auto"])
+def test_worker_evaluator_paths(
+    mode: str,
     settings: dict[str, str],
     store: JobStore,
     local: NetEvaluator,
@@ -509,13 +511,31 @@ def test_grpc_evaluator_mode(
     start: Callable[..., Any],
     workers: Workers,
 ) -> None:
-    """A worker that evaluates through the Evaluator service: the same trials, values to ~1e-7."""
+    """A worker given the Evaluator service: ``service`` sends every board there (packed); ``auto`` sees
+    a CPU service with the worker's own model and evaluates in process.  The log and the metrics say
+    which, and a job's numbers are the library's either way."""
     evaluator = start("services.evaluator", "--model-path", str(model_file), "--device", "cpu")
-    for w in workers.running:  # only the gRPC worker may take this job
+    for w in workers.running:  # only the worker under test may take this job
         w.stop()
-    remote = Workers({**settings, "PULVEZAR_ROLLOUT_EVALUATOR": f"grpc://{evaluator.address}"})
+    env = {
+        **settings,
+        "PULVEZAR_ROLLOUT_EVALUATOR": f"grpc://{evaluator.address}",
+        "PULVEZAR_ROLLOUT_EVALUATOR_MODE": mode,
+    }
+    remote = Workers(env)
     try:
-        remote.start(1)
+        (worker,) = remote.start(1)
+        chosen = wait_until(
+            lambda: next((e for e in worker.logs if e.get("msg") == "evaluator chosen"), None),
+            60,
+            "the worker's 'evaluator chosen' log line",
+        )
+        path = "service" if mode == "service" else "inprocess"
+        assert chosen["path"] == path, chosen
+        if mode == "auto":
+            assert chosen["service_device"] == "cpu" and "nothing to gain" in chosen["reason"]
+            assert chosen["model"] == local.info.sha256  # type: ignore[union-attr]
+        assert worker.metric("pulvezar_rollout_evaluator_processes", path=path) == 1
         opts = {"seed": 41, "truncate": 3}
         job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, **opts})
         wait_state(store, job, ("done",))
@@ -525,8 +545,12 @@ def test_grpc_evaluator_mode(
                 Position.from_position_id(START), 2 * CHUNK, chunk_size=CHUNK, evaluator=local, **opts
             )
         np.testing.assert_array_equal(got.trials_run, want.trials_run)
-        np.testing.assert_allclose(got.values, want.values, atol=1e-5)
-        assert evaluator.metric("pulvezar_grpc_requests_total", method="Evaluate", code="OK") > 0
+        np.testing.assert_array_equal(got.values, want.values)  # the C forward pass: batch-independent
+        packed = evaluator.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
+        assert (packed > 0) == (mode == "service")
+        assert evaluator.metric("pulvezar_grpc_requests_total", method="ModelInfo", code="OK") == (
+            1 if mode == "auto" else 0
+        )
     finally:
         remote.stop_all()
         evaluator.terminate()

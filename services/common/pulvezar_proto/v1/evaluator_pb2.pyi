@@ -8,6 +8,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class FloatFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FLOAT_FORMAT_UNSPECIFIED: _ClassVar[FloatFormat]
+    FLOAT_FORMAT_FLOAT64: _ClassVar[FloatFormat]
+    FLOAT_FORMAT_FLOAT32: _ClassVar[FloatFormat]
+
 class CubeOwner(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CUBE_OWNER_UNSPECIFIED: _ClassVar[CubeOwner]
@@ -28,6 +34,9 @@ class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIDE_UNSPECIFIED: _ClassVar[Side]
     SIDE_PLAYER: _ClassVar[Side]
     SIDE_OPPONENT: _ClassVar[Side]
+FLOAT_FORMAT_UNSPECIFIED: FloatFormat
+FLOAT_FORMAT_FLOAT64: FloatFormat
+FLOAT_FORMAT_FLOAT32: FloatFormat
 CUBE_OWNER_UNSPECIFIED: CubeOwner
 CUBE_OWNER_CENTRE: CubeOwner
 CUBE_OWNER_PLAYER: CubeOwner
@@ -78,6 +87,44 @@ class EvaluateResponse(_message.Message):
     evaluations: _containers.RepeatedCompositeFieldContainer[Evaluation]
     model: str
     def __init__(self, evaluations: _Optional[_Iterable[_Union[Evaluation, _Mapping]]] = ..., model: _Optional[str] = ...) -> None: ...
+
+class EvaluatePackedRequest(_message.Message):
+    __slots__ = ("boards", "format")
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    boards: bytes
+    format: FloatFormat
+    def __init__(self, boards: _Optional[bytes] = ..., format: _Optional[_Union[FloatFormat, str]] = ...) -> None: ...
+
+class EvaluatePackedResponse(_message.Message):
+    __slots__ = ("probabilities", "format", "count", "model")
+    PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    probabilities: bytes
+    format: FloatFormat
+    count: int
+    model: str
+    def __init__(self, probabilities: _Optional[bytes] = ..., format: _Optional[_Union[FloatFormat, str]] = ..., count: _Optional[int] = ..., model: _Optional[str] = ...) -> None: ...
+
+class ModelInfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ModelInfoResponse(_message.Message):
+    __slots__ = ("model", "name", "device", "accelerator", "max_packed_boards")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    ACCELERATOR_FIELD_NUMBER: _ClassVar[int]
+    MAX_PACKED_BOARDS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    name: str
+    device: str
+    accelerator: bool
+    max_packed_boards: int
+    def __init__(self, model: _Optional[str] = ..., name: _Optional[str] = ..., device: _Optional[str] = ..., accelerator: _Optional[bool] = ..., max_packed_boards: _Optional[int] = ...) -> None: ...
 
 class EvaluatedPlay(_message.Message):
     __slots__ = ("play", "evaluation")

@@ -39,6 +39,16 @@ class EvaluatorServiceStub:
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluateRequest.SerializeToString,
                 response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluateResponse.FromString,
                 _registered_method=True)
+        self.EvaluatePacked = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/EvaluatePacked',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedResponse.FromString,
+                _registered_method=True)
+        self.ModelInfo = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/ModelInfo',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoResponse.FromString,
+                _registered_method=True)
         self.BestPlay = channel.unary_unary(
                 '/pulvezar.v1.EvaluatorService/BestPlay',
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BestPlayRequest.SerializeToString,
@@ -66,6 +76,20 @@ class EvaluatorServiceServicer:
 
     def Evaluate(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EvaluatePacked(self, request, context):
+        """Packed boards in, packed probabilities out: the bulk path (rollouts on workers).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ModelInfo(self, request, context):
+        """The model and the device it runs on.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -104,6 +128,16 @@ def add_EvaluatorServiceServicer_to_server(servicer, server):
                     servicer.Evaluate,
                     request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluateRequest.FromString,
                     response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluateResponse.SerializeToString,
+            ),
+            'EvaluatePacked': grpc.unary_unary_rpc_method_handler(
+                    servicer.EvaluatePacked,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedResponse.SerializeToString,
+            ),
+            'ModelInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.ModelInfo,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoResponse.SerializeToString,
             ),
             'BestPlay': grpc.unary_unary_rpc_method_handler(
                     servicer.BestPlay,
@@ -153,6 +187,60 @@ class EvaluatorService:
             '/pulvezar.v1.EvaluatorService/Evaluate',
             pulvezar_dot_v1_dot_evaluator__pb2.EvaluateRequest.SerializeToString,
             pulvezar_dot_v1_dot_evaluator__pb2.EvaluateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EvaluatePacked(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/EvaluatePacked',
+            pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.EvaluatePackedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ModelInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/ModelInfo',
+            pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.ModelInfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

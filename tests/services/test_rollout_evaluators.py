@@ -1,0 +1,66 @@
+"""Where a worker evaluates (pure logic: the service's answer is given, not asked)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from services.rollout.evaluators import Route, choose_route
+from services.rollout.settings import RolloutSettings
+
+SHA = "ab" * 32
+
+
+@dataclass
+class Info:
+    model: str = SHA
+    device: str = "cpu"
+    accelerator: bool = False
+
+
+def route(info: Info | None, local: str = SHA, **settings: str) -> Route:
+    def ask() -> Info:
+        if info is None:
+            raise AssertionError("the service must not be asked")
+        return info
+
+    return choose_route(RolloutSettings(**settings), ask, lambda: local)  # type: ignore[arg-type]
+
+
+GRPC = "grpc://evaluator:50052"
+
+
+def test_a_cpu_service_with_the_workers_model_is_not_called() -> None:
+    r = route(Info(), evaluator=GRPC)
+    assert (r.path, r.device, r.model) == ("inprocess", "cpu", SHA)
+    assert "nothing to gain" in r.reason
+
+
+def test_a_service_on_an_accelerator_is_called() -> None:
+    r = route(Info(device="cuda:0", accelerator=True), evaluator=GRPC)
+    assert (r.path, r.device) == ("service", "cuda:0") and "cuda:0" in r.reason
+
+
+def test_a_service_with_another_model_is_called() -> None:
+    r = route(Info(model="cd" * 32), evaluator=GRPC)
+    assert r.path == "service" and r.model == "cd" * 32
+    assert "cdcdcdcdcdcd is not this worker's abababababab" in r.reason
+
+
+@pytest.mark.parametrize(
+    ("settings", "path"),
+    [
+        ({"evaluator": "inprocess"}, "inprocess"),
+        ({"evaluator": "inprocess", "evaluator_mode": "service"}, "inprocess"),
+        ({"evaluator": GRPC, "evaluator_mode": "service"}, "service"),
+        ({"evaluator": GRPC, "evaluator_mode": "inprocess"}, "inprocess"),
+    ],
+)
+def test_settings_that_decide_without_asking(settings: dict[str, str], path: str) -> None:
+    assert route(None, **settings).path == path
+
+
+def test_an_unknown_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="evaluator_mode"):
+        RolloutSettings(evaluator=GRPC, evaluator_mode="sometimes")  # type: ignore[arg-type]
