@@ -3,14 +3,18 @@
 ``python -m pulvezar.train supervised --workdir DIR --init MODEL_OR_CHECKPOINT``
 runs (or resumes) supervised generations on rollout targets instead
 (:mod:`pulvezar.train.supervised`); ``python -m pulvezar.train average --out M A B ...``
-averages the weights of snapshots (:mod:`pulvezar.train.average`).
+averages the weights of snapshots (:mod:`pulvezar.train.average`);
+``python -m pulvezar.train corpus build|label|run|export|verify|status|measure ...`` builds
+the position corpus and its teacher labels (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.labels`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import fields
+from collections.abc import Callable
+from dataclasses import asdict, fields
+from typing import Any
 
 from pulvezar.train.td import TDConfig, TDTrainer
 
@@ -72,8 +76,121 @@ def average_main(argv: list[str]) -> int:
     return 0
 
 
+def corpus_main(argv: list[str]) -> int:
+    """The ``corpus`` mode: build the position corpus, label it, export and verify the committed form."""
+    import json
+
+    from pulvezar.train.corpus import CorpusBuild, CorpusConfig
+    from pulvezar.train.labels import PRESETS, TEACHERS, LabelConfig, LabelRun, export, verify
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train corpus", description="Position corpus and teacher labels (issue 13)."
+    )
+    sub = parser.add_subparsers(dest="action", required=True)
+    helps = {
+        "build": "build (or resume) the corpus in WORKDIR",
+        "label": "label (or resume labelling) the corpus in WORKDIR shard by shard",
+        "run": "build, then label (one process)",
+        "export": "copy the corpus and finished shards to --out with SHA256SUMS",
+        "verify": "check the checksums of a committed corpus folder",
+        "status": "labels done so far",
+        "measure": "milliseconds per position of each teacher on a sample of the corpus",
+    }
+    subs = {name: sub.add_parser(name, help=text) for name, text in helps.items()}
+    for name in ("build", "label", "run", "export", "status", "measure"):
+        subs[name].add_argument("--workdir", default="runs/corpus")
+    for name in ("build", "run"):
+        for f in fields(CorpusConfig):
+            if f.name == "explore_rates":
+                subs[name].add_argument("--explore-rates", type=float, nargs="+")
+            else:
+                default = f.default
+                subs[name].add_argument(f"--{f.name.replace('_', '-')}", type=type(default), default=default)
+    for name in ("label", "run"):
+        for f in fields(LabelConfig):
+            subs[name].add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+        subs[name].add_argument("--committed", default="data/corpus", help="finished shards to resume from")
+        subs[name].add_argument(
+            "--set",
+            dest="label_sets",
+            nargs="+",
+            default=["2ply"],
+            help="label sets, labelled one after the other (1ply: gnubg-nn-1ply + pulvezar-v2-1ply)",
+        )
+        subs[name].add_argument("--stop-after", type=int, help="stop after this many shards")
+    subs["status"].add_argument("--set", dest="label_sets", nargs="+", default=["2ply"])
+    subs["export"].add_argument("--out", default="data/corpus")
+    subs["verify"].add_argument("folder", nargs="?", default="data/corpus")
+    subs["measure"].add_argument("--n", type=int, default=200)
+    subs["measure"].add_argument("--teachers", nargs="+", default=list(TEACHERS[:6]))
+    args = parser.parse_args(argv)
+
+    def log(s: str) -> None:
+        print(s, flush=True)
+
+    if args.action in ("build", "run"):
+        kw = {f.name: getattr(args, f.name) for f in fields(CorpusConfig) if f.name != "explore_rates"}
+        cfg = CorpusConfig(**kw)
+        if args.explore_rates:
+            cfg.explore_rates = list(args.explore_rates)
+        CorpusBuild(cfg, args.workdir).build(log)
+    if args.action in ("label", "run"):
+        given = {f.name: getattr(args, f.name) for f in fields(LabelConfig)}
+        for name in args.label_sets:
+            lcfg = LabelConfig(**given)
+            if name in PRESETS:  # a named set's teachers, unless given on the command line
+                lcfg = LabelConfig(**{**asdict(PRESETS[name]), **_explicit(argv, given)})
+            run = LabelRun(args.workdir, lcfg, committed=args.committed, label_set=name)
+            run.run(log, stop_after=args.stop_after)
+            log(json.dumps(LabelRun(args.workdir, label_set=name).status()))
+    elif args.action == "export":
+        export(args.workdir, args.out, log)
+    elif args.action == "verify":
+        log(f"{args.folder}: {verify(args.folder)} files verified")
+    elif args.action == "status":
+        for name in args.label_sets:
+            log(json.dumps(LabelRun(args.workdir, label_set=name).status(), indent=2))
+    elif args.action == "measure":
+        _measure(args.workdir, args.n, args.teachers, log)
+    return 0
+
+
+def _explicit(argv: list[str], given: dict[str, Any]) -> dict[str, Any]:
+    """The label settings written on the command line (they override a preset)."""
+    return {k: v for k, v in given.items() if f"--{k}" in argv}
+
+
+def _measure(workdir: str, n: int, teachers: list[str], log: Callable[[str], None]) -> None:
+    """Teacher cost per position on the first ``n`` positions of each class and rule family."""
+    import json
+
+    import numpy as np
+
+    from pulvezar.train.corpus import CLASSES, RULESETS, boards_of_keys, read_npz
+    from pulvezar.train.labels import measure
+
+    corpus = read_npz(f"{workdir}/corpus.npz")
+    warm = boards_of_keys(corpus["keys"][corpus["rules"] == 0][-2:])
+    measure(teachers, warm)  # loads models and tables outside the timing
+    rows = []
+    for family, rmask in (("international", corpus["rules"] == 0), ("tavla", corpus["rules"] == 1)):
+        for k, cname in enumerate(CLASSES[:3]):
+            idx = np.flatnonzero(rmask & (corpus["cls"] == k))[:n]
+            if len(idx) == 0:
+                continue
+            boards = boards_of_keys(corpus["keys"][idx])
+            rules = RULESETS[0] if family == "international" else RULESETS[1]
+            usable = [t for t in teachers if family == "international" or not t.startswith("gnubg")]
+            ms = measure(usable, boards, rules)
+            row = {"rules": family, "class": cname, "n": len(idx), **{t: round(v, 3) for t, v in ms.items()}}
+            rows.append(row)
+            log(json.dumps(row))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "corpus":
+        return corpus_main(argv[1:])
     if argv and argv[0] == "supervised":
         return supervised_main(argv[1:])
     if argv and argv[0] == "average":
