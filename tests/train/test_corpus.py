@@ -208,3 +208,19 @@ def test_crashed_agrees_with_gnubg(built: Path) -> None:
     for b, c in zip(boards, ours, strict=True):
         g = gnubg_nn.classify([b[25:].tolist(), b[:25].tolist()])
         assert to_ours.get(g, B) == c
+
+
+@pytest.mark.oracle
+def test_gnubg_labels_resume_exactly(built: Path, tmp_path: Path) -> None:
+    pytest.importorskip("gnubg_nn")
+    cfg = LabelConfig(shard=60, international="gnubg-nn-1ply", tavla="pulvezar-v2-1ply")
+    full, part = tmp_path / "full", tmp_path / "part"
+    for w in (full, part):
+        w.mkdir()
+        shutil.copyfile(built / CORPUS_FILE, w / CORPUS_FILE)
+    assert LabelRun(full, cfg, label_set="1ply").run(log=lambda s: None)
+    assert not LabelRun(part, cfg, label_set="1ply").run(log=lambda s: None, stop_after=2)
+    assert LabelRun(part, label_set="1ply").run(log=lambda s: None)
+    assert files(full) == files(part)
+    status = LabelRun(full, label_set="1ply").status()
+    assert status["teachers"] == {"gnubg-nn-1ply": 240, "pulvezar-v2-1ply": 80}

@@ -120,6 +120,7 @@ def corpus_main(argv: list[str]) -> int:
         subs[name].add_argument("--stop-after", type=int, help="stop after this many shards")
     subs["status"].add_argument("--set", dest="label_sets", nargs="+", default=["2ply"])
     subs["export"].add_argument("--out", default="data/corpus")
+    subs["export"].add_argument("--sets", nargs="+", help="label sets to export (default: all)")
     subs["verify"].add_argument("folder", nargs="?", default="data/corpus")
     subs["measure"].add_argument("--n", type=int, default=200)
     subs["measure"].add_argument("--teachers", nargs="+", default=list(TEACHERS[:6]))
@@ -144,7 +145,7 @@ def corpus_main(argv: list[str]) -> int:
             run.run(log, stop_after=args.stop_after)
             log(json.dumps(LabelRun(args.workdir, label_set=name).status()))
     elif args.action == "export":
-        export(args.workdir, args.out, log)
+        export(args.workdir, args.out, log, args.sets)
     elif args.action == "verify":
         log(f"{args.folder}: {verify(args.folder)} files verified")
     elif args.action == "status":

@@ -379,14 +379,19 @@ def _append_csv(path: Path, row: dict[str, Any]) -> None:
 # ---- the committed form -------------------------------------------------------------------
 
 
-def export(workdir: str | Path, out: str | Path, log: Log = print) -> dict[str, Any]:
+def export(
+    workdir: str | Path, out: str | Path, log: Log = print, sets: list[str] | None = None
+) -> dict[str, Any]:
     """Copy the corpus and every finished shard of every label set of ``workdir`` to ``out``, and write
-    ``status.json`` (counts) and ``SHA256SUMS``.  Files already there with the same bytes are left alone."""
+    ``status.json`` (counts) and ``SHA256SUMS``; ``sets`` limits the label sets exported.  Files
+    already there with the same bytes are left alone."""
     src, dst = Path(workdir), Path(out)
     dst.mkdir(parents=True, exist_ok=True)
     pairs = [(src / CORPUS_FILE, dst / "positions.npz"), (src / META_FILE, dst / META_FILE)]
     statuses = {}
     for name in label_sets(src):
+        if sets is not None and name not in sets:
+            continue
         run = LabelRun(src, label_set=name)
         pairs.append((config_path(src, name), config_path(dst, name)))
         pairs += [(shard_path(src, i, name), shard_path(dst, i, name)) for i in run.done()]
