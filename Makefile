@@ -44,6 +44,7 @@ system-deps:
 lint: $(STAMP) lint-proto
 	$(VENV)/bin/ruff check libs tests bench services deploy docker
 	$(VENV)/bin/ruff format --check libs tests bench services deploy docker
+	$(VENV)/bin/lint-imports  # the engine library's layers ([tool.importlinter] in pyproject.toml)
 
 # buf (from the npm registry) lints the protobuf APIs; skipped where npm is missing
 lint-proto:

@@ -53,6 +53,15 @@ class AnalysisRequest(MatchFile):
     )
 
 
+class AnalysisForm(Strict):
+    """The form fields of a ``multipart/form-data`` upload to ``/v1/analyses`` besides ``file``."""
+
+    level: Level | None = Field(None, description="as in the JSON body; default: the platform's")
+    priority: Priority | None = Field(None, description="default: interactive")
+    format: Format | None = Field(None, description="the file's format; default: by file name, else content")
+    filename: FileName | None = Field(None, description="default: the uploaded file's name")
+
+
 class AnalysisMatch(BaseModel):
     """One match of a job; more fields may appear."""
 

@@ -53,7 +53,7 @@ from pulvezar.book.generate import (
     value_candidates,
     write_book,
 )
-from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, parse_roll, roll_name
+from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, roll_name
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.rules.position import Position
 from services.rollout.jobs import JobStore, text
@@ -369,18 +369,9 @@ def _main(argv: list[str] | None = None) -> int:
         prog="python -m services.rollout.book_jobs",
         description="Generate an opening book on the rollout workers (resumable: run it again to continue).",
     )
-    ap.add_argument("--rules", choices=("international", "tavla"), required=True)
+    BookSettings.add_arguments(ap, chunk_size=False)  # the workers' chunk size is the store's
     ap.add_argument("--out", required=True)
     ap.add_argument("--redis-url", default=None, help="default: PULVEZAR_ROLLOUT_REDIS_URL")
-    ap.add_argument("--trials", type=int, default=BookSettings.trials)
-    ap.add_argument("--candidates", type=int, default=BookSettings.candidates)
-    ap.add_argument("--threshold", type=float, default=BookSettings.threshold)
-    ap.add_argument("--ply", type=int, default=BookSettings.ply)
-    ap.add_argument("--reply-ply", type=int, default=BookSettings.reply_ply)
-    ap.add_argument("--rollout-ply", type=int, default=0)
-    ap.add_argument("--truncate", type=int, default=None)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--rolls", default=None)
     args = ap.parse_args(argv)
     import redis
 
@@ -390,19 +381,7 @@ def _main(argv: list[str] | None = None) -> int:
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
     store = JobStore(redis.Redis.from_url(rs.redis_url, decode_responses=True), app=make_app(rs), settings=rs)
     try:
-        settings = BookSettings(
-            variant=args.rules,
-            rolls=tuple(parse_roll(r, "rolls") for r in args.rolls.split(",")) if args.rolls else None,
-            ply=args.ply,
-            candidates=args.candidates,
-            threshold=args.threshold,
-            trials=args.trials,
-            seed=args.seed,
-            truncate=args.truncate,
-            rollout_ply=args.rollout_ply,
-            reply_ply=args.reply_ply,
-            chunk_size=store.chunk_size,
-        )
+        settings = BookSettings.from_args(args, chunk_size=store.chunk_size)
         jobs = BookJobs(store)
         book_id = jobs.submit(settings)
     except BookError as e:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pulvezar.formats import GameRecord, MatchFileError, MatchRecord, read_gmd, read_mat, read_sgf
-from pulvezar.formats.cli import read_match
+from pulvezar.formats.files import read_match
 from pulvezar.formats.sgf import write_sgf
 
 DATA = Path(__file__).parent / "data"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pulvezar.formats import GameRecord, MatchFileError, MatchRecord, read_gnubg_text, read_mat
-from pulvezar.formats.cli import read_match
+from pulvezar.formats.files import read_match
 from pulvezar.formats.gnubgtext import IdMismatchError, is_gnubg_text
 from pulvezar.rules.matchid import GameState, MatchId
 

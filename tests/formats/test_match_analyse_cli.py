@@ -1,4 +1,4 @@
-"""``pulvezar match analyse`` (through ``pulvezar.formats.cli``), at 0 plies on a short match."""
+"""``pulvezar match analyse`` (through ``pulvezar.cli.match``), at 0 plies on a short match."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from pulvezar.analysis import rating
 from pulvezar.analysis.match import AnalysisSettings, MatchAnalysis, analyse_match
-from pulvezar.formats import cli, read_mat
+from pulvezar.cli import match as cli
+from pulvezar.formats import read_mat
 from pulvezar.formats.sgf import read_sgf
 
 DATA = Path(__file__).parent / "data"

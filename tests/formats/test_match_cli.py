@@ -1,4 +1,4 @@
-"""``pulvezar match show`` and ``pulvezar match convert`` (through ``pulvezar.formats.cli``)."""
+"""``pulvezar match show`` and ``pulvezar match convert`` (through ``pulvezar.cli.match``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pulvezar.formats import cli, read_mat
+from pulvezar.cli import match as cli
+from pulvezar.formats import read_mat
 
 DATA = Path(__file__).parent / "data"
 

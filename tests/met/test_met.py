@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pulvezar.cli.met import add_parser
 from pulvezar.errors import PulvezarError
 from pulvezar.met import MatchEquity, money_gammon_price, money_take_point, tavla_table
-from pulvezar.met.cli import add_parser
 
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 DATA = Path(__file__).parents[2] / "libs/pulvezar/met/data/kazaross_xg2.json"

@@ -4,7 +4,7 @@
 
     python -m pulvezar.book generate --rules international --out data/book/international.json
         [--trials 5184] [--candidates 5] [--threshold 0.16] [--ply 3] [--reply-ply 3]
-        [--truncate N] [--seed 1] [--rolls 31,42] [--workdir DIR] [--threads 1]
+        [--truncate N] [--seed 1] [--rolls 31,42] [--workdir DIR] [--threads 1] [--quiet] [--log]
     python -m pulvezar.book show data/book/international.json [--roll 31] [--json]
     python -m pulvezar.book status --rules tavla --out data/book/tavla.json [--workdir DIR] [...]
 
@@ -12,7 +12,8 @@ The defaults are the issue's full settings (3-ply search, 5,184 rollout trials p
 3-ply replies).  ``generate`` saves every finished step in the work directory (default
 ``$XDG_CACHE_HOME/pulvezar/book/<name of --out>``) and writes ``--out`` after every finished
 roll; run the same command again to continue an interrupted run, or with more ``--trials`` to
-extend it.
+extend it.  A progress bar with the time left is drawn on stderr when it is a terminal (not with
+``--quiet``); ``--log`` writes a line per finished step instead, e.g. into a log file.
 """
 
 from __future__ import annotations
@@ -25,41 +26,19 @@ import time
 from pathlib import Path
 
 from pulvezar.book.generate import (
-    FULL_TRIALS,
     BookGenerator,
     BookSettings,
     Progress,
     generate_book,
     read_book,
 )
-from pulvezar.book.model import Book, BookError, parse_roll
+from pulvezar.book.model import Book, BookError
+from pulvezar.cli.progress import progress_bar
 
 
 def default_workdir(out: Path) -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "pulvezar" / "book" / out.stem
-
-
-def _settings(args: argparse.Namespace) -> BookSettings:
-    rolls = None
-    if args.rolls:
-        rolls = tuple(parse_roll(r, "rolls") for r in args.rolls.split(","))
-    return BookSettings(
-        variant=args.rules,
-        hit_and_stop=args.hit_and_stop,
-        must_bear_off=args.must_bear_off,
-        rolls=rolls,
-        ply=args.ply,
-        candidates=args.candidates,
-        threshold=args.threshold,
-        trials=args.trials,
-        seed=args.seed,
-        truncate=args.truncate,
-        variance_reduction=not args.no_variance_reduction,
-        rollout_ply=args.rollout_ply,
-        reply_ply=args.reply_ply,
-        chunk_size=args.chunk_size,
-    )
 
 
 def _hms(s: float | None) -> str:
@@ -114,24 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("generate", "status"):
         g = sub.add_parser(name)
-        g.add_argument("--rules", choices=("international", "tavla"), required=True)
-        g.add_argument("--hit-and-stop", action="store_true")
-        g.add_argument("--must-bear-off", action="store_true")
+        BookSettings.add_arguments(g)
         g.add_argument("--out", type=Path, required=True)
         g.add_argument("--workdir", type=Path)
-        g.add_argument("--trials", type=int, default=FULL_TRIALS)
-        g.add_argument("--candidates", type=int, default=5)
-        g.add_argument("--threshold", type=float, default=0.16)
-        g.add_argument("--ply", type=int, default=3)
-        g.add_argument("--reply-ply", type=int, default=3)
-        g.add_argument("--rollout-ply", type=int, default=0)
-        g.add_argument("--truncate", type=int, default=None)
-        g.add_argument("--seed", type=int, default=1)
-        g.add_argument("--chunk-size", type=int, default=72)
-        g.add_argument("--rolls", help="only these rolls, e.g. 31,42 (default: every opening roll)")
-        g.add_argument("--no-variance-reduction", action="store_true")
         g.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
         g.add_argument("--max-items", type=int, default=None, help="stop after this many work items")
+        g.add_argument("--quiet", action="store_true", help="no progress bar (else drawn on a terminal)")
+        g.add_argument("--log", action="store_true", help="a line on stderr for each finished work item")
     s = sub.add_parser("show")
     s.add_argument("book", type=Path)
     s.add_argument("--roll")
@@ -151,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(max(1, args.threads))
-        settings = _settings(args)
+        settings = BookSettings.from_args(args)
         workdir = args.workdir or default_workdir(args.out)
         if args.command == "status":
             gen = BookGenerator(settings, workdir)
@@ -162,7 +130,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 0
         print(f"work directory {workdir}", file=sys.stderr)
-        book = generate_book(settings, workdir, args.out, progress=_print_progress, max_items=args.max_items)
+        with progress_bar("book", "steps", quiet=args.quiet) as bar:
+
+            def progress(p: Progress) -> None:
+                bar(p.items_done, p.items_total)
+                if args.log:
+                    _print_progress(p)
+
+            book = generate_book(settings, workdir, args.out, progress=progress, max_items=args.max_items)
         print(f"wrote {args.out}: {len(book.rolls)} rolls, {'complete' if book.complete else 'incomplete'}")
         return 0 if book.complete or args.max_items is not None else 1
     except BookError as e:

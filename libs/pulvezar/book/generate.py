@@ -30,12 +30,13 @@ directory made with other settings or another net is refused (:class:`BookError`
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from pulvezar.book.model import (
     BookReply,
     BookRoll,
     opening_rolls,
+    parse_roll,
     probs_json,
     read_book,
     roll_name,
@@ -177,6 +179,54 @@ class BookSettings:
             must_bear_off=bool(rules.get("must_bear_off", False)),
             **kw,
         )
+
+    # ---- from arguments: the one definition of the book's options ------------------------------
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser, *, chunk_size: bool = True) -> None:
+        """The book's options on ``parser`` (``python -m pulvezar.book``, the platform's book command):
+        ``--rules`` (required), the Tavla options, every setting with its default, ``--rolls 31,42``
+        and ``--no-variance-reduction``; ``--chunk-size`` unless the caller fixes it."""
+        d = cls()
+        parser.add_argument("--rules", choices=("international", "tavla"), required=True)
+        parser.add_argument("--hit-and-stop", action="store_true", help="Tavla: 'Nach Schlag Halt'")
+        parser.add_argument("--must-bear-off", action="store_true", help="Tavla: 'Auswürfelpflicht'")
+        parser.add_argument("--trials", type=int, default=FULL_TRIALS, help="rollout trials per candidate")
+        parser.add_argument("--candidates", type=int, default=d.candidates)
+        parser.add_argument("--threshold", type=float, default=d.threshold)
+        parser.add_argument("--ply", type=int, default=d.ply, help="search depth of the candidates")
+        parser.add_argument("--reply-ply", type=int, default=d.reply_ply)
+        parser.add_argument("--rollout-ply", type=int, default=d.rollout_ply)
+        parser.add_argument("--truncate", type=int, default=d.truncate)
+        parser.add_argument("--seed", type=int, default=d.seed)
+        if chunk_size:
+            parser.add_argument("--chunk-size", type=int, default=d.chunk_size)
+        parser.add_argument("--rolls", help="only these rolls, e.g. 31,42 (default: every opening roll)")
+        parser.add_argument("--no-variance-reduction", action="store_true")
+
+    @classmethod
+    def from_args(cls, args: Any, **overrides: Any) -> BookSettings:
+        """The settings of parsed :meth:`add_arguments` options, or of any object with those
+        attributes (a request body): ``rules`` (or ``variant``), the settings by name (a missing or
+        ``None`` one takes its default), ``rolls`` as ``"31,42"`` or roll pairs, and
+        ``no_variance_reduction``.  ``overrides`` win (e.g. the workers' ``chunk_size``).
+
+        >>> BookSettings.from_args(argparse.Namespace(rules="tavla", rolls="31,65", trials=36)).rolls
+        ((3, 1), (6, 5))
+        """
+        names = {f.name for f in fields(cls)} - {"variant", "rolls"}
+        kw: dict[str, Any] = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+        variant = getattr(args, "rules", None) or getattr(args, "variant", None)
+        if variant is not None:
+            kw["variant"] = variant
+        rolls = getattr(args, "rolls", None)
+        if isinstance(rolls, str):
+            rolls = tuple(parse_roll(r, "rolls") for r in rolls.split(",") if r.strip())
+        if rolls is not None:
+            kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in rolls) or None
+        if getattr(args, "no_variance_reduction", False):
+            kw["variance_reduction"] = False
+        kw.update(overrides)
+        return cls(**kw)
 
     def move_filter(self) -> MoveFilter:
         """0-ply screen 1/16/0.32, none at 1 ply, the ``candidates`` best at 2 plies."""

@@ -36,16 +36,16 @@ gnubg's own statistics, see ``tests/formats/test_stored_analysis.py``):
   player the record is about: the answer to a double is written from the
   taker's side and is turned round here.
 
-Which decisions count is :mod:`pulvezar.analysis.rating`'s rule, and it is
+Which decisions count is :mod:`pulvezar.rating`'s rule, and it is
 gnubg's: on the eight analysed matches of the test corpus the counted
 decisions per player are gnubg's "unforced moves" plus its "close or actual
 cube decisions", and the error sums are its ``Error total EMG``, exactly (to
 the file's rounding).
 
 Every decision becomes a :class:`StoredDecision` and, through
-:meth:`StoredDecision.to_error`, a :class:`pulvezar.analysis.rating.DecisionError`
+:meth:`StoredDecision.to_error`, a :class:`pulvezar.rating.DecisionError`
 under the shared rules of which decisions count; :func:`stored_pr` is
-:func:`pulvezar.analysis.rating.performance_rating` over them.  Whether a
+:func:`pulvezar.rating.performance_rating` over them.  Whether a
 roll left a choice is decided by pulvezar's own
 :meth:`pulvezar.rules.rules.Rules.legal_plays`, never by the file.  A checker
 play without stored analysis is skipped unless it was forced (then it is a
@@ -72,13 +72,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from pulvezar.analysis.rating import DecisionError, DecisionKind, cube_counts, performance_rating
 from pulvezar.cube.janowski import Cube, emg
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.gnubgtext import find_gnubg_play
 from pulvezar.formats.record import Decision, MatchRecord
 from pulvezar.formats.sgf import position_after_move
 from pulvezar.met.equity import MatchEquity
+from pulvezar.rating import DecisionError, DecisionKind, cube_counts, performance_rating
 from pulvezar.rules.rules import LegalPlays, Rules
 
 __all__ = [

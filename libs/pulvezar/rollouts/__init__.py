@@ -7,11 +7,12 @@
 (1.0, 36)
 """
 
-from pulvezar.rollouts.choosers import ply_chooser
+from pulvezar.rollouts.choosers import chooser_for, ply_chooser
 from pulvezar.rollouts.cube import CubeRollout, rollout_cube
 from pulvezar.rollouts.deep import DEEP_TRIALS, DeepCandidate, deep_analysis
 from pulvezar.rollouts.dice import trial_rolls
-from pulvezar.rollouts.engine import Chooser, chooser_for, greedy_chooser, rollout, rollout_plays
+from pulvezar.rollouts.engine import rollout, rollout_plays
+from pulvezar.rollouts.lockstep import Chooser, greedy_chooser
 from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
 
 __all__ = [

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from pulvezar.eval.evaluator import Boards, Evaluator, Probs, equity, swap_boards
-from pulvezar.rollouts.engine import Chooser, Ints, greedy_chooser
+from pulvezar.rollouts.lockstep import Chooser, Ints, greedy_chooser
 from pulvezar.rules import _kernel
 from pulvezar.rules.rules import Rules
 from pulvezar.search.filters import MoveFilter, move_filter
@@ -29,7 +29,7 @@ from pulvezar.search.plies import MAX_PLY, _rules_flags
 def ply_chooser(ply: int, filter: str | MoveFilter | None = None) -> Chooser:
     """The chooser that plays as an ``ply``-ply search with ``filter`` (default ``"normal"``).
 
-    ``ply=0`` is :func:`~pulvezar.rollouts.engine.greedy_chooser`.  The search
+    ``ply=0`` is :func:`~pulvezar.rollouts.lockstep.greedy_chooser`.  The search
     (and its cache) is the shared one of the evaluator and rules
     (:func:`~pulvezar.search.hint.searcher`).
     """
@@ -68,3 +68,9 @@ def ply_chooser(ply: int, filter: str | MoveFilter | None = None) -> Chooser:
         return chosen, mover
 
     return choose
+
+
+def chooser_for(ply: int) -> Chooser:
+    """The move chooser of a search depth: 0-ply :func:`greedy_chooser`, else
+    :func:`~pulvezar.rollouts.choosers.ply_chooser` with the normal move filter."""
+    return greedy_chooser if ply == 0 else ply_chooser(ply)

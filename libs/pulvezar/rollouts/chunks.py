@@ -28,7 +28,7 @@ when ``T`` is a multiple of ``chunk_size``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pulvezar.rollouts.dice import BLOCK
@@ -36,6 +36,9 @@ from pulvezar.rollouts.engine import rollout, rollout_plays
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play
+
+#: ``progress(done, total)``: ``done`` of ``total`` trials finished.
+Progress = Callable[[int, int], None]
 
 #: Trials per chunk by default: two blocks of 36, one of each half.
 DEFAULT_CHUNK_SIZE = 2 * BLOCK
@@ -77,17 +80,19 @@ def rollout_chunked(
     *,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     first_trial: int = 0,
+    progress: Progress | None = None,
     **options: Any,
 ) -> RolloutResult:
     """:func:`~pulvezar.rollouts.rollout`, computed chunk by chunk (:func:`plan_chunks`) and merged.
 
     ``options`` are those of :func:`~pulvezar.rollouts.rollout` (``seed``,
-    ``variance_reduction``, ``truncate``, ``evaluator``, ``rules``, ...).
+    ``variance_reduction``, ``truncate``, ``evaluator``, ``rules``, ...);
+    ``progress(trials_done, trials)`` is called after each chunk.
     """
-    parts = [
-        rollout(position, trials=n, first_trial=first, **options)
-        for first, n in plan_chunks(trials, chunk_size, first_trial)
-    ]
+    parts: list[RolloutResult] = []
+    for first, n in plan_chunks(trials, chunk_size, first_trial):
+        parts.append(rollout(position, trials=n, first_trial=first, **options))
+        _report(progress, parts, trials)
     return RolloutResult.merge(parts)
 
 
@@ -99,11 +104,18 @@ def rollout_plays_chunked(
     *,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     first_trial: int = 0,
+    progress: Progress | None = None,
     **options: Any,
 ) -> list[RolloutResult]:
-    """:func:`~pulvezar.rollouts.rollout_plays`, computed chunk by chunk and merged per candidate."""
-    parts = [
-        rollout_plays(position, dice, plays, trials=n, first_trial=first, **options)
-        for first, n in plan_chunks(trials, chunk_size, first_trial)
-    ]
+    """:func:`~pulvezar.rollouts.rollout_plays`, computed chunk by chunk and merged per candidate;
+    ``progress(trials_done, trials)`` (trials per candidate) is called after each chunk."""
+    parts: list[list[RolloutResult]] = []
+    for first, n in plan_chunks(trials, chunk_size, first_trial):
+        parts.append(rollout_plays(position, dice, plays, trials=n, first_trial=first, **options))
+        _report(progress, [p[0] for p in parts], trials)
     return [RolloutResult.merge([p[c] for p in parts]) for c in range(len(parts[0]))]
+
+
+def _report(progress: Progress | None, parts: Sequence[RolloutResult], trials: int) -> None:
+    if progress is not None:
+        progress(sum(p.trials for p in parts), trials)

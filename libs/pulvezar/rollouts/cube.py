@@ -48,7 +48,8 @@ from pulvezar.cube.janowski import (
 )
 from pulvezar.eval.evaluator import BearoffRaces, Boards, Evaluator, Probs, boards_of, flip, terminal
 from pulvezar.met.equity import MatchEquity
-from pulvezar.rollouts.engine import (
+from pulvezar.rollouts.choosers import chooser_for
+from pulvezar.rollouts.lockstep import (
     ROLL_WEIGHTS,
     ROLLS,
     Chooser,
@@ -396,7 +397,7 @@ def rollout_cube(
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, False, truncate, bearoff_stop,
-        evaluator, state.rules, chooser,
+        evaluator, state.rules, chooser or chooser_for(ply),
     )  # fmt: skip
     cube = state.cube
     table = _Table(cube, state.table)

@@ -22,6 +22,7 @@ from typing import Literal
 
 from pulvezar.errors import InvalidIdError, InvalidPositionError
 from pulvezar.rules import _kernel
+from pulvezar.rules.xgidfields import parse_fields
 
 CHECKERS = 15
 BAR = 24  # index of the bar in a side's 25 counts
@@ -101,9 +102,12 @@ class Position:
     @classmethod
     def from_xgid(cls, xgid: str) -> Position:
         """The position of an XGID, seen from the player on roll."""
-        from pulvezar.rules.xgid import XGID
-
-        return XGID.parse(xgid).position
+        f = parse_fields(xgid)  # every field checked, as XGID.parse does
+        bottom, top = f["bottom"], f["top"]
+        try:
+            return cls(bottom, top) if f["turn"] == 1 else cls(top, bottom)
+        except InvalidPositionError as e:
+            raise InvalidIdError(f"impossible position: {e}", field="xgid.position") from None
 
     # ---- views --------------------------------------------------------
     @property

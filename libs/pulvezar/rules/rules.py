@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Literal, NamedTuple, overload
 
-from pulvezar.errors import InvalidDiceError, InvalidPositionError
+from pulvezar.errors import InvalidDiceError, InvalidPositionError, NotationError
 from pulvezar.rules import _kernel
+from pulvezar.rules.playtext import format_play, match_play
 from pulvezar.rules.position import Position
 
 _REC: int = _kernel.REC
@@ -162,8 +163,6 @@ class Play:
     @property
     def notation(self) -> str:
         """Canonical notation, e.g. ``24/18*/13`` or ``13/11(2)``; ``""`` for no move."""
-        from pulvezar.rules.notation import format_play
-
         return format_play(self)
 
     @property
@@ -244,8 +243,6 @@ class LegalPlays(Sequence[Play]):
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, str):
-            from pulvezar.errors import NotationError
-
             try:
                 self.find(item)
             except NotationError:
@@ -271,8 +268,6 @@ class LegalPlays(Sequence[Play]):
 
     def find(self, notation: str) -> Play:
         """The legal play that ``notation`` describes (see :func:`pulvezar.parse_play`)."""
-        from pulvezar.rules.notation import match_play
-
         return match_play(notation, self)
 
     def __repr__(self) -> str:

@@ -24,39 +24,18 @@ cube is log2 of the cube limit.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from pulvezar.errors import InvalidIdError, InvalidPositionError
 from pulvezar.rules.matchid import GameState, MatchId, Resignation
-from pulvezar.rules.position import CHECKERS, Position
+from pulvezar.rules.position import Position
+from pulvezar.rules.xgidfields import check_fields, format_board, log2, parse_fields
 
 __all__ = ["XGID"]
 
-_FIELD = "xgid"
-_INT = re.compile(r"-?[0-9]{1,6}\Z")
-_DICE = re.compile(r"(00|D|B|R|[1-6][1-6])\Z")
-_FIELDS = (  # (label, error field) of the fields after the position
-    ("cube", "xgid.cube_value"),
-    ("cube position", "xgid.cube_owner"),
-    ("turn", "xgid.turn"),
-    ("dice", "xgid.dice"),
-    ("score 1", "xgid.score"),
-    ("score 2", "xgid.score"),
-    ("Crawford/Jacoby", "xgid.crawford_jacoby"),
-    ("match length", "xgid.match_length"),
-    ("max cube", "xgid.max_cube"),
-)
 
-
-def _error(reason: str, field: str = _FIELD) -> InvalidIdError:
+def _error(reason: str, field: str) -> InvalidIdError:
     return InvalidIdError(reason, field=field)
-
-
-def _log2(value: int, name: str) -> int:
-    if not isinstance(value, int) or value < 1 or value & (value - 1) or value > 1 << 15:
-        raise _error(f"{name} must be a power of two 1..32768, got {value!r}", f"xgid.{name}")
-    return value.bit_length() - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,81 +62,28 @@ class XGID:
 
     def __post_init__(self) -> None:
         for name in ("bottom", "top"):
-            side = tuple(getattr(self, name))
-            if len(side) != 25 or not all(isinstance(n, int) and n >= 0 for n in side):
-                raise _error(f"{name} needs 25 non-negative counts, got {side!r}", "xgid.position")
-            if sum(side) > CHECKERS:
-                raise _error(f"{name} has {sum(side)} checkers; at most {CHECKERS}", "xgid.position")
-            object.__setattr__(self, name, side)
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "score", tuple(self.score))
+        check_fields(
+            self.bottom, self.top, self.cube_value, self.cube_owner, self.turn, self.dice, self.score,
+            self.crawford_jacoby, self.match_length, self.max_cube,
+        )  # fmt: skip
         try:
             Position(self.bottom, self.top)
         except InvalidPositionError as e:
-            raise _error(f"impossible position: {e}", "xgid.position") from None
-        _log2(self.cube_value, "cube_value")
-        _log2(self.max_cube, "max_cube")
-        if self.cube_owner not in (-1, 0, 1):
-            raise _error(f"cube position must be -1, 0 or 1, got {self.cube_owner!r}", "xgid.cube_owner")
-        if self.turn not in (-1, 1):
-            raise _error(f"turn must be 1 (bottom) or -1 (top), got {self.turn!r}", "xgid.turn")
-        if not isinstance(self.dice, str) or not _DICE.match(self.dice):
-            raise _error(f"dice must be 00, D, B, R or two digits 1..6, got {self.dice!r}", "xgid.dice")
-        length = self.match_length
-        if not isinstance(length, int) or length < 0:
-            raise _error(f"match length must be 0 (money) or more, got {length!r}", "xgid.match_length")
-        score = tuple(self.score)
-        if len(score) != 2 or not all(isinstance(s, int) and s >= 0 for s in score):
-            raise _error(f"scores must be two non-negative integers, got {self.score!r}", "xgid.score")
-        if length and max(score) > length:
-            raise _error(f"score {score} exceeds the match length {length}", "xgid.score")
-        object.__setattr__(self, "score", score)
-        if self.crawford_jacoby not in ((0, 1) if length else (0, 1, 2, 3)):
-            allowed = "0 or 1 in match play" if length else "0..3 in money play"
-            got = self.crawford_jacoby
-            raise _error(f"Crawford/Jacoby field must be {allowed}, got {got!r}", "xgid.crawford_jacoby")
+            raise InvalidIdError(f"impossible position: {e}", field="xgid.position") from None
 
     # ---- text ---------------------------------------------------------
     @classmethod
     def parse(cls, xgid: str) -> XGID:
         """Decode an XGID, with or without the ``XGID=`` prefix."""
-        if not isinstance(xgid, str):
-            raise _error("an XGID is a string")
-        s = xgid.strip()
-        if s[:5].upper() == "XGID=":
-            s = s[5:]
-        parts = s.split(":")
-        if len(parts) != 10:
-            raise _error(f"an XGID has 10 ':'-separated fields, got {len(parts)} in {xgid!r}")
-        board, *rest = parts
-        bottom, top = _parse_board(board)
-        values: list[int] = []
-        for (name, field), text in zip(_FIELDS, rest, strict=True):
-            if name == "dice":
-                continue
-            if not _INT.match(text):
-                raise _error(f"{name} must be an integer, got {text!r}", field)
-            values.append(int(text))
-        cube, owner, turn, score1, score2, cj, length, max_cube = values
-        for name, log in (("cube_value", cube), ("max_cube", max_cube)):
-            if not 0 <= log <= 15:
-                raise _error(f"{name} is stored as log2, 0..15, got {log}", f"xgid.{name}")
-        return cls(
-            bottom=bottom,
-            top=top,
-            cube_value=1 << cube,
-            cube_owner=owner,
-            turn=turn,
-            dice=rest[3],
-            score=(score1, score2),
-            crawford_jacoby=cj,
-            match_length=length,
-            max_cube=1 << max_cube,
-        )
+        return cls(**parse_fields(xgid))
 
     def encode(self) -> str:
         """The XGID with its ``XGID=`` prefix."""
         fields = (
-            _format_board(self.bottom, self.top),
-            _log2(self.cube_value, "cube_value"),
+            format_board(self.bottom, self.top),
+            log2(self.cube_value, "cube_value"),
             self.cube_owner,
             self.turn,
             self.dice,
@@ -165,7 +91,7 @@ class XGID:
             self.score[1],
             self.crawford_jacoby,
             self.match_length,
-            _log2(self.max_cube, "max_cube"),
+            log2(self.max_cube, "max_cube"),
         )
         return "XGID=" + ":".join(map(str, fields))
 
@@ -247,7 +173,7 @@ class XGID:
         ``R``) have no Match ID form.
         """
         if bottom not in (0, 1):
-            raise _error(f"bottom must be gnubg player 0 or 1, got {bottom!r}", "bottom")
+            raise InvalidIdError(f"bottom must be gnubg player 0 or 1, got {bottom!r}", field="bottom")
         if self.dice in ("B", "R"):
             raise _error(f"a Match ID cannot express a beaver (dice field {self.dice!r})", "xgid.dice")
         player = {1: bottom, -1: 1 - bottom}  # XG side -> gnubg player
@@ -287,7 +213,7 @@ class XGID:
         """
         m = match_id
         if bottom not in (0, 1):
-            raise _error(f"bottom must be gnubg player 0 or 1, got {bottom!r}", "bottom")
+            raise InvalidIdError(f"bottom must be gnubg player 0 or 1, got {bottom!r}", field="bottom")
         if m.game_state != GameState.PLAYING or m.resignation != Resignation.NONE:
             raise _error("an XGID holds only a game in play with no resignation on offer", "match_id")
         if m.double_offered and (m.turn == m.dice_owner or m.dice != (0, 0)):
@@ -304,33 +230,3 @@ class XGID:
             match_length=m.match_length,
             max_cube=max_cube,
         )
-
-
-def _parse_board(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    if len(text) != 26:
-        raise _error(f"the position field has 26 characters, got {len(text)} in {text!r}", "xgid.position")
-    bottom, top = [0] * 25, [0] * 25
-    for i, c in enumerate(text):
-        if c == "-":
-            continue
-        if "A" <= c <= "O" and i != 0:
-            bottom[24 if i == 25 else i - 1] = ord(c) - ord("A") + 1
-        elif "a" <= c <= "o" and i != 25:
-            top[24 if i == 0 else 24 - i] = ord(c) - ord("a") + 1
-        else:
-            raise _error(f"bad character {c!r} at {i} of the position field {text!r}", "xgid.position")
-    return tuple(bottom), tuple(top)
-
-
-def _format_board(bottom: tuple[int, ...], top: tuple[int, ...]) -> str:
-    chars = ["-"] * 26
-    for i in range(24):
-        if bottom[i]:
-            chars[i + 1] = chr(ord("A") + bottom[i] - 1)
-        if top[i]:
-            chars[24 - i] = chr(ord("a") + top[i] - 1)
-    if top[24]:
-        chars[0] = chr(ord("a") + top[24] - 1)
-    if bottom[24]:
-        chars[25] = chr(ord("A") + bottom[24] - 1)
-    return "".join(chars)

@@ -42,8 +42,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.cube.decision import CubeState
 from pulvezar.cube.janowski import beavered, best_value, efficiency, emg, match_equities, money_equities
+from pulvezar.cube.state import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.eval.evaluator import Boards, Evaluator, Probs, default_evaluator, flip
 from pulvezar.match.game import Game, Phase

@@ -485,8 +485,9 @@ class SupervisedRun:
         return {"positions": len(x), "history": history, "best_epoch": best_epoch}
 
     # ---- the run ---------------------------------------------------------
-    def run(self, log: Log = print) -> None:
-        """Run (or resume) generations until ``config.generations``."""
+    def run(self, log: Log = print, progress: Callable[[int, int], None] | None = None) -> None:
+        """Run (or resume) generations until ``config.generations``; ``progress(generations_done,
+        generations)`` after each one."""
         torch.set_num_threads(self.config.threads)
         for g in range(1, self.config.generations + 1):
             if self.model_path(g).exists():
@@ -500,6 +501,8 @@ class SupervisedRun:
                 f"gen {g}: held-out loss {s['holdout_loss_before']:.5f} -> {s['holdout_loss_after']:.5f}, "
                 f"equity rmse {s['holdout_equity_rmse_before']:.4f} -> {s['holdout_equity_rmse_after']:.4f}"
             )
+            if progress is not None:
+                progress(g, self.config.generations)
 
     def _write_row(self, g: int, boards: Boards, summary: dict[str, Any]) -> None:
         cfg = self.config

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -287,8 +288,9 @@ class TDTrainer:
         self.state.positions_trained += len(xs)
 
     # ---- the run ---------------------------------------------------------
-    def run(self, log: Any = print) -> None:
-        """Play and learn until ``config.games``, checkpointing as it goes."""
+    def run(self, log: Any = print, progress: Callable[[int, int], None] | None = None) -> None:
+        """Play and learn until ``config.games``, checkpointing as it goes;
+        ``progress(games_done, games)`` after each checkpoint."""
         cfg = self.config
         curve_path = self.workdir / "curve.csv"
         while self.state.games_done < cfg.games:
@@ -318,6 +320,8 @@ class TDTrainer:
                 f"games {self.state.games_done:>8}  loss {loss:.4f}  "
                 f"{row['games_per_s']:.1f} games/s  trained {self.state.positions_trained}"
             )
+            if progress is not None:
+                progress(self.state.games_done, cfg.games)
 
     def export(self, path: str | Path, run_name: str) -> None:
         """Write the current nets as a model file with metadata."""

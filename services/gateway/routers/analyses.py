@@ -17,9 +17,11 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import ValidationError
 
-from services.gateway.analysis_models import AnalysisJob, AnalysisRequest, MatchFile
+from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
@@ -125,41 +127,148 @@ def _json(job: AnalysisJob, status_code: int = 200, headers: dict[str, str] | No
     return JSONResponse(job.model_dump(mode="json"), status_code=status_code, headers=headers)
 
 
+def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON schema with its ``$defs`` inlined (the OpenAPI request body holds it whole)."""
+    defs = schema.pop("$defs", {})
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, dict):
+            ref = x.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return walk(defs[ref.removeprefix("#/$defs/")])
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    return walk(schema)  # type: ignore[no-any-return]
+
+
+_UPLOAD_SCHEMA = {
+    "type": "object",
+    "required": ["file"],
+    "properties": {
+        "file": {"type": "string", "format": "binary", "description": "the match file (name: its format)"},
+        **_inline(AnalysisForm.model_json_schema())["properties"],
+    },
+    "additionalProperties": False,
+}
+_REQUEST_BODY = {
+    "required": True,
+    "description": "JSON (the file as text or base64, or several matches), or a multipart form as "
+    "`curl -F file=@match.sgf -F level=2ply` sends it",
+    "content": {
+        "application/json": {"schema": _inline(AnalysisRequest.model_json_schema())},
+        "multipart/form-data": {"schema": _UPLOAD_SCHEMA},
+    },
+}
+
+
+async def _json_body(request: Request) -> AnalysisRequest:
+    raw = await request.body()
+    try:
+        return AnalysisRequest.model_validate_json(raw or b"{}")
+    except ValidationError as e:
+        raise _validation_error(e) from None
+
+
+def _validation_error(e: ValidationError) -> RequestValidationError:
+    """Pydantic's errors as FastAPI's, so the problem names the fields as for any other body."""
+    return RequestValidationError(
+        [{**err, "loc": ("body", *err.get("loc", ()))} for err in e.errors(include_url=False)]
+    )
+
+
+async def _form_upload(request: Request, limit: int) -> tuple[dict[str, Any], AnalysisForm]:
+    """The match of a ``multipart/form-data`` upload and its settings; problems name the field."""
+    try:
+        form = await request.form(max_files=2, max_fields=10, max_part_size=limit + 1)
+    except Exception as e:  # starlette's MultiPartException, a malformed body
+        raise invalid("file", f"not a readable multipart/form-data body ({e})") from None
+    try:
+        files = form.getlist("file")
+        if not files:
+            raise invalid("file", "a multipart upload needs the match in the form field 'file'")
+        if len(files) > 1:
+            raise invalid("file", "one file per upload (several matches: the JSON body's 'matches')")
+        texts: dict[str, Any] = {}
+        for key, value in form.multi_items():
+            if key == "file":
+                continue
+            if not isinstance(value, str):
+                raise invalid(key, "a form field, not a file")
+            if key in texts:
+                raise invalid(key, "given twice")
+            texts[key] = value
+        try:
+            settings = AnalysisForm.model_validate(texts)
+        except ValidationError as e:
+            raise _validation_error(e) from None
+        upload = files[0]
+        if isinstance(upload, str):  # curl -F 'file=<match.mat': the file as a text field
+            data, filename = upload.encode("utf-8"), settings.filename
+        else:
+            data, filename = await upload.read(limit + 1), settings.filename or upload.filename
+        if len(data) > limit:
+            raise ProblemError(
+                413,
+                f"file: a match file may have at most {limit} bytes",
+                kind="too-large",
+                errors=[("file", f"too large (at most {limit} bytes)")],
+            )
+        if not data.strip():
+            raise invalid("file", "the file is empty")
+        return {"data": data, "format": settings.format, "filename": filename}, settings
+    finally:
+        await form.close()
+
+
 @router.post(
     "",
     status_code=202,
     response_model=AnalysisJob,
     summary="Analyse a match, or many ('analyse all'), as a job",
+    description="The match comes as JSON (`file` as text or `file_base64`, or several in `matches`) or "
+    "as a multipart upload (`file`, with `level`, `priority`, `format` and `filename` as form fields):\n\n"
+    "    curl -H 'X-API-Key: local-dev-key' -F file=@match.sgf -F level=2ply localhost:8000/v1/analyses",
     responses={
         202: {"description": "accepted; the job is at the Location header"},
         413: {"description": "a match file over the upload limit"},
+        422: {"description": "bad input: the problem's errors name the fields"},
         503: {"description": "no job store behind this gateway"},
     },
+    openapi_extra={"requestBody": _REQUEST_BODY},
 )
 async def submit_analysis(
-    body: AnalysisRequest,
     request: Request,
     who: Annotated[Client, Depends(client)],
     store: Annotated[AnalysisJobs, Depends(analyses)],
 ) -> JSONResponse:
     limit: int = request.app.state.settings.max_upload_bytes
-    single = body.matches is None
-    if single:
-        entries: list[tuple[MatchFile, str]] = [(body, "")]
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        match, form = await _form_upload(request, limit)
+        matches, level, priority, single = [match], form.level, form.priority, True
     else:
-        if body.file is not None or body.file_base64 is not None:
-            raise invalid("matches", "give one match (file or file_base64) or several (matches), not both")
-        assert body.matches is not None
-        if body.format is not None or body.filename is not None:
-            field = "format" if body.format is not None else "filename"
-            raise invalid(field, "with matches, give each match's format and filename in its entry")
-        entries = [(m, f"matches[{i}].") for i, m in enumerate(body.matches)]
-    matches = [
-        {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
-    ]
-    job_id = await who.submit(
-        0, lambda: store.call("submit", matches, body.level, body.priority, single=single)
-    )
+        body = await _json_body(request)
+        single = body.matches is None
+        if single:
+            entries: list[tuple[MatchFile, str]] = [(body, "")]
+        else:
+            if body.file is not None or body.file_base64 is not None:
+                both = "give one match (file or file_base64) or several (matches), not both"
+                raise invalid("matches", both)
+            assert body.matches is not None
+            if body.format is not None or body.filename is not None:
+                field = "format" if body.format is not None else "filename"
+                raise invalid(field, "with matches, give each match's format and filename in its entry")
+            entries = [(m, f"matches[{i}].") for i, m in enumerate(body.matches)]
+        matches = [
+            {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename}
+            for e, prefix in entries
+        ]
+        level, priority = body.level, body.priority
+    job_id = await who.submit(0, lambda: store.call("submit", matches, level, priority, single=single))
     try:
         status = await store.call("status", job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location

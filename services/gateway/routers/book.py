@@ -178,19 +178,7 @@ def _schedule(jobs: Any, book_id: str) -> None:
 def _submit(jobs: Any, body: BookJobRequest, rolls: tuple[tuple[int, int], ...] | None) -> str:
     from pulvezar.book.generate import BookSettings
 
-    settings = BookSettings(
-        variant=body.rules,
-        rolls=rolls,
-        ply=body.ply,
-        candidates=body.candidates,
-        threshold=body.threshold,
-        trials=body.trials,
-        seed=body.seed,
-        truncate=body.truncate,
-        rollout_ply=body.rollout_ply,
-        reply_ply=body.reply_ply,
-        chunk_size=jobs.store.chunk_size,
-    )
+    settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.chunk_size)
     book_id: str = jobs.submit(settings, priority="batch")
     return book_id
 

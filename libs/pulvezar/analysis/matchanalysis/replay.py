@@ -23,13 +23,13 @@ from pulvezar.analysis.matchanalysis.results import (
     _probs5,
     engine_info,
 )
-from pulvezar.analysis.rating import (
-    cube_counts,
-)
 from pulvezar.cube.decision import TOO_GOOD_PASS, TOO_GOOD_TAKE, CubeDecision, CubeState, cube_decision
 from pulvezar.eval.evaluator import Evaluator, default_evaluator, equity
 from pulvezar.formats.record import Action, MatchRecord, apply_action, match_id_of
 from pulvezar.match.game import Game, MatchContext, Phase
+from pulvezar.rating import (
+    cube_counts,
+)
 from pulvezar.rules.rules import Rules
 from pulvezar.search.hint import cubeful_value, hint, searcher
 from pulvezar.search.plies import ROLL_WEIGHTS, ROLLS, Candidate, PlayValue, Search

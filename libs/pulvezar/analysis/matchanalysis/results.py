@@ -8,14 +8,14 @@ from typing import Any, Literal
 
 from pulvezar.analysis.decisions import BLUNDER, ERROR
 from pulvezar.analysis.explain import LANGUAGES
-from pulvezar.analysis.rating import (
+from pulvezar.errors import PulvezarError
+from pulvezar.eval.evaluator import Evaluator, default_evaluator
+from pulvezar.rating import (
     DecisionError,
     error_rate,
     grade,
     performance_rating,
 )
-from pulvezar.errors import PulvezarError
-from pulvezar.eval.evaluator import Evaluator, default_evaluator
 
 LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
 DEFAULT_LEVEL = "2ply"

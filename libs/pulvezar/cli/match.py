@@ -1,32 +1,30 @@
-"""``pulvezar match``: show a match file, or convert it to another format.
+"""``pulvezar match``: show a match file, convert it to another format, or analyse it.
 
 ``pulvezar match analyse FILE [--level 0ply|1ply|2ply|3ply|deep] [--json] [--sgf OUT]``
 analyses every checker play and cube decision (:mod:`pulvezar.analysis.match`):
 a table per player by default, the whole analysis as JSON with ``--json``, and
-``--sgf OUT`` writes the annotated SGF that GNU Backgammon opens.
+``--sgf OUT`` writes the annotated SGF that GNU Backgammon opens; a bar with the
+time left is drawn on stderr when it is a terminal (``--quiet``: none).
 
 ``pulvezar match show FILE [--json] [--boards]`` prints the match as text (or as
 JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
-extension.  Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt``
-(readable text, output), ``.sgf``, ``.xg`` and Gibbon's ``.gmd`` (input) where
-their modules exist.  A ``.txt`` input that is GNU Backgammon's text export (a
-``The score (after N games)`` line first, or ``Position ID:``/``Match ID :``
-lines) is read as one.
+extension (:mod:`pulvezar.formats.files`).
 A file that cannot be read prints one error line and exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pulvezar.errors import PulvezarError
+from pulvezar.cli.common import run as _run
+from pulvezar.cli.progress import progress_bar
+from pulvezar.formats.files import FileError, read_match, write_match, writer_for
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.text import write_text
 
@@ -41,86 +39,8 @@ __all__ = [
     "write_match",
 ]
 
-# extension -> (module, function); modules are imported when used, so a missing one is a clear error
-_READERS = {
-    ".mat": ("pulvezar.formats.mat", "read_mat"),
-    ".txt": ("pulvezar.formats.mat", "read_mat"),  # Jellyfish-style match text, as many sites export it
-    ".sgf": ("pulvezar.formats.sgf", "read_sgf"),
-    ".xg": ("pulvezar.formats.xg", "read_xg"),
-    ".gmd": ("pulvezar.formats.gmd", "read_gmd"),
-}
-# a .txt input whose content is gnubg's text export ("export game text") instead
-_GNUBG_TEXT = ("pulvezar.formats.gnubgtext", "read_gnubg_text")
-_WRITERS = {
-    ".mat": ("pulvezar.formats.mat", "write_mat"),
-    ".txt": ("pulvezar.formats.text", "write_text"),
-    ".sgf": ("pulvezar.formats.sgf", "write_sgf"),
-}
-
-
-class CliError(PulvezarError):
-    """A command-line problem: unknown format, missing module, unreadable file."""
-
-
-def _function(table: dict[str, tuple[str, str]], path: Path, what: str) -> Callable[..., Any]:
-    ext = path.suffix.lower()
-    if ext not in table:
-        known = ", ".join(sorted(table))
-        raise CliError(f"{path}: cannot {what} {ext or 'files without an extension'} (known: {known})")
-    module_name, name = table[ext]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        raise CliError(
-            f"{path}: {ext} files are not supported in this build ({module_name} is missing)"
-        ) from None
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise CliError(f"{path}: cannot {what} {ext} files ({module_name}.{name} is missing)")
-    return fn  # type: ignore[no-any-return]
-
-
-def _is_gnubg_text(data: bytes) -> bool:
-    """Whether a ``.txt`` file is gnubg's text export (``False`` where that reader is not in this build)."""
-    try:
-        module = importlib.import_module(_GNUBG_TEXT[0])
-    except ImportError:
-        return False
-    sniff = getattr(module, "is_gnubg_text", None)
-    return callable(sniff) and bool(sniff(data))
-
-
-def read_match(path: Path) -> MatchRecord:
-    """Read a match file, choosing the reader by extension (a ``.txt`` also by content)."""
-    reader = _function(_READERS, path, "read")
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise CliError(f"{path}: {e.strerror or e}") from None
-    if path.suffix.lower() == ".txt" and _is_gnubg_text(data):
-        reader = _function({".txt": _GNUBG_TEXT}, path, "read")
-    try:
-        record = reader(data)
-    except PulvezarError as e:
-        raise CliError(f"{path}: {e}") from None
-    except Exception as e:  # a reader's failure on a bad file is still the file's problem
-        raise CliError(f"{path}: not a readable {path.suffix} file ({type(e).__name__}: {e})") from None
-    if not isinstance(record, MatchRecord):
-        raise CliError(f"{path}: the {path.suffix} reader returned {type(record).__name__}, not a match")
-    return record
-
-
-def write_match(record: MatchRecord, path: Path) -> None:
-    """Write ``record`` in the format of ``path``'s extension."""
-    writer = _function(_WRITERS, path, "write")
-    out = writer(record)
-    try:
-        if isinstance(out, bytes):
-            path.write_bytes(out)
-        else:
-            path.write_text(str(out), encoding="utf-8")
-    except OSError as e:
-        raise CliError(f"{path}: {e.strerror or e}") from None
+# the errors of reading and writing match files, as this module named them before
+CliError = FileError
 
 
 def record_json(record: MatchRecord) -> dict[str, Any]:
@@ -161,15 +81,6 @@ def record_json(record: MatchRecord) -> dict[str, Any]:
     }
 
 
-def _run(body: Callable[[], None]) -> int:
-    try:
-        body()
-    except PulvezarError as e:
-        print(f"pulvezar: error: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def cmd_match_show(args: argparse.Namespace) -> int:
     def body() -> None:
         record = read_match(Path(args.file))
@@ -184,7 +95,7 @@ def cmd_match_show(args: argparse.Namespace) -> int:
 def cmd_match_convert(args: argparse.Namespace) -> int:
     def body() -> None:
         src, dst = Path(args.input), Path(args.output)
-        _function(_WRITERS, dst, "write")  # fail before reading when the output format is unknown
+        writer_for(dst)  # fail before reading when the output format is unknown
         record = read_match(src)
         write_match(record, dst)
         if record.cut_games:
@@ -251,11 +162,14 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
         if not record.games:
             raise CliError(f"{args.file}: the file holds no games")
 
-        def progress(done: int, total: int) -> None:
-            if not args.json and args.progress:
-                print(f"analysed {done}/{total} games", file=sys.stderr)
+        with progress_bar("analysis", "games", quiet=args.quiet) as bar:
 
-        analysis = analyse_match(record, settings, progress=progress)
+            def progress(done: int, total: int) -> None:
+                bar(done, total)
+                if not args.json and args.progress:
+                    print(f"analysed {done}/{total} games", file=sys.stderr)
+
+            analysis = analyse_match(record, settings, progress=progress)
         data = analysis.to_json()
         if args.sgf:
             try:
@@ -297,6 +211,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     analyse.add_argument(
         "--sgf", metavar="OUT", help="also write the annotated SGF (GNU Backgammon opens it)"
     )
-    analyse.add_argument("--progress", action="store_true", help="report each analysed game on stderr")
+    analyse.add_argument("--progress", action="store_true", help="a line on stderr for each analysed game")
+    analyse.add_argument(
+        "--quiet", action="store_true", help="no progress bar (drawn when stderr is a terminal)"
+    )
     analyse.set_defaults(func=cmd_match_analyse)
     return match

@@ -1,0 +1,52 @@
+"""The ``pulvezar`` command line.
+
+``pulvezar show ID`` draws a position; ``pulvezar moves ID --dice 31`` lists its
+legal plays; ``hint``, ``eval``, ``cube`` and ``rollout`` analyse it.  ``ID`` is a
+Position ID, ``PositionID:MatchID`` (gnubg) or an XGID.  ``pulvezar match
+show|convert|analyse`` reads, writes and analyses match files; ``pulvezar met``
+shows match equities.
+
+The command line sits on top of the library: one module per command group
+(:mod:`~pulvezar.cli.board`, :mod:`~pulvezar.cli.engine`, :mod:`~pulvezar.cli.rollout`,
+:mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`), sharing :mod:`~pulvezar.cli.common`
+(the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+
+from pulvezar.cli import board, engine, match, met, rollout
+from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
+from pulvezar.errors import PulvezarError
+
+__all__ = ["build_parser", "main", "parse_any_id", "parse_dice", "parse_position"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pulvezar", description=(__doc__ or "").splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    board.add_parsers(sub)
+    engine.add_parsers(sub)
+    rollout.add_parser(sub)
+    match.add_parser(sub)
+    met.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PulvezarError as e:
+        print(f"pulvezar: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""``pulvezar show ID`` and ``pulvezar moves ID --dice 31``: a position and its legal plays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from pulvezar.cli.common import ID_HELP, add_rules_arguments, parse_dice, parse_position, rules_of
+from pulvezar.rules.diagram import ascii_board
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    position = parse_position(args.id).position
+    if args.json:
+        mine, theirs = position.pips()
+        print(
+            json.dumps(
+                {
+                    "position_id": position.position_id,
+                    "mine": list(position.mine),
+                    "theirs": list(position.theirs),
+                    "pips": {"on_roll": mine, "opponent": theirs},
+                    "off": list(position.off()),
+                }
+            )
+        )
+    else:
+        print(ascii_board(position))
+        print(f"Position ID: {position.position_id}")
+    return 0
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    position = parse_position(args.id).position
+    rules = rules_of(args)
+    plays = rules.legal_plays(position, args.dice)
+    if args.json:
+        out = {
+            "position_id": position.position_id,
+            "dice": list(args.dice),
+            "rules": rules.name,
+            "count": len(plays),
+            "plays": [
+                {
+                    "notation": p.notation,
+                    "position_id": p.position.position_id,
+                    "next_position_id": p.position.swap().position_id,
+                    "moves": [[m.src, m.dst, m.hit] for m in p.moves],
+                }
+                for p in plays
+            ],
+        }
+        print(json.dumps(out))
+    else:
+        d1, d2 = args.dice
+        print(f"{len(plays)} legal plays of {d1}{d2} ({rules.name}) from {position.position_id}:")
+        for i, p in enumerate(plays, 1):
+            print(f"{i:4d}. {p.notation or '(no move)':<28} -> {p.position.position_id}")
+    return 0
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add ``show`` and ``moves`` to ``subparsers`` (from ``add_subparsers``)."""
+    show = subparsers.add_parser("show", help="draw a position with pip counts")
+    show.add_argument("id", help=ID_HELP)
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_show)
+    moves = subparsers.add_parser("moves", help="list the legal plays of a roll")
+    moves.add_argument("id", help=ID_HELP)
+    moves.add_argument("--dice", type=parse_dice, required=True, help="e.g. 31")
+    add_rules_arguments(moves)
+    moves.add_argument("--json", action="store_true")
+    moves.set_defaults(func=cmd_moves)

@@ -1,0 +1,181 @@
+"""What the commands share: the position argument, dice, rule-set options and errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pulvezar.cube.janowski import Owner
+from pulvezar.cube.state import CubeState
+from pulvezar.errors import InvalidIdError, PulvezarError
+from pulvezar.rules.matchid import MatchId, parse_gnubg_id
+from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Rules
+from pulvezar.rules.xgid import XGID
+
+__all__ = [
+    "ID_HELP",
+    "PositionArg",
+    "add_rules_arguments",
+    "parse_any_id",
+    "parse_dice",
+    "parse_position",
+    "rules_of",
+    "run",
+]
+
+ID_HELP = "Position ID, PositionID:MatchID (gnubg) or XGID"
+
+
+@dataclass(frozen=True, slots=True)
+class PositionArg:
+    """A position argument and what its ID says about the game around it.
+
+    ``position`` is seen from the player on roll.  A ``PositionID:MatchID`` or an
+    XGID also gives the cube, the score, the match length and (where rolled) the
+    dice, all from the point of view of the player on roll; a bare Position ID
+    gives a centred cube in money play.
+    """
+
+    position: Position
+    kind: str  # "position_id", "gnubg_id" or "xgid"
+    dice: tuple[int, int] | None = None
+    cube_value: int = 1
+    cube_owner: Owner = "centre"
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+    jacoby: bool = False
+    beaver: bool = False
+
+    @property
+    def has_match(self) -> bool:
+        """Whether the ID carried a cube and score (a Match ID or an XGID)."""
+        return self.kind != "position_id"
+
+    @classmethod
+    def from_match_id(cls, position: Position, m: MatchId, kind: str = "gnubg_id") -> PositionArg:
+        """The state of a gnubg Match ID; ``position`` is the board of the player on roll."""
+        me = m.dice_owner
+        owner: Owner = "centre" if m.cube_owner is None else ("player" if m.cube_owner == me else "opponent")
+        return cls(
+            position,
+            kind,
+            dice=m.dice if m.dice != (0, 0) else None,
+            cube_value=m.cube_value,
+            cube_owner=owner,
+            match_length=m.match_length,
+            score=(m.score[me], m.score[1 - me]),
+            crawford=m.crawford,
+            jacoby=m.jacoby and not m.match_length,
+        )
+
+    @classmethod
+    def from_xgid(cls, x: XGID) -> PositionArg:
+        owner: Owner = "centre" if x.cube_owner == 0 else ("player" if x.cube_owner == x.turn else "opponent")
+        score = x.score if x.turn == 1 else (x.score[1], x.score[0])
+        return cls(
+            x.position,
+            "xgid",
+            dice=x.rolled,
+            cube_value=x.cube_value,
+            cube_owner=owner,
+            match_length=x.match_length,
+            score=score,
+            crawford=x.crawford,
+            jacoby=x.jacoby,
+            beaver=x.beavers,
+        )
+
+    def with_match_id(self, text: str) -> PositionArg:
+        """This position with the cube and score of a separate gnubg Match ID (``--match-id``)."""
+        try:
+            m = MatchId.parse(text.strip())
+        except InvalidIdError as e:
+            raise InvalidIdError(f"malformed --match-id {text!r}: {e}", field="match_id") from None
+        return PositionArg.from_match_id(self.position, m)
+
+    def cube_state(self, rules: Rules) -> CubeState:
+        """The cube state of the player on roll, before rolling."""
+        return CubeState(
+            self.position,
+            cube_value=self.cube_value,
+            cube_owner=self.cube_owner,
+            match_length=self.match_length,
+            score=self.score,
+            crawford=self.crawford,
+            jacoby=self.jacoby,
+            beaver=self.beaver,
+            rules=rules,
+        )
+
+
+def parse_position(text: str) -> PositionArg:
+    """The one parser of position arguments: a Position ID, ``PositionID:MatchID`` or an XGID.
+
+    A malformed ID raises :class:`~pulvezar.errors.InvalidIdError` that names
+    the forms accepted.
+
+    >>> parse_position("4HPwATDgc/ABMA").position == Position.start()
+    True
+    >>> a = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
+    >>> a.kind, a.match_length, a.cube_owner
+    ('gnubg_id', 0, 'centre')
+    >>> parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7:10").dice
+    (5, 2)
+    """
+    raw = text
+    text = text.strip()
+    try:
+        if text.upper().startswith("XGID=") or text.count(":") >= 2:
+            return PositionArg.from_xgid(XGID.parse(text))
+        if ":" in text:
+            position, match_id = parse_gnubg_id(text)
+            return PositionArg.from_match_id(position, match_id)
+        return PositionArg(Position.from_position_id(text), "position_id")
+    except InvalidIdError as e:
+        raise InvalidIdError(
+            f"malformed position {raw!r} (expected a {ID_HELP}): {e}", field=e.field or "id"
+        ) from None
+
+
+def parse_any_id(text: str) -> Position:
+    """A position from a Position ID, ``PositionID:MatchID`` or an XGID (see :func:`parse_position`)."""
+    return parse_position(text).position
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """``"31"``, ``"3-1"`` or ``"3,1"`` -> (3, 1)."""
+    digits = [c for c in text if c.isdigit()]
+    if len(digits) != 2 or not all("1" <= c <= "6" for c in digits):
+        raise argparse.ArgumentTypeError(f"dice are two digits 1..6 such as 31, got {text!r}")
+    return int(digits[0]), int(digits[1])
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--rules international|tavla`` with Tavla's two options."""
+    parser.add_argument("--rules", choices=["international", "tavla"], default="international")
+    parser.add_argument("--hit-and-stop", action="store_true", help="Tavla: 'Nach Schlag Halt'")
+    parser.add_argument("--must-bear-off", action="store_true", help="Tavla: 'Auswürfelpflicht'")
+
+
+def rules_of(args: argparse.Namespace) -> Rules:
+    """The rule set of :func:`add_rules_arguments`' options."""
+    if args.rules == "tavla":
+        return Rules.tavla(hit_and_stop=args.hit_and_stop, must_bear_off=args.must_bear_off)
+    if args.hit_and_stop or args.must_bear_off:
+        raise PulvezarError("--hit-and-stop and --must-bear-off need --rules tavla", field="rules")
+    return Rules.international()
+
+
+def run(body: Callable[[], Any]) -> int:
+    """Run a command's body: 0, or 2 with one ``pulvezar: error:`` line for a :class:`PulvezarError`."""
+    try:
+        body()
+    except PulvezarError as e:
+        print(f"pulvezar: error: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,114 @@
+"""``pulvezar rollout ID [--trials N --ply N --seed S]``: roll a position out.
+
+The rollout is :func:`pulvezar.rollouts.chunks.rollout_chunked` (the platform's
+unit of determinism: the same numbers as a distributed rollout of the same
+settings), values for the player on roll before rolling.  ``--cubeful`` plays
+the cube in the trials, with the cube and score of a ``PositionID:MatchID`` or
+XGID (centred money otherwise).  A bar with the time left is drawn on stderr
+when it is a terminal, unless ``--quiet``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from pulvezar.cli.common import ID_HELP, add_rules_arguments, parse_position, rules_of
+from pulvezar.cli.engine import PROBABILITIES, probabilities_json
+from pulvezar.cli.progress import progress_bar
+from pulvezar.errors import PulvezarError
+from pulvezar.rollouts.chunks import DEFAULT_CHUNK_SIZE, check_chunk_size, rollout_chunked
+from pulvezar.rollouts.stats import RolloutResult
+from pulvezar.search.plies import MAX_PLY
+
+
+def rollout_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`~pulvezar.rollouts.chunks.rollout_chunked` for the command."""
+    if args.trials < 1:
+        raise PulvezarError(f"--trials must be positive, got {args.trials}", field="trials")
+    if not 0 <= args.ply <= MAX_PLY:
+        raise PulvezarError(f"--ply is 0..{MAX_PLY}, got {args.ply}", field="ply")
+    if args.truncate is not None and args.truncate < 0:
+        raise PulvezarError(f"--truncate is 0 or more half-moves, got {args.truncate}", field="truncate")
+    try:
+        check_chunk_size(args.chunk_size)
+    except ValueError as e:
+        raise PulvezarError(f"--chunk-size: {e}", field="chunk_size") from None
+    rules = rules_of(args)
+    opts: dict[str, Any] = {
+        "trials": args.trials,
+        "ply": args.ply,
+        "seed": args.seed,
+        "truncate": args.truncate,
+        "rules": rules,
+        "cubeful": args.cubeful,
+        "chunk_size": args.chunk_size,
+    }
+    if args.cubeful:
+        if not rules.uses_cube:
+            raise PulvezarError("Tavla is played without a cube: --cubeful needs international rules")
+        state = parse_position(args.id).cube_state(rules)
+        opts.update(cube=state.cube, met=state.table)
+    return opts
+
+
+def result_json(position_id: str, r: RolloutResult, opts: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "position_id": position_id,
+        "rules": opts["rules"].name,
+        "trials": r.trials,
+        "ply": opts["ply"],
+        "seed": opts["seed"],
+        "truncate": opts["truncate"],
+        "equity": r.equity,
+        "equity_se": r.equity_se,
+        "probabilities": probabilities_json(r.probabilities),
+        "probability_se": {k: float(v) for k, v in zip(PROBABILITIES, r.probability_se, strict=True)},
+        "cubeful_equity": None,
+        "cubeful_se": None,
+    }
+    if r.cubeful is not None:
+        out["cubeful_equity"], out["cubeful_se"] = r.cubeful_equity, r.cubeful_se
+    return out
+
+
+def cmd_rollout(args: argparse.Namespace) -> int:
+    position = parse_position(args.id).position
+    opts = rollout_options(args)
+    trials = opts.pop("trials")
+    with progress_bar("rollout", "trials", quiet=args.quiet) as report:
+        r = rollout_chunked(position, trials, progress=report, **opts)
+    opts["trials"] = trials
+    data = result_json(position.position_id, r, opts)
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    print(
+        f"{position.position_id} ({data['rules']}): {r.trials} trials at {args.ply}-ply, seed {args.seed}"
+        + (f", truncated after {args.truncate} half-moves" if args.truncate is not None else "")
+    )
+    print(f"  cubeless equity {r.equity:+.4f} +- {r.equity_se:.4f}")
+    if r.cubeful is not None:
+        print(f"  cubeful equity  {r.cubeful_equity:+.4f} +- {r.cubeful_se:.4f}")
+    for k, v, se in zip(PROBABILITIES, r.probabilities, r.probability_se, strict=True):
+        print(f"  {k:<16} {100 * v:6.2f}% +- {100 * se:.2f}")
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add ``rollout`` to ``subparsers`` (from ``add_subparsers``)."""
+    p = subparsers.add_parser("rollout", help="roll a position out (player on roll, before rolling)")
+    p.add_argument("id", help=ID_HELP)
+    p.add_argument("--trials", type=int, default=1296, help="number of games (default 1296)")
+    p.add_argument("--ply", type=int, default=0, help=f"move choice in the trials, 0..{MAX_PLY} (default 0)")
+    p.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    p.add_argument("--truncate", type=int, default=None, help="stop each trial after N half-moves")
+    p.add_argument("--cubeful", action="store_true", help="play the cube in the trials")
+    p.add_argument(
+        "--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="trials per chunk (a multiple of 36)"
+    )
+    add_rules_arguments(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rollout)
