@@ -183,6 +183,29 @@ def test_invalid_settings_name_the_field() -> None:
     assert BookSettings().trials == 5184 and BookSettings().ply == 3  # the issue's settings by default
 
 
+def test_settings_from_arguments_are_one_definition() -> None:
+    """The command line, the platform's book command and the API body build settings the same way."""
+    import argparse
+    from types import SimpleNamespace
+
+    ap = argparse.ArgumentParser()
+    BookSettings.add_arguments(ap)
+    args = ap.parse_args(["--rules", "tavla", "--rolls", "65,31", "--trials", "72", "--hit-and-stop"])
+    s = BookSettings.from_args(args)
+    assert s == BookSettings(variant="tavla", hit_and_stop=True, rolls=((3, 1), (6, 5)), trials=72)
+    assert BookSettings.from_args(ap.parse_args(["--rules", "international"])) == BookSettings()
+    body = SimpleNamespace(rules="international", ply=2, trials=36, truncate=None, seed=3)
+    assert BookSettings.from_args(body, rolls=((4, 2),), chunk_size=36) == BookSettings(
+        ply=2, trials=36, seed=3, rolls=((4, 2),), chunk_size=36
+    )
+    no_chunk = argparse.ArgumentParser()
+    BookSettings.add_arguments(no_chunk, chunk_size=False)
+    assert "chunk_size" not in vars(no_chunk.parse_args(["--rules", "tavla"]))
+    with pytest.raises(BookError) as e:
+        BookSettings.from_args(ap.parse_args(["--rules", "international", "--rolls", "33"]))
+    assert e.value.field == "rolls"
+
+
 def test_command_line_show_and_errors(tiny: Book, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "b.json"
     path.write_text(json.dumps(tiny.to_json()))

@@ -193,6 +193,66 @@ def test_analyse_all_with_events_and_cancel(platform: Platform) -> None:
             assert difference(m["games"], want_short["games"]) is None
 
 
+def test_multipart_upload_as_curl_sends_it(platform: Platform) -> None:
+    """``curl -F file=@match.txt -F level=0ply``: the same job and analysis as the JSON body."""
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        files = {"file": (SHORT.name, SHORT.read_bytes(), "text/plain")}
+        r = c.post("/v1/analyses", files=files, data={"level": "0ply", "priority": "interactive"})
+        assert r.status_code == 202, r.text
+        job = r.json()
+        assert job["level"] == "0ply" and job["matches"][0]["players"] == ["lasse", "yuko"]
+        href = r.headers["Location"]
+        wait_until(
+            lambda: c.get(href, params={"games": "false"}).json()["state"] == "done",
+            60,
+            "the upload's analysis",
+        )
+        want_json, want_sgf = reference(SHORT, platform.model)
+        match = c.get(href).json()["matches"][0]
+        assert difference(match["games"], want_json["games"]) is None
+        assert c.get(match["sgf"]).text == want_sgf
+        # the file as a text field (curl -F 'file=<match.txt'), its format given
+        r = c.post("/v1/analyses", data={"file": TINY.read_text(), "format": "mat", "level": "0ply"})
+        assert r.status_code == 202, r.text
+        wait_until(
+            lambda: c.get(r.headers["Location"]).json()["state"] == "done", 60, "the upload's analysis"
+        )
+        spec = c.get("/openapi.json").json()["paths"]["/v1/analyses"]["post"]["requestBody"]["content"]
+        assert set(spec) == {"application/json", "multipart/form-data"}
+        assert spec["multipart/form-data"]["schema"]["required"] == ["file"]
+
+
+def test_bad_multipart_input_names_the_field(platform: Platform) -> None:
+    broken = b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"
+    good = ("m.txt", SHORT.read_bytes())
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=60) as c:
+        got = fields(c.post("/v1/analyses", files={"file": ("b.mat", broken)}))
+        assert list(got) == ["file"] and "line 5" in got["file"]
+        assert list(fields(c.post("/v1/analyses", data={"level": "0ply"}))) == ["file"]
+        assert list(fields(c.post("/v1/analyses", files={"file": ("e.mat", b" ")}))) == ["file"]
+        assert list(fields(c.post("/v1/analyses", files={"file": good}, data={"level": "7ply"}))) == ["level"]
+        assert list(fields(c.post("/v1/analyses", files={"file": good}, data={"priority": "now"}))) == [
+            "priority"
+        ]
+        assert list(fields(c.post("/v1/analyses", files={"file": good}, data={"colour": "red"}))) == [
+            "colour"
+        ]
+        two = [("file", good), ("file", good)]
+        assert list(fields(c.post("/v1/analyses", files=two))) == ["file"]
+        as_file = {"file": good, "level": ("level.txt", b"0ply")}
+        assert list(fields(c.post("/v1/analyses", files=as_file))) == ["level"]
+        huge = {"file": ("big.mat", b"x" * (4 * 1024 * 1024 + 1))}
+        assert list(fields(c.post("/v1/analyses", files=huge), 413)) == ["file"]
+        r = c.post(
+            "/v1/analyses",
+            content=b"--xx\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--xx--\r\n",
+            headers={"content-type": "multipart/form-data; boundary=xx"},
+        )
+        assert 400 <= r.status_code < 500 and r.headers["content-type"] == PROBLEM
+        assert "file" in {e["field"] for e in r.json()["errors"]}
+    assert platform.queues_empty()
+
+
 def test_bad_input_is_a_problem_naming_the_field(platform: Platform) -> None:
     broken = " 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"
     good = SHORT.read_text()
