@@ -243,3 +243,19 @@ def test_command_line_builds_labels_exports_and_verifies(
     assert "files verified" in capsys.readouterr().out
     status = json.loads((out / "status.json").read_text())
     assert status["2ply"]["labelled"] == 80 and status["2ply"]["shards_done"] == 3
+
+
+def test_a_label_run_takes_only_listed_shards_from_the_committed_folder(built: Path, tmp_path: Path) -> None:
+    work, committed, fresh = tmp_path / "work", tmp_path / "committed", tmp_path / "fresh"
+    work.mkdir()
+    shutil.copyfile(built / CORPUS_FILE, work / CORPUS_FILE)
+    assert not LabelRun(work, FAST).run(log=lambda s: None, stop_after=2)
+    export(work, committed, log=lambda s: None)
+    LabelRun(work).run(log=lambda s: None, stop_after=1)
+    shutil.copyfile(shard_path(work, 2), shard_path(committed, 2))  # an export half done: not listed yet
+    with pytest.raises(ValueError, match="not in SHA256SUMS"):
+        verify(committed)
+    assert verify(committed, strict=False) == 5  # positions, labels-2ply.json, status.json, 2 shards
+    run = LabelRun(fresh, committed=committed)
+    run.prepare(log=lambda s: None)
+    assert run.done() == [0, 1] and run.config == FAST

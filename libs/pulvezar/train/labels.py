@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -233,15 +234,16 @@ class LabelRun:
         self.workdir.mkdir(parents=True, exist_ok=True)
         c = self.committed
         if c is not None and c.is_dir():
-            verify(c)  # raises on a corrupt committed file
-            if not (self.workdir / CORPUS_FILE).exists():
-                shutil.copyfile(c / "positions.npz", self.workdir / CORPUS_FILE)
+            verify(c, strict=False)  # raises on a corrupt committed file
+            listed = listed_files(c)
+            if not (self.workdir / CORPUS_FILE).exists() and "positions.npz" in listed:
+                _copy(c / "positions.npz", self.workdir / CORPUS_FILE)
                 if (c / META_FILE).exists():
-                    shutil.copyfile(c / META_FILE, self.workdir / META_FILE)
+                    _copy(c / META_FILE, self.workdir / META_FILE)
                 log(f"corpus taken from {c}")
             mine, theirs = config_path(self.workdir, self.label_set), config_path(c, self.label_set)
-            if not mine.exists() and theirs.exists():
-                shutil.copyfile(theirs, mine)
+            if not mine.exists() and theirs.relative_to(c).as_posix() in listed:
+                _copy(theirs, mine)
                 self.config = self.saved_config(self.workdir, self.label_set) or self.config
         cfg_file = config_path(self.workdir, self.label_set)
         if not cfg_file.exists():
@@ -253,11 +255,11 @@ class LabelRun:
         theirs_dir = labels_dir(c, self.label_set) if c is not None else None
         if theirs_dir is not None and theirs_dir.is_dir():
             copied = 0
+            listed = listed_files(c) if c is not None else {}
             for src in sorted(theirs_dir.glob("shard-*.npz")):
                 dst = labels_dir(self.workdir, self.label_set) / src.name
-                if not dst.exists():
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(src, dst)
+                if not dst.exists() and src.relative_to(theirs_dir.parent).as_posix() in listed:
+                    _copy(src, dst)
                     copied += 1
             if copied:
                 log(f"{copied} finished shards taken from {theirs_dir}")
@@ -402,14 +404,21 @@ def export(
             continue
         if b.exists() and b.read_bytes() == a.read_bytes():
             continue
-        b.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(a, b)
+        _copy(a, b)
         copied += 1
     write_text(dst / "status.json", json.dumps(statuses, indent=2) + "\n")
     write_sums(dst)
     done = ", ".join(f"{k}: {v['labelled']}/{v['positions']}" for k, v in statuses.items())
     log(f"exported to {dst}: {copied} files copied; labelled {done}")
     return statuses
+
+
+def _copy(a: Path, b: Path) -> None:
+    """Copy ``a`` to ``b`` through a temporary file and a rename: a reader never sees half a file."""
+    b.parent.mkdir(parents=True, exist_ok=True)
+    tmp = b.with_name(b.name + ".tmp")
+    shutil.copyfile(a, tmp)
+    os.replace(tmp, b)
 
 
 def _listed(folder: Path) -> list[Path]:
@@ -423,36 +432,49 @@ def write_sums(folder: str | Path) -> None:
     write_text(folder / SUMS_FILE, "\n".join(lines) + "\n")
 
 
-def verify(folder: str | Path) -> int:
+def listed_files(folder: str | Path) -> dict[str, str]:
+    """``SHA256SUMS`` of ``folder`` as ``{relative path: sha256}`` (empty when there is none)."""
+    sums = Path(folder) / SUMS_FILE
+    listed: dict[str, str] = {}
+    if sums.exists():
+        for line in sums.read_text().splitlines():
+            if line.strip():
+                digest, name = line.split(None, 1)
+                listed[name.strip()] = digest
+    return listed
+
+
+def verify(folder: str | Path, strict: bool = True) -> int:
     """Check every file listed in ``SHA256SUMS`` and every shard against the corpus; returns files checked.
 
-    Raises ``ValueError`` naming the first bad file (changed bytes, missing, or unlisted data file).
+    Raises ``ValueError`` naming the first bad file (changed bytes, missing, or, when ``strict``, a data
+    file not listed, or no ``SHA256SUMS`` at all).  ``strict=False`` checks only what is listed (a label
+    run reading a folder that an export is writing at the same moment).
     """
     folder = Path(folder)
-    sums = folder / SUMS_FILE
-    if not sums.exists():
-        raise ValueError(f"{sums} is missing")
-    listed: dict[str, str] = {}
-    for line in sums.read_text().splitlines():
-        if line.strip():
-            digest, name = line.split(None, 1)
-            listed[name.strip()] = digest
+    if strict and not (folder / SUMS_FILE).exists():
+        raise ValueError(f"{folder / SUMS_FILE} is missing")
+    listed = listed_files(folder)
     for name, digest in listed.items():
         p = folder / name
         if not p.exists():
             raise ValueError(f"{name}: listed in {SUMS_FILE} but missing")
         if sha256_file(p) != digest:
             raise ValueError(f"{name}: checksum mismatch")
-    for p in _listed(folder):
+    for p in _listed(folder) if strict else []:
         if p.relative_to(folder).as_posix() not in listed:
             raise ValueError(f"{p.relative_to(folder)}: not in {SUMS_FILE}")
     known = {f.name for f in fields(LabelConfig)}
-    corpus = read_npz(folder / "positions.npz") if (folder / "positions.npz").exists() else None
+    corpus = read_npz(folder / "positions.npz") if "positions.npz" in listed else None
     for name in label_sets(folder) if corpus is not None else []:
         assert corpus is not None
+        if config_path(folder, name).relative_to(folder).as_posix() not in listed:
+            continue
         raw = json.loads(config_path(folder, name).read_text())
         shard = LabelConfig(**{k: v for k, v in raw.items() if k in known}).shard
         for p in sorted(labels_dir(folder, name).glob("shard-*.npz")):
+            if p.relative_to(folder).as_posix() not in listed:
+                continue
             i = int(p.stem.split("-")[1])
             lo, hi = i * shard, min(len(corpus["keys"]), (i + 1) * shard)
             s = read_npz(p)
