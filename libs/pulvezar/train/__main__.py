@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any
 
+from pulvezar.cli.progress import progress_bar
 from pulvezar.train.td import TDConfig, TDTrainer
 
 
@@ -32,6 +33,7 @@ def supervised_main(argv: list[str]) -> int:
     )
     parser.add_argument("--init", help="model file or TD checkpoint of generation 0 (first start only)")
     parser.add_argument("--export", help="write the last generation's nets as a model file when done")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (else drawn on a terminal)")
     for f in fields(SupervisedConfig):
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     args = parser.parse_args(argv)
@@ -47,7 +49,8 @@ def supervised_main(argv: list[str]) -> int:
         run.start(args.init)
     elif run.generations_done():
         print(f"resumed after generation {run.generations_done()}", flush=True)
-    run.run(log=lambda s: print(s, flush=True))
+    with progress_bar("generations", "generations", quiet=args.quiet) as bar:
+        run.run(log=lambda s: print(s, flush=True), progress=bar)
     if args.export:
         from pathlib import Path
         from shutil import copyfile
@@ -199,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pulvezar.train", description=__doc__)
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (else drawn on a terminal)")
     parser.add_argument("--name", default="td", help="run name recorded in the model file")
     parser.add_argument(
         "--widen-contact",
@@ -235,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.set_lr is not None:
         trainer.set_lr(args.set_lr)
         print(f"learning rate {args.set_lr} from game {trainer.state.games_done}", flush=True)
-    trainer.run(log=lambda s: print(s, flush=True))
+    with progress_bar("self-play", "games", quiet=args.quiet) as bar:
+        trainer.run(log=lambda s: print(s, flush=True), progress=bar)
     if args.export:
         trainer.export(args.export, args.name)
         print(f"wrote {args.export}")
