@@ -11,6 +11,17 @@ results only to a terminal, so it runs under a pseudo-terminal.
 ``--concurrent`` runs gnubg at the same time as pulvezar (one core each), so that both see the
 same machine load: fairer on a shared, noisy machine than one after the other.
 
+``--platform`` measures the path users meet: the same rollout submitted as a job (``POST /v1/rollouts``)
+to the platform as ``make run`` starts it (``deploy/local/run.py``, started here twice: with one worker
+process, then two), beside the library's in-process rate for the same chunks (``rollout_chunked``, one
+process) and gnubg's, all in this run; it checks that the job's numbers equal the library's and prints the
+ratios the platform is held to (job / in-process >= 0.8, two workers / one >= 1.6, job / gnubg >= 1.0).
+``--analysis FILE`` (with ``--platform``) also times a match analysis job against ``analyse_match`` in
+process.  ``--platform-url URL`` submits to a platform that is already running (compose) instead.
+
+    .venv/bin/python bench/rollout.py --platform --trials 1296 \
+        --analysis ../shared/data/matches/kevung-gbf/test.sgf
+
 ``--workers 2`` also times the same rollout split over 1 and 2 processes: the
 trials are cut into the chunks of :func:`~pulvezar.rollouts.chunks.plan_chunks`,
 dealt round-robin to the workers (one torch thread each, evaluator loaded and
@@ -31,6 +42,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -147,6 +159,96 @@ def scaling(trials: int, seed: int, workers: int, chunk_size: int) -> float:
     return trials / dt1
 
 
+def library_chunked(pos: Position, trials: int, seed: int, chunk_size: int) -> tuple[float, RolloutResult]:
+    """Seconds and result of the job's chunks rolled out in this process, one after the other."""
+    from pulvezar.rollouts.chunks import rollout_chunked
+
+    ev = default_evaluator()
+    rollout(pos, trials=36, seed=seed + 1, evaluator=ev, truncate=2)  # warm-up
+    t0 = time.perf_counter()
+    r = rollout_chunked(pos, trials, chunk_size=chunk_size, seed=seed, evaluator=ev)
+    return time.perf_counter() - t0, r
+
+
+def job_rollout(api: Any, pid: str, trials: int, seed: int) -> tuple[float, dict[str, Any]]:
+    """Seconds from submission to done of a rollout job, and its last status."""
+    api.rollout({"position": pid, "trials": 72, "seed": seed + 1, "truncate": 2})  # warm the workers
+    status, dt = api.rollout({"position": pid, "trials": trials, "seed": seed})
+    return dt, status
+
+
+def job_equity(status: dict[str, Any]) -> float:
+    result = status.get("result") or status.get("results", [{}])[0]
+    return float(result["equity"])
+
+
+def platform_mode(args: argparse.Namespace, pos: Position) -> None:
+    import bench_platform as bp
+
+    from pulvezar.rollouts.chunks import DEFAULT_CHUNK_SIZE
+
+    trials, seed = args.trials, args.seed
+    dt_lib, lib = library_chunked(pos, trials, seed, DEFAULT_CHUNK_SIZE)
+    rate_lib = trials / dt_lib
+    print(
+        f"library, in process (chunks of {DEFAULT_CHUNK_SIZE}): {dt_lib:.1f} s, {rate_lib:.2f} trials/s; "
+        f"equity {lib.equity:+.6f}"
+    )
+    rates: dict[int, float] = {}
+    analysis: dict[int, float] = {}
+    env = {"PULVEZAR_DAILY_ON_START": "0"}  # the rollout alone: no daily puzzles at start
+    for workers in (1, 2) if args.platform_url is None else (0,):
+        if args.platform_url is None:
+            local = bp.LocalPlatform("--worker-concurrency", str(workers), env=env)
+            api = bp.Api(local.url)
+        else:
+            local, api = None, bp.Api(args.platform_url, args.api_key)
+        try:
+            dt, status = job_rollout(api, pos.position_id, trials, seed)
+            eq = job_equity(status)
+            rates[workers] = trials / dt
+            where = f"{workers} worker process(es)" if workers else args.platform_url
+            same = "equal to" if abs(eq - lib.equity) < 1e-9 else "DIFFERS from"
+            rate = f"{dt:.1f} s, {trials / dt:.2f} trials/s"
+            print(f"job ({where}): {rate}; equity {eq:+.6f} ({same} the library's)")
+            if local is not None:
+                chosen = [ln for ln in local.log("rollout").splitlines() if "evaluator chosen" in ln]
+                print(f"  worker log: {chosen[0][:200] if chosen else 'no evaluator choice logged'}")
+            if args.analysis:
+                text = Path(args.analysis).read_text()
+                _, dt_a = api.analysis(
+                    {"file": text, "filename": Path(args.analysis).name, "level": args.level}
+                )
+                analysis[workers] = dt_a
+                print(f"  analysis job ({args.level}, {Path(args.analysis).name}): {dt_a:.1f} s")
+        finally:
+            if local is not None:
+                code = local.stop()
+                print(f"  make run stopped with exit code {code}")
+    if args.analysis:
+        from pulvezar.analysis.matchanalysis.replay import analyse_match
+        from pulvezar.analysis.matchanalysis.results import AnalysisSettings
+        from pulvezar.formats import read_sgf
+
+        record = read_sgf(Path(args.analysis).read_text())
+        t0 = time.perf_counter()
+        analyse_match(record, AnalysisSettings.from_level(args.level), evaluator=default_evaluator())
+        dt_al = time.perf_counter() - t0
+        ratios = "; ".join(f"job/library time, {w} worker(s): {t / dt_al:.2f}" for w, t in analysis.items())
+        print(f"analysis in process ({args.level}): {dt_al:.1f} s; {ratios}")
+    if not args.no_gnubg and os.path.exists(GNUBG):
+        dt_g, _ = run_gnubg(pos.position_id, trials, seed)
+        rate_g = trials / dt_g
+        print(f"gnubg (1 thread): {dt_g:.1f} s, {rate_g:.2f} trials/s (includes ~1 s start-up)")
+    else:
+        rate_g = float("nan")
+    one = rates.get(1, rates.get(0, float("nan")))
+    print(f"ratio job (1 worker) / library in process: {one / rate_lib:.2f} (target >= 0.8)")
+    if 2 in rates:
+        print(f"ratio job 2 workers / 1 worker: {rates[2] / rates[1]:.2f} (target >= 1.6)")
+    print(f"ratio job (1 worker) / gnubg per core: {one / rate_g:.2f} (target >= 1.0)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=1296)
@@ -155,13 +257,23 @@ def main() -> None:
     ap.add_argument("--workers", type=int, choices=(1, 2), default=None)
     ap.add_argument("--chunk-size", type=int, default=36)
     ap.add_argument("--concurrent", action="store_true", help="run gnubg while pulvezar runs")
+    ap.add_argument("--platform", action="store_true", help="the rollout as a job on a local platform")
+    ap.add_argument("--platform-url", help="with --platform: a running platform's gateway instead")
+    ap.add_argument("--api-key", default="local-dev-key")
+    ap.add_argument("--analysis", help="with --platform: also a match analysis job of this .sgf file")
+    ap.add_argument("--level", default="2ply", help="the analysis level")
     args = ap.parse_args()
+    if args.platform_url:
+        args.platform = True
     pos = position()
     ev = default_evaluator()
     print(f"{platform.node()} {platform.processor() or platform.machine()} cpus={os.cpu_count()}")
     path = "C forward pass" if ev._c_weights(ev.contact_net) is not None else "PyTorch"
     print(f"torch threads {torch.get_num_threads()}, device {ev.device}, nets run by: {path}")
     print(f"position {pos.position_id} (opponent on roll after 3-1 8/5 6/5), trials {args.trials}")
+    if args.platform:
+        platform_mode(args, pos)
+        return
     if args.workers is not None:
         rate = scaling(args.trials, args.seed, args.workers, args.chunk_size)
         if args.no_gnubg or not os.path.exists(GNUBG):

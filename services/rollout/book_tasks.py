@@ -17,7 +17,7 @@ from typing import Any
 from services.rollout.book_jobs import TERMINAL, BookJobs
 from services.rollout.celery_app import app
 from services.rollout.jobs import JobStore
-from services.rollout.settings import BATCH_QUEUE, RolloutSettings
+from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
 
 BOOK_TASK = "pulvezar.book.drive"
 POLL_S = 5.0
@@ -49,7 +49,7 @@ def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
     """
     if not jobs.redis.set(scheduled_key(book_id), "1", nx=True, ex=SCHEDULED_TTL_S):
         return False
-    jobs.store.app.send_task(BOOK_TASK, args=(book_id,), countdown=countdown, queue=BATCH_QUEUE)
+    jobs.store.app.send_task(BOOK_TASK, args=(book_id,), countdown=countdown, queue=BACKGROUND_QUEUE)
     return True
 
 

@@ -6,6 +6,11 @@ Priorities are two queues, :data:`~services.rollout.settings.INTERACTIVE_QUEUE` 
 so a free worker takes interactive chunks while any are waiting).  With ``acks_late``, a prefetch of
 one and one task per chunk, an interactive job waits at most for the chunks already running.
 
+The platform's own long tasks (the daily puzzles, opening-book drivers) go to a third queue,
+:data:`~services.rollout.settings.BACKGROUND_QUEUE`, which a worker of its own consumes
+(``--queues rollouts.background``; ``make run``, compose and k8s start one): a client's chunk never
+waits behind a task that runs for minutes.
+
 Reliability: a chunk is acknowledged after it ran (``task_acks_late``); when a pool process dies
 mid-chunk the chunk is re-queued at once (``task_reject_on_worker_lost``); when the whole worker
 dies, Redis redelivers its unacknowledged chunk after ``visibility_timeout_s``.  Chunks are
@@ -37,13 +42,13 @@ from celery import Celery, bootsteps
 from celery.schedules import crontab
 from kombu import Exchange, Queue
 
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
+from services.rollout.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 CHUNK_TASK = "pulvezar.rollout.chunk"
 DAILY_TASK = "pulvezar.daily.produce"  # services.rollout.daily_tasks
 #: the daily puzzles for today and tomorrow (UTC), every six hours (idempotent: existing ones are skipped)
 DAILY_SCHEDULE = {"minute": "5", "hour": "*/6"}
-QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE)  # highest priority first
+QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE, BACKGROUND_QUEUE)  # highest priority first
 HEARTBEAT_ENV = "PULVEZAR_ROLLOUT_HEARTBEAT_FILE"
 HEARTBEAT_INTERVAL_S = 5.0
 
@@ -131,7 +136,7 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         "daily-puzzles": {
             "task": DAILY_TASK,
             "schedule": crontab(**DAILY_SCHEDULE),
-            "options": {"queue": BATCH_QUEUE},
+            "options": {"queue": BACKGROUND_QUEUE},
         }
     }
     celery.steps["worker"].add(Heartbeat)

@@ -36,7 +36,7 @@ from pulvezar.eval.evaluator import Evaluator
 from services.common import archive_store
 from services.common.jsonlog import log
 from services.rollout.celery_app import DAILY_TASK, app
-from services.rollout.settings import BATCH_QUEUE
+from services.rollout.settings import BACKGROUND_QUEUE
 
 logger = logging.getLogger("pulvezar.services.rollout.daily")
 
@@ -129,5 +129,5 @@ def produce_daily(date: str | None = None) -> dict[str, str]:
 def _on_start(sender: Any = None, **_: Any) -> None:
     if DailyTaskSettings().on_start:  # today only: the schedule makes tomorrow's in time
         today = dates_for(None)[0]
-        produce_daily.apply_async(args=[today], queue=BATCH_QUEUE)
+        produce_daily.apply_async(args=[today], queue=BACKGROUND_QUEUE)
         log(logger, logging.INFO, "daily puzzles requested at start", date=today)

@@ -15,6 +15,9 @@ from pulvezar.rollouts.chunks import DEFAULT_CHUNK_SIZE, check_chunk_size
 INTERACTIVE_QUEUE = "rollouts.interactive"
 BATCH_QUEUE = "rollouts.batch"
 QUEUES = {"interactive": INTERACTIVE_QUEUE, "batch": BATCH_QUEUE}
+#: The platform's own long tasks (daily puzzles, opening-book drivers), consumed by a worker of their own
+#: (``--queues rollouts.background``), so that a client's job never waits behind them.
+BACKGROUND_QUEUE = "rollouts.background"
 
 
 class RolloutSettings(BaseSettings):

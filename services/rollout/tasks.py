@@ -53,7 +53,7 @@ def _make() -> tuple[Evaluator, Route]:
     log(
         logger,
         logging.INFO,
-        "evaluator chosen",
+        f"evaluator chosen: {route.path} ({route.reason})",  # readable in Celery's plain text logs too
         path=route.path,
         reason=route.reason,
         service_device=route.device or None,

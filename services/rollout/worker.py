@@ -1,7 +1,8 @@
 """``python -m services.rollout.worker [--concurrency N] [--metrics-port M] [--queues ...]``.
 
-A Celery worker (prefork pool) on the rollout queues, interactive first, with JSON logs on stderr
-and the Prometheus metrics of all its pool processes on one port.  Settings come from
+A Celery worker (prefork pool) on the rollout queues, interactive first (``--queues
+rollouts.background``: the worker of the platform's own long tasks, daily puzzles and book drivers),
+with JSON logs on stderr and the Prometheus metrics of all its pool processes on one port.  Settings come from
 ``PULVEZAR_ROLLOUT_*`` (command-line flags win); see :mod:`services.rollout.settings`.
 """
 

@@ -176,8 +176,12 @@ def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> N
     overlay, objs = rendered
     kinds = {k for k, _ in objs}
     assert {"Namespace", "ConfigMap", "Deployment", "Service", "Ingress", "ScaledObject"} <= kinds
-    for name in ("redis", "rules", "evaluator", "rollout", "gateway"):
+    for name in ("redis", "rules", "evaluator", "rollout", "background", "gateway"):
         assert ("Deployment", name) in objs, name
+    background = objs["Deployment", "background"]["spec"]
+    assert background["replicas"] == 1 and background["template"]["spec"]["containers"][0]["args"] == [
+        "background"
+    ]
     for name in ("redis", "rules", "evaluator", "gateway"):
         assert ("Service", name) in objs, name
     for (kind, name), obj in objs.items():
@@ -373,7 +377,7 @@ def test_compose_schema_rejects_mistakes() -> None:
 def test_compose_services_and_health() -> None:
     compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
     services = compose["services"]
-    assert set(services) == {"redis", "rules", "evaluator", "rollout", "scheduler", "gateway"}
+    assert set(services) == {"redis", "rules", "evaluator", "rollout", "background", "scheduler", "gateway"}
     for name, svc in services.items():
         assert "healthcheck" in svc, name
         image = svc["image"]
@@ -391,6 +395,8 @@ def test_compose_services_and_health() -> None:
         assert services["gateway"]["depends_on"][dep]["condition"] == "service_healthy"
     for dep in ("redis", "evaluator"):
         assert services["rollout"]["depends_on"][dep]["condition"] == "service_healthy"
+        assert services["background"]["depends_on"][dep]["condition"] == "service_healthy"
+    assert services["background"]["command"] == ["background"]
     # the addresses the services are given are the compose service names
     env = services["gateway"]["environment"]
     assert env["PULVEZAR_GATEWAY_RULES_ADDRESS"] == "rules:50051"
@@ -481,7 +487,8 @@ def test_entrypoint_knows_every_service() -> None:
     for name, command in (
         ("rules", "python -m services.rules"),
         ("evaluator", "python -m services.evaluator"),
-        ("rollout", "celery -A services.rollout.celery_app worker"),
+        ("rollout", "-Q rollouts.interactive,rollouts.batch"),
+        ("background", "-Q rollouts.background"),
         ("gateway", "python -m services.gateway"),
     ):
         assert re.search(rf"^\s*{name}\)", script, re.M) and command in script, name

@@ -38,11 +38,14 @@ class Worker:
         metrics_port: int = 0,
         heartbeat: Path | None = None,
         log_file: Path | None = None,
+        queues: str | None = None,
     ) -> None:
         own = {"PULVEZAR_ROLLOUT_METRICS_DIR": str(Path(env["PULVEZAR_ROLLOUT_METRICS_DIR"]) / name)}
         if heartbeat is not None:
             own["PULVEZAR_ROLLOUT_HEARTBEAT_FILE"] = str(heartbeat)
         args = ["--metrics-port", str(metrics_port), "--concurrency", "1"]
+        if queues is not None:
+            args += ["--queues", queues]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "services.rollout.worker", *args],
             cwd=ROOT,

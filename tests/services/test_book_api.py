@@ -95,7 +95,11 @@ def env(redis_server: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"],
+        # one worker for the book's rollout chunks and its driver (the background queue) alike
+        [
+            *(sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"),
+            *("--queues", "rollouts.interactive,rollouts.batch,rollouts.background"),
+        ],
         cwd=ROOT,
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,

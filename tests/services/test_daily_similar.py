@@ -303,7 +303,7 @@ def test_daily_task_through_a_worker_then_served(
 
     from services.rollout.celery_app import DAILY_TASK, make_app
     from services.rollout.daily_tasks import DailyTaskSettings, produce
-    from services.rollout.settings import BATCH_QUEUE, RolloutSettings
+    from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
 
     env = {
         **DAILY_ENV,
@@ -314,12 +314,14 @@ def test_daily_task_through_a_worker_then_served(
         "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path / "metrics"),
     }
     heartbeat, log_file = tmp_path / "worker.heartbeat", tmp_path / "worker.log"
-    worker = Worker(env, "worker", metrics_port=-1, heartbeat=heartbeat, log_file=log_file)
+    worker = Worker(
+        env, "worker", metrics_port=-1, heartbeat=heartbeat, log_file=log_file, queues=BACKGROUND_QUEUE
+    )
     try:
         worker.ready()
         app = make_app(RolloutSettings(redis_url=redis_url))
         entry = app.conf.beat_schedule["daily-puzzles"]
-        assert entry["task"] == DAILY_TASK and entry["options"]["queue"] == BATCH_QUEUE
+        assert entry["task"] == DAILY_TASK and entry["options"]["queue"] == BACKGROUND_QUEUE
         today = dt.datetime.now(dt.UTC).date()
         dates = [today.isoformat(), (today + dt.timedelta(days=1)).isoformat()]
         combos = [("international", "position"), ("tavla", "position"), ("international", "cube")]
@@ -327,7 +329,7 @@ def test_daily_task_through_a_worker_then_served(
         # PULVEZAR_DAILY_ON_START: the worker asked for today's puzzles itself, not tomorrow's
         wait_until(lambda: all(r.exists(k) for k in keys[:3]), 240, "today's puzzles", every=0.5)
         assert not any(r.exists(k) for k in keys[3:])
-        app.send_task(DAILY_TASK, queue=BATCH_QUEUE)  # as beat sends it: today and tomorrow
+        app.send_task(DAILY_TASK, queue=BACKGROUND_QUEUE)  # as beat sends it: today and tomorrow
         wait_until(lambda: all(r.exists(k) for k in keys), 240, "the daily puzzles", every=0.5)
     finally:
         worker.stop()

@@ -526,7 +526,7 @@ def test_worker_evaluator_paths(
     try:
         (worker,) = remote.start(1)
         chosen = wait_until(
-            lambda: next((e for e in worker.logs if e.get("msg") == "evaluator chosen"), None),
+            lambda: next((e for e in worker.logs if str(e.get("msg")).startswith("evaluator chosen")), None),
             60,
             "the worker's 'evaluator chosen' log line",
         )
