@@ -1,0 +1,81 @@
+"""Engines and migrations: one SQLAlchemy engine per process and URL, Alembic to the newest revision."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached (the gateway answers 503 with Retry-After)."""
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")  # readers beside one writer, across processes
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+@functools.cache
+def engine(url: str, connect_timeout_s: float = 3.0) -> Engine:
+    """The process's engine for ``url`` (SQLite: WAL, a busy timeout and foreign keys on)."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        eng = create_engine(url, connect_args={"timeout": 10})
+        event.listen(eng, "connect", _sqlite_pragmas)
+        return eng
+    args = {"connect_timeout": max(1, round(connect_timeout_s))} if url.startswith("postgresql") else {}
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=args)
+
+
+@contextlib.contextmanager
+def session(url: str) -> Iterator[Session]:
+    """A transaction on ``url``: committed at the end, rolled back on error; a lost database is
+    :class:`StoreUnavailable`."""
+    maker = sessionmaker(engine(url), expire_on_commit=False)
+    try:
+        with maker.begin() as s:
+            yield s
+    except (OperationalError, DBAPIError) as e:
+        if isinstance(e, OperationalError) or e.connection_invalidated:
+            raise StoreUnavailable(f"the database is unavailable: {e.orig!r}") from e
+        raise
+
+
+def alembic_config(url: str) -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database at ``url`` to ``revision`` (creating the tables on an empty one)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def current(url: str) -> str | None:
+    """The revision the database is at (None: not migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine(url).connect() as conn:
+        rev: str | None = MigrationContext.configure(conn).get_current_revision()
+        return rev

@@ -1,0 +1,224 @@
+"""Jobs in the durable store: written when accepted, chunk by chunk, and at their end.
+
+Every call is one short transaction; a database that cannot be reached raises
+:class:`~services.store.db.StoreUnavailable`.  Chunk records are write-once (a redelivered chunk's
+second write changes nothing), as in Redis.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from services.store.db import engine, session
+from services.store.models import FINAL, Job, JobBlob, JobChunk
+
+
+@dataclass(frozen=True)
+class JobRow:
+    id: str
+    kind: str
+    owner: str | None
+    priority: str | None
+    state: str
+    spec: dict[str, Any]
+    chunk_list: list[Any] | None
+    error: str | None
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+
+    @classmethod
+    def of(cls, j: Job) -> JobRow:
+        return cls(
+            j.id, j.kind, j.owner, j.priority, j.state, j.spec, j.chunk_list, j.error,
+            j.created_at, j.updated_at, j.finished_at,
+        )  # fmt: skip
+
+    def summary(self) -> dict[str, Any]:
+        """What a job list shows of it."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "state": self.state,
+            "priority": self.priority,
+            "created": self.created_at,
+            "finished": self.finished_at,
+            "error": self.error,
+        }
+
+
+def encode_cursor(created_at: float, job_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([created_at, job_id]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    """The position a list continues after; ValueError for a cursor this store did not make."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created, job_id = json.loads(raw)
+        return float(created), str(job_id)
+    except Exception:
+        raise ValueError("not a cursor of this list") from None
+
+
+class JobRecords:
+    """The jobs table and its chunks and blobs on the database at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _insert(self) -> Any:
+        return pg_insert if engine(self.url).dialect.name == "postgresql" else sqlite_insert
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def create(
+        self,
+        job_id: str,
+        kind: str,
+        spec: dict[str, Any],
+        *,
+        owner: str | None = None,
+        priority: str | None = None,
+        chunk_list: Sequence[Sequence[int]] | None = None,
+        created: float | None = None,
+        blobs: dict[str, bytes] | None = None,
+    ) -> None:
+        """Record an accepted job (state ``queued``), with its named blobs, in one transaction."""
+        now = time.time()
+        with session(self.url) as s:
+            s.add(
+                Job(
+                    id=job_id, kind=kind, owner=owner, priority=priority, state="queued", spec=spec,
+                    chunk_list=[list(c) for c in chunk_list] if chunk_list is not None else None,
+                    error=None, created_at=created or now, updated_at=now, finished_at=None,
+                )
+            )  # fmt: skip
+            for name, data in (blobs or {}).items():
+                s.add(JobBlob(job_id=job_id, name=name, data=data, created_at=now))
+
+    def add_chunks(self, job_id: str, records: dict[int, dict[str, Any]]) -> int:
+        """Store finished chunks (those already stored are left as they are); how many were new."""
+        if not records:
+            return 0
+        now = time.time()
+        rows = [{"job_id": job_id, "n": n, "record": r, "created_at": now} for n, r in records.items()]
+        with session(self.url) as s:
+            stmt = self._insert()(JobChunk).values(rows).on_conflict_do_nothing().returning(JobChunk.n)
+            new = len(s.execute(stmt).all())
+            s.execute(update(Job).where(Job.id == job_id, Job.state == "queued").values(state="running"))
+            return new
+
+    def set_state(self, job_id: str, state: str, error: str | None = None) -> None:
+        """A new state (a final one stamps ``finished_at``); a finished job's state does not change."""
+        now = time.time()
+        values: dict[str, Any] = {"state": state, "updated_at": now}
+        if error is not None:
+            values["error"] = error
+        if state in FINAL:
+            values["finished_at"] = now
+        with session(self.url) as s:
+            s.execute(update(Job).where(Job.id == job_id, Job.state.not_in(FINAL)).values(**values))
+
+    def reopen(self, job_id: str, chunk_list: Sequence[Sequence[int]]) -> None:
+        """More chunks for a job (extend): it runs again."""
+        with session(self.url) as s:
+            s.execute(
+                update(Job)
+                .where(Job.id == job_id)
+                .values(
+                    chunk_list=[list(c) for c in chunk_list], state="running", finished_at=None,
+                    updated_at=time.time(),
+                )
+            )  # fmt: skip
+
+    def put_blob(self, job_id: str, name: str, data: bytes) -> None:
+        with session(self.url) as s:
+            stmt = self._insert()(JobBlob).values(job_id=job_id, name=name, data=data, created_at=time.time())
+            s.execute(stmt.on_conflict_do_update(index_elements=["job_id", "name"], set_={"data": data}))
+
+    def delete(self, job_id: str) -> bool:
+        """Remove a job with its chunks and blobs; False when it was not there."""
+        with session(self.url) as s:
+            s.execute(delete(JobChunk).where(JobChunk.job_id == job_id))
+            s.execute(delete(JobBlob).where(JobBlob.job_id == job_id))
+            return bool(s.execute(delete(Job).where(Job.id == job_id)).rowcount)
+
+    def expire(self, older_than_s: float, max_per_owner: int | None = None) -> int:
+        """Remove finished jobs that ended before ``older_than_s`` seconds ago; how many."""
+        cutoff = time.time() - older_than_s
+        with session(self.url) as s:
+            ids = s.scalars(select(Job.id).where(Job.state.in_(FINAL), Job.finished_at < cutoff)).all()
+        return sum(self.delete(i) for i in ids)
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def get(self, job_id: str) -> JobRow | None:
+        with session(self.url) as s:
+            j = s.get(Job, job_id)
+            return JobRow.of(j) if j is not None else None
+
+    def chunks(self, job_id: str) -> dict[int, dict[str, Any]]:
+        with session(self.url) as s:
+            rows = s.execute(select(JobChunk.n, JobChunk.record).where(JobChunk.job_id == job_id)).all()
+        return {int(n): dict(r) for n, r in rows}
+
+    def chunk_numbers(self, job_id: str) -> set[int]:
+        with session(self.url) as s:
+            return set(s.scalars(select(JobChunk.n).where(JobChunk.job_id == job_id)).all())
+
+    def blob(self, job_id: str, name: str) -> bytes | None:
+        with session(self.url) as s:
+            b = s.get(JobBlob, (job_id, name))
+            return bytes(b.data) if b is not None else None
+
+    def blob_names(self, job_id: str) -> list[str]:
+        with session(self.url) as s:
+            return sorted(s.scalars(select(JobBlob.name).where(JobBlob.job_id == job_id)).all())
+
+    def unfinished(self, kinds: Iterable[str] | None = None, limit: int = 1000) -> list[JobRow]:
+        """Jobs not in a final state, oldest first."""
+        q = select(Job).where(Job.state.not_in(FINAL)).order_by(Job.created_at, Job.id).limit(limit)
+        if kinds is not None:
+            q = q.where(Job.kind.in_(list(kinds)))
+        with session(self.url) as s:
+            return [JobRow.of(j) for j in s.scalars(q).all()]
+
+    def list(
+        self,
+        owner: str | None,
+        *,
+        kinds: Iterable[str] | None = None,
+        states: Iterable[str] | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[JobRow], str | None]:
+        """An owner's jobs, newest first, ``limit`` at a time; the cursor of the next page or None."""
+        q = select(Job).where(Job.owner.is_(None) if owner is None else Job.owner == owner)
+        if kinds is not None:
+            q = q.where(Job.kind.in_(list(kinds)))
+        if states is not None:
+            q = q.where(Job.state.in_(list(states)))
+        if cursor is not None:
+            created, job_id = decode_cursor(cursor)
+            q = q.where(or_(Job.created_at < created, and_(Job.created_at == created, Job.id < job_id)))
+        q = q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)
+        with session(self.url) as s:
+            rows = [JobRow.of(j) for j in s.scalars(q).all()]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+
+    def count(self, owner: str | None = None) -> int:
+        q = select(func.count()).select_from(Job)
+        if owner is not None:
+            q = q.where(Job.owner == owner)
+        with session(self.url) as s:
+            return int(s.scalar(q) or 0)
