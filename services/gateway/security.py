@@ -179,7 +179,9 @@ class Guard:
             except Exception:
                 self._shared_failed("job owners")
 
-    def owns(self, job_id: str, secret: str) -> bool:
+    def owns(
+        self, job_id: str, secret: str, durable_owner: Callable[[str], str | None] | None = None
+    ) -> bool:
         """Whether ``secret``'s key may see the job: it submitted it, or no owner is recorded (a job
         queued by another client of the store, e.g. the command line)."""
         owner: str | None = None
@@ -191,6 +193,8 @@ class Guard:
         if owner is None:
             with self._lock:
                 owner = self._owners.get(job_id)
+        if owner is None and durable_owner is not None:
+            owner = durable_owner(job_id)
         return owner is None or hmac.compare_digest(owner, owner_of(secret))
 
     def _shared_failed(self, what: str) -> None:
@@ -337,6 +341,11 @@ class Client:
     def refund(self, jobs: int, trials: int) -> None:
         self.guard.refund(self.secret, jobs, trials)
 
+    @property
+    def owner(self) -> str:
+        """How the durable store records this key as a job's owner (a digest, never the secret)."""
+        return owner_of(self.secret)
+
     def claim(self, job_id: str) -> None:
         """This key owns the job it just submitted."""
         self.guard.claim(job_id, self.secret)
@@ -356,9 +365,10 @@ class Client:
         await asyncio.to_thread(self.claim, job_id)
         return job_id
 
-    def check(self, job_id: str) -> None:
-        """404 (as for a job that does not exist) unless this key may see the job."""
-        if not self.guard.owns(job_id, self.secret):
+    def check(self, job_id: str, durable_owner: Callable[[str], str | None] | None = None) -> None:
+        """404 (as for a job that does not exist) unless this key may see the job; ``durable_owner``
+        answers where Redis and this process know no owner (the durable store's record)."""
+        if not self.guard.owns(job_id, self.secret, durable_owner):
             raise ProblemError(
                 404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
             )

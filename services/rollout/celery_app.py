@@ -46,6 +46,7 @@ from services.rollout.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE
 
 CHUNK_TASK = "pulvezar.rollout.chunk"
 DAILY_TASK = "pulvezar.daily.produce"  # services.rollout.daily_tasks
+RECONCILE_TASK = "pulvezar.store.reconcile"  # services.rollout.reconcile
 #: the daily puzzles for today and tomorrow (UTC), every six hours (idempotent: existing ones are skipped)
 DAILY_SCHEDULE = {"minute": "5", "hour": "*/6"}
 QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE, BACKGROUND_QUEUE)  # highest priority first
@@ -130,8 +131,12 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
             "services.rollout.analysis_tasks",
             "services.rollout.daily_tasks",
             "services.rollout.book_tasks",
+            "services.rollout.reconcile",
         ],
     )
+    from services.store.settings import StoreSettings
+
+    store = StoreSettings()
     celery.conf.beat_schedule = {  # `celery beat` or a worker with -B
         "daily-puzzles": {
             "task": DAILY_TASK,
@@ -139,6 +144,12 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
             "options": {"queue": BACKGROUND_QUEUE},
         }
     }
+    if store.url:  # the durable store and Redis brought into agreement (services/rollout/reconcile.py)
+        celery.conf.beat_schedule["reconcile"] = {
+            "task": RECONCILE_TASK,
+            "schedule": store.reconcile_interval_s,
+            "options": {"queue": BACKGROUND_QUEUE, "expires": store.reconcile_interval_s},
+        }
     celery.steps["worker"].add(Heartbeat)
     return celery
 

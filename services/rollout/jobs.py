@@ -39,6 +39,7 @@ from pulvezar.rollouts.stats import RolloutResult, block_se, difference_noise, p
 from pulvezar.rules.notation import parse_play
 from pulvezar.rules.xgid import XGID
 from services.rollout.settings import QUEUES, RolloutSettings
+from services.store.jobs import JobRecords
 
 PRIORITIES = tuple(QUEUES)
 _ITEM_KEYS = {
@@ -583,9 +584,18 @@ class JobStore:
     :mod:`services.rollout.celery_app`, configured from ``PULVEZAR_ROLLOUT_*``).
     """
 
-    def __init__(self, redis_client: Any, app: Any = None, settings: RolloutSettings | None = None) -> None:
+    def __init__(
+        self,
+        redis_client: Any,
+        app: Any = None,
+        settings: RolloutSettings | None = None,
+        records: JobRecords | None = None,
+    ) -> None:
         self.redis = redis_client
         self.settings = settings or RolloutSettings()
+        #: the durable store (system of record): a job is written there before its chunks are queued,
+        #: and read from there when Redis has lost it (None: Redis only)
+        self.records = records
         if app is None:
             from services.rollout.celery_app import app as default_app
 
@@ -594,7 +604,9 @@ class JobStore:
         self.chunk_size = self.settings.chunk_size
 
     # ---- submission ----------------------------------------------------
-    def submit_rollout(self, params: dict[str, Any], priority: str = "interactive") -> str:
+    def submit_rollout(
+        self, params: dict[str, Any], priority: str = "interactive", owner: str | None = None
+    ) -> str:
         """Queue a rollout of one position; returns the job id.
 
         ``params``: exactly one of ``position`` (Position ID or XGID), ``position_id``, ``xgid``;
@@ -612,13 +624,14 @@ class JobStore:
         ``nd``, ``dt``, ``dp``, their noise and the costs.  Raises :class:`InvalidJob`.
         """
         item = normalise_item(params, self.settings)
-        return self._submit("rollout", [item], priority)
+        return self._submit("rollout", [item], priority, owner)
 
     def submit_batch(
         self,
         positions: list[dict[str, Any]],
         priority: str = "batch",
         defaults: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> str:
         """Queue rollouts of many positions as one job; results come per position, in order.
 
@@ -640,9 +653,9 @@ class JobStore:
                     if k not in p:
                         merged.pop(k, None)
             items.append(normalise_item(merged, self.settings, f"positions[{i}]."))
-        return self._submit("batch", items, priority)
+        return self._submit("batch", items, priority, owner)
 
-    def _submit(self, kind: str, items: list[dict[str, Any]], priority: str) -> str:
+    def _submit(self, kind: str, items: list[dict[str, Any]], priority: str, owner: str | None = None) -> str:
         if priority not in QUEUES:
             raise InvalidJob("priority", f"one of {', '.join(PRIORITIES)}, got {priority!r}")
         chunks = [
@@ -663,14 +676,28 @@ class JobStore:
             "created": time.time(),
             "items": items,
         }
+        if self.records is not None:  # accepted once it is in the system of record (StoreUnavailable: 503)
+            self.records.create(
+                job_id, kind, spec, owner=owner, priority=priority, chunk_list=chunks, created=spec["created"]
+            )
+        self.restore(job_id, spec, [Chunk(n, *c) for n, c in enumerate(chunks)], {})
+        self._enqueue(job_id, priority, range(len(chunks)))
+        return job_id
+
+    def restore(
+        self, job_id: str, spec: dict[str, Any], chunks: list[Chunk], records: Mapping[int, Mapping[str, Any]]
+    ) -> None:
+        """Write a job's keys to Redis: its spec, chunk list and the finished chunks' records (a new job,
+        or one that Redis lost, from the durable store)."""
         ttl = self.settings.job_ttl_s
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)
-        pipe.rpush(chunks_key(job_id), *(json.dumps(list(c)) for c in chunks))
+        pipe.delete(chunks_key(job_id))
+        pipe.rpush(chunks_key(job_id), *(json.dumps([c.item, c.first, c.trials]) for c in chunks))
         pipe.expire(chunks_key(job_id), ttl)
+        for n, record in records.items():
+            pipe.set(chunk_key(job_id, n), json.dumps(record), ex=ttl, nx=True)
         pipe.execute()
-        self._enqueue(job_id, priority, range(len(chunks)))
-        return job_id
 
     def _enqueue(self, job_id: str, priority: str, numbers: Iterable[int]) -> None:
         from services.rollout.celery_app import CHUNK_TASK
@@ -683,7 +710,10 @@ class JobStore:
     def spec(self, job_id: str) -> dict[str, Any]:
         raw = text(self.redis.get(spec_key(job_id)))
         if raw is None:
-            raise JobNotFound(job_id)
+            row = self.records.get(job_id) if self.records is not None else None
+            if row is None or row.kind not in ("rollout", "batch"):
+                raise JobNotFound(job_id)
+            return dict(row.spec)
         spec: dict[str, Any] = json.loads(raw)
         return spec
 
@@ -698,9 +728,27 @@ class JobStore:
         return [None if r is None else json.loads(text(r) or "null") for r in raw]
 
     def _gather(self, job_id: str) -> tuple[dict[str, Any], list[Chunk], list[dict[str, Any] | None]]:
-        spec = self.spec(job_id)
+        raw = text(self.redis.get(spec_key(job_id)))
+        if raw is None:  # expired or lost in Redis: the durable store's copy
+            return self._gather_durable(job_id)
+        spec = json.loads(raw)
         chunks = self.chunks(job_id)
         return spec, chunks, self._records(job_id, chunks)
+
+    def _gather_durable(self, job_id: str) -> tuple[dict[str, Any], list[Chunk], list[dict[str, Any] | None]]:
+        row = self.records.get(job_id) if self.records is not None else None
+        if row is None or row.kind not in ("rollout", "batch") or self.records is None:
+            raise JobNotFound(job_id)
+        chunks = [Chunk(n, *c) for n, c in enumerate(row.chunk_list or [])]
+        stored = self.records.chunks(job_id)
+        return dict(row.spec), chunks, [stored.get(c.n) for c in chunks]
+
+    def owner(self, job_id: str) -> str | None:
+        """The owner the durable store recorded for a job (None: none recorded, or no store)."""
+        if self.records is None:
+            return None
+        row = self.records.get(job_id)
+        return row.owner if row is not None else None
 
     def rollout_results(self, job_id: str) -> list[list[RolloutResult]]:
         """The library's results of the finished chunks, per item: ``[result]`` or one per candidate."""
@@ -715,7 +763,12 @@ class JobStore:
         pipe.get(error_key(job_id))
         pipe.exists(cancel_key(job_id))
         pipe.exists(started_key(job_id))
-        error, cancelled, started = pipe.execute()
+        pipe.exists(spec_key(job_id))
+        error, cancelled, started, in_redis = pipe.execute()
+        if not in_redis and self.records is not None:  # Redis lost or dropped it: the durable state
+            row = self.records.get(job_id)
+            if row is not None and row.state in ("failed", "cancelled"):
+                return row.state, row.error
         if error is not None:
             return "failed", text(error)
         if cancelled:
@@ -802,13 +855,66 @@ class JobStore:
         state, _ = self._state(job_id, sum(r is not None for r in records), len(chunks))
         if state in ("done", "failed", "cancelled"):
             return False
-        return bool(self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s))
+        if self.records is not None:
+            self.records.set_state(job_id, "cancelled")
+        self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s)
+        return True
+
+    def delete(self, job_id: str) -> bool:
+        """Remove a finished job's stored results (Redis and the durable store); False while it runs."""
+        _spec, chunks, records = self._gather(job_id)
+        state, _ = self._state(job_id, sum(r is not None for r in records), len(chunks))
+        if state not in ("done", "failed", "cancelled"):
+            return False
+        keys = [spec_key(job_id), chunks_key(job_id), cancel_key(job_id), started_key(job_id)]
+        keys += [error_key(job_id), *(chunk_key(job_id, c.n) for c in chunks)]
+        self.redis.delete(*keys)
+        if self.records is not None:
+            self.records.delete(job_id)
+        return True
+
+    def rehydrate(self, job_id: str) -> int:
+        """Put a job that Redis lost back from the durable store and queue its unfinished chunks again
+        (the fixed chunk grid gives them the same bits); how many were queued."""
+        row = self.records.get(job_id) if self.records is not None else None
+        if row is None or self.records is None:
+            raise JobNotFound(job_id)
+        chunks = [Chunk(n, *c) for n, c in enumerate(row.chunk_list or [])]
+        stored = self.records.chunks(job_id)
+        self.restore(job_id, dict(row.spec), chunks, stored)
+        ttl = self.settings.job_ttl_s
+        if row.state == "cancelled":
+            self.redis.set(cancel_key(job_id), str(time.time()), ex=ttl)
+            return 0
+        if row.state == "failed":
+            self.redis.set(error_key(job_id), row.error or "failed", ex=ttl)
+            return 0
+        todo = [c.n for c in chunks if c.n not in stored]
+        self._enqueue(job_id, row.priority or row.spec.get("priority", "batch"), todo)
+        return len(todo)
+
+    def sync(self, job_id: str) -> str:
+        """Copy a job's finished chunks and end state from Redis to the durable store (what a worker
+        could not write there); the job's state."""
+        if self.records is None:
+            raise JobNotFound(job_id)
+        _spec, chunks, records = self._gather(job_id)
+        have = self.records.chunk_numbers(job_id)
+        missing = {c.n: r for c, r in zip(chunks, records, strict=True) if r is not None and c.n not in have}
+        if missing:
+            self.records.add_chunks(job_id, missing)
+        state, error = self._state(job_id, sum(r is not None for r in records), len(chunks))
+        if state in ("done", "failed", "cancelled"):
+            self.records.set_state(job_id, state, error)
+        return state
 
     def extend(self, job_id: str, more_trials: int) -> None:
         """Add ``more_trials`` trials to every position of the job, continuing its trial numbers
         (trial ``T`` onwards after ``T`` trials), and queue their chunks.  A finished job becomes
         running again; a cancelled or failed one cannot be extended (:class:`JobStateError`)."""
         more = _int(more_trials, "more_trials", 1, self.settings.max_trials)
+        if self.records is not None and not self.redis.exists(spec_key(job_id)):
+            self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
         spec = self.spec(job_id)
         if self.redis.exists(cancel_key(job_id)) or self.redis.exists(error_key(job_id)):
             raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
@@ -845,4 +951,8 @@ class JobStore:
                     break
                 except WatchError:
                     continue
+        if self.records is not None:  # the longer chunk list is accepted once it is stored
+            self.records.reopen(
+                job_id, [[c.item, c.first, c.trials] for c in existing] + [list(c) for c in new]
+            )
         self._enqueue(job_id, spec["priority"], range(len(existing), len(existing) + len(new)))

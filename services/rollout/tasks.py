@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from celery import Task
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pulvezar import Position
 from pulvezar.eval.evaluator import Evaluator
@@ -33,6 +34,37 @@ from services.rollout.settings import RolloutSettings
 logger = logging.getLogger("pulvezar.services.rollout")
 settings = RolloutSettings()
 _redis: Any = None
+
+
+_records: Any = None
+
+
+def records() -> Any:
+    """The durable store's jobs (:class:`services.store.jobs.JobRecords`), or None without one."""
+    global _records
+    if _records is None:
+        from services.store.settings import StoreSettings
+
+        url = StoreSettings().url
+        if url is None:
+            return None
+        from services.store.jobs import JobRecords
+
+        _records = JobRecords(url)
+    return _records
+
+
+def store_chunk(job_id: str, n: int, record: dict[str, Any]) -> None:
+    """A finished chunk into the durable store, and the job's end when it was the last; a store that
+    cannot be reached now is caught up by the reconciler (the record stays in Redis)."""
+    durable = records()
+    if durable is None:
+        return
+    try:
+        durable.add_chunks(job_id, {n: record})
+        durable.complete_if_done(job_id)
+    except Exception as e:
+        log(logger, logging.WARNING, "chunk not stored durably yet", job=job_id, chunk=n, error=repr(e))
 
 
 def redis_client() -> Any:
@@ -173,6 +205,17 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
         metrics.CHUNKS.labels("cancelled").inc()
         log(logger, logging.INFO, "chunk cancelled", job=job_id, chunk=n)
         return "cancelled"
+    except RedisConnectionError as e:  # the store went away, not the job: no failure to record
+        metrics.CHUNKS.labels("gone").inc()
+        log(
+            logger,
+            logging.WARNING,
+            "chunk abandoned: Redis is unreachable",
+            job=job_id,
+            chunk=n,
+            error=repr(e),
+        )
+        return "gone"  # the reconciler queues it again from the durable store
     except Exception as e:
         if self.request.retries < settings.max_retries:
             metrics.CHUNKS.labels("retried").inc()
@@ -180,6 +223,12 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
             raise self.retry(exc=e, countdown=1) from e
         metrics.CHUNKS.labels("failed").inc()
         r.set(jobs.error_key(job_id), f"chunk {n} failed: {e!r}", nx=True, ex=ttl)
+        durable = records()
+        if durable is not None:
+            try:
+                durable.set_state(job_id, "failed", f"chunk {n} failed: {e!r}")
+            except Exception:
+                log(logger, logging.WARNING, "job failure not stored durably yet", job=job_id)
         logger.exception("chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
         return "failed"
     seconds = time.perf_counter() - t0
@@ -197,6 +246,7 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
     if not r.set(key, json.dumps(record), nx=True, ex=ttl):
         metrics.CHUNKS.labels("duplicate").inc()
         return "duplicate"
+    store_chunk(job_id, n, record)
     metrics.CHUNKS.labels("done").inc()
     metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(seconds)
     metrics.TRIALS.labels(spec["priority"]).inc(trials)
@@ -208,8 +258,8 @@ def run_chunk(self: Task, job_id: str, n: int) -> str:
 def _process_init(**_: Any) -> None:
     """A fresh pool process: its own Redis connection and torch threads; the evaluator is chosen (and
     the model loaded) in the background, so the choice shows in the start-up log."""
-    global _redis
-    _redis = None
+    global _redis, _records
+    _redis = _records = None
     _evaluator.reset()  # nothing made in the parent process crosses the fork
     if settings.torch_threads:
         import torch

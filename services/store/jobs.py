@@ -117,6 +117,19 @@ class JobRecords:
             s.execute(update(Job).where(Job.id == job_id, Job.state == "queued").values(state="running"))
             return new
 
+    def complete_if_done(self, job_id: str) -> bool:
+        """Mark a job done when every chunk of its list is stored; whether it is done now."""
+        with session(self.url) as s:
+            job = s.get(Job, job_id)
+            if job is None or job.state in FINAL or job.chunk_list is None:
+                return job is not None and job.state == "done"
+            have = s.scalar(select(func.count()).select_from(JobChunk).where(JobChunk.job_id == job_id))
+            if int(have or 0) < len(job.chunk_list):
+                return False
+            now = time.time()
+            job.state, job.updated_at, job.finished_at = "done", now, now
+            return True
+
     def set_state(self, job_id: str, state: str, error: str | None = None) -> None:
         """A new state (a final one stamps ``finished_at``); a finished job's state does not change."""
         now = time.time()

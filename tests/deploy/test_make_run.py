@@ -202,7 +202,8 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
     """Issue 14's newcomer path: a 144-trial rollout posted as soon as ``make run`` is up finishes within
     60 s although the daily puzzles start at the same time (they run on the background worker); Ctrl-C in
     the middle of a job stops everything with exit code 0, and the next ``make run`` on the same run
-    directory finishes that job with the library's numbers."""
+    directory finishes that job with the library's numbers.  Issue 15: the finished jobs of the first
+    run are listed by the second (the durable store, SQLite in the run directory)."""
     from pulvezar import Position
     from pulvezar.eval.evaluator import default_evaluator
     from pulvezar.rollouts.chunks import rollout_chunked
@@ -211,8 +212,10 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
     first = Platform(tmp_path, ports).up()
     try:
         job = first.call("POST", "/v1/rollouts", {"position": "sGfwATDgc/ABMA", "trials": 144, "seed": 3})
-        status = wait_done(first, str(job["href"]), 60)
+        first_href = str(job["href"])
+        status = wait_done(first, first_href, 60)
         assert status["state"] == "done", status
+        first_results = status["results"]
         logs = (tmp_path / "logs" / "background.log").read_text()
         assert "daily puzzles requested at start" in logs  # the background work did start meanwhile
 
@@ -232,6 +235,10 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
     second = Platform(tmp_path, ports).up()
     try:
         status = wait_done(second, href, 240)
+        listed = second.call("GET", "/v1/rollouts")["jobs"]
+        assert isinstance(listed, list)
+        assert [(j["href"], j["state"]) for j in listed] == [(href, "done"), (first_href, "done")]
+        assert second.call("GET", first_href)["results"] == first_results
         assert second.ctrl_c() == 0, "".join(second.output)
     finally:
         second.kill()

@@ -3,8 +3,10 @@
 ``"kind": "cube"`` rolls out the cube decision of a position before the roll (no double and
 double/take with the same dice, double/pass exact) instead of the position or its candidate plays.
 
-Jobs live in the rollout service's job store (Redis); each submission counts against the key's daily
-job and trial quota.
+Jobs live in the rollout service's job store (Redis) and, with ``PULVEZAR_DATABASE_URL``, in the durable
+store (the system of record: ``GET /v1/rollouts`` and ``GET /v1/jobs`` list the caller's jobs from there);
+each submission counts against the key's daily job and trial quota.  ``DELETE`` cancels a running job
+and removes a finished one's stored results.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
@@ -184,7 +186,9 @@ async def submit_rollout(
     store: Annotated[Jobs, Depends(jobs)],
 ) -> JSONResponse:
     params = _params(body, body, body.position, "position", request.app.state.settings)
-    job_id = await who.submit(body.trials, lambda: store.submit_rollout(params, priority=body.priority))
+    job_id = await who.submit(
+        body.trials, lambda: store.submit_rollout(params, priority=body.priority, owner=who.owner)
+    )
     return await _submitted("rollout", job_id, store)
 
 
@@ -213,8 +217,91 @@ async def submit_batch(
             params["label"] = item.label
         positions.append(params)
     trials = body.trials * len(positions)
-    job_id = await who.submit(trials, lambda: store.submit_batch(positions, priority=body.priority))
+    job_id = await who.submit(
+        trials, lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner)
+    )
     return await _submitted("batch", job_id, store)
+
+
+async def check(who: Client, store: Jobs, job_id: str) -> None:
+    """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
+    await asyncio.to_thread(who.check, job_id, store.owner_lookup())
+
+
+class JobSummary(BaseModel):
+    id: str
+    kind: str
+    state: str
+    priority: str | None = None
+    created: float = Field(description="seconds since the epoch (UTC)")
+    finished: float | None = None
+    error: str | None = None
+    href: str
+
+
+class JobList(BaseModel):
+    jobs: list[JobSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+HREFS = {"rollout": "/v1/rollouts", "batch": "/v1/batch-rollouts", "analysis": "/v1/analyses"}
+States = Literal["queued", "running", "done", "failed", "cancelled"]
+
+
+async def job_list(
+    who: Client,
+    store: Jobs,
+    kinds: list[str] | None,
+    state: list[States] | None,
+    limit: int,
+    cursor: str | None,
+) -> JobList:
+    rows, nxt = await store.listing(who.owner, kinds=kinds, states=state, limit=limit, cursor=cursor)
+    return JobList(
+        jobs=[JobSummary(**r.summary(), href=f"{HREFS.get(r.kind, '/v1/jobs')}/{r.id}") for r in rows],
+        next_cursor=nxt,
+    )
+
+
+Limit = Annotated[int, Query(ge=1, le=200, description="jobs per page")]
+Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
+StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
+
+
+@router.get("/rollouts", summary="Your rollout jobs, newest first (cursor pagination)")
+async def list_rollouts(
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+    state: StateFilter = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JobList:
+    return await job_list(who, store, ["rollout"], state, limit, cursor)
+
+
+@router.get("/batch-rollouts", summary="Your batch rollout jobs, newest first (cursor pagination)")
+async def list_batches(
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+    state: StateFilter = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JobList:
+    return await job_list(who, store, ["batch"], state, limit, cursor)
+
+
+@router.get("/jobs", summary="All your jobs (rollouts, batches, analyses), newest first", tags=["jobs"])
+async def list_jobs(
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+    kind: Annotated[
+        list[Literal["rollout", "batch", "analysis"]] | None, Query(description="only these kinds")
+    ] = None,
+    state: StateFilter = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JobList:
+    return await job_list(who, store, list(kind) if kind else None, state, limit, cursor)
 
 
 def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
@@ -222,7 +309,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     async def get_job(
         job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
     ) -> Job:
-        await asyncio.to_thread(who.check, job_id)
+        await check(who, store, job_id)
         return _job(kind, job_id, await store.status(job_id))
 
     @router.get(
@@ -239,7 +326,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         who: Annotated[Client, Depends(client)],
         store: Annotated[Jobs, Depends(jobs)],
     ) -> StreamingResponse:
-        await asyncio.to_thread(who.check, job_id)
+        await check(who, store, job_id)
         first = await store.status(job_id)  # 404 before the stream starts
         settings = request.app.state.settings
         return StreamingResponse(
@@ -248,16 +335,22 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    @router.delete(f"/{base}/{{job_id}}", summary=f"Cancel a {kind} job")
+    @router.delete(
+        f"/{base}/{{job_id}}",
+        summary=f"Cancel a running {kind} job (200, its status); remove a finished one's results (204)",
+        responses={204: {"description": "the finished job and its results are removed"}},
+    )
     async def cancel_job(
         job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
-    ) -> Job:
-        await asyncio.to_thread(who.check, job_id)
+    ) -> Any:
+        await check(who, store, job_id)
         status = await store.status(job_id)
-        if not await store.cancel(job_id):
-            state = str((await store.status(job_id)).get("state", status.get("state")))
-            raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
-        return _job(kind, job_id, await store.status(job_id))
+        if await store.cancel(job_id):
+            return _job(kind, job_id, await store.status(job_id))
+        if await store.delete(job_id):
+            return Response(status_code=204)
+        state = str((await store.status(job_id)).get("state", status.get("state")))
+        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
 
     @router.post(f"/{base}/{{job_id}}/extend", status_code=202, summary=f"Add trials to a {kind} job")
     async def extend_job(
@@ -267,7 +360,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         who: Annotated[Client, Depends(client)],
         store: Annotated[Jobs, Depends(jobs)],
     ) -> Job:
-        await asyncio.to_thread(who.check, job_id)
+        await check(who, store, job_id)
         status = await store.status(job_id)
         limit = request.app.state.settings.max_trials
         if body.trials > limit:

@@ -1,0 +1,78 @@
+"""The reconciler: the durable store and Redis brought back into agreement, on the beat schedule.
+
+For every unfinished rollout job of the durable store (oldest first):
+
+- Redis still has it: the chunks a worker finished but could not write to the database (it was down),
+  and the job's end (done, failed, cancelled), are copied there (:meth:`JobStore.sync`);
+- Redis lost it (restarted empty, or its keys expired): its spec, chunk list and finished chunks are
+  written back from the database and its unfinished chunks queued again (:meth:`JobStore.rehydrate`);
+  the fixed chunk grid makes the recomputed chunks the same bits.
+
+Finished jobs older than ``PULVEZAR_DATABASE_RETENTION_DAYS`` are removed.  Idempotent: two
+reconcilers at once only queue a chunk twice, and a chunk computed twice is written once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from services.common.jsonlog import log
+from services.rollout.celery_app import RECONCILE_TASK, app
+from services.rollout.jobs import JobStore, spec_key
+from services.store.settings import StoreSettings
+
+logger = logging.getLogger("pulvezar.services.rollout")
+
+
+def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[str, int]:
+    """One pass; counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``expired``)."""
+    if store.records is None:
+        return {}
+    s = settings or StoreSettings()
+    counts = {"synced": 0, "rehydrated": 0, "requeued": 0, "expired": 0, "failed": 0}
+    for row in store.records.unfinished(kinds=("rollout", "batch")):
+        try:
+            if store.redis.exists(spec_key(row.id)):
+                store.sync(row.id)
+                counts["synced"] += 1
+            else:
+                counts["requeued"] += store.rehydrate(row.id)
+                counts["rehydrated"] += 1
+                log(logger, logging.INFO, "job restored from the durable store", job=row.id)
+        except Exception as e:
+            counts["failed"] += 1
+            log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
+    counts["expired"] = store.records.expire(s.retention_days * 86400)
+    return counts
+
+
+_store: JobStore | None = None
+
+
+def job_store() -> JobStore:
+    """This worker process's job store with the durable store (the task's)."""
+    global _store
+    if _store is None:
+        import redis
+
+        from services.rollout.settings import RolloutSettings
+        from services.store.jobs import JobRecords
+
+        settings = RolloutSettings()
+        url = StoreSettings().url
+        _store = JobStore(
+            redis.Redis.from_url(settings.redis_url, decode_responses=True),
+            app=app,
+            settings=settings,
+            records=JobRecords(url) if url else None,
+        )
+    return _store
+
+
+@app.task(name=RECONCILE_TASK, ignore_result=True)
+def reconcile_task() -> dict[str, Any]:
+    counts = reconcile(job_store())
+    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed")):
+        log(logger, logging.INFO, "reconciled", **counts)
+    return counts

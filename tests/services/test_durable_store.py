@@ -1,0 +1,294 @@
+"""The durable store with real processes (issue 15): PostgreSQL, Redis, Celery workers and the gateway.
+
+Drills: Redis killed and restarted empty in the middle of a rollout job (the reconciler puts the job
+back from the database; the numbers equal an uninterrupted run), PostgreSQL stopped in the middle of a
+job (503 with Retry-After for what needs it, never a 500; the job completes and the database catches up).
+And the API on top: the caller's jobs listed newest first with cursors and filters, other keys' jobs
+invisible even when Redis forgot their owners, finished jobs deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+import redis
+from conftest import redis_server_binary
+from postgres import Postgres, bindir
+from procutil import free_port, wait_until
+from rollout_workers import Workers
+
+from pulvezar import Position
+from pulvezar.eval.evaluator import NetEvaluator
+from pulvezar.rollouts.chunks import rollout_chunked
+from services.rollout.celery_app import make_app
+from services.rollout.jobs import JobStore
+from services.rollout.reconcile import reconcile
+from services.rollout.settings import RolloutSettings
+from services.store import db
+from services.store.jobs import JobRecords
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bindir() is None, reason="PostgreSQL is not installed (make test installs it)"),
+]
+
+START = "4HPwATDgc/ABMA"
+CHUNK = 36
+KEY, OTHER = "store-key-1", "store-key-2"
+KEYS = {k: {"name": k, "rate_per_s": 1000, "burst": 1000} for k in (KEY, OTHER)}
+
+
+class RedisProcess:
+    """A redis-server on a fixed port that a test may kill and start again empty."""
+
+    def __init__(self) -> None:
+        binary = redis_server_binary()
+        if binary is None:
+            pytest.skip("no redis-server")
+        self.binary = binary
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url)
+
+        def up() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.exceptions.ConnectionError:
+                return False
+
+        wait_until(up, 10, "redis-server")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[Postgres]:
+    server = Postgres()
+    db.upgrade(server.url)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def rds() -> Iterator[RedisProcess]:
+    r = RedisProcess()
+    yield r
+    r.kill()
+
+
+@pytest.fixture(scope="module")
+def env(
+    rds: RedisProcess, pg: Postgres, model_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
+    return {
+        "PULVEZAR_ROLLOUT_REDIS_URL": rds.url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
+        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
+        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "20",
+        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_DATABASE_URL": pg.url,
+        "PULVEZAR_GATEWAY_REDIS_URL": rds.url,
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
+    }
+
+
+@pytest.fixture(scope="module")
+def workers(env: dict[str, str]) -> Iterator[Workers]:
+    w = Workers(env)
+    w.start(1)
+    yield w
+    w.stop_all()
+
+
+def job_store(env: dict[str, str]) -> JobStore:
+    settings = RolloutSettings(redis_url=env["PULVEZAR_ROLLOUT_REDIS_URL"], chunk_size=CHUNK)
+    return JobStore(
+        redis.Redis.from_url(settings.redis_url, decode_responses=True),
+        app=make_app(settings),
+        settings=settings,
+        records=JobRecords(env["PULVEZAR_DATABASE_URL"]),
+    )
+
+
+def local(model_file: Path) -> NetEvaluator:
+    import torch
+
+    torch.set_num_threads(1)
+    return NetEvaluator.load(model_file, device="cpu")
+
+
+def test_redis_restarted_empty_in_the_middle_of_a_job(
+    env: dict[str, str], rds: RedisProcess, workers: Workers, model_file: Path
+) -> None:
+    store = job_store(env)
+    job = store.submit_rollout(
+        {"position": START, "trials": 8 * CHUNK, "seed": 11, "truncate": 6}, owner="o1"
+    )
+    assert store.records is not None and store.records.get(job).state == "queued"  # type: ignore[union-attr]
+    wait_until(lambda: store.status(job)["chunks_done"] >= 2, 120, "two chunks", every=0.1)
+    rds.kill()
+    rds.start()  # empty: no spec, no chunks, no queue
+    assert not store.redis.exists(f"job:{job}:spec")
+    assert store.status(job)["state"] in ("queued", "running")  # read from the database meanwhile
+
+    def finished() -> bool:
+        reconcile(store)  # what the beat schedule runs every few seconds
+        return bool(store.status(job)["state"] == "done")
+
+    wait_until(finished, 240, "the job to finish after the restart", every=1.0)
+    got = store.rollout_results(job)[0][0]
+    want = rollout_chunked(
+        Position.from_position_id(START),
+        8 * CHUNK,
+        chunk_size=CHUNK,
+        seed=11,
+        truncate=6,
+        evaluator=local(model_file),
+    )
+    np.testing.assert_array_equal(got.trials_run, want.trials_run)
+    np.testing.assert_array_equal(got.values, want.values)
+    row = store.records.get(job)  # type: ignore[union-attr]
+    assert row is not None and row.state == "done" and row.finished_at is not None
+    assert len(store.records.chunks(job)) == 8  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def gateway(env: dict[str, str], service_process: Any, rules_service: Any, start: Any) -> Iterator[str]:
+    evaluator = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
+    gw_env = {k: v for k, v in env.items() if not k.startswith("PULVEZAR_ROLLOUT_")}
+    gw_env["PULVEZAR_ROLLOUT_CHUNK_SIZE"] = str(CHUNK)
+    gw = service_process(
+        "services.gateway", "--rules", rules_service.address, "--evaluator", evaluator.address, env=gw_env
+    )
+    try:
+        yield f"http://127.0.0.1:{gw.port}"
+    finally:
+        assert gw.terminate() == 0
+        evaluator.terminate()
+        assert not [e for e in gw.logs if e.get("level") == "error"], "errors logged"
+
+
+def client(base: str, key: str = KEY) -> httpx.Client:
+    return httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60)
+
+
+def wait_done(c: httpx.Client, href: str, timeout: float = 120) -> dict[str, Any]:
+    def done() -> dict[str, Any] | None:
+        body: dict[str, Any] = c.get(href).json()
+        return body if body["state"] in ("done", "failed", "cancelled") else None
+
+    out: dict[str, Any] = wait_until(done, timeout, f"{href} to finish", every=0.2)
+    return out
+
+
+def test_jobs_listed_owned_and_deleted(
+    gateway: str, workers: Workers, env: dict[str, str], rds: RedisProcess
+) -> None:
+    with client(gateway) as c, client(gateway, OTHER) as other:
+        hrefs = []
+        for seed in (1, 2, 3):
+            r = c.post("/v1/rollouts", json={"position": START, "trials": CHUNK, "seed": seed, "truncate": 2})
+            assert r.status_code == 202, r.text
+            hrefs.append(r.headers["Location"])
+        batch = c.post(
+            "/v1/batch-rollouts", json={"positions": [{"position": START}], "trials": CHUNK, "truncate": 2}
+        )
+        assert batch.status_code == 202, batch.text
+        mine = other.post("/v1/rollouts", json={"position": START, "trials": CHUNK, "truncate": 2})
+        for h in [*hrefs, batch.headers["Location"], mine.headers["Location"]]:
+            wait_done(c if h != mine.headers["Location"] else other, h)
+
+        # newest first, two a page, the cursor through all of them; only this key's jobs
+        pages, cursor = [], None
+        while True:
+            params: dict[str, Any] = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+            body = c.get("/v1/rollouts", params=params).json()
+            pages.append([j["href"] for j in body["jobs"]])
+            cursor = body["next_cursor"]
+            if cursor is None:
+                break
+        assert pages == [hrefs[::-1][:2], hrefs[::-1][2:]]
+        every = c.get("/v1/jobs").json()["jobs"]
+        assert [j["href"] for j in every] == [batch.headers["Location"], *hrefs[::-1]]
+        assert {j["state"] for j in every} == {"done"}
+        assert [j["kind"] for j in c.get("/v1/jobs", params={"kind": "batch"}).json()["jobs"]] == ["batch"]
+        assert c.get("/v1/jobs", params={"state": "running"}).json()["jobs"] == []
+        assert [j["href"] for j in other.get("/v1/jobs").json()["jobs"]] == [mine.headers["Location"]]
+        bad = c.get("/v1/jobs", params={"cursor": "not-a-cursor"})
+        assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "cursor"
+        assert c.get("/v1/jobs", params={"state": "lost"}).status_code == 422
+
+        # Redis forgets everything: the results and the owners come from the database
+        results = c.get(hrefs[0]).json()["results"]
+        rds.kill()
+        rds.start()
+        wait_until(lambda: c.get(hrefs[0]).status_code == 200, 30, "the gateway to reconnect", every=0.5)
+        assert c.get(hrefs[0]).json()["results"] == results
+        assert other.get(hrefs[0]).status_code == 404  # still not the other key's
+        # DELETE removes a finished job's results; then it is gone
+        assert c.delete(hrefs[0]).status_code == 204
+        assert c.get(hrefs[0]).status_code == 404
+        assert [j["href"] for j in c.get("/v1/rollouts").json()["jobs"]] == hrefs[:0:-1]
+
+
+def test_database_down_in_the_middle_of_a_job(
+    gateway: str, workers: Workers, env: dict[str, str], pg: Postgres
+) -> None:
+    store = job_store(env)
+    with client(gateway) as c:
+        r = c.post("/v1/rollouts", json={"position": START, "trials": 6 * CHUNK, "seed": 5, "truncate": 4})
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        job = r.json()["id"]
+        wait_until(lambda: c.get(href).json()["chunks_done"] >= 1, 60, "a first chunk", every=0.1)
+        pg.stop()
+        try:
+            down = c.post("/v1/rollouts", json={"position": START, "trials": CHUNK})
+            assert down.status_code == 503 and down.headers["Retry-After"], down.text
+            assert down.json()["type"].endswith("store-unavailable")
+            assert c.get("/v1/jobs").status_code == 503
+            status = c.get(href)  # the running job is still served from Redis
+            assert status.status_code == 200, status.text
+            wait_until(lambda: c.get(href).json()["state"] == "done", 120, "the job to finish", every=0.2)
+        finally:
+            pg.start()
+        records = store.records
+        assert records is not None
+        assert records.get(job).state != "done"  # type: ignore[union-attr]  (chunks finished while it was down)
+        reconcile(store)
+        row = records.get(job)
+        assert row is not None and row.state == "done" and len(records.chunks(job)) == 6
+        assert [j["state"] for j in c.get("/v1/rollouts", params={"limit": 1}).json()["jobs"]] == ["done"]
