@@ -1,0 +1,105 @@
+"""``python -m services.store``: migrations, backups and restores of the durable store (docs/store.md).
+
+    python -m services.store upgrade [--revision R]  # to the newest revision (idempotent; docker: `migrate`)
+    python -m services.store current [--wait-head]   # the revision; --wait-head: until it is the newest
+    python -m services.store backup OUT              # pg_dump -Fc, or an SQLite online backup
+    python -m services.store restore IN              # pg_restore --clean, or the SQLite file back
+
+The database is ``--url`` or ``PULVEZAR_DATABASE_URL``. Exit status 2: no URL, a database that cannot be
+reached, or a backup/restore that failed; 1: ``--wait-head`` timed out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+EXIT_USAGE = 2
+
+
+def parser() -> argparse.ArgumentParser:
+    url_help = "SQLAlchemy URL of the database (default: $PULVEZAR_DATABASE_URL)"
+    p = argparse.ArgumentParser(
+        prog="python -m services.store", description="Migrations, backups and restores of the durable store."
+    )
+    p.add_argument("--url", help=url_help)
+    sub = p.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--url", default=argparse.SUPPRESS, help=url_help)
+
+    up = sub.add_parser("upgrade", parents=[common], help="migrate to the newest (or a given) revision")
+    up.add_argument("--revision", default="head", help="the revision to migrate to (default: head)")
+
+    cur = sub.add_parser("current", parents=[common], help="print the database's revision")
+    cur.add_argument(
+        "--wait-head",
+        action="store_true",
+        help="wait until the database is at this code's newest revision (for init containers)",
+    )
+    cur.add_argument("--timeout", type=float, default=600.0, help="how long --wait-head waits (s)")
+
+    bk = sub.add_parser("backup", parents=[common], help="write a backup of the database to OUT")
+    bk.add_argument("out", metavar="OUT")
+
+    rs = sub.add_parser("restore", parents=[common], help="replace the database's contents by the backup IN")
+    rs.add_argument("inp", metavar="IN")
+    return p
+
+
+def fail(message: str, status: int = EXIT_USAGE) -> int:
+    print(f"python -m services.store: {message}", file=sys.stderr)
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    url = args.url or os.environ.get("PULVEZAR_DATABASE_URL")
+    if not url:
+        return fail("no database: set PULVEZAR_DATABASE_URL or pass --url")
+
+    from sqlalchemy.exc import OperationalError
+
+    from services.store import migrate
+    from services.store.backup import BackupError, backup, restore
+
+    try:
+        if args.command == "current" and args.wait_head:
+            try:
+                rev = migrate.wait_for_head(url, args.timeout, say=lambda m: print(m, file=sys.stderr))
+            except TimeoutError as e:
+                return fail(str(e), 1)
+            print(rev)
+            return 0
+        sqlite_file = migrate.sqlite_file(url)
+        if sqlite_file is None:
+            migrate.check(url)
+        elif args.command == "upgrade":
+            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+        elif args.command != "restore" and not sqlite_file.exists():
+            return fail(f"no database at {sqlite_file}")
+        if args.command == "upgrade":
+            before = migrate.current(url)
+            migrate.upgrade(url, args.revision)
+            after = migrate.current(url)
+            print(f"{migrate.shown(url)}: {before or 'empty'} -> {after}", file=sys.stderr)
+        elif args.command == "current":
+            rev, want = migrate.current(url), migrate.head()
+            print(f"{rev or 'none'}" + (" (head)" if rev == want else f" (head: {want})"))
+        elif args.command == "backup":
+            out = backup(url, args.out)
+            print(f"{migrate.shown(url)} backed up to {out} ({out.stat().st_size} bytes)", file=sys.stderr)
+        elif args.command == "restore":
+            restore(url, args.inp)
+            print(f"{migrate.shown(url)} restored from {args.inp}", file=sys.stderr)
+    except migrate.Unreachable as e:
+        return fail(str(e))
+    except BackupError as e:
+        return fail(str(e))
+    except OperationalError as e:  # lost between the check and the work
+        return fail(f"the database at {migrate.shown(url)} failed: {str(e.orig or e).strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
