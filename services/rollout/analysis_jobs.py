@@ -220,8 +220,12 @@ class AnalysisStore:
         app: Any = None,
         settings: RolloutSettings | None = None,
         limits: AnalysisJobSettings | None = None,
+        records: Any = None,
     ) -> None:
         self.redis = redis_client
+        #: the durable store (:class:`services.store.jobs.JobRecords`): the job and its files are written
+        #: there before the games are queued, each game as it is analysed, each match's result and SGF
+        self.records = records
         self.settings = settings or RolloutSettings()
         self.limits = limits or AnalysisJobSettings()
         if app is None:
@@ -238,6 +242,7 @@ class AnalysisStore:
         priority: str | None = None,
         *,
         single: bool = False,
+        owner: str | None = None,
     ) -> str:
         """Queue the analysis of one or more matches; returns the job id.
 
@@ -290,16 +295,103 @@ class AnalysisStore:
             "matches": infos,
             "chunks": chunks,
         }
-        ttl = self.settings.job_ttl_s
-        pipe = self.redis.pipeline(transaction=True)
-        for m, data in enumerate(files):
-            pipe.set(file_key(job_id, m), base64.b64encode(data).decode(), ex=ttl)
-        pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)  # last: a visible spec has its files
-        pipe.execute()
+        if self.records is not None:  # accepted once it is in the system of record
+            self.records.create(
+                job_id, "analysis", spec, owner=owner, priority=priority, chunk_list=chunks,
+                created=spec["created"], blobs={f"file:{m}": data for m, data in enumerate(files)},
+            )  # fmt: skip
+        self._restore(job_id, spec, files, {}, {})
         queue = QUEUES[priority]
         for n in range(len(chunks)):
             self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
         return job_id
+
+    def _restore(
+        self,
+        job_id: str,
+        spec: Mapping[str, Any],
+        files: Sequence[bytes],
+        records: Mapping[int, Mapping[str, Any]],
+        summaries: Mapping[int, Any],
+    ) -> None:
+        """A job's keys in Redis: files, finished games (with their progress entries), match summaries
+        and, last, the spec (a visible spec has its files)."""
+        ttl = self.settings.job_ttl_s
+        pipe = self.redis.pipeline(transaction=True)
+        for m, data in enumerate(files):
+            pipe.set(file_key(job_id, m), base64.b64encode(data).decode(), ex=ttl)
+        for n, record in records.items():
+            pipe.set(chunk_key(job_id, n), json.dumps(record), ex=ttl, nx=True)
+            pipe.hset(progress_key(job_id), str(n), _meta(record))
+        if records:
+            pipe.expire(progress_key(job_id), ttl)
+        for m, summary in summaries.items():
+            pipe.set(summary_key(job_id, m), json.dumps(summary), ex=ttl, nx=True)
+        pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)
+        pipe.execute()
+
+    def rehydrate(self, job_id: str) -> int:
+        """Put a job that Redis lost back from the durable store and queue its games without a result;
+        how many were queued."""
+        row = self.records.get(job_id) if self.records is not None else None
+        if row is None or row.kind != "analysis":
+            raise JobNotFound(job_id)
+        spec = dict(row.spec)
+        files = [self.records.blob(job_id, f"file:{m}") or b"" for m in range(len(spec["matches"]))]
+        stored = self.records.chunks(job_id)
+        summaries = {}
+        for m in range(len(spec["matches"])):
+            raw = self.records.blob(job_id, f"summary:{m}")
+            if raw is not None:
+                summaries[m] = json.loads(raw)
+        self._restore(job_id, spec, files, stored, summaries)
+        if row.state == "cancelled":
+            self.redis.set(cancel_key(job_id), str(time.time()), ex=self.settings.job_ttl_s)
+            return 0
+        todo = [n for n in range(len(spec["chunks"])) if n not in stored]
+        for n in todo:
+            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=QUEUES[spec["priority"]])
+        return len(todo)
+
+    def sync(self, job_id: str) -> str:
+        """Copy finished games and the end state from Redis to the durable store; the job's state."""
+        if self.records is None:
+            raise JobNotFound(job_id)
+        spec = self.spec(job_id)
+        have = self.records.chunk_numbers(job_id)
+        todo = [n for n in range(len(spec["chunks"])) if n not in have]
+        if todo:
+            raw = self.redis.mget([chunk_key(job_id, n) for n in todo])
+            found = {
+                n: json.loads(text(r) or "null") for n, r in zip(todo, raw, strict=True) if r is not None
+            }
+            self.records.add_chunks(job_id, found)
+        state = str(self.status(job_id, games=False)["state"])
+        if state in ("done", "failed", "cancelled"):
+            self.records.set_state(job_id, state)
+        return state
+
+    def owner(self, job_id: str) -> str | None:
+        """The owner the durable store recorded for a job (None: none recorded, or no store)."""
+        if self.records is None:
+            return None
+        row = self.records.get(job_id)
+        return row.owner if row is not None else None
+
+    def delete(self, job_id: str) -> bool:
+        """Remove a finished job's results (Redis and the durable store); False while it runs."""
+        st = self.status(job_id, games=False)
+        if st["state"] not in ("done", "failed", "cancelled"):
+            return False
+        spec = self.spec(job_id)
+        keys = [spec_key(job_id), progress_key(job_id), cancel_key(job_id), started_key(job_id)]
+        keys += [file_key(job_id, m) for m in range(len(spec["matches"]))]
+        keys += [summary_key(job_id, m) for m in range(len(spec["matches"]))]
+        keys += [chunk_key(job_id, n) for n in range(len(spec["chunks"]))]
+        self.redis.delete(*keys)
+        if self.records is not None:
+            self.records.delete(job_id)
+        return True
 
     def _match(self, entry: Mapping[str, Any], prefix: str) -> tuple[bytes, dict[str, Any]]:
         if not isinstance(entry, Mapping):
@@ -343,6 +435,9 @@ class AnalysisStore:
     # ---- reading -------------------------------------------------------
     def spec(self, job_id: str) -> dict[str, Any]:
         raw = text(self.redis.get(spec_key(job_id)))
+        if raw is None and self.records is not None and self.records.get(job_id) is not None:
+            self.rehydrate(job_id)  # Redis lost it: back from the durable store, unfinished games queued
+            raw = text(self.redis.get(spec_key(job_id)))
         if raw is None:
             raise JobNotFound(job_id)
         spec: dict[str, Any] = json.loads(raw)
@@ -422,11 +517,26 @@ class AnalysisStore:
         summary.pop("games", None)  # each game's analysis is in its chunk's key already
         if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
             archive_match(self.redis, job_id, m, record, games, self.file(job_id, m))
+            self._store_result(job_id, m, record, games, summary)
         else:  # another caller was first: theirs is the same
             again = text(self.redis.get(summary_key(job_id, m)))
             if again is not None:
                 summary = json.loads(again)
         return summary
+
+    def _store_result(self, job_id: str, m: int, record: Any, games: list[Any], summary: Any) -> None:
+        """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without it
+        they are made again from the stored games and file)."""
+        if self.records is None:
+            return
+        try:
+            from pulvezar.analysis.match import annotated_sgf, summarise
+
+            sgf = annotated_sgf(record, summarise(record, games))
+            self.records.put_blob(job_id, f"summary:{m}", json.dumps(summary).encode())
+            self.records.put_blob(job_id, f"sgf:{m}", sgf.encode())
+        except Exception:
+            logger.warning("match result not stored durably", exc_info=True)
 
     def _games(self, job_id: str, m: int, spec: Mapping[str, Any]) -> list[Any] | None:
         """Match ``m``'s :class:`~pulvezar.analysis.match.GameAnalysis` per game, or None until all
@@ -596,6 +706,9 @@ class AnalysisStore:
             pipe.hdel(progress_key(job_id), *(str(n) for n in failed))
         pipe.execute()
         todo = [n for n, r in enumerate(records) if r is None or n in failed]
+        if self.records is not None:
+            self.records.forget_chunks(job_id, failed)
+            self.records.reopen(job_id, chunks)
         queue = QUEUES[spec["priority"]]
         for n in todo:
             self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
@@ -610,7 +723,10 @@ class AnalysisStore:
         failed = sum(r is not None and "error" in r for r in records)
         if self._state(job_id, done, failed, len(spec["chunks"])) in ("done", "failed", "cancelled"):
             return False
-        return bool(self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s))
+        if self.records is not None:
+            self.records.set_state(job_id, "cancelled")
+        self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s)
+        return True
 
 
 # ---- the archive of positions ---------------------------------------------------

@@ -121,7 +121,9 @@ def analyse_game_chunk(self: Task, job_id: str, n: int) -> str:
             raise self.retry(exc=e, countdown=1) from e
         metrics.ANALYSIS_GAMES.labels("failed").inc()
         failed = {"match": m, "game": g, "error": repr(e)[:500], "failed": time.time()}
-        aj.record_chunk(r, job_id, n, failed, ttl)
+        if aj.record_chunk(r, job_id, n, failed, ttl):
+            rollout_tasks.store_chunk(job_id, n, failed, complete=False)
+            _sync(r, job_id)
         logger.exception("analysis chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
         return "failed"
     seconds = time.perf_counter() - t0
@@ -137,12 +139,27 @@ def analyse_game_chunk(self: Task, job_id: str, n: int) -> str:
     if not aj.record_chunk(r, job_id, n, out, ttl):
         metrics.ANALYSIS_GAMES.labels("duplicate").inc()
         return "duplicate"
+    rollout_tasks.store_chunk(job_id, n, out, complete=False)
     metrics.ANALYSIS_GAMES.labels("done").inc()
     metrics.ANALYSIS_GAME_SECONDS.labels(spec["level"]).observe(seconds)
     metrics.ANALYSIS_ACTIONS.labels(spec["level"]).inc(spec["matches"][m]["actions"][g])
     log(logger, logging.INFO, "analysis chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
     try:  # the match's summary (and its archive entries) if this was its last game; status() also does it
-        aj.AnalysisStore(r, app=app, settings=settings).finalise_match(job_id, m, spec)
+        store = aj.AnalysisStore(r, app=app, settings=settings, records=rollout_tasks.records())
+        store.finalise_match(job_id, m, spec)
     except Exception:
         logger.exception("match summary failed", extra={"fields": {"job": job_id, "match": m}})
+    _sync(r, job_id)
     return "done"
+
+
+def _sync(r: Any, job_id: str) -> None:
+    """The job's end state into the durable store once its last game is in (best effort: else the
+    reconciler does it)."""
+    durable = rollout_tasks.records()
+    if durable is None:
+        return
+    try:
+        aj.AnalysisStore(r, app=app, settings=settings, records=durable).sync(job_id)
+    except Exception as e:
+        log(logger, logging.WARNING, "analysis state not stored durably yet", job=job_id, error=repr(e))

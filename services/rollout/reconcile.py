@@ -26,20 +26,28 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 
 def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass; counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``expired``)."""
+    """One pass over rollout, batch and analysis jobs; counts of what it did (``synced``,
+    ``rehydrated``, ``requeued`` chunks, ``expired``, ``failed``)."""
     if store.records is None:
         return {}
+    from services.rollout import analysis_jobs
+
+    analyses = analysis_jobs.AnalysisStore(
+        store.redis, app=store.app, settings=store.settings, records=store.records
+    )
     s = settings or StoreSettings()
     counts = {"synced": 0, "rehydrated": 0, "requeued": 0, "expired": 0, "failed": 0}
-    for row in store.records.unfinished(kinds=("rollout", "batch")):
+    for row in store.records.unfinished(kinds=("rollout", "batch", "analysis")):
         try:
-            if store.redis.exists(spec_key(row.id)):
-                store.sync(row.id)
+            owner: Any = analyses if row.kind == "analysis" else store
+            key = analysis_jobs.spec_key(row.id) if row.kind == "analysis" else spec_key(row.id)
+            if store.redis.exists(key):
+                owner.sync(row.id)
                 counts["synced"] += 1
             else:
-                counts["requeued"] += store.rehydrate(row.id)
+                counts["requeued"] += owner.rehydrate(row.id)
                 counts["rehydrated"] += 1
-                log(logger, logging.INFO, "job restored from the durable store", job=row.id)
+                log(logger, logging.INFO, "job restored from the durable store", job=row.id, kind=row.kind)
         except Exception as e:
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))

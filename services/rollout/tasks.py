@@ -54,15 +54,16 @@ def records() -> Any:
     return _records
 
 
-def store_chunk(job_id: str, n: int, record: dict[str, Any]) -> None:
-    """A finished chunk into the durable store, and the job's end when it was the last; a store that
-    cannot be reached now is caught up by the reconciler (the record stays in Redis)."""
+def store_chunk(job_id: str, n: int, record: dict[str, Any], complete: bool = True) -> None:
+    """A finished chunk into the durable store, and (``complete``) the job's end when it was the last;
+    a store that cannot be reached now is caught up by the reconciler (the record stays in Redis)."""
     durable = records()
     if durable is None:
         return
     try:
         durable.add_chunks(job_id, {n: record})
-        durable.complete_if_done(job_id)
+        if complete:
+            durable.complete_if_done(job_id)
     except Exception as e:
         log(logger, logging.WARNING, "chunk not stored durably yet", job=job_id, chunk=n, error=repr(e))
 

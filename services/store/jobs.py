@@ -130,6 +130,13 @@ class JobRecords:
             job.state, job.updated_at, job.finished_at = "done", now, now
             return True
 
+    def forget_chunks(self, job_id: str, numbers: Iterable[int]) -> None:
+        """Remove chunks (failed games of an analysis that is resumed)."""
+        numbers = list(numbers)
+        if numbers:
+            with session(self.url) as s:
+                s.execute(delete(JobChunk).where(JobChunk.job_id == job_id, JobChunk.n.in_(numbers)))
+
     def set_state(self, job_id: str, state: str, error: str | None = None) -> None:
         """A new state (a final one stamps ``finished_at``); a finished job's state does not change."""
         now = time.time()
@@ -149,7 +156,7 @@ class JobRecords:
                 .where(Job.id == job_id)
                 .values(
                     chunk_list=[list(c) for c in chunk_list], state="running", finished_at=None,
-                    updated_at=time.time(),
+                    error=None, updated_at=time.time(),
                 )
             )  # fmt: skip
 

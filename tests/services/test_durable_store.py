@@ -292,3 +292,82 @@ def test_database_down_in_the_middle_of_a_job(
         row = records.get(job)
         assert row is not None and row.state == "done" and len(records.chunks(job)) == 6
         assert [j["state"] for j in c.get("/v1/rollouts", params={"limit": 1}).json()["jobs"]] == ["done"]
+
+
+MATCH = Path(__file__).resolve().parent / "data" / "charlot1-charlot2_7p_2025-11-08-2305.mat"
+
+
+def test_analysis_survives_gateway_workers_and_redis(
+    env: dict[str, str],
+    rds: RedisProcess,
+    workers: Workers,
+    model_file: Path,
+    service_process: Any,
+    rules_service: Any,
+    start: Any,
+) -> None:
+    """The gateway, every worker and Redis (restarted empty) are killed in the middle of a match
+    analysis; after a restart the job completes from the database, with the numbers of an uninterrupted
+    analysis, and it is listed under ``GET /v1/analyses``."""
+    from pulvezar.analysis.match import AnalysisSettings, analyse_match
+    from pulvezar.formats import read_mat
+
+    evaluator = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
+    gw_env = {k: v for k, v in env.items() if not k.startswith("PULVEZAR_ROLLOUT_")}
+
+    def gateway() -> Any:
+        return service_process(
+            "services.gateway", "--rules", rules_service.address, "--evaluator", evaluator.address, env=gw_env
+        )
+
+    gw = gateway()
+    try:
+        with client(f"http://127.0.0.1:{gw.port}") as c:
+            r = c.post(
+                "/v1/analyses", json={"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"}
+            )
+            assert r.status_code == 202, r.text
+            href, total = r.headers["Location"], r.json()["games_total"]
+            assert total > 2
+            wait_until(
+                lambda: c.get(href, params={"games": "false"}).json()["games_done"] >= 1, 120, "a game"
+            )
+        gw.proc.kill()
+        for w in workers.running:
+            w.kill()
+        rds.kill()
+        rds.start()
+        gw.proc.wait(10)
+        gw = gateway()
+        workers.ensure(1)
+        with client(f"http://127.0.0.1:{gw.port}") as c:
+            # reading the job puts it back from the database and queues its unfinished games
+            first = c.get(href, params={"games": "false"})
+            assert first.status_code == 200 and first.json()["games_total"] == total, first.text
+            final = wait_done(c, href, 240)
+            assert final["state"] == "done", final
+            # the worker writes the end state just after the last game's result
+            listed = wait_until(
+                lambda: (
+                    [(j["href"], j["state"]) for j in c.get("/v1/analyses").json()["jobs"]]
+                    == [(href, "done")]
+                ),
+                30,
+                "the analysis listed as done",
+                every=0.2,
+            )
+            assert listed
+            got = c.get(href).json()["matches"][0]
+            sgf = c.get(got["sgf"])
+            assert sgf.status_code == 200
+    finally:
+        gw.terminate()
+        evaluator.terminate()
+    import torch
+
+    torch.set_num_threads(1)
+    want = analyse_match(
+        read_mat(MATCH.read_bytes()), AnalysisSettings.from_level("0ply"), evaluator=local(model_file)
+    ).to_json()
+    assert got["games"] == want["games"]
+    assert [p["pr"] for p in got["summary"]["players"]] == [p["pr"] for p in want["players"]]

@@ -85,7 +85,12 @@ def platform(
 ) -> Iterator[Platform]:
     tmp = tmp_path_factory.mktemp("e2e")
     url = redis_server
+    from services.store import db
+
+    database = f"sqlite:///{tmp / 'pulvezar.db'}"  # the durable store, as `make run` has it
+    db.upgrade(database)
     env = {
+        "PULVEZAR_DATABASE_URL": database,
         "PULVEZAR_ROLLOUT_REDIS_URL": url,
         "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
         "PULVEZAR_ROLLOUT_DEVICE": "cpu",

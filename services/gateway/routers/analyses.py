@@ -22,7 +22,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
+from services.gateway.jobs import Jobs
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.routers.rollouts import Cursor, JobList, Limit, StateFilter, job_list, jobs
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
 
@@ -50,9 +52,15 @@ class AnalysisJobs:
             )
         from services.rollout.analysis_jobs import MatchNotReady
         from services.rollout.jobs import JobNotFound, JobStateError
+        from services.store.db import StoreUnavailable
 
         try:
             return await asyncio.to_thread(getattr(self.store, name), *args, **kwargs)
+        except StoreUnavailable:
+            raise ProblemError(
+                503, "the database is unavailable; try again shortly", kind="store-unavailable",
+                headers={"Retry-After": "5"},
+            ) from None  # fmt: skip
         except JobNotFound:
             job_id = str(args[0]) if args else ""
             raise ProblemError(
@@ -75,6 +83,12 @@ class AnalysisJobs:
             ) from None
 
 
+async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
+    """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
+    lookup = getattr(store.store, "owner", None) if getattr(store.store, "records", None) else None
+    await asyncio.to_thread(who.check, job_id, lookup)
+
+
 def analyses(request: Request) -> AnalysisJobs:
     """The analysis store, made once from the rollout job store (the same Redis and Celery app)."""
     state = request.app.state
@@ -86,7 +100,12 @@ def analyses(request: Request) -> AnalysisJobs:
     if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
         from services.rollout.analysis_jobs import AnalysisStore
 
-        store = AnalysisStore(base.redis, app=base.app, settings=getattr(base, "settings", None))
+        store = AnalysisStore(
+            base.redis,
+            app=base.app,
+            settings=getattr(base, "settings", None),
+            records=getattr(base, "records", None),
+        )
     state.analyses = AnalysisJobs(store)
     return state.analyses  # type: ignore[no-any-return]
 
@@ -268,13 +287,26 @@ async def submit_analysis(
             for e, prefix in entries
         ]
         level, priority = body.level, body.priority
-    job_id = await who.submit(0, lambda: store.call("submit", matches, level, priority, single=single))
+    job_id = await who.submit(
+        0, lambda: store.call("submit", matches, level, priority, single=single, owner=who.owner)
+    )
     try:
         status = await store.call("status", job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location
         status = {"state": "queued"}
     job = _job(job_id, status)
     return _json(job, 202, {"Location": job.href})
+
+
+@router.get("", summary="Your analysis jobs, newest first (cursor pagination)")
+async def list_analyses(
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+    state: StateFilter = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JobList:
+    return await job_list(who, store, ["analysis"], state, limit, cursor)
 
 
 @router.get(
@@ -291,7 +323,7 @@ async def get_analysis(
         int | None, Query(ge=0, le=100_000, description="only this match's games (an index into matches)")
     ] = None,
 ) -> AnalysisJob:
-    await asyncio.to_thread(who.check, job_id)
+    await check(who, store, job_id)
     return _job(job_id, await store.call("status", job_id, games=games, match=match))
 
 
@@ -310,7 +342,7 @@ async def get_sgf(
     store: Annotated[AnalysisJobs, Depends(analyses)],
     match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
 ) -> Response:
-    await asyncio.to_thread(who.check, job_id)
+    await check(who, store, job_id)
     sgf: str = await store.call("sgf", job_id, match)
     spec = await store.call("spec", job_id)
     name = spec["matches"][match].get("filename") or f"match-{match}"
@@ -334,7 +366,7 @@ async def analysis_events(
     who: Annotated[Client, Depends(client)],
     store: Annotated[AnalysisJobs, Depends(analyses)],
 ) -> StreamingResponse:
-    await asyncio.to_thread(who.check, job_id)
+    await check(who, store, job_id)
     first = await store.call("status", job_id, games=False)  # 404 before the stream starts
     settings = request.app.state.settings
     return StreamingResponse(
@@ -344,15 +376,22 @@ async def analysis_events(
     )
 
 
-@router.delete("/{job_id}", summary="Cancel an analysis job (the games already analysed are kept)")
+@router.delete(
+    "/{job_id}",
+    summary="Cancel a running analysis job (200; the games already analysed are kept); "
+    "remove a finished one with its results (204)",
+    responses={204: {"description": "the finished job and its results are removed"}},
+)
 async def cancel_analysis(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
-) -> AnalysisJob:
-    await asyncio.to_thread(who.check, job_id)
-    if not await store.call("cancel", job_id):
-        state = (await store.call("status", job_id, games=False))["state"]
-        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
-    return _job(job_id, await store.call("status", job_id, games=False))
+) -> Any:
+    await check(who, store, job_id)
+    if await store.call("cancel", job_id):
+        return _job(job_id, await store.call("status", job_id, games=False))
+    if await store.call("delete", job_id):
+        return Response(status_code=204)
+    state = (await store.call("status", job_id, games=False))["state"]
+    raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
 
 
 @router.post(
@@ -364,7 +403,7 @@ async def cancel_analysis(
 async def resume_analysis(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> AnalysisJob:
-    await asyncio.to_thread(who.check, job_id)
+    await check(who, store, job_id)
     await store.call("resume", job_id)
     return _job(job_id, await store.call("status", job_id, games=False))
 
