@@ -51,7 +51,7 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
         except Exception as e:
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
-    counts["expired"] = store.records.expire(s.retention_days * 86400)
+    counts["expired"] = store.records.expire(s.retention_days * 86400, s.max_jobs_per_owner)
     return counts
 
 

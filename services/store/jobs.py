@@ -173,11 +173,23 @@ class JobRecords:
             return bool(s.execute(delete(Job).where(Job.id == job_id)).rowcount)
 
     def expire(self, older_than_s: float, max_per_owner: int | None = None) -> int:
-        """Remove finished jobs that ended before ``older_than_s`` seconds ago; how many."""
+        """Remove finished jobs that ended before ``older_than_s`` seconds ago and, past
+        ``max_per_owner`` jobs of one owner, that owner's oldest finished ones; how many."""
         cutoff = time.time() - older_than_s
         with session(self.url) as s:
-            ids = s.scalars(select(Job.id).where(Job.state.in_(FINAL), Job.finished_at < cutoff)).all()
-        return sum(self.delete(i) for i in ids)
+            ids = set(s.scalars(select(Job.id).where(Job.state.in_(FINAL), Job.finished_at < cutoff)).all())
+            if max_per_owner is not None:
+                counts = select(Job.owner, func.count().label("n")).group_by(Job.owner)
+                for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
+                    oldest = (
+                        select(Job.id)
+                        .where(Job.owner.is_(None) if owner is None else Job.owner == owner)
+                        .where(Job.state.in_(FINAL))
+                        .order_by(Job.created_at, Job.id)
+                        .limit(int(n) - max_per_owner)
+                    )
+                    ids.update(s.scalars(oldest).all())
+        return sum(self.delete(i) for i in sorted(ids))
 
     # ---- reading ---------------------------------------------------------------------------------
     def get(self, job_id: str) -> JobRow | None:
