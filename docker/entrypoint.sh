@@ -19,5 +19,9 @@ case "$service" in
         exec celery -A services.rollout.celery_app beat --schedule /tmp/celerybeat-schedule \
             --loglevel "${PULVEZAR_ROLLOUT_LOG_LEVEL:-INFO}" "$@" ;;
     gateway) exec python -m services.gateway "$@" ;;
+    migrate)  # the durable store to the newest schema (idempotent; one at a time on PostgreSQL): compose's
+        # one-shot `migrate` service and the k8s init containers (PULVEZAR_DATABASE_URL; docs/store.md)
+        exec python -m services.store upgrade "$@" ;;
+    store) exec python -m services.store "$@" ;;  # current [--wait-head] | backup OUT | restore IN
     *) exec "$service" "$@" ;;
 esac

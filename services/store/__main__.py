@@ -1,6 +1,6 @@
 """``python -m services.store``: migrations, backups and restores of the durable store (docs/store.md).
 
-    python -m services.store upgrade [--revision R]  # to the newest revision (idempotent; docker: `migrate`)
+    python -m services.store upgrade [--revision R] [--wait S]  # to the newest (idempotent; docker: migrate)
     python -m services.store current [--wait-head]   # the revision; --wait-head: until it is the newest
     python -m services.store backup OUT              # pg_dump -Fc, or an SQLite online backup
     python -m services.store restore IN              # pg_restore --clean, or the SQLite file back
@@ -30,6 +30,13 @@ def parser() -> argparse.ArgumentParser:
 
     up = sub.add_parser("upgrade", parents=[common], help="migrate to the newest (or a given) revision")
     up.add_argument("--revision", default="head", help="the revision to migrate to (default: head)")
+    up.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="wait up to S seconds for the database to accept connections (init containers)",
+    )
 
     cur = sub.add_parser("current", parents=[common], help="print the database's revision")
     cur.add_argument(
@@ -72,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
             print(rev)
             return 0
         sqlite_file = migrate.sqlite_file(url)
-        if sqlite_file is None:
+        if sqlite_file is None and args.command == "upgrade" and args.wait > 0:
+            migrate.wait_reachable(url, args.wait, say=lambda m: print(m, file=sys.stderr))
+        elif sqlite_file is None:
             migrate.check(url)
         elif args.command == "upgrade":
             sqlite_file.parent.mkdir(parents=True, exist_ok=True)

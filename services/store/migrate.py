@@ -63,6 +63,25 @@ def check(url: str, connect_timeout_s: float = 5.0) -> None:
         eng.dispose()
 
 
+def wait_reachable(
+    url: str, timeout_s: float, every_s: float = 2.0, say: Callable[[str], None] = print
+) -> None:
+    """:func:`check` until it succeeds or ``timeout_s`` has passed (then :class:`Unreachable`)."""
+    end = time.monotonic() + timeout_s
+    last = ""
+    while True:
+        try:
+            check(url)
+            return
+        except Unreachable as e:
+            if time.monotonic() >= end:
+                raise
+            if str(e) != last:
+                say(f"{e}; retrying for up to {max(0.0, end - time.monotonic()):.0f} s")
+                last = str(e)
+        time.sleep(every_s)
+
+
 def head() -> str:
     """The newest revision of the migrations shipped with this code."""
     from alembic.script import ScriptDirectory
@@ -102,6 +121,8 @@ def upgrade(url: str, revision: str = "head") -> None:
     if make_url(url).get_backend_name() != "postgresql":
         db.upgrade(url, revision)
         return
+    if revision == "head" and current(url) == head():
+        return  # the usual case of a pod's start: no lock to wait for
     eng = _engine(url, 5.0)
     try:
         with eng.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

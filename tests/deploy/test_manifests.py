@@ -226,19 +226,96 @@ def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> N
     assert backend["name"] == "gateway" and ("Service", "gateway") in objs
 
 
+def store_settings(env: dict[str, str]) -> Any:
+    """The durable store's settings from a manifest's variables (validated as the services would)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from services.store.settings import StoreSettings
+
+    prefix = "PULVEZAR_DATABASE_"
+    named = {k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
+    return StoreSettings(**named)
+
+
+DATABASE_USERS = ("gateway", "rollout", "background", "scheduler")
+
+
+def test_durable_store_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    """PostgreSQL as a StatefulSet with its own volume claim, the URL in the settings (no password), the
+    password from one Secret, and a migration init container in every pod that uses the database."""
+    from sqlalchemy import make_url
+
+    _overlay, objs = rendered
+    pg = objs["StatefulSet", "postgres"]["spec"]
+    assert pg["replicas"] == 1 and pg["serviceName"] == "postgres" and ("Service", "postgres") in objs
+    claims = {c["metadata"]["name"]: c["spec"] for c in pg["volumeClaimTemplates"]}
+    pod = pg["template"]["spec"]
+    container = pod["containers"][0]
+    assert re.fullmatch(r"postgres:16\.\d+-alpine", container["image"]), container["image"]
+    data_mounts = [m for m in container["volumeMounts"] if m["mountPath"] == "/var/lib/postgresql/data"]
+    assert [m["name"] for m in data_mounts] == ["data"] and "ReadWriteOnce" in claims["data"]["accessModes"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["PGDATA"]["value"].startswith("/var/lib/postgresql/data/")
+    secret = env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    for probe in ("livenessProbe", "readinessProbe"):
+        assert container[probe]["exec"]["command"][0] == "pg_isready"
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["fsGroup"] == 70
+
+    data = objs["ConfigMap", "pulvezar-settings"]["data"]
+    url = make_url(store_settings(data).url)
+    service = objs["Service", "postgres"]["spec"]
+    assert (url.get_backend_name(), url.host, url.port) == (
+        "postgresql",
+        "postgres",
+        service["ports"][0]["port"],
+    )
+    assert url.password is None and url.username == env["POSTGRES_USER"]["value"]
+    assert url.database == env["POSTGRES_DB"]["value"]
+
+    for name in DATABASE_USERS:
+        spec = objs["Deployment", name]["spec"]["template"]["spec"]
+        (init,) = spec["initContainers"]
+        main = spec["containers"][0]
+        assert init["name"] == "migrate" and init["args"][0] == "migrate", name
+        assert init["image"] == main["image"] and init["envFrom"] == main["envFrom"], name
+        assert {"requests", "limits"} <= set(init["resources"]), name
+        for c in (init, main):
+            passwords = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in c["env"] if "valueFrom" in e}
+            assert passwords["PGPASSWORD"] == secret, (name, c["name"])
+    # the others need no database
+    for name in ("rules", "evaluator", "redis"):
+        assert "initContainers" not in objs["Deployment", name]["spec"]["template"]["spec"], name
+
+
+def test_redis_keeps_an_aof_on_a_volume(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    _overlay, objs = rendered
+    redis = objs["Deployment", "redis"]["spec"]
+    assert redis["replicas"] == 1 and redis["strategy"]["type"] == "Recreate"  # a ReadWriteOnce claim
+    pod = redis["template"]["spec"]
+    args = pod["containers"][0]["args"]
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    assert options["--appendonly"] == "yes" and options["--appendfsync"] == "everysec"
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert mounts["data"] == "/data"
+    claim = volumes["data"]["persistentVolumeClaim"]["claimName"]
+    assert ("PersistentVolumeClaim", claim) in objs
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"]
+
+
 def test_services_select_their_pods(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
     _overlay, objs = rendered
     for (kind, name), svc in objs.items():
         if kind != "Service":
             continue
-        pod = objs["Deployment", name]["spec"]["template"]
+        workload = objs.get(("Deployment", name)) or objs["StatefulSet", name]
+        pod = workload["spec"]["template"]
         labels = pod["metadata"]["labels"]
         assert svc["spec"]["selector"].items() <= labels.items(), name
         ports = {p["name"] for c in pod["spec"]["containers"] for p in c.get("ports", [])}
         for port in svc["spec"]["ports"]:
             assert port["targetPort"] in ports, (name, port)
-        deploy = objs["Deployment", name]["spec"]
-        assert deploy["selector"]["matchLabels"].items() <= labels.items(), name
+        assert workload["spec"]["selector"]["matchLabels"].items() <= labels.items(), name
 
 
 # A JSON schema of the ScaledObject fields used here (KEDA v2, keda.sh/v1alpha1; field names and types
@@ -377,14 +454,20 @@ def test_compose_schema_rejects_mistakes() -> None:
 def test_compose_services_and_health() -> None:
     compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
     services = compose["services"]
-    assert set(services) == {"redis", "rules", "evaluator", "rollout", "background", "scheduler", "gateway"}
+    assert set(services) == {
+        "postgres", "migrate", "redis", "rules", "evaluator", "rollout", "background", "scheduler", "gateway"
+    }  # fmt: skip
     for name, svc in services.items():
         assert "healthcheck" in svc, name
         image = svc["image"]
         assert ":" in image and not image.endswith(":latest"), (name, image)
         for dep, cond in svc.get("depends_on", {}).items():
             assert dep in services
-            assert cond["condition"] in ("service_healthy", "service_started"), (name, dep)
+            allowed = ("service_healthy", "service_started", "service_completed_successfully")
+            assert cond["condition"] in allowed, (name, dep)
+            # only a one-shot service can be waited for to complete
+            if cond["condition"] == "service_completed_successfully":
+                assert services[dep].get("restart") == "no", (name, dep)
     assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
     for name, port in (("rules", 50051), ("evaluator", 50052)):
         probe = " ".join(services[name]["healthcheck"]["test"])
@@ -405,10 +488,48 @@ def test_compose_services_and_health() -> None:
     assert rollout_settings(services["rollout"]["environment"]).evaluator_mode == "auto"
 
 
+def test_compose_durable_store() -> None:
+    """PostgreSQL with a volume and pg_isready, a one-shot migration that everything using the database
+    waits for, the same URL for all of them (no password in it), Redis with an AOF on a volume."""
+    from sqlalchemy import make_url
+
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services, volumes = compose["services"], compose["volumes"]
+    pg = services["postgres"]
+    assert re.fullmatch(r"postgres:16\.\d+-alpine", pg["image"]), pg["image"]
+    assert pg["healthcheck"]["test"][:2] == ["CMD", "pg_isready"]
+    pg_volume, _, path = pg["volumes"][0].partition(":")
+    assert path == "/var/lib/postgresql/data" and pg_volume in volumes
+    migrate = services["migrate"]
+    assert migrate["command"] == ["migrate"] and migrate["restart"] == "no"
+    assert migrate["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert migrate["image"] == services["gateway"]["image"]
+    url = migrate["environment"]["PULVEZAR_DATABASE_URL"]
+    parsed = make_url(store_settings(migrate["environment"]).url)
+    assert (parsed.get_backend_name(), parsed.host, parsed.password) == ("postgresql", "postgres", None)
+    assert parsed.username == pg["environment"]["POSTGRES_USER"]
+    assert parsed.database == pg["environment"]["POSTGRES_DB"]
+    assert migrate["environment"]["PGPASSWORD"] == pg["environment"]["POSTGRES_PASSWORD"]
+    for name in DATABASE_USERS:
+        svc = services[name]
+        assert svc["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
+        assert svc["environment"]["PULVEZAR_DATABASE_URL"] == url, name
+        assert svc["environment"]["PGPASSWORD"] == migrate["environment"]["PGPASSWORD"], name
+    for name in ("rules", "evaluator"):
+        assert "PULVEZAR_DATABASE_URL" not in services[name].get("environment", {}), name
+
+    redis = services["redis"]
+    args = redis["command"][1:]
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    assert options["--appendonly"] == "yes" and options["--appendfsync"] == "everysec"
+    redis_volume, _, path = redis["volumes"][0].partition(":")
+    assert path == "/data" and redis_volume in volumes
+
+
 def test_compose_healthcheck_one_liners_compile() -> None:
     compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
     for name, svc in compose["services"].items():
-        test = svc["healthcheck"]["test"]
+        test = svc["healthcheck"].get("test", [])
         if test[:3] == ["CMD", "python", "-c"]:
             compile(test[3], f"{name} healthcheck", "exec")
 
@@ -490,5 +611,6 @@ def test_entrypoint_knows_every_service() -> None:
         ("rollout", "-Q rollouts.interactive,rollouts.batch"),
         ("background", "-Q rollouts.background"),
         ("gateway", "python -m services.gateway"),
+        ("migrate", "python -m services.store upgrade"),
     ):
         assert re.search(rf"^\s*{name}\)", script, re.M) and command in script, name

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,9 @@ def test_errors_exit_2(sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFi
         assert status == 2 and "cannot reach the database" in err, err
         assert "secret" not in err
     assert not (tmp_path / "x.dump").exists()
+    t0 = time.monotonic()  # an init container's upgrade waits for the database, then gives up
+    status, _, err = cli("upgrade", "--wait", "1", "--url", down, capsys=capsys)
+    assert status == 2 and time.monotonic() - t0 >= 1 and "retrying" in err and "secret" not in err
     status, _, err = cli("--url", "no-such-url", "current", capsys=capsys)
     assert status == 2 and "invalid URL" in err
     status, _, err = cli("backup", str(tmp_path / "x.db"), "--url", sqlite_url, capsys=capsys)
