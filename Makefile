@@ -34,11 +34,17 @@ $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*
 
 setup: $(STAMP)
 
-# GNU Backgammon (the reference oracle) from the distribution, when missing.
+# GNU Backgammon (the reference oracle) and PostgreSQL (the store's tests run a real server: tests/store,
+# tests/services/postgres.py) from the distribution, when missing. Debian keeps PostgreSQL's binaries off the
+# PATH, in /usr/lib/postgresql/<version>/bin; the package's own cluster is not needed and may stay stopped.
 system-deps:
 	@if ! command -v gnubg >/dev/null 2>&1 && [ ! -x /usr/games/gnubg ]; then \
 		echo "installing gnubg (the reference oracle) from the distribution"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gnubg; \
+	fi
+	@if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "installing postgresql (a real database for the store's tests) from the distribution"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	fi
 
 lint: $(STAMP) lint-proto
