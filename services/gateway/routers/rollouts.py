@@ -268,28 +268,6 @@ Cursor = Annotated[str | None, Query(max_length=200, description="from the last 
 StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
 
 
-@router.get("/rollouts", summary="Your rollout jobs, newest first (cursor pagination)")
-async def list_rollouts(
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[Jobs, Depends(jobs)],
-    state: StateFilter = None,
-    limit: Limit = 50,
-    cursor: Cursor = None,
-) -> JobList:
-    return await job_list(who, store, ["rollout"], state, limit, cursor)
-
-
-@router.get("/batch-rollouts", summary="Your batch rollout jobs, newest first (cursor pagination)")
-async def list_batches(
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[Jobs, Depends(jobs)],
-    state: StateFilter = None,
-    limit: Limit = 50,
-    cursor: Cursor = None,
-) -> JobList:
-    return await job_list(who, store, ["batch"], state, limit, cursor)
-
-
 @router.get("/jobs", summary="All your jobs (rollouts, batches, analyses), newest first", tags=["jobs"])
 async def list_jobs(
     who: Annotated[Client, Depends(client)],
@@ -305,6 +283,16 @@ async def list_jobs(
 
 
 def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
+    @router.get(f"/{base}", summary=f"Your {kind} jobs, newest first (cursor pagination)")
+    async def list_kind(
+        who: Annotated[Client, Depends(client)],
+        store: Annotated[Jobs, Depends(jobs)],
+        state: StateFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> JobList:
+        return await job_list(who, store, [kind], state, limit, cursor)
+
     @router.get(f"/{base}/{{job_id}}", summary=f"A {kind} job: state, trials, progress, ETA, partial results")
     async def get_job(
         job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
