@@ -69,6 +69,8 @@ def upgrade(url: str, revision: str = "head") -> None:
     """Migrate the database at ``url`` to ``revision`` (creating the tables on an empty one)."""
     from alembic import command
 
+    if url.startswith("sqlite"):
+        engine(url)  # makes the file's folder
     command.upgrade(alembic_config(url), revision)
 
 
