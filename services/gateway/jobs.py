@@ -118,12 +118,6 @@ class Jobs:
     async def delete(self, job_id: str) -> bool:
         return bool(await self._call("delete", job_id))
 
-    async def owner(self, job_id: str) -> str | None:
-        """The owner the durable store recorded (None without a store or a record)."""
-        if self.records is None:
-            return None
-        return await self._call("owner", job_id)  # type: ignore[no-any-return]
-
     async def listing(self, owner: str, **query: Any) -> tuple[list[Any], str | None]:
         """The owner's jobs from the durable store (501 without one)."""
         records = self.records
