@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar book clean
+.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -25,6 +25,8 @@ help:
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
+	@echo "make corpus     build the position corpus and label it with the teachers (hours; resumable; data/corpus/README.md)"
+	@echo "make corpus-export  copy the finished label shards into data/corpus/ and verify their checksums"
 
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
@@ -117,6 +119,18 @@ bench-similar: $(STAMP)
 book: $(STAMP)
 	$(PY) -m pulvezar.book generate --rules international --out data/book/international.json --workdir runs/book/international
 	$(PY) -m pulvezar.book generate --rules tavla --out data/book/tavla.json --workdir runs/book/tavla
+
+# issue 13: the position corpus and its teacher labels (ADR 0005); resumable, picks up data/corpus/
+corpus: $(STAMP)
+	$(PY) -m pulvezar.train corpus build --workdir runs/corpus
+	nice -n 19 env OMP_NUM_THREADS=1 $(PY) -m pulvezar.train corpus label --workdir runs/corpus --set 1ply 2ply --committed data/corpus
+
+corpus-export: $(STAMP)
+	$(PY) -m pulvezar.train corpus export --workdir runs/corpus --out data/corpus
+	$(PY) -m pulvezar.train corpus verify data/corpus
+
+corpus-verify: $(STAMP)
+	$(PY) -m pulvezar.train corpus verify data/corpus
 
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis

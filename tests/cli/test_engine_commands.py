@@ -178,3 +178,16 @@ def test_progress_bar_on_a_terminal_only() -> None:
     shown = _on_a_terminal("rollout", race.position_id, "--trials", "216", "--chunk-size", "36")
     assert "rollout" in shown and "trials" in shown and "left" in shown
     assert _on_a_terminal("rollout", race.position_id, "--trials", "216", "--quiet").strip() == ""
+
+
+def test_main_with_arguments_leaves_sigpipe_alone() -> None:
+    """In-process callers (this test runner) keep Python's SIGPIPE handling: only the console script,
+    which passes no arguments, restores the default (quiet under `| head`)."""
+    import signal
+
+    before = signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as Python starts every process
+    try:
+        assert main(["show", "4HPwATDgc/ABMA"]) == 0
+        assert signal.getsignal(signal.SIGPIPE) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGPIPE, before)

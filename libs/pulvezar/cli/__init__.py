@@ -38,8 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
+    """The command line; ``argv`` None: the process's own arguments (the console script)."""
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # a command's output piped into `head` ends it quietly; only for the process's own command
+        # line, never in a process that calls main([...]) (a test runner would die of its next EPIPE)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
