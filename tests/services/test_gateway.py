@@ -571,10 +571,14 @@ class FakeJobStore:
         self.submitted.append((kind, params, priority))
         return job_id
 
-    def submit_rollout(self, params: dict[str, Any], priority: str = "interactive") -> str:
+    def submit_rollout(
+        self, params: dict[str, Any], priority: str = "interactive", owner: str | None = None
+    ) -> str:
         return self._new("rollout", params["trials"], params, priority)
 
-    def submit_batch(self, positions: list[dict[str, Any]], priority: str = "batch") -> str:
+    def submit_batch(
+        self, positions: list[dict[str, Any]], priority: str = "batch", owner: str | None = None
+    ) -> str:
         return self._new("batch", sum(p["trials"] for p in positions), positions, priority)
 
     def status(self, job_id: str) -> dict[str, Any] | None:
@@ -601,6 +605,15 @@ class FakeJobStore:
         if job["state"] in ("done", "cancelled"):
             return False
         job["state"] = "cancelled"
+        return True
+
+    def delete(self, job_id: str) -> bool:
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        if job["state"] not in ("done", "cancelled", "failed"):
+            return False
+        del self.jobs[job_id]
         return True
 
     def extend(self, job_id: str, more_trials: int) -> None:
@@ -658,14 +671,15 @@ def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
     assert evs[-1][1]["result"] == {"equity": 0.1, "trials": 1296}
     assert [d["trials_done"] for _, d in evs] == sorted(d["trials_done"] for _, d in evs)
 
-    # finished: no cancel; more trials restart it
-    assert problem(client.delete(job["href"]), 409)["type"].endswith("job-finished")
+    # finished: more trials restart it; DELETE cancels a running job, then removes the finished one
     r = client.post(f"{job['href']}/extend", json={"trials": 10_000})
     assert r.status_code == 202 and r.json()["trials_total"] == 1296 + 10_000
     r = client.delete(job["href"])
     assert r.status_code == 200 and r.json()["state"] == "cancelled"
     evs = events(client.get(job["events"]).text)
     assert [e for e, _ in evs] == ["cancelled"]
+    assert client.delete(job["href"]).status_code == 204
+    assert fields(client.get(job["href"]), 404) == ["job_id"]
 
 
 def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore) -> None:
@@ -696,7 +710,7 @@ def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: F
     assert fields(client.post(f"{href}/extend", json={"trials": 72}, headers=other), 404) == ["job_id"]
     assert fields(client.delete(href, headers=other), 404) == ["job_id"]
     assert client.get(href).status_code == 200  # the owner does
-    assert client.delete(href).status_code in (200, 409)
+    assert client.delete(href).status_code in (200, 204)
 
 
 def test_daily_quotas(client: TestClient, store: FakeJobStore) -> None:
