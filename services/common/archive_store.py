@@ -79,6 +79,13 @@ _MATCH_FIELDS = {
 }
 
 
+def keys(owner: str | None = None) -> tuple[str, str, str]:
+    """``(entries, version, log)`` keys of an owner's archive (``None``: the deployment-wide one)."""
+    if owner is None:
+        return ENTRIES, VERSION, LOG
+    return f"archive:{owner}:entries", f"archive:{owner}:version", f"archive:{owner}:log"
+
+
 def _text(v: Any) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
 
@@ -107,16 +114,22 @@ def match_entry(d: Mapping[str, Any], field: str = "entry") -> ArchiveEntry:
         raise PulvezarError(f"invalid entry: {e}", field=field) from None
 
 
-def add_match_positions(redis: Any, entries: Iterable[Mapping[str, Any]]) -> int:
-    """Add every decision of an analysed match to the archive; returns how many were written."""
+def parse_match_positions(entries: Iterable[Mapping[str, Any]]) -> list[ArchiveEntry]:
+    """The entries of :func:`add_match_positions`, checked (the first bad one raises, naming its field)."""
     parsed = [match_entry(d, f"entries[{i}]") for i, d in enumerate(entries)]
     if len(parsed) > MAX_BATCH:
         raise PulvezarError(f"at most {MAX_BATCH} entries per call", field="entries")
+    return parsed
+
+
+def add_match_positions(redis: Any, entries: Iterable[Mapping[str, Any]], owner: str | None = None) -> int:
+    """Add every decision of an analysed match to the archive; returns how many were written."""
+    parsed = parse_match_positions(entries)
     if not parsed:
         return 0
     last = {e.id: json.dumps(e.as_dict(), separators=(",", ":")) for e in parsed}
     args = [x for kv in last.items() for x in kv]
-    redis.eval(_ADD, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, *args)
+    redis.eval(_ADD, 3, *keys(owner), LOG_LENGTH, *args)
     return len(parsed)
 
 
@@ -159,30 +172,34 @@ return 0
 )
 
 
-def save_library_position(redis: Any, entry: ArchiveEntry) -> tuple[ArchiveEntry, bool]:
+def library_entry(entry: ArchiveEntry) -> ArchiveEntry:
+    """``entry`` under its library id (:func:`library_id`); a source other than ``library`` is refused."""
+    if entry.source != "library":
+        raise PulvezarError("library positions have source 'library'", field="source")
+    d = entry.as_dict()
+    d["id"] = library_id(entry.position_id, entry.match_id)
+    return ArchiveEntry.from_dict(d)
+
+
+def save_library_position(
+    redis: Any, entry: ArchiveEntry, owner: str | None = None
+) -> tuple[ArchiveEntry, bool]:
     """Save a library position once: ``(the stored entry, whether it was new)``.
 
     ``entry.id`` is replaced by :func:`library_id` of its Position ID and Match ID; when that id
     exists, the stored entry is returned unchanged.
     """
-    if entry.source != "library":
-        raise PulvezarError("library positions have source 'library'", field="source")
-    d = entry.as_dict()
-    d["id"] = library_id(entry.position_id, entry.match_id)
-    stored = ArchiveEntry.from_dict(d)
-    created = bool(
-        redis.eval(
-            _ADD_ONCE, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, stored.id, json.dumps(d, separators=(",", ":"))
-        )
-    )
+    stored = library_entry(entry)
+    data = json.dumps(stored.as_dict(), separators=(",", ":"))
+    created = bool(redis.eval(_ADD_ONCE, 3, *keys(owner), LOG_LENGTH, stored.id, data))
     if created:
         return stored, True
-    existing = get_entry(redis, stored.id)
+    existing = get_entry(redis, stored.id, owner)
     return (existing or stored), False
 
 
-def get_entry(redis: Any, entry_id: str) -> ArchiveEntry | None:
-    raw = redis.hget(ENTRIES, entry_id)
+def get_entry(redis: Any, entry_id: str, owner: str | None = None) -> ArchiveEntry | None:
+    raw = redis.hget(keys(owner)[0], entry_id)
     return None if raw is None else ArchiveEntry.trusted(json.loads(_text(raw)))
 
 
@@ -198,43 +215,47 @@ return 0
 )
 
 
-def delete_entry(redis: Any, entry_id: str) -> bool:
+def delete_entry(redis: Any, entry_id: str, owner: str | None = None) -> bool:
     """Remove one entry; whether it existed."""
-    return bool(redis.eval(_DELETE, 3, ENTRIES, VERSION, LOG, LOG_LENGTH, entry_id))
+    return bool(redis.eval(_DELETE, 3, *keys(owner), LOG_LENGTH, entry_id))
 
 
-def library_positions(redis: Any) -> list[ArchiveEntry]:
+def library_positions(redis: Any, owner: str | None = None) -> list[ArchiveEntry]:
     """The saved library positions, by name then id."""
     out = []
-    for key, raw in redis.hscan_iter(ENTRIES, match=f"{LIBRARY_PREFIX}*", count=1000):
+    for key, raw in redis.hscan_iter(keys(owner)[0], match=f"{LIBRARY_PREFIX}*", count=1000):
         if _text(key).startswith(LIBRARY_PREFIX):
             out.append(ArchiveEntry.trusted(json.loads(_text(raw))))
     out.sort(key=lambda e: ((e.name or "").casefold(), e.id))
     return out
 
 
-def version(redis: Any) -> int:
-    raw = redis.get(VERSION)
+def version(redis: Any, owner: str | None = None) -> int:
+    raw = redis.get(keys(owner)[1])
     return 0 if raw is None else int(_text(raw))
 
 
-def load_index(redis: Any) -> tuple[int, ArchiveIndex]:
+def load_index(redis: Any, owner: str | None = None) -> tuple[int, ArchiveIndex]:
     """``(version, index)`` of every entry, read consistently (one transaction)."""
+    entries_key, version_key, _ = keys(owner)
     pipe = redis.pipeline(transaction=True)
-    pipe.get(VERSION)
-    pipe.hgetall(ENTRIES)
+    pipe.get(version_key)
+    pipe.hgetall(entries_key)
     raw_version, raw = pipe.execute()
     v = 0 if raw_version is None else int(_text(raw_version))
     return v, ArchiveIndex(ArchiveEntry.trusted(json.loads(_text(x))) for x in raw.values())
 
 
-def changes_since(redis: Any, since: int) -> tuple[int, list[ArchiveEntry], list[str]] | None:
+def changes_since(
+    redis: Any, since: int, owner: str | None = None
+) -> tuple[int, list[ArchiveEntry], list[str]] | None:
     """The changes after version ``since``: ``(version, added or replaced entries, removed ids)``, in
     order of application (removals first); ``None`` when the log does not reach back to ``since``
     (reload everything with :func:`load_index`)."""
+    entries_key, version_key, log_key = keys(owner)
     pipe = redis.pipeline(transaction=True)
-    pipe.get(VERSION)
-    pipe.lrange(LOG, 0, -1)
+    pipe.get(version_key)
+    pipe.lrange(log_key, 0, -1)
     raw_version, raw_log = pipe.execute()
     v = 0 if raw_version is None else int(_text(raw_version))
     if v == since:
@@ -253,10 +274,42 @@ def changes_since(redis: Any, since: int) -> tuple[int, list[ArchiveEntry], list
     removed = [i for i, present in state.items() if not present]
     entries: list[ArchiveEntry] = []
     if added:
-        raw = redis.hmget(ENTRIES, added)
+        raw = redis.hmget(entries_key, added)
         entries = [ArchiveEntry.trusted(json.loads(_text(x))) for x in raw if x is not None]
         removed += [i for i, x in zip(added, raw, strict=True) if x is None]  # deleted again since
     return v, entries, removed
+
+
+class RedisArchive:
+    """One owner's archive in Redis, with the methods of the durable store's
+    :class:`services.store.archive.SqlArchive` (the gateway and the workers use either)."""
+
+    def __init__(self, redis: Any, owner: str | None = None) -> None:
+        self.redis, self.owner = redis, owner
+
+    def add_match_positions(self, entries: Iterable[Mapping[str, Any]]) -> int:
+        return add_match_positions(self.redis, entries, self.owner)
+
+    def save_library_position(self, entry: ArchiveEntry) -> tuple[ArchiveEntry, bool]:
+        return save_library_position(self.redis, entry, self.owner)
+
+    def get_entry(self, entry_id: str) -> ArchiveEntry | None:
+        return get_entry(self.redis, entry_id, self.owner)
+
+    def delete_entry(self, entry_id: str) -> bool:
+        return delete_entry(self.redis, entry_id, self.owner)
+
+    def library_positions(self) -> list[ArchiveEntry]:
+        return library_positions(self.redis, self.owner)
+
+    def version(self) -> int:
+        return version(self.redis, self.owner)
+
+    def load_index(self) -> tuple[int, ArchiveIndex]:
+        return load_index(self.redis, self.owner)
+
+    def changes_since(self, since: int) -> tuple[int, list[ArchiveEntry], list[str]] | None:
+        return changes_since(self.redis, since, self.owner)
 
 
 # ---- daily puzzles --------------------------------------------------------------------------------

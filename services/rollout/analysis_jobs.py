@@ -294,6 +294,7 @@ class AnalysisStore:
             "created": time.time(),
             "matches": infos,
             "chunks": chunks,
+            "owner": owner,  # whose archive of positions the analysed decisions join
         }
         if self.records is not None:  # accepted once it is in the system of record
             self.records.create(
@@ -516,13 +517,24 @@ class AnalysisStore:
         summary: dict[str, Any] = summarise(record, games).to_json()
         summary.pop("games", None)  # each game's analysis is in its chunk's key already
         if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
-            archive_match(self.redis, job_id, m, record, games, self.file(job_id, m))
+            archive_match(self.archive(spec), job_id, m, record, games, self.file(job_id, m))
             self._store_result(job_id, m, record, games, summary)
         else:  # another caller was first: theirs is the same
             again = text(self.redis.get(summary_key(job_id, m)))
             if again is not None:
                 summary = json.loads(again)
         return summary
+
+    def archive(self, spec: Mapping[str, Any]) -> Any:
+        """The archive of positions of the job's owner: in the durable store when there is one."""
+        from services.common.archive_store import RedisArchive
+
+        owner = spec.get("owner")
+        if self.records is not None:
+            from services.store.archive import SqlArchive
+
+            return SqlArchive(self.records.url, owner or "")
+        return RedisArchive(self.redis, owner)
 
     def _store_result(self, job_id: str, m: int, record: Any, games: list[Any], summary: Any) -> None:
         """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without it
@@ -775,20 +787,15 @@ def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict
     return out
 
 
-def archive_match(
-    redis_client: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes
-) -> int:
-    """Best effort: add the checker plays of an analysed match to the archive of positions ("similar
-    positions", :func:`services.common.archive_store.add_match_positions`), once per match of a job
-    (the caller won the summary's ``SET NX``).  Returns how many entries were written; 0 when the
-    archive module is absent or refuses them (logged): an analysis never fails because of the archive."""
-    try:
-        from services.common import archive_store
-    except ImportError:
-        return 0
+def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes) -> int:
+    """Best effort: add the checker plays of an analysed match to its owner's archive of positions
+    ("similar positions": ``archive`` is a :class:`services.common.archive_store.RedisArchive` or a
+    :class:`services.store.archive.SqlArchive`), once per match of a job (the caller won the summary's
+    ``SET NX``).  Returns how many entries were written; 0 when the archive refuses them (logged): an
+    analysis never fails because of the archive."""
     try:
         entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
-        return int(archive_store.add_match_positions(redis_client, entries))
+        return int(archive.add_match_positions(entries))
     except Exception:
         logger.exception(
             "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}

@@ -4,8 +4,10 @@
 for today and tomorrow (UTC), and produces every puzzle of
 :func:`pulvezar.archive.daily.daily_kinds` that is not in Redis yet: the daily position for
 international backgammon and for Tavla (basic rules) and the daily cube decision.  Each goes to
-``daily:<date>:<rules>:<kind>`` with ``SET NX`` (:mod:`services.common.archive_store`), so a puzzle
-never changes once served; a worker holds ``...:lock`` (``SET NX EX``) while it computes one, so two
+``daily:<date>:<rules>:<kind>`` with ``SET NX`` (:mod:`services.common.archive_store`), and first to
+the durable store's ``daily_puzzles`` when one is configured (:class:`services.store.archive.DailyRecords`,
+insert-once, the system of record: Redis then holds a copy), so a puzzle never changes once served; a
+worker holds ``...:lock`` (``SET NX EX``) while it computes one, so two
 workers do not compute the same puzzle at once.  Running the task again is cheap (existing puzzles are
 skipped): the beat schedule (``celery_app``: every six hours, on the batch queue) runs it for today and
 tomorrow, so tomorrow's puzzles exist before midnight.
@@ -20,6 +22,7 @@ the schedule.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import os
 import socket
@@ -73,11 +76,30 @@ def dates_for(date: str | None, now: dt.datetime | None = None) -> list[str]:
 
 
 def produce_one(
-    redis: Any, date: str, rules: str, kind: str, evaluator: Evaluator, settings: DailyTaskSettings
+    redis: Any,
+    date: str,
+    rules: str,
+    kind: str,
+    evaluator: Evaluator,
+    settings: DailyTaskSettings,
+    daily: Any = None,
 ) -> str:
-    """Produce one puzzle unless it exists: ``"exists"``, ``"busy"`` (another worker), ``"stored"``."""
+    """Produce one puzzle unless it exists: ``"exists"``, ``"busy"`` (another worker), ``"stored"``.
+
+    ``daily``: the durable store's :class:`services.store.archive.DailyRecords`, the system of record
+    when there is one (Redis then holds a copy of what it stored)."""
     key = archive_store.daily_key(date, rules, kind)
-    if redis.exists(key):
+    if daily is not None:
+        known = daily.get(date, rules, kind)
+        cached = redis.get(key)
+        if known is not None:
+            if cached is None:
+                archive_store.store_daily(redis, date, rules, kind, json.dumps(known))
+            return "exists"
+        if cached is not None:  # made before the store was there: the store keeps what was served
+            daily.put(date, rules, kind, cached if isinstance(cached, str) else cached.decode())
+            return "exists"
+    elif redis.exists(key):
         return "exists"
     lock = f"{key}:lock"
     me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
@@ -86,7 +108,13 @@ def produce_one(
     try:
         t0 = time.perf_counter()
         puzzle = daily_puzzle(date, rules, kind, evaluator, settings.library())  # type: ignore[arg-type]
-        stored = archive_store.store_daily(redis, date, rules, kind, puzzle.to_json())
+        text = puzzle.to_json()
+        if daily is not None:
+            stored = daily.put(date, rules, kind, text)
+            served = daily.get(date, rules, kind)  # the one stored first, if another worker won
+            archive_store.store_daily(redis, date, rules, kind, json.dumps(served) if served else text)
+        else:
+            stored = archive_store.store_daily(redis, date, rules, kind, text)
         log(
             logger,
             logging.INFO,
@@ -106,15 +134,31 @@ def produce_one(
 
 
 def produce(
-    redis: Any, evaluator: Evaluator, date: str | None = None, settings: DailyTaskSettings | None = None
+    redis: Any,
+    evaluator: Evaluator,
+    date: str | None = None,
+    settings: DailyTaskSettings | None = None,
+    daily: Any = None,
 ) -> dict[str, str]:
     """Every puzzle of the dates (see :func:`dates_for`): ``{"<date>:<rules>:<kind>": outcome}``."""
     s = settings or DailyTaskSettings()
     out: dict[str, str] = {}
     for d in dates_for(date):
         for rules, kind in daily_kinds():
-            out[f"{d}:{rules}:{kind}"] = produce_one(redis, d, rules, kind, evaluator, s)
+            out[f"{d}:{rules}:{kind}"] = produce_one(redis, d, rules, kind, evaluator, s, daily)
     return out
+
+
+def daily_records() -> Any:
+    """The durable store's daily puzzles (``PULVEZAR_DATABASE_URL``), or None."""
+    from services.store.settings import StoreSettings
+
+    url = StoreSettings().url
+    if not url:
+        return None
+    from services.store.archive import DailyRecords
+
+    return DailyRecords(url)
 
 
 @app.task(name=DAILY_TASK)
@@ -122,7 +166,7 @@ def produce_daily(date: str | None = None) -> dict[str, str]:
     """The Celery task: :func:`produce` with the worker's Redis and evaluator."""
     from services.rollout import tasks
 
-    return produce(tasks.redis_client(), tasks.evaluator(), date)
+    return produce(tasks.redis_client(), tasks.evaluator(), date, daily=daily_records())
 
 
 @worker_ready.connect

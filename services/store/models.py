@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, false
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -62,3 +62,58 @@ class JobBlob(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class ArchiveOwner(Base):
+    """An owner's archive version: incremented by every change to that owner's entries."""
+
+    __tablename__ = "archive_owners"
+
+    owner: Mapped[str] = mapped_column(String(128), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+
+
+class ArchiveRow(Base):
+    """One entry of an owner's archive of positions (a decision of an analysed match or a saved library
+    position, :class:`pulvezar.archive.ArchiveEntry` as JSON).  ``version`` is the owner's version that
+    last wrote it; a removed entry stays as a tombstone (``deleted``) so gateways can catch up."""
+
+    __tablename__ = "archive_entries"
+
+    owner: Mapped[str] = mapped_column(String(128), primary_key=True)
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    data: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_archive_owner_version", "owner", "version"),)
+
+
+class DailyPuzzle(Base):
+    """A daily puzzle as served: written once per (date, rule set, kind), never changed."""
+
+    __tablename__ = "daily_puzzles"
+
+    date: Mapped[str] = mapped_column(String(10), primary_key=True)
+    rules: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    puzzle: Mapped[str] = mapped_column(Text)  # the JSON served, byte for byte
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class MatchUpload(Base):
+    """An uploaded match file of an owner, with what the reader made of it."""
+
+    __tablename__ = "match_uploads"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(128))
+    filename: Mapped[str | None] = mapped_column(String(256))
+    format: Mapped[str] = mapped_column(String(8))
+    sha256: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    summary: Mapped[dict[str, Any]] = mapped_column(Json)  # players, length, games: what a list shows
+    created_at: Mapped[float] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_match_uploads_owner_created", "owner", "created_at", "id"),)

@@ -1,11 +1,13 @@
 """Similar positions, the position library and the daily puzzles over real processes.
 
 Redis, a gateway (uvicorn subprocess; no Rules or Evaluator service: these routes need neither) and one
-rollout worker (Celery, a small untrained net, tiny daily settings) run on free ports.  The archive is
-filled through :func:`services.common.archive_store.add_match_positions` (as the analysis jobs do) and
-the library through the REST API; hits are compared with :class:`pulvezar.archive.ArchiveIndex` here.
-The daily task runs in the worker (sent like the beat schedule sends it) and its puzzles are served by
-the gateway; running it again changes nothing (write-once).
+rollout worker (Celery, a small untrained net, tiny daily settings) run on free ports.  Each API key has
+its own archive: it is filled through :func:`services.common.archive_store.add_match_positions` under the
+key's owner (as the analysis jobs do) and the library through the REST API; hits are compared with
+:class:`pulvezar.archive.ArchiveIndex` here.  The daily task runs in the worker (sent like the beat
+schedule sends it) and its puzzles are served by the gateway; running it again changes nothing
+(write-once).  A second gateway on the durable store (SQLite, ``PULVEZAR_DATABASE_URL``) keeps the
+archive there and serves the daily puzzles from it when Redis has lost them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ redis = pytest.importorskip("redis")
 from pulvezar import XGID, Position, PulvezarError, Rules  # noqa: E402
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex  # noqa: E402
 from services.common import archive_store  # noqa: E402
+from services.gateway.security import owner_of  # noqa: E402
 
 if TYPE_CHECKING:
     from conftest import ServiceProcess
@@ -33,6 +36,8 @@ from procutil import free_port, wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
 
 KEY = "archive-key"
+OTHER_KEY = "other-archive-key"
+OWNER = owner_of(KEY)
 PROBLEM = "application/problem+json"
 DAILY_ENV = {
     "PULVEZAR_DAILY_GAMES": "2",
@@ -64,14 +69,19 @@ def r(redis_url: str) -> Any:
 
 
 class Gateway:
-    def __init__(self, service_process: type[ServiceProcess], redis_url: str) -> None:
+    def __init__(
+        self, service_process: type[ServiceProcess], redis_url: str, database_url: str | None = None
+    ) -> None:
         nowhere = f"127.0.0.1:{free_port()}"  # no Rules or Evaluator service: not needed here
+        limits = {"rate_per_s": 1000, "burst": 1000}
         env = {
             "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
             "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
-                {KEY: {"name": "archive", "rate_per_s": 1000, "burst": 1000}}
+                {KEY: {"name": "archive", **limits}, OTHER_KEY: {"name": "other", **limits}}
             ),
         }
+        if database_url:
+            env["PULVEZAR_DATABASE_URL"] = database_url
         self.svc = service_process("services.gateway", "--rules", nowhere, "--evaluator", nowhere, env=env)
         self.base = f"http://127.0.0.1:{self.svc.port}"
         wait_until(self._healthy, 30, "the gateway's /healthz", every=0.1)
@@ -95,6 +105,17 @@ def gateway(service_process: type[ServiceProcess], redis_url: str) -> Iterator[G
     g = Gateway(service_process, redis_url)
     yield g
     g.stop()
+
+
+@pytest.fixture(scope="module")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The durable store of this module: an SQLite file at the newest revision."""
+    pytest.importorskip("sqlalchemy")
+    from services.store.db import upgrade
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'pulvezar.db'}"
+    upgrade(url)
+    return url
 
 
 def game_positions(n: int, seed: int) -> list[tuple[Position, tuple[int, int], str]]:
@@ -152,7 +173,7 @@ def test_add_match_positions_validates_before_writing(r: Any) -> None:
 def test_similar_positions_from_analysed_matches(r: Any, gateway: Gateway) -> None:
     decisions = game_positions(150, seed=5)
     entries = match_entries("m1", decisions)
-    assert archive_store.add_match_positions(r, entries) == 150
+    assert archive_store.add_match_positions(r, entries, OWNER) == 150
     local = ArchiveIndex(archive_store.match_entry(e) for e in entries)
     for q, _, _ in (decisions[10], decisions[99]):
         res = gateway.http.post("/v1/positions/similar", json={"position": q.position_id})
@@ -186,11 +207,11 @@ def test_the_index_follows_the_archive(r: Any, gateway: Gateway) -> None:
     before = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
     assert "match:late:1:1" not in before
     archive_store.add_match_positions(
-        r, [{"match": "late", "game": 1, "move": 1, "position_id": q.position_id}]
+        r, [{"match": "late", "game": 1, "move": 1, "position_id": q.position_id}], OWNER
     )
     hits = gateway.http.post("/v1/positions/similar", json=body).json()["hits"]
     assert hits[0]["id"] == "match:late:1:1" and hits[0]["percent"] == 100
-    assert archive_store.delete_entry(r, "match:late:1:1")
+    assert archive_store.delete_entry(r, "match:late:1:1", OWNER)
     after = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
     assert after == before
 
@@ -256,9 +277,70 @@ def test_library_save_once_list_get_delete(
     assert fields(http.get(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
     assert fields(http.delete(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
     assert fields(http.delete("/v1/library/positions/match:m1:1:1"), 404) == ["entry_id"]
-    assert r.hexists(archive_store.ENTRIES, "match:m1:1:1")  # matches are not the library's to delete
+    assert r.hexists(archive_store.keys(OWNER)[0], "match:m1:1:1")  # matches are not the library's to delete
     sim3 = http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
     assert saved["id"] not in {h["id"] for h in sim3}
+
+
+def test_archives_are_per_key(gateway: Gateway) -> None:
+    """Another key sees neither the analysed matches nor the library of this one."""
+    other = httpx.Client(base_url=gateway.base, headers={"X-API-Key": OTHER_KEY}, timeout=60)
+    try:
+        q = game_positions(150, seed=5)[10][0]
+        mine = gateway.http.post("/v1/positions/similar", json={"position": q.position_id}).json()
+        assert mine["hits"] and mine["archive_size"] >= 150
+        theirs = other.post("/v1/positions/similar", json={"position": q.position_id})
+        assert theirs.status_code == 200, theirs.text
+        assert theirs.json()["hits"] == [] and theirs.json()["archive_size"] == 0
+        saved = gateway.http.post("/v1/library/positions", json={"position": q.position_id, "name": "mine"})
+        assert saved.status_code in (200, 201)
+        entry = saved.json()["id"]
+        assert entry not in {e["id"] for e in other.get("/v1/library/positions").json()["positions"]}
+        assert fields(other.get(f"/v1/library/positions/{entry}"), 404) == ["entry_id"]
+        assert fields(other.delete(f"/v1/library/positions/{entry}"), 404) == ["entry_id"]
+        assert gateway.http.get(f"/v1/library/positions/{entry}").status_code == 200
+        # the same position saved by the other key is its own entry
+        res = other.post("/v1/library/positions", json={"position": q.position_id, "name": "theirs"})
+        assert res.status_code == 201 and res.json()["name"] == "theirs"
+        assert gateway.http.get(f"/v1/library/positions/{entry}").json()["name"] == "mine"
+        assert gateway.http.delete(f"/v1/library/positions/{entry}").status_code == 204
+        assert other.get(f"/v1/library/positions/{entry}").status_code == 200
+    finally:
+        other.close()
+
+
+def test_archive_in_the_durable_store(
+    r: Any, service_process: type[ServiceProcess], redis_url: str, database_url: str
+) -> None:
+    """With a database the archive lives there (not in Redis) and survives a new gateway."""
+    from services.store.archive import SqlArchive
+
+    decisions = game_positions(20, seed=21)
+    SqlArchive(database_url, OWNER).add_match_positions(match_entries("db", decisions))
+    q = decisions[4][0]
+    g = Gateway(service_process, redis_url, database_url)
+    try:
+        saved = g.http.post("/v1/library/positions", json={"position": q.position_id, "name": "in the db"})
+        assert saved.status_code == 201, saved.text
+        entry = saved.json()["id"]
+        hits = g.http.post("/v1/positions/similar", json={"position": q.position_id}).json()["hits"]
+        assert {entry, "match:db:1:5"} <= {h["id"] for h in hits if h["percent"] == 100}
+        before = [h["id"] for h in hits]
+    finally:
+        g.stop()
+    assert not r.hexists(archive_store.keys(OWNER)[0], "match:db:1:5")  # not in Redis
+    assert SqlArchive(database_url, OWNER).get_entry(entry) is not None
+    g = Gateway(service_process, redis_url, database_url)
+    try:
+        assert entry in {e["id"] for e in g.http.get("/v1/library/positions").json()["positions"]}
+        hits = g.http.post("/v1/positions/similar", json={"position": q.position_id}).json()["hits"]
+        assert [h["id"] for h in hits] == before
+        other = g.http.post(
+            "/v1/positions/similar", json={"position": q.position_id}, headers={"X-API-Key": OTHER_KEY}
+        ).json()["hits"]
+        assert not {entry, "match:db:1:5"} & {h["id"] for h in other}
+    finally:
+        g.stop()
 
 
 def test_library_bad_input(gateway: Gateway) -> None:
@@ -297,7 +379,7 @@ def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
 
 
 def test_daily_task_through_a_worker_then_served(
-    r: Any, gateway: Gateway, redis_url: str, model_file: Path, tmp_path: Path
+    r: Any, gateway: Gateway, redis_url: str, model_file: Path, tmp_path: Path, database_url: str
 ) -> None:
     import datetime as dt
 
@@ -312,6 +394,7 @@ def test_daily_task_through_a_worker_then_served(
         "PULVEZAR_ROLLOUT_DEVICE": "cpu",
         "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
         "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path / "metrics"),
+        "PULVEZAR_DATABASE_URL": database_url,
     }
     heartbeat, log_file = tmp_path / "worker.heartbeat", tmp_path / "worker.log"
     worker = Worker(
@@ -334,6 +417,12 @@ def test_daily_task_through_a_worker_then_served(
     finally:
         worker.stop()
     stored = {k: r.get(k) for k in keys}
+    from services.store.archive import DailyRecords
+
+    daily = DailyRecords(database_url)  # the system of record holds what Redis serves
+    for d in dates:
+        for rules, kind in combos:
+            assert daily.get(d, rules, kind) == json.loads(stored[archive_store.daily_key(d, rules, kind)])
     for d in dates:
         for rules, kind in combos:
             res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
@@ -358,6 +447,8 @@ def test_daily_task_through_a_worker_then_served(
 
     outcomes = produce(r, NoEvaluator(), dates[0], DailyTaskSettings())
     assert set(outcomes.values()) == {"exists"}
+    outcomes = produce(r, NoEvaluator(), dates[0], DailyTaskSettings(), daily)
+    assert set(outcomes.values()) == {"exists"}
     assert {k: r.get(k) for k in keys} == stored
     lock_date = "2030-06-01"
     r.set(archive_store.daily_key(lock_date, "international", "cube") + ":lock", "someone", ex=60)
@@ -365,6 +456,27 @@ def test_daily_task_through_a_worker_then_served(
 
     assert produce_one(r, lock_date, "international", "cube", NoEvaluator(), DailyTaskSettings()) == "busy"
     assert not r.exists(archive_store.daily_key(lock_date, "international", "cube"))
+
+
+def test_daily_served_from_the_store_when_redis_lost_it(
+    r: Any, gateway: Gateway, service_process: type[ServiceProcess], redis_url: str, database_url: str
+) -> None:
+    import datetime as dt
+
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    key = archive_store.daily_key(today, "tavla", "position")
+    served = r.get(key)
+    assert served is not None, "made by the worker test above"
+    r.delete(key)  # Redis lost it (restarted empty)
+    assert fields(gateway.http.get("/v1/daily/today", params={"rules": "tavla"}), 404) == ["date"]
+    g = Gateway(service_process, redis_url, database_url)
+    try:
+        res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
+        assert res.status_code == 200, res.text
+        assert res.json() == json.loads(served)
+    finally:
+        g.stop()
+    assert json.loads(r.get(key)) == json.loads(served)  # copied back to Redis
 
 
 def test_library_entries_round_trip_through_redis(r: Any) -> None:
@@ -392,15 +504,16 @@ def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
             mine = {h.entry.id: round(h.similarity, 12) for h in cache.index.query(q, 1000, 0.0)}
             assert mine == {h.entry.id: round(h.similarity, 12) for h in fresh.query(q, 1000, 0.0)}
 
+    store = archive_store.RedisArchive(r)
     cache = IndexCache()
-    asyncio.run(cache.current(r))
+    asyncio.run(cache.current(store))
     assert cache.reloads == 1
     same(cache)
     old = cache.index
     archive_store.add_match_positions(r, match_entries("inc", game_positions(30, seed=9)))
     archive_store.delete_entry(r, "match:inc:1:3")
     archive_store.add_match_positions(r, match_entries("inc", game_positions(5, seed=10)))  # replaces 1..5
-    asyncio.run(cache.current(r))
+    asyncio.run(cache.current(store))
     assert cache.reloads == 1  # applied from the log
     same(cache)
     assert cache.index is not old and "match:inc:1:7" not in old  # queries in flight keep the old index
@@ -409,7 +522,7 @@ def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
     archive_store.delete_entry(r, "match:inc:1:9")
     archive_store.delete_entry(r, "match:inc:1:10")
     r.ltrim(archive_store.LOG, -1, -1)
-    asyncio.run(cache.current(r))
+    asyncio.run(cache.current(store))
     assert cache.reloads == 2
     same(cache)
     assert "match:inc:1:9" not in cache.index

@@ -1,7 +1,8 @@
 """``/v1/daily``: the daily position and the daily cube decision, as the workers produced them.
 
 Puzzles are made ahead of time by the rollout workers' scheduled task
-(:mod:`services.rollout.daily_tasks`) and read from Redis here; a date without its puzzle yet is a 404.
+(:mod:`services.rollout.daily_tasks`) and read from Redis here, or from the durable store (the system
+of record, when configured) when Redis does not have them; a date without its puzzle yet is a 404.
 ``today`` is the UTC date.  ``rules`` is ``international`` or ``tavla`` (basic rules); the daily cube
 decision exists for ``international`` only.
 """
@@ -9,6 +10,7 @@ decision exists for ``international`` only.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -18,7 +20,7 @@ from pulvezar.archive.similar import check_date
 from services.common import archive_store
 from services.gateway.daily_models import DailyKind, DailyPuzzleOut, DailyRules
 from services.gateway.problems import Problem, ProblemError, invalid
-from services.gateway.routers.similar import archive_redis, call
+from services.gateway.routers.similar import archive_redis, call, database_url
 from services.gateway.security import client
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])
@@ -36,7 +38,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 async def _puzzle(request: Request, date: str, rules: str, kind: str) -> JSONResponse:
     if kind == "cube" and rules != "international":
         raise invalid("kind", "the daily cube decision is international (Tavla has no cube)")
-    raw = await call(archive_store.get_daily, archive_redis(request), date, rules, kind)
+    raw = await _stored(request, date, rules, kind)
     if raw is None:
         raise ProblemError(
             404,
@@ -46,6 +48,28 @@ async def _puzzle(request: Request, date: str, rules: str, kind: str) -> JSONRes
         )
     cache = "public, max-age=3600" if date < _today() else "public, max-age=300"
     return JSONResponse(DailyPuzzleOut.model_validate(raw).model_dump(), headers={"Cache-Control": cache})
+
+
+async def _stored(request: Request, date: str, rules: str, kind: str) -> dict[str, Any] | None:
+    """The puzzle from Redis, else from the durable store (and copied back to Redis)."""
+    url = database_url(request)
+    try:
+        raw = await call(archive_store.get_daily, archive_redis(request), date, rules, kind)
+    except ProblemError:
+        if not url:
+            raise
+        raw = None  # Redis is down: the durable store still serves
+    if raw is None and url:
+        from services.store.archive import DailyRecords
+
+        raw = await call(DailyRecords(url).get, date, rules, kind)
+        if raw is not None:
+            try:
+                text = json.dumps(raw)
+                await call(archive_store.store_daily, archive_redis(request), date, rules, kind, text)
+            except ProblemError:
+                pass
+    return raw
 
 
 def _today() -> str:

@@ -1,12 +1,13 @@
 """``/v1/positions/similar`` and ``/v1/library/positions``: similar positions and the position library.
 
-The archive (decisions of analysed matches and saved library positions) lives in Redis
-(:mod:`services.common.archive_store`, ``PULVEZAR_GATEWAY_REDIS_URL``), so it survives gateway
-restarts and every replica sees the same one.  Each gateway process keeps an in-memory
-:class:`pulvezar.archive.ArchiveIndex` and brings it up to date, on the next query, when the archive's
-version counter has changed (one ``GET`` per query): it applies the changes logged since its
-version, or reloads every entry when the log no longer reaches back that far (a few seconds per
-100,000 entries).  Without Redis these routes answer 503.
+Every API key has its own archive (decisions of the matches it had analysed and the positions it
+saved): in the durable store when one is configured (:class:`services.store.archive.SqlArchive`,
+``PULVEZAR_DATABASE_URL``), else in Redis (:class:`services.common.archive_store.RedisArchive`,
+``PULVEZAR_GATEWAY_REDIS_URL``), so it survives gateway restarts and every replica sees the same one.
+Each gateway process keeps an in-memory :class:`pulvezar.archive.ArchiveIndex` per recent owner and
+brings it up to date, on the next query, when the owner's version counter has changed (one read per
+query): it applies the changes since its version, or reloads every entry when those are not known
+any more (a few seconds per 100,000 entries).  Without either store these routes answer 503.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -33,7 +35,8 @@ from services.gateway.daily_models import (
 )
 from services.gateway.models import parse_position
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.security import client
+from services.gateway.security import Client, client
+from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.gateway")
 T = TypeVar("T")
@@ -42,6 +45,7 @@ similar_router = APIRouter(prefix="/v1/positions", tags=["archive"], dependencie
 library_router = APIRouter(prefix="/v1/library", tags=["archive"], dependencies=[Depends(client)])
 routers = (similar_router, library_router)
 
+Who = Annotated[Client, Depends(client)]
 EntryId = Annotated[str, Path(min_length=1, max_length=200, description="a library entry id (lib:...)")]
 
 
@@ -62,12 +66,40 @@ def archive_redis(request: Request) -> Any:
     return r
 
 
+def database_url(request: Request) -> str | None:
+    """The durable store's URL (``PULVEZAR_DATABASE_URL``), read once per app; None: none configured."""
+    state = request.app.state
+    if not hasattr(state, "database_url"):
+        from services.store.settings import StoreSettings
+
+        state.database_url = StoreSettings().url
+    url: str | None = state.database_url
+    return url
+
+
+def archive(request: Request, who: Client) -> Any:
+    """The caller's archive: in the durable store when there is one, else in Redis."""
+    url = database_url(request)
+    if url:
+        from services.store.archive import SqlArchive
+
+        return SqlArchive(url, who.owner)
+    return archive_store.RedisArchive(archive_redis(request), who.owner)
+
+
 async def call(fn: Callable[..., T], *args: Any) -> T:
-    """Run a blocking Redis call in a thread; Redis failures are 503 problems."""
+    """Run a blocking store call in a thread; store failures are 503 problems."""
     try:
         return await asyncio.to_thread(fn, *args)
     except (ProblemError, PulvezarError):
         raise
+    except StoreUnavailable:
+        raise ProblemError(
+            503,
+            "the database is unavailable; try again shortly",
+            kind="store-unavailable",
+            headers={"Retry-After": "5"},
+        ) from None
     except Exception as e:
         logger.exception("archive store call failed")
         raise ProblemError(
@@ -91,10 +123,10 @@ class IndexCache:
         self.lock = asyncio.Lock()
         self.reloads = 0
 
-    def _refresh(self, r: Any) -> None:
-        changes = archive_store.changes_since(r, self.version) if self.version >= 0 else None
+    def _refresh(self, store: Any) -> None:
+        changes = store.changes_since(self.version) if self.version >= 0 else None
         if changes is None:
-            self.version, self.index = archive_store.load_index(r)
+            self.version, self.index = store.load_index()
             self.reloads += 1
             return
         version, added, removed = changes
@@ -105,21 +137,31 @@ class IndexCache:
             self.index = index
         self.version = version
 
-    async def current(self, r: Any) -> ArchiveIndex:
-        v = await call(archive_store.version, r)
+    async def current(self, store: Any) -> ArchiveIndex:
+        v = await call(store.version)
         if v == self.version:
             return self.index
         async with self.lock:
             if v != self.version:
-                await call(self._refresh, r)
+                await call(self._refresh, store)
         return self.index
 
 
-def _cache(request: Request) -> IndexCache:
+#: owners whose index a gateway process keeps in memory (the least recently queried goes first)
+MAX_CACHED_OWNERS = 64
+
+
+def _cache(request: Request, owner: str) -> IndexCache:
     state = request.app.state
-    c = getattr(state, "archive_index", None)
+    caches: OrderedDict[str, IndexCache] | None = getattr(state, "archive_indexes", None)
+    if caches is None:
+        caches = state.archive_indexes = OrderedDict()
+    c = caches.get(owner)
     if c is None:
-        c = state.archive_index = IndexCache()
+        c = caches[owner] = IndexCache()
+        while len(caches) > MAX_CACHED_OWNERS:
+            caches.popitem(last=False)
+    caches.move_to_end(owner)
     return c
 
 
@@ -134,10 +176,10 @@ def entry_out(e: ArchiveEntry) -> dict[str, Any]:
     summary="Similar positions from the archive (analysed matches and the library): at most 12, "
     "similarity at least 60 % by default",
 )
-async def similar(body: SimilarRequest, request: Request) -> SimilarResponse:
+async def similar(body: SimilarRequest, request: Request, who: Who) -> SimilarResponse:
     position = parse_position(body.position, "position").position
     rules = body.rules.library().name if body.rules is not None else None
-    index = await _cache(request).current(archive_redis(request))
+    index = await _cache(request, who.owner).current(archive(request, who))
     hits = await asyncio.to_thread(
         index.query, position, body.limit, body.min_similarity, rules=rules, exclude=body.exclude
     )
@@ -163,7 +205,7 @@ async def similar(body: SimilarRequest, request: Request) -> SimilarResponse:
     summary="Save a position in the library (once per Position ID and Match ID)",
     responses={200: {"model": LibraryOut, "description": "saved before: the stored entry, unchanged"}},
 )
-async def save_position(body: LibraryIn, request: Request, response: Response) -> LibraryOut:
+async def save_position(body: LibraryIn, request: Request, response: Response, who: Who) -> LibraryOut:
     parsed = parse_position(body.position, "position")
     match_id = parsed.match.encode() if parsed.match is not None else None
     dice = body.dice
@@ -197,7 +239,7 @@ async def save_position(body: LibraryIn, request: Request, response: Response) -
         )
     except PulvezarError as e:
         raise invalid(e.field or "body", str(e)) from None
-    stored, created = await call(archive_store.save_library_position, archive_redis(request), entry)
+    stored, created = await call(archive(request, who).save_library_position, entry)
     if not created:
         response.status_code = 200
     response.headers["Location"] = f"/v1/library/positions/{stored.id}"
@@ -205,8 +247,8 @@ async def save_position(body: LibraryIn, request: Request, response: Response) -
 
 
 @library_router.get("/positions", summary="The saved library positions")
-async def list_positions(request: Request) -> LibraryList:
-    entries = await call(archive_store.library_positions, archive_redis(request))
+async def list_positions(request: Request, who: Who) -> LibraryList:
+    entries = await call(archive(request, who).library_positions)
     return LibraryList(positions=[ArchiveEntryOut(**entry_out(e)) for e in entries])
 
 
@@ -217,19 +259,19 @@ def _not_found(entry_id: str) -> ProblemError:
 
 
 @library_router.get("/positions/{entry_id}", summary="One saved library position")
-async def get_position(entry_id: EntryId, request: Request) -> ArchiveEntryOut:
+async def get_position(entry_id: EntryId, request: Request, who: Who) -> ArchiveEntryOut:
     if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
         raise _not_found(entry_id)
-    e = await call(archive_store.get_entry, archive_redis(request), entry_id)
+    e = await call(archive(request, who).get_entry, entry_id)
     if e is None:
         raise _not_found(entry_id)
     return ArchiveEntryOut(**entry_out(e))
 
 
 @library_router.delete("/positions/{entry_id}", status_code=204, summary="Delete a saved library position")
-async def delete_position(entry_id: EntryId, request: Request) -> Response:
+async def delete_position(entry_id: EntryId, request: Request, who: Who) -> Response:
     if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
         raise _not_found(entry_id)
-    if not await call(archive_store.delete_entry, archive_redis(request), entry_id):
+    if not await call(archive(request, who).delete_entry, entry_id):
         raise _not_found(entry_id)
     return Response(status_code=204)

@@ -1,0 +1,183 @@
+"""The archive of positions per owner and the daily puzzles, in the durable store.
+
+:class:`SqlArchive` has the methods of :class:`services.common.archive_store.RedisArchive`: an owner's
+entries (decisions of analysed matches, saved library positions) with a version counter that every change
+increments in the same transaction.  Each row keeps the version that last wrote it, and a removed entry
+stays as a tombstone, so a gateway that holds an index at version ``v`` catches up with one query
+(:meth:`SqlArchive.changes_since`) instead of reading everything again.
+
+:class:`DailyRecords`: the daily puzzles as served, written once per (date, rule set, kind).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import select, update
+
+from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
+from services.common.archive_store import LIBRARY_PREFIX, library_entry, parse_match_positions
+from services.store.db import engine, session
+from services.store.models import ArchiveOwner, ArchiveRow, DailyPuzzle
+
+
+def _insert(url: str) -> Any:
+    if engine(url).dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert
+
+
+def _entry(data: Mapping[str, Any]) -> ArchiveEntry:
+    return ArchiveEntry.trusted(dict(data))
+
+
+class SqlArchive:
+    """One owner's archive on the database at ``url``."""
+
+    def __init__(self, url: str, owner: str) -> None:
+        self.url, self.owner = url, owner
+
+    def _bump(self, s: Any) -> int:
+        """The owner's next version (locks the owner's row until the transaction ends)."""
+        first = _insert(self.url)(ArchiveOwner).values(owner=self.owner, version=0)
+        s.execute(first.on_conflict_do_nothing())
+        stmt = (
+            update(ArchiveOwner)
+            .where(ArchiveOwner.owner == self.owner)
+            .values(version=ArchiveOwner.version + 1)
+            .returning(ArchiveOwner.version)
+        )
+        return int(s.execute(stmt).scalar_one())
+
+    def _upsert(self, s: Any, rows: list[dict[str, Any]]) -> None:
+        stmt = _insert(self.url)(ArchiveRow).values(rows)
+        s.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["owner", "id"],
+                set_={
+                    "version": stmt.excluded.version,
+                    "deleted": stmt.excluded.deleted,
+                    "data": stmt.excluded.data,
+                    "updated_at": stmt.excluded.updated_at,
+                },
+            )
+        )
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def add_match_positions(self, entries: Iterable[Mapping[str, Any]]) -> int:
+        """Add (or replace) the decisions of an analysed match; how many were written."""
+        parsed = parse_match_positions(entries)
+        if not parsed:
+            return 0
+        last = {e.id: e.as_dict() for e in parsed}
+        now = time.time()
+        with session(self.url) as s:
+            v = self._bump(s)
+            rows = [
+                {"owner": self.owner, "id": i, "version": v, "deleted": False, "data": d, "updated_at": now}
+                for i, d in last.items()
+            ]
+            for k in range(0, len(rows), 1000):
+                self._upsert(s, rows[k : k + 1000])
+        return len(parsed)
+
+    def save_library_position(self, entry: ArchiveEntry) -> tuple[ArchiveEntry, bool]:
+        """Save a library position once: ``(the stored entry, whether it was new)``."""
+        stored = library_entry(entry)
+        with session(self.url) as s:
+            row = s.get(ArchiveRow, (self.owner, stored.id), with_for_update=True)
+            if row is not None and not row.deleted and row.data is not None:
+                return _entry(row.data), False
+            v = self._bump(s)
+            self._upsert(s, [{
+                "owner": self.owner, "id": stored.id, "version": v, "deleted": False,
+                "data": stored.as_dict(), "updated_at": time.time(),
+            }])  # fmt: skip
+        return stored, True
+
+    def delete_entry(self, entry_id: str) -> bool:
+        """Remove one entry (a tombstone stays); whether it existed."""
+        with session(self.url) as s:
+            row = s.get(ArchiveRow, (self.owner, entry_id), with_for_update=True)
+            if row is None or row.deleted:
+                return False
+            v = self._bump(s)
+            row.version, row.deleted, row.data, row.updated_at = v, True, None, time.time()
+            return True
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def get_entry(self, entry_id: str) -> ArchiveEntry | None:
+        with session(self.url) as s:
+            row = s.get(ArchiveRow, (self.owner, entry_id))
+            return None if row is None or row.deleted or row.data is None else _entry(row.data)
+
+    def library_positions(self) -> list[ArchiveEntry]:
+        """The saved library positions, by name then id."""
+        q = select(ArchiveRow.data).where(
+            ArchiveRow.owner == self.owner,
+            ArchiveRow.id.startswith(LIBRARY_PREFIX),
+            ArchiveRow.deleted.is_(False),
+        )
+        with session(self.url) as s:
+            out = [_entry(d) for d in s.scalars(q).all() if d is not None]
+        out.sort(key=lambda e: ((e.name or "").casefold(), e.id))
+        return out
+
+    def version(self) -> int:
+        with session(self.url) as s:
+            v = s.scalar(select(ArchiveOwner.version).where(ArchiveOwner.owner == self.owner))
+        return int(v or 0)
+
+    def load_index(self) -> tuple[int, ArchiveIndex]:
+        """``(version, index)`` of every entry, read in one transaction."""
+        with session(self.url) as s:
+            v = s.scalar(select(ArchiveOwner.version).where(ArchiveOwner.owner == self.owner))
+            rows = s.scalars(
+                select(ArchiveRow.data).where(ArchiveRow.owner == self.owner, ArchiveRow.deleted.is_(False))
+            ).all()
+        return int(v or 0), ArchiveIndex(_entry(d) for d in rows if d is not None)
+
+    def changes_since(self, since: int) -> tuple[int, list[ArchiveEntry], list[str]] | None:
+        """The changes after version ``since``: ``(version, added or replaced entries, removed ids)``."""
+        with session(self.url) as s:
+            v = int(s.scalar(select(ArchiveOwner.version).where(ArchiveOwner.owner == self.owner)) or 0)
+            if v == since:
+                return v, [], []
+            if v < since:  # the database is older than the index (restored from a backup): reload
+                return None
+            rows = s.execute(
+                select(ArchiveRow.id, ArchiveRow.deleted, ArchiveRow.data).where(
+                    ArchiveRow.owner == self.owner, ArchiveRow.version > since, ArchiveRow.version <= v
+                )
+            ).all()
+        added = [_entry(d) for _, deleted, d in rows if not deleted and d is not None]
+        removed = [i for i, deleted, d in rows if deleted or d is None]
+        return v, added, removed
+
+
+class DailyRecords:
+    """The daily puzzles as served, on the database at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def get(self, date: str, rules: str, kind: str) -> dict[str, Any] | None:
+        with session(self.url) as s:
+            row = s.get(DailyPuzzle, (date, rules, kind))
+            return None if row is None else dict(json.loads(row.puzzle))
+
+    def put(self, date: str, rules: str, kind: str, puzzle_json: str) -> bool:
+        """Write a puzzle once; ``False`` when one is there already (it stays)."""
+        stmt = (
+            _insert(self.url)(DailyPuzzle)
+            .values(date=date, rules=rules, kind=kind, puzzle=puzzle_json, created_at=time.time())
+            .on_conflict_do_nothing()
+            .returning(DailyPuzzle.date)
+        )
+        with session(self.url) as s:
+            return s.execute(stmt).first() is not None
