@@ -1,0 +1,154 @@
+"""Trainer verdicts: what the player's last decision lost, its mark, the better choice and why.
+
+A checker play is valued with :func:`pulvezar.analysis.decisions.play_error`
+(cubeless equity at the trainer's ply) and explained with
+:func:`pulvezar.analysis.explain.explain` in English, German and Turkish.  A
+cube decision (rolling when a double was possible, doubling, and the answer
+to the bot's double) is valued with :func:`pulvezar.cube.cube_decision`; its
+loss is the decision's cost in normalised equity (per cube; EMG in a match).
+
+Marks as the app sets them: a loss of at least 0.02 is ``"doubtful"`` (the
+analysis calls it an error, ``?``), of at least 0.08 a ``"blunder"`` (``!!``);
+less is ``"ok"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pulvezar.analysis.decisions import BLUNDER, ERROR, play_error
+from pulvezar.analysis.explain import LANGUAGES, explain
+from pulvezar.cube import CubeDecision, CubeState, cube_decision
+from pulvezar.eval.evaluator import Evaluator
+from pulvezar.match.game import Game
+from pulvezar.rules.rules import Play
+
+Mark = Literal["ok", "doubtful", "blunder"]
+
+
+def mark_of(loss: float) -> Mark:
+    """``"blunder"`` from 0.08, ``"doubtful"`` from 0.02, else ``"ok"``."""
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= ERROR:
+        return "doubtful"
+    return "ok"
+
+
+def _verdict(
+    decision: str, played: str, best: str, loss: float, explanation: dict[Any, str] | None, **details: Any
+) -> dict[str, Any]:
+    loss = max(0.0, float(loss))
+    return {
+        "decision": decision,
+        "played": played,
+        "best": best,
+        "loss": round(loss, 4),
+        "mark": mark_of(loss),
+        "explanation": explanation,
+        "details": details,
+    }
+
+
+def play_verdict(game: Game, play: Play, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+    """The verdict on ``play`` in ``game`` (at MOVE, before the play is made)."""
+    assert game.dice is not None
+    rules = game.rules
+    plays = game.legal_plays()
+    if len(plays) == 1:
+        return _verdict("play", play.notation, play.notation, 0.0, None, ply=ply, candidates=1)
+    err = play_error(game.position, game.dice, play, ply=ply, rules=rules, evaluator=evaluator)
+    best = err.best.play
+    text = None
+    if best.position != play.position:
+        e = explain(game.position, game.dice, best, play, rules, evaluator)
+        text = {lang: e.text(lang) for lang in LANGUAGES}
+        reasons = e.as_dicts()
+    else:
+        reasons = []
+    return _verdict(
+        "play", play.notation, best.notation, err.loss, text, ply=ply, candidates=len(plays), reasons=reasons
+    )
+
+
+# ---- cube ---------------------------------------------------------------------------------------
+def _num(x: float, lang: str) -> str:
+    s = f"{x:+.3f}"
+    return s.replace(".", ",") if lang in ("de", "tr") else s
+
+
+_DOUBLE_TEXT = {
+    "en": (
+        "{right} was right here: no double is worth {nd}, double/take {dt} and double/pass {dp} (per cube)."
+    ),
+    "de": (
+        "{right} war hier richtig: Ohne Doppeln ist die Stellung {nd} wert, Doppeln/Annehmen {dt} "
+        "und Doppeln/Ablehnen {dp} (je Würfelwert)."
+    ),
+    "tr": (
+        "Burada {right} doğruydu: katlamadan değer {nd}, katla/kabul {dt}, katla/pas {dp} "
+        "(küp değeri başına)."
+    ),
+}
+_DOUBLE_NAMES = {
+    "en": {"double": "Doubling", "no double": "Not doubling"},
+    "de": {"double": "Doppeln", "no double": "Nicht zu doppeln"},
+    "tr": {"double": "katlamak", "no double": "katlamamak"},
+}
+_ANSWER_TEXT = {
+    "en": "{right} was right: taking is worth {take} to you, passing {drop}{beaver} (per cube).",
+    "de": "{right} war richtig: Annehmen ist für dich {take} wert, Ablehnen {drop}{beaver} (je Würfelwert).",
+    "tr": (
+        "{right} doğruydu: kabul etmek senin için {take}, pas geçmek {drop}{beaver} değerinde "
+        "(küp değeri başına)."
+    ),
+}
+_ANSWER_NAMES = {
+    "en": {"take": "Taking", "pass": "Passing", "beaver": "A beaver"},
+    "de": {"take": "Annehmen", "pass": "Ablehnen", "beaver": "Ein Beaver"},
+    "tr": {"take": "Kabul etmek", "pass": "Pas geçmek", "beaver": "Beaver"},
+}
+_BEAVER_PART = {"en": ", a beaver {v}", "de": ", ein Beaver {v}", "tr": ", beaver {v}"}
+
+
+def _decision(game: Game, evaluator: Evaluator, ply: int) -> CubeDecision:
+    return cube_decision(CubeState.from_game(game), evaluator, ply=min(ply, 2))
+
+
+def double_verdict(game: Game, doubled: bool, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+    """The verdict on rolling (``doubled=False``) or doubling, with the player on roll at ROLL."""
+    d = _decision(game, evaluator, ply)
+    played = "double" if doubled else "no double"
+    right = "double" if d.double else "no double"
+    loss = d.costs.get(played, 0.0)
+    assert d.dt is not None and d.dp is not None
+    text = {
+        lang: _DOUBLE_TEXT[lang].format(
+            right=_DOUBLE_NAMES[lang][right], nd=_num(d.nd, lang), dt=_num(d.dt, lang), dp=_num(d.dp, lang)
+        )
+        for lang in LANGUAGES
+    }
+    return _verdict(
+        "cube", played, right, loss, text if played != right else None,
+        action=d.action, nd=round(d.nd, 4), dt=round(d.dt, 4), dp=round(d.dp, 4), ply=d.ply,
+    )  # fmt: skip
+
+
+def answer_verdict(game: Game, answer: str, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+    """The verdict on the answer (``take``, ``pass``, ``beaver``) to a double; the doubler is on turn."""
+    d = _decision(game, evaluator, ply)
+    assert d.dt is not None and d.dp is not None
+    key = "pass" if answer == "drop" else answer
+    taker = {k: v for k, v in d.costs.items() if k in ("take", "pass", "beaver")}
+    right = min(taker, key=lambda k: (taker[k], k != "take"))
+    loss = taker.get(key, 0.0)
+    text: dict[str, str] = {}
+    for lang in LANGUAGES:
+        beaver = _BEAVER_PART[lang].format(v=_num(-2 * d.dt, lang)) if "beaver" in taker else ""
+        text[lang] = _ANSWER_TEXT[lang].format(
+            right=_ANSWER_NAMES[lang][right], take=_num(-d.dt, lang), drop=_num(-d.dp, lang), beaver=beaver
+        )
+    return _verdict(
+        "answer", key, right, loss, text if key != right else None,
+        action=d.action, dt=round(d.dt, 4), dp=round(d.dp, 4), ply=d.ply,
+    )  # fmt: skip
