@@ -52,6 +52,10 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
     counts["expired"] = store.records.expire(s.retention_days * 86400, s.max_jobs_per_owner)
+    from services.store.matches import MatchUploads
+
+    uploads = MatchUploads(store.records.url)
+    counts["expired"] += uploads.expire(s.retention_days * 86400, s.max_jobs_per_owner)
     return counts
 
 

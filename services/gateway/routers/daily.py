@@ -19,8 +19,9 @@ from fastapi.responses import JSONResponse
 from pulvezar.archive.similar import check_date
 from services.common import archive_store
 from services.gateway.daily_models import DailyKind, DailyPuzzleOut, DailyRules
+from services.gateway.durable import database_url
 from services.gateway.problems import Problem, ProblemError, invalid
-from services.gateway.routers.similar import archive_redis, call, database_url
+from services.gateway.routers.similar import archive_redis, call
 from services.gateway.security import client
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])

@@ -1,4 +1,11 @@
-"""``/v1/matches``: upload a match file (.mat, .sgf, .xg, .gmd), get it back as JSON with every decision."""
+"""``/v1/matches``: upload a match file (.mat, .sgf, .xg, .gmd), get it back as JSON with every decision.
+
+With the durable store (``PULVEZAR_DATABASE_URL``) an upload is also kept for the key that sent it
+(:class:`services.store.matches.MatchUploads`): the answer carries its ``id`` (the same file sent again
+by the same key is the same upload), ``GET /v1/matches`` lists the key's uploads (newest first, cursor
+pagination), ``GET /v1/matches/{id}`` answers as the upload did, ``GET /v1/matches/{id}/file`` returns
+the bytes and ``DELETE`` removes it.  Other keys get 404; without a store the list answers 501.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,14 @@ import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from pulvezar import XGID, PulvezarError
 from pulvezar.formats import MatchRecord, read_gmd, read_mat, read_sgf, read_xg
+from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.security import client
+from services.gateway.security import Client, client
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"], dependencies=[Depends(client)])
 
@@ -59,6 +67,9 @@ class DecisionOut(BaseModel):
 
 
 class MatchOut(BaseModel):
+    id: str | None = Field(
+        None, description="the stored upload (GET /v1/matches/{id}); null without the durable store"
+    )
     format: Format
     filename: str | None
     length: int = Field(description="0 = money session")
@@ -147,9 +158,15 @@ def _parse(data: bytes, fmt: str, filename: str | None) -> MatchOut:
         raise invalid("file", f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
 
 
-@router.post("", summary="Parse an uploaded match file into games, decisions and their IDs")
+@router.post(
+    "",
+    summary="Parse an uploaded match file into games, decisions and their IDs (and keep it, with the "
+    "durable store)",
+)
 async def upload_match(
     request: Request,
+    response: Response,
+    who: Annotated[Client, Depends(client)],
     file: Annotated[UploadFile, File(description="the match file (.mat, .sgf, .xg, .gmd)")],
     format: Annotated[
         Format | None, Form(description="the file's format; default: by name or content")
@@ -167,4 +184,123 @@ async def upload_match(
     if not data:
         raise invalid("file", "the file is empty")
     fmt = _format(file.filename, data, format)
-    return await asyncio.to_thread(_parse, data, fmt, file.filename)
+    out = await asyncio.to_thread(_parse, data, fmt, file.filename)
+    if database_url(request):
+        row, _ = await store_call(_uploads(request).put, who.owner, data, fmt, file.filename, _summary(out))
+        out.id = row.id
+        response.headers["Location"] = f"/v1/matches/{row.id}"
+    return out
+
+
+# ---- stored uploads ---------------------------------------------------------------------------------
+Who = Annotated[Client, Depends(client)]
+UploadId = Annotated[str, Path(min_length=1, max_length=64, description="an upload's id")]
+Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
+_MEDIA = {"sgf": "application/x-go-sgf", "xg": "application/octet-stream", "gmd": "text/plain"}
+
+
+class UploadSummary(BaseModel):
+    id: str
+    filename: str | None
+    format: Format
+    players: tuple[str, str]
+    length: int = Field(description="0 = money session")
+    games: int
+    decisions: int
+    created: float = Field(description="seconds since the epoch (UTC)")
+    href: str
+
+
+class UploadList(BaseModel):
+    matches: list[UploadSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+def _summary(out: MatchOut) -> dict[str, Any]:
+    return {
+        "players": list(out.players),
+        "length": out.length,
+        "games": len(out.games),
+        "decisions": len(out.decisions),
+    }
+
+
+def _uploads(request: Request, what: str = "stored matches") -> Any:
+    url = database_url(request)
+    if not url:
+        raise no_store(what)
+    from services.store.matches import MatchUploads
+
+    return MatchUploads(url)
+
+
+def _listed(row: Any) -> UploadSummary:
+    return UploadSummary(
+        id=row.id,
+        filename=row.filename,
+        format=row.format,
+        players=tuple(row.summary["players"]),  # type: ignore[arg-type]
+        length=row.summary["length"],
+        games=row.summary["games"],
+        decisions=row.summary["decisions"],
+        created=row.created_at,
+        href=f"/v1/matches/{row.id}",
+    )
+
+
+def _missing(uid: str) -> ProblemError:
+    return ProblemError(404, f"no match {uid!r}", kind="not-found", errors=[("match_id", "unknown match")])
+
+
+@router.get("", summary="Your uploaded matches, newest first (cursor pagination)")
+async def list_matches(
+    request: Request,
+    who: Who,
+    limit: Annotated[int, Query(ge=1, le=200, description="matches per page")] = 50,
+    cursor: Cursor = None,
+) -> UploadList:
+    uploads = _uploads(request, "listing matches")
+    try:
+        rows, nxt = await store_call(uploads.list, who.owner, limit=limit, cursor=cursor)
+    except ValueError as e:
+        raise invalid("cursor", str(e)) from None
+    return UploadList(matches=[_listed(r) for r in rows], next_cursor=nxt)
+
+
+@router.get("/{match_id}", summary="An uploaded match, as its upload answered")
+async def get_match(match_id: UploadId, request: Request, who: Who) -> MatchOut:
+    uploads = _uploads(request)
+    row = await store_call(uploads.get, who.owner, match_id)
+    data = await store_call(uploads.data, who.owner, match_id) if row is not None else None
+    if row is None or data is None:
+        raise _missing(match_id)
+    out = await asyncio.to_thread(_parse, data, row.format, row.filename)
+    out.id = row.id
+    return out
+
+
+@router.get(
+    "/{match_id}/file",
+    summary="The uploaded file's bytes",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}, "application/octet-stream": {}}}},
+)
+async def match_file(match_id: UploadId, request: Request, who: Who) -> Response:
+    uploads = _uploads(request)
+    row = await store_call(uploads.get, who.owner, match_id)
+    data = await store_call(uploads.data, who.owner, match_id) if row is not None else None
+    if row is None or data is None:
+        raise _missing(match_id)
+    name = (row.filename or f"{row.id}.{row.format}").replace('"', "")
+    return Response(
+        data,
+        media_type=_MEDIA.get(row.format, "text/plain; charset=utf-8"),
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.delete("/{match_id}", status_code=204, summary="Delete an uploaded match")
+async def delete_match(match_id: UploadId, request: Request, who: Who) -> Response:
+    if not await store_call(_uploads(request).delete, who.owner, match_id):
+        raise _missing(match_id)
+    return Response(status_code=204)

@@ -33,6 +33,7 @@ from services.gateway.daily_models import (
     SimilarRequest,
     SimilarResponse,
 )
+from services.gateway.durable import database_url, unavailable
 from services.gateway.models import parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
@@ -66,17 +67,6 @@ def archive_redis(request: Request) -> Any:
     return r
 
 
-def database_url(request: Request) -> str | None:
-    """The durable store's URL (``PULVEZAR_DATABASE_URL``), read once per app; None: none configured."""
-    state = request.app.state
-    if not hasattr(state, "database_url"):
-        from services.store.settings import StoreSettings
-
-        state.database_url = StoreSettings().url
-    url: str | None = state.database_url
-    return url
-
-
 def archive(request: Request, who: Client) -> Any:
     """The caller's archive: in the durable store when there is one, else in Redis."""
     url = database_url(request)
@@ -94,12 +84,7 @@ async def call(fn: Callable[..., T], *args: Any) -> T:
     except (ProblemError, PulvezarError):
         raise
     except StoreUnavailable:
-        raise ProblemError(
-            503,
-            "the database is unavailable; try again shortly",
-            kind="store-unavailable",
-            headers={"Retry-After": "5"},
-        ) from None
+        raise unavailable() from None
     except Exception as e:
         logger.exception("archive store call failed")
         raise ProblemError(
