@@ -26,8 +26,10 @@ def check_state(s: PlaySession) -> dict[str, Any]:
     assert set(acts) <= set(ACTIONS) and len(set(acts)) == len(acts)
     board = st["board"]
     pos = Position.from_position_id(board["position_id"])
-    mid = MatchId.parse(board["match_id"])
-    assert mid.cube_value == st["cube"]["value"]
+    if board["match_id"] is not None:
+        mid = MatchId.parse(board["match_id"])
+        assert mid.cube_value == st["cube"]["value"]
+        assert board["gnubg_id"] == f"{board['position_id']}:{board['match_id']}"
     if board["xgid"] is not None:
         XGID.parse(board["xgid"])
     human, bot = board["checkers"]["human"], board["checkers"]["bot"]

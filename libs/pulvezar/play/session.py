@@ -208,15 +208,22 @@ class PlaySession:
         ]
 
     def board(self) -> dict[str, Any]:
-        """Position ID, Match ID, gnubg ID and XGID of the current game, and each side's checkers."""
+        """Position ID, Match ID, gnubg ID and XGID of the current game, and each side's checkers.
+
+        The Match ID and XGID are ``None`` where they cannot express the state (a cube beyond
+        32768 or 1024, a money score beyond 32767).
+        """
         g = self.game
         pos = g.position
-        mid = match_id_of(g)
+        try:
+            mid: str | None = match_id_of(g).encode()
+        except PulvezarError:  # a cube or money score beyond what a Match ID holds
+            mid = None
         human = pos if g.turn == HUMAN else pos.swap()
         return {
             "position_id": pos.position_id,
-            "match_id": mid.encode(),
-            "gnubg_id": f"{pos.position_id}:{mid.encode()}",
+            "match_id": mid,
+            "gnubg_id": f"{pos.position_id}:{mid}" if mid else None,
             "xgid": self._xgid(),
             "seen_from": g.turn,
             "checkers": {"human": list(human.mine), "bot": list(human.theirs)},
