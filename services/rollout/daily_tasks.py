@@ -163,10 +163,26 @@ def daily_records() -> Any:
 
 @app.task(name=DAILY_TASK)
 def produce_daily(date: str | None = None) -> dict[str, str]:
-    """The Celery task: :func:`produce` with the worker's Redis and evaluator."""
+    """The Celery task: :func:`produce` with the worker's Redis and evaluator.  With the durable store
+    each run is also a job of kind ``daily`` (no owner: the platform's own work) with its outcomes."""
     from services.rollout import tasks
 
-    return produce(tasks.redis_client(), tasks.evaluator(), date, daily=daily_records())
+    daily = daily_records()
+    if daily is None:
+        return produce(tasks.redis_client(), tasks.evaluator(), date)
+    from services.store.jobs import JobRecords
+
+    jobs = JobRecords(daily.url)
+    job_id = f"daily-{int(time.time() * 1000)}-{os.getpid()}"
+    jobs.create(job_id, "daily", {"dates": dates_for(date), "settings": DailyTaskSettings().model_dump()})
+    try:
+        out = produce(tasks.redis_client(), tasks.evaluator(), date, daily=daily)
+    except Exception as e:
+        jobs.set_state(job_id, "failed", error=f"{type(e).__name__}: {e}")
+        raise
+    jobs.add_chunks(job_id, {0: out})
+    jobs.set_state(job_id, "done")
+    return out
 
 
 @worker_ready.connect

@@ -386,6 +386,8 @@ def test_daily_task_through_a_worker_then_served(
     from services.rollout.celery_app import DAILY_TASK, make_app
     from services.rollout.daily_tasks import DailyTaskSettings, produce
     from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
+    from services.store.archive import DailyRecords
+    from services.store.jobs import JobRecords
 
     env = {
         **DAILY_ENV,
@@ -414,11 +416,13 @@ def test_daily_task_through_a_worker_then_served(
         assert not any(r.exists(k) for k in keys[3:])
         app.send_task(DAILY_TASK, queue=BACKGROUND_QUEUE)  # as beat sends it: today and tomorrow
         wait_until(lambda: all(r.exists(k) for k in keys), 240, "the daily puzzles", every=0.5)
+        # each run is also a job of the platform's own (no owner) in the durable store
+        runs = JobRecords(database_url)
+        wait_until(lambda: len(runs.list(None, kinds=["daily"], states=["done"])[0]) == 2, 60, "daily jobs")
     finally:
         worker.stop()
     stored = {k: r.get(k) for k in keys}
-    from services.store.archive import DailyRecords
-
+    assert runs.unfinished(kinds=["daily"]) == []
     daily = DailyRecords(database_url)  # the system of record holds what Redis serves
     for d in dates:
         for rules, kind in combos:

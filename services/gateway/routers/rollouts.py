@@ -244,7 +244,12 @@ class JobList(BaseModel):
     next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
 
 
-HREFS = {"rollout": "/v1/rollouts", "batch": "/v1/batch-rollouts", "analysis": "/v1/analyses"}
+HREFS = {
+    "rollout": "/v1/rollouts",
+    "batch": "/v1/batch-rollouts",
+    "analysis": "/v1/analyses",
+    "book": "/v1/opening-book/jobs",
+}
 States = Literal["queued", "running", "done", "failed", "cancelled"]
 
 
@@ -268,12 +273,14 @@ Cursor = Annotated[str | None, Query(max_length=200, description="from the last 
 StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
 
 
-@router.get("/jobs", summary="All your jobs (rollouts, batches, analyses), newest first", tags=["jobs"])
+@router.get(
+    "/jobs", summary="All your jobs (rollouts, batches, analyses, books), newest first", tags=["jobs"]
+)
 async def list_jobs(
     who: Annotated[Client, Depends(client)],
     store: Annotated[Jobs, Depends(jobs)],
     kind: Annotated[
-        list[Literal["rollout", "batch", "analysis"]] | None, Query(description="only these kinds")
+        list[Literal["rollout", "batch", "analysis", "book"]] | None, Query(description="only these kinds")
     ] = None,
     state: StateFilter = None,
     limit: Limit = 50,
