@@ -117,3 +117,49 @@ class MatchUpload(Base):
     created_at: Mapped[float] = mapped_column(Float)
 
     __table_args__ = (Index("ix_match_uploads_owner_created", "owner", "created_at", "id"),)
+
+
+class GameRow(Base):
+    """A game or match against a bot (the Play API): the session's record and what a list shows.
+
+    ``record`` is :meth:`pulvezar.play.PlaySession.to_json` (it holds the secret dice seed: never served
+    as it is); ``version`` increments with every change, so two requests that act on one game at once
+    cannot both win (optimistic concurrency)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(128))
+    status: Mapped[str] = mapped_column(String(16))  # playing, finished
+    record: Mapped[dict[str, Any]] = mapped_column(Json)
+    summary: Mapped[dict[str, Any]] = mapped_column(Json)
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_games_owner_created", "owner", "created_at", "id"),)
+
+
+class GameEvent(Base):
+    """One transition of a game, numbered from 1 (the event stream replays them from any number)."""
+
+    __tablename__ = "game_events"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event: Mapped[dict[str, Any]] = mapped_column(Json)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class IdempotentRequest(Base):
+    """The answer to a request sent with an ``Idempotency-Key``, per owner: a retry gets it again."""
+
+    __tablename__ = "idempotent_requests"
+
+    owner: Mapped[str] = mapped_column(String(128), primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))  # SHA-256 of method, path and body
+    status: Mapped[int] = mapped_column(Integer)
+    response: Mapped[dict[str, Any]] = mapped_column(Json)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,216 @@
+"""Games against the bots in the durable store (the Play API's system of record).
+
+A game's row holds the session's record (:meth:`pulvezar.play.PlaySession.to_json`, with the secret dice
+seed) and a version; :meth:`GameRecords.save` writes a new record only over the version it was read at
+(:class:`StaleGame` otherwise), with the new events and, for a request that carried an
+``Idempotency-Key``, its answer, all in one transaction: a retried request finds the answer, and an
+action is either stored with its events or not at all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, delete, func, or_, select, update
+
+from services.store.db import engine, session
+from services.store.jobs import decode_cursor, encode_cursor
+from services.store.models import GameEvent, GameRow, IdempotentRequest
+
+
+class StaleGame(Exception):
+    """The game changed since it was read (another request acted first)."""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: str
+    owner: str | None
+    status: str
+    record: dict[str, Any]
+    summary: dict[str, Any]
+    version: int
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+
+    @classmethod
+    def of(cls, g: GameRow) -> StoredGame:
+        return cls(
+            g.id, g.owner, g.status, dict(g.record), dict(g.summary), g.version, g.created_at, g.updated_at,
+            g.finished_at,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The answer to an earlier request with the same ``Idempotency-Key``."""
+
+    fingerprint: str
+    status: int
+    response: dict[str, Any]
+
+
+class GameRecords:
+    """The games, their events and idempotent answers on the database at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _insert(self) -> Any:
+        if engine(self.url).dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return insert
+
+    def _events(self, s: Any, game_id: str, first: int, events: Sequence[dict[str, Any]], now: float) -> None:
+        if events:
+            s.execute(
+                self._insert()(GameEvent).values([
+                    {"game_id": game_id, "seq": first + i, "event": e, "created_at": now}
+                    for i, e in enumerate(events)
+                ])
+            )  # fmt: skip
+
+    def _remember(
+        self, s: Any, owner: str | None, idempotency: tuple[str, str, int, dict[str, Any]] | None, now: float
+    ) -> None:
+        if idempotency is None:
+            return
+        key, fingerprint, status, response = idempotency
+        s.execute(
+            self._insert()(IdempotentRequest)
+            .values(
+                owner=owner or "", key=key, fingerprint=fingerprint, status=status, response=response,
+                created_at=now,
+            )
+            .on_conflict_do_nothing()
+        )  # fmt: skip
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def create(
+        self,
+        game_id: str,
+        owner: str | None,
+        record: dict[str, Any],
+        summary: dict[str, Any],
+        status: str,
+        events: Sequence[dict[str, Any]] = (),
+        idempotency: tuple[str, str, int, dict[str, Any]] | None = None,
+    ) -> None:
+        """A new game (version 1) with its first events, in one transaction."""
+        now = time.time()
+        with session(self.url) as s:
+            s.add(
+                GameRow(
+                    id=game_id, owner=owner, status=status, record=record, summary=summary, version=1,
+                    created_at=now, updated_at=now, finished_at=now if status == "finished" else None,
+                )
+            )  # fmt: skip
+            s.flush()
+            self._events(s, game_id, 1, events, now)
+            self._remember(s, owner, idempotency, now)
+
+    def save(
+        self,
+        game: StoredGame,
+        record: dict[str, Any],
+        summary: dict[str, Any],
+        status: str,
+        events: Sequence[dict[str, Any]] = (),
+        idempotency: tuple[str, str, int, dict[str, Any]] | None = None,
+    ) -> int:
+        """Write the game's new record over ``game.version``; the new version.  :class:`StaleGame` when
+        another request changed the game since ``game`` was read (nothing is written then)."""
+        now = time.time()
+        with session(self.url) as s:
+            values: dict[str, Any] = {
+                "record": record, "summary": summary, "status": status, "version": game.version + 1,
+                "updated_at": now,
+            }  # fmt: skip
+            if status == "finished" and game.finished_at is None:
+                values["finished_at"] = now
+            done = s.execute(
+                update(GameRow).where(GameRow.id == game.id, GameRow.version == game.version).values(**values)
+            )
+            if done.rowcount != 1:
+                raise StaleGame(game.id)
+            last = s.scalar(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id))
+            self._events(s, game.id, int(last or 0) + 1, events, now)
+            self._remember(s, game.owner, idempotency, now)
+        return game.version + 1
+
+    def delete(self, owner: str | None, game_id: str) -> bool:
+        """Remove the owner's game with its events; False when there is none."""
+        with session(self.url) as s:
+            g = s.get(GameRow, game_id)
+            if g is None or g.owner != owner:
+                return False
+            s.execute(delete(GameEvent).where(GameEvent.game_id == game_id))
+            s.delete(g)
+            return True
+
+    def expire(self, older_than_s: float) -> int:
+        """Remove finished games and idempotent answers older than ``older_than_s`` seconds; how many
+        games."""
+        cutoff = time.time() - older_than_s
+        with session(self.url) as s:
+            ids = list(
+                s.scalars(select(GameRow.id).where(GameRow.status == "finished", GameRow.updated_at < cutoff))
+            )
+            if ids:
+                s.execute(delete(GameEvent).where(GameEvent.game_id.in_(ids)))
+                s.execute(delete(GameRow).where(GameRow.id.in_(ids)))
+            s.execute(delete(IdempotentRequest).where(IdempotentRequest.created_at < cutoff))
+        return len(ids)
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def get(self, owner: str | None, game_id: str) -> StoredGame | None:
+        """The owner's game (None: none, or another key's)."""
+        with session(self.url) as s:
+            g = s.get(GameRow, game_id)
+            return StoredGame.of(g) if g is not None and g.owner == owner else None
+
+    def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[tuple[int, dict[str, Any]]]:
+        """The game's events numbered above ``after``, in order: ``[(seq, event), ...]``."""
+        q = (
+            select(GameEvent.seq, GameEvent.event)
+            .where(GameEvent.game_id == game_id, GameEvent.seq > after)
+            .order_by(GameEvent.seq)
+            .limit(limit)
+        )
+        with session(self.url) as s:
+            return [(int(n), dict(e)) for n, e in s.execute(q).all()]
+
+    def remembered(self, owner: str | None, key: str) -> Remembered | None:
+        with session(self.url) as s:
+            r = s.get(IdempotentRequest, (owner or "", key))
+            return None if r is None else Remembered(r.fingerprint, r.status, dict(r.response))
+
+    def list(
+        self,
+        owner: str | None,
+        *,
+        statuses: Iterable[str] | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[StoredGame], str | None]:
+        """The owner's games, newest first, ``limit`` at a time; the next page's cursor or None."""
+        q = select(GameRow).where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
+        if statuses is not None:
+            q = q.where(GameRow.status.in_(list(statuses)))
+        if cursor is not None:
+            created, gid = decode_cursor(cursor)
+            q = q.where(
+                or_(GameRow.created_at < created, and_(GameRow.created_at == created, GameRow.id < gid))
+            )
+        q = q.order_by(GameRow.created_at.desc(), GameRow.id.desc()).limit(limit + 1)
+        with session(self.url) as s:
+            rows = [StoredGame.of(g) for g in s.scalars(q).all()]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
