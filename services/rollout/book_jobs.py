@@ -21,6 +21,30 @@ and a driver that starts on a job continues where the last one stopped.  Keys (a
 ``book:{id}:error``    why the job failed
 ``book:{id}:driver``   a lease: a driver is working on the job (renewed while it works)
 
+With the durable store (the job store's ``records``, :class:`services.store.jobs.JobRecords`) the
+database is the system of record and Redis the working copy.  A job is a ``jobs`` row of kind
+``book`` (its spec as above; state ``queued`` when accepted, ``running`` from its first finished
+step, ``done`` with the book, ``failed`` with the error); every finished step is written there
+**before** Redis, as a ``job_blobs`` entry of the job:
+
+``search:{roll}``      the roll's search (as in ``book:{id}:search``)
+``rollout``            the id of the batch rollout job (itself a durable ``batch`` job, chunk by chunk)
+``valued``             JSON: roll -> the valued candidates, all rolls at once
+``replies:{roll}``     the replies to the roll's best play
+``book``               the finished book (what ``GET /v1/opening-book/jobs/{id}`` serves)
+
+A job that Redis lost (restarted empty, or its keys expired) is written back to Redis from the
+database when it is next read (:meth:`BookJobs.rehydrate`), so its status and book are served as
+before and a driver continues from the last step the database holds: the same steps with the same
+settings and seeds give the same book.  A database that cannot be reached
+(:class:`~services.store.db.StoreUnavailable`) does not fail a job: the step is not recorded (nor
+written to Redis), :meth:`BookJobs.advance` raises, and the driver tries again later.
+
+The job's owner (``jobs.owner``) is the API key that first submitted its settings: the job lists of
+that key (``GET /v1/jobs``) show it.  The same settings are the same job, so another key that submits
+them gets that job (it continues it, or serves the finished book) without owning it: a book is shared,
+as the shipped ones are, and any key may read a book job by its id.
+
 The job id is a digest of the settings and the engine, so submitting the same settings again
 finds the same job: it continues it (a failed job is retried from its last finished step).
 
@@ -57,6 +81,7 @@ from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, roll_n
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.rules.position import Position
 from services.rollout.jobs import JobStore, text
+from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.services.rollout.book")
 
@@ -73,6 +98,10 @@ def _candidate_json(c: BookCandidate) -> dict[str, Any]:
     return dict(c.__dict__)
 
 
+def _str(data: bytes | str) -> str:
+    return data.decode() if isinstance(data, bytes) else data
+
+
 class BookJobs:
     """Opening-book jobs on the Redis of ``store`` (a :class:`JobStore`), rolled out by its workers.
 
@@ -85,6 +114,12 @@ class BookJobs:
         self.redis = store.redis
         self._evaluator = evaluator
         self._lock = threading.Lock()
+        self._recorded: set[str] = set()  # jobs known to have their row in the durable store
+
+    @property
+    def records(self) -> Any:
+        """The durable store's jobs (the job store's :class:`~services.store.jobs.JobRecords`), or None."""
+        return getattr(self.store, "records", None)
 
     # ---- the evaluator and the settings ------------------------------------------------
     def evaluator(self) -> Evaluator:
@@ -112,11 +147,13 @@ class BookJobs:
         return "book-" + hashlib.sha256(raw.encode()).hexdigest()[:24]
 
     # ---- submission -------------------------------------------------------------------
-    def submit(self, settings: BookSettings, priority: str = "batch") -> str:
+    def submit(self, settings: BookSettings, priority: str = "batch", owner: str | None = None) -> str:
         """Create the job of ``settings`` (or find it: same settings, same id) and return its id.
 
         The rollouts are cut into the store's chunks: ``settings.chunk_size`` must be the store's
-        (:class:`BookError`, field ``chunk_size``).  A failed job is made ready to continue.
+        (:class:`BookError`, field ``chunk_size``).  A failed job is made ready to continue.  With
+        the durable store the job is accepted once its row is there (``owner``: the first submitter's;
+        :class:`~services.store.db.StoreUnavailable` when the database cannot be reached).
         """
         if settings.chunk_size != self.store.chunk_size:
             raise BookError(
@@ -135,26 +172,117 @@ class BookJobs:
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         ttl = self.store.settings.job_ttl_s
+        if self.records is not None and not self._create_row(book_id, spec, owner, priority):
+            self.spec(book_id)  # recorded before: Redis gets it back from the database if it lost it
         if not self.redis.set(_key(book_id, "spec"), json.dumps(spec), nx=True, ex=ttl):
             self._retry_if_failed(book_id)
         return book_id
+
+    def _create_row(
+        self, book_id: str, spec: dict[str, Any], owner: str | None, priority: str | None
+    ) -> bool:
+        """The job's row in the durable store, unless it has one; whether it was created now."""
+        from sqlalchemy.exc import IntegrityError
+
+        records = self.records
+        if records.get(book_id) is not None:
+            self._recorded.add(book_id)
+            return False
+        try:
+            records.create(book_id, "book", spec, owner=owner, priority=priority)
+        except IntegrityError:  # another submitter was first (same settings, same job)
+            self._recorded.add(book_id)
+            return False
+        self._recorded.add(book_id)
+        return True
+
+    def _ensure_row(self, book_id: str) -> None:
+        """A job that Redis holds but the durable store does not (it was submitted without one) gets
+        its row before its first step is recorded there."""
+        if book_id not in self._recorded:
+            spec = self.spec(book_id)
+            self._create_row(book_id, spec, None, spec.get("priority"))
 
     def _retry_if_failed(self, book_id: str) -> None:
         if self.redis.get(_key(book_id, "error")) is None:
             return
         rollout = text(self.redis.get(_key(book_id, "rollout")))
+        drop_rollout = False
         if rollout is not None:
             try:
                 state = self.store.status(rollout)["state"]
             except LookupError:
                 state = "gone"
-            if state in ("failed", "cancelled", "gone"):
-                self.redis.delete(_key(book_id, "rollout"))
+            drop_rollout = state in ("failed", "cancelled", "gone")
+        if self.records is not None:  # running again, in the system of record first
+            self._ensure_row(book_id)
+            if drop_rollout:
+                self.records.put_blob(book_id, "rollout", b"")  # none: the rollouts are submitted again
+            self.records.reopen(book_id, [])
+        if drop_rollout:
+            self.redis.delete(_key(book_id, "rollout"))
         self.redis.delete(_key(book_id, "error"))
+
+    # ---- the durable store ------------------------------------------------------------
+    def rehydrate(self, book_id: str) -> bool:
+        """Write a job that Redis lost back to Redis from the durable store: its spec, the finished
+        steps, the book or the error (never over what Redis has); False when the store has no such job."""
+        records = self.records
+        if records is None:
+            return False
+        row = records.get(book_id)
+        if row is None or row.kind != "book":
+            return False
+        ttl = self.store.settings.job_ttl_s
+        pipe = self.redis.pipeline(transaction=True)
+        for name in records.blob_names(book_id):
+            data = records.blob(book_id, name)
+            if data is None:
+                continue
+            part, _, roll = name.partition(":")
+            if part in ("search", "replies") and roll:
+                pipe.hsetnx(_key(book_id, part), roll, _str(data))
+            elif part == "valued":
+                for roll, valued in json.loads(data).items():
+                    pipe.hsetnx(_key(book_id, "valued"), roll, json.dumps(valued))
+            elif part in ("rollout", "book") and data:
+                pipe.set(_key(book_id, part), _str(data), nx=True, ex=ttl)
+        if row.state == "failed":
+            pipe.set(_key(book_id, "error"), row.error or "failed", nx=True, ex=ttl)
+        for part in ("search", "valued", "replies"):
+            pipe.expire(_key(book_id, part), ttl)
+        pipe.set(_key(book_id, "spec"), json.dumps(row.spec), nx=True, ex=ttl)  # last: the job is there
+        pipe.execute()
+        self._recorded.add(book_id)
+        logger.info("book job %s restored from the durable store (%s)", book_id, row.state)
+        return True
+
+    def _record(self, book_id: str, name: str, data: str, state: str = "running") -> None:
+        """A finished step into the durable store (before Redis has it): the blob ``name``, the job's
+        state.  :class:`~services.store.db.StoreUnavailable` when the database cannot be reached."""
+        records = self.records
+        if records is None:
+            return
+        self._ensure_row(book_id)
+        records.put_blob(book_id, name, data.encode())
+        records.set_state(book_id, state)
+
+    def _fail(self, book_id: str, error: str) -> None:
+        self.redis.set(_key(book_id, "error"), error, ex=self.store.settings.job_ttl_s)
+        if self.records is not None:
+            try:
+                self._ensure_row(book_id)
+                self.records.set_state(book_id, "failed", error)
+            except Exception:
+                logger.warning("book job %s: its failure is not in the durable store", book_id, exc_info=True)
 
     # ---- reading ----------------------------------------------------------------------
     def spec(self, book_id: str) -> dict[str, Any]:
+        """The job's spec (LookupError: no such job); a job that Redis lost is restored from the
+        durable store first (:meth:`rehydrate`)."""
         raw = text(self.redis.get(_key(book_id, "spec")))
+        if raw is None and self.rehydrate(book_id):
+            raw = text(self.redis.get(_key(book_id, "spec")))
         if raw is None:
             raise LookupError(book_id)
         spec: dict[str, Any] = json.loads(raw)
@@ -167,6 +295,9 @@ class BookJobs:
     def book(self, book_id: str) -> Book | None:
         """The finished book, or None."""
         raw = text(self.redis.get(_key(book_id, "book")))
+        lost = raw is None and self.records is not None and not self.redis.exists(_key(book_id, "spec"))
+        if lost and self.rehydrate(book_id):  # Redis lost the job: the book is in the durable store
+            raw = text(self.redis.get(_key(book_id, "book")))
         return None if raw is None else Book.from_json(json.loads(raw))
 
     def state(self, book_id: str) -> str:
@@ -237,7 +368,9 @@ class BookJobs:
     def advance(self, book_id: str, tick: Callable[[], None] | None = None) -> str:
         """Do the next step of the job (one search, the submission of the rollouts, the valuing of
         the finished rollouts, one roll's replies, or the assembly); returns the state after it.
-        While the rollouts run it returns ``"rolling out"`` at once."""
+        While the rollouts run it returns ``"rolling out"`` at once.  Each step is recorded in the
+        durable store before Redis; a database that cannot be reached raises
+        :class:`~services.store.db.StoreUnavailable` (the step is not recorded, the job goes on later)."""
         state = self.state(book_id)
         if state in TERMINAL:
             return state
@@ -248,8 +381,9 @@ class BookJobs:
             searched = self._hash(book_id, "search")
             todo = [r for n, r in names.items() if n not in searched]
             if todo:
-                data = search_candidates(settings, todo[0], self.evaluator())
-                self.redis.hset(_key(book_id, "search"), roll_name(todo[0]), json.dumps(data))
+                data = json.dumps(search_candidates(settings, todo[0], self.evaluator()))
+                self._record(book_id, f"search:{roll_name(todo[0])}", data)
+                self.redis.hset(_key(book_id, "search"), roll_name(todo[0]), data)
                 self._touch(book_id)
                 return self.state(book_id)
             rollout = text(self.redis.get(_key(book_id, "rollout")))
@@ -263,8 +397,9 @@ class BookJobs:
             for n in names:
                 best = BookCandidate(**valued[n][0])
                 if n not in replies or replies[n]["position_id"] != best.position_id:
-                    data = best_replies(settings, best, self.evaluator(), tick)
-                    self.redis.hset(_key(book_id, "replies"), n, json.dumps(data))
+                    data = json.dumps(best_replies(settings, best, self.evaluator(), tick))
+                    self._record(book_id, f"replies:{n}", data)
+                    self.redis.hset(_key(book_id, "replies"), n, data)
                     self._touch(book_id)
                     return self.state(book_id)
             rolls = [
@@ -272,13 +407,16 @@ class BookJobs:
                 for n, r in names.items()
             ]
             spec = self.spec(book_id)
-            book = assemble(settings, spec["engine"], spec["created"], rolls)
-            self.redis.set(_key(book_id, "book"), json.dumps(book.to_json()), ex=ttl)
+            book = json.dumps(assemble(settings, spec["engine"], spec["created"], rolls).to_json())
+            self._record(book_id, "book", book, state="done")
+            self.redis.set(_key(book_id, "book"), book, ex=ttl)
             self._touch(book_id)
             return "done"
+        except StoreUnavailable:
+            raise
         except Exception as e:
-            self.redis.set(_key(book_id, "error"), f"{type(e).__name__}: {e}", ex=ttl)
             logger.exception("book job %s failed", book_id)
+            self._fail(book_id, f"{type(e).__name__}: {e}")
             return "failed"
 
     def _submit_rollouts(self, book_id: str, settings: BookSettings, searched: dict[str, Any]) -> None:
@@ -303,6 +441,16 @@ class BookJobs:
         job = self.store.submit_batch(positions, priority=spec.get("priority", "batch"), defaults=defaults)
         if not self.redis.set(_key(book_id, "rollout"), job, nx=True, ex=self.store.settings.job_ttl_s):
             self.store.cancel(job)  # another driver submitted first
+            return
+        try:
+            self._record(book_id, "rollout", job)
+        except StoreUnavailable:  # not recorded: submitted again once the database is back
+            self.redis.delete(_key(book_id, "rollout"))
+            try:
+                self.store.cancel(job)
+            except Exception:
+                logger.warning("book job %s: rollout job %s left running", book_id, job, exc_info=True)
+            raise
 
     def _collect(self, book_id: str, rollout: str, settings: BookSettings, searched: dict[str, Any]) -> str:
         st = self.store.status(rollout)
@@ -311,11 +459,16 @@ class BookJobs:
         if st["state"] != "done":
             return "rolling out"
         results = self.store.rollout_results(rollout)
+        valued = {
+            roll_name(r): [
+                _candidate_json(c) for c in value_candidates(searched[roll_name(r)]["candidates"], res)
+            ]
+            for r, res in zip(settings.roll_list, results, strict=True)
+        }
+        self._record(book_id, "valued", json.dumps(valued))
         pipe = self.redis.pipeline(transaction=True)
-        for r, res in zip(settings.roll_list, results, strict=True):
-            n = roll_name(r)
-            valued = value_candidates(searched[n]["candidates"], res)
-            pipe.hset(_key(book_id, "valued"), n, json.dumps([_candidate_json(c) for c in valued]))
+        for n, candidates in valued.items():
+            pipe.hset(_key(book_id, "valued"), n, json.dumps(candidates))
         pipe.execute()
         self._touch(book_id)
         return self.state(book_id)
@@ -329,7 +482,8 @@ class BookJobs:
         stop: threading.Event | None = None,
     ) -> str:
         """Advance the job until it is done or failed (or ``stop`` is set), holding the driver lease
-        (a job that another live driver holds is left to it: returns its state at once)."""
+        (a job that another live driver holds is left to it: returns its state at once).  A durable
+        store that cannot be reached stops it too (the state it had; run it again later)."""
         token = secrets.token_hex(8)
         lease = _key(book_id, "driver")
         if not self.redis.set(lease, token, nx=True, ex=LEASE_S):
@@ -342,7 +496,11 @@ class BookJobs:
             state = self.state(book_id)
             while state not in TERMINAL and not (stop is not None and stop.is_set()):
                 before = state
-                state = self.advance(book_id, tick)
+                try:
+                    state = self.advance(book_id, tick)
+                except StoreUnavailable:
+                    logger.warning("book job %s: the durable store is unavailable; later", book_id)
+                    return state
                 tick()
                 if progress is not None:
                     progress(self.status(book_id))

@@ -7,6 +7,11 @@ finished rollouts, the replies and the assembly.  While the rollouts run it does
 :data:`POLL_S` and returns.  The driver lease of :class:`BookJobs` keeps two drivers of one job from
 working at once; a ``book:{id}:scheduled`` marker keeps the gateway from queueing a driver that is
 already queued.  ``acks_late`` with reject on worker loss: a driver lost with its worker runs again.
+
+With ``PULVEZAR_DATABASE_URL`` the worker's :class:`BookJobs` records every finished step in the durable
+store and restores a job that Redis lost from there; a database that cannot be reached puts the
+driver off by :data:`POLL_S`.  :func:`recover` queues a driver for every unfinished book job of the
+durable store that has none (a Redis restarted empty lost the queued driver with the job's keys).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from services.rollout.book_jobs import TERMINAL, BookJobs
 from services.rollout.celery_app import app
 from services.rollout.jobs import JobStore
 from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
+from services.store.db import StoreUnavailable
 
 BOOK_TASK = "pulvezar.book.drive"
 POLL_S = 5.0
@@ -31,14 +37,20 @@ def scheduled_key(book_id: str) -> str:
 
 
 def book_jobs() -> BookJobs:
-    """This worker process's :class:`BookJobs` on the rollout job store (its evaluator: the default net)."""
+    """This worker process's :class:`BookJobs` on the rollout job store (its evaluator: the default net),
+    with the durable store when ``PULVEZAR_DATABASE_URL`` is set."""
     global _jobs
     if _jobs is None:
         import redis
 
+        from services.store.jobs import JobRecords
+        from services.store.settings import StoreSettings
+
         settings = RolloutSettings()
         client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
-        _jobs = BookJobs(JobStore(client, app=app, settings=settings))
+        url = StoreSettings().url
+        records = JobRecords(url) if url else None
+        _jobs = BookJobs(JobStore(client, app=app, settings=settings, records=records))
     return _jobs
 
 
@@ -64,7 +76,26 @@ def drive(book_id: str) -> str:
         if status["state"] == "rolling out":
             waiting.set()  # leave the worker to the rollout chunks; come back after POLL_S
 
-    state = jobs.run(book_id, poll_s=0.0, progress=progress, stop=waiting)
+    try:
+        state = jobs.run(book_id, poll_s=0.0, progress=progress, stop=waiting)
+    except StoreUnavailable:  # Redis lost the job and the database is down: try again later
+        state = "waiting for the durable store"
+    except LookupError:
+        return "gone"
     if state not in TERMINAL:
         schedule(jobs, book_id, countdown=POLL_S)
     return state
+
+
+def recover(jobs: BookJobs, limit: int = 1000) -> int:
+    """Queue a driver for each unfinished book job of the durable store that has no driver working or
+    queued (e.g. after Redis restarted empty); how many were queued.  Meant for the reconciler."""
+    records = jobs.records
+    if records is None:
+        return 0
+    queued = 0
+    for row in records.unfinished(kinds=("book",), limit=limit):
+        if jobs.redis.exists(f"book:{row.id}:driver"):
+            continue
+        queued += schedule(jobs, row.id)
+    return queued

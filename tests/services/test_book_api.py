@@ -1,5 +1,7 @@
 """The opening book over HTTP and on the rollout workers: the real gateway, a real Redis (fresh, on a
-free port) and a real Celery worker (subprocesses), compared with the in-process generator."""
+free port) and a real Celery worker (subprocesses), compared with the in-process generator.  The
+gateway and the worker have a durable store (an SQLite file of the module): book jobs are recorded
+there step by step, and a book job whose Redis keys are lost is served and continued from there."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ redis = pytest.importorskip("redis")
 
 from pulvezar.book import BOOK_SCHEMA, Book, BookSettings, book_path, generate_book  # noqa: E402
 from services.rollout.book_jobs import BookJobs  # noqa: E402
+from services.rollout.book_tasks import recover  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 from services.rollout.jobs import JobStore  # noqa: E402
 from services.rollout.settings import RolloutSettings  # noqa: E402
@@ -28,8 +31,11 @@ if TYPE_CHECKING:
     from conftest import ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[2]
-KEY = "book-key"
-KEYS = {KEY: {"name": "book tests", "rate_per_s": 1000, "burst": 1000}}
+KEY, OTHER = "book-key", "book-key-2"
+KEYS = {
+    KEY: {"name": "book tests", "rate_per_s": 1000, "burst": 1000},
+    OTHER: {"name": "book tests 2", "rate_per_s": 1000, "burst": 1000},
+}
 CHUNK = 36
 PROBLEM = "application/problem+json"
 #: a tiny book: two rolls, 1-ply candidates, 72 trials truncated after 4 half-moves, 0-ply replies
@@ -46,18 +52,18 @@ TINY = {
 
 
 def tiny_settings(**change: Any) -> BookSettings:
-    return BookSettings(
-        variant="international",
-        rolls=((4, 3), (3, 1)),
-        ply=1,
-        candidates=3,
-        threshold=0.2,
-        trials=72,
-        truncate=4,
-        reply_ply=0,
-        chunk_size=CHUNK,
-        **change,
-    )
+    base: dict[str, Any] = {
+        "variant": "international",
+        "rolls": ((4, 3), (3, 1)),
+        "ply": 1,
+        "candidates": 3,
+        "threshold": 0.2,
+        "trials": 72,
+        "truncate": 4,
+        "reply_ply": 0,
+        "chunk_size": CHUNK,
+    }
+    return BookSettings(**{**base, **change})
 
 
 def fields(r: httpx.Response, status: int = 422) -> list[str]:
@@ -80,8 +86,43 @@ def same_book(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="module")
-def env(redis_server: str) -> dict[str, str]:
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The module's durable store: an SQLite file at the newest revision."""
+    pytest.importorskip("sqlalchemy")
+    pytest.importorskip("alembic")
+    from services.store.db import upgrade
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'pulvezar.db'}"
+    upgrade(url)
+    return url
+
+
+def records(database: str) -> Any:
+    from services.store.jobs import JobRecords
+
+    return JobRecords(database)
+
+
+def job_store(redis_server: str, database: str | None) -> JobStore:
+    settings = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
+    return JobStore(
+        redis.Redis.from_url(redis_server, decode_responses=True),
+        app=make_app(settings),
+        settings=settings,
+        records=records(database) if database else None,
+    )
+
+
+def forget(client: Any, book_id: str) -> int:
+    """Redis loses the book job (as restarted empty): every ``book:{id}:*`` key; how many there were."""
+    keys = list(client.scan_iter(f"book:{book_id}:*"))
+    return int(client.delete(*keys)) if keys else 0
+
+
+@pytest.fixture(scope="module")
+def env(redis_server: str, database: str) -> dict[str, str]:
     return {
+        "PULVEZAR_DATABASE_URL": database,
         "PULVEZAR_ROLLOUT_REDIS_URL": redis_server,
         "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
         "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
@@ -221,12 +262,7 @@ def test_an_interrupted_job_continues_from_redis(
 ) -> None:
     import torch
 
-    settings_store = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
-    store = JobStore(
-        redis.Redis.from_url(redis_server, decode_responses=True),
-        app=make_app(settings_store),
-        settings=settings_store,
-    )
+    store = job_store(redis_server, None)  # Redis only
     settings = tiny_settings(seed=5)
     before = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -250,3 +286,186 @@ def test_an_interrupted_job_continues_from_redis(
         torch.set_num_threads(before)
     same_book(book.to_json(), local.to_json())
     assert [r["roll"] for r in book.to_json()["rolls"]] == ["31", "43"]
+
+
+def wait_done(http: httpx.Client, href: str, timeout: float = 240) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while True:
+        st: dict[str, Any] = http.get(href).json()
+        if st["state"] in ("done", "failed"):
+            return st
+        assert time.monotonic() < end, f"not done in time: {st}"
+        time.sleep(0.3)
+
+
+def test_a_book_job_is_in_the_durable_store_and_served_from_it_when_redis_lost_it(
+    http: httpx.Client, gateway: str, worker: subprocess.Popen[bytes], database: str, redis_server: str,
+    local_tiny: Book,
+) -> None:  # fmt: skip
+    from services.gateway.security import owner_of
+
+    r = http.post("/v1/opening-book/jobs", json=TINY)
+    assert r.status_code == 202, r.text
+    book_id, href = r.json()["id"], r.headers["Location"]
+    st = wait_done(http, href)
+    assert st["state"] == "done", st.get("error")
+    # the system of record: the job (owned by its first submitter), its steps and the book
+    db = records(database)
+    row = db.get(book_id)
+    assert row is not None and (row.kind, row.state, row.owner) == ("book", "done", owner_of(KEY))
+    assert row.finished_at is not None and row.spec["settings"] == st["settings"]
+    assert set(db.blob_names(book_id)) == {
+        "search:43", "search:31", "rollout", "valued", "replies:43", "replies:31", "book",
+    }  # fmt: skip
+    assert json.loads(db.blob(book_id, "book") or b"") == st["book"]
+    assert db.get(st["rollout_job"]).state == "done"  # type: ignore[union-attr]  # the batch: durable too
+    # Redis loses the job (and the finished rollout job): the book is served from the database
+    rds = redis.Redis.from_url(redis_server, decode_responses=True)
+    assert forget(rds, book_id) >= 5
+    rds.delete(*rds.scan_iter(f"job:{st['rollout_job']}:*"))
+    again = http.get(href)
+    assert again.status_code == 200, again.text
+    after = again.json()
+    assert after["state"] == "done" and after["book"] == st["book"] and after["progress"] == 1
+    same_book(after["book"], local_tiny.to_json())
+    # the submitter's job list shows it; the batch rollouts it made belong to no key
+    listed = http.get("/v1/jobs").json()["jobs"]
+    mine = [j for j in listed if j["id"] == book_id]
+    assert mine and mine[0]["kind"] == "book" and mine[0]["state"] == "done"
+    assert mine[0]["href"] == href and http.get(mine[0]["href"]).json()["book"] == st["book"]
+    assert st["rollout_job"] not in [j["id"] for j in listed]
+    # another key submitting the same settings gets the same job, reads it, but does not own it
+    with httpx.Client(base_url=gateway, headers={"X-API-Key": OTHER}, timeout=60) as other:
+        theirs = other.post("/v1/opening-book/jobs", json=TINY)
+        assert theirs.status_code == 202 and theirs.json()["id"] == book_id
+        assert theirs.json()["state"] == "done" and theirs.json()["book"] == st["book"]
+        assert other.get(href).json()["book"] == st["book"]
+        assert book_id not in [j["id"] for j in other.get("/v1/jobs").json()["jobs"]]
+    assert db.get(book_id).owner == owner_of(KEY)  # type: ignore[union-attr]  # still the first
+
+
+def test_a_book_job_whose_redis_keys_are_lost_midway_continues_from_the_database(
+    redis_server: str, worker: subprocess.Popen[bytes], database: str, tmp_path: Path
+) -> None:
+    import torch
+
+    store = job_store(redis_server, database)
+    db = store.records
+    assert db is not None
+    settings = tiny_settings(seed=9)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        first = BookJobs(store)
+        book_id = first.submit(settings, owner="o1")
+        row = db.get(book_id)
+        assert row is not None and (row.kind, row.state, row.owner) == ("book", "queued", "o1")
+        assert first.advance(book_id) == "searching"  # one roll searched, then Redis loses everything
+        assert db.get(book_id).state == "running" and len(db.blob_names(book_id)) == 1  # type: ignore[union-attr]
+        assert forget(store.redis, book_id) >= 2
+        # a new driver (nothing in memory) finds the job in the database, with its one search
+        later = BookJobs(store)
+        st = later.status(book_id)
+        assert st["state"] == "searching" and st["rolls_searched"] == 1
+        lost: list[str] = []
+
+        def lose_when_replying(status: dict[str, Any]) -> None:
+            if status["state"] == "replying" and not lost:  # rolled out and valued: lost again
+                lost.append(status["state"])
+                assert forget(store.redis, book_id) >= 4
+
+        assert later.run(book_id, poll_s=0.2, progress=lose_when_replying) == "done"
+        assert lost == ["replying"]
+        book = later.book(book_id)
+        assert book is not None
+        local = generate_book(settings, tmp_path)
+    finally:
+        torch.set_num_threads(before)
+    same_book(book.to_json(), local.to_json())
+    row = db.get(book_id)
+    assert row is not None and row.state == "done" and row.finished_at is not None
+    assert json.loads(db.blob(book_id, "book") or b"") == book.to_json()
+    # lost after completion: the same book, from the database; submitting again finds it done
+    forget(store.redis, book_id)
+    fresh = BookJobs(store)
+    assert fresh.book(book_id) == book and fresh.status(book_id)["state"] == "done"
+    assert fresh.submit(settings, owner="o2") == book_id and fresh.state(book_id) == "done"
+    assert db.get(book_id).owner == "o1"  # type: ignore[union-attr]
+
+
+def test_the_workers_finish_a_book_job_that_redis_lost(
+    redis_server: str, worker: subprocess.Popen[bytes], database: str
+) -> None:
+    """A book job whose keys Redis lost (with its queued driver): :func:`recover` queues a driver, the
+    worker restores the job from the database and finishes it."""
+    import torch
+
+    store = job_store(redis_server, database)
+    settings = tiny_settings(seed=13)
+    jobs = BookJobs(store)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        book_id = jobs.submit(settings)
+        assert jobs.advance(book_id) == "searching"
+    finally:
+        torch.set_num_threads(before)
+    forget(store.redis, book_id)
+    assert recover(jobs) == 1 and recover(jobs) == 0  # queued once
+    end = time.monotonic() + 240
+    while (state := jobs.state(book_id)) not in ("done", "failed"):
+        assert time.monotonic() < end, jobs.status(book_id)
+        time.sleep(0.3)
+    assert state == "done", jobs.status(book_id)["error"]
+    assert store.records is not None and store.records.get(book_id).state == "done"  # type: ignore[union-attr]
+    assert [r.roll for r in jobs.book(book_id).rolls] == ["31", "43"]  # type: ignore[union-attr]
+
+
+def test_a_database_outage_puts_a_step_off_and_a_failure_is_recorded_and_retried(
+    redis_server: str, database: str
+) -> None:
+    import torch
+
+    from services.store.db import StoreUnavailable
+
+    store = job_store(redis_server, database)
+    db = store.records
+    assert db is not None
+    settings = tiny_settings(seed=17, rolls=((3, 1),))
+
+    def no_net() -> Any:
+        raise RuntimeError("no net here")
+
+    # a step that fails fails the job, in Redis and in the database; Redis loses it: still failed
+    jobs = BookJobs(store)
+    book_id = jobs.submit(settings)
+    assert BookJobs(store, evaluator=no_net).advance(book_id) == "failed"
+    row = db.get(book_id)
+    assert row is not None and row.state == "failed" and "no net here" in (row.error or "")
+    forget(store.redis, book_id)
+    st = BookJobs(store).status(book_id)
+    assert st["state"] == "failed" and "no net here" in st["error"]
+    # submitted again: running again, in the database too
+    jobs = BookJobs(store)  # a new process
+    assert jobs.submit(settings) == book_id and jobs.state(book_id) == "searching"
+    assert db.get(book_id).state == "running" and db.get(book_id).error is None  # type: ignore[union-attr]
+    # the database cannot be reached: the step is not recorded, nor in Redis, and the job goes on
+    real_put = db.put_blob
+
+    def down(*_: Any) -> None:
+        raise StoreUnavailable("the database is down")
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        db.put_blob = down  # type: ignore[method-assign]
+        with pytest.raises(StoreUnavailable):
+            jobs.advance(book_id)
+        assert jobs.run(book_id) == "searching"  # the driver stops, to come back later
+        assert jobs.status(book_id)["rolls_searched"] == 0 and jobs.state(book_id) == "searching"
+        db.put_blob = real_put  # type: ignore[method-assign]
+        assert jobs.advance(book_id) == "searching" and jobs.status(book_id)["rolls_searched"] == 1
+    finally:
+        db.put_blob = real_put  # type: ignore[method-assign]
+        torch.set_num_threads(before)
+    assert db.blob_names(book_id) == ["search:31"]

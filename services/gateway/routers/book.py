@@ -7,8 +7,17 @@
 ``GET /v1/opening-book/jobs/{id}`` reports its progress and, once done, holds the book.  The
 same settings give the same job id, so posting them again continues (or returns) that job.
 
-The job's searches run in a driver thread of this process (it loads the shipped net on first
-use); a job whose driver is gone (a restarted gateway) gets a new one when it is read.
+The job's searches run on the workers (the ``pulvezar.book.drive`` task, queued here); a job whose
+driver is gone (a lost worker, a Redis restarted empty) gets a new one when it is read.
+
+With the durable store (``PULVEZAR_DATABASE_URL``) a book job is a ``jobs`` row of kind ``book``,
+its finished steps and the finished book are stored there as they are done
+(:mod:`services.rollout.book_jobs`), and a job that Redis lost is served, and continued, from there.
+The job's owner is the key that first submitted its settings: ``GET /v1/jobs`` of that key lists it
+(``href`` here).  Another key submitting the same settings gets the same job (same id, 202, charged
+as usual) but does not own it, so its own list does not show it; any key may read a book job by its
+id, as before (a book is shared, as the shipped ones are).  A database that cannot be reached is a
+503 with Retry-After.
 """
 
 from __future__ import annotations
@@ -23,12 +32,17 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_book, roll_json
+from services.gateway.durable import unavailable
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.routers.rollouts import HREFS
 from services.gateway.security import Client, client
+from services.store.db import StoreUnavailable
 
 router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
 
 Variant = Literal["international", "tavla"]
+# where a book job of a job list (GET /v1/jobs) is read (the list's own table is in rollouts.py)
+HREFS.setdefault("book", "/v1/opening-book/jobs")
 _BOOKS: dict[str, tuple[float, Book]] = {}
 
 
@@ -129,14 +143,16 @@ def _book_jobs(request: Request) -> Any:
 async def _status(jobs: Any, book_id: str) -> dict[str, Any]:
     try:
         st: dict[str, Any] = await asyncio.to_thread(jobs.status, book_id)
+        st["href"] = f"/v1/opening-book/jobs/{book_id}"
+        if st["state"] == "done":
+            book = await asyncio.to_thread(jobs.book, book_id)
+            st["book"] = book.to_json() if book is not None else None
     except LookupError:
         raise ProblemError(
             404, f"no book job {book_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
         ) from None
-    st["href"] = f"/v1/opening-book/jobs/{book_id}"
-    if st["state"] == "done":
-        book = await asyncio.to_thread(jobs.book, book_id)
-        st["book"] = book.to_json() if book is not None else None
+    except StoreUnavailable:  # Redis lost the job and the database cannot be reached now
+        raise unavailable() from None
     return st
 
 
@@ -162,7 +178,10 @@ async def submit_book_job(
                 raise invalid(f"rolls[{i}]", f"{r[0]}{r[1]} is not an opening roll of {body.rules}")
     n_rolls = len(rolls) if rolls is not None else len(opening_rolls(body.rules))
     trials = body.trials * body.candidates * n_rolls
-    book_id = await who.spend(1, trials, lambda: asyncio.to_thread(_submit, jobs, body, rolls))
+    try:
+        book_id = await who.spend(1, trials, lambda: asyncio.to_thread(_submit, jobs, body, rolls, who.owner))
+    except StoreUnavailable:  # not accepted (the quota is refunded)
+        raise unavailable() from None
     await asyncio.to_thread(_schedule, jobs, book_id)
     st = await _status(jobs, book_id)
     return JSONResponse(st, status_code=202, headers={"Location": st["href"]})
@@ -175,11 +194,13 @@ def _schedule(jobs: Any, book_id: str) -> None:
     schedule(jobs, book_id)
 
 
-def _submit(jobs: Any, body: BookJobRequest, rolls: tuple[tuple[int, int], ...] | None) -> str:
+def _submit(
+    jobs: Any, body: BookJobRequest, rolls: tuple[tuple[int, int], ...] | None, owner: str | None
+) -> str:
     from pulvezar.book.generate import BookSettings
 
     settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.chunk_size)
-    book_id: str = jobs.submit(settings, priority="batch")
+    book_id: str = jobs.submit(settings, priority="batch", owner=owner)
     return book_id
 
 
