@@ -330,13 +330,15 @@ class PlaySession:
         entry = self._human_entry(name, action)  # validates everything; changes nothing
         if now is not None:
             entry["t"] = now
-        continues = name == "roll" and self.game.phase is Phase.ROLL and self.game.turn == HUMAN
         if self.clock is not None and now is not None:
             self.clock.charge(now)
+        games = len(self.match.games)
         events = self._record(entry)
-        more, _ = self._advance(now)
+        more, acted = self._advance(now)
         events += more
-        self._clock_after(now, new_move=not continues)
+        # a roll of the human's own (the opening included) keeps the move and its delay going
+        same_move = name == "roll" and entry.get("p", HUMAN) == HUMAN and not acted
+        self._clock_after(now, new_move=not (same_move and len(self.match.games) == games))
         return events
 
     def check_clock(self, now: float) -> list[dict[str, Any]]:
