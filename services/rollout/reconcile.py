@@ -26,8 +26,9 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 
 def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass over rollout, batch and analysis jobs; counts of what it did (``synced``,
-    ``rehydrated``, ``requeued`` chunks, ``expired``, ``failed``)."""
+    """One pass over rollout, batch and analysis jobs (and a driver for unfinished book jobs without
+    one); counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``books`` drivers
+    queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
     from services.rollout import analysis_jobs
@@ -51,6 +52,14 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
         except Exception as e:
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
+    try:  # book jobs: a driver for each unfinished one that has none (Redis lost it, or its worker)
+        from services.rollout.book_jobs import BookJobs
+        from services.rollout.book_tasks import recover
+
+        counts["books"] = recover(BookJobs(store))
+    except Exception as e:
+        counts["failed"] += 1
+        log(logger, logging.WARNING, "book jobs not reconciled", error=repr(e))
     counts["expired"] = store.records.expire(s.retention_days * 86400, s.max_jobs_per_owner)
     from services.store.matches import MatchUploads
 
@@ -85,6 +94,6 @@ def job_store() -> JobStore:
 @app.task(name=RECONCILE_TASK, ignore_result=True)
 def reconcile_task() -> dict[str, Any]:
     counts = reconcile(job_store())
-    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed")):
+    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed", "books")):
         log(logger, logging.INFO, "reconciled", **counts)
     return counts

@@ -22,18 +22,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from pulvezar.eval import _forward
 from pulvezar.eval.bearoff import OneSidedBearoff, TwoSidedBearoff
 from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode
-from pulvezar.eval.nets import ValueNet
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
+
+if TYPE_CHECKING:  # PyTorch is imported by the nets only: rules, search and clients of a
+    import torch  # remote evaluator run without it
+
+    from pulvezar.eval.nets import ValueNet
 
 Probs = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
@@ -207,6 +210,8 @@ class _CWeights:
         params = list(net.parameters())
         self._params = [weakref.ref(p) for p in params]
         self._versions = [p._version for p in params]
+        import torch
+
         body = net.body[0]
         assert isinstance(body, torch.nn.Linear)
         f32 = np.float32
@@ -248,6 +253,8 @@ class NetEvaluator(EvaluatorBase):
     ) -> None:
         if contact_net.features != FEATURES_BY_VERSION[encoding_version]:
             raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
+        import torch
+
         self.encoding_version = encoding_version
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.contact_net = contact_net.to(self.device).eval()
@@ -267,6 +274,8 @@ class NetEvaluator(EvaluatorBase):
             w = weights
             _forward.forward(raw, self.encoding_version, w.w1t, w.b1, w.w2, w.b2, w.hidden, out)
             return out
+        import torch
+
         with torch.no_grad():
             x = torch.from_numpy(encode(boards, self.encoding_version)).to(self.device)
             return np.asarray(net(x).cpu().numpy(), dtype=np.float64)
@@ -317,6 +326,8 @@ class NetEvaluator(EvaluatorBase):
             "race": {"config": self.race_net.config(), "state": self.race_net.state_dict()},
             "run": run,
         }
+        import torch
+
         buf = io.BytesIO()
         torch.save(state, buf)
         data = buf.getvalue()
@@ -339,6 +350,10 @@ class NetEvaluator(EvaluatorBase):
             meta = json.loads(meta_path.read_text())
             if meta.get("sha256") != digest:
                 raise ValueError(f"{path.name}: checksum does not match {meta_path.name}")
+        import torch
+
+        from pulvezar.eval.nets import ValueNet
+
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         version = state["encoding_version"]
         if version not in FEATURES_BY_VERSION:

@@ -34,15 +34,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_book, roll_json
 from services.gateway.durable import unavailable
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.rollouts import HREFS
 from services.gateway.security import Client, client
 from services.store.db import StoreUnavailable
 
 router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
 
 Variant = Literal["international", "tavla"]
-# where a book job of a job list (GET /v1/jobs) is read (the list's own table is in rollouts.py)
-HREFS.setdefault("book", "/v1/opening-book/jobs")
 _BOOKS: dict[str, tuple[float, Book]] = {}
 
 
