@@ -62,6 +62,7 @@ def check_state(s: PlaySession) -> dict[str, Any]:
         assert st["dice_commitment"] and len(st["dice_commitment"]) == 64
     else:
         assert st["dice_commitment"] is None
+    assert st["bot_pending"] is False
     if "resign" in acts:
         assert st["resign_levels"]
     return st

@@ -297,3 +297,33 @@ def test_trainer_verdicts(make: Callable[..., PlaySession]) -> None:
     assert v["decision"] == "cube" and v["played"] == "double" and v["best"] == "no double"
     assert v["mark"] == "blunder" and v["explanation"]["en"].startswith("Not doubling was right here")
     assert "je Würfelwert" in v["explanation"]["de"]
+
+
+class Flaky(Fixed):
+    """A fixed evaluator that fails while ``down`` (a remote evaluator that is unreachable)."""
+
+    down = False
+
+    def evaluate_boards(self, boards: Any) -> Any:
+        if self.down:
+            raise RuntimeError("the evaluation service is unavailable")
+        return super().evaluate_boards(boards)
+
+
+def test_a_failing_evaluator_leaves_a_consistent_session_that_resumes(
+    make: Callable[..., PlaySession],
+) -> None:
+    ev = Flaky(0.5)
+    s = make({"match_length": 3, "bot": {"level": "easy"}}, evaluator=ev, seed=bytes(32))
+    s.apply({"action": "roll"})  # the opening 2-1: the human plays
+    ev.down = True
+    with pytest.raises(RuntimeError):
+        s.apply({"action": "play", "position_id": s.state()["legal_plays"][0]["position_id"]})
+    st = s.state()
+    assert st["bot_pending"] and st["to_act"] == 1 and st["actions"] == ["resign"]
+    restored = PlaySession.from_json(s.dumps(), evaluator=ev)
+    assert restored.state() == st
+    ev.down = False
+    ev_a, ev_b = s.resume(), restored.resume()
+    assert ev_a == ev_b and ev_a[-1]["type"] == "play" and ev_a[-1]["player"] == 1
+    assert not s.state()["bot_pending"] and s.state()["to_act"] == 0 and s.resume() == []

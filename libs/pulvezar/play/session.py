@@ -27,7 +27,7 @@ import os
 from copy import deepcopy
 from typing import Any
 
-from pulvezar.errors import InvalidIdError, NotationError, PulvezarError
+from pulvezar.errors import NotationError, PulvezarError
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.formats.record import Action, GameRecord, MatchRecord, match_id_of
 from pulvezar.match.dice import SEED_BYTES, FairDice
@@ -283,6 +283,7 @@ class PlaySession:
             "clock": self._clock_state(now),
             "trainer": self.verdict if self.settings.trainer else None,
             "result": self.result,
+            "bot_pending": self.bot_pending,
         }
         if self.finished and self._dice is not None:
             st["dice_seed"] = self._dice.reveal()
@@ -339,6 +340,26 @@ class PlaySession:
         # a roll of the human's own (the opening included) keeps the move and its delay going
         same_move = name == "roll" and entry.get("p", HUMAN) == HUMAN and not acted
         self._clock_after(now, new_move=not (same_move and len(self.match.games) == games))
+        return events
+
+    @property
+    def bot_pending(self) -> bool:
+        """Whether the bot owes a reply (only after its evaluator failed in :meth:`apply`)."""
+        if self.finished or self.to_act() != BOT:
+            return False
+        return not (self.game.phase is Phase.ROLL and self.settings.dice == "client")  # waits for dice
+
+    def resume(self, now: float | None = None) -> list[dict[str, Any]]:
+        """Let the bot finish its replies after its evaluator failed during :meth:`apply`.
+
+        When the evaluator raises while the bot replies, the human's action and the
+        bot's replies before the failure stay applied (each is one complete step);
+        ``resume`` goes on from there.  Without a pending reply it does nothing.
+        """
+        if not self.bot_pending:
+            return []
+        events, _ = self._advance(now)
+        self._clock_after(now, new_move=True)
         return events
 
     def check_clock(self, now: float) -> list[dict[str, Any]]:
@@ -479,7 +500,7 @@ class PlaySession:
                 raise InvalidActionError("position_id is a string", field="position_id")
             try:
                 target = Position.from_position_id(pid)
-            except InvalidIdError as e:
+            except PulvezarError as e:
                 raise InvalidActionError(str(e), field="position_id") from None
             try:
                 return plays[plays.index_of(target)]
