@@ -6,8 +6,7 @@ import random
 from collections.abc import Callable
 
 import pytest
-from conftest import Fixed
-from driver import check_state, drive
+from playkit import Fixed, check_state, drive
 
 from pulvezar.formats import read_mat, read_sgf
 from pulvezar.match.dice import FairDice, commitment_of

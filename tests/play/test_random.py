@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from driver import check_state, drive, random_action
+from playkit import check_state, drive, random_action
 
 from pulvezar.errors import PulvezarError
 from pulvezar.play import ACTIONS, PlaySession, SessionError

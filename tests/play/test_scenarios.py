@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Fixed
+from playkit import Fixed
 
 from pulvezar.play import ActionNotAvailableError, IllegalMoveError, PlaySession
 from pulvezar.rules.position import Position

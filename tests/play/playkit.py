@@ -1,10 +1,13 @@
-"""A random driver of play sessions with per-state invariants (shared by the tests)."""
+"""Shared by the play tests: a random driver with per-state invariants, and fixed-probability evaluators."""
 
 from __future__ import annotations
 
 import json
 import random
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from pulvezar.play import ACTIONS, PlaySession
 from pulvezar.rules.matchid import MatchId
@@ -98,3 +101,14 @@ def drive(
             now += rng.uniform(0.5, 6.0)
         events += s.apply(random_action(st, rng), now)
     return events
+
+
+class Fixed:
+    """An evaluator that gives every board the same probabilities (for the player on roll)."""
+
+    def __init__(self, win: float, wg: float = 0.0, wbg: float = 0.0, lg: float = 0.0, lbg: float = 0.0):
+        self.probs = np.array([win, wg, wbg, lg, lbg], dtype=np.float64)
+
+    def evaluate_boards(self, boards: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        n = len(np.asarray(boards).reshape(-1, 50))
+        return np.tile(self.probs, (n, 1))
