@@ -1,9 +1,12 @@
-"""``make run``: deploy/local/run.py brings the platform up on ports the test chooses and stops cleanly."""
+"""``make run``: deploy/local/run.py brings the platform up on ports the test chooses and stops cleanly.
+
+One start (``first_run``) serves both tests: the first checks what is up and where, the second posts
+jobs to it, stops it with Ctrl-C in the middle of one and starts it again on the same run directory.
+"""
 
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import socket
 import subprocess
@@ -11,6 +14,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,92 +43,6 @@ def serving(address: str) -> bool:
     with grpc.insecure_channel(address) as channel:
         reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
-
-
-@pytest.mark.slow
-def test_make_run_starts_everything_and_stops_cleanly(tmp_path: Path) -> None:
-    redis_port, rules_port, evaluator_port, gateway_port = free_ports(4)
-    expected = {"redis", "rules", "evaluator"}
-    if (ROOT / "services" / "rollout" / "celery_app.py").exists():
-        expected |= {"rollout", "background"}
-    gateway = ROOT / "services" / "gateway"
-    if (gateway / "__main__.py").exists() or (gateway / "app.py").exists():
-        expected.add("gateway")
-
-    cmd = [sys.executable, str(RUN), "--run-dir", str(tmp_path)]
-    cmd += ["--redis-port", str(redis_port), "--rules-port", str(rules_port)]
-    cmd += ["--evaluator-port", str(evaluator_port), "--gateway-port", str(gateway_port), "--device", "cpu"]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[str | None] = queue.Queue()
-    output: list[str] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            output.append(line)
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    children: list[psutil.Process] = []
-    try:
-        up: dict[str, str] = {}
-        end = time.monotonic() + 240
-        while True:
-            try:
-                line = lines.get(timeout=max(0.1, end - time.monotonic()))
-            except queue.Empty:
-                pytest.fail(f"not up within 240 s:\n{''.join(output)}")
-            if line is None:
-                pytest.fail(f"run.py exited with {proc.wait()} before it was up:\n{''.join(output)}")
-            if line.startswith("pulvezar is up"):
-                break
-            name, _, rest = line.partition(" ")
-            if name in expected:
-                up[name] = rest.strip()
-        assert set(up) == expected, output
-
-        # Every service listens where it was told to and says so.
-        assert up["redis"] == f"redis://127.0.0.1:{redis_port}/0"
-        assert up["rules"].startswith(f"grpc://127.0.0.1:{rules_port}")
-        assert up["evaluator"].startswith(f"grpc://127.0.0.1:{evaluator_port}")
-        assert serving(f"127.0.0.1:{rules_port}")
-        assert serving(f"127.0.0.1:{evaluator_port}")
-        with socket.create_connection(("127.0.0.1", redis_port), timeout=5) as s:
-            s.sendall(b"PING\r\n")
-            assert s.recv(16).startswith(b"+PONG")
-        if "gateway" in expected:
-            assert (
-                up["gateway"] == f"http://localhost:{gateway_port}  API key local-dev-key (header X-API-Key)"
-            )
-            with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port}/readyz", timeout=5) as r:
-                assert r.status == 200
-
-        children = psutil.Process(proc.pid).children(recursive=True)
-        assert len(children) >= len(expected)
-
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"did not stop within 20 s of SIGINT:\n{''.join(output)}")
-        assert code == 0, "".join(output)
-        _gone, alive = psutil.wait_procs(children, timeout=2)
-        assert not alive, f"stray processes: {alive}"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for child in children:
-            if child.is_running():
-                child.kill()
 
 
 # ---- a newcomer's first minutes: no waiting behind background work, Ctrl-C loses nothing ----------------
@@ -175,16 +93,80 @@ class Platform:
             return dict(json.loads(r.read()))
 
     def ctrl_c(self, timeout: float = 40) -> int:
+        """SIGINT, as Ctrl-C sends it; the exit code.  Every process it started must be gone."""
+        children = psutil.Process(self.proc.pid).children(recursive=True)
         self.proc.send_signal(signal.SIGINT)
         try:
-            return self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             pytest.fail(f"did not stop within {timeout} s of SIGINT:\n{''.join(self.output)}")
+        _gone, alive = psutil.wait_procs(children, timeout=2)
+        for child in alive:
+            child.kill()
+        assert not alive, f"stray processes: {alive}"
+        return code
 
     def kill(self) -> None:
         if self.proc.poll() is None:
+            for child in psutil.Process(self.proc.pid).children(recursive=True):
+                child.kill()
             self.proc.kill()
             self.proc.wait()
+
+
+EXPECTED = {"redis", "rules", "evaluator"}
+if (ROOT / "services" / "rollout" / "celery_app.py").exists():
+    EXPECTED |= {"rollout", "background"}
+if (ROOT / "services" / "gateway" / "__main__.py").exists() or (
+    ROOT / "services" / "gateway" / "app.py"
+).exists():
+    EXPECTED.add("gateway")
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Path, list[int]]]:
+    """One ``make run`` start shared by the module's tests (a start-up takes most of a minute on a small
+    machine): its run directory and ports.  The second test stops it in the middle of a job; when that
+    test did not run, it is stopped here, and must stop as cleanly."""
+    run_dir = tmp_path_factory.mktemp("run")
+    ports = free_ports(4)
+    platform = Platform(run_dir, ports).up()
+    try:
+        yield platform, run_dir, ports
+        if platform.proc.poll() is None:
+            assert platform.ctrl_c() == 0, "".join(platform.output)
+    finally:
+        platform.kill()
+
+
+@pytest.mark.slow
+def test_make_run_starts_everything(first_run: tuple[Platform, Path, list[int]]) -> None:
+    """Every service is up, listens where it was told to and says so (stopping with Ctrl-C: exit code 0
+    and no stray process, checked by the next test, in the middle of a job, or by ``first_run``)."""
+    platform, _run_dir, (redis_port, rules_port, evaluator_port, gateway_port) = first_run
+    output = "".join(platform.output)
+    up: dict[str, str] = {}
+    for line in platform.output:
+        if line.startswith("pulvezar is up"):
+            break
+        name, _, rest = line.partition(" ")
+        if name in EXPECTED:
+            up[name] = rest.strip()
+    assert set(up) == EXPECTED, output
+
+    assert up["redis"] == f"redis://127.0.0.1:{redis_port}/0"
+    assert up["rules"].startswith(f"grpc://127.0.0.1:{rules_port}")
+    assert up["evaluator"].startswith(f"grpc://127.0.0.1:{evaluator_port}")
+    assert serving(f"127.0.0.1:{rules_port}")
+    assert serving(f"127.0.0.1:{evaluator_port}")
+    with socket.create_connection(("127.0.0.1", redis_port), timeout=5) as s:
+        s.sendall(b"PING\r\n")
+        assert s.recv(16).startswith(b"+PONG")
+    if "gateway" in EXPECTED:
+        assert up["gateway"] == f"http://localhost:{gateway_port}  API key local-dev-key (header X-API-Key)"
+        with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port}/readyz", timeout=5) as r:
+            assert r.status == 200
+    assert len(psutil.Process(platform.proc.pid).children(recursive=True)) >= len(EXPECTED)
 
 
 def wait_done(platform: Platform, href: str, timeout: float) -> dict[str, object]:
@@ -198,7 +180,9 @@ def wait_done(platform: Platform, href: str, timeout: float) -> dict[str, object
 
 
 @pytest.mark.slow
-def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_path: Path) -> None:
+def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(
+    first_run: tuple[Platform, Path, list[int]],
+) -> None:
     """Issue 14's newcomer path: a 144-trial rollout posted as soon as ``make run`` is up finishes within
     60 s although the daily puzzles start at the same time (they run on the background worker); Ctrl-C in
     the middle of a job stops everything with exit code 0, and the next ``make run`` on the same run
@@ -208,8 +192,7 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
     from pulvezar.eval.evaluator import default_evaluator
     from pulvezar.rollouts.chunks import rollout_chunked
 
-    ports = free_ports(4)
-    first = Platform(tmp_path, ports).up()
+    first, tmp_path, ports = first_run
     try:
         job = first.call("POST", "/v1/rollouts", {"position": "sGfwATDgc/ABMA", "trials": 144, "seed": 3})
         first_href = str(job["href"])
@@ -228,7 +211,7 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
             assert time.monotonic() < end, first.call("GET", href)
             time.sleep(0.25)
         assert first.call("GET", href)["state"] != "done"
-        assert first.ctrl_c() == 0, "".join(first.output)
+        assert first.ctrl_c() == 0, "".join(first.output)  # and no stray process
     finally:
         first.kill()
 
@@ -239,7 +222,7 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(tmp_
         assert isinstance(listed, list)
         assert [(j["href"], j["state"]) for j in listed] == [(href, "done"), (first_href, "done")]
         assert second.call("GET", first_href)["results"] == first_results
-        assert second.ctrl_c() == 0, "".join(second.output)
+        assert second.ctrl_c() == 0, "".join(second.output)  # and no stray process
     finally:
         second.kill()
     assert status["state"] == "done", status
