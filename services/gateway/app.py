@@ -35,7 +35,18 @@ from services.common.jsonlog import log
 from services.gateway import problems
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
-from services.gateway.routers import analyses, cube, daily, matches, met, plays, positions, rollouts, similar
+from services.gateway.routers import (
+    analyses,
+    cube,
+    daily,
+    games,
+    matches,
+    met,
+    plays,
+    positions,
+    rollouts,
+    similar,
+)
 from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
 from services.gateway.settings import GatewaySettings
@@ -236,7 +247,7 @@ def create_app(
     app.state.jobs = Jobs(job_store)
 
     problems.install(app)
-    routers = (positions, plays, cube, met, matches, rollouts, analyses, opening_book)
+    routers = (positions, plays, cube, met, matches, rollouts, analyses, opening_book, games)
     for r in routers:
         app.include_router(r.router)
     for extra in (daily.router, *similar.routers):  # daily puzzles; similar positions and the library

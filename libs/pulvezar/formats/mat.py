@@ -250,6 +250,9 @@ def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:
                     raise _Cut("a double as the opening roll")
                 roll = Action(it.player, "roll", dice=it.dice)
                 apply_action(game, roll)
+                if game.phase is Phase.ROLL and not it.text:  # Tavla's opening: its winner rolls again
+                    acts.append(roll)
+                    continue
                 assert game.dice is not None
                 plays = game.rules.legal_plays(game.position, game.dice)
                 unknown = bool(_UNKNOWN.fullmatch(it.text))
@@ -414,5 +417,6 @@ def _game_text(record: MatchRecord, rec: GameRecord) -> list[str]:
             rows.append(["", ""])
         rows[-1][a.player] = cell
     for n, (c0, c1) in enumerate(rows, start=1):
-        out.append(f"{n:3d}) {c0:<28}{c1}".rstrip())
+        left = f"{c0:<28}" if len(c0) < 28 else f"{c0} "  # a long play keeps a space before the next cell
+        out.append(f"{n:3d}) {left}{c1}".rstrip())
     return [*out, *wins, ""]

@@ -17,6 +17,7 @@ from pulvezar.errors import PulvezarError
 from pulvezar.match.game import Game, MatchContext, Phase, SessionOptions
 from pulvezar.rules.matchid import GameState, MatchId, Resignation
 from pulvezar.rules.position import Position
+from pulvezar.rules.rules import Rules
 
 __all__ = ["Action", "ActionKind", "Decision", "GameRecord", "MatchFileError", "MatchRecord"]
 
@@ -121,11 +122,34 @@ class MatchRecord:
         """How many games were cut at an action the rules do not allow."""
         return sum(g.cut_at is not None for g in self.games)
 
+    @property
+    def rules(self) -> Rules:
+        """The rules the games are played under: Tavla when the ``Variation`` (or ``Variant``) tag says
+        so, with its ``HitAndStop``/``MustBearOff`` tags (``On``, ``true``, ``1``, ``yes``)."""
+        tags = {k.lower(): str(v) for k, v in self.tags.items()}
+        if tags.get("variation", tags.get("variant", "")).strip().lower() != "tavla":
+            return Rules.international()
+
+        def on(name: str) -> bool:
+            return tags.get(name, "").strip().lower() in ("on", "true", "1", "yes")
+
+        return Rules.tavla(hit_and_stop=on("hitandstop"), must_bear_off=on("mustbearoff"))
+
     def new_game(self, game: GameRecord) -> Game:
-        """A fresh model game at the start of ``game``."""
-        return Game(
-            MatchContext(length=self.length, score=game.score, crawford=game.crawford, options=self.options)
-        )
+        """A fresh model game at the start of ``game`` (Tavla: a later game opens with the previous
+        winner's ordinary roll)."""
+        rules = self.rules
+        if rules.uses_cube:
+            ctx = MatchContext(self.length, game.score, game.crawford, options=self.options)
+            return Game(ctx)
+        opener = None
+        # a record's own game, or the next one (a reader asks before appending it)
+        index = next((i for i, g in enumerate(self.games) if g is game), len(self.games))
+        prev = self.games[index - 1].winner if 0 < index <= len(self.games) else None
+        first = game.actions[0] if game.actions else None  # (none yet while a reader fills it)
+        if prev is not None and (first is None or (first.kind == "roll" and first.player == prev)):
+            opener = prev
+        return Game(MatchContext(length=self.length, score=game.score, rules=rules, opener=opener))
 
     def replay(self) -> Iterator[Decision]:
         """Every decision of every game, with the Position ID and Match ID before it."""
@@ -171,7 +195,7 @@ def apply_action(game: Game, action: Action) -> None:
     if kind == "roll":
         assert action.dice is not None
         a, b = action.dice
-        if game.phase is Phase.OPENING:
+        if game.phase is Phase.OPENING:  # Tavla: the winner of the opening then rolls again
             hi, lo = max(a, b), min(a, b)
             game.opening_roll(*((hi, lo) if action.player == 0 else (lo, hi)))
             game.dice = (a, b)

@@ -603,7 +603,7 @@ class PlaySession:
             g.opening_roll(d[0], d[1])
             winner = None if d[0] == d[1] else (HUMAN if d[0] > d[1] else BOT)
             details = {"dice": [d[0], d[1]], "winner": winner}
-            if winner is not None:
+            if winner is not None:  # (Tavla: a roll without a play; the winner rolls again)
                 rolled = (d[0], d[1]) if winner == HUMAN else (d[1], d[0])
                 self._act(winner, "roll", dice=rolled)
             elif g.cube_value > 1:

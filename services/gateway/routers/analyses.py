@@ -287,6 +287,22 @@ async def submit_analysis(
             for e, prefix in entries
         ]
         level, priority = body.level, body.priority
+    return await submit_files(request, who, matches, level, priority, single=single, store=store)
+
+
+async def submit_files(
+    request: Request,
+    who: Client,
+    matches: list[dict[str, Any]],
+    level: str | None,
+    priority: str | None,
+    *,
+    single: bool = True,
+    store: AnalysisJobs | None = None,
+) -> JSONResponse:
+    """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
+    the job and its Location (also for a finished game of the Play API)."""
+    store = store or analyses(request)
     job_id = await who.submit(
         0, lambda: store.call("submit", matches, level, priority, single=single, owner=who.owner)
     )

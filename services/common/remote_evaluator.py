@@ -1,0 +1,58 @@
+"""``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC that the
+rollout workers and the gateway's bots share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pulvezar.eval.evaluator import Boards, Probs, terminal
+
+
+class GrpcEvaluator:
+    """``evaluate_boards`` through the Evaluator service's ``EvaluatePacked`` RPC (finished games locally).
+
+    Boards travel packed (``N x 50`` bytes), probabilities come back as float64, so the numbers are
+    the service's to the last bit; batches larger than ``max_boards`` go in several requests.
+    """
+
+    def __init__(self, target: str, max_boards: int = 32768, timeout_s: float = 60.0) -> None:
+        import grpc
+
+        from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc
+
+        self._pb = evaluator_pb2
+        self.target = target
+        self.channel = grpc.insecure_channel(target)
+        self.stub: Any = evaluator_pb2_grpc.EvaluatorServiceStub(self.channel)
+        self.max_boards = max_boards
+        self.timeout_s = timeout_s
+        self.model = ""
+
+    def info(self, timeout_s: float) -> Any:
+        """The service's ``ModelInfo`` (waits up to ``timeout_s`` for the service to come up)."""
+        reply = self.stub.ModelInfo(self._pb.ModelInfoRequest(), timeout=timeout_s, wait_for_ready=True)
+        if reply.max_packed_boards:
+            self.max_boards = min(self.max_boards, reply.max_packed_boards)
+        self.model = reply.model
+        return reply
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        done, out = terminal(boards)
+        todo = np.flatnonzero(~done)
+        for start in range(0, len(todo), self.max_boards):
+            idx = todo[start : start + self.max_boards]
+            request = self._pb.EvaluatePackedRequest(
+                boards=boards[idx].tobytes(), format=self._pb.FLOAT_FORMAT_FLOAT64
+            )
+            reply = self.stub.EvaluatePacked(request, timeout=self.timeout_s)
+            if reply.count != len(idx):
+                raise RuntimeError(f"the evaluator answered {reply.count} boards of {len(idx)}")
+            out[idx] = np.frombuffer(reply.probabilities, dtype="<f8").reshape(-1, 5)
+            self.model = reply.model
+        return out
+
+    def close(self) -> None:
+        self.channel.close()

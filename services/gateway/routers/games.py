@@ -1,0 +1,514 @@
+"""``/v1/games``: games and matches against pulvezar's bots (the Play API).
+
+A game is a :class:`pulvezar.play.PlaySession` kept in the durable store
+(:class:`services.store.games.GameRecords`): every request reads its record, applies the client's action
+and the bot's replies up to the client's next decision, and writes the new record with the events over
+the version it read, in one transaction.  Two requests on one game at once: the second waits for the
+first in this process (a lock per game) and, across gateway replicas, is refused with 409 when the
+first changed the game meanwhile.  The bots' nets run in the Evaluator service
+(:class:`services.common.remote_evaluator.GrpcEvaluator`); the rules and the search run here.
+
+``Idempotency-Key`` (at most 128 characters) on ``POST /v1/games`` and ``POST .../actions``: the answer is
+stored with the change it made, so a retried request gets the same answer (``Idempotent-Replayed:
+true``) and acts once; the same key with another request is a 422.
+
+Routes: ``POST /v1/games`` (201), ``GET /v1/games`` (the caller's games, newest first),
+``GET /v1/games/{id}``, ``POST /v1/games/{id}/actions``, ``GET /v1/games/{id}/events`` (server-sent
+events, from ``Last-Event-ID``), ``POST /v1/games/{id}/verify``, ``GET /v1/games/{id}/export?format=``,
+``POST /v1/games/{id}/analysis`` (an analysis job of the finished match).  Other keys get 404; the
+secret dice seed never leaves the store before the match is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import secrets
+import time
+import weakref
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from pulvezar import PulvezarError
+from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.models import RuleSet
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client, client
+from services.gateway.sse import sse
+
+logger = logging.getLogger("pulvezar.gateway")
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+Who = Annotated[Client, Depends(client)]
+GameId = Annotated[str, Path(min_length=1, max_length=64, description="a game's id")]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(alias="Idempotency-Key", max_length=128, description="makes a retried request safe"),
+]
+LANGUAGES = ("en", "de", "tr")
+
+
+# ---- request bodies --------------------------------------------------------------------------------
+class MoneyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    jacoby: bool = False
+    beaver: bool = False
+    raccoon: bool = False
+    automatic_doubles: int = Field(0, ge=0, le=8)
+
+
+class BotIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: Literal["easy", "medium", "hard", "master", "adaptive"] = "medium"
+    style: Literal["balanced", "aggressive", "cautious", "runner"] | None = None
+    rating: float | None = Field(None, description="adaptive: the player's rating")
+    rating_kind: Literal["elo", "pr"] | None = None
+
+
+class ClockIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    scope: Literal["match", "game"] | None = None
+    minutes: float | None = Field(None, gt=0, le=600)
+    delay: float | None = Field(None, ge=0, le=120)
+
+
+class GameIn(BaseModel):
+    """A new game or match, e.g. ``{"rules": {"variant": "tavla"}, "bot": {"level": "easy"},
+    "match_length": 1}``."""
+
+    model_config = ConfigDict(extra="forbid")
+    rules: RuleSet | None = None
+    match_length: int = Field(1, ge=0, le=25, description="0: a money session (international only)")
+    money: MoneyIn | None = Field(None, description="money: Jacoby, beaver, raccoon, automatic doubles")
+    bot: BotIn | None = None
+    trainer: bool = Field(False, description="a verdict on each of your decisions")
+    dice: Literal["server", "client"] = Field(
+        "server", description="server: provably fair (SHA-256 commitment); client: you enter all rolls"
+    )
+    auto_forced: bool = Field(False, description="a play that is the only legal one is played for you")
+    clock: bool | ClockIn = Field(False, description="the match clock (2 minutes per point, 12 s delay)")
+
+
+class ActionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal[
+        "roll", "play", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end"
+    ]
+    notation: str | None = Field(None, max_length=64, description="play: e.g. 8/5 6/5")
+    position_id: str | None = Field(None, max_length=32, description="play: the position after the play")
+    dice: tuple[int, int] | None = Field(None, description="roll with client dice")
+    level: Literal["single", "gammon", "mars", "backgammon"] | int | None = Field(
+        None, description="resign: the level"
+    )
+
+
+# ---- the store and the bots' evaluator --------------------------------------------------------------
+def records(request: Request) -> Any:
+    url = database_url(request)
+    if not url:
+        raise no_store("playing games")
+    from services.store.games import GameRecords
+
+    return GameRecords(url)
+
+
+def evaluator(request: Request) -> Any:
+    """The bots' evaluator: the Evaluator service (made on first use, one per app)."""
+    state = request.app.state
+    ev = getattr(state, "game_evaluator", None)
+    if ev is None:
+        from services.common.remote_evaluator import GrpcEvaluator
+
+        ev = state.game_evaluator = GrpcEvaluator(
+            state.settings.evaluator_address, timeout_s=state.settings.grpc_timeout_s
+        )
+    return ev
+
+
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _lock(game_id: str) -> asyncio.Lock:
+    lock = _LOCKS.get(game_id)
+    if lock is None:
+        lock = _LOCKS[game_id] = asyncio.Lock()
+    return lock
+
+
+def _language(request: Request) -> str:
+    """The first of en, de, tr that ``Accept-Language`` names (by q), else en."""
+    header = request.headers.get("accept-language", "")
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header.split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, i, tag.strip().lower()[:2]))
+    for _, _, lang in sorted(ranked):
+        if lang in LANGUAGES:
+            return lang
+    return "en"
+
+
+def _verdict(v: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    out = dict(v)
+    explanation = out.get("explanation")
+    out["why"] = explanation.get(lang) if isinstance(explanation, dict) else None
+    out["language"] = lang
+    return out
+
+
+def _view(game_id: str, session: Any, now: float, lang: str, created: float | None = None) -> dict[str, Any]:
+    """The state a client sees (never the seed before the end)."""
+    state: dict[str, Any] = session.state(now=now)
+    if state.get("status") != "finished":
+        state.pop("dice_seed", None)
+    state["trainer"] = _verdict(state.get("trainer"), lang)
+    head: dict[str, Any] = {"id": game_id, "href": f"/v1/games/{game_id}"}
+    if created:
+        head["created"] = created
+    return {**head, **state}
+
+
+def _summary(session: Any) -> dict[str, Any]:
+    """What a list of games shows."""
+    st = session.state()
+    return {
+        "rules": session.settings.rules.name,
+        "match_length": session.settings.match_length,
+        "bot": st.get("bot"),
+        "score": st.get("score"),
+        "game": st.get("game"),
+        "result": st.get("result"),
+    }
+
+
+def _refused(e: PulvezarError) -> ProblemError:
+    """A refused action: 409 when it does not fit the state, 422 when it is wrong in itself."""
+    code = getattr(e, "code", "invalid")
+    field = e.field or "action"
+    if code in ("not_available", "finished"):
+        return ProblemError(409, str(e), kind="game-state", errors=[(field, str(e))])
+    kind = "illegal-play" if code == "illegal_play" else "invalid-input"
+    return ProblemError(422, str(e), kind=kind, errors=[(field, str(e))])
+
+
+def _fingerprint(request: Request, body: Any) -> str:
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{request.method} {request.url.path} {text}".encode()).hexdigest()
+
+
+async def _replayed(games: Any, who: Client, key: str | None, fingerprint: str) -> JSONResponse | None:
+    if key is None:
+        return None
+    r = await store_call(games.remembered, who.owner, key)
+    if r is None:
+        return None
+    if r.fingerprint != fingerprint:
+        raise invalid("Idempotency-Key", "this key was used with another request")
+    return JSONResponse(r.response, status_code=r.status, headers={"Idempotent-Replayed": "true"})
+
+
+def _no_game(game_id: str) -> ProblemError:
+    return ProblemError(404, f"no game {game_id!r}", kind="not-found", errors=[("game_id", "unknown game")])
+
+
+async def _load(request: Request, who: Client, game_id: str) -> tuple[Any, Any, Any]:
+    """``(records, stored game, session)`` of the caller's game; 404 for another key's or none."""
+    games = records(request)
+    stored = await store_call(games.get, who.owner, game_id)
+    if stored is None:
+        raise _no_game(game_id)
+    from pulvezar.play import PlaySession
+
+    session = await asyncio.to_thread(PlaySession.from_json, stored.record, evaluator=evaluator(request))
+    return games, stored, session
+
+
+async def _save(
+    games: Any, stored: Any, session: Any, events: list[dict[str, Any]], idem: Any = None
+) -> None:
+    from services.store.games import StaleGame
+
+    try:
+        await store_call(
+            games.save, stored, session.to_json(), _summary(session), session.status, events, idem
+        )
+    except StaleGame:
+        raise ProblemError(
+            409, "the game changed while this request was answered; read it and act again",
+            kind="game-changed",
+        ) from None  # fmt: skip
+
+
+async def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """A session call in a thread: refused actions are problems; the evaluator's failure is a 503."""
+    try:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    except PulvezarError as e:
+        raise _refused(e) from None
+    except Exception as e:
+        import grpc
+
+        if isinstance(e, grpc.RpcError):
+            logger.warning("the bots' evaluator failed: %s", e)
+            raise ProblemError(
+                503, "the evaluator service is unavailable; try again", kind="evaluator-unavailable",
+                headers={"Retry-After": "2"},
+            ) from None  # fmt: skip
+        raise
+
+
+# ---- routes ---------------------------------------------------------------------------------------
+@router.post("", status_code=201, summary="Start a game or match against a bot")
+async def create_game(
+    body: GameIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    games = records(request)
+    data = body.model_dump(exclude_none=True)
+    fingerprint = _fingerprint(request, data)
+    replay = await _replayed(games, who, idempotency_key, fingerprint)
+    if replay is not None:
+        return replay
+    from pulvezar.play import GameSettings, PlaySession
+
+    if isinstance(body.clock, bool):
+        data["clock"] = body.clock
+    try:
+        settings = GameSettings.from_dict(data)
+    except PulvezarError as e:
+        raise invalid(e.field or "body", str(e)) from None
+    now = time.time()
+    session = await _in_thread(PlaySession, settings, evaluator=evaluator(request), now=now)
+    game_id = "g" + secrets.token_hex(12)
+    lang = _language(request)
+    view = _view(game_id, session, now, lang, created=now)
+    events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
+    idem = (idempotency_key, fingerprint, 201, view) if idempotency_key else None
+    await store_call(
+        games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem
+    )
+    return JSONResponse(view, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
+
+
+class GameSummary(BaseModel):
+    id: str
+    status: str
+    rules: str
+    match_length: int
+    score: list[int] | None = None
+    game: int | None = None
+    bot: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    created: float
+    updated: float
+    href: str
+
+
+class GameList(BaseModel):
+    games: list[GameSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+@router.get("", summary="Your games, newest first (cursor pagination)")
+async def list_games(
+    request: Request,
+    who: Who,
+    status: Annotated[list[Literal["playing", "finished"]] | None, Query(description="only these")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> GameList:
+    games = records(request)
+    try:
+        rows, nxt = await store_call(games.list, who.owner, statuses=status, limit=limit, cursor=cursor)
+    except ValueError as e:
+        raise invalid("cursor", str(e)) from None
+    return GameList(
+        games=[
+            GameSummary(
+                id=g.id, status=g.status, created=g.created_at, updated=g.updated_at,
+                href=f"/v1/games/{g.id}",
+                rules=g.summary.get("rules", "?"), match_length=g.summary.get("match_length", 0),
+                score=g.summary.get("score"), game=g.summary.get("game"), bot=g.summary.get("bot"),
+                result=g.summary.get("result"),
+            )
+            for g in rows
+        ],
+        next_cursor=nxt,
+    )  # fmt: skip
+
+
+@router.get("/{game_id}", summary="A game's state: board, score, cube, whose turn, actions, legal plays")
+async def get_game(game_id: GameId, request: Request, who: Who) -> JSONResponse:
+    async with _lock(game_id):
+        games, stored, session = await _load(request, who, game_id)
+        now = time.time()
+        events: list[dict[str, Any]] = []
+        if session.status == "playing" and session.clock is not None:
+            events += await _in_thread(session.check_clock, now)  # a side's time ran out since
+        if session.bot_pending:  # a record the bot owes a reply in (its evaluator failed then)
+            events += await _in_thread(session.resume, now)
+        if events:
+            await _save(games, stored, session, events)
+        return JSONResponse(_view(game_id, session, now, _language(request), created=stored.created_at))
+
+
+@router.post(
+    "/{game_id}/actions",
+    summary="Act (roll, play, double, take, pass, beaver, raccoon, resign, accept, reject, end): "
+    "the new state with the bot's replies up to your next decision",
+)
+async def act(
+    game_id: GameId, body: ActionIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    action = body.model_dump(exclude_none=True)
+    async with _lock(game_id):
+        games, stored, session = await _load(request, who, game_id)
+        fingerprint = _fingerprint(request, action)
+        replay = await _replayed(games, who, idempotency_key, fingerprint)
+        if replay is not None:
+            return replay
+        now = time.time()
+        if "dice" in action:
+            action["dice"] = list(action["dice"])
+        events = await _in_thread(session.apply, action, now)
+        view = _view(game_id, session, now, _language(request), created=stored.created_at)
+        view["events"] = [_event_view(e, _language(request)) for e in events]
+        idem = (idempotency_key, fingerprint, 200, view) if idempotency_key else None
+        await _save(games, stored, session, events, idem)
+        return JSONResponse(view)
+
+
+def _event_view(e: dict[str, Any], lang: str) -> dict[str, Any]:
+    details = e.get("details") or {}
+    if isinstance(details, dict) and details.get("verdict") is not None:
+        return {**e, "details": {**details, "verdict": _verdict(details["verdict"], lang)}}
+    return e
+
+
+@router.get(
+    "/{game_id}/events",
+    summary="The game's transitions as server-sent events (from Last-Event-ID, or all)",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def game_events(
+    game_id: GameId,
+    request: Request,
+    who: Who,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
+    after: Annotated[int | None, Query(ge=0, description="events numbered above this")] = None,
+) -> StreamingResponse:
+    games = records(request)
+    stored = await store_call(games.get, who.owner, game_id)
+    if stored is None:
+        raise _no_game(game_id)
+    start = after or 0
+    if last_event_id is not None:
+        try:
+            start = max(start, int(last_event_id))
+        except ValueError:
+            raise invalid("Last-Event-ID", "an event number") from None
+    settings = request.app.state.settings
+    lang = _language(request)
+
+    async def stream() -> AsyncIterator[bytes]:
+        yield f"retry: {int(settings.sse_poll_s * 2000)}\n\n".encode()
+        seen, quiet = start, time.monotonic()
+        while True:
+            try:
+                batch = await store_call(games.events, game_id, seen)
+                status = None
+                if not batch:
+                    status = (await store_call(games.get, who.owner, game_id) or stored).status
+            except ProblemError as e:
+                yield sse("error", {"status": e.status, "detail": e.detail})
+                return
+            for n, e in batch:
+                yield sse(str(e.get("type", "event")), _event_view(e, lang), n)
+                seen, quiet = n, time.monotonic()
+            if not batch:
+                if status == "finished":
+                    yield sse("end", {"status": "finished"}, seen)
+                    return
+                if time.monotonic() - quiet >= settings.sse_keepalive_s:
+                    yield b": keep-alive\n\n"
+                    quiet = time.monotonic()
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(settings.sse_poll_s)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+@router.post("/{game_id}/verify", summary="Check every roll of a finished game against the revealed seed")
+async def verify(game_id: GameId, request: Request, who: Who) -> dict[str, Any]:
+    _, _, session = await _load(request, who, game_id)
+    if session.status != "finished":
+        raise ProblemError(
+            409, "the dice seed is revealed when the match is over", kind="game-state",
+            errors=[("game_id", "not finished")],
+        )  # fmt: skip
+    ok = await _in_thread(session.verify)
+    st = session.state()
+    return {
+        "verified": bool(ok), "rolls": len(session.rolls()), "dice_commitment": st.get("dice_commitment"),
+        "dice_seed": st.get("dice_seed"),
+    }  # fmt: skip
+
+
+_TEXT = "text/plain; charset=utf-8"
+_MEDIA = {"mat": _TEXT, "txt": _TEXT, "sgf": "application/x-go-sgf"}
+
+
+@router.get("/{game_id}/export", summary="The match as .mat, .sgf or .txt")
+async def export(
+    game_id: GameId,
+    request: Request,
+    who: Who,
+    format: Annotated[Literal["mat", "sgf", "txt"], Query(description="the file format")] = "mat",
+) -> Response:
+    _, _, session = await _load(request, who, game_id)
+    text = await _in_thread(session.export, format, ("You", "pulvezar"))
+    return Response(
+        text, media_type=_MEDIA[format],
+        headers={"Content-Disposition": f'attachment; filename="{game_id}.{format}"'},
+    )  # fmt: skip
+
+
+class AnalysisIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: str | None = Field(None, description="the analysis level (default: the platform's)")
+
+
+@router.post("/{game_id}/analysis", status_code=202, summary="Analyse the finished match (an analysis job)")
+async def analyse(
+    game_id: GameId, request: Request, who: Who, body: AnalysisIn | None = None
+) -> JSONResponse:
+    _, _, session = await _load(request, who, game_id)
+    if session.status != "finished":
+        raise ProblemError(
+            409, "a match is analysed when it is over", kind="game-state",
+            errors=[("game_id", "not finished")],
+        )  # fmt: skip
+    text = await _in_thread(session.export, "mat", ("You", "pulvezar"))
+    from services.gateway.routers.analyses import submit_files
+
+    return await submit_files(
+        request, who, [{"data": text, "filename": f"{game_id}.mat", "format": "mat"}],
+        level=body.level if body else None, priority="interactive",
+    )  # fmt: skip

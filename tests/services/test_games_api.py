@@ -1,0 +1,371 @@
+"""The Play API over real processes: an Evaluator service (a small net), a gateway (uvicorn subprocess) and
+the durable store (SQLite), on free ports.
+
+Full games and matches through REST with random legal actions and per-state checks (both rule sets,
+match and money, cube actions, resignations, Crawford), client dice, the dice verification, the export
+and the event stream; illegal actions are problems that change nothing; a retried request with an
+``Idempotency-Key`` acts once; another key gets 404; a game continues after the gateway and the
+evaluator were restarted.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+from pulvezar import Position
+from pulvezar.formats import read_mat
+from pulvezar.rules.matchid import MatchId
+from pulvezar.rules.xgid import XGID
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+from procutil import free_port, wait_until
+
+KEY, OTHER = "games-key", "other-games-key"
+ACTIONS = {"roll", "play", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end"}
+WEIGHTS = {
+    "roll": 10.0, "play": 10.0, "double": 1.0, "take": 3.0, "pass": 1.0, "beaver": 1.0, "raccoon": 1.0,
+    "resign": 0.05, "accept": 1.0, "reject": 1.0, "end": 0.05,
+}  # fmt: skip
+
+
+class Platform:
+    """An Evaluator service and a gateway on one SQLite store; either can be restarted."""
+
+    def __init__(self, service_process: type[ServiceProcess], model: Path, database_url: str) -> None:
+        self.service_process, self.model, self.database_url = service_process, model, database_url
+        self.evaluator: ServiceProcess | None = None
+        self.gateway: ServiceProcess | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.evaluator = self.service_process(
+            "services.evaluator", "--device", "cpu", "--model-path", str(self.model)
+        )
+        self.evaluator.wait_serving()
+        limits = {"rate_per_s": 1000, "burst": 1000}
+        env = {
+            "PULVEZAR_DATABASE_URL": self.database_url,
+            "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
+                {KEY: {"name": "games", **limits}, OTHER: {"name": "other", **limits}}
+            ),
+        }
+        rules = f"127.0.0.1:{free_port()}"  # the Play API needs no Rules service
+        self.gateway = self.service_process(
+            "services.gateway", "--rules", rules, "--evaluator", self.evaluator.address, env=env
+        )
+        self.base = f"http://127.0.0.1:{self.gateway.port}"
+        wait_until(self._healthy, 30, "the gateway's /healthz", every=0.1)
+        self.http = httpx.Client(base_url=self.base, headers={"X-API-Key": KEY}, timeout=120)
+
+    def _healthy(self) -> bool:
+        assert self.gateway is not None and self.gateway.proc.poll() is None, "the gateway exited"
+        try:
+            return httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    def stop(self) -> None:
+        self.http.close()
+        for svc in (self.gateway, self.evaluator):
+            if svc is not None:
+                assert svc.terminate() == 0
+        assert not [e for e in self.gateway.logs if e.get("level") == "error"], "errors logged"  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from services.store.db import upgrade
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('games') / 'pulvezar.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="module")
+def platform(
+    service_process: type[ServiceProcess], model_file: Path, database_url: str
+) -> Iterator[Platform]:
+    p = Platform(service_process, model_file, database_url)
+    yield p
+    p.stop()
+
+
+def check(st: dict[str, Any]) -> dict[str, Any]:
+    """What must hold in every state the API shows."""
+    assert st["status"] in ("playing", "finished") and st["id"] and st["href"] == f"/v1/games/{st['id']}"
+    acts = st["actions"]
+    assert set(acts) <= ACTIONS and len(set(acts)) == len(acts)
+    board = st["board"]
+    pos = Position.from_position_id(board["position_id"])
+    human, bot = board["checkers"]["human"], board["checkers"]["bot"]
+    assert sum(human) + board["off"][0] == 15 and sum(bot) + board["off"][1] == 15
+    assert (pos.mine, pos.theirs) == (
+        (tuple(human), tuple(bot)) if st["turn"] == 0 else (tuple(bot), tuple(human))
+    )
+    if board["match_id"] is not None:
+        assert MatchId.parse(board["match_id"]).cube_value == st["cube"]["value"]
+    if board["xgid"] is not None:
+        XGID.parse(board["xgid"])
+    assert ("play" in acts) == bool(st["legal_plays"])
+    for p in st["legal_plays"]:
+        Position.from_position_id(p["position_id"])  # (the notation of "no move" is empty)
+    if st["settings"]["rules"]["variant"] == "tavla":
+        assert not {"double", "take", "pass", "beaver", "raccoon"} & set(acts) and st["cube"]["value"] == 1
+    if st["crawford"]:
+        assert "double" not in acts
+    if st["status"] == "finished":
+        assert acts == [] and st["result"] is not None
+        assert (st.get("dice_seed") is not None) == (st["dice_mode"] == "server")
+    else:
+        assert acts and "dice_seed" not in st
+    return st
+
+
+def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    acts = st["actions"]
+    name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
+    action: dict[str, Any] = {"action": name}
+    if name == "roll" and st["dice_mode"] == "client":
+        action["dice"] = [rng.randint(1, 6), rng.randint(1, 6)]
+    elif name == "play":
+        p = rng.choice(st["legal_plays"])
+        action.update(
+            {"position_id": p["position_id"]} if rng.random() < 0.5 else {"notation": p["notation"]}
+        )
+    elif name == "resign":
+        action["level"] = rng.choice(st["resign_levels"])
+    return action
+
+
+def play_out(
+    http: httpx.Client, st: dict[str, Any], rng: random.Random, steps: int = 3000
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Random legal actions until the game ends; the last state and every event the answers carried."""
+    events: list[dict[str, Any]] = []
+    for _ in range(steps):
+        check(st)
+        if st["status"] == "finished":
+            return st, events
+        action = random_action(st, rng)
+        r = http.post(f"/v1/games/{st['id']}/actions", json=action)
+        assert r.status_code == 200, (action, r.text)
+        st = r.json()
+        events += st.pop("events")
+    raise AssertionError("the game did not end")
+
+
+def new_game(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    r = http.post("/v1/games", json=body)
+    assert r.status_code == 201, r.text
+    assert r.headers["Location"] == f"/v1/games/{r.json()['id']}"
+    return check(r.json())
+
+
+def problem(r: httpx.Response, status: int) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    body: dict[str, Any] = r.json()
+    return body
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"match_length": 3, "bot": {"level": "easy"}, "trainer": True},
+        {"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3, "bot": {"level": "medium"}},
+        {
+            "match_length": 0,
+            "money": {"jacoby": True, "beaver": True, "raccoon": True},
+            "bot": {"level": "easy"},
+        },
+    ],
+    ids=["international-match", "tavla-match", "money"],
+)
+def test_full_games_verified_exported_streamed(platform: Platform, body: dict[str, Any]) -> None:
+    http = platform.http
+    st = new_game(http, body)
+    commitment = st["dice_commitment"]
+    assert len(commitment) == 64 and st["status"] == "playing"
+    rng = random.Random(hash(json.dumps(body, sort_keys=True)) % 1000)
+    if body["match_length"] == 0:  # a money session goes on until someone ends it: a few games
+        for _ in range(400):
+            if st["status"] == "finished" or (st["game"] >= 3 and "end" in st["actions"]):
+                break
+            a = random_action(st, rng) if "end" not in st["actions"] else {"action": "roll"}
+            r = http.post(f"/v1/games/{st['id']}/actions", json=a)
+            assert r.status_code == 200, (a, r.text)
+            st = check(r.json())
+        if st["status"] == "playing":
+            st = check(http.post(f"/v1/games/{st['id']}/actions", json={"action": "end"}).json())
+    else:
+        st, events = play_out(http, st, rng)
+        assert events[-1]["type"] == "finished" and max(st["score"]) >= body["match_length"]
+        if body.get("trainer"):
+            verdicts = [e["details"]["verdict"] for e in events if e["details"].get("verdict")]
+            assert verdicts and all(v["mark"] in ("ok", "doubtful", "blunder") for v in verdicts)
+            assert all(v["language"] == "en" and (v["why"] is None or v["why"]) for v in verdicts)
+    assert st["status"] == "finished" and st["dice_commitment"] == commitment
+    # the dice: every roll from the revealed seed
+    v = http.post(f"/v1/games/{st['id']}/verify").json()
+    assert v["verified"] is True and v["rolls"] > 0 and v["dice_seed"] == st["dice_seed"]
+    # the export reads back as the same match
+    mat = http.get(f"/v1/games/{st['id']}/export", params={"format": "mat"})
+    assert mat.status_code == 200
+    record = read_mat(mat.text)
+    assert record.length == body["match_length"] and record.cut_games == 0
+    # (a money session ended between games: the game it would have started is not in the file)
+    assert len(record.games) == st["game"] - (body["match_length"] == 0 and st["result"]["reason"] == "ended")
+    # the event stream replays every transition, numbered, then ends
+    with http.stream("GET", f"/v1/games/{st['id']}/events") as stream:
+        text = "".join(stream.iter_text())
+    names = [line[7:] for line in text.splitlines() if line.startswith("event: ")]
+    assert names[0] == "created" and names[-1] == "end" and "finished" in names
+    ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert ids[:-1] == list(range(1, len(ids)))
+    # listed as the caller's, not another key's
+    listed = http.get("/v1/games", params={"status": "finished"}).json()["games"]
+    assert st["id"] in {g["id"] for g in listed}
+    assert st["id"] not in {
+        g["id"] for g in http.get("/v1/games", headers={"X-API-Key": OTHER}).json()["games"]
+    }
+
+
+def test_cube_actions_and_resignations(platform: Platform) -> None:
+    http = platform.http
+    st = new_game(http, {"match_length": 0, "money": {"beaver": True}, "bot": {"level": "easy"}})
+    gid = st["id"]
+    r = http.post(f"/v1/games/{gid}/actions", json={"action": "roll"})
+    st = check(r.json())
+    seen: set[str] = set()
+    for _ in range(200):  # the human doubles whenever it may: the bot takes, passes or beavers
+        acts = st["actions"]
+        if st["status"] == "finished":
+            break
+        if "double" in acts:
+            a: dict[str, Any] = {"action": "double"}
+        elif "play" in acts:
+            a = {"action": "play", "notation": st["legal_plays"][0]["notation"]}
+        elif "take" in acts:
+            a = {"action": "take"}
+        else:
+            a = {"action": acts[0]} if acts[0] != "end" else {"action": "roll"}
+        r = http.post(f"/v1/games/{gid}/actions", json=a)
+        assert r.status_code == 200, (a, r.text)
+        st = check(r.json())
+        seen |= {e["type"] for e in st["events"] if e["player"] == 1}
+        if a["action"] == "double":
+            answer = [e["type"] for e in st["events"] if e["player"] == 1][:1]
+            assert answer and answer[0] in ("take", "drop", "beaver"), st["events"]
+        if {"take", "drop"} & seen and st["game"] >= 2:
+            break
+    assert {"take", "drop", "beaver"} & seen
+    # a resignation is answered by the bot
+    st = new_game(http, {"match_length": 5, "bot": {"level": "easy"}})
+    st = check(http.post(f"/v1/games/{st['id']}/actions", json={"action": "roll"}).json())
+    if "play" in st["actions"]:
+        st = check(
+            http.post(
+                f"/v1/games/{st['id']}/actions",
+                json={"action": "play", "notation": st["legal_plays"][0]["notation"]},
+            ).json()
+        )
+    assert "resign" in st["actions"]
+    r = http.post(f"/v1/games/{st['id']}/actions", json={"action": "resign", "level": "backgammon"})
+    st = check(r.json())
+    answer = [e["type"] for e in st["events"] if e["type"] in ("accept", "reject")]
+    assert answer == ["accept"] and st["score"] == [0, 3]  # the most one can give: the bot takes it
+
+
+def test_client_dice(platform: Platform) -> None:
+    http = platform.http
+    st = new_game(
+        http, {"rules": {"variant": "tavla"}, "dice": "client", "match_length": 1, "bot": {"level": "easy"}}
+    )
+    assert st["dice_commitment"] is None and st["actions"] == ["roll"]
+    problem(http.post(f"/v1/games/{st['id']}/actions", json={"action": "roll"}), 422)  # the client's dice
+    rng = random.Random(5)
+    st, _ = play_out(http, st, rng)
+    assert st["status"] == "finished" and st.get("dice_seed") is None
+    problem(http.post(f"/v1/games/{st['id']}/verify"), 409)
+
+
+def test_illegal_actions_change_nothing_and_retries_act_once(platform: Platform) -> None:
+    http = platform.http
+    st = new_game(http, {"match_length": 1, "bot": {"level": "easy"}})
+    gid = st["id"]
+    r = http.post(f"/v1/games/{gid}/actions", json={"action": "roll"}, headers={"Idempotency-Key": "r-1"})
+    st = check(r.json())
+    again = http.post(f"/v1/games/{gid}/actions", json={"action": "roll"}, headers={"Idempotency-Key": "r-1"})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == r.json()
+    other_body = http.post(
+        f"/v1/games/{gid}/actions", json={"action": "double"}, headers={"Idempotency-Key": "r-1"}
+    )
+    assert problem(other_body, 422)["errors"][0]["field"] == "Idempotency-Key"
+    while "play" not in st["actions"]:  # the bot opened: the human rolls
+        st = check(http.post(f"/v1/games/{gid}/actions", json={"action": "roll"}).json())
+    before = http.get(f"/v1/games/{gid}").json()
+    legal = {p["notation"] for p in st["legal_plays"]}
+    bad = next(n for n in ("24/23 24/22", "13/1", "6/1 6/2", "8/2 6/2") if n not in legal)
+    p = problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play", "notation": bad}), 422)
+    assert p["type"].endswith("illegal-play") and p["errors"][0]["field"] and "legal" in p["detail"]
+    p = problem(http.post(f"/v1/games/{gid}/actions", json={"action": "take"}), 409)
+    assert p["type"].endswith("game-state") and "possible" in p["detail"]
+    problem(http.post(f"/v1/games/{gid}/actions", json={"action": "fly"}), 422)
+    problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play"}), 422)
+    problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play", "notation": "x" * 65}), 422)
+    after = http.get(f"/v1/games/{gid}").json()
+    assert {k: v for k, v in after.items() if k != "clock"} == {
+        k: v for k, v in before.items() if k != "clock"
+    }
+    # another key: 404 everywhere
+    other = {"X-API-Key": OTHER}
+    for r in (
+        http.get(f"/v1/games/{gid}", headers=other),
+        http.post(f"/v1/games/{gid}/actions", json={"action": "roll"}, headers=other),
+        http.post(f"/v1/games/{gid}/verify", headers=other),
+        http.get(f"/v1/games/{gid}/export", headers=other),
+    ):
+        assert problem(r, 404)["errors"][0]["field"] == "game_id"
+    # bad settings name the field
+    assert (
+        problem(http.post("/v1/games", json={"match_length": 99}), 422)["errors"][0]["field"]
+        == "match_length"
+    )
+    assert (
+        problem(http.post("/v1/games", json={"bot": {"level": "god"}}), 422)["errors"][0]["field"]
+        == "bot.level"
+    )
+    tavla_money = {"rules": {"variant": "tavla"}, "match_length": 0}
+    assert problem(http.post("/v1/games", json=tavla_money), 422)["errors"]
+    problem(http.post(f"/v1/games/{gid}/verify"), 409)  # not finished: the seed is secret
+
+
+def test_a_game_continues_after_a_restart(platform: Platform) -> None:
+    http = platform.http
+    st = new_game(http, {"match_length": 3, "bot": {"level": "easy"}, "trainer": True})
+    rng = random.Random(11)
+    for _ in range(6):
+        st = check(http.post(f"/v1/games/{st['id']}/actions", json=random_action(st, rng)).json())
+        st.pop("events")
+    before = check(http.get(f"/v1/games/{st['id']}").json())
+    platform.stop()
+    platform.start()
+    after = check(platform.http.get(f"/v1/games/{st['id']}").json())
+    assert {k: v for k, v in after.items() if k != "clock"} == {
+        k: v for k, v in before.items() if k != "clock"
+    }
+    st, _ = play_out(platform.http, after, rng)
+    assert st["status"] == "finished"
+    assert platform.http.post(f"/v1/games/{st['id']}/verify").json()["verified"] is True
