@@ -101,9 +101,10 @@ class GameRecords:
         status: str,
         events: Sequence[dict[str, Any]] = (),
         idempotency: tuple[str, str, int, dict[str, Any]] | None = None,
+        created: float | None = None,
     ) -> None:
         """A new game (version 1) with its first events, in one transaction."""
-        now = time.time()
+        now = created if created is not None else time.time()
         with session(self.url) as s:
             s.add(
                 GameRow(

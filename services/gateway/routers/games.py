@@ -293,15 +293,21 @@ async def create_game(
     except PulvezarError as e:
         raise invalid(e.field or "body", str(e)) from None
     now = time.time()
-    session = await _in_thread(PlaySession, settings, evaluator=evaluator(request), now=now)
+    seeds = getattr(request.app.state, "game_seeds", None)  # tests: reproducible dice and bot noise
+    seed, bot_seed = seeds() if seeds is not None else (None, None)
+    session = await _in_thread(
+        PlaySession, settings, evaluator=evaluator(request), now=now, bot_seed=bot_seed,
+        seed=seed if settings.dice == "server" else None,
+    )  # fmt: skip
     game_id = "g" + secrets.token_hex(12)
     lang = _language(request)
     view = _view(game_id, session, now, lang, created=now)
     events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
     idem = (idempotency_key, fingerprint, 201, view) if idempotency_key else None
     await store_call(
-        games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem
-    )
+        games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem,
+        now,
+    )  # fmt: skip
     return JSONResponse(view, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
 
 
