@@ -4,12 +4,13 @@
 legal plays; ``hint``, ``eval``, ``cube`` and ``rollout`` analyse it.  ``ID`` is a
 Position ID, ``PositionID:MatchID`` (gnubg) or an XGID.  ``pulvezar match
 show|convert|analyse`` reads, writes and analyses match files; ``pulvezar met``
-shows match equities.
+shows match equities; ``pulvezar play`` plays against the bots (in process, or on a
+platform's Play API with ``--api``).
 
 The command line sits on top of the library: one module per command group
 (:mod:`~pulvezar.cli.board`, :mod:`~pulvezar.cli.engine`, :mod:`~pulvezar.cli.rollout`,
-:mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`), sharing :mod:`~pulvezar.cli.common`
-(the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
+:mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`, :mod:`~pulvezar.cli.play`), sharing
+:mod:`~pulvezar.cli.common` (the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from pulvezar.cli import board, engine, match, met, rollout
+from pulvezar.cli import board, engine, match, met, play, rollout
 from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
 
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     rollout.add_parser(sub)
     match.add_parser(sub)
     met.add_parser(sub)
+    play.add_parser(sub)
     return parser
 
 
