@@ -42,8 +42,11 @@ WEIGHTS = {
 class Platform:
     """An Evaluator service and a gateway on one SQLite store; either can be restarted."""
 
-    def __init__(self, service_process: type[ServiceProcess], model: Path, database_url: str) -> None:
+    def __init__(
+        self, service_process: type[ServiceProcess], model: Path, database_url: str, redis_url: str
+    ) -> None:
         self.service_process, self.model, self.database_url = service_process, model, database_url
+        self.redis_url = redis_url  # the job store's: an analysis of a finished match is queued there
         self.evaluator: ServiceProcess | None = None
         self.gateway: ServiceProcess | None = None
         self.start()
@@ -56,6 +59,7 @@ class Platform:
         limits = {"rate_per_s": 1000, "burst": 1000}
         env = {
             "PULVEZAR_DATABASE_URL": self.database_url,
+            "PULVEZAR_GATEWAY_REDIS_URL": self.redis_url,
             "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
                 {KEY: {"name": "games", **limits}, OTHER: {"name": "other", **limits}}
             ),
@@ -94,9 +98,9 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def platform(
-    service_process: type[ServiceProcess], model_file: Path, database_url: str
+    service_process: type[ServiceProcess], model_file: Path, database_url: str, redis_server: str
 ) -> Iterator[Platform]:
-    p = Platform(service_process, model_file, database_url)
+    p = Platform(service_process, model_file, database_url, redis_server)
     yield p
     p.stop()
 
@@ -172,6 +176,11 @@ def new_game(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     return check(r.json())
 
 
+def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The same state but for the clock's reading."""
+    return {k: v for k, v in a.items() if k != "clock"} == {k: v for k, v in b.items() if k != "clock"}
+
+
 def problem(r: httpx.Response, status: int) -> dict[str, Any]:
     assert r.status_code == status, r.text
     assert r.headers["content-type"] == "application/problem+json"
@@ -233,6 +242,12 @@ def test_full_games_verified_exported_streamed(platform: Platform, body: dict[st
     assert names[0] == "created" and names[-1] == "end" and "finished" in names
     ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
     assert ids[:-1] == list(range(1, len(ids)))
+    # the finished match as an analysis job of the caller (queued: no worker runs here)
+    job = http.post(f"/v1/games/{st['id']}/analysis", json={"level": "0ply"})
+    assert job.status_code == 202, job.text
+    assert job.headers["Location"] == job.json()["href"] and job.json()["href"].startswith("/v1/analyses/")
+    assert http.get(job.json()["href"]).json()["state"] in ("queued", "running")
+    assert job.json()["href"].rsplit("/", 1)[1] in {j["id"] for j in http.get("/v1/jobs").json()["jobs"]}
     # listed as the caller's, not another key's
     listed = http.get("/v1/games", params={"status": "finished"}).json()["games"]
     assert st["id"] in {g["id"] for g in listed}
@@ -326,9 +341,7 @@ def test_illegal_actions_change_nothing_and_retries_act_once(platform: Platform)
     problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play"}), 422)
     problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play", "notation": "x" * 65}), 422)
     after = http.get(f"/v1/games/{gid}").json()
-    assert {k: v for k, v in after.items() if k != "clock"} == {
-        k: v for k, v in before.items() if k != "clock"
-    }
+    assert same(after, before)
     # another key: 404 everywhere
     other = {"X-API-Key": OTHER}
     for r in (
@@ -354,7 +367,8 @@ def test_illegal_actions_change_nothing_and_retries_act_once(platform: Platform)
 
 def test_a_game_continues_after_a_restart(platform: Platform) -> None:
     http = platform.http
-    st = new_game(http, {"match_length": 3, "bot": {"level": "easy"}, "trainer": True})
+    st = new_game(http, {"match_length": 3, "bot": {"level": "easy"}, "trainer": True, "clock": True})
+    assert st["clock"]["remaining"] == [360.0, 360.0]  # 2 minutes per point
     rng = random.Random(11)
     for _ in range(6):
         st = check(http.post(f"/v1/games/{st['id']}/actions", json=random_action(st, rng)).json())
@@ -363,9 +377,9 @@ def test_a_game_continues_after_a_restart(platform: Platform) -> None:
     platform.stop()
     platform.start()
     after = check(platform.http.get(f"/v1/games/{st['id']}").json())
-    assert {k: v for k, v in after.items() if k != "clock"} == {
-        k: v for k, v in before.items() if k != "clock"
-    }
+    assert same(after, before)
+    assert after["clock"]["remaining"][1] == before["clock"]["remaining"][1]  # the bot's time is not running
+    assert after["clock"]["remaining"][0] <= before["clock"]["remaining"][0]  # the player's still is
     st, _ = play_out(platform.http, after, rng)
     assert st["status"] == "finished"
     assert platform.http.post(f"/v1/games/{st['id']}/verify").json()["verified"] is True
