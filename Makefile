@@ -48,6 +48,10 @@ system-deps:
 		echo "installing postgresql (a real database for the store's tests) from the distribution"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	fi
+	@if [ ! -x /usr/bin/chromium ]; then \
+		echo "installing chromium (the web client's browser tests drive it headless) from the distribution"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	fi
 
 lint: $(STAMP) lint-proto
 	$(VENV)/bin/ruff check libs tests bench services deploy docker

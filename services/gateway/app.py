@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import pulvezar
 from services.common.jsonlog import log
-from services.gateway import problems
+from services.gateway import problems, webapp
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import (
@@ -252,6 +252,7 @@ def create_app(
         app.include_router(r.router)
     for extra in (daily.router, *similar.routers):  # daily puzzles; similar positions and the library
         app.include_router(extra)
+    webapp.install(app)  # the web client at /, its files at /web
 
     @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")
     async def healthz() -> Health:

@@ -1,0 +1,109 @@
+// The shell: navigation, language, API key, and one view at a time. The address carries the state:
+// /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>], /?view=analysis[&job=<id>], /?view=book, /?view=daily.
+import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
+import { initialLang, setLang, t } from "./i18n.js";
+
+const VIEWS = {
+  position: () => import("./views/position.js"),
+  play: () => import("./views/play.js"),
+  analysis: () => import("./views/analysis.js"),
+  book: () => import("./views/book.js"),
+  daily: () => import("./views/daily.js"),
+};
+let cleanup = null;
+
+function params() {
+  return Object.fromEntries(new URLSearchParams(location.search));
+}
+
+/** Change the address (and the view): navigate({view: "play", game: "g1"}); replace: no history entry. */
+export function navigate(query, { replace = false } = {}) {
+  const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== "")).toString();
+  const url = qs ? `/?${qs}` : "/";
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  render();
+}
+
+/** Update the address without re-rendering (a view records its own state). */
+export function remember(query) {
+  const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== "")).toString();
+  history.replaceState(null, "", qs ? `/?${qs}` : "/");
+}
+
+export function toast(message, kind = "info") {
+  const el = document.getElementById("toast");
+  el.textContent = message;
+  el.className = `show ${kind}`;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (el.className = ""), 6000);
+}
+
+async function render() {
+  const p = params();
+  const name = VIEWS[p.view] ? p.view : "position";
+  for (const a of document.querySelectorAll("#nav a")) a.setAttribute("aria-current", a.dataset.nav === name ? "page" : "false");
+  if (cleanup) cleanup();
+  cleanup = null;
+  const el = document.getElementById("view");
+  el.replaceChildren();
+  el.dataset.view = name;
+  try {
+    const mod = await VIEWS[name]();
+    cleanup = (await mod.mount(el, p)) || null;
+  } catch (e) {
+    el.textContent = `${t("error")}: ${e.message}`;
+    console.warn(e);
+  }
+}
+
+function nav() {
+  const navEl = document.getElementById("nav");
+  navEl.replaceChildren();
+  for (const name of Object.keys(VIEWS)) {
+    const a = document.createElement("a");
+    a.href = name === "position" ? "/" : `/?view=${name}`;
+    a.dataset.nav = name;
+    a.dataset.i18n = `nav_${name}`;
+    a.textContent = t(`nav_${name}`);
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      navigate(name === "position" ? {} : { view: name });
+    });
+    navEl.append(a);
+  }
+}
+
+function askKey() {
+  const dialog = document.getElementById("key-dialog");
+  const input = document.getElementById("key-input");
+  input.value = apiKey();
+  dialog.returnValue = "";
+  dialog.showModal();
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "ok") {
+      setApiKey(input.value.trim());
+      render();
+    }
+  }, { once: true });
+}
+
+function start() {
+  nav();
+  const select = document.getElementById("lang");
+  select.value = initialLang();
+  setLang(select.value);
+  select.addEventListener("change", () => {
+    setLang(select.value);
+    render();
+  });
+  document.getElementById("key-button").addEventListener("click", askKey);
+  whenUnauthorized(() => {
+    toast(t("key_needed"), "error");
+    askKey();
+  });
+  window.addEventListener("popstate", render);
+  render();
+}
+
+start();

@@ -1,0 +1,108 @@
+"""Browser tests of the web client: ``make run``'s platform (deploy/local/run.py, started once for the
+session in a temporary run directory) and Debian's Chromium, headless, driven by Playwright (no browser
+download: the system's ``/usr/bin/chromium``).
+
+``page`` is a fresh browser page on the platform's gateway; after each test it checks the basics: no
+console error, no uncaught exception, no request to another origin.  ``shot(page, name)`` writes a
+screenshot to ``docs/screenshots/<name>.png`` (the README and docs/web.md show them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+CHROMIUM = os.environ.get("PULVEZAR_CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "docs" / "screenshots"
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]  # fmt: skip
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def platform() -> Iterator[Any]:
+    """``make run`` (all services, one worker, SQLite store) on free ports; its gateway is ``.url``."""
+    from bench_platform import LocalPlatform
+
+    p = LocalPlatform(env={"PULVEZAR_DAILY_ON_START": "0"})
+    try:
+        yield p
+    finally:
+        p.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM) and shutil.which("chromium") is None:
+        pytest.skip("Chromium is not installed (make system-deps installs Debian's)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Watch:
+    """What a page did that a well-behaved page does not: console errors, page errors, foreign requests."""
+
+    def __init__(self, base: str) -> None:
+        self.origin = urlparse(base).netloc
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+
+    def console(self, msg: Any) -> None:
+        # Chromium logs every 4xx/5xx fetch as "Failed to load resource": the API's problem answers are the
+        # app's to show (a malformed ID is a 422); failing responses are checked in response() instead
+        if msg.type == "error" and not msg.text.startswith("Failed to load resource"):
+            self.errors.append(msg.text)
+
+    def response(self, resp: Any) -> None:
+        path = urlparse(resp.url).path
+        if resp.status >= 500 or (resp.status >= 400 and not path.startswith("/v1/")):
+            self.errors.append(f"{resp.status} {resp.url}")
+
+    def request(self, req: Any) -> None:
+        u = urlparse(req.url)
+        if u.scheme in ("http", "https", "ws", "wss") and u.netloc != self.origin:
+            self.foreign.append(req.url)
+
+
+@pytest.fixture
+def page(browser: Any, platform: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    viewport = getattr(request, "param", None) or {"width": 1280, "height": 900}
+    context = browser.new_context(base_url=platform.url, viewport=viewport, locale="en-US")
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    watch = Watch(platform.url)
+    pg.on("console", watch.console)
+    pg.on("pageerror", lambda e: watch.errors.append(f"uncaught: {e}"))
+    pg.on("request", watch.request)
+    pg.on("response", watch.response)
+    pg.watch = watch  # tests that expect an error response may clear watch.errors
+    try:
+        yield pg
+    finally:
+        context.close()
+    assert not watch.foreign, f"requests to other origins: {watch.foreign}"
+    assert not watch.errors, f"console errors: {watch.errors}"
+
+
+def shot(pg: Any, name: str) -> Path:
+    """A screenshot of the page for the docs."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path
