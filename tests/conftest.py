@@ -1,18 +1,46 @@
-"""Shared by every test folder: the bear-off tables built once per test session.
+"""Shared by every test folder: the bear-off tables built once.
 
 Without ``make bearoff`` (``data/bearoff/*.bin`` are not committed) every :class:`NetEvaluator` builds the
 one-sided table again: a second or more each time, and the training and evaluation tests make dozens of
-evaluators.  The tables are immutable and every build is the same bytes (``tests/eval/test_bearoff.py``
-checks that, with :meth:`OneSidedBearoff.build` itself), so the tests' processes build each one once.
-Processes that tests start (services, workers, ``make run``) are untouched.
+evaluators, the service tests start dozens of processes that each make one.  The tables are immutable
+and every build is the same bytes (``tests/eval/test_bearoff.py`` checks that, with
+:meth:`OneSidedBearoff.build` itself), so:
+
+- a missing ``data/bearoff/*.bin`` is written once, as ``make bearoff`` writes it, when the build's
+  checksums are those of the committed JSON record beside it (else nothing is written, and
+  ``test_bearoff.py`` says why); the processes the tests start (services, workers, ``make run``) read it;
+- in the tests' own process ``default()`` builds or reads each table once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable
 from typing import Any
 
 from pulvezar.eval import bearoff
+
+
+def _write_missing(cls: Any, path: Any) -> None:
+    if path.exists():
+        return
+    try:
+        record = json.loads(path.with_suffix(".json").read_text())
+        db = cls.build()
+        image = db.to_bytes()
+        if db.sha256 != record["payload_sha256"] or hashlib.sha256(image).hexdigest() != record["sha256"]:
+            return
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(image)
+        os.replace(tmp, path)  # whole or not at all, whichever session writes it
+    except (OSError, KeyError, ValueError):
+        return  # a read-only checkout: every process builds its own
+
+
+_write_missing(bearoff.OneSidedBearoff, bearoff.DEFAULT_PATH)
+_write_missing(bearoff.TwoSidedBearoff, bearoff.DEFAULT_TWO_SIDED_PATH)
 
 
 def _once(default: Callable[[], Any], path: Any) -> Callable[[], Any]:
