@@ -179,7 +179,7 @@ function interactive(node, label, fn) {
 /**
  * Draw `board` into `container` (its children are replaced); returns the svg.
  * options: arrows [[from, to]] (bottom's numbering, 25 = bar, 0 = off), highlight [points], selected point,
- * onPoint(point, event) (bottom's numbering; 25 = bar, 0 = off tray), small (a thumbnail), label (aria-label),
+ * onPoint(point, event) (bottom's numbering; 25 = bar, 0 = off tray; highlight and selected take 25 and 0 too), small (a thumbnail), label (aria-label),
  * diceOn "bottom" | "top" (which half shows the dice; default bottom = the right half).
  */
 export function drawBoard(container, board, options = {}) {
@@ -192,10 +192,10 @@ export function drawBoard(container, board, options = {}) {
   });
   el("rect", { x: 0, y: S, width: W, height: HIN + 2 * B, rx: 6, class: "frame" }, svg);
   el("rect", { x: B, y: Y0, width: 12 * PW + BAR, height: HIN, class: "felt" }, svg);
-  el("rect", { x: XBAR, y: Y0, width: BAR, height: HIN, class: "bar" }, svg);
-  el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: "tray" }, svg);
-
   const hl = new Set(highlight);
+  el("rect", { x: XBAR, y: Y0, width: BAR, height: HIN, class: `bar${hl.has(25) ? " highlight" : ""}${selected === 25 ? " selected" : ""}` }, svg);
+  el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: `tray${hl.has(0) ? " highlight" : ""}` }, svg);
+
   const points = el("g", { class: "points" }, svg);
   for (let p = 1; p <= 24; p++) {
     const [x, isBottom] = pointX(p);
