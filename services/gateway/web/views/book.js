@@ -1,0 +1,143 @@
+// The opening book (GET /v1/opening-book?rules=international|tavla): for each opening roll the best candidates
+// with loss and win/gammon chances, and the best reply to each of the opponent's rolls after the best play; a
+// board shows the selected play's arrows. The address carries the state: /?view=book&rules=tavla&roll=31.
+import { api } from "../api.js";
+import { remember } from "../app.js";
+import { t, addMessages } from "../i18n.js";
+import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
+import { h, decodePositionId, fmtEq, fmtPct, problemText } from "./analysis.js";
+
+addMessages({
+  en: {
+    bk_title: "Opening book", bk_international: "International", bk_tavla: "Tavla", bk_rules: "Rule set",
+    bk_rolls: "Opening rolls", bk_roll: "Roll {r}", bk_candidates: "Best plays for {r}", bk_play: "Play",
+    bk_equity: "Equity", bk_loss: "Loss", bk_win: "Win", bk_wg: "Win gammon", bk_lg: "Lose gammon",
+    bk_replies: "Best replies after {p}", bk_reply_roll: "Their roll", bk_reply: "Best reply",
+    bk_reply_eq: "Equity (theirs)", bk_show: "Show", bk_board_opening: "The opening position: {p} for {r}",
+    bk_board_reply: "After {p}: the opponent plays {q} with {r}", bk_meta: "Equities: the mean of a {ply}-ply search and a rollout of {trials} trials; chances from the rollout. Made by {engine} {version} on {date}.",
+    bk_none: "No book for this rule set.",
+  },
+  de: {
+    bk_title: "Eröffnungsbuch", bk_international: "International", bk_tavla: "Tavla", bk_rules: "Regeln",
+    bk_rolls: "Eröffnungswürfe", bk_roll: "Wurf {r}", bk_candidates: "Beste Züge für {r}", bk_play: "Zug",
+    bk_equity: "Equity", bk_loss: "Verlust", bk_win: "Sieg", bk_wg: "Gammon-Sieg", bk_lg: "Gammon-Niederlage",
+    bk_replies: "Beste Antworten nach {p}", bk_reply_roll: "Ihr Wurf", bk_reply: "Beste Antwort",
+    bk_reply_eq: "Equity (Gegner)", bk_show: "Zeigen", bk_board_opening: "Die Ausgangsstellung: {p} mit {r}",
+    bk_board_reply: "Nach {p}: der Gegner zieht {q} mit {r}", bk_meta: "Equity: Mittel aus einer Suche mit {ply} Halbzügen und einer Simulation mit {trials} Spielen; Chancen aus der Simulation. Erstellt von {engine} {version} am {date}.",
+    bk_none: "Kein Buch für diese Regeln.",
+  },
+  tr: {
+    bk_title: "Açılış kitabı", bk_international: "Uluslararası", bk_tavla: "Tavla", bk_rules: "Kurallar",
+    bk_rolls: "Açılış zarları", bk_roll: "Zar {r}", bk_candidates: "{r} için en iyi hamleler", bk_play: "Hamle",
+    bk_equity: "Equity", bk_loss: "Kayıp", bk_win: "Kazanma", bk_wg: "Mars ile kazanma", bk_lg: "Mars olma",
+    bk_replies: "{p} sonrası en iyi cevaplar", bk_reply_roll: "Rakibin zarı", bk_reply: "En iyi cevap",
+    bk_reply_eq: "Equity (rakip)", bk_show: "Göster", bk_board_opening: "Başlangıç pozisyonu: {r} ile {p}",
+    bk_board_reply: "{p} sonrası: rakip {r} ile {q} oynar", bk_meta: "Equity: {ply} katlı arama ile {trials} denemelik rollout'un ortalaması; olasılıklar rollout'tan. {engine} {version}, {date}.",
+    bk_none: "Bu kurallar için kitap yok.",
+  },
+});
+
+const START = "4HPwATDgc/ABMA";
+const RULES = ["international", "tavla"];
+
+function rollText(roll) {
+  return roll.length === 2 ? `${roll[0]}-${roll[1]}` : roll;
+}
+
+export async function mount(el, params) {
+  const controller = new AbortController();
+  let rules = RULES.includes(params.rules) ? params.rules : "international";
+  let rollKey = params.roll || null;
+  el.classList.add("bk-view");
+
+  const tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("bk_rules") },
+    RULES.map((r) => h("button", { type: "button", dataset: { rules: r }, "aria-pressed": String(r === rules),
+      onclick: () => { if (r !== rules) { rules = r; rollKey = null; load(); } } }, t(`bk_${r}`))));
+  const rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("bk_rolls") });
+  const detail = h("section", { class: "bk-detail", id: "bk-detail", "aria-live": "polite" });
+  const meta = h("p", { class: "muted bk-meta", id: "bk-meta" });
+  el.append(h("h1", {}, t("bk_title")), tabs, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), rollsList, detail, meta);
+
+  let book = null;
+  async function load() {
+    for (const b of tabs.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.rules === rules));
+    rollsList.replaceChildren(h("li", { class: "muted" }, t("loading")));
+    detail.replaceChildren();
+    meta.textContent = "";
+    try {
+      book = await api(`/v1/opening-book?rules=${rules}`, { signal: controller.signal });
+    } catch (e) {
+      if (e.name === "AbortError") return;
+      rollsList.replaceChildren(h("li", { class: "error-message", role: "alert" }, problemText(e)));
+      return;
+    }
+    el.dataset.rules = rules;
+    const rolls = book.rolls || [];
+    if (!rolls.length) { rollsList.replaceChildren(h("li", { class: "muted" }, t("bk_none"))); return; }
+    rollsList.replaceChildren(...rolls.map((r) => h("li", {},
+      h("button", { type: "button", class: "bk-roll", dataset: { roll: r.roll }, "aria-pressed": "false",
+        "aria-label": `${t("bk_roll", { r: rollText(r.roll) })}: ${r.candidates[0]?.play || ""}`,
+        onclick: () => select(r.roll) },
+        h("span", { class: "bk-dice" }, rollText(r.roll)),
+        h("span", { class: "bk-play" }, r.candidates[0]?.play || "–")))));
+    const s = book.settings || {};
+    meta.textContent = t("bk_meta", { ply: s.ply ?? "?", trials: s.trials ?? "?", engine: book.engine?.name || "",
+      version: book.engine?.version || "", date: (book.generated || "").slice(0, 10) });
+    const wanted = rolls.find((r) => r.roll === rollKey || r.roll === [...(rollKey || "")].reverse().join(""));
+    select(wanted ? wanted.roll : rolls.find((r) => r.roll === "31")?.roll || rolls[0].roll, false);
+  }
+
+  function select(key, focus = true) {
+    rollKey = key;
+    remember({ view: "book", rules: rules === "international" ? null : rules, roll: key });
+    for (const b of rollsList.querySelectorAll("button.bk-roll")) b.setAttribute("aria-pressed", String(b.dataset.roll === key));
+    const entry = book.rolls.find((r) => r.roll === key);
+    if (!entry) return;
+    const boardBox = h("div", { class: "bk-board", id: "bk-board" });
+    const caption = h("p", { class: "bk-caption", id: "bk-caption" });
+    const start = decodePositionId(book.position_id || START);
+    const showCandidate = (c) => {
+      const board = boardFromPosition(start.mine, start.theirs);
+      board.dice = entry.dice;
+      drawBoard(boardBox, board, { arrows: arrowsOfNotation(c.play), label: t("bk_board_opening", { p: c.play, r: rollText(key) }) });
+      caption.textContent = t("bk_board_opening", { p: c.play, r: rollText(key) });
+      for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.play === c.play));
+      for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", "false");
+    };
+    const showReply = (rep) => {
+      const after = decodePositionId(entry.replies.position_id);
+      const board = boardFromPosition(after.mine, after.theirs, { onRollIsBottom: false });
+      board.dice = rep.dice;
+      const label = t("bk_board_reply", { p: entry.replies.play, q: rep.play, r: rollText(rep.roll) });
+      drawBoard(boardBox, board, { arrows: arrowsOfNotation(rep.play), label });
+      caption.textContent = label;
+      for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", "false");
+      for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.roll === rep.roll));
+    };
+    const candTable = h("table", { class: "bk-table", id: "bk-candidates" },
+      h("thead", {}, h("tr", {}, ["bk_play", "bk_equity", "bk_loss", "bk_win", "bk_wg", "bk_lg"].map((k) => h("th", { scope: "col" }, t(k))))),
+      h("tbody", {}, entry.candidates.map((c) => h("tr", { dataset: { play: c.play }, "aria-selected": "false" },
+        h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => showCandidate(c), "aria-label": `${t("bk_show")} ${c.play}` }, c.play)),
+        h("td", {}, fmtEq(c.equity)), h("td", {}, c.loss ? fmtEq(-c.loss) : "0"),
+        h("td", {}, fmtPct(c.probabilities?.win)), h("td", {}, fmtPct(c.probabilities?.win_gammon)),
+        h("td", {}, fmtPct(c.probabilities?.lose_gammon))))));
+    const replies = entry.replies?.replies || [];
+    const replyTable = h("table", { class: "bk-table", id: "bk-replies" },
+      h("thead", {}, h("tr", {}, ["bk_reply_roll", "bk_reply", "bk_reply_eq"].map((k) => h("th", { scope: "col" }, t(k))))),
+      h("tbody", {}, replies.map((rep) => h("tr", { dataset: { roll: rep.roll }, "aria-selected": "false" },
+        h("td", {}, rollText(rep.roll)),
+        h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => showReply(rep), "aria-label": `${t("bk_show")} ${rollText(rep.roll)}: ${rep.play}` }, rep.play)),
+        h("td", {}, fmtEq(rep.equity))))));
+    detail.replaceChildren(
+      h("div", { class: "bk-left" }, h("h2", {}, t("bk_roll", { r: rollText(key) })), boardBox, caption),
+      h("div", { class: "bk-right" },
+        h("h3", {}, t("bk_candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
+        replies.length ? h("h3", {}, t("bk_replies", { p: entry.replies.play })) : null,
+        replies.length ? h("div", { class: "an-table-wrap" }, replyTable) : null));
+    showCandidate(entry.candidates[0]);
+    if (focus) candTable.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  load();
+  return () => controller.abort();
+}
