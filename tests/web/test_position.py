@@ -1,0 +1,155 @@
+"""The position view in a browser: the address opens a position with its hint (16 candidates for 3-1 from
+the start, 8/5 6/5 first, drawn as arrows), a malformed ID shows the API's problem in words, the editor
+changes the position and the address, the cube decision of a position without dice, a rollout job whose
+progress advances (server-sent events) until it is done, the page on a phone-sized screen, German texts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+# shot() of this folder's conftest.py (a plain import would find tests/conftest.py, also named conftest)
+_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
+assert _spec and _spec.loader
+_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conftest)
+shot = _conftest.shot
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+START_31 = "/?position=4HPwATDgc/ABMA&dice=31"
+PHONE = {"width": 390, "height": 844}
+
+
+def query(page: Any) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_address_opens_the_position_with_its_hint(page: Any) -> None:
+    page.goto(START_31)
+    rows = page.locator("table.candidates tbody tr")
+    expect(rows).to_have_count(16)
+    expect(rows.first.locator(".play-button")).to_have_text("8/5 6/5")
+    expect(page.locator("#pos-count")).to_contain_text("16 of 16")
+    # the best play is drawn: two arrows; another candidate's arrows when it is chosen
+    board = page.locator("#view svg.board")
+    expect(board.locator(".arrow")).to_have_count(2)
+    expect(page.locator("#pos-die1")).to_have_value("3")
+    rows.nth(2).locator(".play-button").click()  # 24/20: one arrow
+    expect(rows.nth(2)).to_have_class("selected")
+    expect(board.locator(".arrow")).to_have_count(1)
+    assert query(page) == {"position": "4HPwATDgc/ABMA", "dice": "31"}
+    expect(page.locator(".pips-line")).to_contain_text("167")
+    shot(page, "position")
+    # other dice: another hint, and the address follows
+    page.select_option("#pos-die1", "6")
+    page.select_option("#pos-die2", "6")
+    expect(page.locator("#pos-count")).to_contain_text("of 11")
+    assert query(page)["dice"] == "66"
+
+
+def test_malformed_id_shows_a_readable_message(page: Any) -> None:
+    page.goto("/?position=garbage!!")
+    expect(page.locator("#pos-error")).to_contain_text("invalid Position ID")
+    page.fill("#pos-id", "XGID=nonsense:1:2")
+    page.click("#pos-show")
+    expect(page.locator("#pos-error")).to_contain_text("XGID")
+    # a good one clears the message and shows its board and hint (the XGID's own dice: 5-2)
+    page.fill("#pos-id", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10")
+    page.press("#pos-id", "Enter")
+    expect(page.locator("#pos-error")).to_be_empty()
+    expect(page.locator("#pos-count")).to_contain_text("8 of 8")
+    assert query(page)["dice"] == "52"
+
+
+def test_editor_cube_decision_and_resignation(page: Any) -> None:
+    page.goto("/")
+    expect(page.locator("#cube-action")).to_contain_text("No double")
+    page.click(".editor summary")
+    # remove the player's checkers from the 24-point (shift-click and the remove mode), add one on the 21
+    page.click('#view .hit[data-point="24"]', modifiers=["Shift"])
+    page.check('input[name="pos-mode"][value="remove"]')
+    page.click('#view .hit[data-point="24"]')
+    page.check('input[name="pos-mode"][value="add"]')
+    page.locator('#view .hit[data-point="21"]').focus()
+    page.keyboard.press("Enter")  # keyboard: the points are buttons
+    expect(page.locator(".pips-line")).to_contain_text("Pips: 140")  # 167 - 2 x 24 + 21
+    assert query(page)["position"] != "4HPwATDgc/ABMA"
+    expect(page.locator("#cube-action")).to_be_visible()
+    page.select_option("#pos-resign-level", "gammon")
+    page.click("#pos-judge")
+    expect(page.locator("#resign-answer")).to_contain_text("should accept")
+    # Tavla has no cube
+    page.select_option("#pos-variant", "tavla")
+    expect(page.locator("#pos-cube-decision")).to_contain_text("without a cube")
+    assert query(page)["rules"] == "tavla"
+
+
+def test_rollout_progress_advances_until_done(page: Any) -> None:
+    page.goto(START_31)
+    expect(page.locator("table.candidates tbody tr")).to_have_count(16)
+    page.fill("#ro-trials", "288")  # 4 chunks of 72 trials: progress events between
+    page.fill("#ro-truncate", "8")
+    page.fill("#ro-top", "3")
+    page.click("#ro-start")
+    text = page.locator("#ro-text")
+    seen: list[int] = []
+    widths: list[str] = []
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        done = text.get_attribute("data-done")
+        if done is not None and (not seen or int(done) != seen[-1]):
+            seen.append(int(done))
+            ci = page.locator("#ro-results tbody tr").first.locator(".ci-text")
+            if ci.count():
+                widths.append(ci.inner_text())
+        if text.get_attribute("data-state") == "done":
+            break
+        time.sleep(0.1)
+    assert text.get_attribute("data-state") == "done", text.inner_text()
+    assert seen == sorted(seen) and seen[-1] == 288, seen
+    assert any(0 < n < 288 for n in seen), f"no progress between start and end: {seen}"
+    expect(text).to_contain_text("288 of 288")
+    expect(page.locator("#ro-results tbody tr")).to_have_count(3)
+    expect(page.locator("#ro-results .ci-bar")).to_have_count(3)
+    # each candidate's interval narrows as trials come in
+    halfwidths = [float(w.lstrip("±")) for w in widths if w.startswith("±")]
+    assert halfwidths and halfwidths[-1] <= halfwidths[0], widths
+    shot(page, "position-rollout")
+
+
+def test_cancel_a_rollout(page: Any) -> None:
+    page.goto(START_31)
+    expect(page.locator("table.candidates tbody tr")).to_have_count(16)
+    page.fill("#ro-trials", "7200")
+    page.click("#ro-start")
+    expect(page.locator("#ro-cancel")).to_be_visible()
+    page.click("#ro-cancel")
+    expect(page.locator("#ro-text")).to_contain_text("cancelled")
+    expect(page.locator("#ro-start")).to_be_enabled()
+
+
+@pytest.mark.parametrize("page", [PHONE], indirect=True)
+def test_position_on_a_phone(page: Any) -> None:
+    page.goto(START_31)
+    expect(page.locator("table.candidates tbody tr")).to_have_count(16)
+    # nothing wider than the screen (the candidates' table scrolls inside its box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    box = page.locator("#view svg.board").bounding_box()
+    assert box and box["width"] <= PHONE["width"]
+    shot(page, "position-phone")
+
+
+def test_position_in_german(page: Any) -> None:
+    page.goto(START_31)
+    page.select_option("#lang", "de")
+    expect(page.locator("#pos-hint h3")).to_have_text("Tipp")
+    expect(page.locator("#pos-count")).to_contain_text("16 von 16")
+    page.select_option("#lang", "tr")
+    expect(page.locator("#pos-hint h3")).to_have_text("İpucu")
