@@ -206,6 +206,8 @@ export function drawBoard(container, board, options = {}) {
       points: `${x},${base} ${x + PW},${base} ${x + PW / 2},${tip}`,
       class: `tri ${p % 2 ? "odd" : "even"}${hl.has(p) ? " highlight" : ""}${selected === p ? " selected" : ""}`,
     }, g);
+    if (hl.has(p) || selected === p) // a mark on the frame too: a full stack hides its triangle
+      el("rect", { x: x + 3, y: isBottom ? Y0 + HIN + 2 : Y0 - 8, width: PW - 6, height: 6, rx: 2, class: `mark${selected === p ? " selected" : ""}` }, g);
     if (!small) {
       const ny = isBottom ? Y0 + HIN + B + S / 2 : S / 2;
       text(svg, x + PW / 2, ny, String(p), "num");

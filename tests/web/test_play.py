@@ -1,0 +1,158 @@
+"""The play view in a browser: a whole Tavla 1-point game against the easy bot played by clicks (checker
+then target on the board for the first plays, the legal-play buttons after), confirm and undo, a reload
+that continues the game from the address, the dice verified and the match exported once it is over; the
+start form and a game on a phone-sized screen.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# shot() of this folder's conftest.py (a plain import would find tests/conftest.py, also named conftest)
+_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
+assert _spec and _spec.loader
+_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conftest)
+shot = _conftest.shot
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+PHONE = {"width": 390, "height": 844}
+READY = ".play-view:not([aria-busy]) :is(#pl-finished, #pl-roll, #pl-legal, #pl-accept, #pl-confirm)"
+
+
+def start_tavla(page: Any) -> str:
+    page.goto("/?view=play")
+    page.select_option("#pl-variant", "tavla")
+    page.fill("#pl-length", "1")
+    page.select_option("#pl-level", "easy")
+    page.check("#pl-trainer")
+    page.click("#pl-start")
+    expect(page.locator("#pl-status")).to_contain_text("match to 1")
+    m = re.search(r"[?&]game=(g[0-9a-f]+)", page.url)
+    assert m, page.url
+    return m.group(1)
+
+
+def play_by_board(page: Any) -> bool:
+    """Click highlighted sources and targets until the play is complete; True when it is."""
+    for _ in range(12):
+        if page.locator("#pl-confirm").count():
+            return True
+        points = page.eval_on_selector_all(
+            "#pl-board .highlight",
+            "els => els.map(e => e.closest('[data-point]')?.dataset.point ?? (e.classList.contains('bar') ? '25' : '0'))",
+        )
+        if not points:
+            return False
+        page.click(f'#pl-board .hit[data-point="{points[0]}"]')
+    return page.locator("#pl-confirm").count() > 0
+
+
+def test_a_whole_tavla_game_by_clicks(page: Any) -> None:
+    game_id = start_tavla(page)
+    page.click("#pl-roll")  # the opening roll
+    expect(page.locator("#pl-events li").first).to_contain_text("Opening roll")
+    # a reload continues the game from the address
+    page.reload()
+    expect(page.locator("#pl-status")).to_contain_text("Game 1")
+    assert f"game={game_id}" in page.url
+    board_plays = legal_plays = 0
+    undone = shot_taken = False
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        page.wait_for_selector(READY, state="attached")
+        if page.locator("#pl-finished").count():
+            break
+        if page.locator("#pl-confirm").count():
+            page.click("#pl-confirm")
+            continue
+        if page.locator("#pl-legal").count():
+            if board_plays < 3 and play_by_board(page):
+                board_plays += 1
+                if not undone:  # undo the last step, then make it again
+                    page.click("#pl-undo")
+                    expect(page.locator("#pl-confirm")).to_have_count(0)
+                    assert play_by_board(page)
+                    undone = True
+                if not shot_taken:
+                    expect(page.locator("#pl-board .arrow").first).to_be_visible()
+                    shot(page, "play")
+                    shot_taken = True
+                page.click("#pl-confirm")
+                continue
+            if not page.locator("#pl-legal").is_visible():
+                page.click("details.legal summary")
+            page.locator("#pl-legal button").first.click()
+            expect(page.locator("#pl-pending")).to_be_visible()
+            page.click("#pl-confirm")
+            legal_plays += 1
+            continue
+        if page.locator("#pl-roll").count():
+            page.click("#pl-roll")
+            continue
+        if page.locator("#pl-accept").count():
+            page.click("#pl-accept")
+            continue
+    expect(page.locator("#pl-finished")).to_be_visible()
+    assert board_plays >= 1, "no play was made on the board"
+    events = page.locator("#pl-events").inner_text()
+    assert "pulvezar rolled" in events and "You played" in events
+    assert re.search(r"won the game", events), events
+    # the dice: verified against the commitment shown from the start
+    page.click("#pl-verify")
+    expect(page.locator("#pl-verified")).to_contain_text("Verified")
+    # the match file, downloaded from a Blob URL
+    with page.expect_download() as download:
+        page.click("#pl-export-mat")
+    assert download.value.suggested_filename == f"{game_id}.mat"
+    text = Path(download.value.path()).read_text()
+    assert "Variation" in text or "Tavla" in text, text[:300]
+    shot(page, "play-finished")
+
+
+def test_undo_and_legal_play_buttons_in_an_international_game(page: Any) -> None:
+    page.goto("/?view=play")
+    page.select_option("#pl-variant", "international")
+    page.fill("#pl-length", "3")
+    page.click("#pl-start")
+    expect(page.locator("#pl-status")).to_contain_text("match to 3")
+    page.click("#pl-roll")
+    page.wait_for_selector(READY, state="attached")
+    # the bot may have won the opening: roll when it is our turn to roll
+    if page.locator("#pl-roll").count():
+        page.click("#pl-roll")
+        page.wait_for_selector(READY, state="attached")
+    if not page.locator("#pl-legal").is_visible():
+        page.click("details.legal summary")
+    first = page.locator("#pl-legal button").first
+    notation = first.inner_text()
+    first.click()
+    expect(page.locator("#pl-pending")).to_contain_text(notation)
+    page.click("#pl-undo")
+    expect(page.locator("#pl-pending")).to_have_count(0)
+    page.locator("#pl-legal button").first.click()
+    page.click("#pl-confirm")
+    expect(page.locator("#pl-events")).to_contain_text(f"You played {notation}")
+    expect(page.locator("#pl-resign")).to_be_attached()
+
+
+@pytest.mark.parametrize("page", [PHONE], indirect=True)
+def test_play_on_a_phone(page: Any) -> None:
+    page.goto("/?view=play")
+    expect(page.locator("#pl-start")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.click("#pl-start")
+    page.click("#pl-roll")
+    page.wait_for_selector(READY, state="attached")
+    if page.locator("#pl-roll").count():
+        page.click("#pl-roll")
+        page.wait_for_selector(READY, state="attached")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(page, "play-phone")
