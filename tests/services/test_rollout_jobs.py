@@ -1,9 +1,9 @@
 """Rollout jobs on a real Redis and real Celery workers (subprocesses on free ports).
 
-The workers use a small untrained net written to a temporary model file, chunks of 72 trials
-and an artificial 60 ms per evaluator call, so that a chunk takes about a second and a worker can
-be killed in the middle of one.  Every finished job is compared bit for bit with
-:func:`pulvezar.rollouts.chunks.rollout_chunked` run here, in the test process.
+The workers (the session's shared platform, ``shared_platform.py``) use a small untrained net written to
+a temporary model file, chunks of 72 trials and an artificial 60 ms per evaluator call, so that a chunk
+takes about a second and a worker can be killed in the middle of one.  Every finished job is compared bit
+for bit with :func:`pulvezar.rollouts.chunks.rollout_chunked` run here, in the test process.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
 from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
-from services.rollout.celery_app import make_app  # noqa: E402
 from services.rollout.jobs import (  # noqa: E402
     InvalidJob,
     JobNotFound,
@@ -36,53 +35,43 @@ from services.rollout.jobs import (  # noqa: E402
     encode_values,
     normalise_item,
 )
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
+from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
-CHUNK = 72
-VISIBILITY_S = 5.0
 
 from procutil import wait_until  # noqa: E402
 from rollout_workers import Worker, Workers  # noqa: E402
+from shared_platform import CHUNK  # noqa: E402
 
-# ---- Redis and workers ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def redis_url(redis_server: str) -> str:
-    return redis_server
+# ---- Redis and workers: the session's shared platform (shared_platform.py) ------------------
 
 
 @pytest.fixture(scope="module")
-def settings(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def redis_url(shared_platform: Any) -> str:
+    return str(shared_platform.redis_url)
+
+
+@pytest.fixture(scope="module")
+def settings(shared_platform: Any) -> dict[str, str]:
     """The workers' environment (and the store's settings)."""
-    return {
-        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
-        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
-        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
-        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
-        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-    }
+    return dict(shared_platform.env)
 
 
 @pytest.fixture(scope="module")
-def workers(settings: dict[str, str]) -> Iterator[Workers]:
-    pool = Workers(settings)
-    try:
-        pool.start(2)
-        yield pool
-    finally:
-        pool.stop_all()
+def workers(shared_platform: Any) -> Workers:
+    return shared_platform.workers  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
-def store(settings: dict[str, str], redis_url: str) -> JobStore:
-    s = RolloutSettings(redis_url=redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S)
-    return JobStore(redis.Redis.from_url(redis_url, decode_responses=True), app=make_app(s), settings=s)
+def store(shared_platform: Any) -> JobStore:
+    """Redis only: the library's JobStore without a database behind it."""
+    return shared_platform.store  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def model_file(shared_platform: Any) -> Path:
+    """The workers' net."""
+    return shared_platform.model  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
@@ -105,10 +94,8 @@ def worker_threads() -> Iterator[None]:
 
 
 @pytest.fixture
-def two_workers(workers: Workers, store: JobStore) -> Workers:
-    workers.ensure(2)
-    wait_until(lambda: queues_empty(store), 60, "empty queues before the test")
-    return workers
+def two_workers(shared_platform: Any) -> Workers:
+    return shared_platform.ready(2)  # type: ignore[no-any-return]
 
 
 def queues_empty(store: JobStore) -> bool:
@@ -351,6 +338,15 @@ def test_batch_job_returns_results_per_position(
 def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
     job = store.submit_rollout({"position": START, "trials": 20 * CHUNK, "truncate": 12}, priority="batch")
     wait_until(lambda: store.status(job)["chunks_done"] >= 1, 30, "a first chunk")
+
+    def starts() -> int:
+        logs = [e for w in two_workers.running for e in list(w.logs)]
+        return sum(e.get("msg") == "chunk started" and e.get("job") == job for e in logs)
+
+    # cancelled just after a chunk started (it runs for 12 evaluator calls of 60 ms or more), not when
+    # both workers are between chunks
+    seen = starts()
+    wait_until(lambda: starts() > seen, 30, "another chunk to start", every=0.01)
     assert store.cancel(job) is True
     assert store.cancel(job) is False  # already cancelled
     s = wait_state(store, job, ("cancelled",))
