@@ -4,7 +4,8 @@ download: the system's ``/usr/bin/chromium``).
 
 ``page`` is a fresh browser page on the platform's gateway; after each test it checks the basics: no
 console error, no uncaught exception, no request to another origin.  ``shot(page, name)`` writes a
-screenshot to ``docs/screenshots/<name>.png`` (the README and docs/web.md show them).
+screenshot to ``docs/screenshots/<name>.png`` (the README and docs/web.md show them): ``from webkit
+import shot`` (a module of its own name: ``conftest`` is also tests/conftest.py's).
 """
 
 from __future__ import annotations
@@ -20,15 +21,17 @@ from urllib.parse import urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))  # bench_platform: make run's platform
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # webkit: shared by the tests of this folder
 CHROMIUM = os.environ.get("PULVEZAR_CHROMIUM", "/usr/bin/chromium")
-SHOTS = ROOT / "docs" / "screenshots"
 FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
 ]  # fmt: skip
 
 sync_api = pytest.importorskip("playwright.sync_api")
+# a loaded 2-core machine: the views' API calls (a 2-ply hint, a rollout's events) may take seconds
+sync_api.expect.set_options(timeout=20_000)
 
 
 @pytest.fixture(scope="session")
@@ -98,11 +101,3 @@ def page(browser: Any, platform: Any, request: pytest.FixtureRequest) -> Iterato
         context.close()
     assert not watch.foreign, f"requests to other origins: {watch.foreign}"
     assert not watch.errors, f"console errors: {watch.errors}"
-
-
-def shot(pg: Any, name: str) -> Path:
-    """A screenshot of the page for the docs."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
-    return path

@@ -9,19 +9,12 @@ well under a second on make run's one worker.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# shot() of this folder's conftest.py (a plain import would find tests/conftest.py, also named conftest)
-_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
-assert _spec and _spec.loader
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-shot = _conftest.shot
+from webkit import shot
 
 MATCH = Path(__file__).resolve().parents[1] / "formats" / "data" / "match1495872.txt"
 sync_api = pytest.importorskip("playwright.sync_api")

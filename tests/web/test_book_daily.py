@@ -11,18 +11,11 @@ under the key the workers use (``daily:<date>:<rules>:<kind>``), as the workers'
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
-assert _spec and _spec.loader
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-shot = _conftest.shot
+from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect

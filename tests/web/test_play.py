@@ -6,20 +6,13 @@ start form and a game on a phone-sized screen.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# shot() of this folder's conftest.py (a plain import would find tests/conftest.py, also named conftest)
-_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
-assert _spec and _spec.loader
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-shot = _conftest.shot
+from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -47,7 +40,8 @@ def play_by_board(page: Any) -> bool:
             return True
         points = page.eval_on_selector_all(
             "#pl-board .highlight",
-            "els => els.map(e => e.closest('[data-point]')?.dataset.point ?? (e.classList.contains('bar') ? '25' : '0'))",
+            "els => els.map(e => e.closest('[data-point]')?.dataset.point"
+            " ?? (e.classList.contains('bar') ? '25' : '0'))",
         )
         if not points:
             return False

@@ -6,20 +6,12 @@ progress advances (server-sent events) until it is done, the page on a phone-siz
 
 from __future__ import annotations
 
-import importlib.util
 import time
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
-# shot() of this folder's conftest.py (a plain import would find tests/conftest.py, also named conftest)
-_spec = importlib.util.spec_from_file_location("web_conftest", Path(__file__).with_name("conftest.py"))
-assert _spec and _spec.loader
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-shot = _conftest.shot
+from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
