@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -52,6 +52,9 @@ system-deps:
 		echo "installing chromium (the web client's browser tests drive it headless) from the distribution"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	fi
+
+screenshots: $(STAMP)  # the web client's views, as docs/screenshots/*.png (made by its browser tests)
+	PULVEZAR_SCREENSHOTS=docs $(VENV)/bin/python -m pytest tests/web -q -p no:cacheprovider
 
 lint: $(STAMP) lint-proto
 	$(VENV)/bin/ruff check libs tests bench services deploy docker

@@ -4,8 +4,8 @@ download: the system's ``/usr/bin/chromium``).
 
 ``page`` is a fresh browser page on the platform's gateway; after each test it checks the basics: no
 console error, no uncaught exception, no request to another origin.  ``shot(page, name)`` writes a
-screenshot to ``docs/screenshots/<name>.png`` (the README and docs/web.md show them): ``from webkit
-import shot`` (a module of its own name: ``conftest`` is also tests/conftest.py's).
+screenshot (``from webkit import shot``): into ``docs/screenshots/<name>.png``, which the README and
+docs/web.md show, when ``make screenshots`` runs these tests, else into a temporary folder.
 """
 
 from __future__ import annotations
