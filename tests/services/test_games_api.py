@@ -299,7 +299,8 @@ def test_cube_actions_and_resignations(platform: Platform) -> None:
     r = http.post(f"/v1/games/{st['id']}/actions", json={"action": "resign", "level": "backgammon"})
     st = check(r.json())
     answer = [e["type"] for e in st["events"] if e["type"] in ("accept", "reject")]
-    assert answer == ["accept"] and st["score"] == [0, 3]  # the most one can give: the bot takes it
+    # the most one can give: the bot takes it (3 points, more if it had doubled meanwhile)
+    assert answer == ["accept"] and st["score"][0] == 0 and st["score"][1] >= 3
 
 
 def test_client_dice(platform: Platform) -> None:
