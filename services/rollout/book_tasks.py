@@ -69,7 +69,6 @@ def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
 def drive(book_id: str) -> str:
     """Advance the book job until it is done or failed, or its rollouts are running (then poll later)."""
     jobs = book_jobs()
-    jobs.redis.delete(scheduled_key(book_id))
     waiting = threading.Event()
 
     def progress(status: dict[str, Any]) -> None:
@@ -82,6 +81,8 @@ def drive(book_id: str) -> str:
         state = "waiting for the durable store"
     except LookupError:
         return "gone"
+    finally:  # only now: until the driver's lease is taken, the mark keeps others from queueing one more
+        jobs.redis.delete(scheduled_key(book_id))
     if state not in TERMINAL:
         schedule(jobs, book_id, countdown=POLL_S)
     return state
