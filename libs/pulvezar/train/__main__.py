@@ -5,7 +5,9 @@ runs (or resumes) supervised generations on rollout targets instead
 (:mod:`pulvezar.train.supervised`); ``python -m pulvezar.train average --out M A B ...``
 averages the weights of snapshots (:mod:`pulvezar.train.average`);
 ``python -m pulvezar.train corpus build|label|run|export|verify|status|measure ...`` builds
-the position corpus and its teacher labels (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.labels`).
+the position corpus and its teacher labels (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.labels`);
+``python -m pulvezar.train fit --label-set 1ply --workdir DIR ...`` fits the contact and race nets to
+a label set of the corpus (:mod:`pulvezar.train.fit`).
 """
 
 from __future__ import annotations
@@ -199,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         return supervised_main(argv[1:])
     if argv and argv[0] == "average":
         return average_main(argv[1:])
+    if argv and argv[0] == "fit":
+        from pulvezar.train.fit import main as fit_main
+
+        return fit_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m pulvezar.train", description=__doc__)
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")
