@@ -11,6 +11,7 @@ const VIEWS = {
   daily: () => import("./views/daily.js"),
 };
 let cleanup = null;
+let renders = 0;
 
 function params() {
   return Object.fromEntries(new URLSearchParams(location.search));
@@ -46,13 +47,24 @@ async function render() {
   if (cleanup) cleanup();
   cleanup = null;
   const el = document.getElementById("view");
-  el.replaceChildren();
   el.dataset.view = name;
+  // each mount gets a fresh host: a view's late async work (a fetch that answers after the user switched the
+  // language or the view) lands in its own detached host, never beside the next view's elements
+  const host = document.createElement("div");
+  host.className = "view-host";
+  el.replaceChildren(host);
+  const seq = ++renders;
   try {
     const mod = await VIEWS[name]();
-    cleanup = (await mod.mount(el, p)) || null;
+    if (seq !== renders) return; // a newer render started while this module loaded
+    const done = (await mod.mount(host, p)) || null;
+    if (seq !== renders) {
+      if (done) done(); // superseded while it mounted: it stops now
+      return;
+    }
+    cleanup = done;
   } catch (e) {
-    el.textContent = `${t("error")}: ${e.message}`;
+    host.textContent = `${t("error")}: ${e.message}`;
     console.warn(e);
   }
 }

@@ -269,20 +269,27 @@ export async function mount(el, params) {
   el.append(h("h1", {}, t("an_title")), form, jobsBox, jobBox);
 
   let cursor = null;
+  let loads = 0; // a newer load of the list wins: an older one that finishes later adds nothing
   async function loadJobs(more = false) {
-    if (!more) { jobsList.replaceChildren(); cursor = null; }
+    const mine = ++loads;
+    const after = more ? cursor : null;
     let page;
     try {
-      page = await api(`/v1/analyses?limit=10${more && cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { signal: controller.signal });
+      page = await api(`/v1/analyses?limit=10${after ? `&cursor=${encodeURIComponent(after)}` : ""}`, { signal: controller.signal });
     } catch (e) {
-      if (e.name !== "AbortError") jobsList.append(h("li", { class: "error-message" }, problemText(e)));
+      if (e.name !== "AbortError" && mine === loads) {
+        if (!more) jobsList.replaceChildren();
+        jobsList.append(h("li", { class: "error-message" }, problemText(e)));
+      }
       return;
     }
+    const details = await Promise.all(page.jobs.map((j) =>
+      api(`/v1/analyses/${encodeURIComponent(j.id)}?games=false`, { signal: controller.signal }).catch(() => null)));
+    if (mine !== loads) return;
+    if (!more) jobsList.replaceChildren();
     cursor = page.next_cursor || null;
     moreButton.hidden = !cursor;
     if (!more && !page.jobs.length) jobsList.append(h("li", { class: "muted" }, t("an_no_jobs")));
-    const details = await Promise.all(page.jobs.map((j) =>
-      api(`/v1/analyses/${encodeURIComponent(j.id)}?games=false`, { signal: controller.signal }).catch(() => null)));
     page.jobs.forEach((j, i) => jobsList.append(jobItem(j, details[i])));
   }
 
