@@ -83,6 +83,39 @@ def test_editor_cube_decision_and_resignation(page: Any) -> None:
     assert query(page)["rules"] == "tavla"
 
 
+def drag(page: Any, start: str, end: str) -> None:
+    """Press on one point of the board, move, release on another (pointer events, as a mouse does)."""
+
+    def box(point: str) -> Any:  # the board may be redrawn at any moment (an answer arrived): ask again
+        for _ in range(20):
+            found = page.locator(f'#view .hit[data-point="{point}"]').bounding_box()
+            if found:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"no point {point} on the board")
+
+    a, b = box(start), box(end)
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=5)
+    page.mouse.up()
+
+
+def test_editor_drags_checkers(page: Any) -> None:
+    page.goto("/")
+    expect(page.locator(".pips-line")).to_contain_text("Pips: 167")
+    expect(page.locator("#cube-action")).to_contain_text("No double")  # the view has its answers
+    drag(page, "24", "18")  # one back checker of the player on roll forward by 6
+    expect(page.locator(".pips-line")).to_contain_text("Pips: 161")
+    assert query(page)["position"] != "4HPwATDgc/ABMA"
+    drag(page, "13", "0")  # onto the tray: off the board
+    expect(page.locator(".pips-line")).to_contain_text("Pips: 148")
+    drag(page, "6", "19")  # the opponent's 6-point (seen from below: 19) holds five of theirs: refused
+    expect(page.locator(".pips-line")).to_contain_text("Pips: 148")
+    drag(page, "1", "2")  # the opponent's checkers on the player's 1-point (their 24) move too
+    expect(page.locator(".pips-line")).to_contain_text("– 166")
+
+
 def test_rollout_progress_advances_until_done(page: Any) -> None:
     page.goto(START_31)
     expect(page.locator("table.candidates tbody tr")).to_have_count(16)

@@ -176,14 +176,44 @@ function interactive(node, label, fn) {
   });
 }
 
+/** Drag and drop between the click targets: onDrag(from, to, event) when a press on one ends on another
+ * (a press and release on the same target stays a click).  The release is heard on the document, so a
+ * board redrawn while the button is down (an answer that arrived meanwhile) does not lose the drag. */
+let drag = null; // {from, onDrag} while a press that began on a board's target lasts
+const pointAt = (e) => {
+  const hit = document.elementFromPoint(e.clientX, e.clientY)?.closest?.(".hit");
+  return hit ? Number(hit.dataset.point) : null;
+};
+document.addEventListener("pointerup", (e) => {
+  const d = drag;
+  drag = null;
+  for (const b of document.querySelectorAll("svg.board.dragging")) b.classList.remove("dragging");
+  if (!d) return;
+  const to = pointAt(e);
+  if (to != null && to !== d.from) d.onDrag(d.from, to, e);
+});
+document.addEventListener("pointercancel", () => { drag = null; });
+
+function draggable(svg, onDrag) {
+  svg.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    const from = pointAt(e);
+    if (from == null) return;
+    drag = { from, onDrag };
+    svg.classList.add("dragging");
+  });
+}
+
 /**
  * Draw `board` into `container` (its children are replaced); returns the svg.
  * options: arrows [[from, to]] (bottom's numbering, 25 = bar, 0 = off), highlight [points], selected point,
- * onPoint(point, event) (bottom's numbering; 25 = bar, 0 = off tray; highlight and selected take 25 and 0 too), small (a thumbnail), label (aria-label),
+ * onPoint(point, event) (bottom's numbering; 25 = bar, 0 = off tray; highlight and selected take 25 and 0 too),
+ * onDrag(from, to, event) (a checker dragged from one point, the bar or the tray to another; with onPoint),
+ * small (a thumbnail), label (aria-label),
  * diceOn "bottom" | "top" (which half shows the dice; default bottom = the right half).
  */
 export function drawBoard(container, board, options = {}) {
-  const { arrows = [], highlight = [], selected = null, onPoint = null, small = false, label = null } = options;
+  const { arrows = [], highlight = [], selected = null, onPoint = null, onDrag = null, small = false, label = null } = options;
   const bottom = board.bottom || new Array(25).fill(0);
   const top = board.top || new Array(25).fill(0);
   const svg = el("svg", {
@@ -289,6 +319,7 @@ export function drawBoard(container, board, options = {}) {
     const off = el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: "hit", "data-point": 0 }, hits);
     interactive(off, t("board_off"), (e) => onPoint(0, e));
   }
+  if (onPoint && onDrag && !small) draggable(svg, onDrag);
 
   container.replaceChildren(svg);
   return svg;

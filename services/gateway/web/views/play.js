@@ -357,7 +357,8 @@ export async function mount(el, params) {
       }
     }
     const holder = h("div", { class: "board-holder", id: "pl-board" });
-    drawBoard(holder, board, { arrows, highlight, selected, onPoint: moves && !pending ? click : null, diceOn: game.turn === 1 ? "top" : "bottom",
+    drawBoard(holder, board, { arrows, highlight, selected, onPoint: moves && !pending ? click : null,
+      onDrag: moves && !pending ? (from, to) => { selected = null; click(from); click(to); } : null, diceOn: game.turn === 1 ? "top" : "bottom",
       label: `${t("board_label")}: ${game.board.position_id}` });
 
     const score = game.score || [0, 0];

@@ -279,6 +279,7 @@ export async function mount(el, params) {
     drawBoard(boardHolder, b, {
       arrows: c ? arrowsOfNotation(c.notation) : [],
       onPoint: edit,
+      onDrag: move,
       label: `${t("board_label")}: ${positionId(s.mine, s.theirs)}`,
     });
     pipsLine.textContent = t("pos_pips", { bottom: b.pips[0], top: b.pips[1] });
@@ -305,6 +306,23 @@ export async function mount(el, params) {
     changed();
     // keep the keyboard focus on the same point after the redraw
     boardHolder.querySelector(`.hit[data-point="${point}"]`)?.focus();
+  }
+  // drag a checker: from the side that has one there, to a point, the bar, or the tray (off the board: removed)
+  function move(from, to) {
+    if (from === 0) return;
+    const at = (side, p) => (p === 25 ? 24 : side === "bottom" ? p - 1 : 24 - p);
+    const side = s.mine[at("bottom", from)] ? "bottom" : s.theirs[at("top", from)] ? "top" : null;
+    if (!side) return;
+    const own = side === "bottom" ? s.mine : s.theirs;
+    const other = side === "bottom" ? s.theirs : s.mine;
+    if (to !== 0 && to !== 25 && other[at(side === "bottom" ? "top" : "bottom", to)]) {
+      return toast(t("pos_wrong_side"), "error");
+    }
+    own[at(side, from)]--;
+    if (to !== 0) own[at(side, to)]++;
+    s.candidates = [];
+    redraw();
+    changed();
   }
   function setBoard(mine, theirs) {
     s.mine = mine; s.theirs = theirs; s.candidates = [];
