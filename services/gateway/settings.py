@@ -53,3 +53,9 @@ class GatewaySettings(BaseSettings):
     )
     sse_poll_s: float = Field(0.5, gt=0, description="how often /events polls the job store")
     sse_keepalive_s: float = Field(15.0, gt=0, description="comment lines that keep idle streams open")
+    trainer_ply: int = Field(
+        2,
+        ge=0,
+        le=2,
+        description="the search depth of the Play API trainer's verdicts (2: the master engine)",
+    )

@@ -60,6 +60,7 @@ class Platform:
         env = {
             "PULVEZAR_DATABASE_URL": self.database_url,
             "PULVEZAR_GATEWAY_REDIS_URL": self.redis_url,
+            "PULVEZAR_GATEWAY_TRAINER_PLY": "1",  # the verdicts' shape is the point here, not their depth
             "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
                 {KEY: {"name": "games", **limits}, OTHER: {"name": "other", **limits}}
             ),
@@ -368,8 +369,8 @@ def test_illegal_actions_change_nothing_and_retries_act_once(platform: Platform)
 
 def test_a_game_continues_after_a_restart(platform: Platform) -> None:
     http = platform.http
-    st = new_game(http, {"match_length": 3, "bot": {"level": "easy"}, "trainer": True, "clock": True})
-    assert st["clock"]["remaining"] == [360.0, 360.0]  # 2 minutes per point
+    st = new_game(http, {"match_length": 1, "bot": {"level": "easy"}, "clock": True})
+    assert st["clock"]["remaining"] == [120.0, 120.0]  # 2 minutes per point
     rng = random.Random(11)
     for _ in range(6):
         st = check(http.post(f"/v1/games/{st['id']}/actions", json=random_action(st, rng)).json())

@@ -297,6 +297,7 @@ async def create_game(
     seed, bot_seed = seeds() if seeds is not None else (None, None)
     session = await _in_thread(
         PlaySession, settings, evaluator=evaluator(request), now=now, bot_seed=bot_seed,
+        trainer_ply=request.app.state.settings.trainer_ply,
         seed=seed if settings.dice == "server" else None,
     )  # fmt: skip
     game_id = "g" + secrets.token_hex(12)
