@@ -4,6 +4,8 @@
     python -m services.store current [--wait-head]   # the revision; --wait-head: until it is the newest
     python -m services.store backup OUT              # pg_dump -Fc, or an SQLite online backup
     python -m services.store restore IN              # pg_restore --clean, or the SQLite file back
+    python -m services.store import-archive --redis URL (--key KEY | --owner DIGEST)
+                                                     # an archive kept in Redis by a version before 0003
 
 The database is ``--url`` or ``PULVEZAR_DATABASE_URL``. Exit status 2: no URL, a database that cannot be
 reached, or a backup/restore that failed; 1: ``--wait-head`` timed out.
@@ -51,7 +53,29 @@ def parser() -> argparse.ArgumentParser:
 
     rs = sub.add_parser("restore", parents=[common], help="replace the database's contents by the backup IN")
     rs.add_argument("inp", metavar="IN")
+
+    ia = sub.add_parser(
+        "import-archive",
+        parents=[common],
+        help="copy the deployment-wide archive of versions before 0003 (in Redis) into one key's archive",
+    )
+    ia.add_argument("--redis", required=True, help="the Redis URL that holds archive:entries")
+    who = ia.add_mutually_exclusive_group(required=True)
+    who.add_argument("--key", help="the API key whose archive receives the entries")
+    who.add_argument("--owner", help="or its digest, as the jobs table records owners")
     return p
+
+
+def import_archive(url: str, redis_url: str, owner: str) -> int:
+    """The entries of Redis's ``archive:entries`` (the archive before it was kept per key) into ``owner``'s
+    archive in the database; how many."""
+    import redis
+
+    from services.common import archive_store
+    from services.store.archive import SqlArchive
+
+    _, index = archive_store.load_index(redis.Redis.from_url(redis_url, decode_responses=True))
+    return SqlArchive(url, owner).import_entries(index.entries)
 
 
 def fail(message: str, status: int = EXIT_USAGE) -> int:
@@ -101,6 +125,15 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "restore":
             restore(url, args.inp)
             print(f"{migrate.shown(url)} restored from {args.inp}", file=sys.stderr)
+        elif args.command == "import-archive":
+            if args.key is not None:
+                from services.gateway.security import owner_of
+
+                owner = owner_of(args.key)
+            else:
+                owner = args.owner
+            n = import_archive(url, args.redis, owner)
+            print(f"{n} archive entries copied into the archive of owner {owner}", file=sys.stderr)
     except migrate.Unreachable as e:
         return fail(str(e))
     except BackupError as e:

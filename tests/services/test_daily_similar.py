@@ -530,3 +530,30 @@ def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
     assert cache.reloads == 2
     same(cache)
     assert "match:inc:1:9" not in cache.index
+
+
+def test_an_archive_kept_in_redis_before_0003_moves_into_a_keys_archive(
+    r: Any, redis_url: str, database_url: str
+) -> None:
+    """``python -m services.store import-archive``: the deployment-wide Redis archive of older versions
+    becomes one key's archive in the database (an upgrade loses nothing)."""
+    from services.store.__main__ import main
+    from services.store.archive import SqlArchive
+
+    archive_store.add_match_positions(r, match_entries("legacy", game_positions(12, seed=31)))  # old keys
+    lib, _ = archive_store.save_library_position(
+        r, ArchiveEntry("lib:x", Position.start().position_id, "library", name="old favourite")
+    )
+    _, legacy = archive_store.load_index(r)
+    assert main(["import-archive", "--url", database_url, "--redis", redis_url, "--key", KEY]) == 0
+    mine = SqlArchive(database_url, OWNER)
+    _, index = mine.load_index()
+    assert {e.id for e in legacy.entries} <= {e.id for e in index.entries}
+    stored = mine.get_entry(lib.id)
+    assert stored == lib and stored.name == "old favourite"
+    assert mine.get_entry("match:legacy:1:5") == archive_store.get_entry(r, "match:legacy:1:5")
+    assert main(["import-archive", "--url", database_url, "--redis", redis_url, "--owner", "x" * 32]) == 0
+    assert SqlArchive(database_url, "x" * 32).get_entry(lib.id) == lib
+    with pytest.raises(SystemExit) as exit_:  # whose archive? argparse refuses
+        main(["import-archive", "--url", database_url, "--redis", redis_url])
+    assert exit_.value.code == 2
