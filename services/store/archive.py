@@ -20,16 +20,8 @@ from sqlalchemy import select, update
 
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
 from services.common.archive_store import LIBRARY_PREFIX, library_entry, parse_match_positions
-from services.store.db import engine, session
+from services.store.db import insert, session
 from services.store.models import ArchiveOwner, ArchiveRow, DailyPuzzle
-
-
-def _insert(url: str) -> Any:
-    if engine(url).dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
 
 
 def _entry(data: Mapping[str, Any]) -> ArchiveEntry:
@@ -44,7 +36,7 @@ class SqlArchive:
 
     def _bump(self, s: Any) -> int:
         """The owner's next version (locks the owner's row until the transaction ends)."""
-        first = _insert(self.url)(ArchiveOwner).values(owner=self.owner, version=0)
+        first = insert(self.url)(ArchiveOwner).values(owner=self.owner, version=0)
         s.execute(first.on_conflict_do_nothing())
         stmt = (
             update(ArchiveOwner)
@@ -55,7 +47,7 @@ class SqlArchive:
         return int(s.execute(stmt).scalar_one())
 
     def _upsert(self, s: Any, rows: list[dict[str, Any]]) -> None:
-        stmt = _insert(self.url)(ArchiveRow).values(rows)
+        stmt = insert(self.url)(ArchiveRow).values(rows)
         s.execute(
             stmt.on_conflict_do_update(
                 index_elements=["owner", "id"],
@@ -72,18 +64,7 @@ class SqlArchive:
     def add_match_positions(self, entries: Iterable[Mapping[str, Any]]) -> int:
         """Add (or replace) the decisions of an analysed match; how many were written."""
         parsed = parse_match_positions(entries)
-        if not parsed:
-            return 0
-        last = {e.id: e.as_dict() for e in parsed}
-        now = time.time()
-        with session(self.url) as s:
-            v = self._bump(s)
-            rows = [
-                {"owner": self.owner, "id": i, "version": v, "deleted": False, "data": d, "updated_at": now}
-                for i, d in last.items()
-            ]
-            for k in range(0, len(rows), 1000):
-                self._upsert(s, rows[k : k + 1000])
+        self.import_entries(parsed)
         return len(parsed)
 
     def import_entries(self, entries: Iterable[ArchiveEntry]) -> int:
@@ -191,7 +172,7 @@ class DailyRecords:
     def put(self, date: str, rules: str, kind: str, puzzle_json: str) -> bool:
         """Write a puzzle once; ``False`` when one is there already (it stays)."""
         stmt = (
-            _insert(self.url)(DailyPuzzle)
+            insert(self.url)(DailyPuzzle)
             .values(date=date, rules=rules, kind=kind, puzzle=puzzle_json, created_at=time.time())
             .on_conflict_do_nothing()
             .returning(DailyPuzzle.date)

@@ -56,6 +56,17 @@ def session(url: str) -> Iterator[Session]:
         raise
 
 
+def insert(url: str) -> Any:
+    """The dialect's ``insert`` (PostgreSQL's or SQLite's: both have ``ON CONFLICT``) for ``url``."""
+    if engine(url).dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
+
+
 def alembic_config(url: str) -> Any:
     from alembic.config import Config
 

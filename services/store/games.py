@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select, update
 
-from services.store.db import engine, session
+from services.store.db import insert, session
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow, IdempotentRequest
 
@@ -60,17 +60,10 @@ class GameRecords:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    def _insert(self) -> Any:
-        if engine(self.url).dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert
-
     def _events(self, s: Any, game_id: str, first: int, events: Sequence[dict[str, Any]], now: float) -> None:
         if events:
             s.execute(
-                self._insert()(GameEvent).values([
+                insert(self.url)(GameEvent).values([
                     {"game_id": game_id, "seq": first + i, "event": e, "created_at": now}
                     for i, e in enumerate(events)
                 ])
@@ -83,7 +76,7 @@ class GameRecords:
             return
         key, fingerprint, status, response = idempotency
         s.execute(
-            self._insert()(IdempotentRequest)
+            insert(self.url)(IdempotentRequest)
             .values(
                 owner=owner or "", key=key, fingerprint=fingerprint, status=status, response=response,
                 created_at=now,

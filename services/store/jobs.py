@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from services.store.db import engine, session
+from services.store.db import insert, session
 from services.store.models import FINAL, Job, JobBlob, JobChunk
 
 
@@ -77,7 +75,7 @@ class JobRecords:
         self.url = url
 
     def _insert(self) -> Any:
-        return pg_insert if engine(self.url).dialect.name == "postgresql" else sqlite_insert
+        return insert(self.url)
 
     # ---- writing ---------------------------------------------------------------------------------
     def create(

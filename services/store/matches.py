@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select
 
-from services.store.db import engine, session
+from services.store.db import insert, session
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import MatchUpload
 
@@ -56,13 +56,9 @@ class MatchUploads:
             "id": uid, "owner": owner, "filename": filename, "format": fmt, "sha256": digest, "data": data,
             "summary": summary, "created_at": time.time(),
         }  # fmt: skip
-        if engine(self.url).dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
         with session(self.url) as s:
             new = s.execute(
-                insert(MatchUpload).values(row).on_conflict_do_nothing().returning(MatchUpload.id)
+                insert(self.url)(MatchUpload).values(row).on_conflict_do_nothing().returning(MatchUpload.id)
             )
             created = new.first() is not None
             stored = s.get(MatchUpload, uid)
