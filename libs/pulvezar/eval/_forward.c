@@ -1,26 +1,30 @@
 /*
- * pulvezar.eval._forward: the encoding and the forward pass of a one-hidden-layer
- * ValueNet in C, for CPU evaluation of large batches (rollouts, search).
+ * pulvezar.eval._forward: the encoding and the forward pass of a ValueNet in C, for CPU
+ * evaluation of large batches (rollouts, search).
  *
- * forward(boards, version, w1t, b1, w2, b2, hidden, out)
+ * forward(boards, version, layers, head_w, head_b, out)
  *
  *   boards  bytes of N*50 uint8 (25 counts of the player on roll, then 25 of the
  *           opponent, each in its owner's numbering, index 24 = bar)
- *   version the encoding: 1, or 2 (v1 and the hand-made features of _features.c)
- *   w1t     float32 (F, hidden): the hidden layer's weight, transposed
- *           (F = 204 inputs for v1, 214 for v2)
- *   b1      float32 (hidden)
- *   w2      float32 (5, hidden), b2 float32 (5)
+ *   version the encoding: 1, 2 (v1 and the hand-made features of _features.c) or 3
+ *           (v2 and the race and contact terms of encoding.race_contact_terms)
+ *   layers  the hidden layers (ReLU after each), a sequence of (wt, b) pairs: wt float32
+ *           (inputs, width), the layer's weight transposed, b float32 (width); the first
+ *           layer's inputs are the encoding's F (204 for v1, 214 for v2, 232 for v3), a
+ *           later layer's the width before it; at most MAX_LAYERS layers of at most
+ *           MAX_WIDTH units
+ *   head_w  float32 (5, width of the last layer), head_b float32 (5)
  *   out     a writable buffer of N*5 float64: win, win gammon, win backgammon,
  *           lose gammon, lose backgammon
  *
- * The encoding is encoding.py's, computed in the same float32 arithmetic;
- * features(boards) gives the hand-made features as _features.features does.
- * The inputs are sparse (about 44 of 214 are not zero), so the hidden layer
- * adds the weight rows of the non-zero inputs only,
- * in input order; a board's result therefore does not depend on the batch it
- * is in.  The sums run in another order than PyTorch's, so values agree with
- * the PyTorch net to float32 rounding (about 1e-7), not bit for bit.
+ * The encoding is encoding.py's, computed in the same float32 arithmetic (the v3 terms in
+ * float64 and rounded to float32, as numpy does); encode(boards, version) gives it whole,
+ * features(boards) the hand-made features as _features.features does, terms(boards) the v3
+ * terms.  The inputs are sparse (about 44 of 214 are not zero), so the first layer adds the
+ * weight rows of the non-zero inputs only, in input order; a later layer likewise adds the
+ * rows of its non-zero (after ReLU) inputs, in unit order.  A board's result therefore does
+ * not depend on the batch it is in.  The sums run in another order than PyTorch's, so values
+ * agree with the PyTorch net to float32 rounding (about 1e-7), not bit for bit.
  *
  * flags(boards, two_points, two_max) classifies boards in one pass (finished,
  * bear-off tables, contact) for the evaluator's routing and the rollouts' stops.
@@ -39,7 +43,10 @@
 
 #define PER_SIDE 101
 #define BASE (2 * PER_SIDE + 2)
-#define MAXNZ (BASE + 64)
+#define TERMS 9 /* encoding v3's race and contact terms per side */
+#define MAXF (BASE + 2 * NF + 2 * TERMS)
+#define MAX_LAYERS 8
+#define MAX_WIDTH 4096
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define CLONES __attribute__((target_clones("avx2", "default")))
@@ -175,6 +182,98 @@ static int back_of(const uint8_t *c) {
     return -1;
 }
 
+/* The nine v3 terms of side s against o (each 25 counts in its owner's numbering), as
+ * encoding._terms computes them: integer counts, divided in float64, rounded to float32. */
+static void side_terms(const uint8_t *s, const uint8_t *o, float *out) {
+    int total = 0, outside = 0, to_home = 0, in_opp_home = 0, out_of_bg = 0, back = 0;
+    for (int i = 0; i < 25; i++) {
+        int n = s[i];
+        if (!n) continue;
+        total += n;
+        back = i + 1;
+        if (i >= 6) {
+            outside += n;
+            to_home += n * (i + 1 - 6);
+        }
+        if (i >= 18) {
+            in_opp_home += n;
+            out_of_bg += n * (i + 1 - 18);
+        }
+    }
+    int lowest = 6; /* the lowest occupied home point, 6 if none */
+    for (int i = 0; i < 6; i++)
+        if (s[i]) {
+            lowest = i + 1;
+            break;
+        }
+    int ahead = 25; /* 25 - o's rearmost point: on s's points, the checker s must pass */
+    for (int i = 24; i >= 0; i--)
+        if (o[i]) {
+            ahead = 25 - (i + 1);
+            break;
+        }
+    int to_pass = 0;
+    for (int i = ahead; i < 25; i++) to_pass += s[i] * (i + 1 - ahead);
+    int closed = 0;
+    for (int i = 0; i < 6; i++) closed += o[i] >= 2;
+    int off_any = total < 15;
+    int first_off = off_any ? 0 : to_home + lowest;
+    double c = closed / 6.0;
+    out[0] = off_any ? 1.0f : 0.0f;
+    out[1] = (float)(outside / 15.0);
+    out[2] = (float)(to_home / 60.0);
+    out[3] = (float)(in_opp_home / 5.0);
+    out[4] = (float)(first_off / 60.0);
+    out[5] = (float)(out_of_bg / 20.0);
+    out[6] = (float)(back / 25.0);
+    out[7] = (float)(to_pass / 100.0);
+    out[8] = (float)(s[24] > 0 ? c * c : 0.0);
+}
+
+static int features_of(int version) {
+    return version == 1 ? BASE : version == 2 ? BASE + 2 * NF : version == 3 ? MAXF : 0;
+}
+
+static void add_nonzero(const float *x, int n, int base, int *idx, float *val, int *k) {
+    for (int e = 0; e < n; e++)
+        if (x[e] != 0.0f) {
+            idx[*k] = base + e;
+            val[(*k)++] = x[e];
+        }
+}
+
+/* The non-zero inputs of one board in encoding `version` (1, 2 or 3), in input order: their
+ * indices and values; returns their count (at most MAXF). */
+static int encode_board(const uint8_t *mine, int version, int *idx, float *val) {
+    const uint8_t *theirs = mine + 25;
+    float pm, pt;
+    int k = encode_side(mine, 0, idx, val, &pm);
+    k += encode_side(theirs, PER_SIDE, idx + k, val + k, &pt);
+    float diff = (pm - pt) * 2.0f;
+    if (diff != 0.0f) {
+        idx[k] = 2 * PER_SIDE;
+        val[k++] = diff;
+    }
+    int mb = back_of(mine), tb = back_of(theirs);
+    if (mb >= 0 && tb >= 0 && mb + tb >= 23) {
+        idx[k] = 2 * PER_SIDE + 1;
+        val[k++] = 1.0f;
+    }
+    if (version >= 2) {
+        float extra[2 * NF];
+        side_features_fast(mine, theirs, extra);
+        side_features_fast(theirs, mine, extra + NF);
+        add_nonzero(extra, 2 * NF, BASE, idx, val, &k);
+    }
+    if (version >= 3) {
+        float t[2 * TERMS];
+        side_terms(mine, theirs, t);
+        side_terms(theirs, mine, t + TERMS);
+        add_nonzero(t, 2 * TERMS, BASE + 2 * NF, idx, val, &k);
+    }
+    return k;
+}
+
 #pragma GCC diagnostic ignored "-Wpsabi" /* v8 values stay inside this file */
 typedef float v8 __attribute__((vector_size(32)));
 
@@ -186,46 +285,106 @@ static inline v8 load8(const float *p) {
 
 static inline void store8(float *p, v8 x) { memcpy(p, &x, sizeof x); }
 
-/* The hidden layer (ReLU) of the non-zero inputs: acc = relu(b1 + sum_i val[i] * w1t[idx[i]]),
- * 32 units at a time kept in registers; then the five output logits, each summed in 8
- * lanes and the lanes added in a fixed order. */
-CLONES
-static void layers(const int *idx, const float *val, int k, const float *w1t, const float *b1, int h,
-                   const float *w2, float *acc, float *logits) {
+/* A net as the forward pass walks it: per hidden layer its transposed weight (in, width) and
+ * bias, then the head. */
+typedef struct {
+    int layers;
+    int width[MAX_LAYERS];
+    const float *wt[MAX_LAYERS], *b[MAX_LAYERS];
+    const float *head_w, *head_b;
+} Net;
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* acc = b + sum_i val[i] * wt[idx[i]] (rows of h), in the order of i: 64 units at a time
+ * kept in registers, then 32, 8 and one.  Each unit's sum runs in the same order whatever the
+ * blocks; values of 1 (most of the first layer's) are multiplied too: 1 * w is w, and a branch
+ * on them costs more than the multiplication. */
+INLINE void sparse_layer(const int *idx, const float *val, int k, const float *wt, const float *b, int h,
+                         float *acc) {
     int j = 0;
-    for (; j + 32 <= h; j += 32) {
-        v8 a0 = load8(b1 + j), a1 = load8(b1 + j + 8), a2 = load8(b1 + j + 16), a3 = load8(b1 + j + 24);
+    for (; j + 64 <= h; j += 64) {
+        v8 a0 = load8(b + j), a1 = load8(b + j + 8), a2 = load8(b + j + 16), a3 = load8(b + j + 24);
+        v8 a4 = load8(b + j + 32), a5 = load8(b + j + 40), a6 = load8(b + j + 48), a7 = load8(b + j + 56);
         for (int i = 0; i < k; i++) {
-            const float *row = w1t + (size_t)idx[i] * h + j;
+            const float *row = wt + (size_t)idx[i] * h + j;
             const float v = val[i];
-            if (v == 1.0f) {
-                a0 += load8(row);
-                a1 += load8(row + 8);
-                a2 += load8(row + 16);
-                a3 += load8(row + 24);
-            } else {
-                v8 vv = {v, v, v, v, v, v, v, v};
-                a0 += vv * load8(row);
-                a1 += vv * load8(row + 8);
-                a2 += vv * load8(row + 16);
-                a3 += vv * load8(row + 24);
-            }
+            v8 vv = {v, v, v, v, v, v, v, v};
+            a0 += vv * load8(row);
+            a1 += vv * load8(row + 8);
+            a2 += vv * load8(row + 16);
+            a3 += vv * load8(row + 24);
+            a4 += vv * load8(row + 32);
+            a5 += vv * load8(row + 40);
+            a6 += vv * load8(row + 48);
+            a7 += vv * load8(row + 56);
+        }
+        store8(acc + j, a0);
+        store8(acc + j + 8, a1);
+        store8(acc + j + 16, a2);
+        store8(acc + j + 24, a3);
+        store8(acc + j + 32, a4);
+        store8(acc + j + 40, a5);
+        store8(acc + j + 48, a6);
+        store8(acc + j + 56, a7);
+    }
+    for (; j + 32 <= h; j += 32) {
+        v8 a0 = load8(b + j), a1 = load8(b + j + 8), a2 = load8(b + j + 16), a3 = load8(b + j + 24);
+        for (int i = 0; i < k; i++) {
+            const float *row = wt + (size_t)idx[i] * h + j;
+            const float v = val[i];
+            v8 vv = {v, v, v, v, v, v, v, v};
+            a0 += vv * load8(row);
+            a1 += vv * load8(row + 8);
+            a2 += vv * load8(row + 16);
+            a3 += vv * load8(row + 24);
         }
         store8(acc + j, a0);
         store8(acc + j + 8, a1);
         store8(acc + j + 16, a2);
         store8(acc + j + 24, a3);
     }
+    for (; j + 8 <= h; j += 8) {
+        v8 a = load8(b + j);
+        for (int i = 0; i < k; i++) {
+            const float *row = wt + (size_t)idx[i] * h + j;
+            const float v = val[i];
+            v8 vv = {v, v, v, v, v, v, v, v};
+            a += vv * load8(row);
+        }
+        store8(acc + j, a);
+    }
     for (; j < h; j++) {
-        float a = b1[j];
-        for (int i = 0; i < k; i++) a += val[i] * w1t[(size_t)idx[i] * h + j];
+        float a = b[j];
+        for (int i = 0; i < k; i++) a += val[i] * wt[(size_t)idx[i] * h + j];
         acc[j] = a;
     }
-    for (j = 0; j < h; j++) acc[j] = acc[j] > 0.0f ? acc[j] : 0.0f;
+}
+
+/* The hidden layers of one board's non-zero inputs (idx, val: k of them, overwritten by each
+ * layer's non-zero activations), then the five output logits into `logits`, each summed in
+ * 8 lanes and the lanes added in a fixed order.  acc: room for the widest layer. */
+CLONES
+static void net_logits(int *idx, float *val, int k, const Net *net, float *acc, float *logits) {
+    int h = 0;
+    for (int l = 0; l < net->layers; l++) {
+        h = net->width[l];
+        sparse_layer(idx, val, k, net->wt[l], net->b[l], h, acc);
+        if (l + 1 < net->layers) {
+            k = 0;
+            for (int j = 0; j < h; j++) { /* the next layer's inputs: the positive units */
+                idx[k] = j;
+                val[k] = acc[j];
+                k += acc[j] > 0.0f;
+            }
+        }
+    }
+    for (int j = 0; j < h; j++) acc[j] = acc[j] > 0.0f ? acc[j] : 0.0f;
     for (int o = 0; o < 5; o++) {
-        const float *w = w2 + (size_t)o * h;
+        const float *w = net->head_w + (size_t)o * h;
         v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (j = 0; j + 8 <= h; j += 8) z += load8(acc + j) * load8(w + j);
+        int j = 0;
+        for (; j + 8 <= h; j += 8) z += load8(acc + j) * load8(w + j);
         float lanes[8], t = 0.0f;
         store8(lanes, z);
         for (int l = 0; l < 8; l++) t += lanes[l];
@@ -236,68 +395,80 @@ static void layers(const int *idx, const float *val, int k, const float *w1t, co
 
 static float sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
 
+static const char *check_boards(const Py_buffer *boards, int version) {
+    if (boards->len % 50) return "boards must be a multiple of 50 bytes";
+    if (!features_of(version)) return "the C encoding knows versions 1, 2 and 3";
+    return NULL;
+}
+
 static PyObject *f_forward(PyObject *self, PyObject *args) {
-    Py_buffer boards, w1t, b1, w2, b2, out;
-    int version, hidden;
-    if (!PyArg_ParseTuple(args, "y*iy*y*y*y*iw*", &boards, &version, &w1t, &b1, &w2, &b2, &hidden, &out))
-        return NULL;
-    PyObject *result = NULL;
+    Py_buffer boards, head_w, head_b, out;
+    Py_buffer bufs[2 * MAX_LAYERS];
+    int version, nbufs = 0;
+    PyObject *layers, *seq = NULL, *result = NULL;
+    float *acc = NULL, *val = NULL;
+    int *idx = NULL;
+    if (!PyArg_ParseTuple(args, "y*iOy*y*w*", &boards, &version, &layers, &head_w, &head_b, &out)) return NULL;
     Py_ssize_t n = boards.len / 50;
-    int nextra = version == 2 ? 2 * NF : 0;
-    int features = BASE + nextra;
-    const char *err = NULL;
-    if (boards.len % 50) err = "boards must be a multiple of 50 bytes";
-    else if (version != 1 && version != 2) err = "the C encoding knows versions 1 and 2";
-    else if (hidden < 1 || hidden > 4096) err = "bad hidden size";
-    else if (w1t.len != (Py_ssize_t)features * hidden * (Py_ssize_t)sizeof(float)) err = "w1t has the wrong size";
-    else if (b1.len != hidden * (Py_ssize_t)sizeof(float)) err = "b1 has the wrong size";
-    else if (w2.len != 5 * hidden * (Py_ssize_t)sizeof(float)) err = "w2 has the wrong size";
-    else if (b2.len != 5 * (Py_ssize_t)sizeof(float)) err = "b2 has the wrong size";
-    else if (out.len != n * 5 * (Py_ssize_t)sizeof(double)) err = "out has the wrong size";
-    if (err) {
-        PyErr_SetString(PyExc_ValueError, err);
-        goto done;
+    Net net;
+    const char *err = check_boards(&boards, version);
+    if (err) goto fail;
+    seq = PySequence_Fast(layers, "layers must be a sequence of (wt, b) pairs");
+    if (!seq) goto done;
+    Py_ssize_t nl = PySequence_Fast_GET_SIZE(seq);
+    if (nl < 1 || nl > MAX_LAYERS) {
+        err = "a net has 1 to 8 (MAX_LAYERS) hidden layers";
+        goto fail;
     }
-    float *acc = malloc((size_t)hidden * sizeof(float));
-    if (!acc) {
+    net.layers = (int)nl;
+    int inputs = features_of(version), widest = MAXF;
+    for (int l = 0; l < net.layers; l++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, l);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            err = "each layer is a (wt, b) tuple";
+            goto fail;
+        }
+        for (int e = 0; e < 2; e++) {
+            if (PyObject_GetBuffer(PyTuple_GET_ITEM(pair, e), &bufs[nbufs], PyBUF_SIMPLE) < 0) goto done;
+            nbufs++;
+        }
+        const Py_buffer *wt = &bufs[nbufs - 2], *b = &bufs[nbufs - 1];
+        Py_ssize_t h = b->len / (Py_ssize_t)sizeof(float);
+        if (b->len % (Py_ssize_t)sizeof(float) || h < 1 || h > MAX_WIDTH) {
+            err = "bad layer width";
+            goto fail;
+        }
+        if (wt->len != (Py_ssize_t)inputs * h * (Py_ssize_t)sizeof(float)) {
+            err = "a layer's weight has the wrong size";
+            goto fail;
+        }
+        net.width[l] = (int)h;
+        net.wt[l] = wt->buf;
+        net.b[l] = b->buf;
+        inputs = (int)h;
+        if (h > widest) widest = (int)h;
+    }
+    if (head_w.len != 5 * (Py_ssize_t)inputs * (Py_ssize_t)sizeof(float)) err = "head_w has the wrong size";
+    else if (head_b.len != 5 * (Py_ssize_t)sizeof(float)) err = "head_b has the wrong size";
+    else if (out.len != n * 5 * (Py_ssize_t)sizeof(double)) err = "out has the wrong size";
+    if (err) goto fail;
+    net.head_w = head_w.buf;
+    net.head_b = head_b.buf;
+    acc = malloc((size_t)widest * sizeof(float));
+    val = malloc((size_t)widest * sizeof(float));
+    idx = malloc((size_t)widest * sizeof(int));
+    if (!acc || !val || !idx) {
         PyErr_NoMemory();
         goto done;
     }
     const uint8_t *bp = boards.buf;
-    const float *W1 = w1t.buf, *B1 = b1.buf, *W2 = w2.buf, *B2 = b2.buf;
+    const float *B2 = net.head_b;
     double *op = out.buf;
     Py_BEGIN_ALLOW_THREADS
-    int idx[MAXNZ];
-    float val[MAXNZ];
     for (Py_ssize_t i = 0; i < n; i++) {
-        const uint8_t *mine = bp + 50 * i, *theirs = mine + 25;
-        float pm, pt;
-        int k = encode_side(mine, 0, idx, val, &pm);
-        k += encode_side(theirs, PER_SIDE, idx + k, val + k, &pt);
-        float diff = (pm - pt) * 2.0f;
-        if (diff != 0.0f) {
-            idx[k] = 2 * PER_SIDE;
-            val[k++] = diff;
-        }
-        int mb = back_of(mine), tb = back_of(theirs);
-        if (mb >= 0 && tb >= 0 && mb + tb >= 23) {
-            idx[k] = 2 * PER_SIDE + 1;
-            val[k++] = 1.0f;
-        }
-        float extra[2 * NF];
-        if (nextra) {
-            side_features_fast(mine, theirs, extra);
-            side_features_fast(theirs, mine, extra + NF);
-        }
-        for (int e = 0; e < nextra; e++) {
-            float x = extra[e];
-            if (x != 0.0f) {
-                idx[k] = BASE + e;
-                val[k++] = x;
-            }
-        }
+        int k = encode_board(bp + 50 * i, version, idx, val);
         float c[5];
-        layers(idx, val, k, W1, B1, hidden, W2, acc, c);
+        net_logits(idx, val, k, &net, acc, c);
         for (int o = 0; o < 5; o++) c[o] = sigmoid(c[o] + B2[o]);
         float win = c[0], wg = win * c[1], wbg = wg * c[2], lg = (1.0f - win) * c[3], lbg = lg * c[4];
         double *r = op + 5 * i;
@@ -308,17 +479,81 @@ static PyObject *f_forward(PyObject *self, PyObject *args) {
         r[4] = lbg;
     }
     Py_END_ALLOW_THREADS
-    free(acc);
     Py_INCREF(Py_None);
     result = Py_None;
+    goto done;
+fail:
+    PyErr_SetString(PyExc_ValueError, err);
 done:
+    free(acc);
+    free(val);
+    free(idx);
+    Py_XDECREF(seq);
+    for (int e = 0; e < nbufs; e++) PyBuffer_Release(&bufs[e]);
     PyBuffer_Release(&boards);
-    PyBuffer_Release(&w1t);
-    PyBuffer_Release(&b1);
-    PyBuffer_Release(&w2);
-    PyBuffer_Release(&b2);
+    PyBuffer_Release(&head_w);
+    PyBuffer_Release(&head_b);
     PyBuffer_Release(&out);
     return result;
+}
+
+/* encode(boards, version) -> bytes of N*F float32: the encoding the forward pass computes. */
+static PyObject *f_encode(PyObject *self, PyObject *args) {
+    Py_buffer boards;
+    int version;
+    if (!PyArg_ParseTuple(args, "y*i", &boards, &version)) return NULL;
+    const char *err = check_boards(&boards, version);
+    if (err) {
+        PyBuffer_Release(&boards);
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_ssize_t n = boards.len / 50, f = features_of(version);
+    PyObject *res = PyBytes_FromStringAndSize(NULL, n * f * (Py_ssize_t)sizeof(float));
+    if (!res) {
+        PyBuffer_Release(&boards);
+        return NULL;
+    }
+    float *x = (float *)PyBytes_AS_STRING(res);
+    const uint8_t *bp = boards.buf;
+    Py_BEGIN_ALLOW_THREADS
+    memset(x, 0, (size_t)(n * f) * sizeof(float));
+    int idx[MAXF];
+    float val[MAXF];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int k = encode_board(bp + 50 * i, version, idx, val);
+        for (int e = 0; e < k; e++) x[i * f + idx[e]] = val[e];
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&boards);
+    return res;
+}
+
+/* terms(boards) -> bytes of N*2*TERMS float32: encoding.race_contact_terms. */
+static PyObject *f_terms(PyObject *self, PyObject *args) {
+    Py_buffer boards;
+    if (!PyArg_ParseTuple(args, "y*", &boards)) return NULL;
+    if (boards.len % 50) {
+        PyBuffer_Release(&boards);
+        PyErr_SetString(PyExc_ValueError, "boards must be a multiple of 50 bytes");
+        return NULL;
+    }
+    Py_ssize_t n = boards.len / 50;
+    PyObject *res = PyBytes_FromStringAndSize(NULL, n * 2 * TERMS * (Py_ssize_t)sizeof(float));
+    if (!res) {
+        PyBuffer_Release(&boards);
+        return NULL;
+    }
+    float *t = (float *)PyBytes_AS_STRING(res);
+    const uint8_t *bp = boards.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        side_terms(bp + 50 * i, bp + 50 * i + 25, t + 2 * TERMS * i);
+        side_terms(bp + 50 * i + 25, bp + 50 * i, t + 2 * TERMS * i + TERMS);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&boards);
+    return res;
 }
 
 /* flags(boards, two_points, two_max) -> bytes, one byte of FLAG_* bits per board. */
@@ -414,7 +649,9 @@ static PyMethodDef forward_methods[] = {
     {"features", f_features_fast, METH_VARARGS, "features(boards) -> float32 bytes, as _features.features"},
     {"flags", f_flags, METH_VARARGS, "flags(boards, two_points, two_max) -> bytes of FLAG_* bits per board"},
     {"forward", f_forward, METH_VARARGS,
-     "forward(boards, version, w1t, b1, w2, b2, hidden, out): one-hidden-layer net, probabilities into out"},
+     "forward(boards, version, layers, head_w, head_b, out): the net's probabilities into out"},
+    {"encode", f_encode, METH_VARARGS, "encode(boards, version) -> float32 bytes, as encoding.encode"},
+    {"terms", f_terms, METH_VARARGS, "terms(boards) -> float32 bytes, as encoding.race_contact_terms"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef forward_module = {PyModuleDef_HEAD_INIT, "_forward",
@@ -426,6 +663,9 @@ PyMODINIT_FUNC PyInit__forward(void) {
     PyObject *m = PyModule_Create(&forward_module);
     if (m) {
         PyModule_AddIntConstant(m, "BASE", BASE);
+        PyModule_AddIntConstant(m, "TERMS", TERMS);
+        PyModule_AddIntConstant(m, "MAX_LAYERS", MAX_LAYERS);
+        PyModule_AddIntConstant(m, "MAX_WIDTH", MAX_WIDTH);
         PyModule_AddIntConstant(m, "FLAG_WON", FLAG_WON);
         PyModule_AddIntConstant(m, "FLAG_LOST", FLAG_LOST);
         PyModule_AddIntConstant(m, "FLAG_HOME", FLAG_HOME);

@@ -1,21 +1,26 @@
 """Type stub of the compiled forward pass (_forward.c)."""
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 BASE: int
+TERMS: int
+MAX_LAYERS: int
+MAX_WIDTH: int
 
 def forward(
     boards: bytes,
     version: int,
-    w1t: bytes,
-    b1: bytes,
-    w2: bytes,
-    b2: bytes,
-    hidden: int,
+    layers: Sequence[tuple[bytes, bytes]],
+    head_w: bytes,
+    head_b: bytes,
     out: npt.NDArray[np.float64],
     /,
 ) -> None: ...
+def encode(boards: bytes, version: int, /) -> bytes: ...
+def terms(boards: bytes, /) -> bytes: ...
 
 FLAG_WON: int
 FLAG_LOST: int

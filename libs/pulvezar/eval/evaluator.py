@@ -203,8 +203,10 @@ class ModelInfo:
 
 
 class _CWeights:
-    """A one-hidden-layer :class:`ValueNet`'s parameters as the C forward pass takes them,
-    with the parameters' versions they were copied at (training changes them in place)."""
+    """A :class:`ValueNet`'s parameters as the C forward pass takes them: ``layers``, per hidden
+    layer its weight transposed (inputs, width) and its bias, and the head's weight (5, width)
+    and bias, as float32 bytes; with the parameters' versions they were copied at (training
+    changes them in place)."""
 
     def __init__(self, net: ValueNet) -> None:
         params = list(net.parameters())
@@ -212,14 +214,14 @@ class _CWeights:
         self._versions = [p._version for p in params]
         import torch
 
-        body = net.body[0]
-        assert isinstance(body, torch.nn.Linear)
-        f32 = np.float32
-        self.hidden = int(body.out_features)
-        self.w1t = np.ascontiguousarray(body.weight.detach().cpu().numpy().T, dtype=f32).tobytes()
-        self.b1 = np.ascontiguousarray(body.bias.detach().cpu().numpy(), dtype=f32).tobytes()
-        self.w2 = np.ascontiguousarray(net.head.weight.detach().cpu().numpy(), dtype=f32).tobytes()
-        self.b2 = np.ascontiguousarray(net.head.bias.detach().cpu().numpy(), dtype=f32).tobytes()
+        def f32(t: torch.Tensor, transpose: bool = False) -> bytes:
+            a = t.detach().cpu().numpy()
+            return np.ascontiguousarray(a.T if transpose else a, dtype=np.float32).tobytes()
+
+        linear = [m for m in net.body if isinstance(m, torch.nn.Linear)]
+        assert len(linear) == net.layers
+        self.layers = [(f32(m.weight, transpose=True), f32(m.bias)) for m in linear]
+        self.head_w, self.head_b = f32(net.head.weight), f32(net.head.bias)
 
     def current(self, net: ValueNet) -> bool:
         """Whether these are still ``net``'s parameters, unchanged (an in-place change bumps a
@@ -233,10 +235,10 @@ class _CWeights:
 class NetEvaluator(EvaluatorBase):
     """Contact and race nets, exact bear-off endgames and races, exact finished games.
 
-    On the CPU, nets with one hidden layer run in C (:mod:`pulvezar.eval._forward`: the
-    encoding and a sparse forward pass, a board's value independent of its batch), other
-    nets and other devices in PyTorch; ``c_forward = False`` forces PyTorch.  Both agree
-    to float32 rounding.
+    On the CPU the nets run in C (:mod:`pulvezar.eval._forward`: the encoding and a sparse
+    forward pass, a board's value independent of its batch; every encoding version, up to
+    ``_forward.MAX_LAYERS`` hidden layers), on other devices in PyTorch; ``c_forward = False``
+    forces PyTorch.  Both agree to float32 rounding.
     """
 
     c_forward: bool = True
@@ -271,8 +273,7 @@ class NetEvaluator(EvaluatorBase):
         if weights is not None:
             raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).tobytes()
             out = np.empty((len(boards), 5))
-            w = weights
-            _forward.forward(raw, self.encoding_version, w.w1t, w.b1, w.w2, w.b2, w.hidden, out)
+            _forward.forward(raw, self.encoding_version, weights.layers, weights.head_w, weights.head_b, out)
             return out
         import torch
 
@@ -282,10 +283,13 @@ class NetEvaluator(EvaluatorBase):
 
     def _c_weights(self, net: ValueNet) -> _CWeights | None:
         """The C forward pass's weights of ``net``, or None where PyTorch must run it."""
-        if not self.c_forward or self.device.type != "cpu" or net.layers != 1:
+        if not self.c_forward or self.device.type != "cpu":
             return None
-        if self.encoding_version not in (1, 2) or net.features != FEATURES_BY_VERSION[self.encoding_version]:
-            return None  # the C encoding knows versions 1 and 2
+        if not 1 <= net.layers <= _forward.MAX_LAYERS or net.hidden > _forward.MAX_WIDTH:
+            return None
+        version = self.encoding_version
+        if version not in (1, 2, 3) or net.features != FEATURES_BY_VERSION[version]:
+            return None  # the C encoding knows versions 1 to 3
         cache: dict[int, _CWeights] = self.__dict__.setdefault("_c_cache", {})
         w = cache.get(id(net))
         if w is None or not w.current(net):

@@ -1,0 +1,212 @@
+"""The C encoding and forward pass (_forward.c) against their references: the numpy encoding of every
+version bit for bit, PyTorch nets of one to three hidden layers to float32 rounding, a board's value
+independent of its batch."""
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from pulvezar import Position, Rules
+from pulvezar.eval import _forward
+from pulvezar.eval.encoding import FEATURES_BY_VERSION, TERMS, encode, race_contact_terms
+from pulvezar.eval.evaluator import NetEvaluator, boards_of, terminal
+from pulvezar.eval.nets import ValueNet
+
+RULES = Rules.international()
+
+
+def game_boards(n: int, seed: int) -> np.ndarray:
+    """Positions of random legal games, seen from the player on roll (hits, bar entries, bear-offs)."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < n:
+        p = Position.start()
+        while len(out) < n:
+            out.append(p)
+            plays = RULES.legal_plays(p, (rng.randint(1, 6), rng.randint(1, 6)))
+            q = plays[rng.randrange(len(plays))].position
+            if RULES.game_result(q) is not None:
+                break
+            p = q.swap()
+    return boards_of(out)
+
+
+def placed_boards(n: int, seed: int) -> np.ndarray:
+    """Boards of checkers placed at random, no point held by both sides: contact, races, home boards,
+    few checkers, borne-off ones, checkers on the bar (up to all 15 of a side) and finished sides."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n, 50), dtype=np.uint8)
+    for i in range(n):
+        kind = i % 5  # 0: anywhere, 1: race-like, 2: home boards only, 3: few checkers, 4: many on the bar
+        for side in (0, 1):
+            b, other = out[i, 25 * side : 25 * side + 25], out[i, 25 * (1 - side) : 25 * (1 - side) + 25]
+            hi = {0: 25, 1: 13, 2: 6, 3: 25, 4: 25}[kind]
+            left = int(rng.integers(0, 16)) if kind == 3 else 15
+            if rng.random() < 0.05:
+                left = 0  # finished
+            if kind == 4:
+                b[24] = on_bar = int(rng.integers(0, left + 1))
+                left -= on_bar
+            while left:
+                p = int(rng.integers(0, hi))
+                if p < 24 and other[23 - p] > 0:  # the same point in the other side's numbering
+                    continue
+                b[p] += 1
+                left -= 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def boards() -> np.ndarray:
+    return np.concatenate([game_boards(3000, seed=1), placed_boards(2000, seed=2)])
+
+
+def test_the_sample_is_varied(boards) -> None:
+    mine_on = boards[:, :25].sum(axis=1)
+    x = encode(boards, 3)
+    contact = x[:, FEATURES_BY_VERSION[1] - 1] == 1
+    assert 0.2 < contact.mean() < 0.9  # contact and races
+    assert (boards[:, 24] > 0).sum() > 300 and (boards[:, 49] > 1).sum() > 100  # the bar
+    assert (mine_on < 15).sum() > 500 and (mine_on == 0).sum() > 20  # bear-offs, finished sides
+    assert (boards[:, 6:25].sum(axis=1) == 0).sum() > 300  # all home
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_c_encoding_is_the_numpy_encoding(boards, version) -> None:
+    c = np.frombuffer(_forward.encode(boards.tobytes(), version), dtype=np.float32).reshape(len(boards), -1)
+    ref = encode(boards, version)
+    assert c.shape == ref.shape == (len(boards), FEATURES_BY_VERSION[version])
+    assert np.array_equal(c.view(np.uint32), ref.view(np.uint32))  # bit for bit (signed zeros too)
+
+
+def test_c_terms_are_race_contact_terms(boards) -> None:
+    c = np.frombuffer(_forward.terms(boards.tobytes()), dtype=np.float32).reshape(len(boards), 2 * TERMS)
+    ref = race_contact_terms(boards)
+    assert np.array_equal(c.view(np.uint32), ref.view(np.uint32))
+    nonzero = (ref != 0).mean(axis=0)
+    assert ((nonzero > 0.05) & (nonzero < 0.99)).all()  # every term is exercised, zero and not
+    assert min(len(np.unique(ref[:, t])) for t in (2, 4, 7, 11, 13, 16)) > 200  # the pip counts vary
+    edge = np.zeros((3, 50), dtype=np.uint8)
+    edge[0, 24] = 15  # all on the bar against a side with nothing left
+    edge[1, :6] = [2, 2, 2, 2, 2, 2]
+    edge[1, 24] = 3
+    edge[1, 25:31] = [2, 2, 2, 2, 2, 2]
+    edge[1, 49] = 3
+    edge[2, 0] = 1  # one checker each, on their one-points
+    edge[2, 25] = 1
+    got = np.frombuffer(_forward.terms(edge.tobytes()), dtype=np.float32).reshape(3, -1)
+    assert np.array_equal(got, race_contact_terms(edge))
+
+
+def spread(net: ValueNet, seed: int) -> ValueNet:
+    """``net`` with larger random weights (the sparse inputs would leave it near 1/2 everywhere), so
+    that its probabilities spread over (0, 1) and a wrong sum shows."""
+    g = torch.Generator().manual_seed(seed)
+    linear = [m for m in net.body if isinstance(m, torch.nn.Linear)] + [net.head]
+    with torch.no_grad():
+        for i, m in enumerate(linear):
+            gain = 3.0 if i == 0 else 5.0 if m is net.head else 1.5
+            m.weight.copy_(torch.randn(m.weight.shape, generator=g) * gain / m.in_features**0.5)
+            m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+    return net.eval()
+
+
+NETS = [  # (version, layers, hidden): widths in whole and part blocks of 64, 32 and 8 units and single ones
+    (3, 1, 160),
+    (3, 2, 128),
+    (3, 2, 37),
+    (3, 3, 100),
+    (3, 3, 72),
+    (2, 2, 96),
+    (1, 3, 48),
+]
+
+
+@pytest.mark.parametrize(("version", "layers", "hidden"), NETS)
+def test_c_forward_agrees_with_pytorch(boards, version, layers, hidden) -> None:
+    net = spread(ValueNet(hidden, layers, FEATURES_BY_VERSION[version]), seed=hidden + layers)
+    ev = NetEvaluator(net, ValueNet(8, features=net.features), device="cpu", encoding_version=version)
+    live = boards[~terminal(boards)[0]]
+    assert ev._c_weights(net) is not None
+    fast = ev.net_probabilities(net, live)
+    ev.c_forward = False
+    assert ev._c_weights(net) is None
+    ref = ev.net_probabilities(net, live)
+    assert np.abs(fast - ref).max() <= 1e-5
+    spread_of = np.quantile(fast, 0.9, axis=0) - np.quantile(fast, 0.1, axis=0)
+    assert spread_of.max() > 0.3  # a test that can fail: the outputs are far from constant
+    with torch.no_grad():  # and the hidden layers have units off and on
+        h = net.body(torch.from_numpy(encode(live[:500], version)))
+    assert 0.1 < (h > 0).float().mean() < 0.9
+
+
+@pytest.mark.parametrize(("version", "layers", "hidden"), [(3, 2, 128), (3, 3, 37), (2, 1, 160)])
+def test_a_boards_value_does_not_depend_on_its_batch(boards, version, layers, hidden) -> None:
+    net = spread(ValueNet(hidden, layers, FEATURES_BY_VERSION[version]), seed=7)
+    ev = NetEvaluator(net, net, device="cpu", encoding_version=version)
+    sample = boards[:300]
+    whole = ev.net_probabilities(net, sample)
+    alone = np.concatenate([ev.net_probabilities(net, sample[i : i + 1]) for i in range(len(sample))])
+    order = np.random.default_rng(0).permutation(len(sample))
+    shuffled = np.empty_like(whole)
+    for part in np.array_split(order, 7):  # in other batches of other sizes, in another order
+        shuffled[part] = ev.net_probabilities(net, sample[part])
+    assert np.array_equal(whole, alone) and np.array_equal(whole, shuffled)
+
+
+def test_whole_evaluations_of_deep_v3_nets_agree() -> None:
+    """evaluate_boards with C nets of two layers on encoding v3 (race and contact, exact classes) is
+    PyTorch's evaluation."""
+    features = FEATURES_BY_VERSION[3]
+    ev = NetEvaluator(
+        spread(ValueNet(64, 2, features), 1),
+        spread(ValueNet(32, 3, features), 2),
+        device="cpu",
+        encoding_version=3,
+    )
+    boards = np.concatenate([game_boards(600, seed=3), placed_boards(400, seed=4)])
+    fast = ev.evaluate_boards(boards)
+    ev.c_forward = False
+    ref = ev.evaluate_boards(boards)
+    assert np.abs(fast - ref).max() <= 1e-5
+
+
+def test_nets_beyond_the_c_limits_use_pytorch() -> None:
+    torch.manual_seed(0)
+    deep = ValueNet(8, _forward.MAX_LAYERS + 1)
+    ev = NetEvaluator(deep, ValueNet(8, _forward.MAX_LAYERS), device="cpu")
+    assert ev._c_weights(ev.contact_net) is None
+    assert ev._c_weights(ev.race_net) is not None
+    live = game_boards(50, seed=5)
+    live = live[~terminal(live)[0]]
+    assert ev.net_probabilities(deep, live).shape == (len(live), 5)
+
+
+def test_forward_checks_its_arguments() -> None:
+    torch.manual_seed(0)
+    net = ValueNet(16, 2, FEATURES_BY_VERSION[3])
+    ev = NetEvaluator(net, net, device="cpu", encoding_version=3)
+    w = ev._c_weights(net)
+    assert w is not None and len(w.layers) == 2
+    raw = game_boards(4, seed=6).tobytes()
+    out = np.empty((4, 5))
+    _forward.forward(raw, 3, w.layers, w.head_w, w.head_b, out)
+    bad = [
+        (raw[:-1], 3, w.layers, w.head_w, w.head_b, out),  # not whole boards
+        (raw, 4, w.layers, w.head_w, w.head_b, out),  # no such encoding
+        (raw, 2, w.layers, w.head_w, w.head_b, out),  # the first layer takes v3's inputs
+        (raw, 3, [], w.head_w, w.head_b, out),  # no hidden layer
+        (raw, 3, [w.layers[0], w.layers[0]], w.head_w, w.head_b, out),  # the second layer takes 16 inputs
+        (raw, 3, [w.layers[0], (w.layers[1][0], b"")], w.head_w, w.head_b, out),  # no units
+        (raw, 3, [w.layers[0], w.layers[1][0]], w.head_w, w.head_b, out),  # not a pair
+        (raw, 3, w.layers, w.head_w[:-4], w.head_b, out),
+        (raw, 3, w.layers, w.head_w, w.head_b + b"\0\0\0\0", out),
+        (raw, 3, w.layers, w.head_w, w.head_b, np.empty((3, 5))),
+    ]
+    for args in bad:
+        with pytest.raises(ValueError):
+            _forward.forward(*args)
+    with pytest.raises(TypeError):
+        _forward.forward(raw, 3, [(w.layers[0][0], 5)], w.head_w, w.head_b, out)
