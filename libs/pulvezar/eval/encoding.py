@@ -15,8 +15,17 @@ and two shared units: the pip difference ``/ 50`` and whether contact remains.
 Version 2 adds, per side, five hand-made features computed in C
 (``_features.c``): the opponent's shots at the side's blots, its longest
 prime, the blockade in front of its rearmost checker, its anchors in the
-opponent's home board and that checker's escaping rolls.  Model files record
-the version they were trained on; :func:`encode` serves every version.
+opponent's home board and that checker's escaping rolls.
+
+Version 3 adds, per side, nine race and contact terms (:func:`race_contact_terms`):
+whether it has borne off a checker, its checkers outside its home board ``/ 15``, the
+pips to bring them home ``/ 60``, its checkers in the opponent's home board or on the
+bar ``/ 5``, the pips until it can bear off its first checker (0 once it has) ``/ 60``,
+the pips to take every checker out of the opponent's home board ``/ 20``, its rearmost
+checker's point ``/ 25``, the pips it must still move to pass every opposing checker
+``/ 100``, and for a side on the bar the chance that a checker fails to enter ``(k / 6)^2``
+(``k`` the opponent's closed home points).  Model files record the version they were
+trained on; :func:`encode` serves every version.
 
 >>> import numpy as np
 >>> from pulvezar import Position
@@ -34,7 +43,12 @@ from pulvezar.eval import _features
 
 ENCODING_VERSION = 2  # what new nets are trained on
 PER_SIDE = 24 * 4 + 5
-FEATURES_BY_VERSION = {1: 2 * PER_SIDE + 2, 2: 2 * PER_SIDE + 2 + 2 * _features.NF}
+TERMS = 9  # race_contact_terms per side (version 3)
+FEATURES_BY_VERSION = {
+    1: 2 * PER_SIDE + 2,
+    2: 2 * PER_SIDE + 2 + 2 * _features.NF,
+    3: 2 * PER_SIDE + 2 + 2 * _features.NF + 2 * TERMS,
+}
 FEATURES = FEATURES_BY_VERSION[ENCODING_VERSION]
 
 Boards = npt.NDArray[np.uint8]
@@ -55,6 +69,35 @@ def _side(counts: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     outer_blots = (counts[:, 6:24] == 1).sum(axis=1, keepdims=True) / 5.0
     home_points = (counts[:, 0:6] >= 2).sum(axis=1, keepdims=True) / 6.0
     return np.concatenate([units, bar, off, pips, outer_blots, home_points], axis=1, dtype=np.float32)
+
+
+def _terms(s: npt.NDArray[np.int32], o: npt.NDArray[np.int32]) -> npt.NDArray[np.float32]:
+    """The nine version-3 terms of side ``s`` against ``o`` (each ``(N, 25)`` in its owner's numbering)."""
+    pts = np.arange(1, 26, dtype=np.int32)
+    off = 15 - s.sum(axis=1)
+    off_any = off > 0
+    outside = s[:, 6:].sum(axis=1)
+    to_home = (s[:, 6:] * (pts[6:] - 6)).sum(axis=1)
+    in_opp_home = s[:, 18:].sum(axis=1)
+    occupied = s[:, :6] > 0
+    lowest = np.where(occupied.any(axis=1), np.argmax(occupied, axis=1) + 1, 6)
+    first_off = np.where(off_any, 0, to_home + lowest)
+    out_of_bg = (s[:, 18:] * (pts[18:] - 18)).sum(axis=1)
+    back = np.where(s > 0, pts, 0).max(axis=1)
+    ahead = 25 - np.where(o > 0, pts, 0).max(axis=1)  # o's rearmost checker, on s's points
+    to_pass = (s * np.clip(pts[None, :] - ahead[:, None], 0, None)).sum(axis=1)
+    closed = (o[:, :6] >= 2).sum(axis=1)
+    fails = np.where(s[:, 24] > 0, (closed / 6.0) ** 2, 0.0)
+    cols = [off_any, outside / 15.0, to_home / 60.0, in_opp_home / 5.0, first_off / 60.0, out_of_bg / 20.0,
+            back / 25.0, to_pass / 100.0, fails]  # fmt: skip
+    return np.stack(cols, axis=1).astype(np.float32)
+
+
+def race_contact_terms(boards: Boards) -> Features:
+    """``(N, 2 * TERMS)``: the version-3 terms of the player on roll, then of the opponent."""
+    b = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).astype(np.int32)
+    mine, theirs = b[:, :25], b[:, 25:]
+    return np.concatenate([_terms(mine, theirs), _terms(theirs, mine)], axis=1)
 
 
 def contact(boards: Boards) -> npt.NDArray[np.bool_]:
@@ -78,4 +121,6 @@ def encode(boards: Boards, version: int = ENCODING_VERSION) -> Features:
     parts = [mine, theirs, pip_diff, has_contact]
     if version >= 2:
         parts.append(np.frombuffer(_features.features(raw.tobytes()), dtype=np.float32).reshape(len(raw), -1))
+    if version >= 3:
+        parts.append(race_contact_terms(raw))
     return np.concatenate(parts, axis=1, dtype=np.float32)
