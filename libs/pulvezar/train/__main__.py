@@ -161,6 +161,52 @@ def corpus_main(argv: list[str]) -> int:
     return 0
 
 
+def groups_main(argv: list[str]) -> int:
+    """The ``groups`` mode: decision groups of the corpus, their labels, the best plays of each group."""
+    import json
+
+    from pulvezar.train.groups import GroupsConfig, build, top
+    from pulvezar.train.labels import PRESETS, LabelRun
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train groups",
+        description="Decision groups: the plays of one roll in each corpus position (issue 13).",
+    )
+    sub = parser.add_subparsers(dest="action", required=True)
+    b = sub.add_parser("build", help="build the groups of the corpus into WORKDIR/corpus.npz")
+    b.add_argument("--workdir", default="runs/groups")
+    for f in fields(GroupsConfig):
+        b.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    lab = sub.add_parser("label", help="label (or resume labelling) WORKDIR/corpus.npz with a label set")
+    lab.add_argument("--workdir", default="runs/groups")
+    lab.add_argument("--set", dest="label_set", default="0ply", choices=sorted(PRESETS))
+    lab.add_argument("--committed", default="", help="a folder with finished shards to resume from")
+    lab.add_argument("--stop-after", type=int, help="stop after this many shards")
+    t = sub.add_parser("top", help="the K best plays of each group by a label set, as OUT/corpus.npz")
+    t.add_argument("--workdir", default="runs/groups")
+    t.add_argument("--set", dest="label_set", default="0ply")
+    t.add_argument("--k", type=int, default=4)
+    t.add_argument("--out", default="runs/groups-top4")
+    args = parser.parse_args(argv)
+
+    def log(text: str) -> None:
+        print(text, flush=True)
+
+    if args.action == "build":
+        build(
+            GroupsConfig(**{f.name: getattr(args, f.name) for f in fields(GroupsConfig)}), args.workdir, log
+        )
+    elif args.action == "label":
+        run = LabelRun(
+            args.workdir, PRESETS[args.label_set], committed=args.committed or None, label_set=args.label_set
+        )
+        run.run(log, stop_after=args.stop_after)
+        log(json.dumps(LabelRun(args.workdir, label_set=args.label_set).status()))
+    else:
+        top(args.workdir, args.workdir, args.label_set, args.k, args.out, log)
+    return 0
+
+
 def _explicit(argv: list[str], given: dict[str, Any]) -> dict[str, Any]:
     """The label settings written on the command line (they override a preset)."""
     return {k: v for k, v in given.items() if f"--{k}" in argv}
@@ -197,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "corpus":
         return corpus_main(argv[1:])
+    if argv and argv[0] == "groups":
+        return groups_main(argv[1:])
     if argv and argv[0] == "supervised":
         return supervised_main(argv[1:])
     if argv and argv[0] == "average":

@@ -29,6 +29,18 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
 - **Learning curve**: ``workdir/curve.csv`` (epoch, train loss, held-out loss, held-out
   cubeless equity RMSE, seconds, per net besides) and ``curve.png`` when matplotlib is
   installed.
+- **Decision groups** (``groups``, :mod:`pulvezar.train.groups`): label sets of decision-group
+  files join the data as whole groups (one roll's candidate positions, each group held out or
+  not as a whole, each label set its own groups); a batch is a set of whole groups, and besides
+  the cross-entropy each batch pays ``group_weight`` times the mean squared error of the
+  *centred* cubeless equities (each position's equity minus its group's mean, against the
+  same for the labels): the differences between sibling positions, which decide the play.
+  Held out, the **decision loss** is the teacher's equity lost by the net's choice in each
+  group (x 1000); ``stop_on = "decision"`` stops early on it.
+- **Nets**: fresh nets of ``encoding`` (version), ``layers`` hidden layers; ``crashed_hidden > 0``
+  adds a crashed net (crashed positions leave the contact net; from ``--init`` it starts as
+  a copy of the contact net); an ``--init`` model of a lower encoding is widened (the new
+  inputs start with zero weights).
 - **Result**: ``workdir/model.pt`` (with ``model.json``) through :meth:`NetEvaluator.save`,
   the best weights of each net, with run metadata naming the teachers and how many labels
   each gave (training and held-out), as the model card (``docs/models.md``) asks.
@@ -39,6 +51,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import itertools
 import json
 import os
 import time
@@ -51,11 +64,12 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode
+from pulvezar.eval import _forward
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION
 from pulvezar.eval.evaluator import NetEvaluator, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.train.corpus import BEAROFF, CLASSES, CONTACT, CRASHED, RACE, boards_of_keys, read_npz, seed_of
-from pulvezar.train.labels import PRESETS, TEACHERS, UNLABELLED, keys_digest, shard_path
+from pulvezar.train.labels import PRESETS, TEACHERS, UNLABELLED, keys_digest, read_labels, shard_path
 from pulvezar.train.supervised import bce, consistent, load_nets, resolve_device
 
 Boards = npt.NDArray[np.uint8]
@@ -66,7 +80,8 @@ CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
 CURVE_FILE = "curve.csv"
 MODEL_FILE = "model.pt"
-NETS = ("contact", "race")
+ALL_NETS = ("contact", "crashed", "race")
+STOP_ON = ("loss", "rmse", "decision")
 
 
 @dataclass
@@ -89,17 +104,81 @@ class FitConfig:
     seed: int = 1
     threads: int = 1
     device: str = "cpu"  # "auto": CUDA when present (bits differ from the CPU's)
+    groups: str = ""  # comma-separated FOLDER:SET label sets of decision-group files (pulvezar.train.groups)
+    group_weight: float = 1.0  # weight of the centred-equity loss within groups
+    encoding: int = 0  # fresh nets (and widening an --init): the encoding version; 0 = ENCODING_VERSION
+    layers: int = 1  # fresh nets: hidden layers of the contact and crashed nets
+    race_layers: int = 1  # fresh nets: hidden layers of the race net
+    crashed_hidden: int = 0  # > 0: a crashed net of this width (fresh, or a copy of --init's contact net)
+    stop_on: str = "loss"  # early stopping on the held-out "loss", equity "rmse" or group "decision" loss
+
+    def nets(self) -> tuple[str, ...]:
+        """The nets this fit trains."""
+        return ALL_NETS if self.crashed_hidden > 0 else ("contact", "race")
+
+    def group_sources(self) -> list[tuple[str, str]]:
+        """``(folder, label set)`` of each decision-group source."""
+        out = []
+        for part in filter(None, (p.strip() for p in self.groups.split(","))):
+            folder, _, name = part.rpartition(":")
+            if not folder or not name:
+                raise ValueError(f"groups: {part!r} is not FOLDER:SET")
+            out.append((folder, name))
+        return out
 
 
 @dataclass
 class Data:
-    """Encoded training and held-out data of one net."""
+    """Encoded training and held-out data of one net, rows sorted by group (``g``, ``hg``: group keys;
+    a position of no group has a key of its own)."""
 
     x: torch.Tensor
     y: torch.Tensor
     hx: torch.Tensor
     hy: torch.Tensor
     hboards: Boards
+    g: npt.NDArray[np.int64] | None = None
+    hg: npt.NDArray[np.int64] | None = None
+
+
+@dataclass
+class Rows:
+    """Labelled positions of every source before the split: group key ``-1`` = no group."""
+
+    boards: Boards
+    probs: Probs
+    teacher: npt.NDArray[np.uint8]
+    cls: npt.NDArray[np.uint8]
+    group: npt.NDArray[np.int64]
+
+
+GROUP_STRIDE = 1 << 32  # group keys: source number * GROUP_STRIDE + the decision's corpus index
+
+
+def load_groups(cfg: FitConfig) -> tuple[Rows, dict[str, Any]]:
+    """The labelled positions of every decision-group source (bear-offs and finished games left out)."""
+    parts: list[Rows] = []
+    info: dict[str, Any] = {}
+    for k, (folder, name) in enumerate(cfg.group_sources(), start=1):
+        g = read_npz(Path(folder) / "corpus.npz")
+        probs, teacher = read_labels(folder, name, g)
+        keep = (teacher != UNLABELLED) & (g["cls"] < BEAROFF) & (g["rules"] == 0)
+        parts.append(
+            Rows(
+                boards=boards_of_keys(g["keys"][keep]),
+                probs=consistent(probs[keep]),
+                teacher=teacher[keep],
+                cls=g["cls"][keep],
+                group=k * GROUP_STRIDE + g["group"][keep].astype(np.int64),
+            )
+        )
+        meta_path = Path(folder) / "corpus.json"
+        sha = json.loads(meta_path.read_text()).get("sha256") if meta_path.exists() else None
+        info[f"{folder}:{name}"] = {"positions": int(keep.sum()), "groups_sha256": sha}
+    if not parts:
+        return Rows(np.zeros((0, 50), np.uint8), np.zeros((0, 5)), np.zeros(0, np.uint8),
+                    np.zeros(0, np.uint8), np.zeros(0, np.int64)), info  # fmt: skip
+    return Rows(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Rows))), info
 
 
 def _atomic_bytes(path: Path, data: bytes) -> None:
@@ -234,48 +313,85 @@ class FitRun:
         log(f"fit: {len(shards)} shards of label set {cfg.label_set}")
         return meta
 
-    def _initial_nets(self) -> tuple[ValueNet, ValueNet, int, dict[str, Any]]:
+    def _initial_nets(self) -> tuple[dict[str, ValueNet], int, dict[str, Any]]:
         cfg = self.config
-        if cfg.init:
-            return load_nets(cfg.init)
         torch.manual_seed(seed_of(cfg.seed, 0))
-        feats = FEATURES_BY_VERSION[ENCODING_VERSION]
-        c = ValueNet(cfg.hidden, features=feats)
-        r = ValueNet(cfg.race_hidden, features=feats)
-        return c, r, ENCODING_VERSION, {"source": "fresh nets", "seed": cfg.seed}
+        if cfg.init:
+            c, r, version, info = load_nets(cfg.init)
+            crashed = _crashed_net_of(cfg.init)
+            want = cfg.encoding or version
+            if want < version:
+                raise ValueError(f"--encoding {want} is below the init's encoding v{version}")
+            nets = {"contact": c, "race": r}
+            if "crashed" in cfg.nets():
+                nets["crashed"] = crashed if crashed is not None else _copy_net(c)
+            if want > version:
+                nets = {n: widen(net, FEATURES_BY_VERSION[want]) for n, net in nets.items()}
+                info = {**info, "widened_from_encoding": version}
+            return nets, want, info
+        version = cfg.encoding or ENCODING_VERSION
+        feats = FEATURES_BY_VERSION[version]
+        nets = {
+            "contact": ValueNet(cfg.hidden, cfg.layers, feats),
+            "race": ValueNet(cfg.race_hidden, cfg.race_layers, feats),
+        }
+        if "crashed" in cfg.nets():
+            nets["crashed"] = ValueNet(cfg.crashed_hidden, cfg.layers, feats)
+        return nets, version, {"source": "fresh nets", "seed": cfg.seed}
 
-    def _split(
-        self,
-        boards: Boards,
-        probs: Probs,
-        teacher: npt.NDArray[np.uint8],
-        cls: npt.NDArray[np.uint8],
-        version: int,
-    ) -> tuple[dict[str, Data], dict[str, Any]]:
+    def _split(self, corpus: Rows, groups: Rows, version: int) -> tuple[dict[str, Data], dict[str, Any]]:
         cfg = self.config
         rng = np.random.default_rng(seed_of(cfg.seed, 1))
-        holdout = np.zeros(len(boards), dtype=bool)
-        holdout[rng.permutation(len(boards))[: round(cfg.holdout * len(boards))]] = True
-        route = {"contact": (cls == CONTACT) | (cls == CRASHED), "race": cls == RACE}
+        n0 = len(corpus.boards)
+        holdout = np.zeros(n0, dtype=bool)
+        holdout[rng.permutation(n0)[: round(cfg.holdout * n0)]] = True
+        ug = np.unique(groups.group)
+        held = ug[np.random.default_rng(seed_of(cfg.seed, 3)).random(len(ug)) < cfg.holdout]
+        holdout = np.concatenate([holdout, np.isin(groups.group, held)])
+        boards = np.concatenate([corpus.boards, groups.boards])
+        probs = np.concatenate([corpus.probs, groups.probs])
+        teacher = np.concatenate([corpus.teacher, groups.teacher])
+        cls = np.concatenate([corpus.cls, groups.cls])
+        key = np.concatenate([-1 - np.arange(n0, dtype=np.int64), groups.group])  # no group: a key of its own
+        grouped = len(groups.boards) > 0
+        own_crashed = "crashed" in self.nets
+        route = {
+            "contact": (cls == CONTACT) | ((cls == CRASHED) & (not own_crashed)),
+            "crashed": cls == CRASHED,
+            "race": cls == RACE,
+        }
         skipped = int((cls >= BEAROFF).sum())
         data: dict[str, Data] = {}
         counts: dict[str, Any] = {"skipped_exact": skipped, "classes": {}}
         for k, name in enumerate(CLASSES[:3]):
             counts["classes"][name] = int((cls == k).sum())
         dev = self.device
-        for name in NETS:
-            tr, ho = route[name] & ~holdout, route[name] & holdout
+        for name in self.nets:
+            tr = np.flatnonzero(route[name] & ~holdout)
+            ho = np.flatnonzero(route[name] & holdout)
+            if grouped:  # the rows of a group side by side
+                tr = tr[np.argsort(key[tr], kind="stable")]
+                ho = ho[np.argsort(key[ho], kind="stable")]
             data[name] = Data(
                 x=torch.from_numpy(_encode(boards[tr], version)).to(dev),
                 y=torch.from_numpy(probs[tr].astype(np.float32)).to(dev),
                 hx=torch.from_numpy(_encode(boards[ho], version)).to(dev),
                 hy=torch.from_numpy(probs[ho].astype(np.float32)).to(dev),
                 hboards=boards[ho],
+                g=key[tr] if grouped else None,
+                hg=key[ho] if grouped else None,
             )
-            counts[name] = {"train": int(tr.sum()), "holdout": int(ho.sum())}
-        used = (route["contact"] | route["race"]) & ~holdout
-        counts["teachers"] = teacher_counts(teacher[used])
-        counts["holdout_teachers"] = teacher_counts(teacher[(route["contact"] | route["race"]) & holdout])
+            counts[name] = {"train": len(tr), "holdout": len(ho)}
+        used = np.zeros(len(cls), dtype=bool)
+        for name in self.nets:
+            used |= route[name]
+        counts["teachers"] = teacher_counts(teacher[used & ~holdout])
+        counts["holdout_teachers"] = teacher_counts(teacher[used & holdout])
+        if grouped:
+            counts["group_positions"] = {
+                "train": int((~holdout[n0:]).sum()),
+                "holdout": int(holdout[n0:].sum()),
+            }
         return data, counts
 
     # ---- the loop -------------------------------------------------------------------------------
@@ -284,27 +400,33 @@ class FitRun:
         ``model.pt`` is written, ``False`` when ``stop_after`` epochs were run in this call first."""
         t_start = time.perf_counter()
         cfg = self.config
+        if cfg.stop_on not in STOP_ON:
+            raise ValueError(f"stop_on is one of {', '.join(STOP_ON)}")
         torch.set_num_threads(cfg.threads)
         meta = self._start(log)
         shards = [(int(i), str(f)) for i, f in meta["shards"]]
-        contact_net, race_net, version, init_info = self._initial_nets()
-        nets = {"contact": contact_net.to(self.device), "race": race_net.to(self.device)}
+        self.nets = cfg.nets()
+        initial, version, init_info = self._initial_nets()
+        nets = {n: initial[n].to(self.device) for n in self.nets}
         boards, probs, teacher, cls, data_info = load_labels(cfg, shards)
-        data, counts = self._split(boards, probs, teacher, cls, version)
+        group_rows, data_info["groups"] = load_groups(cfg)
+        data, counts = self._split(
+            Rows(boards, probs, teacher, cls, np.full(len(boards), -1)), group_rows, version
+        )
         opts: dict[str, torch.optim.Optimizer] = {
-            n: torch.optim.Adam(nets[n].parameters(), lr=cfg.lr) for n in NETS
+            n: torch.optim.Adam(nets[n].parameters(), lr=cfg.lr) for n in self.nets
         }
         rng = np.random.default_rng(seed_of(cfg.seed, 2))
         state: dict[str, Any] = {
             "epoch": 0,
             "history": [],
             "seconds": 0.0,
-            "nets": {n: {"best": float("inf"), "best_epoch": 0, "stopped": False} for n in NETS},
+            "nets": {n: {"best": float("inf"), "best_epoch": 0, "stopped": False} for n in self.nets},
         }
-        best_states = {n: _copy_state(nets[n]) for n in NETS}
+        best_states = {n: _copy_state(nets[n]) for n in self.nets}
         if self.checkpoint_path.exists():
             ck = torch.load(self.checkpoint_path, map_location="cpu", weights_only=False)
-            for n in NETS:
+            for n in self.nets:
                 nets[n].load_state_dict(ck["nets"][n]["state"])
                 opts[n].load_state_dict(ck["nets"][n]["opt"])
                 best_states[n] = ck["nets"][n]["best_state"]
@@ -313,26 +435,25 @@ class FitRun:
             state = ck["meta"]
             log(f"fit: resumed after epoch {state['epoch']}")
         else:
-            row = self._measure(nets, data, version, 0, float("nan"), 0.0)
+            row = self._measure(nets, data, 0, float("nan"), 0.0)
             state["history"].append(row)
-            for n in NETS:
-                state["nets"][n]["best"] = row[f"{n}_holdout_loss"]
-            log(_row_text(row))
+            for n in self.nets:
+                state["nets"][n]["best"] = self._criterion(row, n)
+            log(_row_text(row, self.nets))
             self._write_curve(state["history"])
         setup = time.perf_counter() - t_start
-        log(
-            f"fit: {counts['contact']['train']} contact + {counts['race']['train']} race positions "
-            f"({counts['contact']['holdout']} + {counts['race']['holdout']} held out), set-up {setup:.1f} s"
-        )
+        sizes = " + ".join(f"{counts[n]['train']} {n}" for n in self.nets)
+        held = " + ".join(str(counts[n]["holdout"]) for n in self.nets)
+        log(f"fit: {sizes} positions ({held} held out), set-up {setup:.1f} s")
         ran = 0
-        while state["epoch"] < cfg.epochs and not all(state["nets"][n]["stopped"] for n in NETS):
+        while state["epoch"] < cfg.epochs and not all(state["nets"][n]["stopped"] for n in self.nets):
             if stop_after is not None and ran >= stop_after:
                 return False
             t0 = time.perf_counter()
             epoch = state["epoch"] + 1
             lr = cfg.lr * cfg.lr_decay ** (epoch - 1)
             losses: dict[str, float] = {}
-            for n in NETS:
+            for n in self.nets:
                 s = state["nets"][n]
                 if s["stopped"]:  # its weights no longer change: its last epoch's training loss
                     losses[n] = s.get("train", float("nan"))
@@ -341,13 +462,13 @@ class FitRun:
                     g["lr"] = lr
                 losses[n] = s["train"] = self._epoch(nets[n], opts[n], data[n], rng)
             train_loss = _weighted({n: (losses[n], len(data[n].x)) for n in losses})
-            row = self._measure(nets, data, version, epoch, train_loss, 0.0, losses)
-            for n in NETS:
+            row = self._measure(nets, data, epoch, train_loss, 0.0, losses)
+            for n in self.nets:
                 s = state["nets"][n]
                 if s["stopped"]:
                     continue
-                if row[f"{n}_holdout_loss"] < s["best"]:
-                    s["best"], s["best_epoch"] = row[f"{n}_holdout_loss"], epoch
+                if self._criterion(row, n) < s["best"]:
+                    s["best"], s["best_epoch"] = self._criterion(row, n), epoch
                     best_states[n] = _copy_state(nets[n])
                 elif epoch - s["best_epoch"] >= cfg.patience:
                     s["stopped"] = True
@@ -360,25 +481,58 @@ class FitRun:
             state["history"].append(row)
             self._checkpoint(nets, opts, best_states, rng, state)
             self._write_curve(state["history"])
-            log(_row_text(row))
+            log(_row_text(row, self.nets))
             ran += 1
         self._finish(nets, best_states, version, init_info, data, counts, data_info, state, log)
         return True
+
+    def _criterion(self, row: dict[str, Any], n: str) -> float:
+        """What early stopping watches for net ``n`` (lower is better)."""
+        stop_on = self.config.stop_on
+        if stop_on == "decision" and row.get(f"{n}_holdout_decision_loss", float("nan")) == row.get(
+            f"{n}_holdout_decision_loss"
+        ):
+            return float(row[f"{n}_holdout_decision_loss"])
+        if stop_on == "rmse":
+            return float(row[f"{n}_holdout_equity_rmse"])
+        return float(row[f"{n}_holdout_loss"])
 
     def _epoch(self, net: ValueNet, opt: torch.optim.Optimizer, d: Data, rng: np.random.Generator) -> float:
         if len(d.x) == 0:
             return float("nan")
         net.train()
-        order = torch.from_numpy(rng.permutation(len(d.x))).to(self.device)
         total = torch.zeros((), dtype=torch.float64)
         b = self.config.batch
-        for s in range(0, len(order), b):
-            idx = order[s : s + b]
-            loss = bce(net(d.x[idx]), d.y[idx])
+        if d.g is None:  # no groups: mini-batches of positions
+            order = torch.from_numpy(rng.permutation(len(d.x))).to(self.device)
+            for s in range(0, len(order), b):
+                idx = order[s : s + b]
+                loss = bce(net(d.x[idx]), d.y[idx])
+                opt.zero_grad()
+                torch.autograd.backward(loss)
+                opt.step()
+                total += loss.detach().double().cpu() * len(idx)
+            net.eval()
+            return float(total) / len(d.x)
+        order_np, first, ends = _group_order(d.g, rng)
+        order = torch.from_numpy(order_np).to(self.device)
+        local = torch.from_numpy(np.cumsum(first) - 1).to(self.device)
+        cuts = np.unique(
+            np.r_[0, ends[np.minimum(np.searchsorted(ends, np.arange(b, len(order) + b, b)), len(ends) - 1)]]
+        )
+        w = self.config.group_weight
+        for s, e in itertools.pairwise(cuts):
+            idx = order[s:e]
+            pred = net(d.x[idx])
+            target = d.y[idx]
+            loss = bce(pred, target)
+            if w:
+                gid = local[s:e] - local[s]
+                loss = loss + w * centred_mse(equity_t(pred), equity_t(target), gid)
             opt.zero_grad()
             torch.autograd.backward(loss)
             opt.step()
-            total += loss.detach().double().cpu() * len(idx)
+            total += loss.detach().double().cpu() * int(e - s)
         net.eval()
         return float(total) / len(d.x)
 
@@ -386,20 +540,20 @@ class FitRun:
         self,
         nets: dict[str, ValueNet],
         data: dict[str, Data],
-        version: int,
         epoch: int,
         train_loss: float,
         seconds: float,
         losses: dict[str, float] | None = None,
     ) -> dict[str, Any]:
-        """One curve row: held-out loss and cubeless equity RMSE per net and together."""
+        """One curve row: held-out loss, cubeless equity RMSE and group decision loss per net and together."""
         row: dict[str, Any] = {"epoch": epoch, "train_loss": train_loss}
         per: dict[str, tuple[float, int]] = {}
         sq: dict[str, tuple[float, int]] = {}
-        for n in NETS:
+        dec: dict[str, tuple[float, int]] = {}
+        for n in self.nets:
             d = data[n]
             if len(d.hx) == 0:
-                per[n], sq[n] = (float("nan"), 0), (float("nan"), 0)
+                per[n], sq[n], dec[n] = (float("nan"), 0), (float("nan"), 0), (float("nan"), 0)
                 continue
             nets[n].eval()
             with torch.no_grad():
@@ -409,13 +563,16 @@ class FitRun:
             ynp = d.hy.double().cpu().numpy()
             err = float(np.mean((equity(pnp) - equity(ynp)) ** 2))
             per[n], sq[n] = (loss, len(d.hx)), (err, len(d.hx))
+            dec[n] = decision_loss(equity(pnp), equity(ynp), d.hg) if d.hg is not None else (float("nan"), 0)
         row["holdout_loss"] = _weighted(per)
         row["holdout_equity_rmse"] = float(np.sqrt(_weighted(sq)))
+        row["holdout_decision_loss"] = _weighted(dec)
         row["seconds"] = seconds
-        for n in NETS:
+        for n in self.nets:
             row[f"{n}_train_loss"] = (losses or {}).get(n, float("nan"))
             row[f"{n}_holdout_loss"] = per[n][0]
             row[f"{n}_holdout_equity_rmse"] = float(np.sqrt(sq[n][0]))
+            row[f"{n}_holdout_decision_loss"] = dec[n][0]
         return row
 
     def _checkpoint(
@@ -429,7 +586,7 @@ class FitRun:
         blob = {
             "nets": {
                 n: {"state": _copy_state(nets[n]), "opt": opts[n].state_dict(), "best_state": best_states[n]}
-                for n in NETS
+                for n in self.nets
             },
             "rng": rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
@@ -440,15 +597,24 @@ class FitRun:
         _atomic_bytes(self.checkpoint_path, buf.getvalue())
 
     def _write_curve(self, history: list[dict[str, Any]]) -> None:
-        cols = ["epoch", "train_loss", "holdout_loss", "holdout_equity_rmse", "seconds", "lr"]
-        cols += [f"{n}_{k}" for n in NETS for k in ("train_loss", "holdout_loss", "holdout_equity_rmse")]
+        cols = [
+            "epoch",
+            "train_loss",
+            "holdout_loss",
+            "holdout_equity_rmse",
+            "holdout_decision_loss",
+            "seconds",
+        ]
+        cols += ["lr"]
+        keys = ("train_loss", "holdout_loss", "holdout_equity_rmse", "holdout_decision_loss")
+        cols += [f"{n}_{k}" for n in self.nets for k in keys]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for r in history:
             w.writerow({k: _fmt(r.get(k, "")) for k in cols})
         _atomic_bytes(self.workdir / CURVE_FILE, buf.getvalue().encode())
-        plot_curve(history, self.workdir / "curve.png")
+        plot_curve(history, self.workdir / "curve.png", self.nets)
 
     def _finish(
         self,
@@ -463,12 +629,13 @@ class FitRun:
         log: Log,
     ) -> None:
         cfg = self.config
-        for n in NETS:
+        for n in self.nets:
             nets[n].load_state_dict(best_states[n])
             nets[n].cpu().eval()
-        ev = NetEvaluator(nets["contact"], nets["race"], device="cpu", encoding_version=version)
-        hboards = np.concatenate([data[n].hboards for n in NETS])
-        hy = np.concatenate([data[n].hy.double().cpu().numpy() for n in NETS])
+        extra = {"crashed_net": nets["crashed"]} if "crashed" in nets else {}
+        ev = NetEvaluator(nets["contact"], nets["race"], device="cpu", encoding_version=version, **extra)  # type: ignore[arg-type]
+        hboards = np.concatenate([data[n].hboards for n in self.nets])
+        hy = np.concatenate([data[n].hy.double().cpu().numpy() for n in self.nets])
         rmse = (
             float(np.sqrt(np.mean((equity(ev.evaluate_boards(hboards)) - equity(hy)) ** 2)))
             if len(hy)
@@ -481,14 +648,19 @@ class FitRun:
             "label_set": cfg.label_set,
             "teachers": counts["teachers"],
             "holdout_teachers": counts["holdout_teachers"],
-            "positions": {n: counts[n] for n in NETS},
+            "positions": {n: counts[n] for n in self.nets},
             "classes": counts["classes"],
             "corpus": {**data_info, "folder": cfg.corpus, "more_labels": cfg.more_labels},
             "init": init_info,
+            "encoding_version": version,
             "epochs_run": state["epoch"],
-            "best_epoch": {n: state["nets"][n]["best_epoch"] for n in NETS},
-            "holdout_loss": {n: state["nets"][n]["best"] for n in NETS},
-            "holdout_loss_start": {n: first[f"{n}_holdout_loss"] for n in NETS},
+            "best_epoch": {n: state["nets"][n]["best_epoch"] for n in self.nets},
+            "holdout_loss": {
+                n: _best_value(state["history"], n, state["nets"][n]["best_epoch"]) for n in self.nets
+            },
+            "holdout_criterion": {n: state["nets"][n]["best"] for n in self.nets},
+            "stop_on": cfg.stop_on,
+            "holdout_loss_start": {n: first[f"{n}_holdout_loss"] for n in self.nets},
             "holdout_equity_rmse_start": first["holdout_equity_rmse"],
             "holdout_equity_rmse": rmse,  # through the evaluator (C forward pass, its routing)
             "train_seconds": round(state["seconds"], 1),
@@ -505,13 +677,114 @@ class FitRun:
 
 
 def _encode(boards: Boards, version: int) -> npt.NDArray[np.float32]:
+    """The encoding of ``boards`` (the C encoder: the same values as :func:`encoding.encode`)."""
     if len(boards) == 0:
         return np.zeros((0, FEATURES_BY_VERSION[version]), dtype=np.float32)
-    return encode(boards, version)
+    raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).tobytes()
+    return np.frombuffer(_forward.encode(raw, version), dtype=np.float32).reshape(len(boards), -1).copy()
 
 
 def _copy_state(net: ValueNet) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+
+
+def _copy_net(net: ValueNet) -> ValueNet:
+    new = ValueNet(net.hidden, net.layers, net.features)
+    new.load_state_dict(_copy_state(net))
+    return new
+
+
+def widen(net: ValueNet, features: int) -> ValueNet:
+    """``net`` taking ``features`` inputs: the first ones as before, the new ones with zero weights."""
+    new = ValueNet(net.hidden, net.layers, features)
+    state = _copy_state(net)
+    w = state["body.0.weight"]
+    state["body.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], features - w.shape[1], dtype=w.dtype)], 1)
+    new.load_state_dict(state)
+    return new
+
+
+def _crashed_net_of(path: str) -> ValueNet | None:
+    """The crashed net of a model file, if it has one."""
+    blob = torch.load(path, map_location="cpu", weights_only=False)
+    if not (isinstance(blob, dict) and "crashed" in blob and "config" in blob["crashed"]):
+        return None
+    net = ValueNet(**blob["crashed"]["config"])
+    net.load_state_dict(blob["crashed"]["state"])
+    return net
+
+
+def _best_value(history: list[dict[str, Any]], n: str, epoch: int) -> float:
+    for r in history:
+        if r["epoch"] == epoch:
+            return float(r[f"{n}_holdout_loss"])
+    return float("nan")
+
+
+EQUITY_WEIGHTS = torch.tensor([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def equity_t(probs: torch.Tensor) -> torch.Tensor:
+    """Cubeless equity of ``(N, 5)`` probabilities (torch; the player on roll)."""
+    return probs @ EQUITY_WEIGHTS.to(probs.device, probs.dtype) - 1.0
+
+
+def centred_mse(pred: torch.Tensor, target: torch.Tensor, gid: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of equities centred on their group's mean (``gid``: 0.. groups - 1).
+
+    >>> p, t = torch.tensor([0.1, 0.3, 0.5]), torch.tensor([0.0, 0.2, 0.9])
+    >>> round(float(centred_mse(p, t, torch.tensor([0, 0, 1]))), 6)  # shifts within a group are free
+    0.0
+    """
+    k = int(gid.max()) + 1 if len(gid) else 0
+    ones = torch.ones_like(pred)
+    count = torch.zeros(k, dtype=pred.dtype, device=pred.device).index_add_(0, gid, ones)
+    mp = torch.zeros(k, dtype=pred.dtype, device=pred.device).index_add_(0, gid, pred) / count
+    mt = torch.zeros(k, dtype=pred.dtype, device=pred.device).index_add_(0, gid, target) / count
+    return (((pred - mp[gid]) - (target - mt[gid])) ** 2).mean()
+
+
+def _group_order(
+    keys: npt.NDArray[np.int64], rng: np.random.Generator
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """Rows (sorted by ``keys``) in a random order of whole groups: the order, the first row of each
+    group, and the end of each group in the order."""
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    lengths = np.diff(np.r_[starts, len(keys)])
+    perm = rng.permutation(len(starts))
+    lens = lengths[perm]
+    ends = np.cumsum(lens)
+    begin = ends - lens
+    order = np.repeat(starts[perm] - begin, lens) + np.arange(int(ends[-1]))
+    first = np.zeros(len(order), dtype=bool)
+    first[begin] = True
+    return order.astype(np.int64), first, ends.astype(np.int64)
+
+
+def decision_loss(
+    pred_eq: npt.NDArray[np.float64], label_eq: npt.NDArray[np.float64], keys: npt.NDArray[np.int64]
+) -> tuple[float, int]:
+    """Mean over the groups of two or more rows (``keys`` sorted) of the labels' equity lost by the
+    play the prediction prefers (x 1000), and the number of such groups.  Rows are positions after a
+    play seen by the next player on roll, so the mover's equity is minus theirs.
+
+    >>> decision_loss(np.array([0.0, -0.5, 0.2]), np.array([0.0, -0.1, 0.3]), np.array([1, 1, 2]))
+    (100.0, 1)
+    """
+    if len(keys) == 0:
+        return float("nan"), 0
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    lengths = np.diff(np.r_[starts, len(keys)])
+    multi = lengths >= 2
+    if not multi.any():
+        return float("nan"), 0
+    mover_label, mover_pred = -label_eq, -pred_eq
+    best = np.maximum.reduceat(mover_label, starts)
+    gid = np.repeat(np.arange(len(starts)), lengths)
+    order = np.lexsort((-mover_pred, gid))  # per group, the preferred play first
+    first = order[starts]
+    lost = (best - mover_label[first])[multi]
+    return float(1000.0 * lost.mean()), int(multi.sum())
 
 
 def _weighted(parts: dict[str, tuple[float, int]]) -> float:
@@ -525,17 +798,24 @@ def _fmt(v: Any) -> Any:
     return f"{v:.6g}" if isinstance(v, float) else v
 
 
-def _row_text(r: dict[str, Any]) -> str:
-    return (
-        f"epoch {r['epoch']}: train {r['train_loss']:.5f} held-out {r['holdout_loss']:.5f} "
-        f"(contact {r['contact_holdout_loss']:.5f}, race {r['race_holdout_loss']:.5f}) "
-        f"equity rmse {r['holdout_equity_rmse']:.4f} (contact {r['contact_holdout_equity_rmse']:.4f}, "
-        f"race {r['race_holdout_equity_rmse']:.4f}) {r['seconds']:.0f} s"
+def _row_text(r: dict[str, Any], nets: tuple[str, ...] = ("contact", "race")) -> str:
+    per = ", ".join(f"{n} {r[f'{n}_holdout_loss']:.5f}" for n in nets)
+    rm = ", ".join(f"{n} {r[f'{n}_holdout_equity_rmse']:.4f}" for n in nets)
+    text = (
+        f"epoch {r['epoch']}: train {r['train_loss']:.5f} held-out {r['holdout_loss']:.5f} ({per}) "
+        f"equity rmse {r['holdout_equity_rmse']:.4f} ({rm})"
     )
+    if r.get("holdout_decision_loss") == r.get("holdout_decision_loss"):
+        dl = ", ".join(f"{n} {r[f'{n}_holdout_decision_loss']:.2f}" for n in nets)
+        text += f" decision loss {r['holdout_decision_loss']:.2f} ({dl})"
+    return text + f" {r['seconds']:.0f} s"
 
 
-def plot_curve(history: list[dict[str, Any]], path: Path) -> bool:
-    """Held-out loss and equity RMSE per epoch as a PNG, when matplotlib is installed."""
+def plot_curve(
+    history: list[dict[str, Any]], path: Path, nets: tuple[str, ...] = ("contact", "race")
+) -> bool:
+    """Held-out loss, equity RMSE and (with groups) decision loss per epoch as a PNG, when matplotlib
+    is installed."""
     import importlib
 
     try:  # a bench extra; untyped where it is missing
@@ -545,18 +825,27 @@ def plot_curve(history: list[dict[str, Any]], path: Path) -> bool:
     except ImportError:
         return False
     ep = [r["epoch"] for r in history]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    grouped = any(r.get("holdout_decision_loss") == r.get("holdout_decision_loss") for r in history)
+    fig, axes = plt.subplots(1, 3 if grouped else 2, figsize=(15 if grouped else 10, 4))
+    a, b = axes[0], axes[1]
     a.plot(ep, [r["train_loss"] for r in history], label="train")
     a.plot(ep, [r["holdout_loss"] for r in history], label="held-out")
     a.set_xlabel("epoch")
-    a.set_ylabel("BCE")
+    a.set_ylabel("loss")
     a.legend()
-    for key, label in (("holdout_equity_rmse", "all"), ("contact_holdout_equity_rmse", "contact"),
-                       ("race_holdout_equity_rmse", "race")):  # fmt: skip
-        b.plot(ep, [r[key] for r in history], label=label)
+    b.plot(ep, [r["holdout_equity_rmse"] for r in history], label="all")
+    for n in nets:
+        b.plot(ep, [r[f"{n}_holdout_equity_rmse"] for r in history], label=n)
     b.set_xlabel("epoch")
     b.set_ylabel("held-out equity RMSE")
     b.legend()
+    if grouped:
+        c = axes[2]
+        for n in nets:
+            c.plot(ep, [r.get(f"{n}_holdout_decision_loss", float("nan")) for r in history], label=n)
+        c.set_xlabel("epoch")
+        c.set_ylabel("held-out decision loss x 1000")
+        c.legend()
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)

@@ -87,6 +87,7 @@ class LabelConfig:
 PRESETS: dict[str, LabelConfig] = {
     "2ply": LabelConfig(international="gnubg-nn-2ply", tavla="pulvezar-v2-2ply"),
     "1ply": LabelConfig(international="gnubg-nn-1ply", tavla="pulvezar-v2-1ply"),
+    "0ply": LabelConfig(shard=100_000, international="gnubg-nn-0ply", tavla="pulvezar-v2-0ply"),
 }
 """Named label sets: ``--set 1ply 2ply`` labels the whole corpus cheaply first, then deeply."""
 
@@ -181,6 +182,32 @@ def measure(teachers: list[str], boards: Boards, rules: Rules = RULESETS[0]) -> 
         teach(t, boards, rules)
         out[t] = 1000.0 * (time.perf_counter() - t0) / max(1, len(boards))
     return out
+
+
+def read_labels(
+    folder: str | Path, label_set: str, corpus: dict[str, npt.NDArray[Any]]
+) -> tuple[Probs, npt.NDArray[np.uint8]]:
+    """Every finished shard of ``label_set`` under ``folder`` for ``corpus`` (its arrays): ``(N, 5)``
+    probabilities (0 where unlabelled) and ``(N,)`` teacher ids (:data:`UNLABELLED` where none).
+    Each shard is checked against the corpus by its keys' digest."""
+    meta = json.loads(config_path(folder, label_set).read_text())
+    shard = int(meta["shard"])
+    n = len(corpus["keys"])
+    probs = np.zeros((n, 5))
+    teacher = np.full(n, UNLABELLED, dtype=np.uint8)
+    for i in range((n + shard - 1) // shard):
+        path = shard_path(folder, i, label_set)
+        if not path.exists():
+            continue
+        lo, hi = i * shard, min(n, (i + 1) * shard)
+        s = read_npz(path)
+        if len(s["probs"]) != hi - lo or not np.array_equal(
+            s["keys_sha256"], keys_digest(corpus["keys"][lo:hi], corpus["rules"][lo:hi])
+        ):
+            raise ValueError(f"{path} does not belong to this corpus")
+        probs[lo:hi] = s["probs"].astype(np.float64)
+        teacher[lo:hi] = s["teacher"]
+    return probs, teacher
 
 
 # ---- the labelling run ------------------------------------------------------------------
