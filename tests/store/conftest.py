@@ -1,9 +1,11 @@
-"""Fixtures of the durable store's tests: a real PostgreSQL server per module, fresh databases on it, and
-SQLite files in ``tmp_path``; ``store_url`` runs a test on both."""
+"""Fixtures of the durable store's tests: a real PostgreSQL server (one for the session: an ``initdb`` and a
+start are seconds), a fresh database on it per test, and SQLite files in ``tmp_path``; ``store_url`` runs a
+test on both."""
 
 from __future__ import annotations
 
 import itertools
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,9 +26,10 @@ from postgres import Postgres, bindir  # noqa: E402
 _names = itertools.count()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pg() -> Iterator[Postgres]:
-    """A PostgreSQL server of this module's own (a test may stop and start it)."""
+    """The PostgreSQL server of this folder's tests.  A test may stop it, and starts it again (checked
+    after each test that has a database on it)."""
     if bindir() is None:
         pytest.skip("PostgreSQL is not installed (make system-deps installs it)")
     server = Postgres()
@@ -36,22 +39,38 @@ def pg() -> Iterator[Postgres]:
         server.close()
 
 
-def new_database(pg: Postgres) -> str:
-    """The URL of a new, empty database on ``pg``."""
+def _admin(pg: Postgres, sql: str) -> None:
     import psycopg
 
-    name = f"t{next(_names)}"
     with psycopg.connect(
         host="127.0.0.1", port=pg.port, user=pg.user, dbname=pg.database, autocommit=True
     ) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(sql)
+
+
+def new_database(pg: Postgres, template: str | None = None) -> str:
+    """The URL of a new database on ``pg``: empty, or a copy of ``template``."""
+    name = f"t{next(_names)}"
+    _admin(pg, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     return pg.url.rsplit("/", 1)[0] + "/" + name
 
 
+def _database(pg: Postgres, template: str | None = None) -> Iterator[str]:
+    """A new database on the session's server for one test; dropped after it, its connections with it (the
+    store's engines are cached per URL and keep theirs: a server shared by every test would run out)."""
+    from services.store.db import engine
+
+    url = new_database(pg, template)
+    yield url
+    assert pg.proc is not None and pg.proc.poll() is None, "the test left PostgreSQL stopped"
+    engine(url).dispose()
+    _admin(pg, f'DROP DATABASE "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
 @pytest.fixture
-def pg_url(pg: Postgres) -> str:
-    """An empty database on the module's server."""
-    return new_database(pg)
+def pg_url(pg: Postgres) -> Iterator[str]:
+    """An empty database on the session's server."""
+    yield from _database(pg)
 
 
 @pytest.fixture
@@ -68,10 +87,38 @@ def empty_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(name))
 
 
-@pytest.fixture
-def store_url(empty_url: str) -> str:
-    """A database at the newest revision, on SQLite and on PostgreSQL."""
-    from services.store.db import upgrade
+@pytest.fixture(scope="session")
+def sqlite_head(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file the migrations brought to the newest revision, once per session."""
+    from services.store.db import engine, upgrade
 
-    upgrade(empty_url)
-    return empty_url
+    path = tmp_path_factory.mktemp("head") / "pulvezar.db"
+    upgrade(f"sqlite:///{path}")
+    engine(f"sqlite:///{path}").dispose()
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_head(pg: Postgres) -> str:
+    """A PostgreSQL database the migrations brought to the newest revision, once per session: the template
+    of ``store_url``'s (nothing stays connected to it)."""
+    from services.store.db import engine, upgrade
+
+    url = new_database(pg)
+    upgrade(url)
+    engine(url).dispose()
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database at the newest revision, on SQLite and on PostgreSQL: a copy of the one the migrations made
+    for the session (``test_migrations.py`` runs them on empty databases)."""
+    if request.param == "sqlite":
+        head: Path = request.getfixturevalue("sqlite_head")
+        (tmp_path / "store").mkdir()
+        for part in head.parent.glob(head.name + "*"):  # with its -wal and -shm files, where there are any
+            shutil.copyfile(part, tmp_path / "store" / part.name)
+        yield f"sqlite:///{tmp_path / 'store' / head.name}"
+    else:
+        yield from _database(request.getfixturevalue("pg"), template=request.getfixturevalue("pg_head"))
