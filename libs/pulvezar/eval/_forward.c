@@ -27,7 +27,7 @@
  * agree with the PyTorch net to float32 rounding (about 1e-7), not bit for bit.
  *
  * flags(boards, two_points, two_max) classifies boards in one pass (finished,
- * bear-off tables, contact) for the evaluator's routing and the rollouts' stops.
+ * bear-off tables, contact, crashed) for the evaluator's routing and the rollouts' stops.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -564,8 +564,18 @@ enum {
     FLAG_TWO = 8,       /* both sides: at most two_max checkers, all on points 1..two_points */
     FLAG_CONTACT = 16,  /* some checker must still pass an opposing one (encoding.contact) */
     FLAG_MINE_OFF = 32, /* the player on roll has borne off a checker */
-    FLAG_THEIRS_OFF = 64
+    FLAG_THEIRS_OFF = 64,
+    FLAG_CRASHED = 128 /* contact, and a side is crashed (classes.crashed, gnubg's test) */
 };
+
+/* gnubg's crashed test of one side (ClassifyPosition, N = 6), as classes.crashed computes it:
+ * `total` checkers in play, c[0] and c[1] on the ace and deuce points. */
+static int side_crashed(const uint8_t *c, int total) {
+    const int n = 6, p1 = c[0], p2 = c[1];
+    if (total <= n) return 1;
+    if (p1 > 1) return total <= n + p1 || (p2 > 1 && 1 + total - (p1 + p2) <= n);
+    return total <= n + (p2 - 1);
+}
 
 static unsigned side_flags(const uint8_t *c, int two_points, int two_max, int *on, int *back) {
     int total = 0, beyond6 = 0, beyond_two = 0, b = -1;
@@ -609,7 +619,10 @@ static PyObject *f_flags(PyObject *self, PyObject *args) {
         if (ton == 0) x |= FLAG_LOST;
         if (m & t & 1u) x |= FLAG_HOME;
         if (m & t & 2u) x |= FLAG_TWO;
-        if (mb >= 0 && tb >= 0 && mb + tb >= 23) x |= FLAG_CONTACT;
+        if (mb >= 0 && tb >= 0 && mb + tb >= 23) {
+            x |= FLAG_CONTACT;
+            if (side_crashed(bp + 50 * i, mon) || side_crashed(bp + 50 * i + 25, ton)) x |= FLAG_CRASHED;
+        }
         if (mon < 15) x |= FLAG_MINE_OFF;
         if (ton < 15) x |= FLAG_THEIRS_OFF;
         f[i] = (uint8_t)x;
@@ -673,6 +686,7 @@ PyMODINIT_FUNC PyInit__forward(void) {
         PyModule_AddIntConstant(m, "FLAG_CONTACT", FLAG_CONTACT);
         PyModule_AddIntConstant(m, "FLAG_MINE_OFF", FLAG_MINE_OFF);
         PyModule_AddIntConstant(m, "FLAG_THEIRS_OFF", FLAG_THEIRS_OFF);
+        PyModule_AddIntConstant(m, "FLAG_CRASHED", FLAG_CRASHED);
     }
     return m;
 }

@@ -29,6 +29,7 @@ FLAG_TWO: int
 FLAG_CONTACT: int
 FLAG_MINE_OFF: int
 FLAG_THEIRS_OFF: int
+FLAG_CRASHED: int
 
 def flags(boards: bytes, two_points: int, two_max: int, /) -> bytes: ...
 def features(boards: bytes, /) -> bytes: ...

@@ -8,7 +8,9 @@ search, rollouts and training call; the rest is built on it.
 Position classes: finished games are scored exactly; home-board endgames with
 at most 6 checkers a side come from the exact two-sided bear-off database,
 other races with all checkers of both sides in their home boards from the exact
-one-sided one; other races go to the race net, everything else to the contact net.
+one-sided one; other races go to the race net, everything else to the contact net, except
+that a model with a crashed net sends it the contact positions with a crashed side (GNU
+Backgammon's test, :func:`pulvezar.eval.classes.crashed`; ``FLAG_CRASHED`` of the C flags).
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def equity(probs: Probs, rules: Rules | None = None) -> npt.NDArray[np.float64]:
 def board_flags(boards: Boards, two_points: int = 6, two_max: int = 6) -> npt.NDArray[np.uint8]:
     """One byte of :mod:`pulvezar.eval._forward` ``FLAG_*`` bits per ``(N, 50)`` board (one C pass):
     finished (won / lost), all home, within a ``two_max``-checker ``two_points``-point two-sided
-    table, contact, each side has borne off."""
+    table, contact, each side has borne off, contact with a crashed side
+    (:func:`pulvezar.eval.classes.crashed`)."""
     raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
     return np.frombuffer(_forward.flags(raw.tobytes(), two_points, two_max), dtype=np.uint8)
 
@@ -193,13 +196,18 @@ class EvaluatorBase:
         return plays[int(np.argmax(self.play_equities(plays, rules)))]
 
 
+NET_NAMES: tuple[str, ...] = ("contact", "crashed", "race")
+"""The nets a model file may hold, by their keys in it; ``crashed`` is optional."""
+
+
 @dataclass(frozen=True)
 class ModelInfo:
-    """What a model file says about itself."""
+    """What a model file says about itself; ``nets`` names the nets it holds (:data:`NET_NAMES`)."""
 
     encoding_version: int
     run: dict[str, Any]
     sha256: str
+    nets: tuple[str, ...] = ("contact", "race")
 
 
 class _CWeights:
@@ -233,7 +241,12 @@ class _CWeights:
 
 
 class NetEvaluator(EvaluatorBase):
-    """Contact and race nets, exact bear-off endgames and races, exact finished games.
+    """Contact and race nets, an optional crashed net, exact bear-off endgames and races, exact
+    finished games.
+
+    ``crashed_net``, when given, values the contact positions with a crashed side (``FLAG_CRASHED``);
+    without it the contact net does, as it did before models had a third net.  All nets take the
+    inputs of one encoding version.
 
     On the CPU the nets run in C (:mod:`pulvezar.eval._forward`: the encoding and a sparse
     forward pass, a board's value independent of its batch; every encoding version, up to
@@ -252,18 +265,33 @@ class NetEvaluator(EvaluatorBase):
         info: ModelInfo | None = None,
         encoding_version: int = ENCODING_VERSION,
         two_sided: TwoSidedBearoff | None = None,
+        *,
+        crashed_net: ValueNet | None = None,
     ) -> None:
-        if contact_net.features != FEATURES_BY_VERSION[encoding_version]:
-            raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
+        features = FEATURES_BY_VERSION[encoding_version]
+        for net in (contact_net, race_net, crashed_net):
+            if net is not None and net.features != features:
+                raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
         import torch
 
         self.encoding_version = encoding_version
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.contact_net = contact_net.to(self.device).eval()
         self.race_net = race_net.to(self.device).eval()
+        self.crashed_net = crashed_net.to(self.device).eval() if crashed_net is not None else None
         self.races = BearoffRaces(bearoff or OneSidedBearoff.default())
         self.two_sided = two_sided or TwoSidedBearoff.default()
         self.info = info
+
+    @property
+    def nets(self) -> dict[str, ValueNet]:
+        """The model's nets by their names in a model file (:data:`NET_NAMES`): contact, crashed
+        when there is one, race."""
+        nets = {"contact": self.contact_net}
+        if self.crashed_net is not None:
+            nets["crashed"] = self.crashed_net
+        nets["race"] = self.race_net
+        return nets
 
     def net_probabilities(self, net: ValueNet, boards: Boards) -> Probs:
         """The raw net's output (no class routing)."""
@@ -313,7 +341,12 @@ class NetEvaluator(EvaluatorBase):
             out[bo] = self.races.probabilities(boards[bo])
         rest = todo & ~bo
         is_contact = (flags & _forward.FLAG_CONTACT) != 0
-        for mask, net in ((rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)):
+        routes = [(rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)]
+        if self.crashed_net is not None:
+            is_crashed = (flags & _forward.FLAG_CRASHED) != 0  # contact positions only
+            routes[0] = (rest & is_contact & ~is_crashed, self.contact_net)
+            routes.append((rest & is_crashed, self.crashed_net))
+        for mask, net in routes:
             if mask.any():
                 out[mask] = self.net_probabilities(net, boards[mask])
         if rest.any():  # a side that has borne off a checker cannot be gammoned: no net may say otherwise
@@ -323,13 +356,17 @@ class NetEvaluator(EvaluatorBase):
 
     # ---- model files -------------------------------------------------------
     def save(self, path: str | Path, run: dict[str, Any]) -> ModelInfo:
-        """Write both nets with their configuration and metadata; returns the metadata."""
-        state = {
+        """Write the nets (contact, race and a crashed one when there is one) with their configuration
+        and metadata; returns the metadata."""
+        state: dict[str, Any] = {
             "encoding_version": self.encoding_version,
             "contact": {"config": self.contact_net.config(), "state": self.contact_net.state_dict()},
             "race": {"config": self.race_net.config(), "state": self.race_net.state_dict()},
             "run": run,
         }
+        if self.crashed_net is not None:  # a two-net model's file stays as it always was
+            state["crashed"] = {"config": self.crashed_net.config(), "state": self.crashed_net.state_dict()}
+        names = tuple(self.nets)
         import torch
 
         buf = io.BytesIO()
@@ -339,13 +376,14 @@ class NetEvaluator(EvaluatorBase):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        meta = {"encoding_version": self.encoding_version, "run": run, "sha256": digest}
+        meta = {"encoding_version": self.encoding_version, "nets": list(names), "run": run, "sha256": digest}
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        return ModelInfo(self.encoding_version, run, digest)
+        return ModelInfo(self.encoding_version, run, digest, names)
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device | None = None) -> NetEvaluator:
-        """Load a model file, checking its checksum and encoding version."""
+        """Load a model file, checking its checksum and encoding version; its crashed net when it has
+        one (files without one load as they always did)."""
         path = Path(path)
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
@@ -362,13 +400,22 @@ class NetEvaluator(EvaluatorBase):
         version = state["encoding_version"]
         if version not in FEATURES_BY_VERSION:
             raise ValueError(f"{path.name} was trained on encoding v{version}, which this pulvezar lacks")
-        nets = []
-        for name in ("contact", "race"):
+        nets: dict[str, ValueNet] = {}
+        for name in NET_NAMES:
+            if name == "crashed" and name not in state:
+                continue
             net = ValueNet(**state[name]["config"])
             net.load_state_dict(state[name]["state"])
-            nets.append(net)
-        info = ModelInfo(version, state["run"], digest)
-        return cls(nets[0], nets[1], device=device, info=info, encoding_version=version)
+            nets[name] = net
+        info = ModelInfo(version, state["run"], digest, tuple(nets))
+        return cls(
+            nets["contact"],
+            nets["race"],
+            device=device,
+            info=info,
+            encoding_version=version,
+            crashed_net=nets.get("crashed"),
+        )
 
 
 _DEFAULT: NetEvaluator | None = None

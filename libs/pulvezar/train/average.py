@@ -24,13 +24,17 @@ def average_models(paths: list[str | Path], out: str | Path, note: str = "") -> 
     for p, m in zip(paths[1:], models[1:], strict=True):
         if m.encoding_version != first.encoding_version:
             raise ValueError(f"{p}: encoding v{m.encoding_version}, not v{first.encoding_version}")
-        for name in ("contact_net", "race_net"):
-            if getattr(m, name).config() != getattr(first, name).config():
-                raise ValueError(f"{p}: its {name} differs in shape from {paths[0]}'s")
-    for name in ("contact_net", "race_net"):
-        states = [getattr(m, name).state_dict() for m in models]
+        if list(m.nets) != list(first.nets):  # a crashed net in some files only
+            raise ValueError(
+                f"{p}: its nets ({', '.join(m.nets)}) are not {paths[0]}'s ({', '.join(first.nets)})"
+            )
+        for name, net in m.nets.items():
+            if net.config() != first.nets[name].config():
+                raise ValueError(f"{p}: its {name} net differs in shape from {paths[0]}'s")
+    for name, net in first.nets.items():
+        states = [m.nets[name].state_dict() for m in models]
         mean = {k: torch.stack([s[k].double() for s in states]).mean(0).float() for k in states[0]}
-        getattr(first, name).load_state_dict(mean)
+        net.load_state_dict(mean)
     sources: list[dict[str, Any]] = []
     for p, m in zip(paths, models, strict=True):
         run = m.info.run if m.info is not None else {}

@@ -18,7 +18,8 @@ positions, each seen from the player on roll before the roll, from
 Positions are classified like GNU Backgammon's ``ClassifyPosition`` (:func:`classify`):
 ``over`` (a finished game), ``bearoff`` (both sides have every checker in their home
 boards: exact in pulvezar's bear-off databases), ``race`` (no contact), ``crashed`` (contact,
-and a side has few checkers left in play, gnubg's definition) and ``contact``.  **Finished
+and a side has few checkers left in play, gnubg's definition: :func:`pulvezar.eval.classes.crashed`)
+and ``contact``.  **Finished
 games and bear-off positions are dropped** (counted as seen, never stored): pulvezar's
 evaluator values them exactly and never asks a net, so a label on them would teach nothing.
 
@@ -55,6 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pulvezar.eval.classes import crashed as crashed  # moved to the eval layer; importable from here too
 from pulvezar.eval.encoding import contact
 from pulvezar.eval.evaluator import BearoffRaces, Evaluator, equity, flip, swap_boards, terminal
 from pulvezar.rules import _kernel
@@ -166,30 +168,6 @@ def boards_of_keys(keys: Keys) -> Boards:
 
 def position_id_of_key(key: bytes | npt.NDArray[np.uint8]) -> str:
     return base64.b64encode(bytes(key)).decode()[:14]
-
-
-def crashed(boards: Boards) -> npt.NDArray[np.bool_]:
-    """GNU Backgammon's crashed test (``ClassifyPosition``, N = 6), for either side.
-
-    A side is crashed when it has at most 6 checkers in play (not borne off), or more than
-    one checker on its ace point and at most 6 others in play, or more than one on each of
-    its ace and deuce points and at most 6 in play besides those two points' checkers but
-    one, or at most 5 plus its deuce-point checkers in play.  Only meaningful for contact
-    positions (:func:`classify` applies it there).
-    """
-    b = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).astype(np.int32)
-    out = np.zeros(len(b), dtype=bool)
-    n = 6
-    for side in (b[:, :25], b[:, 25:]):
-        tot = side.sum(axis=1)
-        p1, p2 = side[:, 0], side[:, 1]
-        c = tot <= n
-        many1 = p1 > 1
-        c |= many1 & (tot <= n + p1)
-        c |= many1 & (tot > n + p1) & (p2 > 1) & (1 + tot - (p1 + p2) <= n)
-        c |= ~many1 & (tot <= n + (p2 - 1))
-        out |= c
-    return out
 
 
 def classify(boards: Boards) -> npt.NDArray[np.uint8]:

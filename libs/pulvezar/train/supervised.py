@@ -98,7 +98,12 @@ def _seed(*words: int) -> int:
 
 
 def load_nets(path: str | Path) -> tuple[ValueNet, ValueNet, int, dict[str, Any]]:
-    """Contact and race nets, encoding version and provenance of a model file or a TD checkpoint."""
+    """Contact and race nets, encoding version and provenance of a model file or a TD checkpoint.
+
+    Only those two: a model file's crashed net (:attr:`NetEvaluator.crashed_net`), if it has one, is
+    not returned; the supervised generations here train two nets and value crashed positions with
+    the contact net.
+    """
     path = Path(path)
     blob = torch.load(path, map_location="cpu", weights_only=False)
     if "contact" in blob and "config" in blob["contact"]:  # a model file (NetEvaluator.save)
