@@ -632,8 +632,13 @@ class FitRun:
         for n in self.nets:
             nets[n].load_state_dict(best_states[n])
             nets[n].cpu().eval()
-        extra = {"crashed_net": nets["crashed"]} if "crashed" in nets else {}
-        ev = NetEvaluator(nets["contact"], nets["race"], device="cpu", encoding_version=version, **extra)  # type: ignore[arg-type]
+        ev = NetEvaluator(
+            nets["contact"],
+            nets["race"],
+            device="cpu",
+            encoding_version=version,
+            crashed_net=nets.get("crashed"),
+        )
         hboards = np.concatenate([data[n].hboards for n in self.nets])
         hy = np.concatenate([data[n].hy.double().cpu().numpy() for n in self.nets])
         rmse = (
