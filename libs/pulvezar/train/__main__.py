@@ -163,10 +163,7 @@ def corpus_main(argv: list[str]) -> int:
 
 def groups_main(argv: list[str]) -> int:
     """The ``groups`` mode: decision groups of the corpus, their labels, the best plays of each group."""
-    import json
-
     from pulvezar.train.groups import GroupsConfig, build, top
-    from pulvezar.train.labels import PRESETS, LabelRun
 
     parser = argparse.ArgumentParser(
         prog="python -m pulvezar.train groups",
@@ -177,11 +174,7 @@ def groups_main(argv: list[str]) -> int:
     b.add_argument("--workdir", default="runs/groups")
     for f in fields(GroupsConfig):
         b.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
-    lab = sub.add_parser("label", help="label (or resume labelling) WORKDIR/corpus.npz with a label set")
-    lab.add_argument("--workdir", default="runs/groups")
-    lab.add_argument("--set", dest="label_set", default="0ply", choices=sorted(PRESETS))
-    lab.add_argument("--committed", default="", help="a folder with finished shards to resume from")
-    lab.add_argument("--stop-after", type=int, help="stop after this many shards")
+    _label_parser(sub, "runs/groups", "label (or resume labelling) WORKDIR/corpus.npz with a label set")
     t = sub.add_parser("top", help="the K best plays of each group by a label set, as OUT/corpus.npz")
     t.add_argument("--workdir", default="runs/groups")
     t.add_argument("--set", dest="label_set", default="0ply")
@@ -197,13 +190,59 @@ def groups_main(argv: list[str]) -> int:
             GroupsConfig(**{f.name: getattr(args, f.name) for f in fields(GroupsConfig)}), args.workdir, log
         )
     elif args.action == "label":
-        run = LabelRun(
-            args.workdir, PRESETS[args.label_set], committed=args.committed or None, label_set=args.label_set
-        )
-        run.run(log, stop_after=args.stop_after)
-        log(json.dumps(LabelRun(args.workdir, label_set=args.label_set).status()))
+        _label(args, log)
     else:
         top(args.workdir, args.workdir, args.label_set, args.k, args.out, log)
+    return 0
+
+
+def _label_parser(sub: Any, default_workdir: str, text: str) -> None:
+    from pulvezar.train.labels import PRESETS
+
+    lab = sub.add_parser("label", help=text)
+    lab.add_argument("--workdir", default=default_workdir)
+    lab.add_argument("--set", dest="label_set", default="0ply", choices=sorted(PRESETS))
+    lab.add_argument("--committed", default="", help="a folder with finished shards to resume from")
+    lab.add_argument("--stop-after", type=int, help="stop after this many shards")
+
+
+def _label(args: argparse.Namespace, log: Callable[[str], None]) -> None:
+    """Label (or resume labelling) ``args.workdir/corpus.npz`` with a named label set."""
+    import json
+
+    from pulvezar.train.labels import PRESETS, LabelRun
+
+    committed = args.committed or None
+    run = LabelRun(args.workdir, PRESETS[args.label_set], committed=committed, label_set=args.label_set)
+    run.run(log, stop_after=args.stop_after)
+    log(json.dumps(LabelRun(args.workdir, label_set=args.label_set).status()))
+
+
+def visited_main(argv: list[str]) -> int:
+    """The ``visited`` mode: positions visited by rollouts, and their labels."""
+    from pulvezar.train.visited import VisitedConfig, build
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train visited",
+        description="Positions visited by rollouts of real-match positions (issue 13).",
+    )
+    sub = parser.add_subparsers(dest="action", required=True)
+    b = sub.add_parser("build", help="roll out and keep the visited positions in WORKDIR/corpus.npz")
+    b.add_argument("--workdir", default="runs/visited")
+    for f in fields(VisitedConfig):
+        b.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    _label_parser(sub, "runs/visited", "label (or resume labelling) WORKDIR/corpus.npz with a label set")
+    args = parser.parse_args(argv)
+
+    def log(text: str) -> None:
+        print(text, flush=True)
+
+    if args.action == "build":
+        build(
+            VisitedConfig(**{f.name: getattr(args, f.name) for f in fields(VisitedConfig)}), args.workdir, log
+        )
+    else:
+        _label(args, log)
     return 0
 
 
@@ -245,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
         return corpus_main(argv[1:])
     if argv and argv[0] == "groups":
         return groups_main(argv[1:])
+    if argv and argv[0] == "visited":
+        return visited_main(argv[1:])
     if argv and argv[0] == "supervised":
         return supervised_main(argv[1:])
     if argv and argv[0] == "average":
