@@ -1,0 +1,99 @@
+"""Rollout precision per CPU-second: pulvezar against Debian gnubg's own rollouts, in one run (issue 13).
+
+A rollout's worth is how small its standard error gets for the CPU it burns.  For the position after
+the opening 3-1 (8/5 6/5, the opponent on roll) and two lopsided races of
+``bench/rollout_agreement.py`` (``LOPSIDED``), both programs roll out ``--trials`` trials: 0-ply
+chequer play, cubeless, variance reduction, seed 1, one thread.  Printed per position and program:
+the equity (side on roll) and its standard error, the CPU seconds (pulvezar: this process's CPU
+time around the rollout, the net warm; gnubg: the CPU time of its process, one per position, less
+that of a process that only starts and sets up the position), the variance per trial
+``SE^2 * trials``, and the **precision per CPU-second** ``(trials / CPU s) / (variance per trial) =
+1 / (SE^2 * CPU s)``, with the ratio pulvezar / gnubg.  The issue asks: SE at 1,296 trials no larger
+than gnubg's, precision >= 1.5x gnubg's, and (``bench/rollout_agreement.py``) the lopsided races'
+equities within two combined SEs of gnubg's.
+
+    .venv/bin/python bench/rollout_precision.py [--trials 1296] [--model MODEL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import resource
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import torch
+
+from pulvezar import Position, Rules
+from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.rollouts import rollout
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rollout_agreement import LOPSIDED, GnubgRun
+
+
+def positions() -> list[tuple[str, Position]]:
+    after31 = Rules.international().legal_plays(Position.start(), (3, 1)).find("8/5 6/5").position.swap()
+    return [("after 3-1 (8/5 6/5)", after31), *LOPSIDED[:2]]
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def gnubg_rollout(pid: str, trials: int) -> tuple[float, float, float]:
+    """gnubg's equity, SE and CPU seconds (less a 1-trial run's start-up) for one position."""
+    t0 = children_cpu()
+    base = GnubgRun([pid], 1, seed=1)
+    base.results(timeout=600)
+    t1 = children_cpu()
+    run = GnubgRun([pid], trials, seed=1)
+    (res,) = run.results(timeout=3600)
+    t2 = children_cpu()
+    return res.equity, res.se, (t2 - t1) - (t1 - t0)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--model", help="model file (default: the shipped net)")
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    torch.set_num_threads(1)
+    net = NetEvaluator.load(args.model) if args.model else default_evaluator()
+    name = Path(args.model).stem if args.model else "default"
+    print(f"date {date.today()}  machine {platform.node()} nproc={os.cpu_count()}", end="  ")
+    print(f"model {name}  trials {args.trials}")
+    rollout(positions()[0][1], trials=8, seed=99, evaluator=net)  # warm: tables, C weights
+    ratios = []
+    for label, pos in positions():
+        c0 = time.process_time()
+        r = rollout(pos, trials=args.trials, seed=1, evaluator=net)
+        p_cpu = time.process_time() - c0
+        g_eq, g_se, g_cpu = gnubg_rollout(pos.position_id, args.trials)
+        p_prec, g_prec = 1.0 / (r.noise**2 * p_cpu), 1.0 / (g_se**2 * g_cpu)
+        z = (r.equity - g_eq) / math.hypot(r.noise, g_se)
+        ratios.append(p_prec / g_prec)
+        print(f"{label} ({pos.position_id}):")
+        for who, eq, se, cpu, prec in (
+            ("pulvezar", r.equity, r.noise, p_cpu, p_prec),
+            ("gnubg", g_eq, g_se, g_cpu, g_prec),
+        ):
+            print(
+                f"  {who:9} {eq:+.5f} +- {se:.5f}  {cpu:6.1f} CPU s  {args.trials / cpu:6.1f} trials/s  "
+                f"variance/trial {se**2 * args.trials:.4f}  precision/CPU-s {prec:10.0f}"
+            )
+        print(f"  RESULT SE ratio {r.noise / g_se:.2f}  precision ratio {p_prec / g_prec:.2f}  z {z:+.2f}")
+    print(f"precision ratio pulvezar / gnubg: {', '.join(f'{x:.2f}' for x in ratios)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
