@@ -52,6 +52,7 @@ class ServiceProcess:
             stderr=subprocess.PIPE,
             text=True,
         )
+        self._stopping = False
         self.logs: list[dict[str, object]] = []
         self._lines: queue.Queue[dict[str, object] | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -115,10 +116,15 @@ class ServiceProcess:
                 return float(m.group(3))
         return 0.0
 
+    def signal_stop(self) -> None:
+        """SIGTERM (once), without waiting: :meth:`terminate` then waits (stops that overlap)."""
+        if self.proc.poll() is None and not self._stopping:
+            self._stopping = True
+            self.proc.send_signal(signal.SIGTERM)
+
     def terminate(self, timeout: float = 15) -> int:
         """SIGTERM, then the exit code (killed and failed when it does not stop in time)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        self.signal_stop()
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

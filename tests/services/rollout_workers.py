@@ -123,13 +123,17 @@ class Worker:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self) -> None:
+    def signal_stop(self) -> None:
+        """SIGTERM to the whole worker (a warm shutdown), without waiting for it."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
+
+    def stop(self) -> None:
+        self.signal_stop()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.kill()
 
 
 class Workers:
@@ -178,5 +182,8 @@ class Workers:
         return self.running
 
     def stop_all(self) -> None:
+        """Every running worker stopped, all at once (their warm shutdowns overlap)."""
+        for w in self.running:
+            w.signal_stop()
         for w in self.running:
             w.stop()

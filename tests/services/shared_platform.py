@@ -212,6 +212,8 @@ class SharedPlatform:
         workers, started, rds, pg = self.workers, self.started, self.redis, self.pg
         self.workers, self.started, self.redis, self.pg = None, [], None, None
         try:
+            for svc in started:  # all at once: the services' shutdowns overlap the workers'
+                svc.signal_stop()
             if workers is not None:
                 workers.stop_all()
             for svc in reversed(started):

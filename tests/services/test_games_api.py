@@ -82,9 +82,11 @@ class Platform:
 
     def stop(self) -> None:
         self.http.close()
-        for svc in (self.gateway, self.evaluator):
-            if svc is not None:
-                assert svc.terminate() == 0
+        services = [svc for svc in (self.gateway, self.evaluator) if svc is not None]
+        for svc in services:  # both at once
+            svc.signal_stop()
+        for svc in services:
+            assert svc.terminate() == 0
         assert not [e for e in self.gateway.logs if e.get("level") == "error"], "errors logged"  # type: ignore[union-attr]
 
 
