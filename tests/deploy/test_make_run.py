@@ -217,6 +217,14 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(
 
     second = Platform(tmp_path, ports).up()
     try:
+        # the library's numbers, made here while the platform's worker finishes the job (both take seconds)
+        want = rollout_chunked(
+            Position.from_position_id("4HPwATDgc/ABMA"),
+            288,
+            chunk_size=72,
+            seed=9,
+            evaluator=default_evaluator(),
+        )
         status = wait_done(second, href, 240)
         listed = second.call("GET", "/v1/rollouts")["jobs"]
         assert isinstance(listed, list)
@@ -226,9 +234,6 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(
     finally:
         second.kill()
     assert status["state"] == "done", status
-    want = rollout_chunked(
-        Position.from_position_id("4HPwATDgc/ABMA"), 288, chunk_size=72, seed=9, evaluator=default_evaluator()
-    )
     results = status["results"]
     assert isinstance(results, list) and results[0]["trials"] == 288
     assert results[0]["equity"] == pytest.approx(want.equity, abs=1e-9)

@@ -252,6 +252,7 @@ def test_cancel_stops_the_job_and_resume_finishes_it(
     assert store.resume(job_id) == 8 - done
     with pytest.raises(JobStateError):
         store.resume(job_id)  # running: nothing to resume
+    reference(LONG, local)  # made here (once) while the workers finish the job
     wait_done(store, job_id)
     resumed = store.status(job_id)
     assert_equals_reference(resumed, 0, LONG, local)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -169,6 +170,7 @@ def gateway(
     try:
         yield f"http://127.0.0.1:{gw.port}"
     finally:
+        evaluator.signal_stop()  # both at once
         assert gw.terminate() == 0
         evaluator.terminate()
         assert not [e for e in gw.logs if e.get("level") == "error"], "errors logged"
@@ -181,16 +183,28 @@ def http(gateway: str) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="module")
-def local_tiny(tmp_path_factory: pytest.TempPathFactory) -> Book:
-    """The tiny book made in this process (torch with the workers' one thread)."""
-    import torch
+def local_tiny_soon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Book]]:
+    """The tiny book made in this process (torch with the workers' one thread), in a thread of its own
+    from now on: the first test that asks for it waits for it before it ends (so that nothing else runs
+    torch beside it), and makes the platform's meanwhile."""
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return generate_book(tiny_settings(), tmp_path_factory.mktemp("local"))
-    finally:
-        torch.set_num_threads(before)
+    def make() -> Book:
+        import torch
+
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return generate_book(tiny_settings(), tmp_path_factory.mktemp("local"))
+        finally:
+            torch.set_num_threads(before)
+
+    with ThreadPoolExecutor(1) as pool:
+        yield pool.submit(make)
+
+
+@pytest.fixture(scope="module")
+def local_tiny(local_tiny_soon: Future[Book]) -> Book:
+    return local_tiny_soon.result()
 
 
 def test_the_shipped_books_are_served(http: httpx.Client, gateway: str) -> None:
@@ -216,22 +230,27 @@ def test_the_shipped_books_are_served(http: httpx.Client, gateway: str) -> None:
 
 
 def test_a_generation_job_runs_on_the_workers_and_equals_the_local_book(
-    http: httpx.Client, worker: subprocess.Popen[bytes], local_tiny: Book
+    http: httpx.Client, worker: subprocess.Popen[bytes], local_tiny_soon: Future[Book]
 ) -> None:
-    r = http.post("/v1/opening-book/jobs", json=TINY)
-    assert r.status_code == 202, r.text
-    href = r.headers["Location"]
-    first = r.json()
-    assert first["state"] in ("searching", "rolling out", "replying", "done") and 0 <= first["progress"] <= 1
-    seen = []
-    end = time.monotonic() + 240
-    while True:
-        st = http.get(href).json()
-        seen.append((st["state"], st["progress"]))
-        if st["state"] in ("done", "failed"):
-            break
-        assert time.monotonic() < end, f"not done in time: {seen[-5:]}"
-        time.sleep(0.3)
+    try:
+        r = http.post("/v1/opening-book/jobs", json=TINY)
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        first = r.json()
+        assert first["state"] in ("searching", "rolling out", "replying", "done")
+        assert 0 <= first["progress"] <= 1
+        seen = []
+        end = time.monotonic() + 240
+        while True:
+            st = http.get(href).json()
+            seen.append((st["state"], st["progress"]))
+            if st["state"] in ("done", "failed"):
+                break
+            assert time.monotonic() < end, f"not done in time: {seen[-5:]}"
+            time.sleep(0.3)
+    finally:
+        wait([local_tiny_soon])  # the local book, made meanwhile
+    local_tiny = local_tiny_soon.result()
     assert st["state"] == "done", st.get("error")
     assert st["rollout_job"] and st["trials_done"] == st["trials_total"] > 0 and st["progress"] == 1
     progress = [p for _, p in seen]

@@ -148,11 +148,17 @@ def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEva
         defaults={"kind": "cube", "trials": 72, "seed": 9, "truncate": 8},
     )
     assert len(store.chunks(money)) == 2 and len(store.chunks(match)) == 4
+    mid = Position.from_position_id(MIDDLE)
+    states = [
+        CubeState(mid, match_length=7, score=(2, 4)),
+        CubeState(Position.from_position_id(RACE), 2, "opponent", 7, (3, 0)),
+    ]
+    # the library's, made here while the worker runs the jobs
+    want = _library(local, CubeState(mid, jacoby=True, beaver=True), 72, 5, 6)
+    wants = [_library(local, state, 72, 9, 8) for state in states]
     got_money = wait_done(store, money)
     got_match = wait_done(store, match)
 
-    mid = Position.from_position_id(MIDDLE)
-    want = _library(local, CubeState(mid, jacoby=True, beaver=True), 72, 5, 6)
     assert want.dt is not None  # both branches are rolled out
     (report,) = got_money["results"]
     _assert_same(report, want)
@@ -164,12 +170,7 @@ def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEva
     np.testing.assert_array_equal(dt.cubeful, want.double_take.cubeful)
     np.testing.assert_array_equal(nd.values, want.no_double.values)
 
-    states = [
-        CubeState(mid, match_length=7, score=(2, 4)),
-        CubeState(Position.from_position_id(RACE), 2, "opponent", 7, (3, 0)),
-    ]
-    for report, state in zip(got_match["results"], states, strict=True):
-        want = _library(local, state, 72, 9, 8)
+    for report, want in zip(got_match["results"], wants, strict=True):
         _assert_same(report, want)
         assert report["mwc"]["nd"] == pytest.approx(want.mwc_nd, abs=1e-9)
     assert got_match["results"][1]["action"] == NO_CUBE  # the opponent owns it: nothing to decide
@@ -211,6 +212,8 @@ def test_cube_rollout_through_the_gateway(worker: Any, store: JobStore, local: N
         r = client.post("/v1/rollouts", json=body)
         assert r.status_code == 202, r.text
         href = r.headers["Location"]
+        state = CubeState(Position.from_position_id(MIDDLE), cube_value=2)
+        want = _library(local, state, 72, 3, 4)  # while the worker runs the job
 
         def finished() -> dict[str, Any] | None:
             job: dict[str, Any] = client.get(href).json()
@@ -218,7 +221,6 @@ def test_cube_rollout_through_the_gateway(worker: Any, store: JobStore, local: N
             return job if job["state"] == "done" else None
 
         job = wait_until(finished, 120, "the gateway's cube job", every=0.2)
-    state = CubeState(Position.from_position_id(MIDDLE), cube_value=2)
     (report,) = job["results"]
     assert report["cube"]["value"] == 2
-    _assert_same(report, _library(local, state, 72, 3, 4))
+    _assert_same(report, want)

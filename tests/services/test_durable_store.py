@@ -75,9 +75,8 @@ def test_redis_restarted_empty_in_the_middle_of_a_job(platform: Any) -> None:
         reconcile(store)  # what the beat schedule runs every few seconds
         return bool(store.status(job)["state"] == "done")
 
-    wait_until(finished, 240, "the job to finish after the restart", every=1.0)
-    got = store.rollout_results(job)[0][0]
-    want = rollout_chunked(
+    reconcile(store)  # the first of them puts the job back: the workers go on while ...
+    want = rollout_chunked(  # ... the uninterrupted run is made here
         Position.from_position_id(START),
         8 * CHUNK,
         chunk_size=CHUNK,
@@ -85,6 +84,8 @@ def test_redis_restarted_empty_in_the_middle_of_a_job(platform: Any) -> None:
         truncate=6,
         evaluator=local(platform.model),
     )
+    wait_until(finished, 240, "the job to finish after the restart", every=1.0)
+    got = store.rollout_results(job)[0][0]
     np.testing.assert_array_equal(got.trials_run, want.trials_run)
     np.testing.assert_array_equal(got.values, want.values)
     row = store.records.get(job)  # type: ignore[union-attr]
@@ -194,6 +195,12 @@ def test_analysis_survives_gateway_workers_and_redis(platform: Any, service_proc
 
     rds, workers = platform.redis, platform.workers
 
+    def uninterrupted() -> dict[str, Any]:
+        analysis = analyse_match(  # local(): the workers' net and torch thread count
+            read_mat(MATCH.read_bytes()), AnalysisSettings.from_level("0ply"), evaluator=local(platform.model)
+        )
+        return analysis.to_json()
+
     def gateway() -> Any:  # its own, on the shared Rules and Evaluator services: this one is killed
         return platform.start_gateway(service_process)
 
@@ -221,6 +228,7 @@ def test_analysis_survives_gateway_workers_and_redis(platform: Any, service_proc
             # reading the job puts it back from the database and queues its unfinished games
             first = c.get(href, params={"games": "false"})
             assert first.status_code == 200 and first.json()["games_total"] == total, first.text
+            want = uninterrupted()  # made here while the workers finish the job
             final = wait_done(c, href, 240)
             assert final["state"] == "done", final
             # the worker writes the end state just after the last game's result
@@ -239,11 +247,5 @@ def test_analysis_survives_gateway_workers_and_redis(platform: Any, service_proc
             assert sgf.status_code == 200
     finally:
         gw.terminate()
-    import torch
-
-    torch.set_num_threads(1)
-    want = analyse_match(
-        read_mat(MATCH.read_bytes()), AnalysisSettings.from_level("0ply"), evaluator=local(platform.model)
-    ).to_json()
     assert got["games"] == want["games"]
     assert [p["pr"] for p in got["summary"]["players"]] == [p["pr"] for p in want["players"]]

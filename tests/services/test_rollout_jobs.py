@@ -112,15 +112,27 @@ def wait_state(store: JobStore, job_id: str, states: tuple[str, ...], timeout: f
     return result
 
 
-def assert_equals_chunked(
-    store: JobStore, job_id: str, local: NetEvaluator, trials: int, **options: Any
-) -> None:
-    """The job's values equal rollout_chunked's exactly (the same trials, the same bits)."""
-    got = store.rollout_results(job_id)[0][0]
+def chunked_here(local: NetEvaluator, trials: int, **options: Any) -> RolloutResult:
+    """rollout_chunked of the start position in this process, with the workers' torch threads."""
     with worker_threads():
-        want = rollout_chunked(
+        return rollout_chunked(
             Position.from_position_id(START), trials, chunk_size=CHUNK, evaluator=local, **options
         )
+
+
+def assert_equals_chunked(
+    store: JobStore,
+    job_id: str,
+    local: NetEvaluator,
+    trials: int,
+    want: RolloutResult | None = None,
+    **options: Any,
+) -> None:
+    """The job's values equal rollout_chunked's exactly (the same trials, the same bits); ``want`` is
+    :func:`chunked_here` made already (while the workers ran the job)."""
+    got = store.rollout_results(job_id)[0][0]
+    if want is None:
+        want = chunked_here(local, trials, **options)
     np.testing.assert_array_equal(got.trials_run, np.arange(trials))
     np.testing.assert_array_equal(got.values, want.values)  # bit for bit, not approximately
     assert got.equity == want.equity
@@ -304,19 +316,8 @@ def test_batch_job_returns_results_per_position(
         [{"position": START, "seed": 5}, {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]}],
         defaults={"trials": 72, "truncate": 2, "seed": 9},
     )
-    wait_state(store, job, ("done",))
-    result = store.result(job)
-    assert result is not None and result["kind"] == "batch" and result["priority"] == "batch"
-    first, second = result["results"]
-    assert first["position_id"] == START and first["trials"] == 72 and "candidates" not in first
-    assert second["dice"] == [3, 1] and [c["play"] for c in second["candidates"]] == [
-        "8/5 6/5",
-        "24/23 13/10",
-    ]
-    assert sum(c["difference"] == 0.0 for c in second["candidates"]) == 1
-    got = store.rollout_results(job)
     plays = store.spec(job)["items"][1]["plays"]
-    with worker_threads():
+    with worker_threads():  # while the workers run the job
         want = rollout_chunked(
             Position.from_position_id(START), 72, chunk_size=CHUNK, evaluator=local, seed=5, truncate=2
         )
@@ -330,6 +331,17 @@ def test_batch_job_returns_results_per_position(
             seed=9,
             truncate=2,
         )
+    wait_state(store, job, ("done",))
+    result = store.result(job)
+    assert result is not None and result["kind"] == "batch" and result["priority"] == "batch"
+    first, second = result["results"]
+    assert first["position_id"] == START and first["trials"] == 72 and "candidates" not in first
+    assert second["dice"] == [3, 1] and [c["play"] for c in second["candidates"]] == [
+        "8/5 6/5",
+        "24/23 13/10",
+    ]
+    assert sum(c["difference"] == 0.0 for c in second["candidates"]) == 1
+    got = store.rollout_results(job)
     np.testing.assert_array_equal(got[0][0].values, want.values)
     for g, w in zip(got[1], want_plays, strict=True):
         np.testing.assert_array_equal(g.values, w.values)
@@ -381,10 +393,11 @@ def test_extend_continues_the_trial_numbers(
     s = store.status(job)
     assert s["state"] in ("queued", "running") and s["trials_total"] == 288 and s["trials_done"] >= 144
     assert store.result(job) is None
+    want = chunked_here(local, 288, **opts)  # while the workers run the new chunks
     wait_state(store, job, ("done",))
     after = store.rollout_results(job)[0][0]
     np.testing.assert_array_equal(after.values[:144], before.values)
-    assert_equals_chunked(store, job, local, 288, **opts)  # = one uninterrupted run of 288 trials
+    assert_equals_chunked(store, job, local, 288, want)  # = one uninterrupted run of 288 trials
     assert [(c.first, c.trials) for c in store.chunks(job)] == plan_chunks(288, CHUNK)
 
 
@@ -397,8 +410,9 @@ def test_pool_process_killed_mid_chunk_is_redelivered(
     started = started_on(victim, job)
     time.sleep(0.3)
     os.kill(int(started["pid"]), signal.SIGKILL)  # the pool process; the worker's main process lives on
+    want = chunked_here(local, 6 * CHUNK, **opts)  # while the job goes on
     wait_state(store, job, ("done",), timeout=60)
-    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
     assert victim.proc.poll() is None
     assert any("WorkerLostError" in json.dumps(e) or "SIGKILL" in json.dumps(e) for e in victim.logs)
 
@@ -413,9 +427,10 @@ def test_worker_killed_mid_job_gives_the_same_numbers(
     started_on(victim, job)
     time.sleep(0.3)
     victim.kill()  # main process and pool at once: Redis redelivers after the visibility timeout
+    want = chunked_here(local, 6 * CHUNK, **opts)  # meanwhile
     s = wait_state(store, job, ("done",), timeout=60)
     assert s["chunks_done"] == 6
-    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
     wait_until(lambda: queues_empty(store), 10, "empty queues")
     time.sleep(0.5)
     # the lost chunk came back once, into its own queue only
@@ -434,9 +449,13 @@ def test_restarting_all_workers_mid_job_gives_the_same_numbers(
         w.kill()
     s = store.status(job)
     assert s["state"] == "running" and s["chunks_done"] < 6
-    two_workers.start(2)
+    starting = two_workers.launch(2)
+    try:
+        want = chunked_here(local, 6 * CHUNK, **opts)  # while the new workers start
+    finally:
+        two_workers.join(starting)
     wait_state(store, job, ("done",), timeout=60)
-    assert_equals_chunked(store, job, local, 6 * CHUNK, **opts)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
 
 
 def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers, store: JobStore) -> None:
@@ -497,21 +516,32 @@ def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: JobSt
     assert [r["trials"] for r in store.status(job)["results"]] == [36, 36]
 
 
+@pytest.fixture(scope="module")
+def evaluator_service(model_file: Path, start: Callable[..., Any]) -> Iterator[Any]:
+    """An Evaluator service with the workers' model (on CPU), for the workers that are given one."""
+    evaluator = start("services.evaluator", "--model-path", str(model_file), "--device", "cpu")
+    yield evaluator
+    evaluator.terminate()
+
+
 @pytest.mark.parametrize("mode", ["service", "auto"])
 def test_worker_evaluator_paths(
     mode: str,
     settings: dict[str, str],
     store: JobStore,
     local: NetEvaluator,
-    model_file: Path,
-    start: Callable[..., Any],
+    evaluator_service: Any,
     workers: Workers,
 ) -> None:
     """A worker given the Evaluator service: ``service`` sends every board there (packed); ``auto`` sees
     a CPU service with the worker's own model and evaluates in process.  The log and the metrics say
     which, and a job's numbers are the library's either way."""
-    evaluator = start("services.evaluator", "--model-path", str(model_file), "--device", "cpu")
+    evaluator = evaluator_service
+    packed_before = evaluator.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
+    info_before = evaluator.metric("pulvezar_grpc_requests_total", method="ModelInfo", code="OK")
     for w in workers.running:  # only the worker under test may take this job
+        w.signal_stop()
+    for w in workers.running:
         w.stop()
     env = {
         **settings,
@@ -534,22 +564,18 @@ def test_worker_evaluator_paths(
         assert worker.metric("pulvezar_rollout_evaluator_processes", path=path) == 1
         opts = {"seed": 41, "truncate": 3}
         job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, **opts})
+        want = chunked_here(local, 2 * CHUNK, **opts)  # while the worker runs the job
         wait_state(store, job, ("done",))
         got = store.rollout_results(job)[0][0]
-        with worker_threads():
-            want = rollout_chunked(
-                Position.from_position_id(START), 2 * CHUNK, chunk_size=CHUNK, evaluator=local, **opts
-            )
         np.testing.assert_array_equal(got.trials_run, want.trials_run)
         np.testing.assert_array_equal(got.values, want.values)  # the C forward pass: batch-independent
+        # this worker's calls (the service is the module's: the other mode's calls are counted too)
         packed = evaluator.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
-        assert (packed > 0) == (mode == "service")
-        assert evaluator.metric("pulvezar_grpc_requests_total", method="ModelInfo", code="OK") == (
-            1 if mode == "auto" else 0
-        )
+        assert (packed > packed_before) == (mode == "service")
+        info = evaluator.metric("pulvezar_grpc_requests_total", method="ModelInfo", code="OK")
+        assert info - info_before == (1 if mode == "auto" else 0)
     finally:
         remote.stop_all()
-        evaluator.terminate()
 
 
 def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
