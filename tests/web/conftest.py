@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -34,12 +35,44 @@ sync_api = pytest.importorskip("playwright.sync_api")
 sync_api.expect.set_options(timeout=20_000)
 
 
-@pytest.fixture(scope="session")
-def platform() -> Iterator[Any]:
-    """``make run`` (all services, one worker, SQLite store) on free ports; its gateway is ``.url``."""
+def _start_platform() -> Any:
     from bench_platform import LocalPlatform
 
-    p = LocalPlatform(env={"PULVEZAR_DAILY_ON_START": "0"})
+    return LocalPlatform(env={"PULVEZAR_DAILY_ON_START": "0"})
+
+
+#: the platform is started this many tests before the first browser test, in a thread of this process: its
+#: start (most of half a minute on a loaded 2-core machine) goes on while they run
+LEAD = 30
+_early: dict[str, Any] = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    first = next((i for i, item in enumerate(items) if Path(item.path).is_relative_to(here)), None)
+    _early["trigger"] = items[max(0, first - LEAD)].nodeid if first else None
+
+
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if item.nodeid == _early.get("trigger") and "started" not in _early:
+        pool = ThreadPoolExecutor(1, thread_name_prefix="web-platform")
+        _early["started"] = pool.submit(_start_platform)
+        pool.shutdown(wait=False)
+
+
+def pytest_sessionfinish() -> None:
+    started = _early.pop("started", None)  # started, and no browser test took it (-x, a crash)
+    if started is not None and started.exception() is None:
+        started.result().stop()
+
+
+@pytest.fixture(scope="session")
+def platform() -> Iterator[Any]:
+    """``make run`` (all services, one worker, SQLite store) on free ports; its gateway is ``.url``.  Started
+    a few tests before the first browser test where there are such (``LEAD``), else now."""
+    started = _early.pop("started", None)
+    p = started.result() if started is not None else _start_platform()
     try:
         yield p
     finally:
