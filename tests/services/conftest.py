@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,6 +136,49 @@ class ServiceProcess:
             self.channel.close()
 
 
+class GatewayProcess:
+    """``python -m services.gateway`` with ``env`` (its settings) on the given Rules and Evaluator services,
+    by default on an address nothing listens on (routes that need neither); ready once ``ready`` answers 200.
+    ``http`` is a client with ``key``; :meth:`stop` checks that it exits 0 and logged no error."""
+
+    def __init__(
+        self,
+        env: dict[str, str],
+        *,
+        rules: str | None = None,
+        evaluator: str | None = None,
+        key: str | None = None,
+        ready: str = "/healthz",
+        timeout_s: float = 60,
+    ) -> None:
+        from procutil import free_port, wait_until
+
+        nowhere = f"127.0.0.1:{free_port()}"
+        address = ("--rules", rules or nowhere, "--evaluator", evaluator or nowhere)
+        self.svc = ServiceProcess("services.gateway", *address, env=env)
+        self.base = f"http://127.0.0.1:{self.svc.port}"
+        self.http = httpx.Client(
+            base_url=self.base, headers={"X-API-Key": key} if key else {}, timeout=timeout_s
+        )
+        try:
+            wait_until(lambda: self._answers(ready), 30, f"the gateway's {ready}", every=0.1)
+        except BaseException:
+            self.svc.proc.kill()
+            raise
+
+    def _answers(self, path: str) -> bool:
+        assert self.svc.proc.poll() is None, f"the gateway exited; logs: {self.svc.logs}"
+        try:
+            return httpx.get(f"{self.base}{path}", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    def stop(self) -> None:
+        self.http.close()
+        assert self.svc.terminate() == 0, self.svc.logs
+        assert not [e for e in self.svc.logs if e.get("level") == "error"], "errors logged"
+
+
 def start_service(module: str, *args: str, env: dict[str, str] | None = None) -> ServiceProcess:
     svc = ServiceProcess(module, *args, env=env)
     try:
@@ -174,6 +218,11 @@ def service_process() -> type[ServiceProcess]:
 @pytest.fixture(scope="session")
 def start() -> Callable[..., ServiceProcess]:
     return start_service
+
+
+@pytest.fixture(scope="session")
+def gateway_process() -> type[GatewayProcess]:
+    return GatewayProcess
 
 
 @pytest.fixture(scope="session")

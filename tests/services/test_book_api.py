@@ -29,7 +29,7 @@ from services.rollout.jobs import JobStore  # noqa: E402
 from services.rollout.settings import RolloutSettings  # noqa: E402
 
 if TYPE_CHECKING:
-    from conftest import ServiceProcess
+    from conftest import GatewayProcess, ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY, OTHER = "book-key", "book-key-2"
@@ -159,21 +159,21 @@ def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
 
 @pytest.fixture(scope="module")
 def gateway(
-    env: dict[str, str], service_process: type[ServiceProcess], rules_service: ServiceProcess, start: Any
+    env: dict[str, str],
+    gateway_process: type[GatewayProcess],
+    rules_service: ServiceProcess,
+    start: Any,
 ) -> Iterator[str]:
     evaluator = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "1"})
     # the gateway knows Redis only as its own setting (as in compose): tasks it queues must go there
     gw_env = {k: v for k, v in env.items() if k != "PULVEZAR_ROLLOUT_REDIS_URL"}
-    gw = service_process(
-        "services.gateway", "--rules", rules_service.address, "--evaluator", evaluator.address, env=gw_env
-    )
+    gw = gateway_process(gw_env, rules=rules_service.address, evaluator=evaluator.address)
     try:
-        yield f"http://127.0.0.1:{gw.port}"
+        yield gw.base
     finally:
         evaluator.signal_stop()  # both at once
-        assert gw.terminate() == 0
+        gw.stop()
         evaluator.terminate()
-        assert not [e for e in gw.logs if e.get("level") == "error"], "errors logged"
 
 
 @pytest.fixture(scope="module")

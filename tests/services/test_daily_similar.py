@@ -30,9 +30,9 @@ from services.common import archive_store  # noqa: E402
 from services.gateway.security import owner_of  # noqa: E402
 
 if TYPE_CHECKING:
-    from conftest import ServiceProcess
+    from conftest import GatewayProcess
 
-from procutil import free_port, wait_until  # noqa: E402
+from procutil import wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
 
 KEY = "archive-key"
@@ -68,41 +68,26 @@ def r(redis_url: str) -> Any:
     return redis.Redis.from_url(redis_url, decode_responses=True)
 
 
-class Gateway:
-    def __init__(
-        self, service_process: type[ServiceProcess], redis_url: str, database_url: str | None = None
-    ) -> None:
-        nowhere = f"127.0.0.1:{free_port()}"  # no Rules or Evaluator service: not needed here
-        limits = {"rate_per_s": 1000, "burst": 1000}
-        env = {
-            "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
-            "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
-                {KEY: {"name": "archive", **limits}, OTHER_KEY: {"name": "other", **limits}}
-            ),
-        }
-        if database_url:
-            env["PULVEZAR_DATABASE_URL"] = database_url
-        self.svc = service_process("services.gateway", "--rules", nowhere, "--evaluator", nowhere, env=env)
-        self.base = f"http://127.0.0.1:{self.svc.port}"
-        wait_until(self._healthy, 30, "the gateway's /healthz", every=0.1)
-        self.http = httpx.Client(base_url=self.base, headers={"X-API-Key": KEY}, timeout=60)
-
-    def _healthy(self) -> bool:
-        assert self.svc.proc.poll() is None, f"gateway exited; logs: {self.svc.logs}"
-        try:
-            return httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def stop(self) -> None:
-        self.http.close()
-        assert self.svc.terminate() == 0, self.svc.logs
-        assert not [e for e in self.svc.logs if e.get("level") == "error"], "errors logged"
+def archive_gateway(
+    gateway_process: type[GatewayProcess], redis_url: str, database_url: str | None = None
+) -> GatewayProcess:
+    """A gateway on the module's Redis (and on a durable store); no Rules or Evaluator service: these
+    routes need neither."""
+    limits = {"rate_per_s": 1000, "burst": 1000}
+    env = {
+        "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
+            {KEY: {"name": "archive", **limits}, OTHER_KEY: {"name": "other", **limits}}
+        ),
+    }
+    if database_url:
+        env["PULVEZAR_DATABASE_URL"] = database_url
+    return gateway_process(env, key=KEY)
 
 
 @pytest.fixture(scope="module")
-def gateway(service_process: type[ServiceProcess], redis_url: str) -> Iterator[Gateway]:
-    g = Gateway(service_process, redis_url)
+def gateway(gateway_process: type[GatewayProcess], redis_url: str) -> Iterator[GatewayProcess]:
+    g = archive_gateway(gateway_process, redis_url)
     yield g
     g.stop()
 
@@ -170,7 +155,7 @@ def test_add_match_positions_validates_before_writing(r: Any) -> None:
     assert not [k for k in r.hkeys(archive_store.ENTRIES) if k.startswith("match:bad-batch:")]
 
 
-def test_similar_positions_from_analysed_matches(r: Any, gateway: Gateway) -> None:
+def test_similar_positions_from_analysed_matches(r: Any, gateway: GatewayProcess) -> None:
     decisions = game_positions(150, seed=5)
     entries = match_entries("m1", decisions)
     assert archive_store.add_match_positions(r, entries, OWNER) == 150
@@ -201,7 +186,7 @@ def test_similar_positions_from_analysed_matches(r: Any, gateway: Gateway) -> No
     assert first not in [h["id"] for h in res.json()["hits"]]
 
 
-def test_the_index_follows_the_archive(r: Any, gateway: Gateway) -> None:
+def test_the_index_follows_the_archive(r: Any, gateway: GatewayProcess) -> None:
     q = Position.from_points({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}, {6: 2, 5: 2, 4: 2, 18: 1})
     body = {"position": q.position_id}
     before = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
@@ -216,7 +201,7 @@ def test_the_index_follows_the_archive(r: Any, gateway: Gateway) -> None:
     assert after == before
 
 
-def test_similar_bad_input(gateway: Gateway) -> None:
+def test_similar_bad_input(gateway: GatewayProcess) -> None:
     post = gateway.http.post
     assert fields(post("/v1/positions/similar", json={"position": "nonsense"})) == ["position"]
     assert fields(post("/v1/positions/similar", json={"position": "4HPwATDgc/ABMA", "limit": 13})) == [
@@ -231,7 +216,7 @@ def test_similar_bad_input(gateway: Gateway) -> None:
 
 
 def test_library_save_once_list_get_delete(
-    r: Any, gateway: Gateway, service_process: type[ServiceProcess], redis_url: str
+    r: Any, gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str
 ) -> None:
     http = gateway.http
     pos = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
@@ -266,7 +251,7 @@ def test_library_save_once_list_get_delete(
     assert {saved["id"], plain.json()["id"]} <= {h["id"] for h in sim if h["percent"] == 100}
     assert next(h for h in sim if h["id"] == saved["id"])["name"] == "Slot play"
     # it survives a gateway restart (the archive is in Redis)
-    other = Gateway(service_process, redis_url)
+    other = archive_gateway(gateway_process, redis_url)
     try:
         assert saved["id"] in {e["id"] for e in other.http.get("/v1/library/positions").json()["positions"]}
         sim2 = other.http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
@@ -282,7 +267,7 @@ def test_library_save_once_list_get_delete(
     assert saved["id"] not in {h["id"] for h in sim3}
 
 
-def test_archives_are_per_key(gateway: Gateway) -> None:
+def test_archives_are_per_key(gateway: GatewayProcess) -> None:
     """Another key sees neither the analysed matches nor the library of this one."""
     other = httpx.Client(base_url=gateway.base, headers={"X-API-Key": OTHER_KEY}, timeout=60)
     try:
@@ -310,7 +295,7 @@ def test_archives_are_per_key(gateway: Gateway) -> None:
 
 
 def test_archive_in_the_durable_store(
-    r: Any, service_process: type[ServiceProcess], redis_url: str, database_url: str
+    r: Any, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> None:
     """With a database the archive lives there (not in Redis) and survives a new gateway."""
     from services.store.archive import SqlArchive
@@ -318,7 +303,7 @@ def test_archive_in_the_durable_store(
     decisions = game_positions(20, seed=21)
     SqlArchive(database_url, OWNER).add_match_positions(match_entries("db", decisions))
     q = decisions[4][0]
-    g = Gateway(service_process, redis_url, database_url)
+    g = archive_gateway(gateway_process, redis_url, database_url)
     try:
         saved = g.http.post("/v1/library/positions", json={"position": q.position_id, "name": "in the db"})
         assert saved.status_code == 201, saved.text
@@ -330,7 +315,7 @@ def test_archive_in_the_durable_store(
         g.stop()
     assert not r.hexists(archive_store.keys(OWNER)[0], "match:db:1:5")  # not in Redis
     assert SqlArchive(database_url, OWNER).get_entry(entry) is not None
-    g = Gateway(service_process, redis_url, database_url)
+    g = archive_gateway(gateway_process, redis_url, database_url)
     try:
         assert entry in {e["id"] for e in g.http.get("/v1/library/positions").json()["positions"]}
         hits = g.http.post("/v1/positions/similar", json={"position": q.position_id}).json()["hits"]
@@ -343,7 +328,7 @@ def test_archive_in_the_durable_store(
         g.stop()
 
 
-def test_library_bad_input(gateway: Gateway) -> None:
+def test_library_bad_input(gateway: GatewayProcess) -> None:
     post = gateway.http.post
     ok = {"position": "4HPwATDgc/ABMA", "name": "x"}
     assert fields(post("/v1/library/positions", json={**ok, "position": "zzz"})) == ["position"]
@@ -368,7 +353,7 @@ def model_seed() -> int:
     return 11
 
 
-def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
+def test_daily_bad_input_and_not_yet(gateway: GatewayProcess) -> None:
     get = gateway.http.get
     assert fields(get("/v1/daily/2026-13-01")) == ["date"]
     assert fields(get("/v1/daily/yesterday")) == ["date"]
@@ -379,7 +364,7 @@ def test_daily_bad_input_and_not_yet(gateway: Gateway) -> None:
 
 
 def test_daily_task_through_a_worker_then_served(
-    r: Any, gateway: Gateway, redis_url: str, model_file: Path, tmp_path: Path, database_url: str
+    r: Any, gateway: GatewayProcess, redis_url: str, model_file: Path, tmp_path: Path, database_url: str
 ) -> None:
     import datetime as dt
 
@@ -463,7 +448,7 @@ def test_daily_task_through_a_worker_then_served(
 
 
 def test_daily_served_from_the_store_when_redis_lost_it(
-    r: Any, gateway: Gateway, service_process: type[ServiceProcess], redis_url: str, database_url: str
+    r: Any, gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> None:
     import datetime as dt
 
@@ -473,7 +458,7 @@ def test_daily_served_from_the_store_when_redis_lost_it(
     assert served is not None, "made by the worker test above"
     r.delete(key)  # Redis lost it (restarted empty)
     assert fields(gateway.http.get("/v1/daily/today", params={"rules": "tavla"}), 404) == ["date"]
-    g = Gateway(service_process, redis_url, database_url)
+    g = archive_gateway(gateway_process, redis_url, database_url)
     try:
         res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
         assert res.status_code == 200, res.text

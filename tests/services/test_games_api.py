@@ -27,9 +27,8 @@ from pulvezar.rules.matchid import MatchId
 from pulvezar.rules.xgid import XGID
 
 if TYPE_CHECKING:
-    from conftest import ServiceProcess
+    from conftest import GatewayProcess, ServiceProcess
 
-from procutil import free_port, wait_until
 
 KEY, OTHER = "games-key", "other-games-key"
 ACTIONS = {"roll", "play", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end"}
@@ -43,12 +42,18 @@ class Platform:
     """An Evaluator service and a gateway on one SQLite store; either can be restarted."""
 
     def __init__(
-        self, service_process: type[ServiceProcess], model: Path, database_url: str, redis_url: str
+        self,
+        service_process: type[ServiceProcess],
+        gateway_process: type[GatewayProcess],
+        model: Path,
+        database_url: str,
+        redis_url: str,
     ) -> None:
-        self.service_process, self.model, self.database_url = service_process, model, database_url
+        self.service_process, self.gateway_process = service_process, gateway_process
+        self.model, self.database_url = model, database_url
         self.redis_url = redis_url  # the job store's: an analysis of a finished match is queued there
         self.evaluator: ServiceProcess | None = None
-        self.gateway: ServiceProcess | None = None
+        self.gateway: GatewayProcess | None = None
         self.start()
 
     def start(self) -> None:
@@ -65,29 +70,16 @@ class Platform:
                 {KEY: {"name": "games", **limits}, OTHER: {"name": "other", **limits}}
             ),
         }
-        rules = f"127.0.0.1:{free_port()}"  # the Play API needs no Rules service
-        self.gateway = self.service_process(
-            "services.gateway", "--rules", rules, "--evaluator", self.evaluator.address, env=env
-        )
-        self.base = f"http://127.0.0.1:{self.gateway.port}"
-        wait_until(self._healthy, 30, "the gateway's /healthz", every=0.1)
-        self.http = httpx.Client(base_url=self.base, headers={"X-API-Key": KEY}, timeout=120)
-
-    def _healthy(self) -> bool:
-        assert self.gateway is not None and self.gateway.proc.poll() is None, "the gateway exited"
-        try:
-            return httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
+        # the Play API needs no Rules service
+        self.gateway = self.gateway_process(env, evaluator=self.evaluator.address, key=KEY, timeout_s=120)
+        self.http = self.gateway.http
 
     def stop(self) -> None:
-        self.http.close()
-        services = [svc for svc in (self.gateway, self.evaluator) if svc is not None]
-        for svc in services:  # both at once
-            svc.signal_stop()
-        for svc in services:
-            assert svc.terminate() == 0
-        assert not [e for e in self.gateway.logs if e.get("level") == "error"], "errors logged"  # type: ignore[union-attr]
+        assert self.gateway is not None and self.evaluator is not None
+        self.gateway.svc.signal_stop()  # both at once
+        self.evaluator.signal_stop()
+        self.gateway.stop()
+        assert self.evaluator.terminate() == 0
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +93,13 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def platform(
-    service_process: type[ServiceProcess], model_file: Path, database_url: str, redis_server: str
+    service_process: type[ServiceProcess],
+    gateway_process: type[GatewayProcess],
+    model_file: Path,
+    database_url: str,
+    redis_server: str,
 ) -> Iterator[Platform]:
-    p = Platform(service_process, model_file, database_url, redis_server)
+    p = Platform(service_process, gateway_process, model_file, database_url, redis_server)
     yield p
     p.stop()
 

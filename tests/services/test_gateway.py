@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +24,7 @@ from services.gateway.security import TokenBucket
 from services.gateway.settings import GatewaySettings
 
 if TYPE_CHECKING:
-    from conftest import ServiceProcess
+    from conftest import GatewayProcess, ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "formats" / "data"
@@ -65,7 +63,7 @@ def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
 
 @pytest.fixture(scope="module")
 def gateway(
-    service_process: type[ServiceProcess], rules_service: ServiceProcess, evaluator_service: ServiceProcess
+    gateway_process: type[GatewayProcess], rules_service: ServiceProcess, evaluator_service: ServiceProcess
 ) -> Iterator[str]:
     env = {
         "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
@@ -75,28 +73,11 @@ def gateway(
         "PULVEZAR_GATEWAY_MAX_HINT_PLY": "1",
         "PULVEZAR_GATEWAY_MAX_POSITIONS": "64",
     }
-    svc = service_process(
-        "services.gateway",
-        "--rules",
-        rules_service.address,
-        "--evaluator",
-        evaluator_service.address,
-        env=env,
+    gw = gateway_process(
+        env, rules=rules_service.address, evaluator=evaluator_service.address, ready="/readyz"
     )
-    base = f"http://127.0.0.1:{svc.port}"
-    end = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < end, f"gateway not ready; logs: {svc.logs}"
-        assert svc.proc.poll() is None, f"gateway exited; logs: {svc.logs}"
-        time.sleep(0.1)
-    yield base
-    assert svc.terminate() == 0, svc.logs
-    assert not [e for e in svc.logs if e.get("level") == "error"], "errors logged"
+    yield gw.base
+    gw.stop()
 
 
 @pytest.fixture(scope="module")
@@ -425,75 +406,46 @@ def test_rollouts_without_a_job_store_are_503(http: httpx.Client) -> None:
 
 # ---- end to end: the gateway, Redis and a rollout worker ------------------------------------
 
-REDIS_SERVER = shutil.which("redis-server")
-
 
 @pytest.fixture(scope="module")
 def jobs_gateway(
-    service_process: type[ServiceProcess], rules_service: ServiceProcess, evaluator_service: ServiceProcess
+    gateway_process: type[GatewayProcess],
+    rules_service: ServiceProcess,
+    evaluator_service: ServiceProcess,
+    redis_server: str,
 ) -> Iterator[str]:
-    """A gateway with a job store on a fresh redis-server, and one rollout worker (solo pool)."""
-    if REDIS_SERVER is None:
-        pytest.skip("redis-server is not installed")
+    """A gateway with a job store on a fresh Redis, and one rollout worker (solo pool)."""
     pytest.importorskip("celery")
-    import redis
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
     env = {
-        "PULVEZAR_ROLLOUT_REDIS_URL": url,
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_server,
         "PULVEZAR_ROLLOUT_CHUNK_SIZE": "36",
         "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_GATEWAY_REDIS_URL": url,
+        "PULVEZAR_GATEWAY_REDIS_URL": redis_server,
         "PULVEZAR_GATEWAY_API_KEYS": json.dumps(KEYS),
         "PULVEZAR_GATEWAY_SSE_POLL_S": "0.1",
     }
-    worker = None
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     gw = None
     try:
-        end = time.monotonic() + 10
-        while True:
-            try:
-                if redis.Redis.from_url(url).ping():
-                    break
-            except redis.exceptions.ConnectionError:
-                assert time.monotonic() < end and server.poll() is None, "redis-server did not start"
-                time.sleep(0.05)
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        gw = service_process(
-            "services.gateway",
-            "--rules",
-            rules_service.address,
-            "--evaluator",
-            evaluator_service.address,
-            env=env,
-        )
-        yield f"http://127.0.0.1:{gw.port}"
+        gw = gateway_process(env, rules=rules_service.address, evaluator=evaluator_service.address)
+        yield gw.base
     finally:
+        if worker.poll() is None:
+            worker.terminate()  # its warm shutdown overlaps the gateway's
         if gw is not None:
-            assert gw.terminate() == 0
-        for proc in (worker, server):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            gw.stop()
+        try:
+            worker.wait(15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
 
 
 def test_rollout_end_to_end(jobs_gateway: str) -> None:
