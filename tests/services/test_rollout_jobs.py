@@ -125,6 +125,7 @@ def assert_equals_chunked(
     job_id: str,
     local: NetEvaluator,
     trials: int,
+    *,
     want: RolloutResult | None = None,
     **options: Any,
 ) -> None:
@@ -397,7 +398,7 @@ def test_extend_continues_the_trial_numbers(
     wait_state(store, job, ("done",))
     after = store.rollout_results(job)[0][0]
     np.testing.assert_array_equal(after.values[:144], before.values)
-    assert_equals_chunked(store, job, local, 288, want)  # = one uninterrupted run of 288 trials
+    assert_equals_chunked(store, job, local, 288, want=want)  # = one uninterrupted run of 288 trials
     assert [(c.first, c.trials) for c in store.chunks(job)] == plan_chunks(288, CHUNK)
 
 
@@ -412,9 +413,16 @@ def test_pool_process_killed_mid_chunk_is_redelivered(
     os.kill(int(started["pid"]), signal.SIGKILL)  # the pool process; the worker's main process lives on
     want = chunked_here(local, 6 * CHUNK, **opts)  # while the job goes on
     wait_state(store, job, ("done",), timeout=60)
-    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
     assert victim.proc.poll() is None
     assert any("WorkerLostError" in json.dumps(e) or "SIGKILL" in json.dumps(e) for e in victim.logs)
+    # the drill leaves the worker whole for the next test: its new pool process is up (Celery starts
+    # another until one comes up in time, which takes a while on a loaded machine: its torch import)
+    victim.wait_log(
+        lambda e: str(e.get("msg")).startswith("evaluator chosen") and e.get("pid") != int(started["pid"]),
+        120,
+        "a new pool process",
+    )
 
 
 def test_worker_killed_mid_job_gives_the_same_numbers(
@@ -430,7 +438,7 @@ def test_worker_killed_mid_job_gives_the_same_numbers(
     want = chunked_here(local, 6 * CHUNK, **opts)  # meanwhile
     s = wait_state(store, job, ("done",), timeout=60)
     assert s["chunks_done"] == 6
-    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
     wait_until(lambda: queues_empty(store), 10, "empty queues")
     time.sleep(0.5)
     # the lost chunk came back once, into its own queue only
@@ -455,7 +463,7 @@ def test_restarting_all_workers_mid_job_gives_the_same_numbers(
     finally:
         two_workers.join(starting)
     wait_state(store, job, ("done",), timeout=60)
-    assert_equals_chunked(store, job, local, 6 * CHUNK, want)
+    assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
 
 
 def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers, store: JobStore) -> None:
