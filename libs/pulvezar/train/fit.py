@@ -773,7 +773,7 @@ def decision_loss(
     play the prediction prefers (x 1000), and the number of such groups.  Rows are positions after a
     play seen by the next player on roll, so the mover's equity is minus theirs.
 
-    >>> decision_loss(np.array([0.0, -0.5, 0.2]), np.array([0.0, -0.1, 0.3]), np.array([1, 1, 2]))
+    >>> decision_loss(np.array([-0.5, 0.0, 0.2]), np.array([0.0, -0.1, 0.3]), np.array([1, 1, 2]))
     (100.0, 1)
     """
     if len(keys) == 0:
