@@ -74,8 +74,12 @@ format: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# the suite in TEST_WORKERS pytest-xdist processes, whole files each (module fixtures stay shared); most of
+# its time is waiting on started servers, so two processes on two cores halve it (tests/README.md)
+TEST_WORKERS ?= 2
+
 test: setup system-deps lint typecheck
-	$(VENV)/bin/pytest -q --doctest-modules --doctest-glob=README.md libs tests README.md
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile --doctest-modules --doctest-glob=README.md libs tests README.md
 
 test-fast: $(STAMP)
 	$(VENV)/bin/pytest -q -m "not oracle and not slow" --doctest-modules libs tests

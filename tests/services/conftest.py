@@ -337,5 +337,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     yield
-    if item.nodeid == _shared.get("last") and "platform" in _shared:
+    # under pytest-xdist a worker's files come in any order and "last" may be another worker's: no early stop
+    last = item.nodeid == _shared.get("last") and not os.environ.get("PYTEST_XDIST_WORKER")
+    if last and "platform" in _shared:
         _shared.pop("platform").close()  # its processes need not idle through the rest of the session

@@ -55,6 +55,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # under pytest-xdist a worker cannot know whether the browser tests come to it: no early start there
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
     if item.nodeid == _early.get("trigger") and "started" not in _early:
         pool = ThreadPoolExecutor(1, thread_name_prefix="web-platform")
         _early["started"] = pool.submit(_start_platform)

@@ -117,12 +117,14 @@ def test_undo_and_legal_play_buttons_in_an_international_game(page: Any) -> None
     page.fill("#pl-length", "3")
     page.click("#pl-start")
     expect(page.locator("#pl-status")).to_contain_text("match to 3")
-    page.click("#pl-roll")
-    page.wait_for_selector(READY, state="attached")
-    # the bot may have won the opening: roll when it is our turn to roll
-    if page.locator("#pl-roll").count():
+    # roll until a roll of ours has plays to choose from: the bot may have won the opening, and a roll
+    # with one legal play is played for us
+    for _ in range(6):
         page.click("#pl-roll")
         page.wait_for_selector(READY, state="attached")
+        if page.locator("#pl-legal").count():
+            break
+        assert page.locator("#pl-roll").count(), page.locator("#pl-events").inner_text()
     if not page.locator("#pl-legal").is_visible():
         page.click("details.legal summary")
     first = page.locator("#pl-legal button").first
