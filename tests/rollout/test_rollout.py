@@ -113,8 +113,8 @@ def test_truncation(small) -> None:
         d1, d2 = (int(x) for x in trial_rolls(4, [i], 0)[0])
         best = small.best_play(AFTER_31, (d1, d2))
         assert np.allclose(r1.values[i], flip(small.evaluate(best.position.swap())[None, :])[0])
-    # ... and with variance reduction every trial gets the 1-ply value (mean over 36 rolls)
-    v1 = rollout(AFTER_31, trials=12, evaluator=small, truncate=1)
+    # ... and with variance reduction over every play every trial gets the 1-ply value (mean over 36 rolls)
+    v1 = rollout(AFTER_31, trials=12, evaluator=small, truncate=1, luck="full")
     one_ply = (
         sum(
             (1 if a == b else 2)

@@ -2,9 +2,10 @@
 
 import pickle
 
+import numpy as np
 import pytest
 
-from pulvezar import InvalidIdError, InvalidPositionError, Position
+from pulvezar import InvalidIdError, InvalidPositionError, Position, Rules
 
 START_ID = "4HPwATDgc/ABMA"  # GNU Backgammon manual: the Position ID of the starting position
 
@@ -70,3 +71,30 @@ def test_hash_eq_pickle_repr():
     assert {p: 1}[Position(p.mine, p.theirs)] == 1
     assert pickle.loads(pickle.dumps(p)) == p
     assert eval(repr(p), {"Position": Position}) == p
+
+
+def test_generate_many_is_generate_for_each_board_and_refuses_bad_input() -> None:
+    """The batch move generator of the rollouts: every board's plays in generate()'s order."""
+    from pulvezar.rules import _kernel
+
+    rng = np.random.default_rng(7)
+    rules, pos, boards, dice = Rules.international(), Position.start(), [], []
+    while len(boards) < 200:
+        roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        boards.append(pos.board)
+        dice.append(roll)
+        plays = rules.legal_plays(pos, roll)
+        after = plays[int(rng.integers(len(plays)))].position
+        pos = after.swap() if rules.game_result(after) is None else Position.start()
+    for flags in (0, _kernel.HIT_AND_STOP | _kernel.MUST_BEAR_OFF):
+        out, counts = _kernel.generate_many(b"".join(boards), bytes(d for r in dice for d in r), flags)
+        want = [_kernel.generate(b, d1, d2, flags) for b, (d1, d2) in zip(boards, dice, strict=True)]
+        assert np.frombuffer(counts, dtype=np.int64).tolist() == [len(w) // _kernel.REC for w in want]
+        assert out == b"".join(w[i : i + 50] for w in want for i in range(0, len(w), _kernel.REC))
+    with pytest.raises(ValueError, match=r"dice must be 1\.\.6"):
+        _kernel.generate_many(boards[0], bytes([7, 1]), 0)
+    with pytest.raises(ValueError, match="2 bytes per board"):
+        _kernel.generate_many(boards[0], bytes([3]), 0)
+    with pytest.raises(ValueError, match="multiple of 50"):
+        _kernel.generate_many(boards[0][:49], b"", 0)
+    assert _kernel.generate_many(b"", b"", 0) == (b"", b"")

@@ -61,6 +61,7 @@ from pulvezar.book.model import (
 from pulvezar.eval.evaluator import Evaluator, default_evaluator, default_model_path
 from pulvezar.rollouts.chunks import check_chunk_size, plan_chunks
 from pulvezar.rollouts.engine import rollout_plays
+from pulvezar.rollouts.lockstep import LUCK
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
@@ -93,6 +94,9 @@ class BookSettings:
     #: half-moves before a rollout trial stops with the net's value; None: played to the end
     truncate: int | None = None
     variance_reduction: bool = True
+    #: how variance reduction values the 21 rolls (``pulvezar.rollouts.lockstep.LUCK``); books made
+    #: before the screen have no such setting and read as ``"full"``
+    luck: str = "screened"
     #: how the rollout trials choose their plays (0 = the net)
     rollout_ply: int = 0
     #: search depth of the opponent's replies
@@ -115,6 +119,8 @@ class BookSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise BookError(f"an integer {lo}..{hi} is required, got {v!r}", field=name)
+        if self.luck not in LUCK:
+            raise BookError(f"one of {', '.join(LUCK)}, got {self.luck!r}", field="luck")
         if not isinstance(self.threshold, int | float) or not 0 <= self.threshold <= 2:
             raise BookError(f"a number 0..2 is required, got {self.threshold!r}", field="threshold")
         if self.truncate is not None and (
@@ -171,6 +177,7 @@ class BookSettings:
     def from_json(cls, rules: dict[str, Any], data: dict[str, Any]) -> BookSettings:
         keys = {f for f in cls.__dataclass_fields__ if f not in ("variant", "hit_and_stop", "must_bear_off")}
         kw = {k: v for k, v in data.items() if k in keys}
+        kw.setdefault("luck", "full")  # written before the screen existed
         if kw.get("rolls") is not None:
             kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in kw["rolls"])
         return cls(
@@ -196,6 +203,7 @@ class BookSettings:
         parser.add_argument("--ply", type=int, default=d.ply, help="search depth of the candidates")
         parser.add_argument("--reply-ply", type=int, default=d.reply_ply)
         parser.add_argument("--rollout-ply", type=int, default=d.rollout_ply)
+        parser.add_argument("--luck", choices=LUCK, default=d.luck, help="variance reduction's 21 rolls")
         parser.add_argument("--truncate", type=int, default=d.truncate)
         parser.add_argument("--seed", type=int, default=d.seed)
         if chunk_size:
@@ -483,7 +491,7 @@ class BookGenerator:
         results = rollout_plays(
             self.start, roll, self.plays(roll), trials=n, ply=s.rollout_ply, seed=s.seed,
             variance_reduction=s.variance_reduction, truncate=s.truncate, evaluator=self.evaluator,
-            rules=self.rules, first_trial=first,
+            rules=self.rules, first_trial=first, luck=s.luck,
         )  # fmt: skip
         return np.stack([r.values for r in results]).astype(np.float64)
 

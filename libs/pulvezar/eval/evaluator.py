@@ -45,6 +45,8 @@ Boards = npt.NDArray[np.uint8]
 
 MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "pulvezar-v2.pt"
+#: the cheap net that screens the plays of variance reduction's 21 rolls (rollouts' ``luck="screened"``)
+SCREEN_MODEL = MODELS / "pulvezar-screen-v1.pt"
 
 
 def boards_of(positions: Sequence[Position]) -> Boards:
@@ -429,6 +431,18 @@ def default_model_path() -> Path:
     """
     override = os.environ.get("PULVEZAR_MODEL")
     return Path(override) if override else DEFAULT_MODEL
+
+
+_SCREEN: NetEvaluator | None = None
+
+
+def screen_evaluator() -> NetEvaluator:
+    """The shipped screening net (:data:`SCREEN_MODEL`: raw-board inputs, 64 hidden units, about ten
+    times cheaper than the default net), loaded once per process."""
+    global _SCREEN
+    if _SCREEN is None:
+        _SCREEN = NetEvaluator.load(SCREEN_MODEL)
+    return _SCREEN
 
 
 def default_evaluator() -> NetEvaluator:

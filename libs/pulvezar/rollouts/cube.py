@@ -387,6 +387,7 @@ def rollout_cube(
     first_trial: int = 0,
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
+    luck: str | Chooser = "screened",
 ) -> CubeRollout:
     """The cube decision of ``state`` (player on roll, before rolling) by rollout.
 
@@ -397,7 +398,7 @@ def rollout_cube(
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, False, truncate, bearoff_stop,
-        evaluator, state.rules, chooser or chooser_for(ply),
+        evaluator, state.rules, chooser or chooser_for(ply), luck,
     )  # fmt: skip
     cube = state.cube
     table = _Table(cube, state.table)

@@ -22,6 +22,7 @@ from pulvezar.eval.evaluator import (
     default_evaluator,
     equity,
     flip,
+    screen_evaluator,
     swap_boards,
     terminal,
 )
@@ -49,24 +50,73 @@ def _flags(rules: Rules) -> int:
     )
 
 
+def plays_of(boards: Boards, dice: Ints, rules: Rules) -> tuple[Boards, npt.NDArray[np.intp]]:
+    """Every legal play of each board's roll, as boards with the opponent on roll (each board's in
+    generator order, board after board), and the number of plays of each board."""
+    raw = np.ascontiguousarray(boards, dtype=np.uint8).tobytes()
+    rolled = np.ascontiguousarray(dice, dtype=np.uint8).tobytes()
+    out, counts = _kernel.generate_many(raw, rolled, _flags(rules))
+    after = swap_boards(np.frombuffer(out, dtype=np.uint8).reshape(-1, 50))
+    return after, np.frombuffer(counts, dtype=np.int64).astype(np.intp)
+
+
 def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
     """0-ply: the play with the best cubeless equity by the evaluator (first of equals)."""
-    gen, rec, flags = _kernel.generate, _kernel.REC, _flags(rules)
-    recs = [gen(b.tobytes(), int(d[0]), int(d[1]), flags) for b, d in zip(boards, dice, strict=True)]
-    counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
-    after = swap_boards(np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50])
+    after, counts = plays_of(boards, dice, rules)
     probs = evaluator.evaluate_boards(after)  # opponent on roll
     done, exact = terminal(after)
     probs[done] = exact[done]
     mover = flip(probs)
     eq = equity(mover, rules)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    seg = np.repeat(np.arange(len(recs)), counts)
+    seg = np.repeat(np.arange(len(counts)), counts)
     best = np.maximum.reduceat(eq, starts)
     is_best = eq >= best[seg] - 1e-12
-    first = np.full(len(recs), len(eq), dtype=np.intp)
+    first = np.full(len(counts), len(eq), dtype=np.intp)
     np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
     return np.ascontiguousarray(after[first]), mover[first]
+
+
+def screened_chooser(screen: Evaluator, keep: int = 3) -> Chooser:
+    """0-ply among the ``keep`` best plays by a cheap ``screen`` evaluator: every legal play is
+    valued by ``screen``, the ``keep`` best of each roll (ties in generator order) by the
+    rollout's evaluator, and the best of those wins (first of equals).
+
+    A pure function of the boards and dice like every chooser, so it can value the 21 rolls of
+    variance reduction (``luck_chooser`` of a rollout): the luck terms keep their zero mean
+    whatever the screen misses, the trials' own plays stay the rollout chooser's, and only the
+    variance removed depends on how often the screen's ``keep`` best hold the evaluator's best.
+    """
+    if keep < 1:
+        raise ValueError("keep is at least 1")
+
+    def choose(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
+        after, counts = plays_of(boards, dice, rules)
+        n = len(counts)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        seg = np.repeat(np.arange(n), counts)
+        cheap = equity(flip(screen.evaluate_boards(after)), rules)
+        kept = np.zeros(len(after), dtype=bool)
+        for _ in range(keep):  # the best not yet kept of each roll, the first of equals
+            top = np.maximum.reduceat(np.where(kept, -np.inf, cheap), starts)
+            hit = ~kept & (cheap >= top[seg])
+            first = np.full(n, len(after), dtype=np.intp)
+            np.minimum.at(first, seg[hit], np.flatnonzero(hit))
+            kept[first[first < len(after)]] = True
+        rows = np.flatnonzero(kept)  # generator order within each roll
+        probs = evaluator.evaluate_boards(after[rows])  # opponent on roll
+        done, exact = terminal(after[rows])
+        probs[done] = exact[done]
+        mover = flip(probs)
+        eq = equity(mover, rules)
+        kseg = seg[rows]
+        best = np.maximum.reduceat(eq, np.searchsorted(kseg, np.arange(n)))
+        is_best = eq >= best[kseg] - 1e-12
+        pick = np.full(n, len(rows), dtype=np.intp)
+        np.minimum.at(pick, kseg[is_best], np.flatnonzero(is_best))
+        return np.ascontiguousarray(after[rows[pick]]), mover[pick]
+
+    return choose
 
 
 @dataclass(frozen=True)
@@ -80,6 +130,7 @@ class _Setup:
     rules: Rules
     evaluator: Evaluator
     chooser: Chooser
+    luck_chooser: Chooser | None = None  # values the 21 rolls of variance reduction (default: chooser)
 
 
 def _view(probs: Probs, other: npt.NDArray[np.bool_]) -> Probs:
@@ -110,7 +161,9 @@ def _move(
 
     Under variance reduction the chooser is asked for all 21 rolls of every distinct board;
     each lane takes its roll's play, and its luck is that play's value minus the
-    probability-weighted mean over the rolls, in our view.
+    probability-weighted mean over the rolls, in our view.  With a ``luck_chooser`` the 21
+    rolls are valued by it instead, and each distinct (board, roll) of the lanes is played
+    by the chooser.
     """
     dice = trial_rolls(s.seed, trial_ids[ids], step)
     if not s.variance_reduction:
@@ -118,7 +171,7 @@ def _move(
     uniq, inv = np.unique(board[ids], axis=0, return_inverse=True)
     inv = inv.reshape(-1)
     nu = len(uniq)
-    after_all, probs_all = s.chooser(
+    after_all, probs_all = (s.luck_chooser or s.chooser)(
         np.repeat(uniq, len(ROLLS), axis=0), np.tile(ROLLS, (nu, 1)), s.rules, s.evaluator
     )
     mover_mean = (probs_all.reshape(nu, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
@@ -126,7 +179,13 @@ def _move(
     pick = inv * len(ROLLS) + roll
     other = ~ours[ids]
     luck = _view(probs_all[pick], other) - _view(mover_mean[inv], other)
-    return _Moves(after_all[pick], luck, after_all, probs_all, inv, roll)
+    if s.luck_chooser is None:
+        after = after_all[pick]
+    else:  # the lanes' own plays by the chooser, once per distinct (board, roll)
+        cells, cell_of = np.unique(pick, return_inverse=True)
+        after = s.chooser(uniq[cells // len(ROLLS)], ROLLS[cells % len(ROLLS)], s.rules, s.evaluator)[0]
+        after = after[cell_of.reshape(-1)]
+    return _Moves(after, luck, after_all, probs_all, inv, roll)
 
 
 def _advance(
@@ -179,6 +238,13 @@ def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints,
     return value - luck
 
 
+#: how variance reduction values the 21 rolls: ``"screened"`` (0-ply rollouts: the evaluator's best of
+#: the plays that a cheap net ranks first, :func:`screened_chooser`) or ``"full"`` (every play, by the
+#: rollout's own chooser)
+LUCK = ("screened", "full")
+SCREEN_KEEP = 2
+
+
 def _setup(
     trials: int,
     ply: int,
@@ -191,8 +257,18 @@ def _setup(
     evaluator: Evaluator | None,
     rules: Rules | None,
     chooser: Chooser,
+    luck: str | Chooser = "screened",
 ) -> _Setup:
-    """The settings of one rollout run (``chooser``: see :func:`~pulvezar.rollouts.choosers.chooser_for`)."""
+    """The settings of one rollout run (``chooser``: see :func:`~pulvezar.rollouts.choosers.chooser_for`;
+    ``luck``: one of :data:`LUCK` (screening applies to the 0-ply chooser :func:`greedy_chooser`, a
+    deeper or another chooser values the 21 rolls itself) or a chooser that values them)."""
+    if callable(luck):
+        luck_chooser: Chooser | None = luck
+    elif luck not in LUCK:
+        raise ValueError(f"luck is one of {', '.join(LUCK)} or a chooser, got {luck!r}")
+    else:
+        screen = variance_reduction and luck == "screened" and chooser is greedy_chooser
+        luck_chooser = _screened() if screen else None
     if trials < 1 or first_trial < 0:
         raise ValueError("trials must be positive and first_trial non-negative")
     if truncate is not None and truncate < 0:
@@ -207,4 +283,16 @@ def _setup(
         rules or Rules.international(),
         evaluator or default_evaluator(),
         chooser,
+        luck_chooser if variance_reduction else None,
     )
+
+
+def _screened() -> Chooser:
+    """The shipped screen's chooser (one per process)."""
+    global _SCREENED
+    if _SCREENED is None:
+        _SCREENED = screened_chooser(screen_evaluator(), SCREEN_KEEP)
+    return _SCREENED
+
+
+_SCREENED: Chooser | None = None

@@ -16,6 +16,11 @@
  *       [59]    bit k set when move k hit a blot
  *       [60]    sum of the pips of the dice used
  *     flags: 1 = Tavla "hit and stop", 2 = Tavla "must bear off".
+ * generate_many(boards, dice, flags) -> (bytes, bytes)
+ *     generate() for N boards (N*50 bytes) and N rolls (N*2 bytes, dice 1..6) at
+ *     once: the resulting boards only (50 bytes each, every board's plays in
+ *     generate()'s order, board after board) and the number of plays of each
+ *     board (N int64).
  * position_id(board) -> str / board_from_position_id(str) -> bytes
  *     GNU Backgammon's 14-character Position ID.
  */
@@ -71,6 +76,81 @@ static PyObject *k_generate(PyObject *self, PyObject *const *args, Py_ssize_t na
     PyObject *out = PyBytes_FromStringAndSize((const char *)g.data, g.n * REC);
     gen_free(&g);
     return out;
+}
+
+static PyObject *k_generate_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "generate_many(boards, dice, flags)");
+        return NULL;
+    }
+    long flags = PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer bv, dv;
+    if (PyObject_GetBuffer(args[0], &bv, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&bv);
+        return NULL;
+    }
+    PyObject *result = NULL, *counts = NULL;
+    uint8_t *out = NULL;
+    Py_ssize_t n = bv.len / BOARD, used = 0, cap = 0;
+    const char *err = NULL;
+    if (bv.len % BOARD) err = "boards must be a multiple of 50 bytes";
+    else if (dv.len != 2 * n) err = "dice must be 2 bytes per board";
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+        goto done;
+    }
+    counts = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!counts) goto done;
+    int64_t *cnt = (int64_t *)PyBytes_AS_STRING(counts);
+    const uint8_t *bp = bv.buf, *dp = dv.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Board b;
+        memcpy(&b, bp + i * BOARD, BOARD);
+        int d1 = dp[2 * i], d2 = dp[2 * i + 1], on_me = 0, on_op = 0;
+        for (int j = 0; j < NPTS; j++) {
+            on_me += b.me[j];
+            on_op += b.op[j];
+        }
+        if (d1 < 1 || d1 > 6 || d2 < 1 || d2 > 6) err = "dice must be 1..6";
+        else if (!on_me || !on_op) err = "the game is over: one side has borne off all its checkers";
+        if (err) {
+            PyErr_SetString(PyExc_ValueError, err);
+            goto done;
+        }
+        Gen g;
+        if (gen_init(&g, (int)flags) < 0) goto done;
+        if (movegen_generate(&g, &b, d1, d2) < 0) {
+            gen_free(&g);
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (used + g.n > cap) {
+            Py_ssize_t want = 2 * (used + g.n) + 1024;
+            uint8_t *grown = PyMem_Realloc(out, (size_t)want * BOARD);
+            if (!grown) {
+                gen_free(&g);
+                PyErr_NoMemory();
+                goto done;
+            }
+            out = grown;
+            cap = want;
+        }
+        for (Py_ssize_t r = 0; r < g.n; r++) memcpy(out + (used + r) * BOARD, g.data + r * REC, BOARD);
+        used += g.n;
+        cnt[i] = g.n;
+        gen_free(&g);
+    }
+    PyObject *boards = PyBytes_FromStringAndSize((const char *)out, used * BOARD);
+    if (boards) result = PyTuple_Pack(2, boards, counts);
+    Py_XDECREF(boards);
+done:
+    Py_XDECREF(counts);
+    PyMem_Free(out);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&dv);
+    return result;
 }
 
 /* ---- GNU Backgammon Position ID ---------------------------------------- */
@@ -177,6 +257,8 @@ static PyObject *k_board_from_position_id(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"generate", (PyCFunction)(void (*)(void))k_generate, METH_FASTCALL,
      "generate(board, d1, d2, flags) -> bytes of 64-byte play records"},
+    {"generate_many", (PyCFunction)(void (*)(void))k_generate_many, METH_FASTCALL,
+     "generate_many(boards, dice, flags) -> (resulting boards, int64 counts)"},
     {"position_id", k_position_id, METH_O, "position_id(board) -> 14-char Position ID"},
     {"board_from_position_id", k_board_from_position_id, METH_O,
      "board_from_position_id(str) -> 50-byte board"},
