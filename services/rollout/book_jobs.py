@@ -433,6 +433,7 @@ class BookJobs:
             "trials": settings.trials,
             "seed": settings.seed,
             "variance_reduction": settings.variance_reduction,
+            "luck": settings.luck,
             "truncate": settings.truncate,
             "rules": settings.rules_json(),
             "ply": settings.rollout_ply,

@@ -35,6 +35,7 @@ from redis.exceptions import WatchError
 
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.rollouts.chunks import plan_chunks
+from pulvezar.rollouts.lockstep import LUCK
 from pulvezar.rollouts.stats import RolloutResult, block_se, difference_noise, playable
 from pulvezar.rules.notation import parse_play
 from pulvezar.rules.xgid import XGID
@@ -51,6 +52,7 @@ _ITEM_KEYS = {
     "trials",
     "seed",
     "variance_reduction",
+    "luck",
     "truncate",
     "rules",
     "ply",
@@ -282,6 +284,9 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     vr = params.get("variance_reduction", True)
     if not isinstance(vr, bool):
         raise InvalidJob(f"{field}variance_reduction", f"true or false, got {vr!r}")
+    luck = params.get("luck", "screened")
+    if luck not in LUCK:
+        raise InvalidJob(f"{field}luck", f"one of {', '.join(LUCK)}, got {luck!r}")
     truncate = params.get("truncate")
     if truncate is not None:
         truncate = _int(truncate, f"{field}truncate", 0, _MAX_TRUNCATE)
@@ -295,7 +300,9 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
     if kind == "cube":
         base = {"position": given, "position_id": position.position_id, "trials": trials, "seed": seed}
-        base.update({"variance_reduction": vr, "truncate": truncate, "rules": rules_spec, "ply": ply})
+        base.update(
+            {"variance_reduction": vr, "luck": luck, "truncate": truncate, "rules": rules_spec, "ply": ply}
+        )
         return _cube_item(params, field, base, xgid_dice, rules, label)
     cube = None
     if cubeful:
@@ -313,6 +320,7 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         "trials": trials,
         "seed": seed,
         "variance_reduction": vr,
+        "luck": luck,
         "truncate": truncate,
         "rules": rules_spec,
         "ply": ply,
@@ -610,7 +618,8 @@ class JobStore:
         """Queue a rollout of one position; returns the job id.
 
         ``params``: exactly one of ``position`` (Position ID or XGID), ``position_id``, ``xgid``;
-        ``trials`` (required); optional ``seed`` (1), ``variance_reduction`` (true), ``truncate``
+        ``trials`` (required); optional ``seed`` (1), ``variance_reduction`` (true), ``luck``
+        (``"screened"`` or ``"full"``: how variance reduction values the 21 rolls), ``truncate``
         (half-moves, none), ``rules`` (``"international"``, ``"tavla"`` or
         ``{"variant": "tavla", "hit_and_stop": bool, "must_bear_off": bool}``), ``dice`` ([3, 1] or
         "31"; an XGID's own dice count when absent) and ``plays`` (notation; with dice and no plays,

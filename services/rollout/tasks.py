@@ -111,7 +111,8 @@ def evaluator_route() -> Route:
 def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
     """The library options of a job item (as :func:`pulvezar.rollouts.rollout` takes them).
 
-    Items of jobs stored before ``ply`` and ``cubeful`` existed are 0-ply and cubeless.
+    Items of jobs stored before ``ply``, ``cubeful`` and ``luck`` existed are 0-ply, cubeless and
+    valued the 21 rolls' every play (``luck="full"``), so that a resumed job stays one estimator.
     """
     opts: dict[str, Any] = {
         "seed": item["seed"],
@@ -120,6 +121,7 @@ def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
         "rules": jobs.rules_of(item["rules"]),
         "evaluator": ev,
         "ply": item.get("ply", 0),
+        "luck": item.get("luck", "full"),
     }
     if item.get("cubeful"):
         opts["cubeful"] = True
@@ -148,6 +150,7 @@ def compute_chunk(
         cr = rollout_cube(
             jobs.cube_state_of(item), trials=trials, first_trial=first, seed=opts["seed"], ply=opts["ply"],
             variance_reduction=opts["variance_reduction"], truncate=opts["truncate"], evaluator=ev,
+            luck=opts["luck"],
         )  # fmt: skip
         results = [cr.no_double] + ([cr.double_take] if cr.double_take is not None else [])
     elif item["plays"] is None:

@@ -15,8 +15,9 @@ Backgammon", part 2, on bkgm.com).
 
 Should a net get a roll wrong at a depth, that (roll, ply) is marked ``xfail(strict=False)``
 in ``FAILING`` with the play it chose, so that the test records the current state and
-turns green when the net improves.  With ``pulvezar-v2`` (the default) all 15 rolls pass at every
-depth; ``pulvezar-v3`` (2026-12-02, not yet the default) plays 3-2 as 24/22 13/10 at 0 ply, the rest pass.
+turns green when the net improves.  With ``pulvezar-v3`` (the default since 2026-12-02) and with
+``pulvezar-v2`` all 15 rolls pass at every depth (v3's first candidate, v3c, played 3-2 as 24/22 13/10
+at 0 ply).
 """
 
 from __future__ import annotations

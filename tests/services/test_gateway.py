@@ -614,7 +614,7 @@ def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
     kind, params, priority = store.submitted[0]
     assert kind == "rollout" and priority == "interactive"
     assert params["position"] == START_XGID and params["trials"] == 1296 and params["seed"] == 7
-    assert params["rules"]["variant"] == "international"
+    assert params["rules"]["variant"] == "international" and params["luck"] == "screened"
 
     status = client.get(job["href"]).json()
     assert status["state"] == "running" and 0 < status["trials_done"] < 1296 and "partial" in status
@@ -652,6 +652,9 @@ def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore
     assert fields(client.post("/v1/batch-rollouts", json=bad)) == ["positions[1].position"]
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 10**6})) == ["trials"]
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 0})) == ["trials"]
+    assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 72, "luck": "cheap"})) == [
+        "luck"
+    ]
 
 
 def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: FakeJobStore) -> None:

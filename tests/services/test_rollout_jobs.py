@@ -174,6 +174,7 @@ def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
         ({"position": START, "trials": 72, "rules": "chouette"}, "rules"),
         ({"position": START, "trials": 72, "ply": 3}, "ply"),
         ({"position": START, "trials": 72, "ply": True}, "ply"),
+        ({"position": START, "trials": 72, "luck": "cheap"}, "luck"),
         ({"position": START, "trials": 72, "cubeful": "yes"}, "cubeful"),
         ({"position": START, "trials": 72, "cubeful": True, "rules": "tavla"}, "cubeful"),
         ({"position": START, "trials": 72, "cube": {"value": 2}}, "cube"),
@@ -235,7 +236,8 @@ def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
 def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     two_workers: Workers, store: JobStore, local: NetEvaluator
 ) -> None:
-    """A 1-ply job and cubeful jobs (a match cube; candidate plays) against the library, bit for bit."""
+    """A 1-ply job and cubeful jobs (a match cube; candidate plays with every play valued in the luck)
+    against the library, bit for bit."""
     from pulvezar.cube.janowski import Cube
     from pulvezar.rollouts import rollout
     from pulvezar.search.hint import searcher
@@ -247,7 +249,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     cubeful = store.submit_batch(
         [
             {"position": START, "cube": cube},
-            {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]},  # centred money
+            {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"], "luck": "full"},  # centred money
         ],
         defaults={"trials": 2 * CHUNK, "truncate": 2, "seed": 13, "cubeful": True},
         priority="interactive",
@@ -283,6 +285,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
             seed=13,
             truncate=2,
             cubeful=True,
+            luck="full",
         )
     wait_state(store, cubeful, ("done",))
     got = store.rollout_results(cubeful)
@@ -612,3 +615,12 @@ def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
     assert s["state"] == "failed" and "no evaluator today" in s["error"] and s["eta_s"] is None
     assert store.result(job) is None and store.cancel(job) is False
     assert tasks.run_chunk.apply(args=["no-such-job", 0]).get() == "gone"
+
+
+def test_items_stored_before_luck_existed_keep_the_full_luck() -> None:
+    """A job accepted before the screened luck resumes with the estimator its first chunks used."""
+    from services.rollout.tasks import item_options
+
+    old = {"seed": 1, "variance_reduction": True, "truncate": None, "rules": {"variant": "international"}}
+    assert item_options(old, None)["luck"] == "full"
+    assert item_options({**old, "luck": "screened"}, None)["luck"] == "screened"

@@ -11,7 +11,7 @@ or the evaluator's value at truncation).
 
 ``luck="screened"`` (the default; 0-ply rollouts) values the 21 rolls more cheaply:
 every play is ranked by a small screening net (:func:`~pulvezar.eval.evaluator.screen_evaluator`)
-and only its two best are valued by the evaluator; each trial still plays the
+and only its four best are valued by the evaluator; each trial still plays the
 evaluator's own best play.  The luck terms keep their zero mean, so the estimate is
 unbiased; a screen that misses the best play only removes a little less variance
 (ADR 0010).  ``luck="full"`` values every play.

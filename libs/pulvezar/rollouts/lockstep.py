@@ -242,7 +242,7 @@ def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints,
 #: the plays that a cheap net ranks first, :func:`screened_chooser`) or ``"full"`` (every play, by the
 #: rollout's own chooser)
 LUCK = ("screened", "full")
-SCREEN_KEEP = 2
+SCREEN_KEEP = 4
 
 
 def _setup(

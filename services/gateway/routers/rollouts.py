@@ -45,6 +45,11 @@ class RolloutOptions(Strict):
     ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
     seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
     variance_reduction: bool = True
+    luck: Literal["screened", "full"] = Field(
+        "screened",
+        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
+        "(0-ply trials; unbiased, faster), 'full' values every play",
+    )
     truncate: int | None = Field(None, ge=1, le=1000, description="stop each trial after N half-moves")
     rules: RulesField
     cubeful: bool = Field(
@@ -121,6 +126,7 @@ def _params(
         "ply": body.ply,
         "seed": body.seed,
         "variance_reduction": body.variance_reduction,
+        "luck": body.luck,
         "truncate": body.truncate,
         "cubeful": body.cubeful,
         "cube": body.cube.model_dump() if body.cube is not None else None,
@@ -147,6 +153,7 @@ def _cube_params(
         "ply": body.ply,
         "seed": body.seed,
         "variance_reduction": body.variance_reduction,
+        "luck": body.luck,
         "truncate": body.truncate,
         "cube": body.cube.model_dump() if body.cube is not None else None,
     }
