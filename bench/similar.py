@@ -11,7 +11,10 @@ settings (at most 12 hits, at least 60 %), one at a time, single-threaded.
 Printed: the time to fill the archive and to build the index (``add``), the ``.npz`` file's size and
 save/load times, the time the gateway needs to rebuild the index from the entries' JSON (as it reads
 them from Redis), the query time (p50, p90, p99, max over the queries), the hits per query, and the
-share of archive entries at or above 60 % for a random query (how selective the threshold is).
+share of archive entries at or above 60 % for a random query (how selective the threshold is), and the
+metric's calibration on the same self-play (``docs/similar-positions.md``): the similarity of two positions
+of one game one and two rolls per side apart, and of positions of different games (median, share >= 60 %).
+A new default net changes the self-play; ``--calibration-only`` prints the calibration alone (faster).
 """
 
 from __future__ import annotations
@@ -51,16 +54,58 @@ def self_play(
     return out
 
 
+def calibration(
+    decisions: list[tuple[Position, tuple[int, int], str, int, int, str]], pairs: int = 2000
+) -> None:
+    """Similarity of positions of one game (the same side on roll, 2 and 4 plies apart) and of different
+    games."""
+    rng = np.random.default_rng(7)
+    by_key = {(g, m): p for p, _, _, g, m, _ in decisions}
+    keys = list(by_key)
+    for apart, label in ((2, "one roll per side apart"), (4, "two rolls per side apart")):
+        sims = [
+            float(
+                similarities(
+                    by_key[k],
+                    np.frombuffer(by_key[(k[0], k[1] + apart)].board, dtype=np.uint8).reshape(1, 50),
+                )[0]
+            )
+            for k in (keys[i] for i in rng.permutation(len(keys)))
+            if (k[0], k[1] + apart) in by_key
+        ][:pairs]
+        print(f"  same game, {label:24}: median {np.median(sims):.0%}  ({len(sims)} pairs)")
+    boards = np.frombuffer(b"".join(by_key[k].board for k in keys), dtype=np.uint8).reshape(-1, 50)
+    games = np.array([k[0] for k in keys])
+    sims, hits = [], 0
+    for i in rng.choice(len(keys), size=min(200, len(keys)), replace=False):
+        other = np.flatnonzero(games != games[i])
+        pick = rng.choice(other, size=min(pairs // 20, len(other)), replace=False)
+        s_ = similarities(by_key[keys[i]], boards[pick])
+        sims.extend(s_.tolist())
+        hits += int((s_ >= 0.6).sum())
+    print(
+        f"  different games               : median {np.median(sims):.0%}, "
+        f"{hits / len(sims):.1%} of pairs >= 60 %"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tavla-share", type=float, default=0.25)
+    ap.add_argument(
+        "--calibration-only", action="store_true", help="self-play of --size decisions, calibration"
+    )
     args = ap.parse_args()
     import torch
 
     torch.set_num_threads(1)
+    if args.calibration_only:
+        print(f"similarity calibration, self-play of {args.size:,} decisions of the default net")
+        calibration(self_play(args.size, args.seed, args.tavla_share))
+        return
 
     t0 = time.perf_counter()
     decisions = self_play(args.size, args.seed, args.tavla_share)
@@ -134,6 +179,7 @@ def main() -> None:
     print(f"  hits per query: mean {np.mean(hits):.1f}, queries with none {sum(h == 0 for h in hits)}")
     print(f"  share of the archive at >= 60 % for one query: median {np.median(shares):.4f}, "
           f"max {max(shares):.4f}")  # fmt: skip
+    calibration(decisions)
 
 
 if __name__ == "__main__":

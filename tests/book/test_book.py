@@ -241,9 +241,9 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
     assert book.complete and book.variant == variant
     assert [r.dice for r in book.rolls] == list(opening_rolls(variant))
     assert len(book.rolls) == (15 if variant == "international" else 21)
-    # the book names the shipped net it was made with (the books of pulvezar-v2 until issue 18 makes them
-    # again with the default net, at their full settings)
+    # the book names the shipped net it was made with (the default, pulvezar-v3, since 2026-12-02)
     model = DEFAULT_MODEL.with_name(book.engine["model"])
+    assert model == DEFAULT_MODEL, "a new default net needs the books made again with it"
     meta = json.loads(model.with_suffix(".json").read_text())
     assert book.engine["model_sha256"] == meta["sha256"] == sha256(model.read_bytes()).hexdigest()
     settings = BookSettings.from_json(book.rules, book.settings)  # the settings are complete and valid

@@ -12,11 +12,12 @@ from pulvezar.rollouts.cube import CubeRollout, rollout_cube
 from pulvezar.rollouts.deep import DEEP_TRIALS, DeepCandidate, deep_analysis
 from pulvezar.rollouts.dice import trial_rolls
 from pulvezar.rollouts.engine import rollout, rollout_plays
-from pulvezar.rollouts.lockstep import Chooser, greedy_chooser
+from pulvezar.rollouts.lockstep import LUCK, Chooser, greedy_chooser, screened_chooser
 from pulvezar.rollouts.stats import RolloutResult, difference_noise, playable
 
 __all__ = [
     "DEEP_TRIALS",
+    "LUCK",
     "Chooser",
     "CubeRollout",
     "DeepCandidate",
@@ -30,5 +31,6 @@ __all__ = [
     "rollout",
     "rollout_cube",
     "rollout_plays",
+    "screened_chooser",
     "trial_rolls",
 ]
