@@ -475,11 +475,12 @@ def test_oracle_formulas_on_gnubg_probabilities(oracle: tuple[list[CubeState], l
 def test_oracle_with_our_nets(oracle: tuple[list[CubeState], list[dict[str, Any]]]) -> None:
     """Where our probabilities agree with gnubg's (within 0.01), the cube decisions agree.
 
-    The issue asks for ND/DT/DP within 0.02 there. DT doubles the stakes, so a probability difference of
-    d moves it by up to about 5 d: with d up to 0.01 a flat 0.02 cannot hold for every such position
-    (three of thirteen qualifying positions miss it by 0.001, 0.010 and 0.018 with ``pulvezar-v2``; all
-    those within 0.004 meet it), hence
-    ``0.02 + 5 * d``. The formulas themselves are checked on gnubg's own probabilities above (3e-5).
+    The issue asks for ND/DT/DP within 0.02 there. A difference of at most d in each of the five
+    probabilities moves the cubeless equity (2 w - 1 + wg - lg + wbg - lbg) by up to 6 d, and DT doubles
+    the stakes: up to 12 d, so a flat 0.02 cannot hold for every such position (with ``pulvezar-v2``
+    three of thirteen qualifying positions missed it by 0.001, 0.010 and 0.018; ``pulvezar-v3`` misses a
+    bound of 0.02 + 5 d once, by 0.0006 at d = 0.005), hence the bound ``0.02 + 12 * d``. The formulas
+    themselves are checked on gnubg's own probabilities above (3e-5).
     """
     states, results = oracle
     compared = 0
@@ -489,7 +490,7 @@ def test_oracle_with_our_nets(oracle: tuple[list[CubeState], list[dict[str, Any]
         if diff > 0.01:
             continue
         compared += 1
-        tol = 0.02 + 5 * diff
+        tol = 0.02 + 12 * diff
         assert d.nd == pytest.approx(r["nd"], abs=tol)
         if "dt" in r:
             assert d.dt == pytest.approx(r["dt"], abs=tol) and d.dp == pytest.approx(r["dp"], abs=1e-4)

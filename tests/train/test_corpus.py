@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pulvezar import Position
-from pulvezar.eval.evaluator import boards_of, default_evaluator
+from pulvezar.eval.evaluator import MODELS, NetEvaluator, boards_of, default_evaluator
 from pulvezar.rules.rules import Rules
 from pulvezar.train.corpus import (
     BEAROFF,
@@ -151,7 +151,7 @@ def test_labels_resume_exactly_and_export_verifies(built: Path, tmp_path: Path) 
     # the labels are the teacher's values in pulvezar's order
     corpus = read_npz(full / CORPUS_FILE)
     intl = np.flatnonzero(corpus["rules"][:40] == 0)
-    want = default_evaluator().evaluate_boards(boards_of_keys(corpus["keys"][intl]))
+    want = NetEvaluator.load(MODELS / "pulvezar-v2.pt").evaluate_boards(boards_of_keys(corpus["keys"][intl]))
     assert np.allclose(s["probs"][intl].astype(np.float64), want, atol=1e-3)
 
     # the committed form: export, verify, continue on a fresh machine from it

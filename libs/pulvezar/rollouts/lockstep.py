@@ -99,7 +99,7 @@ def screened_chooser(screen: Evaluator, keep: int = 3) -> Chooser:
         kept = np.zeros(len(after), dtype=bool)
         for _ in range(keep):  # the best not yet kept of each roll, the first of equals
             top = np.maximum.reduceat(np.where(kept, -np.inf, cheap), starts)
-            hit = ~kept & (cheap >= top[seg])
+            hit = ~kept & (cheap >= top[seg] - 1e-12)  # equals as greedy_chooser sees them
             first = np.full(n, len(after), dtype=np.intp)
             np.minimum.at(first, seg[hit], np.flatnonzero(hit))
             kept[first[first < len(after)]] = True
