@@ -20,6 +20,7 @@ A new default net changes the self-play; ``--calibration-only`` prints the calib
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import tempfile
@@ -63,16 +64,11 @@ def calibration(
     by_key = {(g, m): p for p, _, _, g, m, _ in decisions}
     keys = list(by_key)
     for apart, label in ((2, "one roll per side apart"), (4, "two rolls per side apart")):
+        later = ((k, (k[0], k[1] + apart)) for k in (keys[i] for i in rng.permutation(len(keys))))
         sims = [
-            float(
-                similarities(
-                    by_key[k],
-                    np.frombuffer(by_key[(k[0], k[1] + apart)].board, dtype=np.uint8).reshape(1, 50),
-                )[0]
-            )
-            for k in (keys[i] for i in rng.permutation(len(keys)))
-            if (k[0], k[1] + apart) in by_key
-        ][:pairs]
+            float(similarities(by_key[a], np.frombuffer(by_key[b].board, dtype=np.uint8).reshape(1, 50))[0])
+            for a, b in itertools.islice(((a, b) for a, b in later if b in by_key), pairs)
+        ]
         print(f"  same game, {label:24}: median {np.median(sims):.0%}  ({len(sims)} pairs)")
     boards = np.frombuffer(b"".join(by_key[k].board for k in keys), dtype=np.uint8).reshape(-1, 50)
     games = np.array([k[0] for k in keys])

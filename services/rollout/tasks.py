@@ -22,7 +22,7 @@ from celery.signals import worker_process_init, worker_process_shutdown, worker_
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pulvezar import Position
-from pulvezar.eval.evaluator import Evaluator
+from pulvezar.eval.evaluator import Evaluator, screen_evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
@@ -275,6 +275,7 @@ def _process_init(**_: Any) -> None:
 def _warm() -> None:
     try:
         _evaluator.get()
+        screen_evaluator()  # the screened luck's net, local on every route
     except Exception as e:  # the first chunk tries again and reports it
         log(logger, logging.WARNING, "evaluator not ready", error=repr(e), pid=os.getpid())
 

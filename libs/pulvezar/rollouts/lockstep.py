@@ -60,20 +60,31 @@ def plays_of(boards: Boards, dice: Ints, rules: Rules) -> tuple[Boards, npt.NDAr
     return after, np.frombuffer(counts, dtype=np.int64).astype(np.intp)
 
 
-def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
-    """0-ply: the play with the best cubeless equity by the evaluator (first of equals)."""
-    after, counts = plays_of(boards, dice, rules)
-    probs = evaluator.evaluate_boards(after)  # opponent on roll
+def _mover_values(evaluator: Evaluator, after: Boards, rules: Rules) -> tuple[Probs, npt.NDArray[np.float64]]:
+    """The mover's probabilities and cubeless equities after each play (``after``: opponent on roll)."""
+    probs = evaluator.evaluate_boards(after)
     done, exact = terminal(after)
     probs[done] = exact[done]
     mover = flip(probs)
-    eq = equity(mover, rules)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    seg = np.repeat(np.arange(len(counts)), counts)
-    best = np.maximum.reduceat(eq, starts)
-    is_best = eq >= best[seg] - 1e-12
-    first = np.full(len(counts), len(eq), dtype=np.intp)
+    return mover, equity(mover, rules)
+
+
+def _first_best(values: npt.NDArray[np.float64], seg: Ints, starts: Ints) -> npt.NDArray[np.intp]:
+    """Per segment (``seg``: each row's, ``starts``: each segment's first row), the first row whose
+    value is the segment's best within 1e-12 (the chooser's "first of equals")."""
+    best = np.maximum.reduceat(values, starts)
+    is_best = values >= best[seg] - 1e-12
+    first = np.full(len(starts), len(values), dtype=np.intp)
     np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
+    return first
+
+
+def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
+    """0-ply: the play with the best cubeless equity by the evaluator (first of equals)."""
+    after, counts = plays_of(boards, dice, rules)
+    mover, eq = _mover_values(evaluator, after, rules)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+    first = _first_best(eq, np.repeat(np.arange(len(counts)), counts), starts)
     return np.ascontiguousarray(after[first]), mover[first]
 
 
@@ -98,22 +109,12 @@ def screened_chooser(screen: Evaluator, keep: int = 3) -> Chooser:
         cheap = equity(flip(screen.evaluate_boards(after)), rules)
         kept = np.zeros(len(after), dtype=bool)
         for _ in range(keep):  # the best not yet kept of each roll, the first of equals
-            top = np.maximum.reduceat(np.where(kept, -np.inf, cheap), starts)
-            hit = ~kept & (cheap >= top[seg] - 1e-12)  # equals as greedy_chooser sees them
-            first = np.full(n, len(after), dtype=np.intp)
-            np.minimum.at(first, seg[hit], np.flatnonzero(hit))
+            first = _first_best(np.where(kept, -np.inf, cheap), seg, starts)
             kept[first[first < len(after)]] = True
         rows = np.flatnonzero(kept)  # generator order within each roll
-        probs = evaluator.evaluate_boards(after[rows])  # opponent on roll
-        done, exact = terminal(after[rows])
-        probs[done] = exact[done]
-        mover = flip(probs)
-        eq = equity(mover, rules)
+        mover, eq = _mover_values(evaluator, after[rows], rules)
         kseg = seg[rows]
-        best = np.maximum.reduceat(eq, np.searchsorted(kseg, np.arange(n)))
-        is_best = eq >= best[kseg] - 1e-12
-        pick = np.full(n, len(rows), dtype=np.intp)
-        np.minimum.at(pick, kseg[is_best], np.flatnonzero(is_best))
+        pick = _first_best(eq, kseg, np.searchsorted(kseg, np.arange(n)).astype(np.intp))
         return np.ascontiguousarray(after[rows[pick]]), mover[pick]
 
     return choose
