@@ -127,3 +127,23 @@ def test_early_stopping_keeps_the_best_epoch(tmp_path: Path) -> None:
         assert losses[best] == min(losses[: len(rows)]) and run["holdout_loss"][n] == pytest.approx(
             losses[best]
         )
+
+
+def test_training_only_some_nets_keeps_the_others_bit_for_bit(tmp_path: Path) -> None:
+    """``train="race"`` trains the race net alone; ``fresh`` starts a net anew of the config's size."""
+    init = MODELS / "pulvezar-v2.pt"
+    workdir = tmp_path / "race-only"
+    cfg = config(init=str(init), train="race", fresh="race", race_hidden=12, max_positions=1_500, epochs=1)
+    assert FitRun(cfg, workdir).run(log=lambda s: None)
+    new, old = NetEvaluator.load(workdir / "model.pt", device="cpu"), NetEvaluator.load(init, device="cpu")
+    assert all(
+        np.array_equal(a.detach().numpy(), b.detach().numpy())
+        for a, b in zip(new.contact_net.parameters(), old.contact_net.parameters(), strict=True)
+    )
+    assert new.race_net.hidden == 12
+    run = new.info.run  # type: ignore[union-attr]
+    assert run["trained"] == ["race"] and set(run["positions"]) == {"race"}
+    with pytest.raises(ValueError, match="not a net"):
+        FitRun(config(init=str(init), train="crashed"), tmp_path / "x").run(log=lambda s: None)
+    with pytest.raises(ValueError, match="needs --init"):
+        FitRun(config(train="race"), tmp_path / "y").run(log=lambda s: None)

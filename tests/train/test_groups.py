@@ -10,9 +10,18 @@ import pytest
 
 from pulvezar.eval.evaluator import MODELS, NetEvaluator, equity, flip, swap_boards
 from pulvezar.rules import _kernel
-from pulvezar.train.corpus import BEAROFF, boards_of_keys, classify, read_npz, sha256_file, write_npz
+from pulvezar.train.corpus import (
+    BEAROFF,
+    CRASHED,
+    RACE,
+    boards_of_keys,
+    classify,
+    read_npz,
+    sha256_file,
+    write_npz,
+)
 from pulvezar.train.fit import FitConfig, FitRun, decision_loss
-from pulvezar.train.groups import GroupsConfig, best_of_groups, build, top
+from pulvezar.train.groups import ROLLS_STRIDE, GroupsConfig, best_of_groups, build, draw_rolls, top
 from pulvezar.train.labels import PRESETS, LabelConfig, LabelRun
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
@@ -64,6 +73,44 @@ def test_a_group_is_the_chooser_best_plays_of_its_roll(small_corpus: Path, group
         ranked = np.sort(eq)[::-1]
         top_eq = equity(flip(chooser.evaluate_boards(mine)))[g["rank"][rows] < 5]
         assert np.allclose(np.sort(top_eq)[::-1], ranked[: len(top_eq)])
+
+
+def test_groups_of_some_classes_with_several_rolls(small_corpus: Path, tmp_path: Path) -> None:
+    """``classes`` keeps decisions of those corpus classes; ``rolls`` gives distinct rolls of a position,
+    each its own group ``index * ROLLS_STRIDE + slot``."""
+    workdir = tmp_path / "cr"
+    build(GroupsConfig(corpus=str(small_corpus), top=5, random=2, classes="crashed,race", rolls=5), workdir,
+          log=lambda s: None)  # fmt: skip
+    g = read_npz(workdir / "corpus.npz")
+    corpus = read_npz(small_corpus / "positions.npz")
+    pos = g["group"] // ROLLS_STRIDE
+    assert set(np.unique(corpus["cls"][pos])) <= {CRASHED, RACE} and (corpus["rules"][pos] == 0).all()
+    per_position: dict[int, set[tuple[int, int]]] = {}
+    for d in np.unique(g["group"]):
+        rows = np.flatnonzero(g["group"] == d)
+        a, b = sorted(int(x) for x in g["dice"][rows[0]])
+        assert (a, b) not in per_position.setdefault(int(d) // ROLLS_STRIDE, set())  # distinct rolls
+        per_position[int(d) // ROLLS_STRIDE].add((a, b))
+        board = boards_of_keys(corpus["keys"][d // ROLLS_STRIDE : d // ROLLS_STRIDE + 1])[0]
+        rec = _kernel.generate(board.tobytes(), a, b, 0)
+        legal = {
+            x.tobytes()
+            for x in swap_boards(np.frombuffer(rec, dtype=np.uint8).reshape(-1, _kernel.REC)[:, :50])
+        }
+        assert all(x.tobytes() in legal for x in boards_of_keys(g["keys"][rows]))
+    assert max(len(r) for r in per_position.values()) > 1
+    with pytest.raises(ValueError, match="unknown"):
+        GroupsConfig(classes="crashd").class_ids()
+
+
+def test_draw_rolls_drops_repeats() -> None:
+    dice, code = draw_rolls(np.random.default_rng(1), 200, 8)
+    seen: dict[int, set[tuple[int, ...]]] = {}
+    for (a, b), c in zip(dice.tolist(), code.tolist(), strict=True):
+        roll = tuple(sorted((a, b)))
+        assert roll not in seen.setdefault(c // ROLLS_STRIDE, set())
+        seen[c // ROLLS_STRIDE].add(roll)
+    assert len(seen) == 200 and 1 < np.mean([len(v) for v in seen.values()]) < 8
 
 
 def test_best_of_groups_takes_the_labels_best() -> None:

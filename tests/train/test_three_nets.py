@@ -47,3 +47,21 @@ def test_load_nets_of_a_three_net_model_gives_its_contact_and_race_nets(tmp_path
     assert version == three.encoding_version and info["source"] == str(tmp_path / "a.pt")
     assert all(torch.equal(x, y) for x, y in zip(c.parameters(), three.contact_net.parameters(), strict=True))
     assert all(torch.equal(x, y) for x, y in zip(r.parameters(), three.race_net.parameters(), strict=True))
+
+
+def test_compose_takes_each_named_net_from_its_model(tmp_path: Path) -> None:
+    from pulvezar.train.compose import compose_models
+
+    a, b = model(tmp_path / "a.pt", 1, True), model(tmp_path / "b.pt", 2, True)
+    out = compose_models(tmp_path / "a.pt", {"race": tmp_path / "b.pt"}, tmp_path / "m.pt")
+    loaded = NetEvaluator.load(tmp_path / "m.pt")
+    for name, want in (("contact", a), ("crashed", a), ("race", b)):
+        for x, y in zip(loaded.nets[name].parameters(), want.nets[name].parameters(), strict=True):
+            assert torch.equal(x, y)
+    run = loaded.info.run  # type: ignore[union-attr]
+    b_info = NetEvaluator.load(tmp_path / "b.pt").info
+    assert b_info is not None and run["composed"]["race"]["sha256"] == b_info.sha256
+    assert run["composed"]["base"]["file"].endswith("a.pt") and out.info is not None
+    with pytest.raises(ValueError, match="no such net"):
+        model(tmp_path / "c.pt", 3, False)
+        compose_models(tmp_path / "c.pt", {"crashed": tmp_path / "a.pt"}, tmp_path / "n.pt")

@@ -81,6 +81,30 @@ def average_main(argv: list[str]) -> int:
     return 0
 
 
+def compose_main(argv: list[str]) -> int:
+    """The ``compose`` mode: a model file of nets taken from several model files."""
+    from pulvezar.train.compose import compose_models
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pulvezar.train compose", description="A model of nets from several fits."
+    )
+    parser.add_argument("--base", required=True, help="the model whose other nets and metadata are kept")
+    parser.add_argument("--net", action="append", default=[], metavar="NAME=MODEL",
+                        help="take net NAME (contact, crashed, race) from MODEL; repeatable")  # fmt: skip
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--note", default="")
+    args = parser.parse_args(argv)
+    nets = {}
+    for spec in args.net:
+        name, sep, path = spec.partition("=")
+        if not sep or not path:
+            parser.error(f"--net {spec!r} is not NAME=MODEL")
+        nets[name] = path
+    ev = compose_models(args.base, nets, args.out, args.note)
+    print(f"wrote {args.out} (sha256 {ev.info.sha256[:16] if ev.info else '?'})")
+    return 0
+
+
 def corpus_main(argv: list[str]) -> int:
     """The ``corpus`` mode: build the position corpus, label it, export and verify the committed form."""
     import json
@@ -290,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         return supervised_main(argv[1:])
     if argv and argv[0] == "average":
         return average_main(argv[1:])
+    if argv and argv[0] == "compose":
+        return compose_main(argv[1:])
     if argv and argv[0] == "fit":
         from pulvezar.train.fit import main as fit_main
 

@@ -40,7 +40,9 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
 - **Nets**: fresh nets of ``encoding`` (version), ``layers`` hidden layers; ``crashed_hidden > 0``
   adds a crashed net (crashed positions leave the contact net; from ``--init`` it starts as
   a copy of the contact net); an ``--init`` model of a lower encoding is widened (the new
-  inputs start with zero weights).
+  inputs start with zero weights).  ``train`` names the nets to train (``--train crashed,race``:
+  the others are ``--init``'s, bit for bit, and their positions are not even loaded); ``fresh``
+  names nets that start fresh, of this config's sizes, although there is an ``--init``.
 - **Result**: ``workdir/model.pt`` (with ``model.json``) through :meth:`NetEvaluator.save`,
   the best weights of each net, with run metadata naming the teachers and how many labels
   each gave (training and held-out), as the model card (``docs/models.md``) asks.
@@ -65,7 +67,7 @@ import numpy.typing as npt
 import torch
 
 from pulvezar.eval import _forward
-from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, ensure_race_tables
 from pulvezar.eval.evaluator import NetEvaluator, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.train.corpus import BEAROFF, CLASSES, CONTACT, CRASHED, RACE, boards_of_keys, read_npz, seed_of
@@ -111,10 +113,31 @@ class FitConfig:
     race_layers: int = 1  # fresh nets: hidden layers of the race net
     crashed_hidden: int = 0  # > 0: a crashed net of this width (fresh, or a copy of --init's contact net)
     stop_on: str = "loss"  # early stopping on the held-out "loss", equity "rmse" or group "decision" loss
+    train: str = ""  # comma-separated nets to train (the others are --init's, unchanged); "" = every net
+    fresh: str = ""  # comma-separated nets that start fresh (this config's sizes) even with --init
 
     def nets(self) -> tuple[str, ...]:
-        """The nets this fit trains."""
+        """The nets of the model this fit makes."""
         return ALL_NETS if self.crashed_hidden > 0 else ("contact", "race")
+
+    def trained(self) -> tuple[str, ...]:
+        """The nets this fit trains (:meth:`nets`, or the ones ``train`` names; those need ``--init``)."""
+        return self._subset("train", self.train) or self.nets()
+
+    def fresh_nets(self) -> tuple[str, ...]:
+        """The nets that start fresh although there is an ``--init``."""
+        return self._subset("fresh", self.fresh)
+
+    def _subset(self, what: str, text: str) -> tuple[str, ...]:
+        names = tuple(n.strip() for n in text.split(",") if n.strip())
+        wrong = [n for n in names if n not in self.nets()]
+        if wrong:
+            raise ValueError(
+                f"{what}: {', '.join(wrong)} is not a net of this fit ({', '.join(self.nets())})"
+            )
+        if names and not self.init:
+            raise ValueError(f"{what} needs --init (the model the other nets come from)")
+        return names
 
     def group_sources(self) -> list[tuple[str, str]]:
         """``(folder, label set)`` of each decision-group source."""
@@ -328,16 +351,20 @@ class FitRun:
             if want > version:
                 nets = {n: widen(net, FEATURES_BY_VERSION[want]) for n, net in nets.items()}
                 info = {**info, "widened_from_encoding": version}
+            for n in cfg.fresh_nets():
+                nets[n] = self._fresh_net(n, FEATURES_BY_VERSION[want])
+                info = {**info, "fresh": list(cfg.fresh_nets())}
             return nets, want, info
         version = cfg.encoding or ENCODING_VERSION
         feats = FEATURES_BY_VERSION[version]
-        nets = {
-            "contact": ValueNet(cfg.hidden, cfg.layers, feats),
-            "race": ValueNet(cfg.race_hidden, cfg.race_layers, feats),
-        }
-        if "crashed" in cfg.nets():
-            nets["crashed"] = ValueNet(cfg.crashed_hidden, cfg.layers, feats)
+        nets = {n: self._fresh_net(n, feats) for n in cfg.nets()}
         return nets, version, {"source": "fresh nets", "seed": cfg.seed}
+
+    def _fresh_net(self, name: str, features: int) -> ValueNet:
+        cfg = self.config
+        if name == "race":
+            return ValueNet(cfg.race_hidden, cfg.race_layers, features)
+        return ValueNet(cfg.crashed_hidden if name == "crashed" else cfg.hidden, cfg.layers, features)
 
     def _split(self, corpus: Rows, groups: Rows, version: int) -> tuple[dict[str, Data], dict[str, Any]]:
         cfg = self.config
@@ -354,7 +381,7 @@ class FitRun:
         cls = np.concatenate([corpus.cls, groups.cls])
         key = np.concatenate([-1 - np.arange(n0, dtype=np.int64), groups.group])  # no group: a key of its own
         grouped = len(groups.boards) > 0
-        own_crashed = "crashed" in self.nets
+        own_crashed = "crashed" in self.config.nets()
         route = {
             "contact": (cls == CONTACT) | ((cls == CRASHED) & (not own_crashed)),
             "crashed": cls == CRASHED,
@@ -405,9 +432,10 @@ class FitRun:
         torch.set_num_threads(cfg.threads)
         meta = self._start(log)
         shards = [(int(i), str(f)) for i, f in meta["shards"]]
-        self.nets = cfg.nets()
+        self.nets = cfg.trained()
         initial, version, init_info = self._initial_nets()
         nets = {n: initial[n].to(self.device) for n in self.nets}
+        kept = {n: initial[n] for n in cfg.nets() if n not in self.nets}  # --init's, as they are
         boards, probs, teacher, cls, data_info = load_labels(cfg, shards)
         group_rows, data_info["groups"] = load_groups(cfg)
         data, counts = self._split(
@@ -483,7 +511,7 @@ class FitRun:
             self._write_curve(state["history"])
             log(_row_text(row, self.nets))
             ran += 1
-        self._finish(nets, best_states, version, init_info, data, counts, data_info, state, log)
+        self._finish({**kept, **nets}, best_states, version, init_info, data, counts, data_info, state, log)
         return True
 
     def _criterion(self, row: dict[str, Any], n: str) -> float:
@@ -631,7 +659,8 @@ class FitRun:
         cfg = self.config
         for n in self.nets:
             nets[n].load_state_dict(best_states[n])
-            nets[n].cpu().eval()
+        for net in nets.values():
+            net.cpu().eval()
         ev = NetEvaluator(
             nets["contact"],
             nets["race"],
@@ -654,6 +683,7 @@ class FitRun:
             "teachers": counts["teachers"],
             "holdout_teachers": counts["holdout_teachers"],
             "positions": {n: counts[n] for n in self.nets},
+            "trained": list(self.nets),
             "classes": counts["classes"],
             "corpus": {**data_info, "folder": cfg.corpus, "more_labels": cfg.more_labels},
             "init": init_info,
@@ -685,6 +715,8 @@ def _encode(boards: Boards, version: int) -> npt.NDArray[np.float32]:
     """The encoding of ``boards`` (the C encoder: the same values as :func:`encoding.encode`)."""
     if len(boards) == 0:
         return np.zeros((0, FEATURES_BY_VERSION[version]), dtype=np.float32)
+    if version >= 4:
+        ensure_race_tables()
     raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).tobytes()
     return np.frombuffer(_forward.encode(raw, version), dtype=np.float32).reshape(len(boards), -1).copy()
 

@@ -6,7 +6,8 @@ absolute values.  A **decision group** is one roll in one corpus position and a 
 resulting positions:
 
 - for every international position of the corpus (``positions.npz``, corpus order), one roll
-  drawn with the build's seed;
+  drawn with the build's seed (``--classes crashed,race --rolls 6``: only positions of those
+  classes, and up to six distinct rolls of each, for the classes where the nets need more decisions);
 - the ``top`` best plays by the chooser net at 0 ply (``pulvezar-v2`` by default) and up to
   ``random`` of the other plays drawn at random, so that plays the chooser undervalues are
   there too; a roll with one play only makes no group;
@@ -69,6 +70,38 @@ class GroupsConfig:
     random: int = 4
     chooser: str = "pulvezar-v2"  # a model of pulvezar.eval.models
     block: int = 20_000  # corpus positions per batch of the build
+    classes: str = ""  # comma-separated corpus classes whose positions make decisions; "" = every class
+    rolls: int = (
+        1  # rolls drawn per position; more than one: distinct rolls, group = index * ROLLS_STRIDE + slot
+    )
+
+    def class_ids(self) -> list[int]:
+        """The corpus classes of the positions that make decisions (every class when ``classes`` is empty)."""
+        names = [c.strip() for c in self.classes.split(",") if c.strip()]
+        unknown = [c for c in names if c not in CLASSES]
+        if unknown:
+            raise ValueError(f"classes: unknown {', '.join(unknown)} (known: {', '.join(CLASSES)})")
+        return [CLASSES.index(c) for c in names] if names else list(range(len(CLASSES)))
+
+
+ROLLS_STRIDE = 32
+"""With ``rolls > 1`` a decision's ``group`` is its corpus index times this plus the roll's slot."""
+
+
+def draw_rolls(
+    rng: np.random.Generator, n: int, rolls: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+    """``rolls`` draws of two dice for each of ``n`` positions, repeats of a roll (either order) dropped:
+    the rolls ``(M, 2)`` and each one's ``position * ROLLS_STRIDE + slot``."""
+    if not 1 <= rolls < ROLLS_STRIDE:
+        raise ValueError(f"rolls must be in 1..{ROLLS_STRIDE - 1}")
+    dice = rng.integers(1, 7, size=(n, rolls, 2))
+    code = np.sort(dice, axis=2) @ np.array([6, 1])  # the same for 3-1 and 1-3
+    first = np.ones((n, rolls), dtype=bool)
+    for j in range(1, rolls):
+        first[:, j] = (code[:, :j] != code[:, j : j + 1]).all(axis=1)
+    pos, slot = np.nonzero(first)
+    return dice[pos, slot], pos * ROLLS_STRIDE + slot
 
 
 def decision_groups(
@@ -108,25 +141,31 @@ def build(config: GroupsConfig, workdir: str | Path, log: Log = print) -> dict[s
         return meta
     t0 = time.perf_counter()
     corpus = read_npz(Path(config.corpus) / "positions.npz")
-    intl = np.flatnonzero(corpus["rules"] == 0)
+    intl = np.flatnonzero((corpus["rules"] == 0) & np.isin(corpus["cls"], config.class_ids()))
     chooser = NetEvaluator.load(MODELS / f"{config.chooser}.pt", device="cpu")
     rng = np.random.default_rng(seed_of(config.seed, 0))
-    dice = rng.integers(1, 7, size=(len(intl), 2))
+    if config.rolls == 1:  # one roll per position, its group the corpus index (the first builds' bytes)
+        dice = rng.integers(1, 7, size=(len(intl), 2))
+        decision = intl
+    else:
+        dice, code = draw_rolls(rng, len(intl), config.rolls)
+        decision = intl[code // ROLLS_STRIDE] * ROLLS_STRIDE + code % ROLLS_STRIDE
     pick_rng = np.random.default_rng(seed_of(config.seed, 1))
     keys_l, group_l, rank_l, cls_l, dice_l = [], [], [], [], []
-    for s in range(0, len(intl), config.block):
-        idx = intl[s : s + config.block]
-        boards = boards_of_keys(corpus["keys"][idx])
+    for s in range(0, len(decision), config.block):
+        ids = decision[s : s + config.block]
+        pos = ids if config.rolls == 1 else ids // ROLLS_STRIDE
+        boards = boards_of_keys(corpus["keys"][pos])
         cand, g, r = decision_groups(
             boards, dice[s : s + config.block], chooser, config.top, config.random, pick_rng
         )
         keys_l.append(keys_of(cand))
-        group_l.append(idx[g].astype(np.int32))
+        group_l.append(ids[g].astype(np.int32))
         dice_l.append(dice[s + g].astype(np.uint8))
         rank_l.append(r)
         cls_l.append(classify(cand))
-        done = min(s + config.block, len(intl))
-        log(f"groups: {done}/{len(intl)} decisions, {time.perf_counter() - t0:.0f} s")
+        done = min(s + config.block, len(decision))
+        log(f"groups: {done}/{len(decision)} decisions, {time.perf_counter() - t0:.0f} s")
     keys = np.concatenate(keys_l)
     cls = np.concatenate(cls_l)
     group = np.concatenate(group_l)

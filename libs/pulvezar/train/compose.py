@@ -1,0 +1,55 @@
+"""A model file made of nets from several fits: each net of the base model, or of the model named for it.
+
+Fits that train one net each (``fit --train race``) can run side by side; this puts the best of
+each into one model without training again::
+
+    python -m pulvezar.train compose --base runs/e1/model.pt --net race=runs/e2/model.pt --out M.pt
+
+Every model must share the base's encoding version.  The file's run metadata is the base's, with
+``composed`` naming the file (and its sha256) each net came from and that net's own fit metadata
+(its teachers, positions and curve summary), so the model card can say where each net learned.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pulvezar.eval.evaluator import NetEvaluator
+
+
+def compose_models(
+    base: str | Path, nets: dict[str, str | Path], out: str | Path, note: str = ""
+) -> NetEvaluator:
+    """Write ``base`` with each net named in ``nets`` taken from that model file; returns the result."""
+    first = NetEvaluator.load(base, device="cpu")
+    chosen = dict(first.nets)
+    sources: dict[str, Any] = {}
+    for name, path in nets.items():
+        if name not in first.nets:
+            raise ValueError(f"{name}: the base model has no such net ({', '.join(first.nets)})")
+        other = NetEvaluator.load(path, device="cpu")
+        if other.encoding_version != first.encoding_version:
+            raise ValueError(
+                f"{path}: encoding v{other.encoding_version}, not the base's v{first.encoding_version}"
+            )
+        if name not in other.nets:
+            raise ValueError(f"{path} has no {name} net")
+        chosen[name] = other.nets[name]
+        run = other.info.run if other.info is not None else {}
+        sources[name] = {
+            "file": str(path),
+            "sha256": other.info.sha256 if other.info is not None else None,
+            "run": {k: v for k, v in run.items() if k != "composed"},
+        }
+    ev = NetEvaluator(
+        chosen["contact"], chosen["race"], device="cpu",
+        encoding_version=first.encoding_version, crashed_net=chosen.get("crashed"),
+    )  # fmt: skip
+    base_run = dict(first.info.run) if first.info is not None else {}
+    base_sha = first.info.sha256 if first.info is not None else None
+    run = {**base_run, "composed": {"base": {"file": str(base), "sha256": base_sha}, **sources}}
+    if note:
+        run["note"] = note
+    ev.info = ev.save(out, run)
+    return ev
