@@ -10,8 +10,16 @@ import torch
 
 from pulvezar import Position, Rules
 from pulvezar.eval import _forward
-from pulvezar.eval.encoding import FEATURES_BY_VERSION, TERMS, encode, race_contact_terms
-from pulvezar.eval.evaluator import NetEvaluator, boards_of, terminal
+from pulvezar.eval.bearoff import OneSidedBearoff
+from pulvezar.eval.encoding import (
+    FEATURES_BY_VERSION,
+    TERMS,
+    encode,
+    ensure_race_tables,
+    race_contact_terms,
+    race_terms,
+)
+from pulvezar.eval.evaluator import BearoffRaces, NetEvaluator, boards_of, terminal
 from pulvezar.eval.nets import ValueNet
 
 RULES = Rules.international()
@@ -73,8 +81,9 @@ def test_the_sample_is_varied(boards) -> None:
     assert (boards[:, 6:25].sum(axis=1) == 0).sum() > 300  # all home
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_c_encoding_is_the_numpy_encoding(boards, version) -> None:
+    ensure_race_tables()  # v4's bear-off tables (the evaluator and fit call it the same way)
     c = np.frombuffer(_forward.encode(boards.tobytes(), version), dtype=np.float32).reshape(len(boards), -1)
     ref = encode(boards, version)
     assert c.shape == ref.shape == (len(boards), FEATURES_BY_VERSION[version])
@@ -100,6 +109,111 @@ def test_c_terms_are_race_contact_terms(boards) -> None:
     assert np.array_equal(got, race_contact_terms(edge))
 
 
+# ---- encoding v4's race-outcome terms, against a plain Python reference -----------------------
+
+K, P, D = 40, 376, 31
+
+
+def reference_reach() -> np.ndarray:
+    """``out[k, p, d]`` = P(k rolls bring >= p pips in >= d dice), the caps absorbing, by numpy."""
+    cur = np.zeros((P, D))
+    cur[0, 0] = 1.0
+    out = np.zeros((K, P, D))
+    pp, dd = np.meshgrid(np.arange(P), np.arange(D), indexing="ij")
+    for k in range(K):
+        out[k] = cur[::-1, ::-1].cumsum(0).cumsum(1)[::-1, ::-1]
+        nxt = np.zeros_like(cur)
+        for a in range(1, 7):
+            for b in range(a, 7):
+                pips, dice, w = (4 * a, 4, 1 / 36) if a == b else (a + b, 2, 2 / 36)
+                np.add.at(nxt, (np.minimum(pp + pips, P - 1), np.minimum(dd + dice, D - 1)), cur * w)
+        cur = nxt
+    return out
+
+
+def reference_race_terms(boards: np.ndarray) -> np.ndarray:
+    db = OneSidedBearoff.default()
+    reach = reference_reach()
+    off_cdf = np.cumsum(np.pad(db.dense(), ((0, 0), (0, K - db.slots))), axis=1)
+    first_cdf = np.cumsum(np.pad(db.dense(first_off=True), ((0, 0), (0, K - db.slots))), axis=1)
+
+    def cdfs(side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        q = np.arange(1, 26)
+        total = int(side.sum())
+        if total == 0:
+            return np.ones(K), np.ones(K)
+        outside = side[6:]
+        if not outside.any():
+            i = db.index(tuple(int(x) for x in side[:6]))
+            return off_cdf[i], np.ones(K) if total < 15 else first_cdf[i]
+        pips = int(side @ q)
+        dice = int(side @ -(-q // 6))
+        to_home = int(outside @ (q[6:] - 6))
+        dice_home = int(outside @ -(-(q[6:] - 6) // 6)) + 1
+        lowest = next((i + 1 for i in range(6) if side[i]), 6)
+        off = reach[:, min(pips, P - 1), min(dice, D - 1)]
+        first = np.ones(K) if total < 15 else reach[:, min(to_home + lowest, P - 1), min(dice_home, D - 1)]
+        return off, first
+
+    out = np.zeros((len(boards), 8))
+    for i, b in enumerate(boards.astype(np.int64)):
+        sides = [cdfs(b[:25]), cdfs(b[25:])]
+        for s in (0, 1):
+            (off, first), (o_off, o_first) = sides[s], sides[1 - s]
+            pmf = np.diff(off, prepend=0.0)
+            lag = 1 if s == 0 else 0
+            m = np.arange(K) - lag
+            not_done = np.where(m >= 0, 1 - o_off[np.maximum(m, 0)], 1.0)
+            not_first = np.where(m >= 0, 1 - o_first[np.maximum(m, 0)], 1.0)
+            out[i, 4 * s : 4 * s + 4] = [
+                pmf @ not_done,
+                pmf @ not_first,
+                (1 - off).sum() / 20,
+                (1 - first).sum() / 10,
+            ]
+    return out
+
+
+def test_race_terms_follow_their_definition(boards) -> None:
+    sample = boards[::5]
+    got = race_terms(sample)
+    ref = reference_race_terms(sample)
+    assert got.shape == (len(sample), 8)
+    assert np.abs(got - ref).max() < 2e-6
+    assert min(len(np.unique(got[:, t])) for t in range(8)) > 100  # every term varies
+
+
+def test_race_terms_are_exact_when_both_sides_are_home(boards) -> None:
+    """Both sides all home: the terms are the bear-off database's exact race (win, gammons)."""
+    covered = boards[BearoffRaces.covers(boards)]
+    covered = covered[(covered[:, :25].sum(axis=1) > 0) & (covered[:, 25:].sum(axis=1) > 0)]
+    assert len(covered) > 100
+    exact = BearoffRaces(OneSidedBearoff.default()).probabilities(covered)
+    t = race_terms(covered)
+    assert np.allclose(t[:, 0], exact[:, 0], atol=1e-6)  # the mover finishes first
+    assert np.allclose(t[:, 4], 1 - exact[:, 0], atol=1e-6)
+    assert np.allclose(t[:, 1], exact[:, 1], atol=1e-6)  # before the opponent has a checker off
+    assert np.allclose(t[:, 5], exact[:, 3], atol=1e-6)
+
+
+def test_race_terms_of_a_gammon_race() -> None:
+    """A trailer with checkers on its 7, 8 and 11 points against a leader on roll with one or two
+    checkers left: the leader's exact chances, and the trailer's 10 pips in four dice (doubles of
+    threes or more, 4 in 36) for its first checker off."""
+    b = np.zeros((1, 50), dtype=np.uint8)
+    b[0, 0] = 1  # the leader, on roll: one checker left
+    b[0, 25:36] = [0, 2, 2, 2, 4, 2, 1, 1, 0, 0, 1]
+    t = race_terms(b)[0]
+    assert t[0] == pytest.approx(1.0) and t[1] == pytest.approx(1.0)
+    b[0, 0], b[0, 1] = 0, 2  # two on the 2-point: every roll but a non-double with a 1 finishes
+    t = race_terms(b)[0]
+    now = 26 / 36
+    assert t[0] == pytest.approx(1.0, abs=1e-6)
+    assert t[1] == pytest.approx(now + (1 - now) * (1 - 4 / 36), abs=1e-6)
+    assert t[4] == pytest.approx(0.0, abs=1e-6) and t[5] == pytest.approx(0.0, abs=1e-6)
+    assert 0.1 < t[7] < 0.3  # the trailer's mean rolls to a first checker off: between 1 and 3
+
+
 def spread(net: ValueNet, seed: int) -> ValueNet:
     """``net`` with larger random weights (the sparse inputs would leave it near 1/2 everywhere), so
     that its probabilities spread over (0, 1) and a wrong sum shows."""
@@ -114,6 +228,8 @@ def spread(net: ValueNet, seed: int) -> ValueNet:
 
 
 NETS = [  # (version, layers, hidden): widths in whole and part blocks of 64, 32 and 8 units and single ones
+    (4, 1, 64),
+    (4, 2, 37),
     (3, 1, 160),
     (3, 2, 128),
     (3, 2, 37),

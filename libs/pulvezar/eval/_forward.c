@@ -6,8 +6,9 @@
  *
  *   boards  bytes of N*50 uint8 (25 counts of the player on roll, then 25 of the
  *           opponent, each in its owner's numbering, index 24 = bar)
- *   version the encoding: 1, 2 (v1 and the hand-made features of _features.c) or 3
- *           (v2 and the race and contact terms of encoding.race_contact_terms)
+ *   version the encoding: 1, 2 (v1 and the hand-made features of _features.c), 3
+ *           (v2 and the race and contact terms of encoding.race_contact_terms) or 4 (v3 and
+ *           the race-outcome terms of race_terms; needs set_bearoff first)
  *   layers  the hidden layers (ReLU after each), a sequence of (wt, b) pairs: wt float32
  *           (inputs, width), the layer's weight transposed, b float32 (width); the first
  *           layer's inputs are the encoding's F (204 for v1, 214 for v2, 232 for v3), a
@@ -44,7 +45,9 @@
 #define PER_SIDE 101
 #define BASE (2 * PER_SIDE + 2)
 #define TERMS 9 /* encoding v3's race and contact terms per side */
-#define MAXF (BASE + 2 * NF + 2 * TERMS)
+#define F3 (BASE + 2 * NF + 2 * TERMS)
+#define RTERMS 4 /* encoding v4's race-outcome terms per side */
+#define MAXF (F3 + 2 * RTERMS)
 #define MAX_LAYERS 8
 #define MAX_WIDTH 4096
 
@@ -230,8 +233,138 @@ static void side_terms(const uint8_t *s, const uint8_t *o, float *out) {
     out[8] = (float)(s[24] > 0 ? c * c : 0.0);
 }
 
+/* ---- encoding v4: race outcomes from roll-count distributions ------------------------------
+ *
+ * Per side, the distributions of the rolls it needs to bear off every checker and to bear off its
+ * first one: exact from the one-sided bear-off database (set_bearoff) when the side has every
+ * checker on its home points, otherwise from rolls_reach, the chance that k rolls bring at least p pips
+ * in at least d dice (to bear off every checker: its pips, in at least ceil(q / 6) dice for a
+ * checker on point q; to bear off its first: the pips to bring every checker home and to bear off
+ * the lowest, in ceil((q - 6) / 6) dice per outside checker and one more).  Two sides' distributions give
+ * the chance that a side finishes before the other (who rolls first matters) and that it finishes
+ * before the other has a first checker off (a gammon). */
+#define RK 40  /* rolls tracked */
+#define RP 376 /* pips 0 .. 375 (15 checkers on the bar) */
+#define RD 31  /* dice 0 .. 30 */
+static double *rolls_reach;                 /* rolls_reach[(k * RP + p) * RD + d], k < RK */
+static double *bo_off, *bo_first;     /* cumulative: P(done within k rolls), positions x bo_slots */
+static int bo_positions, bo_slots;    /* beyond bo_slots rolls a distribution is complete */
+static long bo_comb[16][7];           /* C(s + j - 1, j), the database index's terms */
+
+static int build_reach(void) {
+    double *cur = calloc((size_t)RP * RD, sizeof(double)), *nxt = calloc((size_t)RP * RD, sizeof(double));
+    double *r = malloc((size_t)RK * RP * RD * sizeof(double));
+    if (!cur || !nxt || !r) {
+        free(cur), free(nxt), free(r);
+        return -1;
+    }
+    cur[0] = 1.0;
+    for (int k = 0; k < RK; k++) {
+        double *rk = r + (size_t)k * RP * RD;
+        for (int p = RP - 1; p >= 0; p--)
+            for (int d = RD - 1; d >= 0; d--) {
+                double v = cur[p * RD + d];
+                if (p + 1 < RP) v += rk[(p + 1) * RD + d];
+                if (d + 1 < RD) v += rk[p * RD + d + 1];
+                if (p + 1 < RP && d + 1 < RD) v -= rk[(p + 1) * RD + d + 1];
+                rk[p * RD + d] = v;
+            }
+        memset(nxt, 0, (size_t)RP * RD * sizeof(double));
+        for (int p = 0; p < RP; p++)
+            for (int d = 0; d < RD; d++) {
+                double v = cur[p * RD + d];
+                if (v == 0.0) continue;
+                for (int a = 1; a <= 6; a++)
+                    for (int b = a; b <= 6; b++) {
+                        int pips = a == b ? 4 * a : a + b, dice = a == b ? 4 : 2;
+                        int np = p + pips < RP ? p + pips : RP - 1, nd = d + dice < RD ? d + dice : RD - 1;
+                        nxt[np * RD + nd] += v * (a == b ? 1.0 : 2.0) / 36.0;
+                    }
+            }
+        double *t = cur;
+        cur = nxt;
+        nxt = t;
+    }
+    free(cur), free(nxt);
+    rolls_reach = r;
+    return 0;
+}
+
+static long bo_index(const uint8_t *home) {
+    long index = 0;
+    int s = 0;
+    for (int j = 1; j <= 6; j++) {
+        s += home[6 - j];
+        index += bo_comb[s][j];
+    }
+    return index;
+}
+
+/* P(done within k rolls), k < RK, of side s: to bear off every checker (off) and its first (first). */
+static void side_cdfs(const uint8_t *s, double *off, double *first) {
+    int total = 0, outside = 0, to_home = 0, pips = 0, lowest = 6, dice_off = 0, dice_home = 0;
+    for (int i = 24; i >= 0; i--) {
+        int n = s[i];
+        if (!n) continue;
+        total += n;
+        pips += n * (i + 1);
+        dice_off += n * ((i + 6) / 6); /* a checker on point q needs ceil(q / 6) dice to bear off */
+        if (i >= 6) {
+            outside += n;
+            to_home += n * (i + 1 - 6);
+            dice_home += n * ((i - 6 + 6) / 6); /* and ceil((q - 6) / 6) to come home */
+        } else
+            lowest = i + 1;
+    }
+    if (total == 0) {
+        for (int k = 0; k < RK; k++) off[k] = first[k] = 1.0;
+        return;
+    }
+    if (outside == 0 && bo_index(s) < bo_positions) {
+        const double *o = bo_off + (size_t)bo_index(s) * bo_slots, *f = bo_first + (size_t)bo_index(s) * bo_slots;
+        for (int k = 0; k < RK; k++) {
+            int j = k < bo_slots ? k : bo_slots - 1;
+            off[k] = o[j];
+            first[k] = total < 15 ? 1.0 : f[j];
+        }
+        return;
+    }
+    int p = pips < RP ? pips : RP - 1, d = dice_off < RD ? dice_off : RD - 1;
+    int p1 = to_home + lowest < RP ? to_home + lowest : RP - 1, d1 = dice_home + 1 < RD ? dice_home + 1 : RD - 1;
+    for (int k = 0; k < RK; k++) {
+        const double *rk = rolls_reach + (size_t)k * RP * RD;
+        off[k] = rk[p * RD + d];
+        first[k] = total < 15 ? 1.0 : rk[p1 * RD + d1];
+    }
+}
+
+/* The eight v4 terms of a board, the player on roll's four then the opponent's: the chance to
+ * finish first, to finish before the other has a checker off, and the mean rolls to finish / 20
+ * and to bear off a first checker / 10 (0 once one is off). */
+static void race_terms(const uint8_t *mine, const uint8_t *theirs, float *out) {
+    double off[2][RK], first[2][RK];
+    side_cdfs(mine, off[0], first[0]);
+    side_cdfs(theirs, off[1], first[1]);
+    for (int s = 0; s < 2; s++) {
+        int o = 1 - s, lag = s == 0; /* the other side's rolls before this side's n-th: n - lag */
+        double win = 0.0, gammon = 0.0, mean_off = 0.0, mean_first = 0.0;
+        for (int n = 0; n < RK; n++) {
+            double pmf = off[s][n] - (n ? off[s][n - 1] : 0.0);
+            int m = n - lag;
+            win += pmf * (1.0 - (m >= 0 ? off[o][m] : 0.0));
+            gammon += pmf * (1.0 - (m >= 0 ? first[o][m] : 0.0));
+            mean_off += 1.0 - off[s][n];
+            mean_first += 1.0 - first[s][n];
+        }
+        out[RTERMS * s + 0] = (float)win;
+        out[RTERMS * s + 1] = (float)gammon;
+        out[RTERMS * s + 2] = (float)(mean_off / 20.0);
+        out[RTERMS * s + 3] = (float)(mean_first / 10.0);
+    }
+}
+
 static int features_of(int version) {
-    return version == 1 ? BASE : version == 2 ? BASE + 2 * NF : version == 3 ? MAXF : 0;
+    return version == 1 ? BASE : version == 2 ? BASE + 2 * NF : version == 3 ? F3 : version == 4 ? MAXF : 0;
 }
 
 static void add_nonzero(const float *x, int n, int base, int *idx, float *val, int *k) {
@@ -270,6 +403,11 @@ static int encode_board(const uint8_t *mine, int version, int *idx, float *val) 
         side_terms(mine, theirs, t);
         side_terms(theirs, mine, t + TERMS);
         add_nonzero(t, 2 * TERMS, BASE + 2 * NF, idx, val, &k);
+    }
+    if (version >= 4) {
+        float t[2 * RTERMS];
+        race_terms(mine, theirs, t);
+        add_nonzero(t, 2 * RTERMS, F3, idx, val, &k);
     }
     return k;
 }
@@ -396,8 +534,10 @@ static void net_logits(int *idx, float *val, int k, const Net *net, float *acc, 
 static float sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
 
 static const char *check_boards(const Py_buffer *boards, int version) {
+    if (version >= 4 && !rolls_reach && build_reach() < 0) return "out of memory for the v4 tables";
     if (boards->len % 50) return "boards must be a multiple of 50 bytes";
-    if (!features_of(version)) return "the C encoding knows versions 1, 2 and 3";
+    if (!features_of(version)) return "the C encoding knows versions 1 to 4";
+    if (version >= 4 && !bo_off) return "encoding v4 needs the bear-off tables: call set_bearoff first";
     return NULL;
 }
 
@@ -556,6 +696,78 @@ static PyObject *f_terms(PyObject *self, PyObject *args) {
     return res;
 }
 
+/* set_bearoff(off, first, positions, slots): the one-sided database's distributions (float64
+ * positions x slots, P(n rolls) to bear off every checker and the first one) for encoding v4. */
+static PyObject *f_set_bearoff(PyObject *self, PyObject *args) {
+    Py_buffer off, first;
+    int positions, slots;
+    if (!PyArg_ParseTuple(args, "y*y*ii", &off, &first, &positions, &slots)) return NULL;
+    const char *err = NULL;
+    if (positions < 1 || slots < 1 || slots > RK) err = "positions >= 1 and 1 <= slots <= 40";
+    else if (off.len != (Py_ssize_t)positions * slots * (Py_ssize_t)sizeof(double) || first.len != off.len)
+        err = "off and first must be positions x slots float64";
+    double *o = NULL, *f = NULL;
+    if (!err) {
+        o = malloc((size_t)positions * slots * sizeof(double));
+        f = malloc((size_t)positions * slots * sizeof(double));
+        if (!o || !f) {
+            free(o), free(f);
+            PyBuffer_Release(&off);
+            PyBuffer_Release(&first);
+            return PyErr_NoMemory();
+        }
+        const double *so = off.buf, *sf = first.buf;
+        for (int i = 0; i < positions; i++) {
+            double co = 0.0, cf = 0.0;
+            for (int k = 0; k < slots; k++) {
+                co += so[(size_t)i * slots + k], cf += sf[(size_t)i * slots + k];
+                o[(size_t)i * slots + k] = co;
+                f[(size_t)i * slots + k] = cf;
+            }
+        }
+        for (int c = 0; c < 16; c++)
+            for (int j = 0; j < 7; j++) {
+                long v = 1; /* C(c + j - 1, j) */
+                for (int t = 1; t <= j; t++) v = v * (c + j - t) / t;
+                bo_comb[c][j] = j ? v : 0;
+            }
+        free(bo_off), free(bo_first);
+        bo_off = o, bo_first = f, bo_positions = positions, bo_slots = slots;
+    }
+    PyBuffer_Release(&off);
+    PyBuffer_Release(&first);
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* race_terms(boards) -> bytes of N*2*RTERMS float32: encoding v4's race-outcome terms. */
+static PyObject *f_race_terms(PyObject *self, PyObject *args) {
+    Py_buffer boards;
+    if (!PyArg_ParseTuple(args, "y*", &boards)) return NULL;
+    const char *err = check_boards(&boards, 4);
+    if (err) {
+        PyBuffer_Release(&boards);
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_ssize_t n = boards.len / 50;
+    PyObject *res = PyBytes_FromStringAndSize(NULL, n * 2 * RTERMS * (Py_ssize_t)sizeof(float));
+    if (!res) {
+        PyBuffer_Release(&boards);
+        return NULL;
+    }
+    float *t = (float *)PyBytes_AS_STRING(res);
+    const uint8_t *bp = boards.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) race_terms(bp + 50 * i, bp + 50 * i + 25, t + 2 * RTERMS * i);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&boards);
+    return res;
+}
+
 /* flags(boards, two_points, two_max) -> bytes, one byte of FLAG_* bits per board. */
 enum {
     FLAG_WON = 1,       /* the player on roll has borne off every checker */
@@ -665,6 +877,9 @@ static PyMethodDef forward_methods[] = {
      "forward(boards, version, layers, head_w, head_b, out): the net's probabilities into out"},
     {"encode", f_encode, METH_VARARGS, "encode(boards, version) -> float32 bytes, as encoding.encode"},
     {"terms", f_terms, METH_VARARGS, "terms(boards) -> float32 bytes, as encoding.race_contact_terms"},
+    {"race_terms", f_race_terms, METH_VARARGS, "race_terms(boards) -> float32 bytes: encoding v4's terms"},
+    {"set_bearoff", f_set_bearoff, METH_VARARGS,
+     "set_bearoff(off, first, positions, slots): the one-sided database for encoding v4"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef forward_module = {PyModuleDef_HEAD_INIT, "_forward",
@@ -677,6 +892,7 @@ PyMODINIT_FUNC PyInit__forward(void) {
     if (m) {
         PyModule_AddIntConstant(m, "BASE", BASE);
         PyModule_AddIntConstant(m, "TERMS", TERMS);
+        PyModule_AddIntConstant(m, "RTERMS", RTERMS);
         PyModule_AddIntConstant(m, "MAX_LAYERS", MAX_LAYERS);
         PyModule_AddIntConstant(m, "MAX_WIDTH", MAX_WIDTH);
         PyModule_AddIntConstant(m, "FLAG_WON", FLAG_WON);

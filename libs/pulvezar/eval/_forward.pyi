@@ -7,6 +7,7 @@ import numpy.typing as npt
 
 BASE: int
 TERMS: int
+RTERMS: int
 MAX_LAYERS: int
 MAX_WIDTH: int
 
@@ -21,6 +22,8 @@ def forward(
 ) -> None: ...
 def encode(boards: bytes, version: int, /) -> bytes: ...
 def terms(boards: bytes, /) -> bytes: ...
+def race_terms(boards: bytes, /) -> bytes: ...
+def set_bearoff(off: bytes, first: bytes, positions: int, slots: int, /) -> None: ...
 
 FLAG_WON: int
 FLAG_LOST: int

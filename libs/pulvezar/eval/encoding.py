@@ -24,8 +24,18 @@ bar ``/ 5``, the pips until it can bear off its first checker (0 once it has) ``
 the pips to take every checker out of the opponent's home board ``/ 20``, its rearmost
 checker's point ``/ 25``, the pips it must still move to pass every opposing checker
 ``/ 100``, and for a side on the bar the chance that a checker fails to enter ``(k / 6)^2``
-(``k`` the opponent's closed home points).  Model files record the version they were
-trained on; :func:`encode` serves every version.
+(``k`` the opponent's closed home points).
+
+Version 4 adds eight race-outcome terms (:func:`race_terms`, computed in C): per side, the chance
+that it bears off every checker before the other side does, the chance that it does so before the
+other side has borne off a checker (a gammon), and its mean rolls to bear off every checker ``/ 20``
+and to bear off a first one ``/ 10``.  They come from each side's distribution of the rolls it
+needs, exact from the one-sided bear-off database when the side is all home, otherwise the chance
+that so many rolls bring its pips in enough dice (``ceil(q / 6)`` for a checker on point ``q``;
+for the first checker off, the pips to bring every checker home and bear off the lowest, in
+``ceil((q - 6) / 6)`` dice per checker outside the home board and one more).  They ignore
+contact, so for contact positions they are a rough race count the nets may weigh as they like.
+Model files record the version they were trained on; :func:`encode` serves every version.
 
 >>> import numpy as np
 >>> from pulvezar import Position
@@ -39,15 +49,17 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.eval import _features
+from pulvezar.eval import _features, _forward
 
 ENCODING_VERSION = 2  # what new nets are trained on
 PER_SIDE = 24 * 4 + 5
 TERMS = 9  # race_contact_terms per side (version 3)
+RACE_TERMS = 4  # race_terms per side (version 4)
 FEATURES_BY_VERSION = {
     1: 2 * PER_SIDE + 2,
     2: 2 * PER_SIDE + 2 + 2 * _features.NF,
     3: 2 * PER_SIDE + 2 + 2 * _features.NF + 2 * TERMS,
+    4: 2 * PER_SIDE + 2 + 2 * _features.NF + 2 * TERMS + 2 * RACE_TERMS,
 }
 FEATURES = FEATURES_BY_VERSION[ENCODING_VERSION]
 
@@ -100,6 +112,30 @@ def race_contact_terms(boards: Boards) -> Features:
     return np.concatenate([_terms(mine, theirs), _terms(theirs, mine)], axis=1)
 
 
+_TABLES_SET = False
+
+
+def ensure_race_tables() -> None:
+    """Give the C encoder the one-sided bear-off database (once per process; about 0.2 s), which
+    encoding v4 needs."""
+    global _TABLES_SET
+    if _TABLES_SET:
+        return
+    from pulvezar.eval.bearoff import OneSidedBearoff
+
+    db = OneSidedBearoff.default()
+    off, first = db.dense(), db.dense(first_off=True)
+    _forward.set_bearoff(off.tobytes(), first.tobytes(), db.positions, db.slots)
+    _TABLES_SET = True
+
+
+def race_terms(boards: Boards) -> Features:
+    """``(N, 2 * RACE_TERMS)``: the version-4 terms of the player on roll, then of the opponent."""
+    ensure_race_tables()
+    raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+    return np.frombuffer(_forward.race_terms(raw.tobytes()), dtype=np.float32).reshape(len(raw), -1).copy()
+
+
 def contact(boards: Boards) -> npt.NDArray[np.bool_]:
     """Whether each position still has contact (some checker must pass an opposing one)."""
     idx = np.arange(25)
@@ -123,4 +159,6 @@ def encode(boards: Boards, version: int = ENCODING_VERSION) -> Features:
         parts.append(np.frombuffer(_features.features(raw.tobytes()), dtype=np.float32).reshape(len(raw), -1))
     if version >= 3:
         parts.append(race_contact_terms(raw))
+    if version >= 4:
+        parts.append(race_terms(raw))
     return np.concatenate(parts, axis=1, dtype=np.float32)

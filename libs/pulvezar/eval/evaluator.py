@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from pulvezar.eval import _forward
 from pulvezar.eval.bearoff import OneSidedBearoff, TwoSidedBearoff
-from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode
+from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode, ensure_race_tables
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 
@@ -276,6 +276,8 @@ class NetEvaluator(EvaluatorBase):
                 raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
         import torch
 
+        if encoding_version >= 4:
+            ensure_race_tables()  # the C encoder's bear-off tables
         self.encoding_version = encoding_version
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.contact_net = contact_net.to(self.device).eval()
@@ -318,8 +320,8 @@ class NetEvaluator(EvaluatorBase):
         if not 1 <= net.layers <= _forward.MAX_LAYERS or net.hidden > _forward.MAX_WIDTH:
             return None
         version = self.encoding_version
-        if version not in (1, 2, 3) or net.features != FEATURES_BY_VERSION[version]:
-            return None  # the C encoding knows versions 1 to 3
+        if version not in (1, 2, 3, 4) or net.features != FEATURES_BY_VERSION[version]:
+            return None  # the C encoding knows versions 1 to 4
         cache: dict[int, _CWeights] = self.__dict__.setdefault("_c_cache", {})
         w = cache.get(id(net))
         if w is None or not w.current(net):
