@@ -27,6 +27,7 @@ from pulvezar.book import (
     read_book,
 )
 from pulvezar.book.__main__ import main
+from pulvezar.book.archive import unpack
 from pulvezar.eval.evaluator import DEFAULT_MODEL
 from pulvezar.rollouts.chunks import rollout_plays_chunked
 
@@ -132,6 +133,52 @@ def test_more_trials_extend_the_run_and_other_settings_are_refused(tiny: Book, t
     with pytest.raises(BookError) as e:
         BookGenerator(BookSettings(**{**TINY.__dict__, "seed": 2}), tmp_path)
     assert e.value.field == "workdir"
+
+
+def test_a_wider_search_reuses_every_trial_of_the_candidates_it_shares(tiny: Book, tmp_path: Path) -> None:
+    """More candidates, a wider threshold and deeper replies in the same work directory: the trials
+    of the candidates the searches share are read, not rolled out again, and the book is the one a
+    fresh directory gives."""
+    generate_book(TINY, tmp_path)
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("rollout-*.npy")}
+    wider = BookSettings(**{**TINY.__dict__, "candidates": 5, "threshold": 0.4, "reply_ply": 1})
+    book = generate_book(wider, tmp_path)
+    after = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("rollout-*.npy")}
+    assert all(after[name] == t for name, t in before.items())  # untouched
+    shared = sum(c.position_id in {x.position_id for x in tiny.roll(r.roll).candidates}
+                 for r in book.rolls for c in r.candidates)  # fmt: skip
+    assert shared == sum(len(r.candidates) for r in tiny.rolls) and len(after) > len(before)
+    fresh = generate_book(wider, tmp_path / "fresh")
+    assert without_date(book) == without_date(fresh)
+    assert all(r.replies is not None and r.replies.ply == 1 for r in book.rolls)
+    # and the first settings still read their own book from the directory
+    assert without_date(generate_book(TINY, tmp_path)) == without_date(tiny)
+
+
+def test_a_packed_work_directory_continues_elsewhere(tiny: Book, tmp_path: Path) -> None:
+    """pack/unpack: reproducible bytes, a checked sum, nothing overwritten, and the book extends from it."""
+    work = tmp_path / "work"
+    generate_book(TINY, work)
+    archive = tmp_path / "ship" / "tiny.tar.xz"
+    assert main(["pack", "--workdir", str(work), "--archive", str(archive)]) == 0
+    first = archive.read_bytes()
+    assert main(["pack", "--workdir", str(work), "--archive", str(archive)]) == 0
+    assert archive.read_bytes() == first  # the same files give the same bytes
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["unpack", "--archive", str(archive), "--workdir", str(elsewhere)]) == 0
+    assert sorted(p.name for p in elsewhere.iterdir()) == sorted(p.name for p in work.iterdir())
+    seen: list[Progress] = []
+    more = BookSettings(**{**TINY.__dict__, "trials": 108})
+    generate_book(more, elsewhere, progress=seen.append)
+    assert [(p.item.first, p.item.n) for p in seen if p.item and p.item.kind == "chunk"] == [(72, 36)] * 2
+    (elsewhere / "manifest.json").write_text("{}")  # other bytes: refused, not overwritten
+    assert main(["unpack", "--archive", str(archive), "--workdir", str(elsewhere)]) == 2
+    bad = bytearray(first)
+    bad[len(bad) // 2] ^= 1
+    archive.write_bytes(bytes(bad))
+    with pytest.raises(BookError) as e:
+        unpack(archive, tmp_path / "third")
+    assert e.value.field == "archive"
 
 
 def test_the_book_round_trips_and_validates_against_the_schema(tiny: Book, tmp_path: Path) -> None:

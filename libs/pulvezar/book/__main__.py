@@ -7,6 +7,8 @@
         [--truncate N] [--seed 1] [--rolls 31,42] [--workdir DIR] [--threads 1] [--quiet] [--log]
     python -m pulvezar.book show data/book/international.json [--roll 31] [--json]
     python -m pulvezar.book status --rules tavla --out data/book/tavla.json [--workdir DIR] [...]
+    python -m pulvezar.book pack --workdir DIR --archive data/book/work/international.tar.xz
+    python -m pulvezar.book unpack --archive data/book/work/international.tar.xz --workdir DIR
 
 The defaults are the issue's full settings (3-ply search, 5,184 rollout trials played to the end,
 3-ply replies).  ``generate`` saves every finished step in the work directory (default
@@ -14,6 +16,9 @@ The defaults are the issue's full settings (3-ply search, 5,184 rollout trials p
 roll; run the same command again to continue an interrupted run, or with more ``--trials`` to
 extend it.  A progress bar with the time left is drawn on stderr when it is a terminal (not with
 ``--quiet``); ``--log`` writes a line per finished step instead, e.g. into a log file.
+``pack`` and ``unpack`` move a work directory as one checksummed ``.tar.xz``
+(:mod:`pulvezar.book.archive`): the shipped books' work is committed that way, so a fresh
+machine continues or extends it without rolling out a trial twice.
 """
 
 from __future__ import annotations
@@ -100,12 +105,28 @@ def main(argv: list[str] | None = None) -> int:
         g.add_argument("--max-items", type=int, default=None, help="stop after this many work items")
         g.add_argument("--quiet", action="store_true", help="no progress bar (else drawn on a terminal)")
         g.add_argument("--log", action="store_true", help="a line on stderr for each finished work item")
+    pk = sub.add_parser("pack", help="a work directory as one .tar.xz with its .sha256")
+    pk.add_argument("--workdir", type=Path, required=True)
+    pk.add_argument("--archive", type=Path, required=True)
+    up = sub.add_parser("unpack", help="check an archive's .sha256 and put its files into a work directory")
+    up.add_argument("--archive", type=Path, required=True)
+    up.add_argument("--workdir", type=Path, required=True)
     s = sub.add_parser("show")
     s.add_argument("book", type=Path)
     s.add_argument("--roll")
     s.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     try:
+        if args.command == "pack":
+            from pulvezar.book.archive import pack
+
+            print(f"wrote {args.archive} (sha256 {pack(args.workdir, args.archive)})")
+            return 0
+        if args.command == "unpack":
+            from pulvezar.book.archive import unpack
+
+            print(f"{args.workdir}: {unpack(args.archive, args.workdir)} files added from {args.archive}")
+            return 0
         if args.command == "show":
             book = read_book(args.book)
             if args.json:

@@ -73,6 +73,10 @@ Dice = tuple[int, int]
 #: The issue's settings ("3-ply evaluation and a 5,184-trial rollout"): the command's defaults.
 FULL_TRIALS = 5184
 
+#: The work directory's layout: 2 = one file per candidate and chunk (a search's candidates may
+#: change with its settings and their trials stay reusable); 1 (before 2026-12-03) = one per chunk.
+WORK_LAYOUT = 2
+
 
 @dataclass(frozen=True)
 class BookSettings:
@@ -241,11 +245,24 @@ class BookSettings:
         return MoveFilter("book", (FilterStage(1, 16, 0.32), None, FilterStage(self.candidates, 0, 0.0)))
 
     def work_key(self) -> dict[str, Any]:
-        """What a work directory must agree on (all but ``trials``: more trials extend a run)."""
-        out = self.to_json()
-        out.pop("trials")
-        out["rules"] = self.rules_json()
-        return out
+        """What a work directory must agree on: what decides a trial's numbers.  The trials, the
+        rolls, the search (``ply``, ``candidates``, ``threshold``) and ``reply_ply`` are left out:
+        their items are named by them, so a directory serves books of other such settings and
+        reuses every trial of every candidate they share."""
+        return {
+            "layout": WORK_LAYOUT,
+            "rules": self.rules_json(),
+            "seed": self.seed,
+            "truncate": self.truncate,
+            "variance_reduction": self.variance_reduction,
+            "luck": self.luck,
+            "rollout_ply": self.rollout_ply,
+            "chunk_size": self.chunk_size,
+        }
+
+    def search_tag(self) -> str:
+        """The search settings, as a search item's file names them."""
+        return f"p{self.ply}-c{self.candidates}-t{self.threshold!r}"
 
 
 def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str, Any]:
@@ -270,9 +287,19 @@ def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str
 # ---- work items -------------------------------------------------------------------
 
 
+def position_tag(position_id: str) -> str:
+    """A Position ID as a file name's part (URL-safe base64: ``/`` and ``+`` become ``_`` and ``-``).
+
+    >>> position_tag("4HPwATDgc/ABMA")
+    '4HPwATDgc_ABMA'
+    """
+    return position_id.replace("/", "_").replace("+", "-")
+
+
 @dataclass(frozen=True)
 class WorkItem:
-    """One step of one roll: ``search``, ``chunk`` (trials ``first .. first + n - 1``) or ``replies``."""
+    """One step of one roll: ``search``, ``chunk`` (trials ``first .. first + n - 1`` of every
+    candidate; one file per candidate) or ``replies``."""
 
     kind: str
     roll: Dice
@@ -283,11 +310,9 @@ class WorkItem:
     def trials(self) -> int:
         return self.n
 
-    def filename(self) -> str:
-        name = roll_name(self.roll)
-        if self.kind == "chunk":
-            return f"rollout-{name}-{self.first:08d}-{self.n}.npy"
-        return f"{self.kind}-{name}.json"
+    def chunk_filename(self, position_id: str) -> str:
+        """The file of this chunk's trials of the candidate whose play gives ``position_id``."""
+        return f"rollout-{roll_name(self.roll)}-{position_tag(position_id)}-{self.first:08d}-{self.n}.npy"
 
     def describe(self) -> str:
         name = roll_name(self.roll)
@@ -380,15 +405,33 @@ class BookGenerator:
             _atomic_write(path, (json.dumps(want, indent=2, sort_keys=True) + "\n").encode())
 
     def path(self, item: WorkItem) -> Path:
-        return self.workdir / item.filename()
+        """The file of a search item, or of a replies item (named by the best play, which must be
+        known: its rollout is done)."""
+        name = roll_name(item.roll)
+        if item.kind == "search":
+            return self.workdir / f"search-{name}-{self.settings.search_tag()}.json"
+        if item.kind == "replies":
+            best = self._best_position_id(item.roll)
+            if best is None:
+                raise BookError(f"the rollout of {name} is not done", field="roll")
+            return self.workdir / f"replies-{name}-{position_tag(best)}-p{self.settings.reply_ply}.json"
+        raise ValueError(f"a {item.kind} item has one file per candidate (chunk_path)")
+
+    def chunk_path(self, item: WorkItem, position_id: str) -> Path:
+        return self.workdir / item.chunk_filename(position_id)
 
     def done(self, item: WorkItem) -> bool:
         if item.kind == "replies":
-            data = self._load_json(item)
-            return data is not None and data["position_id"] == self._best_position_id(item.roll)
+            return self._best_position_id(item.roll) is not None and self.path(item).exists()
+        if item.kind == "chunk":
+            if not self.done(WorkItem("search", item.roll)):
+                return False
+            return all(self.chunk_path(item, c["position_id"]).exists() for c in self.candidates(item.roll))
         return self.path(item).exists()
 
     def _load_json(self, item: WorkItem) -> dict[str, Any] | None:
+        if item.kind == "replies" and self._best_position_id(item.roll) is None:
+            return None
         p = self.path(item)
         if not p.exists():
             return None
@@ -457,10 +500,13 @@ class BookGenerator:
             data = self.search(item.roll)
             _atomic_write(self.path(item), json.dumps(data, indent=1).encode())
         elif item.kind == "chunk":
-            values = self.rollout_chunk(item.roll, item.first, item.n)
-            buf = io.BytesIO()
-            np.save(buf, values, allow_pickle=False)
-            _atomic_write(self.path(item), buf.getvalue())
+            cands = self.candidates(item.roll)
+            todo = [i for i, c in enumerate(cands) if not self.chunk_path(item, c["position_id"]).exists()]
+            values = self.rollout_chunk(item.roll, item.first, item.n, todo)
+            for i, v in zip(todo, values, strict=True):
+                buf = io.BytesIO()
+                np.save(buf, v, allow_pickle=False)
+                _atomic_write(self.chunk_path(item, cands[i]["position_id"]), buf.getvalue())
         elif item.kind == "replies":
             data = self.replies(item.roll)
             _atomic_write(self.path(item), json.dumps(data, indent=1).encode())
@@ -485,11 +531,18 @@ class BookGenerator:
     def plays(self, roll: Dice) -> list[Play]:
         return candidate_plays(self.settings, roll, self.candidates(roll))
 
-    def rollout_chunk(self, roll: Dice, first: int, n: int) -> npt.NDArray[np.float64]:
-        """Per-trial values of the candidates, shape ``(candidates, n, 5)``."""
+    def rollout_chunk(
+        self, roll: Dice, first: int, n: int, which: list[int] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """Per-trial values of the candidates (those of index ``which``, default all), shape
+        ``(candidates, n, 5)``.  A candidate's trials do not depend on which others roll with it
+        (every candidate has the same dice, and each trial's numbers are its own)."""
         s = self.settings
+        plays = self.plays(roll)
+        if which is not None:
+            plays = [plays[i] for i in which]
         results = rollout_plays(
-            self.start, roll, self.plays(roll), trials=n, ply=s.rollout_ply, seed=s.seed,
+            self.start, roll, plays, trials=n, ply=s.rollout_ply, seed=s.seed,
             variance_reduction=s.variance_reduction, truncate=s.truncate, evaluator=self.evaluator,
             rules=self.rules, first_trial=first, luck=s.luck,
         )  # fmt: skip
@@ -498,17 +551,18 @@ class BookGenerator:
     def rollout_results(self, roll: Dice) -> list[RolloutResult] | None:
         """The merged rollout of each candidate, or None while chunks are missing."""
         s = self.settings
-        parts: list[list[RolloutResult]] = [[] for _ in self.candidates(roll)]
+        cands = self.candidates(roll)
+        parts: list[list[RolloutResult]] = [[] for _ in cands]
         for item in self.items(roll):
             if item.kind != "chunk":
                 continue
-            p = self.path(item)
-            if not p.exists():
-                return None
-            values = np.load(p, allow_pickle=False)
             ids = np.arange(item.first, item.first + item.n, dtype=np.int64)
-            for c in range(len(parts)):
-                parts[c].append(RolloutResult(ids, values[c], s.seed, self.rules, s.variance_reduction))
+            for c, cand in enumerate(cands):
+                p = self.chunk_path(item, cand["position_id"])
+                if not p.exists():
+                    return None
+                values = np.load(p, allow_pickle=False)
+                parts[c].append(RolloutResult(ids, values, s.seed, self.rules, s.variance_reduction))
         return [RolloutResult.merge(p) for p in parts]
 
     def valued(self, roll: Dice) -> list[BookCandidate] | None:
