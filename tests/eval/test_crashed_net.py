@@ -235,11 +235,11 @@ def test_shipped_two_net_models_value_every_board_as_before(boards, name) -> Non
 
 
 def test_shipped_v3_has_three_nets_and_its_c_forward_pass_agrees_with_pytorch(boards) -> None:
-    """``pulvezar-v3`` (issue 13): contact, crashed and race nets on encoding v3, two hidden layers; the
+    """``pulvezar-v3`` (issue 13): contact, crashed and race nets on encoding v4 (since 2026-12-03); the
     C forward pass gives PyTorch's values."""
     ev = NetEvaluator.load(MODELS / "pulvezar-v3.pt", device="cpu")
     assert ev.info is not None and ev.info.nets == ("contact", "crashed", "race")
-    assert ev.crashed_net is not None and ev.encoding_version == 3
+    assert ev.crashed_net is not None and ev.encoding_version == 4
     fast = ev.evaluate_boards(boards)
     ev.c_forward = False
     np.testing.assert_allclose(fast, ev.evaluate_boards(boards), rtol=0, atol=1e-5)
