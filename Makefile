@@ -127,12 +127,13 @@ bench-similar: $(STAMP)
 
 # the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
 # on the platform's workers instead: python -m services.rollout.book_jobs --rules ... --out ...)
-# The committed work (data/book/work/*.tar.xz, checksummed) is unpacked first, so every finished trial is reused.
+# The committed work (data/book/work/RULES/part-NNNN.tar.xz, checksummed) is unpacked first, so every finished
+# trial is reused; what the run adds is packed as the next part (commit it).
 book: $(STAMP)
 	for r in international tavla; do \
-	  if [ -f data/book/work/$$r.tar.xz ]; then $(PY) -m pulvezar.book unpack --archive data/book/work/$$r.tar.xz --workdir runs/book/$$r || exit 1; fi; \
+	  if [ -d data/book/work/$$r ]; then $(PY) -m pulvezar.book unpack --archive data/book/work/$$r --workdir runs/book/$$r || exit 1; fi; \
 	  $(PY) -m pulvezar.book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r || exit 1; \
-	  $(PY) -m pulvezar.book pack --workdir runs/book/$$r --archive data/book/work/$$r.tar.xz || exit 1; \
+	  $(PY) -m pulvezar.book pack --workdir runs/book/$$r --archive data/book/work/$$r || exit 1; \
 	done
 
 # issue 13: the position corpus and its teacher labels (ADR 0005); resumable, picks up data/corpus/

@@ -27,7 +27,7 @@ from pulvezar.book import (
     read_book,
 )
 from pulvezar.book.__main__ import main
-from pulvezar.book.archive import unpack
+from pulvezar.book.archive import pack, parts, unpack
 from pulvezar.eval.evaluator import DEFAULT_MODEL
 from pulvezar.rollouts.chunks import rollout_plays_chunked
 
@@ -156,14 +156,17 @@ def test_a_wider_search_reuses_every_trial_of_the_candidates_it_shares(tiny: Boo
 
 
 def test_a_packed_work_directory_continues_elsewhere(tiny: Book, tmp_path: Path) -> None:
-    """pack/unpack: reproducible bytes, a checked sum, nothing overwritten, and the book extends from it."""
+    """pack/unpack: reproducible parts, append-only (a part holds what earlier ones do not), checked
+    sums, nothing overwritten, and the book extends from the unpacked work."""
     work = tmp_path / "work"
     generate_book(TINY, work)
-    archive = tmp_path / "ship" / "tiny.tar.xz"
+    archive = tmp_path / "ship" / "tiny"
     assert main(["pack", "--workdir", str(work), "--archive", str(archive)]) == 0
-    first = archive.read_bytes()
-    assert main(["pack", "--workdir", str(work), "--archive", str(archive)]) == 0
-    assert archive.read_bytes() == first  # the same files give the same bytes
+    first = (archive / "part-0001.tar.xz").read_bytes()
+    assert main(["pack", "--workdir", str(work), "--archive", str(archive)]) == 0  # nothing new: no part
+    assert [p.name for p in parts(archive)] == ["part-0001.tar.xz"]
+    again = tmp_path / "again"
+    assert pack(work, again) is not None and (again / "part-0001.tar.xz").read_bytes() == first
     elsewhere = tmp_path / "elsewhere"
     assert main(["unpack", "--archive", str(archive), "--workdir", str(elsewhere)]) == 0
     assert sorted(p.name for p in elsewhere.iterdir()) == sorted(p.name for p in work.iterdir())
@@ -171,11 +174,18 @@ def test_a_packed_work_directory_continues_elsewhere(tiny: Book, tmp_path: Path)
     more = BookSettings(**{**TINY.__dict__, "trials": 108})
     generate_book(more, elsewhere, progress=seen.append)
     assert [(p.item.first, p.item.n) for p in seen if p.item and p.item.kind == "chunk"] == [(72, 36)] * 2
-    (elsewhere / "manifest.json").write_text("{}")  # other bytes: refused, not overwritten
+    part2 = pack(elsewhere, archive)  # the new chunks only
+    assert part2 is not None and part2.name == "part-0002.tar.xz"
+    fresh = tmp_path / "fresh"
+    unpack(archive, fresh)
+    assert sorted(p.name for p in fresh.iterdir()) == sorted(p.name for p in elsewhere.iterdir())
+    (elsewhere / "manifest.json").write_text("{}")  # other bytes: refused, not overwritten or packed
     assert main(["unpack", "--archive", str(archive), "--workdir", str(elsewhere)]) == 2
+    with pytest.raises(BookError, match="differs"):
+        pack(elsewhere, archive)
     bad = bytearray(first)
     bad[len(bad) // 2] ^= 1
-    archive.write_bytes(bytes(bad))
+    (archive / "part-0001.tar.xz").write_bytes(bytes(bad))
     with pytest.raises(BookError) as e:
         unpack(archive, tmp_path / "third")
     assert e.value.field == "archive"

@@ -7,8 +7,8 @@
         [--truncate N] [--seed 1] [--rolls 31,42] [--workdir DIR] [--threads 1] [--quiet] [--log]
     python -m pulvezar.book show data/book/international.json [--roll 31] [--json]
     python -m pulvezar.book status --rules tavla --out data/book/tavla.json [--workdir DIR] [...]
-    python -m pulvezar.book pack --workdir DIR --archive data/book/work/international.tar.xz
-    python -m pulvezar.book unpack --archive data/book/work/international.tar.xz --workdir DIR
+    python -m pulvezar.book pack --workdir DIR --archive data/book/work/international
+    python -m pulvezar.book unpack --archive data/book/work/international --workdir DIR
 
 The defaults are the issue's full settings (3-ply search, 5,184 rollout trials played to the end,
 3-ply replies).  ``generate`` saves every finished step in the work directory (default
@@ -16,9 +16,9 @@ The defaults are the issue's full settings (3-ply search, 5,184 rollout trials p
 roll; run the same command again to continue an interrupted run, or with more ``--trials`` to
 extend it.  A progress bar with the time left is drawn on stderr when it is a terminal (not with
 ``--quiet``); ``--log`` writes a line per finished step instead, e.g. into a log file.
-``pack`` and ``unpack`` move a work directory as one checksummed ``.tar.xz``
-(:mod:`pulvezar.book.archive`): the shipped books' work is committed that way, so a fresh
-machine continues or extends it without rolling out a trial twice.
+``pack`` and ``unpack`` move a work directory as checksummed ``.tar.xz`` parts, a new part holding
+what earlier ones do not (:mod:`pulvezar.book.archive`): the shipped books' work is committed that
+way, so a fresh machine continues or extends it without rolling out a trial twice.
 """
 
 from __future__ import annotations
@@ -105,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         g.add_argument("--max-items", type=int, default=None, help="stop after this many work items")
         g.add_argument("--quiet", action="store_true", help="no progress bar (else drawn on a terminal)")
         g.add_argument("--log", action="store_true", help="a line on stderr for each finished work item")
-    pk = sub.add_parser("pack", help="a work directory as one .tar.xz with its .sha256")
+    pk = sub.add_parser("pack", help="the files no part holds yet, as the archive folder's next part")
     pk.add_argument("--workdir", type=Path, required=True)
-    pk.add_argument("--archive", type=Path, required=True)
-    up = sub.add_parser("unpack", help="check an archive's .sha256 and put its files into a work directory")
+    pk.add_argument("--archive", type=Path, required=True, help="the archive folder (part-NNNN.tar.xz)")
+    up = sub.add_parser("unpack", help="check every part's .sha256 and put the files into a work directory")
     up.add_argument("--archive", type=Path, required=True)
     up.add_argument("--workdir", type=Path, required=True)
     s = sub.add_parser("show")
@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "pack":
             from pulvezar.book.archive import pack
 
-            print(f"wrote {args.archive} (sha256 {pack(args.workdir, args.archive)})")
+            part = pack(args.workdir, args.archive)
+            done = f"{args.archive}: every file of {args.workdir} is packed already"
+            print(f"wrote {part}" if part else done)
             return 0
         if args.command == "unpack":
             from pulvezar.book.archive import unpack
