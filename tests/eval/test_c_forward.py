@@ -258,6 +258,26 @@ def test_c_forward_agrees_with_pytorch(boards, version, layers, hidden) -> None:
     assert 0.1 < (h > 0).float().mean() < 0.9
 
 
+def test_a_v4_net_with_zero_race_weights_skips_the_terms_and_agrees(boards) -> None:
+    """A widened v3 net (zero first-layer weights on v4's race terms) is run without computing them:
+    its values are PyTorch's, which computes them and multiplies by zero, and the v3 net's."""
+    v3 = spread(ValueNet(64, 2, FEATURES_BY_VERSION[3]), seed=11)
+    v4 = ValueNet(64, 2, FEATURES_BY_VERSION[4])
+    with torch.no_grad():
+        v4.load_state_dict(
+            {k: v.clone() for k, v in v3.state_dict().items() if k != "body.0.weight"}, strict=False
+        )
+        v4.body[0].weight.zero_()
+        v4.body[0].weight[:, : FEATURES_BY_VERSION[3]] = v3.body[0].weight
+    live = boards[~terminal(boards)[0]]
+    e4 = NetEvaluator(v4, v4, device="cpu", encoding_version=4)
+    e3 = NetEvaluator(v3, v3, device="cpu", encoding_version=3)
+    fast = e4.net_probabilities(v4, live)
+    assert np.array_equal(fast, e3.net_probabilities(v3, live))
+    e4.c_forward = False
+    assert np.abs(fast - e4.net_probabilities(v4, live)).max() <= 1e-5
+
+
 @pytest.mark.parametrize(("version", "layers", "hidden"), [(3, 2, 128), (3, 3, 37), (2, 1, 160)])
 def test_a_boards_value_does_not_depend_on_its_batch(boards, version, layers, hidden) -> None:
     net = spread(ValueNet(hidden, layers, FEATURES_BY_VERSION[version]), seed=7)

@@ -377,7 +377,15 @@ static void add_nonzero(const float *x, int n, int base, int *idx, float *val, i
 
 /* The non-zero inputs of one board in encoding `version` (1, 2 or 3), in input order: their
  * indices and values; returns their count (at most MAXF). */
+static int encode_board_opt(const uint8_t *mine, int version, int race, int *idx, float *val);
+
 static int encode_board(const uint8_t *mine, int version, int *idx, float *val) {
+    return encode_board_opt(mine, version, 1, idx, val);
+}
+
+/* encode_board, with v4's race terms left out when `race` is 0 (a net whose first layer has zero
+ * weights on them: they would add nothing, so leaving them out changes no bit of its output). */
+static int encode_board_opt(const uint8_t *mine, int version, int race, int *idx, float *val) {
     const uint8_t *theirs = mine + 25;
     float pm, pt;
     int k = encode_side(mine, 0, idx, val, &pm);
@@ -404,7 +412,7 @@ static int encode_board(const uint8_t *mine, int version, int *idx, float *val) 
         side_terms(theirs, mine, t + TERMS);
         add_nonzero(t, 2 * TERMS, BASE + 2 * NF, idx, val, &k);
     }
-    if (version >= 4) {
+    if (version >= 4 && race) {
         float t[2 * RTERMS];
         race_terms(mine, theirs, t);
         add_nonzero(t, 2 * RTERMS, F3, idx, val, &k);
@@ -594,6 +602,16 @@ static PyObject *f_forward(PyObject *self, PyObject *args) {
     if (err) goto fail;
     net.head_w = head_w.buf;
     net.head_b = head_b.buf;
+    int race = 1; /* v4: are the race terms' first-layer weights all zero (a widened v3 net)? */
+    if (version >= 4) {
+        race = 0;
+        for (int e = F3; e < MAXF && !race; e++)
+            for (int u = 0; u < net.width[0]; u++)
+                if (net.wt[0][(size_t)e * net.width[0] + u] != 0.0f) {
+                    race = 1;
+                    break;
+                }
+    }
     acc = malloc((size_t)widest * sizeof(float));
     val = malloc((size_t)widest * sizeof(float));
     idx = malloc((size_t)widest * sizeof(int));
@@ -606,7 +624,7 @@ static PyObject *f_forward(PyObject *self, PyObject *args) {
     double *op = out.buf;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
-        int k = encode_board(bp + 50 * i, version, idx, val);
+        int k = encode_board_opt(bp + 50 * i, version, race, idx, val);
         float c[5];
         net_logits(idx, val, k, &net, acc, c);
         for (int o = 0; o < 5; o++) c[o] = sigmoid(c[o] + B2[o]);
