@@ -687,17 +687,19 @@ static PyObject *f_encode(PyObject *self, PyObject *args) {
     return res;
 }
 
-/* terms(boards) -> bytes of N*2*TERMS float32: encoding.race_contact_terms. */
-static PyObject *f_terms(PyObject *self, PyObject *args) {
+/* Bytes of N*width float32: fill(mine, theirs, row) for every board (version: what check_boards asks). */
+static PyObject *board_rows(PyObject *args, int version, int width,
+                            void (*fill)(const uint8_t *, const uint8_t *, float *)) {
     Py_buffer boards;
     if (!PyArg_ParseTuple(args, "y*", &boards)) return NULL;
-    if (boards.len % 50) {
+    const char *err = check_boards(&boards, version);
+    if (err) {
         PyBuffer_Release(&boards);
-        PyErr_SetString(PyExc_ValueError, "boards must be a multiple of 50 bytes");
+        PyErr_SetString(PyExc_ValueError, err);
         return NULL;
     }
     Py_ssize_t n = boards.len / 50;
-    PyObject *res = PyBytes_FromStringAndSize(NULL, n * 2 * TERMS * (Py_ssize_t)sizeof(float));
+    PyObject *res = PyBytes_FromStringAndSize(NULL, n * width * (Py_ssize_t)sizeof(float));
     if (!res) {
         PyBuffer_Release(&boards);
         return NULL;
@@ -705,14 +707,19 @@ static PyObject *f_terms(PyObject *self, PyObject *args) {
     float *t = (float *)PyBytes_AS_STRING(res);
     const uint8_t *bp = boards.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        side_terms(bp + 50 * i, bp + 50 * i + 25, t + 2 * TERMS * i);
-        side_terms(bp + 50 * i + 25, bp + 50 * i, t + 2 * TERMS * i + TERMS);
-    }
+    for (Py_ssize_t i = 0; i < n; i++) fill(bp + 50 * i, bp + 50 * i + 25, t + width * i);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&boards);
     return res;
 }
+
+static void both_side_terms(const uint8_t *mine, const uint8_t *theirs, float *out) {
+    side_terms(mine, theirs, out);
+    side_terms(theirs, mine, out + TERMS);
+}
+
+/* terms(boards) -> bytes of N*2*TERMS float32: encoding.race_contact_terms. */
+static PyObject *f_terms(PyObject *self, PyObject *args) { return board_rows(args, 3, 2 * TERMS, both_side_terms); }
 
 /* set_bearoff(off, first, positions, slots): the one-sided database's distributions (float64
  * positions x slots, P(n rolls) to bear off every checker and the first one) for encoding v4. */
@@ -762,29 +769,7 @@ static PyObject *f_set_bearoff(PyObject *self, PyObject *args) {
 }
 
 /* race_terms(boards) -> bytes of N*2*RTERMS float32: encoding v4's race-outcome terms. */
-static PyObject *f_race_terms(PyObject *self, PyObject *args) {
-    Py_buffer boards;
-    if (!PyArg_ParseTuple(args, "y*", &boards)) return NULL;
-    const char *err = check_boards(&boards, 4);
-    if (err) {
-        PyBuffer_Release(&boards);
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    Py_ssize_t n = boards.len / 50;
-    PyObject *res = PyBytes_FromStringAndSize(NULL, n * 2 * RTERMS * (Py_ssize_t)sizeof(float));
-    if (!res) {
-        PyBuffer_Release(&boards);
-        return NULL;
-    }
-    float *t = (float *)PyBytes_AS_STRING(res);
-    const uint8_t *bp = boards.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) race_terms(bp + 50 * i, bp + 50 * i + 25, t + 2 * RTERMS * i);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&boards);
-    return res;
-}
+static PyObject *f_race_terms(PyObject *self, PyObject *args) { return board_rows(args, 4, 2 * RTERMS, race_terms); }
 
 /* flags(boards, two_points, two_max) -> bytes, one byte of FLAG_* bits per board. */
 enum {
