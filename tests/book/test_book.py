@@ -30,6 +30,7 @@ from pulvezar.book.__main__ import main
 from pulvezar.book.archive import pack, parts, unpack
 from pulvezar.eval.evaluator import DEFAULT_MODEL
 from pulvezar.rollouts.chunks import rollout_plays_chunked
+from pulvezar.rollouts.stats import difference_noise
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,6 +94,8 @@ def test_values_are_the_mean_of_search_and_rollout_and_probabilities_the_rollout
         )
         for c, d in zip(r.candidates, direct, strict=True):
             assert c.rollout_equity == pytest.approx(d.equity, abs=1e-6)
+            # the gap's noise pairs the same dice: the blocks of the per-trial differences
+            assert c.rollout_diff_se == pytest.approx(difference_noise(direct[0], d), abs=1e-6)
             clipped = [min(1.0, max(0.0, float(x))) for x in d.probabilities]  # documented clipping
             assert list(c.probabilities.values()) == pytest.approx(clipped, abs=1e-6)
 

@@ -37,7 +37,7 @@ from pulvezar.book.generate import (
     generate_book,
     read_book,
 )
-from pulvezar.book.model import Book, BookError
+from pulvezar.book.model import Book, BookCandidate, BookError
 from pulvezar.cli.progress import progress_bar
 
 
@@ -77,13 +77,20 @@ def show(book: Book, roll: str | None) -> str:
         ),
     ]
     rolls = [book.roll(roll)] if roll else list(book.rolls)
+
+    def _gap(best: BookCandidate, c: BookCandidate) -> str:
+        if c is best or c.rollout_diff_se is None:
+            return ""
+        return f", gap {best.rollout_equity - c.rollout_equity:+.4f} +- {c.rollout_diff_se:.4f}"
+
     for r in rolls:
         lines.append(f"{r.roll}:")
         for c in r.candidates:
             p = c.probabilities
             lines.append(
                 f"  {c.play:<16} {c.equity:+.4f} loss {c.loss:.4f}  (search {c.search_equity:+.4f}, "
-                f"rollout {c.rollout_equity:+.4f} +- {c.rollout_se:.4f}, {c.trials} trials)  "
+                f"rollout {c.rollout_equity:+.4f} +- {c.rollout_se:.4f}{_gap(r.best, c)}, "
+                f"{c.trials} trials)  "
                 f"win {p['win']:.3f} gammon {p['win_gammon']:.3f} lose gammon {p['lose_gammon']:.3f}"
             )
         if roll and r.replies is not None:
@@ -115,8 +122,26 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("book", type=Path)
     s.add_argument("--roll")
     s.add_argument("--json", action="store_true")
+    cp = sub.add_parser("compare", help="a book beside published rollouts of other programs (Markdown)")
+    cp.add_argument("book", type=Path)
+    cp.add_argument("--published", type=Path, default=None, help="default: data/book/published/...")
+    cp.add_argument("--z", type=float, default=2.0, help="flag gaps further apart than z combined noises")
+    ct = sub.add_parser("contrast", help="two books' best plays beside each other (Markdown)")
+    ct.add_argument("a", type=Path)
+    ct.add_argument("b", type=Path)
     args = ap.parse_args(argv)
     try:
+        if args.command in ("compare", "contrast"):
+            from pulvezar.book import compare as cmp
+
+            if args.command == "compare":
+                _, figures = cmp.read_published(args.published or cmp.PUBLISHED)
+                rows = cmp.compare(read_book(args.book), figures)
+                print(cmp.comparison_markdown(rows, args.z))
+            else:
+                a, b = read_book(args.a), read_book(args.b)
+                print(cmp.contrast_markdown(a, b, cmp.contrast(a, b)))
+            return 0
         if args.command == "pack":
             from pulvezar.book.archive import pack
 

@@ -62,7 +62,7 @@ from pulvezar.eval.evaluator import Evaluator, default_evaluator, default_model_
 from pulvezar.rollouts.chunks import check_chunk_size, plan_chunks
 from pulvezar.rollouts.engine import rollout_plays
 from pulvezar.rollouts.lockstep import LUCK
-from pulvezar.rollouts.stats import RolloutResult
+from pulvezar.rollouts.stats import RolloutResult, difference_noise
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 from pulvezar.search.filters import FilterStage, MoveFilter
@@ -675,6 +675,7 @@ def value_candidates(cands: list[dict[str, Any]], results: list[RolloutResult]) 
                 search_equity=round(float(c["equity"]), 6),
                 rollout_equity=round(r.equity, 6),
                 rollout_se=round(r.noise, 6),
+                rollout_diff_se=round(difference_noise(results[order[0]], r), 6),
                 trials=r.trials,
                 probabilities=probs_json(_probs(r.probabilities)),
                 search_probabilities=probs_json(c["probabilities"]),

@@ -14,7 +14,8 @@ A book file is one JSON object (``format_version`` 1)::
       "rolls": [{"roll": "31", "dice": [3, 1],
                  "candidates": [{"play": "8/5 6/5", "position_id": ..., "equity": ..., "loss": 0.0,
                                  "search_equity": ..., "rollout_equity": ..., "rollout_se": ...,
-                                 "trials": ..., "probabilities": {...}, "search_probabilities": {...}}],
+                                 "rollout_diff_se": ..., "trials": ..., "probabilities": {...},
+                                 "search_probabilities": {...}}],
                  "replies": {"play": "8/5 6/5", "position_id": ..., "ply": 3,
                              "replies": [{"roll": "11", "dice": [1, 1], "play": ..., "equity": ...,
                                           "probabilities": {...}}]}}]
@@ -22,10 +23,14 @@ A book file is one JSON object (``format_version`` 1)::
 
 Values are cubeless equities of the player who plays.  A candidate's ``equity`` is the mean of
 its ``search_equity`` (the N-ply search) and its ``rollout_equity``; its ``probabilities`` are the
-rollout's; ``loss`` is the best candidate's ``equity`` minus its own.  A reply's values are those
-of the opponent, who plays it.  Probabilities are cumulative as in GNU Backgammon: ``win_gammon``
-includes ``win_backgammon``; they are clipped into 0..1 (a variance-reduced rollout's estimate of a
-rare outcome can fall slightly outside), the equities are not.
+rollout's; ``loss`` is the best candidate's ``equity`` minus its own.  ``rollout_diff_se`` is the
+standard error of the best candidate's rollout equity minus this one's: the candidates of a roll are
+rolled out with the same dice, so it comes from the blocks of the paired differences and is smaller
+than the two ``rollout_se`` combined (0 for the best; absent in books made before it was added).
+A reply's values are those of the opponent, who plays it.  Probabilities are cumulative as in GNU
+Backgammon: ``win_gammon`` includes ``win_backgammon``; they are clipped into 0..1 (a
+variance-reduced rollout's estimate of a rare outcome can fall slightly outside), the equities are
+not.
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ class BookCandidate:
     trials: int
     probabilities: dict[str, float]
     search_probabilities: dict[str, float]
+    #: standard error of (the best's rollout equity - this one's), same-dice pairs; None in old books
+    rollout_diff_se: float | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +202,7 @@ def roll_json(r: BookRoll) -> dict[str, Any]:
                 "search_equity": c.search_equity,
                 "rollout_equity": c.rollout_equity,
                 "rollout_se": c.rollout_se,
+                **({} if c.rollout_diff_se is None else {"rollout_diff_se": c.rollout_diff_se}),
                 "trials": c.trials,
                 "probabilities": dict(c.probabilities),
                 "search_probabilities": dict(c.search_probabilities),
@@ -307,6 +315,11 @@ def _candidate(v: Any, f: str) -> BookCandidate:
         trials=_int(o["trials"], f"{f}.trials", 1, 10**9),
         probabilities=_probs(o["probabilities"], f"{f}.probabilities"),
         search_probabilities=_probs(o["search_probabilities"], f"{f}.search_probabilities"),
+        rollout_diff_se=(
+            None
+            if o.get("rollout_diff_se") is None
+            else _num(o["rollout_diff_se"], f"{f}.rollout_diff_se", 0.0, 3.0)
+        ),
     )
 
 
@@ -508,6 +521,7 @@ BOOK_SCHEMA: dict[str, Any] = {
                                 "search_equity": _NUM,
                                 "rollout_equity": _NUM,
                                 "rollout_se": {"type": "number", "minimum": 0},
+                                "rollout_diff_se": {"type": "number", "minimum": 0},
                                 "trials": {"type": "integer", "minimum": 1},
                                 "probabilities": _PROBS,
                                 "search_probabilities": _PROBS,
