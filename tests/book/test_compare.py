@@ -19,6 +19,7 @@ from pulvezar.book.compare import (
     contrast,
     contrast_markdown,
     read_published,
+    scored,
 )
 
 #: two rolls with several candidates each, seconds to make (1-ply search, short truncated rollouts)
@@ -148,7 +149,18 @@ def test_contrast_finds_the_rolls_whose_best_differs(book: Book) -> None:
     assert first.best_a == entry.best.play and first.best_b == entry.candidates[-1].play
     assert first.gap_in_a is not None
     assert first.gap_in_a[0] == pytest.approx(entry.best.rollout_equity - entry.candidates[-1].rollout_equity)
+    # scored as the same rule set, the gap is the rollout gap (up to the clipping of rare outcomes)
+    assert first.gap_in_a_as_b == pytest.approx(first.gap_in_a[0], abs=2e-4)
     assert "| " + entry.roll + " |" in contrast_markdown(book, other, rows)
+
+
+def test_tavla_scoring_counts_a_backgammon_as_a_mars(book: Book) -> None:
+    for c in book.rolls[0].candidates:
+        p = c.probabilities
+        assert scored(c, "international") == pytest.approx(c.rollout_equity, abs=2e-4)
+        assert scored(c, "international") - scored(c, "tavla") == pytest.approx(
+            p["win_backgammon"] - p["lose_backgammon"]
+        )
 
 
 def test_command_line_compare_and_contrast(

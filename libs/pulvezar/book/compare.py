@@ -224,24 +224,45 @@ def comparison_markdown(comps: list[Comparison], z: float = 2.0) -> str:
 
 @dataclass(frozen=True)
 class Contrast:
-    """One opening roll in two books: each book's best, and each best's gap in the other book."""
+    """One opening roll in two books: each book's best, and each best's gap in the other book.
+
+    ``gap_in_a_as_b`` is ``gap_in_a`` with ``a``'s rollout outcomes scored as in book ``b`` (for the
+    international and the Tavla book: a backgammon counted as a mars, 2 points instead of 3), so it
+    shows how much of a difference the scoring alone makes, on the same trials.
+    """
 
     roll: str
     best_a: str | None  # None: the roll is not in book a (a double, in the international book)
     best_b: str
     gap_in_a: tuple[float, float] | None  # (a's rollout of its best minus b's best, noise); None: absent
     gap_in_b: tuple[float, float] | None  # (b's rollout of its best minus a's best, noise)
+    gap_in_a_as_b: float | None = None
 
     @property
     def same(self) -> bool:
         return self.best_a is not None and self.best_a == self.best_b
 
 
+def scored(c: BookCandidate, variant: str) -> float:
+    """A candidate's rollout equity with its outcomes scored as in ``variant`` (Tavla: a mars is 2,
+    there is no 3-point backgammon).  The book's probabilities are clipped into 0..1, so this can
+    differ from ``rollout_equity`` by a rare outcome's clipping (about 1e-4 at most)."""
+    p = c.probabilities
+    e = 2.0 * p["win"] - 1.0 + p["win_gammon"] - p["lose_gammon"]
+    if variant == "international":
+        e += p["win_backgammon"] - p["lose_backgammon"]
+    return e
+
+
+def _candidate(entry: BookRoll, position_id: str) -> BookCandidate | None:
+    return next((c for c in entry.candidates if c.position_id == position_id), None)
+
+
 def _gap_of(entry: BookRoll, position_id: str) -> tuple[float, float] | None:
-    for c in entry.candidates:
-        if c.position_id == position_id:
-            return entry.best.rollout_equity - c.rollout_equity, _gap_se(entry, entry.best, c)
-    return None
+    c = _candidate(entry, position_id)
+    if c is None:
+        return None
+    return entry.best.rollout_equity - c.rollout_equity, _gap_se(entry, entry.best, c)
 
 
 def contrast(a: Book, b: Book) -> list[Contrast]:
@@ -254,6 +275,8 @@ def contrast(a: Book, b: Book) -> list[Contrast]:
             out.append(Contrast(rb.roll, None, rb.best.play, None, None))
             continue
         same = ra.best.position_id == rb.best.position_id
+        other = None if same else _candidate(ra, rb.best.position_id)
+        as_b = None if other is None else scored(ra.best, b.variant) - scored(other, b.variant)
         out.append(
             Contrast(
                 rb.roll,
@@ -261,6 +284,7 @@ def contrast(a: Book, b: Book) -> list[Contrast]:
                 rb.best.play,
                 None if same else _gap_of(ra, rb.best.position_id),
                 None if same else _gap_of(rb, ra.best.position_id),
+                as_b,
             )
         )
     return out
@@ -269,19 +293,21 @@ def contrast(a: Book, b: Book) -> list[Contrast]:
 def contrast_markdown(a: Book, b: Book, rows: list[Contrast]) -> str:
     """Two books' best plays per roll as a Markdown table, with each best's gap in the other book."""
 
-    def gap(g: tuple[float, float] | None, same: bool) -> str:
-        if same:
+    def gap(g: tuple[float, float] | None, skip: bool) -> str:
+        if skip:
             return ""
         return "not a candidate" if g is None else f"{g[0]:+.4f} ± {g[1]:.4f}"
 
     lines = [
         f"| roll | {a.variant} best | {b.variant} best | {b.variant} best in the {a.variant} book "
-        f"| {a.variant} best in the {b.variant} book |",
+        f"(scored as {b.variant}) | {a.variant} best in the {b.variant} book |",
         "|---|---|---|---|---|",
     ]
     for r in rows:
+        skip = r.same or r.best_a is None
+        as_b = "" if r.gap_in_a_as_b is None else f" ({r.gap_in_a_as_b:+.4f})"
         lines.append(
             f"| {r.roll} | {r.best_a or '(not an opening roll)'} | {r.best_b} | "
-            f"{gap(r.gap_in_a, r.same or r.best_a is None)} | {gap(r.gap_in_b, r.same or r.best_a is None)} |"
+            f"{gap(r.gap_in_a, skip)}{as_b} | {gap(r.gap_in_b, skip)} |"
         )
     return "\n".join(lines)
