@@ -320,6 +320,8 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
             assert c.equity == pytest.approx((c.search_equity + c.rollout_equity) / 2, abs=1.5e-6)
             assert c.loss == pytest.approx(r.best.equity - c.equity, abs=1.5e-6)
             assert c.trials == settings.trials
+            # the gap's paired noise (same dice): recorded for every candidate, 0 for the best
+            assert c.rollout_diff_se is not None and (c.rollout_diff_se == 0) == (c is r.best)
             p = c.probabilities
             assert p["win"] >= p["win_gammon"] >= p["win_backgammon"] >= 0
             assert 1 - p["win"] >= p["lose_gammon"] >= p["lose_backgammon"] >= 0
