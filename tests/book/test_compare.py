@@ -61,7 +61,9 @@ def write(tmp_path: Path, data: dict[str, Any]) -> Path:
     return p
 
 
-def test_the_book_agrees_with_its_own_figures_and_a_shifted_gap_is_flagged(book: Book, tmp_path: Path) -> None:
+def test_the_book_agrees_with_its_own_figures_and_a_shifted_gap_is_flagged(
+    book: Book, tmp_path: Path
+) -> None:
     _, figures = read_published(write(tmp_path, published_like(book)))
     rows = compare(book, figures)
     assert [c.roll for c in rows] == [r.roll for r in book.rolls]
