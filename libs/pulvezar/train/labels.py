@@ -14,6 +14,12 @@ Teachers:
   rules only: gnubg knows no Tavla.
 - ``pulvezar-vK-Nply``: pulvezar's own search (:meth:`pulvezar.search.plies.Search.probabilities`)
   with the model ``pulvezar-vK`` and the position's rule set (Tavla: mars = 2, its options).
+- ``bgsage-Nply``: Open Sage (PyPI ``bgsage``, MPL-2.0; a bench extra, imported only inside the
+  teacher), its pre-roll cubeless probabilities at its level ``N + 1`` (Open Sage counts the raw net
+  as "1ply"), one thread.  Its board is 26 signed counts seen by the player on roll: index ``i`` in
+  1..24 is the mover's point ``i`` (the opponent's checkers negative, on their point ``25 - i``), 25 the
+  mover's bar and 0 the opponent's (:func:`sage_board`; checked against gnubg-nn in
+  ``tests/train/test_labels_bgsage.py``).  International rules only.
 - ``bearoff-exact``: pulvezar's bear-off databases (only for bear-off positions, which
   the corpus drops, so unused so far).
 
@@ -68,6 +74,12 @@ TEACHERS: tuple[str, ...] = (
     "pulvezar-v2-1ply",
     "pulvezar-v2-2ply",
     "bearoff-exact",
+    "bgsage-0ply",
+    "bgsage-1ply",
+    "bgsage-2ply",
+    "pulvezar-v3-0ply",
+    "pulvezar-v3-1ply",
+    "pulvezar-v3-2ply",
 )
 """Teacher names by id. Append only: ids are stored in committed label shards."""
 UNLABELLED = 255
@@ -88,6 +100,8 @@ PRESETS: dict[str, LabelConfig] = {
     "2ply": LabelConfig(international="gnubg-nn-2ply", tavla="pulvezar-v2-2ply"),
     "1ply": LabelConfig(international="gnubg-nn-1ply", tavla="pulvezar-v2-1ply"),
     "0ply": LabelConfig(shard=100_000, international="gnubg-nn-0ply", tavla="pulvezar-v2-0ply"),
+    "sage1": LabelConfig(international="bgsage-1ply", tavla="pulvezar-v3-1ply"),
+    "sage2": LabelConfig(international="bgsage-2ply", tavla="pulvezar-v3-2ply"),
 }
 """Named label sets: ``--set 1ply 2ply`` labels the whole corpus cheaply first, then deeply."""
 
@@ -126,6 +140,23 @@ def _gnubg(boards: Boards, ply: int) -> Probs:
         mine, theirs = b[:25].tolist(), b[25:].tolist()
         out[j] = gnubg_nn.probabilities([theirs, mine], ply)
     return out
+
+
+def sage_board(board: npt.NDArray[np.uint8]) -> list[int]:
+    """A pulvezar board (50 counts, player on roll first) as Open Sage's 26 signed counts."""
+    mine, theirs = board[:25].astype(int), board[25:].astype(int)
+    out = [0] * 26
+    out[1:25] = (mine[:24] - theirs[23::-1]).tolist()
+    out[25], out[0] = int(mine[24]), int(theirs[24])
+    return out
+
+
+def _bgsage(boards: Boards, ply: int) -> Probs:
+    from bgsage.batch import batch_evaluate  # a bench extra, not a runtime dependency
+
+    positions = [{"board": sage_board(b), "cube_value": 1, "cube_owner": "centered"} for b in boards]
+    results = batch_evaluate(positions, eval_level=f"{ply + 1}ply", n_threads=1)
+    return np.array([r.probs.to_list() for r in results], dtype=np.float64).reshape(-1, 5)
 
 
 _EVALUATORS: dict[str, Any] = {}
@@ -171,6 +202,10 @@ def teach(teacher: str, boards: Boards, rules: Rules) -> Probs:
         if rules.variant != "international":
             raise ValueError("gnubg-nn knows no Tavla")
         return _gnubg(boards, ply)
+    if name == "bgsage":
+        if rules.variant != "international":
+            raise ValueError("bgsage knows no Tavla")
+        return _bgsage(boards, ply)
     return _pulvezar(boards, name, ply, rules)
 
 
