@@ -31,7 +31,7 @@ import numpy as np
 from pulvezar import Position, Rules
 from pulvezar.book import BookCandidate, load_book, read_book
 from pulvezar.book.model import PROBABILITY_NAMES
-from pulvezar.cube.janowski import Cube, efficiency, money_cubeful
+from pulvezar.cubeful.janowski import Cube, efficiency, money_cubeful
 from pulvezar.rollouts.engine import rollout_plays
 from pulvezar.rollouts.stats import block_se, difference_noise
 
@@ -100,7 +100,7 @@ def main() -> None:
             "model": book.engine.get("model"),
             "jacoby": args.jacoby,
             "seed": args.seed,
-            "cube": "centred money; Janowski x from pulvezar.cube.janowski.efficiency; rollouts 0-ply",
+            "cube": "centred money; Janowski x from pulvezar.cubeful.janowski.efficiency; rollouts 0-ply",
             "host": platform.node(),
             "date": time.strftime("%Y-%m-%d %H:%M"),
         }

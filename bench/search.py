@@ -61,7 +61,8 @@ import numpy.typing as npt
 import torch
 
 from pulvezar import MatchId, Position, Rules, format_gnubg_id
-from pulvezar.cube import CubeState, cube_decision
+from pulvezar.cube import cube_decision
+from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import Evaluator, NetEvaluator, default_evaluator
 from pulvezar.search import ROLLS, Search, hint, searcher
 

@@ -8,7 +8,7 @@
 
 from typing import TYPE_CHECKING
 
-from pulvezar.cube import CubeState
+from pulvezar.cubeful import CubeState
 from pulvezar.errors import (
     AmbiguousPlayError,
     IllegalPlayError,

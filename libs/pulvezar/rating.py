@@ -9,7 +9,7 @@ read back from other programs' stored analyses (so the two are comparable):
 
 * errors are in **normalised equity** (EMG): money equity per unit of the cube
   in play (a single game on the present cube = 1); in a match the
-  match-winning chances mapped to that scale (:func:`pulvezar.cube.janowski.emg`);
+  match-winning chances mapped to that scale (:func:`pulvezar.cubeful.janowski.emg`);
 * a **checker play** counts when the roll left a choice: more than one
   distinct resulting position ("non-forced");
 * a **doubling decision** (the player on roll, cube available to them) counts

@@ -29,7 +29,8 @@ from pulvezar.analysis.match import (
     record_rules,
     summarise,
 )
-from pulvezar.cube.decision import CubeState, cube_decision
+from pulvezar.cube.decision import cube_decision
+from pulvezar.cubeful import CubeState
 from pulvezar.formats import read_mat
 from pulvezar.formats.record import Action, GameRecord, MatchRecord, match_id_of
 from pulvezar.match.game import Game, MatchContext, Phase, SessionOptions

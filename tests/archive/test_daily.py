@@ -21,7 +21,8 @@ from pulvezar.archive.daily import (
     daily_seed,
     self_play,
 )
-from pulvezar.cube.decision import DOUBLE_PASS, DOUBLE_TAKE, NO_DOUBLE, CubeState
+from pulvezar.cube.decision import DOUBLE_PASS, DOUBLE_TAKE, NO_DOUBLE
+from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
 from pulvezar.search.hint import hint
 

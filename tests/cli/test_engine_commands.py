@@ -13,7 +13,8 @@ import pytest
 
 from pulvezar.cli import main
 from pulvezar.cli.common import parse_position
-from pulvezar.cube import CubeState, cube_decision
+from pulvezar.cube import cube_decision
+from pulvezar.cubeful import CubeState
 from pulvezar.errors import InvalidIdError
 from pulvezar.eval.evaluator import equity
 from pulvezar.rollouts.chunks import rollout_chunked

@@ -22,13 +22,9 @@ import pytest
 
 from pulvezar import MatchId, Position, Rules, format_gnubg_id
 from pulvezar.cube import (
-    Cube,
     CubeSearch,
-    CubeState,
     cube_decision,
     decision_from_probs,
-    efficiency,
-    race_efficiency,
     resignation_decision,
     should_resign,
     sure_loss,
@@ -41,7 +37,8 @@ from pulvezar.cube.decision import (
     NO_DOUBLE_BEAVER,
     TOO_GOOD_PASS,
 )
-from pulvezar.cube.janowski import MatchCube, Owner, money_cubeful, money_dead
+from pulvezar.cubeful import Cube, CubeState, efficiency, race_efficiency
+from pulvezar.cubeful.janowski import MatchCube, Owner, money_cubeful, money_dead
 from pulvezar.errors import PulvezarError
 from pulvezar.met import MatchEquity
 from pulvezar.search import ROLL_WEIGHTS, searcher

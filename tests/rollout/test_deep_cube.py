@@ -5,8 +5,9 @@ import pytest
 import torch
 
 from pulvezar import Position, Rules
-from pulvezar.cube import CubeState, decision_from_probs
-from pulvezar.cube.janowski import Cube
+from pulvezar.cube import decision_from_probs
+from pulvezar.cubeful import CubeState
+from pulvezar.cubeful.janowski import Cube
 from pulvezar.eval.evaluator import NetEvaluator, boards_of, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.rollouts import (

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from pulvezar import Position, Rules
-from pulvezar.cube import CubeState
-from pulvezar.cube.janowski import Owner, efficiency, money_cubeful
+from pulvezar.cubeful import CubeState
+from pulvezar.cubeful.janowski import Owner, efficiency, money_cubeful
 from pulvezar.errors import PulvezarError
 from pulvezar.eval.evaluator import EvaluatorBase, flip, swap_boards
 from pulvezar.match import Game, MatchContext, SessionOptions

@@ -76,9 +76,9 @@ from pulvezar.cube.decision import (
     DOUBLE_TAKE,
     NO_DOUBLE,
     CubeDecision,
-    CubeState,
     cube_decision,
 )
+from pulvezar.cubeful import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.match.dice import FairDice

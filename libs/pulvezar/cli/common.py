@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pulvezar.cube.janowski import Owner
-from pulvezar.cube.state import CubeState
+from pulvezar.cubeful.janowski import Owner
+from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import InvalidIdError, PulvezarError
 from pulvezar.rules.matchid import MatchId, parse_gnubg_id
 from pulvezar.rules.position import Position

@@ -25,7 +25,7 @@ from pulvezar.cli.common import (
     rules_of,
 )
 from pulvezar.cube.decision import MAX_CUBE_PLY, CubeDecision, cube_decision
-from pulvezar.cube.state import CubeState
+from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.search.hint import LEVELS, hint
 from pulvezar.search.plies import MAX_PLY, Candidate

@@ -1,7 +1,7 @@
 """Cube decisions: no double / double-take / double-pass at 0, 1 or 2 plies.
 
 At **0 plies** the cubeless probabilities of the position (player on roll,
-before rolling) go through Janowski's formulas (:mod:`pulvezar.cube.janowski`).
+before rolling) go through Janowski's formulas (:mod:`pulvezar.cubeful.janowski`).
 At **n plies** each option is valued by lookahead: for each of the 21 rolls the
 best play (chosen by 0-ply cubeless equity, as the checker search does) leads
 to a position where the *opponent* holds the cube decision with the cube as the
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.cube.janowski import (
+from pulvezar.cubeful.janowski import (
     Cube,
     beavered,
     best_value,
@@ -37,7 +37,7 @@ from pulvezar.cube.janowski import (
     match_equities,
     money_equities,
 )
-from pulvezar.cube.state import CubeState
+from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.met.equity import MONEY_GAMMON_PRICE, MONEY_TAKE_POINT, GammonPrice, MatchEquity
 

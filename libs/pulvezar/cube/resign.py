@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from pulvezar.cube.decision import CubeState, cube_decision
+from pulvezar.cube.decision import cube_decision
+from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.rules.position import Position
 
@@ -180,7 +181,7 @@ def resignation_decision(
         value = float(level)
         accept = value >= play_on - 1e-9
         return ResignationDecision(level, resigner, value, play_on, accept, abs(value - play_on))
-    from pulvezar.cube.janowski import emg
+    from pulvezar.cubeful.janowski import emg
 
     met = state.table
     assert d.mwc_value is not None

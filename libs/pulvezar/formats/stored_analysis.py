@@ -25,7 +25,7 @@ gnubg's own statistics, see ``tests/formats/test_stored_analysis.py``):
   as gnubg's ``Error total EMG`` sums it;
 * a ``DA``'s cubeful equities are **match-winning chances** in a match (the
   no-double figure of the opening position at 0-0 is about 0.5), converted
-  here with :func:`pulvezar.cube.janowski.emg` and the Kazaross-XG2 table
+  here with :func:`pulvezar.cubeful.janowski.emg` and the Kazaross-XG2 table
   (gnubg's default) to EMG on the cube *before* the double, so that
   double/pass is exactly ``+1`` (gnubg's ``hint`` on the same positions
   prints these EMG figures to within 0.002); money equities are taken as they
@@ -72,7 +72,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from pulvezar.cube.janowski import Cube, emg
+from pulvezar.cubeful.janowski import Cube, emg
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.gnubgtext import find_gnubg_play
 from pulvezar.formats.record import Decision, MatchRecord

@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pulvezar.analysis.bots import Bot, Style
-from pulvezar.cube import CubeState, cube_decision, resignation_decision, should_resign, sure_loss
+from pulvezar.cube import cube_decision, resignation_decision, should_resign, sure_loss
+from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import Evaluator, equity
 from pulvezar.match.game import Game
 from pulvezar.play.settings import ADAPTIVE, BotSettings

@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pulvezar.analysis.decisions import BLUNDER, ERROR, play_error
 from pulvezar.analysis.explain import LANGUAGES, explain
-from pulvezar.cube import CubeDecision, CubeState, cube_decision
+from pulvezar.cube import CubeDecision, cube_decision
+from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.match.game import Game
 from pulvezar.rules.rules import Play

@@ -2,7 +2,7 @@
 
 Both sides use the cube during the simulation.  Before each roll, the side on
 roll looks at its 0-ply cube decision (the evaluator's probabilities through
-Janowski's functions, :mod:`pulvezar.cube.janowski`, cube efficiency by position
+Janowski's functions, :mod:`pulvezar.cubeful.janowski`, cube efficiency by position
 class): it doubles when ``min(DT, DP) > ND`` (a tie doubles when the double is a
 pass, as :func:`~pulvezar.cube.cube_decision` labels it); the other side then
 passes when ``DP < DT``, beavers where allowed when ``DT < 0``, and takes
@@ -13,7 +13,7 @@ rollout's chooser, any ply).
 A trial's *cubeful* value is counted in points (money: result times the cube,
 gammons single under Jacoby while the cube is centred) or in match-winning
 chances (match: the MET after the game), and normalised at the end to the
-starting cube (money: per cube; match: EMG, see :func:`~pulvezar.cube.janowski.emg`).
+starting cube (money: per cube; match: EMG, see :func:`~pulvezar.cubeful.janowski.emg`).
 A trial stopped early (truncation, an exact bear-off race) takes the 0-ply
 cubeful value of the side on roll (its best cube action).  Under variance
 reduction, the cubeful luck of each roll is the cubeful value after the chosen
@@ -35,8 +35,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.cube.decision import NO_CUBE, CubeState, _decide
-from pulvezar.cube.janowski import (
+from pulvezar.cube.decision import NO_CUBE, _decide
+from pulvezar.cubeful import CubeState
+from pulvezar.cubeful.janowski import (
     MAX_CUBE,
     Cube,
     Owner,

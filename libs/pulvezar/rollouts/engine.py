@@ -33,7 +33,7 @@ from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 
 if TYPE_CHECKING:
-    from pulvezar.cube.janowski import Cube
+    from pulvezar.cubeful.janowski import Cube
     from pulvezar.met.equity import MatchEquity
 
 # the lockstep core and the choosers, as they were importable from here

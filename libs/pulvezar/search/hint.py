@@ -22,7 +22,7 @@ each candidate also gets its ``cubeful_equity`` and the candidates are
 screened, ordered and their ``loss`` counted by it.  After the play the
 opponent is on roll, before rolling, holding the cube as the state has it; the
 candidate's probabilities (at its ply) go through Janowski's functions
-(:mod:`pulvezar.cube.janowski`, cube efficiency by position class) for the
+(:mod:`pulvezar.cubeful.janowski`, cube efficiency by position class) for the
 opponent's no double / double-take / double-pass, the opponent takes the best
 of them (a beaver where allowed), and the mover's value is the negation:
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.cube.janowski import beavered, best_value, efficiency, emg, match_equities, money_equities
-from pulvezar.cube.state import CubeState
+from pulvezar.cubeful.janowski import beavered, best_value, efficiency, emg, match_equities, money_equities
+from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
 from pulvezar.eval.evaluator import Boards, Evaluator, Probs, default_evaluator, flip
 from pulvezar.match.game import Game, Phase

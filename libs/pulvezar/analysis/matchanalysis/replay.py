@@ -23,7 +23,8 @@ from pulvezar.analysis.matchanalysis.results import (
     _probs5,
     engine_info,
 )
-from pulvezar.cube.decision import TOO_GOOD_PASS, TOO_GOOD_TAKE, CubeDecision, CubeState, cube_decision
+from pulvezar.cube.decision import TOO_GOOD_PASS, TOO_GOOD_TAKE, CubeDecision, cube_decision
+from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import Evaluator, default_evaluator, equity
 from pulvezar.formats.record import Action, MatchRecord, apply_action, match_id_of
 from pulvezar.match.game import Game, MatchContext, Phase

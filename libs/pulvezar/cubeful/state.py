@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pulvezar.cube.janowski import Cube, Owner
+from pulvezar.cubeful.janowski import Cube, Owner
 from pulvezar.errors import PulvezarError
 from pulvezar.met.equity import MatchEquity
 from pulvezar.rules.position import Position
