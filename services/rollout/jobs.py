@@ -217,8 +217,8 @@ def _cube(value: Any, field: str) -> dict[str, Any]:
 
 
 def cube_of(spec: Mapping[str, Any] | None) -> Any:
-    """The library's :class:`~pulvezar.cube.janowski.Cube` of a normalised ``cube`` entry."""
-    from pulvezar.cube.janowski import Cube
+    """The library's :class:`~pulvezar.cubeful.janowski.Cube` of a normalised ``cube`` entry."""
+    from pulvezar.cubeful.janowski import Cube
 
     if spec is None:
         return Cube()

@@ -238,7 +238,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
 ) -> None:
     """A 1-ply job and cubeful jobs (a match cube; candidate plays with every play valued in the luck)
     against the library, bit for bit."""
-    from pulvezar.cube.janowski import Cube
+    from pulvezar.cubeful.janowski import Cube
     from pulvezar.rollouts import rollout
     from pulvezar.search.hint import searcher
 
