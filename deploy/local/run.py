@@ -74,7 +74,7 @@ DEFAULT_PORTS = {
 }
 GATEWAY_HEALTH_PATHS = ("/readyz", "/healthz", "/livez", "/health")  # the first that answers 2xx
 ROLLOUT_APP = "services.rollout.celery_app"
-# the Celery queues (services/rollout/settings.py; not imported: run.py needs no project imports)
+# the Celery queues (services/jobs/settings.py; not imported: run.py needs no project imports)
 INTERACTIVE_QUEUE, BATCH_QUEUE = "rollouts.interactive", "rollouts.batch"
 BACKGROUND_QUEUE = "rollouts.background"
 LOCAL_KEY = "local-dev-key"  # the API key of a local run when PULVEZAR_GATEWAY_API_KEYS is not set
@@ -343,7 +343,7 @@ def plan(args: argparse.Namespace) -> list[Service]:
             )
         )
 
-    # What the rollout worker and the gateway are told (services/rollout/settings.py, gateway/settings.py).
+    # What the rollout worker and the gateway are told (services/jobs/settings.py, gateway/settings.py).
     rollout_env = {
         "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
         # auto: in the worker's own process when the evaluator runs on the CPU, through it on a GPU

@@ -1,4 +1,4 @@
-"""The gateway's side of the rollout job store (:class:`services.rollout.jobs.JobStore`).
+"""The gateway's side of the rollout job store (:class:`services.jobs.rollout.JobStore`).
 
 The store may be synchronous (redis-py) or asynchronous; :class:`Jobs` awaits either, running
 synchronous calls in a thread so that Redis round trips never block the event loop.
@@ -38,9 +38,9 @@ def store_from_url(url: str) -> JobStoreLike:
     settings, such as the chunk size, apply).  Imported late: the gateway runs without Celery."""
     import redis
 
+    from services.jobs.rollout import JobStore
+    from services.jobs.settings import RolloutSettings
     from services.rollout.celery_app import make_app
-    from services.rollout.jobs import JobStore
-    from services.rollout.settings import RolloutSettings
     from services.store.jobs import JobRecords
     from services.store.settings import StoreSettings
 

@@ -50,7 +50,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from services.rollout.jobs import InvalidJob, JobNotFound, JobStateError, text
+from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
 
 __all__ = [
     "ANALYSIS_TASK",
@@ -66,7 +66,7 @@ __all__ = [
     "detect_format",
     "read_record",
 ]
-from services.rollout.settings import QUEUES, RolloutSettings
+from services.jobs.settings import QUEUES, RolloutSettings
 
 logger = logging.getLogger("pulvezar.services.analysis")
 

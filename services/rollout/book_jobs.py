@@ -1,7 +1,7 @@
 """Opening-book generation fanned out over the rollout workers (:class:`BookJobs`).
 
 The steps are those of :mod:`pulvezar.book.generate`; the rollouts, which are nearly all of the
-work, run as one batch rollout job of the :class:`~services.rollout.jobs.JobStore` (one item per
+work, run as one batch rollout job of the :class:`~services.jobs.rollout.JobStore` (one item per
 opening roll, its candidates rolled out with the same dice, chunked over the Celery workers of the
 ``batch`` queue).  The N-ply searches (the candidates, and the replies to the best plays) are done
 by the *driver*, the process that calls :meth:`BookJobs.advance` (:meth:`BookJobs.run` in a loop):
@@ -80,7 +80,8 @@ from pulvezar.book.generate import (
 from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, roll_name
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.rules.position import Position
-from services.rollout.jobs import JobStore, text
+from services.jobs.errors import text
+from services.jobs.rollout import JobStore
 from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.services.rollout.book")
@@ -534,8 +535,8 @@ def _main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import redis
 
+    from services.jobs.settings import RolloutSettings
     from services.rollout.celery_app import make_app
-    from services.rollout.settings import RolloutSettings
 
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
     store = JobStore(redis.Redis.from_url(rs.redis_url, decode_responses=True), app=make_app(rs), settings=rs)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from services.jobs.broker import BOOK_TASK
+from services.jobs.rollout import JobStore
+from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
 from services.rollout.book_jobs import TERMINAL, BookJobs
 from services.rollout.celery_app import app
-from services.rollout.jobs import JobStore
-from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
 from services.store.db import StoreUnavailable
 
-BOOK_TASK = "pulvezar.book.drive"
 POLL_S = 5.0
 SCHEDULED_TTL_S = 120
 

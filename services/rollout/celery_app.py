@@ -1,13 +1,13 @@
 """The Celery application of the rollout workers (broker: Redis).
 
-Priorities are two queues, :data:`~services.rollout.settings.INTERACTIVE_QUEUE` and
-:data:`~services.rollout.settings.BATCH_QUEUE`, which every worker consumes in that order
+Priorities are two queues, :data:`~services.jobs.settings.INTERACTIVE_QUEUE` and
+:data:`~services.jobs.settings.BATCH_QUEUE`, which every worker consumes in that order
 (kombu's ``queue_order_strategy="priority"``: a worker's BRPOP lists the interactive queue first,
 so a free worker takes interactive chunks while any are waiting).  With ``acks_late``, a prefetch of
 one and one task per chunk, an interactive job waits at most for the chunks already running.
 
 The platform's own long tasks (the daily puzzles, opening-book drivers) go to a third queue,
-:data:`~services.rollout.settings.BACKGROUND_QUEUE`, which a worker of its own consumes
+:data:`~services.jobs.settings.BACKGROUND_QUEUE`, which a worker of its own consumes
 (``--queues rollouts.background``; ``make run``, compose and k8s start one): a client's chunk never
 waits behind a task that runs for minutes.
 
@@ -40,16 +40,12 @@ from typing import Any, ClassVar
 
 from celery import Celery, bootsteps
 from celery.schedules import crontab
-from kombu import Exchange, Queue
 
-from services.rollout.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
+from services.jobs.broker import DAILY_TASK, RECONCILE_TASK, configure
+from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
 
-CHUNK_TASK = "pulvezar.rollout.chunk"
-DAILY_TASK = "pulvezar.daily.produce"  # services.rollout.daily_tasks
-RECONCILE_TASK = "pulvezar.store.reconcile"  # services.rollout.reconcile
 #: the daily puzzles for today and tomorrow (UTC), every six hours (idempotent: existing ones are skipped)
 DAILY_SCHEDULE = {"minute": "5", "hour": "*/6"}
-QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE, BACKGROUND_QUEUE)  # highest priority first
 HEARTBEAT_ENV = "PULVEZAR_ROLLOUT_HEARTBEAT_FILE"
 HEARTBEAT_INTERVAL_S = 5.0
 
@@ -101,31 +97,10 @@ class Heartbeat(bootsteps.StartStopStep):
 def make_app(settings: RolloutSettings | None = None) -> Celery:
     s = settings or RolloutSettings()
     celery = Celery("pulvezar-rollout", broker=s.redis_url, backend=s.backend_url or s.redis_url)
-    transport = {
-        "queue_order_strategy": "priority",
-        "visibility_timeout": s.visibility_timeout_s,
-        "unacked_restore_interval": s.restore_interval_s,
-        "unacked_restore_throttle": 1,
-        "unacked_mutex_expire": 30,  # a worker killed while restoring blocks restores this long
-    }
+    configure(celery, s)  # the broker's side, shared with the job stores' senders
     celery.conf.update(
-        task_acks_late=True,
-        task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,
-        task_ignore_result=True,  # results live in the job's Redis keys, not in the backend
-        # each queue with its own exchange and key: without them kombu binds both queues to the default
-        # queue's key, and a redelivered chunk could be restored into both lists
-        task_queues=tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in QUEUE_ORDER),
-        task_default_queue=INTERACTIVE_QUEUE,
-        task_default_exchange=INTERACTIVE_QUEUE,
-        task_default_routing_key=INTERACTIVE_QUEUE,
-        task_create_missing_queues=False,
-        broker_transport_options=transport,
-        broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
-        task_serializer="json",
-        accept_content=["json"],
         include=[
             "services.rollout.tasks",
             "services.rollout.analysis_tasks",

@@ -38,8 +38,9 @@ from pulvezar.archive.similar import check_date
 from pulvezar.eval.evaluator import Evaluator
 from services.common import archive_store
 from services.common.jsonlog import log
-from services.rollout.celery_app import DAILY_TASK, app
-from services.rollout.settings import BACKGROUND_QUEUE
+from services.jobs.broker import DAILY_TASK
+from services.jobs.settings import BACKGROUND_QUEUE
+from services.rollout.celery_app import app
 
 logger = logging.getLogger("pulvezar.services.rollout.daily")
 

@@ -26,7 +26,7 @@ from typing import Literal, Protocol
 
 from pulvezar.eval.evaluator import Boards, Evaluator, Probs
 from services.common.remote_evaluator import GrpcEvaluator
-from services.rollout.settings import RolloutSettings
+from services.jobs.settings import RolloutSettings
 
 
 class Cancelled(Exception):

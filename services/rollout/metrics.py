@@ -16,7 +16,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from services.rollout.settings import QUEUES
+from services.jobs.settings import QUEUES
 
 CHUNK_SECONDS = Histogram(
     "pulvezar_rollout_chunk_seconds",

@@ -18,8 +18,9 @@ import logging
 from typing import Any
 
 from services.common.jsonlog import log
-from services.rollout.celery_app import RECONCILE_TASK, app
-from services.rollout.jobs import JobStore, spec_key
+from services.jobs.broker import RECONCILE_TASK
+from services.jobs.rollout import JobStore
+from services.rollout.celery_app import app
 from services.store.settings import StoreSettings
 
 logger = logging.getLogger("pulvezar.services.rollout")
@@ -41,7 +42,7 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     for row in store.records.unfinished(kinds=("rollout", "batch", "analysis")):
         try:
             owner: Any = analyses if row.kind == "analysis" else store
-            key = analysis_jobs.spec_key(row.id) if row.kind == "analysis" else spec_key(row.id)
+            key = analysis_jobs.spec_key(row.id) if row.kind == "analysis" else store.spec_key(row.id)
             if store.redis.exists(key):
                 owner.sync(row.id)
                 counts["synced"] += 1
@@ -77,7 +78,7 @@ def job_store() -> JobStore:
     if _store is None:
         import redis
 
-        from services.rollout.settings import RolloutSettings
+        from services.jobs.settings import RolloutSettings
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings()

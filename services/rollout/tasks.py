@@ -1,9 +1,6 @@
-"""The chunk task: one task computes one chunk of one job and writes it to Redis once.
-
-Idempotent: the result goes to ``job:{id}:chunk:{n}`` with ``SET NX``; a task whose key exists
-returns at once, so a redelivered or duplicated chunk changes nothing (and its numbers would be
-the same bits anyway: a chunk's trials, dice and batches do not depend on who runs it).  The
-cancel key is read before the work and, while it runs, before every evaluator call.
+"""The rollout chunk task: one task computes one chunk of one rollout job and writes it to Redis once
+(through the one chunk runner, :mod:`services.rollout.runner`); the worker process's evaluator and
+durable store, shared by every task of the process.
 """
 
 from __future__ import annotations
@@ -11,25 +8,27 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import threading
-import time
 from typing import Any
 
 import numpy as np
 from celery import Task
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
-from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pulvezar import Position
 from pulvezar.eval.evaluator import Evaluator, screen_evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
-from services.rollout import jobs
-from services.rollout.celery_app import CHUNK_TASK, app
-from services.rollout.evaluators import Cancelled, CheckedEvaluator, LazyEvaluator, Route, make_evaluator
-from services.rollout.settings import RolloutSettings
+from services.jobs.broker import CHUNK_TASK
+from services.jobs.rollout import JobStore
+from services.jobs.rollout_items import cube_of, cube_state_of, rules_of
+from services.jobs.rollout_report import encode_values
+from services.jobs.settings import RolloutSettings
+from services.rollout import runner
+from services.rollout.celery_app import app
+from services.rollout.evaluators import LazyEvaluator, Route, make_evaluator
+from services.rollout.runner import ChunkKind
 
 logger = logging.getLogger("pulvezar.services.rollout")
 settings = RolloutSettings()
@@ -118,14 +117,14 @@ def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
         "seed": item["seed"],
         "variance_reduction": item["variance_reduction"],
         "truncate": item["truncate"],
-        "rules": jobs.rules_of(item["rules"]),
+        "rules": rules_of(item["rules"]),
         "evaluator": ev,
         "ply": item.get("ply", 0),
         "luck": item.get("luck", "full"),
     }
     if item.get("cubeful"):
         opts["cubeful"] = True
-        opts["cube"] = jobs.cube_of(item.get("cube"))
+        opts["cube"] = cube_of(item.get("cube"))
     return opts
 
 
@@ -148,7 +147,7 @@ def compute_chunk(
         searcher(ev, opts["rules"]).cache.clear()
     if item.get("kind") == "cube":
         cr = rollout_cube(
-            jobs.cube_state_of(item), trials=trials, first_trial=first, seed=opts["seed"], ply=opts["ply"],
+            cube_state_of(item), trials=trials, first_trial=first, seed=opts["seed"], ply=opts["ply"],
             variance_reduction=opts["variance_reduction"], truncate=opts["truncate"], evaluator=ev,
             luck=opts["luck"],
         )  # fmt: skip
@@ -165,97 +164,68 @@ def compute_chunk(
     return values, np.stack([r.cubeful for r in results if r.cubeful is not None])
 
 
-@app.task(name=CHUNK_TASK, bind=True)
-def run_chunk(self: Task, job_id: str, n: int) -> str:
-    """Compute chunk ``n`` of job ``job_id``; returns what happened (done, duplicate, cancelled, ...)."""
-    from services.rollout import metrics
+def _load(r: Any, job_id: str, n: int) -> tuple[dict[str, Any], Any] | None:
+    raw_spec, raw_chunk = r.get(JobStore.spec_key(job_id)), r.lindex(JobStore.chunks_key(job_id), n)
+    if raw_spec is None or raw_chunk is None:
+        return None
+    return json.loads(raw_spec), json.loads(raw_chunk)
 
-    r = redis_client()
-    key = jobs.chunk_key(job_id, n)
-    if r.exists(key):
-        metrics.CHUNKS.labels("duplicate").inc()
-        return "duplicate"
-    if r.exists(jobs.cancel_key(job_id)):
-        metrics.CHUNKS.labels("cancelled").inc()
-        return "cancelled"
-    raw_spec, raw_chunk = r.get(jobs.spec_key(job_id)), r.lindex(jobs.chunks_key(job_id), n)
-    if raw_spec is None or raw_chunk is None:  # expired, or not ours
-        metrics.CHUNKS.labels("gone").inc()
-        log(logger, logging.WARNING, "chunk of an unknown job", job=job_id, chunk=n)
-        return "gone"
-    spec = json.loads(raw_spec)
-    index, first, trials = json.loads(raw_chunk)
-    item = spec["items"][index]
-    ttl = settings.job_ttl_s
-    r.set(jobs.started_key(job_id), str(time.time()), nx=True, ex=ttl)
-    log(
-        logger,
-        logging.INFO,
-        "chunk started",
-        job=job_id,
-        chunk=n,
-        first=first,
-        trials=trials,
-        pid=os.getpid(),
-    )
-    started, t0 = time.time(), time.perf_counter()
-    try:
-        ev = CheckedEvaluator(
-            evaluator(), lambda: bool(r.exists(jobs.cancel_key(job_id))), delay_s=settings.eval_delay_ms / 1e3
-        )
-        ev.check()
-        values, cubeful = compute_chunk(item, first, trials, ev)
-    except Cancelled:
-        metrics.CHUNKS.labels("cancelled").inc()
-        log(logger, logging.INFO, "chunk cancelled", job=job_id, chunk=n)
-        return "cancelled"
-    except RedisConnectionError as e:  # the store went away, not the job: no failure to record
-        metrics.CHUNKS.labels("gone").inc()
-        log(
-            logger,
-            logging.WARNING,
-            "chunk abandoned: Redis is unreachable",
-            job=job_id,
-            chunk=n,
-            error=repr(e),
-        )
-        return "gone"  # the reconciler queues it again from the durable store
-    except Exception as e:
-        if self.request.retries < settings.max_retries:
-            metrics.CHUNKS.labels("retried").inc()
-            log(logger, logging.WARNING, "chunk failed, retrying", job=job_id, chunk=n, error=repr(e))
-            raise self.retry(exc=e, countdown=1) from e
-        metrics.CHUNKS.labels("failed").inc()
-        r.set(jobs.error_key(job_id), f"chunk {n} failed: {e!r}", nx=True, ex=ttl)
-        durable = records()
-        if durable is not None:
-            try:
-                durable.set_state(job_id, "failed", f"chunk {n} failed: {e!r}")
-            except Exception:
-                log(logger, logging.WARNING, "job failure not stored durably yet", job=job_id)
-        logger.exception("chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
-        return "failed"
-    seconds = time.perf_counter() - t0
-    record = {
+
+def _compute(spec: dict[str, Any], chunk: Any, ev: Evaluator) -> dict[str, Any]:
+    index, first, trials = chunk
+    values, cubeful = compute_chunk(spec["items"][index], first, trials, ev)
+    return {
         "item": index,
         "first": first,
         "trials": trials,
-        **jobs.encode_values(values),
-        **({"cubeful": jobs.encode_values(cubeful)} if cubeful is not None else {}),
-        "seconds": seconds,
-        "started": started,
-        "finished": time.time(),
-        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        **encode_values(values),
+        **({"cubeful": encode_values(cubeful)} if cubeful is not None else {}),
     }
-    if not r.set(key, json.dumps(record), nx=True, ex=ttl):
-        metrics.CHUNKS.labels("duplicate").inc()
-        return "duplicate"
+
+
+def _write(r: Any, job_id: str, n: int, record: dict[str, Any]) -> bool:
+    return bool(r.set(JobStore.chunk_key(job_id, n), json.dumps(record), nx=True, ex=settings.job_ttl_s))
+
+
+def _failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
+    r.set(JobStore.error_key(job_id), f"chunk {n} failed: {e!r}", nx=True, ex=settings.job_ttl_s)
+    durable = records()
+    if durable is not None:
+        try:
+            durable.set_state(job_id, "failed", f"chunk {n} failed: {e!r}")
+        except Exception:
+            log(logger, logging.WARNING, "job failure not stored durably yet", job=job_id)
+
+
+def _finished(job_id: str, n: int, spec: dict[str, Any], chunk: Any, record: dict[str, Any]) -> None:
+    from services.rollout import metrics
+
     store_chunk(job_id, n, record)
-    metrics.CHUNKS.labels("done").inc()
-    metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(seconds)
-    metrics.TRIALS.labels(spec["priority"]).inc(trials)
-    log(logger, logging.INFO, "chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
-    return "done"
+    metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(record["seconds"])
+    metrics.TRIALS.labels(spec["priority"]).inc(record["trials"])
+
+
+def _kind() -> ChunkKind:
+    from services.rollout import metrics
+
+    return ChunkKind(
+        name="rollout",
+        store=JobStore,
+        logger=logger,
+        counter=metrics.CHUNKS,
+        load=_load,
+        compute=_compute,
+        write=_write,
+        failed=_failed,
+        finished=_finished,
+        started_fields=lambda spec, chunk: {"first": chunk[1], "trials": chunk[2]},
+    )
+
+
+@app.task(name=CHUNK_TASK, bind=True)
+def run_chunk(self: Task, job_id: str, n: int) -> str:
+    """Compute chunk ``n`` of job ``job_id``; returns what happened (done, duplicate, cancelled, ...)."""
+    return runner.run(self, _kind(), job_id, n, redis_client(), evaluator, settings)
 
 
 @worker_process_init.connect

@@ -3,7 +3,7 @@
 A Celery worker (prefork pool) on the rollout queues, interactive first (``--queues
 rollouts.background``: the worker of the platform's own long tasks, daily puzzles and book drivers),
 with JSON logs on stderr and the Prometheus metrics of all its pool processes on one port.  Settings come from
-``PULVEZAR_ROLLOUT_*`` (command-line flags win); see :mod:`services.rollout.settings`.
+``PULVEZAR_ROLLOUT_*`` (command-line flags win); see :mod:`services.jobs.settings`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from services.common import jsonlog
 from services.common.settings import cli_overrides
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
+from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,9 +29,9 @@ import redis
 from procutil import free_port, wait_until
 from rollout_workers import Workers
 
+from services.jobs.rollout import JobStore
+from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 from services.rollout.celery_app import make_app
-from services.rollout.jobs import JobStore
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 CHUNK = 72
 VISIBILITY_S = 5.0

@@ -24,9 +24,9 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.cube.decision import NO_CUBE, CubeState  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts import rollout_cube  # noqa: E402
+from services.jobs.rollout import InvalidJob, JobStore  # noqa: E402
+from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
-from services.rollout.jobs import InvalidJob, JobStore  # noqa: E402
-from services.rollout.settings import RolloutSettings  # noqa: E402
 
 CHUNK = 36
 #: a middle game position (the player on roll a little ahead) and a race

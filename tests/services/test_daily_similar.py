@@ -368,9 +368,10 @@ def test_daily_task_through_a_worker_then_served(
 ) -> None:
     import datetime as dt
 
-    from services.rollout.celery_app import DAILY_TASK, make_app
+    from services.jobs.broker import DAILY_TASK
+    from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
+    from services.rollout.celery_app import make_app
     from services.rollout.daily_tasks import DailyTaskSettings, produce
-    from services.rollout.settings import BACKGROUND_QUEUE, RolloutSettings
     from services.store.archive import DailyRecords
     from services.store.jobs import JobRecords
 

@@ -27,7 +27,7 @@ from shared_platform import CHUNK
 from pulvezar import Position
 from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.rollouts.chunks import rollout_chunked
-from services.rollout.jobs import JobStore
+from services.jobs.rollout import JobStore
 from services.rollout.reconcile import reconcile
 
 pytestmark = [

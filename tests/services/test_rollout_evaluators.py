@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from services.jobs.settings import RolloutSettings
 from services.rollout.evaluators import Route, choose_route
-from services.rollout.settings import RolloutSettings
 
 SHA = "ab" * 32
 

@@ -27,15 +27,11 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
 from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
-from services.rollout.jobs import (  # noqa: E402
-    InvalidJob,
-    JobNotFound,
-    JobStateError,
-    JobStore,
-    encode_values,
-    normalise_item,
-)
-from services.rollout.settings import BATCH_QUEUE, INTERACTIVE_QUEUE  # noqa: E402
+from services.jobs.errors import InvalidJob, JobNotFound, JobStateError  # noqa: E402
+from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.rollout_items import normalise_item  # noqa: E402
+from services.jobs.rollout_report import encode_values  # noqa: E402
+from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 

@@ -50,8 +50,8 @@ class AnalysisJobs:
                 "analysis jobs are not configured on this gateway (no job store)",
                 kind="jobs-unavailable",
             )
+        from services.jobs.errors import JobNotFound, JobStateError
         from services.rollout.analysis_jobs import MatchNotReady
-        from services.rollout.jobs import JobNotFound, JobStateError
         from services.store.db import StoreUnavailable
 
         try:

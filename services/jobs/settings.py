@@ -1,4 +1,5 @@
-"""Settings of the rollout workers and job store, from ``PULVEZAR_ROLLOUT_*`` environment variables."""
+"""Settings of the job store and the rollout workers, from ``PULVEZAR_ROLLOUT_*`` environment variables
+(the names keep the prefix they always had: deployments set them), and the queues of the job priorities."""
 
 from __future__ import annotations
 
