@@ -164,7 +164,7 @@ def rollout_settings(env: dict[str, str]) -> Any:
     """The rollout workers' settings from a manifest's variables (validated as the worker would)."""
     if str(ROOT) not in sys.path:  # `services` is a top-level package of the repository, not installed
         sys.path.insert(0, str(ROOT))
-    from services.rollout.settings import RolloutSettings
+    from services.jobs.settings import RolloutSettings
 
     prefix = "PULVEZAR_ROLLOUT_"
     named = {k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
@@ -399,7 +399,7 @@ def test_keda_scaledobject(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> 
 
     sys.path.insert(0, str(ROOT))
     try:
-        settings = pytest.importorskip("services.rollout.settings")
+        settings = pytest.importorskip("services.jobs.settings")
         queues = set(settings.QUEUES.values())
     finally:
         sys.path.remove(str(ROOT))

@@ -1,0 +1,137 @@
+"""One chunk runner for every job kind: the skeleton of a chunk task (:func:`run`).
+
+A chunk task is idempotent: its record goes to the kind's ``chunk:{n}`` key with ``SET NX``; a task
+whose key exists returns at once, so a redelivered or duplicated chunk changes nothing (and its numbers
+would be the same bits anyway: a chunk's work does not depend on who runs it).  The cancel key is read
+before the work and, while it runs, before every evaluator call (:class:`CheckedEvaluator`).  A chunk
+that raises is retried ``max_retries`` times, then recorded as failed by its kind.  ``acks_late`` and
+reject-on-worker-lost come from the app's configuration (:func:`services.jobs.broker.configure`).
+
+A kind gives the runner a :class:`ChunkKind`: how to read its chunk, compute it, write its record and
+what follows a failure or a success.  What happens is returned and counted: done, duplicate,
+cancelled, gone (the job is unknown, or Redis went away: the reconciler queues it again), failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Task
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from pulvezar.eval.evaluator import Evaluator
+from services.common.jsonlog import log
+from services.jobs.chunked import ChunkedJobs
+from services.jobs.settings import RolloutSettings
+from services.rollout.evaluators import Cancelled, CheckedEvaluator
+
+
+@dataclass(frozen=True)
+class ChunkKind:
+    """What a job kind tells the runner.
+
+    ``load(r, job_id, n)``: ``(spec, chunk)``, or None when the job is unknown;
+    ``compute(spec, chunk, evaluator)``: the record's own fields (the runner adds the timings);
+    ``write(r, job_id, n, record)``: True when this record was the first (``SET NX``);
+    ``duplicate(r, job_id, n)``: made sure of after finding a record (a progress entry, ...);
+    ``failed(r, job_id, n, spec, chunk, error)``: record the failure after the retries;
+    ``finished(job_id, n, spec, chunk, record)``: after the record is written (durable store, metrics).
+    """
+
+    name: str
+    store: type[ChunkedJobs]
+    logger: logging.Logger
+    counter: Any  # a Prometheus counter with the outcome as its one label
+    load: Callable[[Any, str, int], tuple[dict[str, Any], Any] | None]
+    compute: Callable[[dict[str, Any], Any, Evaluator], dict[str, Any]]
+    write: Callable[[Any, str, int, dict[str, Any]], bool]
+    failed: Callable[[Any, str, int, dict[str, Any], Any, Exception], None]
+    finished: Callable[[str, int, dict[str, Any], Any, dict[str, Any]], None]
+    duplicate: Callable[[Any, str, int], None] = lambda r, job_id, n: None
+    started_fields: Callable[[dict[str, Any], Any], dict[str, Any]] = lambda spec, chunk: {}
+
+
+def run(
+    task: Task,
+    kind: ChunkKind,
+    job_id: str,
+    n: int,
+    redis_client: Any,
+    evaluator: Callable[[], Evaluator],
+    settings: RolloutSettings,
+) -> str:
+    """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened."""
+    r, store, logger = redis_client, kind.store, kind.logger
+    prefix = "" if kind.name == "rollout" else f"{kind.name} "
+    if r.exists(store.chunk_key(job_id, n)):
+        kind.duplicate(r, job_id, n)
+        kind.counter.labels("duplicate").inc()
+        return "duplicate"
+    if r.exists(store.cancel_key(job_id)):
+        kind.counter.labels("cancelled").inc()
+        return "cancelled"
+    loaded = kind.load(r, job_id, n)
+    if loaded is None:  # expired, or not ours
+        kind.counter.labels("gone").inc()
+        log(logger, logging.WARNING, f"{prefix}chunk of an unknown job", job=job_id, chunk=n)
+        return "gone"
+    spec, chunk = loaded
+    r.set(store.started_key(job_id), str(time.time()), nx=True, ex=settings.job_ttl_s)
+    fields = kind.started_fields(spec, chunk)
+    log(logger, logging.INFO, f"{prefix}chunk started", job=job_id, chunk=n, **fields, pid=os.getpid())
+    started, t0 = time.time(), time.perf_counter()
+    try:
+        ev = CheckedEvaluator(
+            evaluator(),
+            lambda: bool(r.exists(store.cancel_key(job_id))),
+            delay_s=settings.eval_delay_ms / 1e3,
+        )
+        ev.check()
+        out = kind.compute(spec, chunk, ev)
+    except Cancelled:
+        kind.counter.labels("cancelled").inc()
+        log(logger, logging.INFO, f"{prefix}chunk cancelled", job=job_id, chunk=n)
+        return "cancelled"
+    except RedisConnectionError as e:  # the store went away, not the job: no failure to record
+        kind.counter.labels("gone").inc()
+        log(
+            logger,
+            logging.WARNING,
+            "chunk abandoned: Redis is unreachable",
+            job=job_id,
+            chunk=n,
+            error=repr(e),
+        )
+        return "gone"  # the reconciler queues it again from the durable store
+    except Exception as e:
+        if task.request.retries < settings.max_retries:
+            kind.counter.labels("retried").inc()
+            log(
+                logger, logging.WARNING, f"{prefix}chunk failed, retrying", job=job_id, chunk=n, error=repr(e)
+            )
+            raise task.retry(exc=e, countdown=1) from e
+        kind.counter.labels("failed").inc()
+        kind.failed(r, job_id, n, spec, chunk, e)
+        logger.exception(f"{prefix}chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
+        return "failed"
+    seconds = time.perf_counter() - t0
+    record = {
+        **out,
+        "seconds": seconds,
+        "started": started,
+        "finished": time.time(),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+    }
+    if not kind.write(r, job_id, n, record):
+        kind.counter.labels("duplicate").inc()
+        return "duplicate"
+    kind.counter.labels("done").inc()
+    log(logger, logging.INFO, f"{prefix}chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
+    kind.finished(job_id, n, spec, chunk, record)
+    return "done"
