@@ -3,7 +3,7 @@
 Like the rollout chunks (:mod:`services.rollout.tasks`): ``acks_late`` and reject-on-worker-lost
 come from the app's configuration, the task goes to the queue of its job's priority, the result goes
 to ``analysis:{id}:chunk:{n}`` with ``SET NX``, then to the job's progress hash
-(:func:`~services.rollout.analysis_jobs.record_chunk`; a task whose key exists returns at once, so a
+(:func:`~services.jobs.analysis.record_chunk`; a task whose key exists returns at once, so a
 redelivered game changes nothing), and the cancel key is read before the work and, while it runs,
 before every evaluator call (at most every 0.2 s).  Everything a chunk needs is in Redis (the job's
 spec and the match file), so any worker, restarted or not, can run it.  After its game the task
@@ -20,19 +20,19 @@ import base64
 import dataclasses
 import json
 import logging
-import os
-import socket
 import time
 from collections import OrderedDict
 from typing import Any
 
 from celery import Task
 
+from pulvezar.eval.evaluator import Evaluator
 from services.common.jsonlog import log
-from services.rollout import analysis_jobs as aj
+from services.jobs import analysis as aj
+from services.rollout import runner
 from services.rollout import tasks as rollout_tasks
 from services.rollout.celery_app import app
-from services.rollout.evaluators import Cancelled, CheckedEvaluator
+from services.rollout.runner import ChunkKind
 
 logger = logging.getLogger("pulvezar.services.analysis")
 settings = rollout_tasks.settings
@@ -58,99 +58,81 @@ def match_record(r: Any, job_id: str, m: int, fmt: str) -> Any:
     return record
 
 
-# acks_late and reject_on_worker_lost are the app's defaults too; said here because the task relies on them
-@app.task(name=aj.ANALYSIS_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
-def analyse_game_chunk(self: Task, job_id: str, n: int) -> str:
-    """Analyse chunk ``n`` (one game) of analysis job ``job_id``; returns what happened."""
+def _load(r: Any, job_id: str, n: int) -> tuple[dict[str, Any], Any] | None:
+    raw_spec = r.get(aj.spec_key(job_id))
+    if raw_spec is None:
+        return None
+    spec = json.loads(raw_spec)
+    return spec, spec["chunks"][n]
+
+
+def _compute(spec: dict[str, Any], chunk: Any, ev: Evaluator) -> dict[str, Any]:
+    from pulvezar.analysis.match import AnalysisSettings, analyse_game, engine_info
+
+    m, g = chunk
+    record = match_record(rollout_tasks.redis_client(), spec["id"], m, spec["matches"][m]["format"])
+    analysis = analyse_game(record, g, AnalysisSettings.from_json(spec["settings"]), evaluator=ev)
+    # the engine that analysed is the worker's evaluator, not the cancel-checking wrapper around it
+    result = dataclasses.replace(analysis, engine=engine_info(rollout_tasks.evaluator())).to_json()
+    return {"match": m, "game": g, "analysis": result}
+
+
+def _write(r: Any, job_id: str, n: int, record: dict[str, Any]) -> bool:
+    return aj.record_chunk(r, job_id, n, record, settings.job_ttl_s)
+
+
+def _failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
+    m, g = chunk
+    failed = {"match": m, "game": g, "error": repr(e)[:500], "failed": time.time()}
+    if aj.record_chunk(r, job_id, n, failed, settings.job_ttl_s):
+        rollout_tasks.store_chunk(job_id, n, failed, complete=False)
+        _sync(r, job_id)
+
+
+def _finished(job_id: str, n: int, spec: dict[str, Any], chunk: Any, record: dict[str, Any]) -> None:
     from services.rollout import metrics
 
-    r = rollout_tasks.redis_client()
-    key = aj.chunk_key(job_id, n)
-    if r.exists(key):
-        aj.repair_progress(r, job_id, n, settings.job_ttl_s)
-        metrics.ANALYSIS_GAMES.labels("duplicate").inc()
-        return "duplicate"
-    if r.exists(aj.cancel_key(job_id)):
-        metrics.ANALYSIS_GAMES.labels("cancelled").inc()
-        return "cancelled"
-    raw_spec = r.get(aj.spec_key(job_id))
-    if raw_spec is None:  # expired, or not ours
-        metrics.ANALYSIS_GAMES.labels("gone").inc()
-        log(logger, logging.WARNING, "analysis chunk of an unknown job", job=job_id, chunk=n)
-        return "gone"
-    spec = json.loads(raw_spec)
-    m, g = spec["chunks"][n]
-    ttl = settings.job_ttl_s
-    r.set(aj.started_key(job_id), str(time.time()), nx=True, ex=ttl)
-    log(
-        logger,
-        logging.INFO,
-        "analysis chunk started",
-        job=job_id,
-        chunk=n,
-        match=m,
-        game=g,
-        analysis_level=spec["level"],
-        pid=os.getpid(),
-    )
-    started, t0 = time.time(), time.perf_counter()
-    try:
-        from pulvezar.analysis.match import AnalysisSettings, analyse_game, engine_info
-
-        record = match_record(r, job_id, m, spec["matches"][m]["format"])
-        inner = rollout_tasks.evaluator()
-        ev = CheckedEvaluator(
-            inner,
-            lambda: bool(r.exists(aj.cancel_key(job_id))),
-            delay_s=settings.eval_delay_ms / 1e3,
-        )
-        ev.check()
-        analysis = analyse_game(record, g, AnalysisSettings.from_json(spec["settings"]), evaluator=ev)
-        # the engine that analysed is the worker's evaluator, not the cancel-checking wrapper around it
-        result = dataclasses.replace(analysis, engine=engine_info(inner)).to_json()
-    except Cancelled:
-        metrics.ANALYSIS_GAMES.labels("cancelled").inc()
-        log(logger, logging.INFO, "analysis chunk cancelled", job=job_id, chunk=n)
-        return "cancelled"
-    except Exception as e:
-        if self.request.retries < settings.max_retries:
-            metrics.ANALYSIS_GAMES.labels("retried").inc()
-            log(
-                logger, logging.WARNING, "analysis chunk failed, retrying", job=job_id, chunk=n, error=repr(e)
-            )
-            raise self.retry(exc=e, countdown=1) from e
-        metrics.ANALYSIS_GAMES.labels("failed").inc()
-        failed = {"match": m, "game": g, "error": repr(e)[:500], "failed": time.time()}
-        if aj.record_chunk(r, job_id, n, failed, ttl):
-            rollout_tasks.store_chunk(job_id, n, failed, complete=False)
-            _sync(r, job_id)
-        logger.exception("analysis chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
-        return "failed"
-    seconds = time.perf_counter() - t0
-    out = {
-        "match": m,
-        "game": g,
-        "analysis": result,
-        "seconds": seconds,
-        "started": started,
-        "finished": time.time(),
-        "worker": f"{socket.gethostname()}:{os.getpid()}",
-    }
-    if not aj.record_chunk(r, job_id, n, out, ttl):
-        metrics.ANALYSIS_GAMES.labels("duplicate").inc()
-        return "duplicate"
-    rollout_tasks.store_chunk(job_id, n, out, complete=False)
-    metrics.ANALYSIS_GAMES.labels("done").inc()
-    metrics.ANALYSIS_GAME_SECONDS.labels(spec["level"]).observe(seconds)
+    m, g = chunk
+    rollout_tasks.store_chunk(job_id, n, record, complete=False)
+    metrics.ANALYSIS_GAME_SECONDS.labels(spec["level"]).observe(record["seconds"])
     metrics.ANALYSIS_ACTIONS.labels(spec["level"]).inc(spec["matches"][m]["actions"][g])
-    log(logger, logging.INFO, "analysis chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
+    r = rollout_tasks.redis_client()
     try:  # the match's summary (and its archive entries) if this was its last game; status() also does it
         store = aj.AnalysisStore(r, app=app, settings=settings, records=rollout_tasks.records())
         store.finalise_match(job_id, m, spec)
     except Exception:
         logger.exception("match summary failed", extra={"fields": {"job": job_id, "match": m}})
     _sync(r, job_id)
-    return "done"
+
+
+def _kind() -> ChunkKind:
+    from services.rollout import metrics
+
+    return ChunkKind(
+        name="analysis",
+        store=aj.AnalysisStore,
+        logger=logger,
+        counter=metrics.ANALYSIS_GAMES,
+        load=_load,
+        compute=_compute,
+        write=_write,
+        failed=_failed,
+        finished=_finished,
+        duplicate=lambda r, job_id, n: aj.repair_progress(r, job_id, n, settings.job_ttl_s) and None,
+        started_fields=lambda spec, chunk: {
+            "match": chunk[0],
+            "game": chunk[1],
+            "analysis_level": spec["level"],
+        },
+    )
+
+
+# acks_late and reject_on_worker_lost are the app's defaults too; said here because the task relies on them
+@app.task(name=aj.ANALYSIS_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
+def analyse_game_chunk(self: Task, job_id: str, n: int) -> str:
+    """Analyse chunk ``n`` (one game) of analysis job ``job_id``; returns what happened."""
+    r = rollout_tasks.redis_client()
+    return runner.run(self, _kind(), job_id, n, r, rollout_tasks.evaluator, settings)
 
 
 def _sync(r: Any, job_id: str) -> None:

@@ -32,7 +32,7 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
-    from services.rollout import analysis_jobs
+    from services.jobs import analysis as analysis_jobs
 
     analyses = analysis_jobs.AnalysisStore(
         store.redis, app=store.app, settings=store.settings, records=store.records
@@ -42,8 +42,7 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     for row in store.records.unfinished(kinds=("rollout", "batch", "analysis")):
         try:
             owner: Any = analyses if row.kind == "analysis" else store
-            key = analysis_jobs.spec_key(row.id) if row.kind == "analysis" else store.spec_key(row.id)
-            if store.redis.exists(key):
+            if store.redis.exists(owner.spec_key(row.id)):
                 owner.sync(row.id)
                 counts["synced"] += 1
             else:

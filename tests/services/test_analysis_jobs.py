@@ -26,8 +26,7 @@ from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_s
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.formats import read_mat  # noqa: E402
 from services.common import archive_store  # noqa: E402
-from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
-from services.rollout.analysis_jobs import (  # noqa: E402
+from services.jobs.analysis import (  # noqa: E402
     ANALYSIS_TASK,
     AnalysisJobSettings,
     AnalysisStore,
@@ -40,6 +39,7 @@ from services.rollout.analysis_jobs import (  # noqa: E402
     progress_key,
     spec_key,
 )
+from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -1,7 +1,7 @@
 """Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel.
 
 One job analyses one match (``file`` / ``file_base64``) or many (``matches``: "analyse all"); each
-game is one chunk on the rollout workers (:mod:`services.rollout.analysis_jobs`).  The jobs live in
+game is one chunk on the rollout workers (:mod:`services.jobs.analysis`).  The jobs live in
 the same Redis as the rollout jobs: the gateway builds its analysis store from its rollout job store,
 so a gateway with ``REDIS_URL`` serves both, and one without answers 503 for both.
 """
@@ -37,7 +37,7 @@ TERMINAL = frozenset({"done", "failed", "cancelled"})
 
 
 class AnalysisJobs:
-    """The gateway's side of :class:`services.rollout.analysis_jobs.AnalysisStore`: synchronous store
+    """The gateway's side of :class:`services.jobs.analysis.AnalysisStore`: synchronous store
     calls run in a thread; its errors become problems (422 naming the field, 404, 409, 503)."""
 
     def __init__(self, store: Any) -> None:
@@ -51,7 +51,7 @@ class AnalysisJobs:
                 kind="jobs-unavailable",
             )
         from services.jobs.errors import JobNotFound, JobStateError
-        from services.rollout.analysis_jobs import MatchNotReady
+        from services.jobs.analysis import MatchNotReady
         from services.store.db import StoreUnavailable
 
         try:
@@ -98,7 +98,7 @@ def analyses(request: Request) -> AnalysisJobs:
     base = getattr(getattr(state, "jobs", None), "store", None)
     store = None
     if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
-        from services.rollout.analysis_jobs import AnalysisStore
+        from services.jobs.analysis import AnalysisStore
 
         store = AnalysisStore(
             base.redis,

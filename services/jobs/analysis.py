@@ -50,6 +50,8 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.jobs.broker import ANALYSIS_TASK
+from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
 
 __all__ = [
@@ -70,7 +72,6 @@ from services.jobs.settings import QUEUES, RolloutSettings
 
 logger = logging.getLogger("pulvezar.services.analysis")
 
-ANALYSIS_TASK = "pulvezar.analysis.game"
 #: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
 LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
 Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
@@ -93,37 +94,6 @@ class MatchNotReady(JobStateError):
     """The match's games are not all analysed (yet, or one failed); ``field`` is ``match``."""
 
     field = "match"
-
-
-# ---- keys -----------------------------------------------------------------
-
-
-def spec_key(job_id: str) -> str:
-    return f"analysis:{job_id}:spec"
-
-
-def file_key(job_id: str, m: int) -> str:
-    return f"analysis:{job_id}:file:{m}"
-
-
-def chunk_key(job_id: str, n: int) -> str:
-    return f"analysis:{job_id}:chunk:{n}"
-
-
-def summary_key(job_id: str, m: int) -> str:
-    return f"analysis:{job_id}:summary:{m}"
-
-
-def progress_key(job_id: str) -> str:
-    return f"analysis:{job_id}:progress"
-
-
-def cancel_key(job_id: str) -> str:
-    return f"analysis:{job_id}:cancel"
-
-
-def started_key(job_id: str) -> str:
-    return f"analysis:{job_id}:started"
 
 
 # ---- match files ------------------------------------------------------------
@@ -207,12 +177,17 @@ def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
 # ---- the store ------------------------------------------------------------------
 
 
-class AnalysisStore:
-    """Match analysis jobs kept in Redis; games are analysed by :mod:`services.rollout.analysis_tasks`.
+class AnalysisStore(ChunkedJobs):
+    """Match analysis jobs; games are analysed by the workers' task of :mod:`services.rollout.analysis_tasks`.
 
-    ``redis_client`` is a ``redis.Redis`` (with or without ``decode_responses``) on the workers'
-    Redis; ``app`` the Celery app that sends the chunk tasks (default: the workers' app).
+    With the durable store (``records``) the job and its files are written there before the games are
+    queued, each game as it is analysed, each match's result and SGF.
     """
+
+    namespace = "analysis"
+    task = ANALYSIS_TASK
+    kinds = ("analysis",)
+    noun = "analysis"
 
     def __init__(
         self,
@@ -222,17 +197,36 @@ class AnalysisStore:
         limits: AnalysisJobSettings | None = None,
         records: Any = None,
     ) -> None:
-        self.redis = redis_client
-        #: the durable store (:class:`services.store.jobs.JobRecords`): the job and its files are written
-        #: there before the games are queued, each game as it is analysed, each match's result and SGF
-        self.records = records
-        self.settings = settings or RolloutSettings()
+        super().__init__(redis_client, app, settings, records)
         self.limits = limits or AnalysisJobSettings()
-        if app is None:
-            from services.rollout.celery_app import app as default_app
 
-            app = default_app
-        self.app = app
+    @classmethod
+    def file_key(cls, job_id: str, m: int) -> str:
+        return cls.key(job_id, f"file:{m}")
+
+    @classmethod
+    def summary_key(cls, job_id: str, m: int) -> str:
+        return cls.key(job_id, f"summary:{m}")
+
+    @classmethod
+    def progress_key(cls, job_id: str) -> str:
+        return cls.key(job_id, "progress")
+
+    def chunk_count(self, job_id: str, spec: Mapping[str, Any]) -> int:
+        return len(spec["chunks"])
+
+    def job_keys(self, job_id: str, spec: Mapping[str, Any]) -> list[str]:
+        matches = range(len(spec["matches"]))
+        return [self.progress_key(job_id), *(self.file_key(job_id, m) for m in matches)] + [
+            self.summary_key(job_id, m) for m in matches
+        ]
+
+    def state(self, job_id: str) -> tuple[str, str | None]:
+        spec = self.spec(job_id)
+        records = self._progress(job_id, len(spec["chunks"]))
+        done = sum(r is not None and "error" not in r for r in records)
+        failed = sum(r is not None and "error" in r for r in records)
+        return self.state_of(job_id, done, failed, len(spec["chunks"]))[0], None
 
     # ---- submission ----------------------------------------------------
     def submit(
@@ -301,13 +295,11 @@ class AnalysisStore:
                 job_id, "analysis", spec, owner=owner, priority=priority, chunk_list=chunks,
                 created=spec["created"], blobs={f"file:{m}": data for m, data in enumerate(files)},
             )  # fmt: skip
-        self._restore(job_id, spec, files, {}, {})
-        queue = QUEUES[priority]
-        for n in range(len(chunks)):
-            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
+        self.write(job_id, spec, files, {}, {})
+        self.enqueue(job_id, priority, range(len(chunks)))
         return job_id
 
-    def _restore(
+    def write(
         self,
         job_id: str,
         spec: Mapping[str, Any],
@@ -321,8 +313,8 @@ class AnalysisStore:
         pipe = self.redis.pipeline(transaction=True)
         for m, data in enumerate(files):
             pipe.set(file_key(job_id, m), base64.b64encode(data).decode(), ex=ttl)
+        self.write_once(pipe, job_id, records)
         for n, record in records.items():
-            pipe.set(chunk_key(job_id, n), json.dumps(record), ex=ttl, nx=True)
             pipe.hset(progress_key(job_id), str(n), _meta(record))
         if records:
             pipe.expire(progress_key(job_id), ttl)
@@ -331,68 +323,15 @@ class AnalysisStore:
         pipe.set(spec_key(job_id), json.dumps(spec), ex=ttl)
         pipe.execute()
 
-    def rehydrate(self, job_id: str) -> int:
-        """Put a job that Redis lost back from the durable store and queue its games without a result;
-        how many were queued."""
-        row = self.records.get(job_id) if self.records is not None else None
-        if row is None or row.kind != "analysis":
-            raise JobNotFound(job_id)
+    def restore(self, job_id: str, row: Any) -> None:
         spec = dict(row.spec)
         files = [self.records.blob(job_id, f"file:{m}") or b"" for m in range(len(spec["matches"]))]
-        stored = self.records.chunks(job_id)
         summaries = {}
         for m in range(len(spec["matches"])):
             raw = self.records.blob(job_id, f"summary:{m}")
             if raw is not None:
                 summaries[m] = json.loads(raw)
-        self._restore(job_id, spec, files, stored, summaries)
-        if row.state == "cancelled":
-            self.redis.set(cancel_key(job_id), str(time.time()), ex=self.settings.job_ttl_s)
-            return 0
-        todo = [n for n in range(len(spec["chunks"])) if n not in stored]
-        for n in todo:
-            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=QUEUES[spec["priority"]])
-        return len(todo)
-
-    def sync(self, job_id: str) -> str:
-        """Copy finished games and the end state from Redis to the durable store; the job's state."""
-        if self.records is None:
-            raise JobNotFound(job_id)
-        spec = self.spec(job_id)
-        have = self.records.chunk_numbers(job_id)
-        todo = [n for n in range(len(spec["chunks"])) if n not in have]
-        if todo:
-            raw = self.redis.mget([chunk_key(job_id, n) for n in todo])
-            found = {
-                n: json.loads(text(r) or "null") for n, r in zip(todo, raw, strict=True) if r is not None
-            }
-            self.records.add_chunks(job_id, found)
-        state = str(self.status(job_id, games=False)["state"])
-        if state in ("done", "failed", "cancelled"):
-            self.records.set_state(job_id, state)
-        return state
-
-    def owner(self, job_id: str) -> str | None:
-        """The owner the durable store recorded for a job (None: none recorded, or no store)."""
-        if self.records is None:
-            return None
-        row = self.records.get(job_id)
-        return row.owner if row is not None else None
-
-    def delete(self, job_id: str) -> bool:
-        """Remove a finished job's results (Redis and the durable store); False while it runs."""
-        st = self.status(job_id, games=False)
-        if st["state"] not in ("done", "failed", "cancelled"):
-            return False
-        spec = self.spec(job_id)
-        keys = [spec_key(job_id), progress_key(job_id), cancel_key(job_id), started_key(job_id)]
-        keys += [file_key(job_id, m) for m in range(len(spec["matches"]))]
-        keys += [summary_key(job_id, m) for m in range(len(spec["matches"]))]
-        keys += [chunk_key(job_id, n) for n in range(len(spec["chunks"]))]
-        self.redis.delete(*keys)
-        if self.records is not None:
-            self.records.delete(job_id)
-        return True
+        self.write(job_id, spec, files, self.records.chunks(job_id), summaries)
 
     def _match(self, entry: Mapping[str, Any], prefix: str) -> tuple[bytes, dict[str, Any]]:
         if not isinstance(entry, Mapping):
@@ -561,17 +500,6 @@ class AnalysisStore:
 
         return [GameAnalysis.from_json(found[n]) for n in mine]
 
-    def _state(self, job_id: str, done: int, failed: int, total: int) -> str:
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.exists(cancel_key(job_id))
-        pipe.exists(started_key(job_id))
-        cancelled, started = pipe.execute()
-        if cancelled:
-            return "cancelled"
-        if done + failed == total:
-            return "failed" if failed else "done"
-        return "running" if started or done or failed else "queued"
-
     def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
         """State, progress, ETA and the results so far (``games``: with each game's analysis; ``match``:
         only that match's games, :class:`InvalidJob` naming ``match`` when the job has no such match).
@@ -591,7 +519,7 @@ class AnalysisStore:
         summaries = self._summaries(job_id, len(spec["matches"]))
         done = [r is not None and "error" not in r for r in records]
         failed = [r is not None and "error" in r for r in records]
-        state = self._state(job_id, sum(done), sum(failed), len(chunks))
+        state = self.state_of(job_id, sum(done), sum(failed), len(chunks))[0]
         wanted = [n for n, (m, _g) in enumerate(chunks) if done[n] and match in (None, m)] if games else []
         analyses = self._analyses(job_id, wanted)
         matches = []
@@ -651,24 +579,11 @@ class AnalysisStore:
     ) -> tuple[float | None, float | None]:
         """The ETA from the finished games' time per recorded action and the observed parallelism."""
         finished = [r for r, d in zip(records, done, strict=True) if d and r is not None]
-        if not finished:
-            return None, None
         per_game = [info["actions"] for info in spec["matches"]]
         actions = [per_game[m][g] if g < len(per_game[m]) else 1 for m, g in spec["chunks"]]
-        starts = [r["started"] for r in finished]
-        ends = [r["finished"] for r in finished]
-        busy = sum(r["seconds"] for r in finished)
-        span = max(ends) - min(starts)
-        workers = max(1.0, busy / span) if span > 0 else 1.0
         done_actions = sum(a for a, d in zip(actions, done, strict=True) if d)
         left = sum(a for a, r in zip(actions, records, strict=True) if r is None)
-        per_action = busy / max(1, done_actions)
-        eta: float | None = round(left * per_action / workers, 3)
-        if state in ("cancelled", "failed"):
-            eta = None
-        elif state == "done":
-            eta = 0.0
-        return eta, round(span, 3)
+        return timing(finished, done_actions, left, state)
 
     def result(self, job_id: str) -> dict[str, Any] | None:
         """The full report (as :meth:`status`) once the job is done, else None (also when it failed
@@ -709,7 +624,7 @@ class AnalysisStore:
         records = self._progress(job_id, len(chunks))
         done = sum(r is not None and "error" not in r for r in records)
         failed = [n for n, r in enumerate(records) if r is not None and "error" in r]
-        state = self._state(job_id, done, len(failed), len(chunks))
+        state = self.state_of(job_id, done, len(failed), len(chunks))[0]
         if state not in ("cancelled", "failed"):
             raise JobStateError(f"job {job_id} is {state}: only a cancelled or failed job can be resumed")
         pipe = self.redis.pipeline(transaction=True)
@@ -721,24 +636,8 @@ class AnalysisStore:
         if self.records is not None:
             self.records.forget_chunks(job_id, failed)
             self.records.reopen(job_id, chunks)
-        queue = QUEUES[spec["priority"]]
-        for n in todo:
-            self.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=queue)
+        self.enqueue(job_id, spec["priority"], todo)
         return len(todo)
-
-    def cancel(self, job_id: str) -> bool:
-        """Ask the workers to stop: queued games are skipped, running ones stop at their next
-        evaluator call.  True when cancelled now; False when the job had already ended."""
-        spec = self.spec(job_id)
-        records = self._progress(job_id, len(spec["chunks"]))
-        done = sum(r is not None and "error" not in r for r in records)
-        failed = sum(r is not None and "error" in r for r in records)
-        if self._state(job_id, done, failed, len(spec["chunks"])) in ("done", "failed", "cancelled"):
-            return False
-        if self.records is not None:
-            self.records.set_state(job_id, "cancelled")
-        self.redis.set(cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s)
-        return True
 
 
 # ---- the archive of positions ---------------------------------------------------
@@ -801,3 +700,12 @@ def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequenc
             "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
         )
         return 0
+
+
+spec_key = AnalysisStore.spec_key
+chunk_key = AnalysisStore.chunk_key
+cancel_key = AnalysisStore.cancel_key
+started_key = AnalysisStore.started_key
+file_key = AnalysisStore.file_key
+summary_key = AnalysisStore.summary_key
+progress_key = AnalysisStore.progress_key
