@@ -43,7 +43,7 @@ from services.evaluator.batcher import BatcherStopped, Boards, MicroBatcher, Pro
 T = TypeVar("T")
 LIGHT_WORKERS = 4  # threads for 0-ply analyses
 
-LEVELS = {
+STRENGTHS = {
     pb.LEVEL_EASY: "easy",
     pb.LEVEL_MEDIUM: "medium",
     pb.LEVEL_HARD: "hard",
@@ -188,18 +188,18 @@ class Analyst:
 def level(value: int, field: str = "level") -> str | None:
     if value == pb.LEVEL_UNSPECIFIED:
         return None
-    if value not in LEVELS:
+    if value not in STRENGTHS:
         raise BadArgument(field, f"unknown level {value}")
-    return LEVELS[value]
+    return STRENGTHS[value]
 
 
 def depth(ply: int | None, lv: str | None) -> int:
     """The search depth a ply or level asks for."""
-    from pulvezar.search import LEVELS as LIBRARY_LEVELS
+    from pulvezar.search import STRENGTHS as LIBRARY_STRENGTHS
 
     if ply is not None:
         return ply
-    return LIBRARY_LEVELS[lv].ply if lv is not None else 0
+    return LIBRARY_STRENGTHS[lv].ply if lv is not None else 0
 
 
 _STATE_FIELDS = {"cube": "cube_value", "cube_owner": "cube_owner", "crawford": "crawford"}

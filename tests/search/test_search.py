@@ -11,9 +11,9 @@ from pulvezar.eval.evaluator import NetEvaluator, default_evaluator, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.search import (
     FILTERS,
-    LEVELS,
     ROLL_WEIGHTS,
     ROLLS,
+    STRENGTHS,
     EvalCache,
     FilterStage,
     MoveFilter,
@@ -192,7 +192,7 @@ def test_tavla_uses_mars_two_and_its_rules(small: NetEvaluator) -> None:
 
 
 def test_levels() -> None:
-    assert LEVELS["master"].ply == 2 and LEVELS["master"].filter == "normal"
+    assert STRENGTHS["master"].ply == 2 and STRENGTHS["master"].filter == "normal"
     pos = Position.start()
     a = hint(pos, (4, 3), level="easy")
     b = hint(pos, (4, 3), level="easy")

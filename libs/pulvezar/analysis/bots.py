@@ -1,7 +1,7 @@
 """Bots: a playing level, a style and an adaptive level from a rating.
 
 A :class:`Bot` ranks the plays with :func:`~pulvezar.search.hint` at one of
-search's :data:`~pulvezar.search.LEVELS` (easy and medium add seeded,
+search's :data:`~pulvezar.search.STRENGTHS` (easy and medium add seeded,
 deterministic noise; hard is 1-ply, master 2-ply), then lets its **style**
 choose among the plays within ``margin`` (equity) of the best-scored one:
 
@@ -38,7 +38,7 @@ from pulvezar.analysis.shots import shots
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
-from pulvezar.search.hint import LEVELS, hint
+from pulvezar.search.hint import STRENGTHS, hint
 from pulvezar.search.plies import Candidate
 
 Style = Literal["balanced", "aggressive", "cautious", "runner"]
@@ -112,7 +112,7 @@ class Bot:
     evaluator: Evaluator | None = None
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
+        if self.level not in STRENGTHS:
             raise ValueError(f"unknown level {self.level!r}; levels: {', '.join(LEVEL_ORDER)}")
         if self.style not in STYLES:
             raise ValueError(f"unknown style {self.style!r}; styles: {', '.join(STYLES)}")

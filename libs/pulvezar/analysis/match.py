@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from pulvezar.analysis.matchanalysis.replay import analyse_game, analyse_match, record_rules, summarise
 from pulvezar.analysis.matchanalysis.results import (
-    LEVELS,
+    ANALYSIS_DEPTHS,
     AnalysisError,
     AnalysisSettings,
     CandidateAnalysis,
@@ -44,7 +44,7 @@ from pulvezar.analysis.matchanalysis.results import (
 from pulvezar.analysis.matchanalysis.sgf import annotated_sgf
 
 __all__ = [
-    "LEVELS",
+    "ANALYSIS_DEPTHS",
     "AnalysisError",
     "AnalysisSettings",
     "CandidateAnalysis",

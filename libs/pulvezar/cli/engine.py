@@ -27,7 +27,7 @@ from pulvezar.cli.common import (
 from pulvezar.cube.decision import MAX_CUBE_PLY, CubeDecision, cube_decision
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
-from pulvezar.search.hint import LEVELS, hint
+from pulvezar.search.hint import STRENGTHS, hint
 from pulvezar.search.plies import MAX_PLY, Candidate
 
 PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -202,7 +202,7 @@ def cmd_cube(args: argparse.Namespace) -> int:
 def _depth(p: argparse.ArgumentParser, top: int) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--ply", type=int, default=None, help=f"search depth 0..{top}")
-    g.add_argument("--level", choices=list(LEVELS), help="a playing level (its depth and filter)")
+    g.add_argument("--level", choices=list(STRENGTHS), help="a playing level (its depth and filter)")
 
 
 def add_parsers(subparsers: Any) -> None:

@@ -32,7 +32,7 @@ Event = dict[str, Any]
 
 BOT_NAME = "pulvezar"
 LANGUAGES = ("en", "de", "tr")
-LEVELS = ("easy", "medium", "hard", "master", "adaptive")
+BOT_LEVELS = ("easy", "medium", "hard", "master", "adaptive")
 STYLES = ("balanced", "aggressive", "cautious", "runner")
 WORDS = ("roll", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end")
 RESIGN_LEVELS = ("single", "gammon", "backgammon", "mars")
@@ -724,7 +724,7 @@ def add_parser(subparsers: Any) -> None:
     g.add_argument("--beaver", action="store_true", help="money: beavers")
     g.add_argument("--raccoon", action="store_true", help="money: raccoons (and beavers)")
     g.add_argument(
-        "--level", choices=LEVELS, default="medium", help="the bot's level (adaptive: with --rating)"
+        "--level", choices=BOT_LEVELS, default="medium", help="the bot's level (adaptive: with --rating)"
     )
     g.add_argument("--style", choices=STYLES, help="the bot's style (default balanced)")
     g.add_argument("--rating", type=float, help="adaptive level: your rating (Elo-like)")

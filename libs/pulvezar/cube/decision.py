@@ -301,12 +301,12 @@ def cube_decision(
     >>> d.action, d.double
     ('No double, take', False)
     """
-    from pulvezar.search.hint import LEVELS, searcher
+    from pulvezar.search.hint import STRENGTHS, searcher
 
     if level is not None:
-        if level not in LEVELS:
-            raise PulvezarError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}", field="level")
-        depth = LEVELS[level].ply if ply is None else ply
+        if level not in STRENGTHS:
+            raise PulvezarError(f"unknown level {level!r}; levels: {', '.join(STRENGTHS)}", field="level")
+        depth = STRENGTHS[level].ply if ply is None else ply
     else:
         depth = 0 if ply is None else ply
     if not 0 <= depth <= MAX_CUBE_PLY:

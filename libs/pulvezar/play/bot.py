@@ -28,7 +28,7 @@ from pulvezar.eval.evaluator import Evaluator, equity
 from pulvezar.match.game import Game
 from pulvezar.play.settings import ADAPTIVE, BotSettings
 from pulvezar.rules.rules import Play
-from pulvezar.search.hint import LEVELS
+from pulvezar.search.hint import STRENGTHS
 
 RESIGN_THRESHOLD = 1e-5
 
@@ -58,7 +58,7 @@ class BotPlayer:
 
     @property
     def cube_ply(self) -> int:
-        return LEVELS[self.level].ply
+        return STRENGTHS[self.level].ply
 
     # ---- checker play --------------------------------------------------------------------
     def choose_play(self, game: Game) -> Play:

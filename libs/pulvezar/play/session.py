@@ -57,7 +57,7 @@ ACTIONS: tuple[str, ...] = (
 )  # fmt: skip
 """Every action name, in the order :meth:`PlaySession.actions` lists them."""
 LEVEL_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
-_LEVELS_IN = {"single": 1, "gammon": 2, "mars": 2, "backgammon": 3}
+_RESIGNATION_LEVELS = {"single": 1, "gammon": 2, "mars": 2, "backgammon": 3}
 _ACTION_KEYS = {
     "roll": {"dice"},
     "play": {"notation", "position_id"},
@@ -481,8 +481,8 @@ class PlaySession:
         return [int(value[0]), int(value[1])]
 
     def _level(self, value: Any) -> int:
-        if isinstance(value, str) and value.lower() in _LEVELS_IN:
-            return _LEVELS_IN[value.lower()]
+        if isinstance(value, str) and value.lower() in _RESIGNATION_LEVELS:
+            return _RESIGNATION_LEVELS[value.lower()]
         if type(value) is int and value in LEVEL_NAMES:
             return value
         raise InvalidActionError(

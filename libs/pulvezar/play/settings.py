@@ -38,7 +38,7 @@ from pulvezar.rules.rules import Rules
 
 DiceMode = Literal["server", "client"]
 ClockScope = Literal["match", "game"]
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "master")
+BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "master")
 ADAPTIVE = "adaptive"
 STYLES: tuple[str, ...] = ("balanced", "aggressive", "cautious", "runner")
 MAX_MATCH_LENGTH = 25
@@ -91,9 +91,9 @@ class BotSettings:
     rating_kind: Literal["elo", "pr"] = "elo"
 
     def __post_init__(self) -> None:
-        if self.level not in (*LEVELS, ADAPTIVE):
+        if self.level not in (*BOT_LEVELS, ADAPTIVE):
             raise _err(
-                f"unknown bot level {self.level!r}; levels: {', '.join((*LEVELS, ADAPTIVE))}", "bot.level"
+                f"unknown bot level {self.level!r}; levels: {', '.join((*BOT_LEVELS, ADAPTIVE))}", "bot.level"
             )
         if self.style not in STYLES:
             raise _err(f"unknown bot style {self.style!r}; styles: {', '.join(STYLES)}", "bot.style")

@@ -7,22 +7,22 @@
 
 from pulvezar.search.cache import CachedEvaluator, EvalCache
 from pulvezar.search.filters import FILTERS, FilterStage, MoveFilter, move_filter
-from pulvezar.search.hint import LEVELS, Level, hint, searcher
+from pulvezar.search.hint import STRENGTHS, Strength, hint, searcher
 from pulvezar.search.plies import MAX_PLY, ROLL_WEIGHTS, ROLLS, Candidate, Search
 
 __all__ = [
     "FILTERS",
-    "LEVELS",
     "MAX_PLY",
     "ROLLS",
     "ROLL_WEIGHTS",
+    "STRENGTHS",
     "CachedEvaluator",
     "Candidate",
     "EvalCache",
     "FilterStage",
-    "Level",
     "MoveFilter",
     "Search",
+    "Strength",
     "hint",
     "move_filter",
     "searcher",

@@ -54,7 +54,7 @@ from pulvezar.search.plies import Candidate, PlayValue, Search
 
 
 @dataclass(frozen=True, slots=True)
-class Level:
+class Strength:
     """A playing strength: search depth, move filter and evaluation noise."""
 
     name: str
@@ -63,11 +63,11 @@ class Level:
     noise: float
 
 
-LEVELS: dict[str, Level] = {
-    "easy": Level("easy", 0, "normal", 0.06),
-    "medium": Level("medium", 0, "normal", 0.02),
-    "hard": Level("hard", 1, "normal", 0.0),
-    "master": Level("master", 2, "normal", 0.0),
+STRENGTHS: dict[str, Strength] = {
+    "easy": Strength("easy", 0, "normal", 0.06),
+    "medium": Strength("medium", 0, "normal", 0.02),
+    "hard": Strength("hard", 1, "normal", 0.0),
+    "master": Strength("master", 2, "normal", 0.0),
 }
 
 _SEARCHES: dict[tuple[int, Rules], Search] = {}
@@ -171,11 +171,11 @@ def hint(
         if rules is not None and rules != own_rules:
             raise PulvezarError("the rules differ from those of the state or game", field="rules")
         rules = own_rules
-    lv: Level | None = None
+    lv: Strength | None = None
     if level is not None:
-        if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
-        lv = LEVELS[level]
+        if level not in STRENGTHS:
+            raise ValueError(f"unknown level {level!r}; levels: {', '.join(STRENGTHS)}")
+        lv = STRENGTHS[level]
     depth = ply if ply is not None else (lv.ply if lv else 0)
     mf = filter if filter is not None else (lv.filter if lv else None)
     value = cubeful_value(state) if state is not None else None

@@ -17,9 +17,9 @@ from pulvezar.rating import (
     performance_rating,
 )
 
-LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
-DEFAULT_LEVEL = "2ply"
-_LEVEL_PLIES = {"0ply": (0, 0), "1ply": (1, 1), "2ply": (2, 2), "3ply": (3, 2), "deep": (2, 2)}
+ANALYSIS_DEPTHS = ("0ply", "1ply", "2ply", "3ply", "deep")
+DEFAULT_ANALYSIS_DEPTH = "2ply"
+_DEPTH_PLIES = {"0ply": (0, 0), "1ply": (1, 1), "2ply": (2, 2), "3ply": (3, 2), "deep": (2, 2)}
 DecisionKindName = Literal["checker", "double", "take"]
 
 
@@ -45,7 +45,7 @@ class AnalysisSettings:
     explanation sentences.
     """
 
-    level: str = DEFAULT_LEVEL
+    level: str = DEFAULT_ANALYSIS_DEPTH
     ply: int = 2
     cube_ply: int = 2
     filter: str = "normal"
@@ -75,7 +75,7 @@ class AnalysisSettings:
             raise AnalysisError("deep analysis needs trials >= 1 and a ply 0..3", field="deep_trials")
 
     @classmethod
-    def from_level(cls, level: str = DEFAULT_LEVEL, **overrides: Any) -> AnalysisSettings:
+    def from_level(cls, level: str = DEFAULT_ANALYSIS_DEPTH, **overrides: Any) -> AnalysisSettings:
         """The settings of a level: ``0ply``, ``1ply``, ``2ply`` (default), ``3ply`` or ``deep``.
 
         >>> s = AnalysisSettings.from_level("3ply")
@@ -84,9 +84,11 @@ class AnalysisSettings:
         >>> AnalysisSettings.from_level("deep").deep
         True
         """
-        if level not in _LEVEL_PLIES:
-            raise AnalysisError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}", field="level")
-        ply, cube_ply = _LEVEL_PLIES[level]
+        if level not in _DEPTH_PLIES:
+            raise AnalysisError(
+                f"unknown level {level!r}; levels: {', '.join(ANALYSIS_DEPTHS)}", field="level"
+            )
+        ply, cube_ply = _DEPTH_PLIES[level]
         return cls(level=level, ply=ply, cube_ply=cube_ply, deep=level == "deep", **overrides)
 
     def to_json(self) -> dict[str, Any]:
