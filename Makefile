@@ -103,7 +103,7 @@ bearoff: $(STAMP)
 GAMES ?= 400000
 SEED  ?= 1
 train: $(STAMP)
-	$(PY) -m pulvezar.train --workdir runs/td --games $(GAMES) --seed $(SEED) --checkpoint-every 10000 \
+	$(VENV)/bin/pulvezar train --workdir runs/td --games $(GAMES) --seed $(SEED) --checkpoint-every 10000 \
 		--export runs/td/model.pt --name td-seed$(SEED)
 
 strength: $(STAMP)
@@ -111,7 +111,7 @@ strength: $(STAMP)
 	$(PY) bench/strength.py --pairs 300
 
 supervised: $(STAMP)
-	nice -n 19 env OMP_NUM_THREADS=1 $(PY) -m pulvezar.train supervised --workdir runs/sup-a \
+	nice -n 19 env OMP_NUM_THREADS=1 $(VENV)/bin/pulvezar train supervised --workdir runs/sup-a \
 		--init data/train/td-b/checkpoint.pt --seed 1 --positions 4000 --trials 36 --truncate 7 --lr 3e-4 \
 		--generations 4
 
@@ -131,22 +131,22 @@ bench-similar: $(STAMP)
 # trial is reused; what the run adds is packed as the next part (commit it).
 book: $(STAMP)
 	for r in international tavla; do \
-	  if [ -d data/book/work/$$r ]; then $(PY) -m pulvezar.book unpack --archive data/book/work/$$r --workdir runs/book/$$r || exit 1; fi; \
-	  $(PY) -m pulvezar.book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r || exit 1; \
-	  $(PY) -m pulvezar.book pack --workdir runs/book/$$r --archive data/book/work/$$r || exit 1; \
+	  if [ -d data/book/work/$$r ]; then $(VENV)/bin/pulvezar book unpack --archive data/book/work/$$r --workdir runs/book/$$r || exit 1; fi; \
+	  $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r || exit 1; \
+	  $(VENV)/bin/pulvezar book pack --workdir runs/book/$$r --archive data/book/work/$$r || exit 1; \
 	done
 
 # issue 13: the position corpus and its teacher labels (ADR 0005); resumable, picks up data/corpus/
 corpus: $(STAMP)
-	$(PY) -m pulvezar.train corpus build --workdir runs/corpus
-	nice -n 19 env OMP_NUM_THREADS=1 $(PY) -m pulvezar.train corpus label --workdir runs/corpus --set 1ply 2ply --committed data/corpus
+	$(VENV)/bin/pulvezar train corpus build --workdir runs/corpus
+	nice -n 19 env OMP_NUM_THREADS=1 $(VENV)/bin/pulvezar train corpus label --workdir runs/corpus --set 1ply 2ply --committed data/corpus
 
 corpus-export: $(STAMP)
-	$(PY) -m pulvezar.train corpus export --workdir runs/corpus --out data/corpus
-	$(PY) -m pulvezar.train corpus verify data/corpus
+	$(VENV)/bin/pulvezar train corpus export --workdir runs/corpus --out data/corpus
+	$(VENV)/bin/pulvezar train corpus verify data/corpus
 
 corpus-verify: $(STAMP)
-	$(PY) -m pulvezar.train corpus verify data/corpus
+	$(VENV)/bin/pulvezar train corpus verify data/corpus
 
 clean:
 	rm -rf $(VENV) build libs/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis

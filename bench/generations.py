@@ -1,4 +1,4 @@
-"""Strength of each generation of a supervised run (``python -m pulvezar.train supervised``), as CSV and PNG.
+"""Strength of each generation of a supervised run (``pulvezar train supervised``), as CSV and PNG.
 
     .venv/bin/python bench/generations.py runs/sup-a --pairs 200
     .venv/bin/python bench/generations.py runs/sup-a --pairs 200 --openings   # also the opening plays

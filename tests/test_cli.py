@@ -40,3 +40,17 @@ def test_bad_input_is_a_clear_error():
     assert r.returncode == 2 and "dice" in r.stderr
     r = run("moves", "4HPwATDgc/ABMA", "--dice", "31", "--hit-and-stop")
     assert r.returncode == 2 and "tavla" in r.stderr
+
+
+def test_book_and_train_are_commands_and_the_old_module_commands_still_run():
+    for args in (("book", "--help"), ("train", "--help"), ("train", "fit", "--help")):
+        r = run(*args)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith(f"usage: pulvezar {' '.join(args[:-1])} "), r.stdout
+    r = run("train")  # self-play's own parser: --workdir is required
+    assert r.returncode == 2 and "pulvezar train: error:" in r.stderr
+    for module in ("pulvezar.book", "pulvezar.train"):  # deprecated, for one release
+        r = subprocess.run(
+            [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60
+        )
+        assert r.returncode == 0 and r.stdout.startswith(f"usage: pulvezar {module.split('.')[1]} "), r.stderr

@@ -26,8 +26,8 @@ from pulvezar.book import (
     opening_rolls,
     read_book,
 )
-from pulvezar.book.__main__ import main
 from pulvezar.book.archive import pack, parts, unpack
+from pulvezar.cli.book import main
 from pulvezar.eval.evaluator import DEFAULT_MODEL
 from pulvezar.rollouts.chunks import rollout_plays_chunked
 from pulvezar.rollouts.stats import difference_noise

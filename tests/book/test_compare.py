@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from pulvezar.book import Book, BookError, BookSettings, generate_book
-from pulvezar.book.__main__ import main
 from pulvezar.book.compare import (
     PUBLISHED,
     compare,
@@ -21,6 +20,7 @@ from pulvezar.book.compare import (
     read_published,
     scored,
 )
+from pulvezar.cli.book import main
 
 #: two rolls with several candidates each, seconds to make (1-ply search, short truncated rollouts)
 SMALL = BookSettings(

@@ -230,16 +230,30 @@ def test_gnubg_labels_resume_exactly(built: Path, tmp_path: Path) -> None:
 def test_command_line_builds_labels_exports_and_verifies(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pulvezar.train.__main__ import main
+    from pulvezar.cli import main
 
     work, out = tmp_path / "run", tmp_path / "committed"
     size = ["--positions", "60", "--tavla-positions", "5", "--block-games", "4", "--lockstep", "4"]
-    assert main(["corpus", "build", "--workdir", str(work), "--matches", str(tmp_path / "none"), *size]) == 0
+    assert (
+        main(["train", "corpus", "build", "--workdir", str(work), "--matches", str(tmp_path / "none"), *size])
+        == 0
+    )
     teachers = ["--international", "pulvezar-v2-0ply", "--tavla", "pulvezar-v2-0ply", "--shard", "30"]
-    args = ["corpus", "label", "--workdir", str(work), "--committed", str(out), "--set", "2ply", *teachers]
+    args = [
+        "train",
+        "corpus",
+        "label",
+        "--workdir",
+        str(work),
+        "--committed",
+        str(out),
+        "--set",
+        "2ply",
+        *teachers,
+    ]
     assert main(args) == 0
-    assert main(["corpus", "export", "--workdir", str(work), "--out", str(out)]) == 0
-    assert main(["corpus", "verify", str(out)]) == 0
+    assert main(["train", "corpus", "export", "--workdir", str(work), "--out", str(out)]) == 0
+    assert main(["train", "corpus", "verify", str(out)]) == 0
     assert "files verified" in capsys.readouterr().out
     status = json.loads((out / "status.json").read_text())
     assert status["2ply"]["labelled"] == 80 and status["2ply"]["shards_done"] == 3

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pulvezar.cli import main as cli_main
 from pulvezar.eval.evaluator import MODELS, NetEvaluator, default_evaluator, equity
 from pulvezar.train.corpus import RACE, boards_of_keys, read_npz
-from pulvezar.train.fit import FitConfig, FitRun, labelled_shards, load_labels, main
+from pulvezar.train.fit import FitConfig, FitRun, labelled_shards, load_labels
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
 TINY = dict(
@@ -106,12 +107,12 @@ def test_saved_model_loads_and_c_forward_is_exact(uninterrupted: Path) -> None:
 def test_command_line_from_a_model_file(tmp_path: Path) -> None:
     workdir = tmp_path / "cli"
     argv = ["--workdir", str(workdir), "--corpus", str(CORPUS), "--max-positions", "500", "--epochs", "1"]
-    assert main([*argv, "--init", str(MODELS / "pulvezar-v2.pt")]) == 0
+    assert cli_main(["train", "fit", *argv, "--init", str(MODELS / "pulvezar-v2.pt")]) == 0
     ev = NetEvaluator.load(workdir / "model.pt", device="cpu")
     assert ev.contact_net.hidden == 160 and ev.race_net.hidden == 64  # the model file's sizes
     assert ev.info is not None and ev.info.run["init"]["source"].endswith("pulvezar-v2.pt")
     with pytest.raises(SystemExit):
-        main(["--workdir", str(tmp_path / "x"), "--label-set", "3ply"])
+        cli_main(["train", "fit", "--workdir", str(tmp_path / "x"), "--label-set", "3ply"])
 
 
 def test_early_stopping_keeps_the_best_epoch(tmp_path: Path) -> None:

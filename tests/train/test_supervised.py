@@ -167,13 +167,18 @@ def test_generation_zero_from_a_td_checkpoint(tmp_path: Path) -> None:
 
 
 def test_command_line_runs_resumes_and_exports(tmp_path: Path, init_model: Path) -> None:
-    from pulvezar.train.__main__ import main
+    from pulvezar.cli import main
 
     args = ["--workdir", str(tmp_path / "run"), "--positions", "12", "--trials", "2", "--truncate", "2"]
     args += ["--epochs", "2", "--device", "cpu", "--lockstep", "4"]
-    assert main(["supervised", *args, "--init", str(init_model), "--export", str(tmp_path / "m.pt")]) == 0
+    assert (
+        main(["train", "supervised", *args, "--init", str(init_model), "--export", str(tmp_path / "m.pt")])
+        == 0
+    )
     first = weights(tmp_path / "m.pt")
     # a second call resumes (nothing left to do) and keeps the saved settings over new ones
-    assert main(["supervised", *args[:2], "--positions", "99", "--export", str(tmp_path / "n.pt")]) == 0
+    assert (
+        main(["train", "supervised", *args[:2], "--positions", "99", "--export", str(tmp_path / "n.pt")]) == 0
+    )
     assert all(np.array_equal(x, y) for x, y in zip(first, weights(tmp_path / "n.pt"), strict=True))
     assert NetEvaluator.load(tmp_path / "n.pt").info is not None

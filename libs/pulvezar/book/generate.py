@@ -194,7 +194,7 @@ class BookSettings:
     # ---- from arguments: the one definition of the book's options ------------------------------
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser, *, chunk_size: bool = True) -> None:
-        """The book's options on ``parser`` (``python -m pulvezar.book``, the platform's book command):
+        """The book's options on ``parser`` (``pulvezar book``, the platform's book command):
         ``--rules`` (required), the Tavla options, every setting with its default, ``--rolls 31,42``
         and ``--no-variance-reduction``; ``--chunk-size`` unless the caller fixes it."""
         d = cls()

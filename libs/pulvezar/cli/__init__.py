@@ -5,11 +5,13 @@ legal plays; ``hint``, ``eval``, ``cube`` and ``rollout`` analyse it.  ``ID`` is
 Position ID, ``PositionID:MatchID`` (gnubg) or an XGID.  ``pulvezar match
 show|convert|analyse`` reads, writes and analyses match files; ``pulvezar met``
 shows match equities; ``pulvezar play`` plays against the bots (in process, or on a
-platform's Play API with ``--api``).
+platform's Play API with ``--api``); ``pulvezar book`` generates and shows opening
+books; ``pulvezar train`` trains the nets.
 
 The command line sits on top of the library: one module per command group
 (:mod:`~pulvezar.cli.board`, :mod:`~pulvezar.cli.engine`, :mod:`~pulvezar.cli.rollout`,
-:mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`, :mod:`~pulvezar.cli.play`), sharing
+:mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`, :mod:`~pulvezar.cli.play`,
+:mod:`~pulvezar.cli.book`, :mod:`~pulvezar.cli.train`), sharing
 :mod:`~pulvezar.cli.common` (the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
 """
 
@@ -20,7 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from pulvezar.cli import board, engine, match, met, play, rollout
+from pulvezar.cli import board, book, engine, match, met, play, rollout, train
 from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
 
@@ -36,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_parser(sub)
     met.add_parser(sub)
     play.add_parser(sub)
+    book.add_parser(sub)
+    train.add_parser(sub)
     return parser
 
 

@@ -3,7 +3,7 @@
 Fits that train one net each (``fit --train race``) can run side by side; this puts the best of
 each into one model without training again::
 
-    python -m pulvezar.train compose --base runs/e1/model.pt --net race=runs/e2/model.pt --out M.pt
+    pulvezar train compose --base runs/e1/model.pt --net race=runs/e2/model.pt --out M.pt
 
 Every model must share the base's encoding version.  The file's run metadata is the base's, with
 ``composed`` naming the file (and its sha256) each net came from and that net's own fit metadata

@@ -1,6 +1,6 @@
 """A large corpus of positions for supervised learning from deeper teachers (issue 13, stage 1).
 
-``python -m pulvezar.train corpus build --workdir runs/corpus`` builds it: distinct
+``pulvezar train corpus build --workdir runs/corpus`` builds it: distinct
 positions, each seen from the player on roll before the roll, from
 
 - **match files** (``source = "matches"``): every decision of every readable match file

@@ -1,6 +1,6 @@
 """Fit pulvezar's contact and race nets to the corpus's teacher labels (issue 13, section 3).
 
-``python -m pulvezar.train fit --label-set 1ply --workdir runs/fit-a --init MODEL`` trains
+``pulvezar train fit --label-set 1ply --workdir runs/fit-a --init MODEL`` trains
 (or resumes training of) the two nets of a model file on the labelled positions of a label
 set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.labels`):
 
@@ -50,7 +50,6 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import itertools
@@ -71,7 +70,7 @@ from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, ensure
 from pulvezar.eval.evaluator import NetEvaluator, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.train.corpus import BEAROFF, CLASSES, CONTACT, CRASHED, RACE, boards_of_keys, read_npz, seed_of
-from pulvezar.train.labels import PRESETS, TEACHERS, UNLABELLED, keys_digest, read_labels, shard_path
+from pulvezar.train.labels import TEACHERS, UNLABELLED, keys_digest, read_labels, shard_path
 from pulvezar.train.supervised import bce, consistent, load_nets, resolve_device
 
 Boards = npt.NDArray[np.uint8]
@@ -889,21 +888,3 @@ def plot_curve(
     plt.close(fig)
     _atomic_bytes(path, buf.getvalue())
     return True
-
-
-def main(argv: list[str]) -> int:
-    """``python -m pulvezar.train fit``: train (or resume) the nets on a corpus label set."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pulvezar.train fit",
-        description="Fit the contact and race nets to the corpus's teacher labels (resumable).",
-    )
-    parser.add_argument("--workdir", required=True, help="config, checkpoint, curve.csv and model.pt go here")
-    for f in fields(FitConfig):
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
-    args = parser.parse_args(argv)
-    config = FitConfig(**{f.name: getattr(args, f.name) for f in fields(FitConfig)})
-    if config.label_set not in PRESETS:
-        parser.error(f"--label-set is one of {', '.join(PRESETS)}")
-    run = FitRun(config, args.workdir)
-    run.run(log=lambda s: print(s, flush=True))
-    return 0

@@ -14,7 +14,7 @@ resulting positions:
 - each resulting position seen from the player on roll after the play (the opponent of the
   mover), as every corpus position is, and classified as in :func:`pulvezar.train.corpus.classify`.
 
-``python -m pulvezar.train groups build --workdir runs/groups`` writes ``workdir/corpus.npz``
+``pulvezar train groups build --workdir runs/groups`` writes ``workdir/corpus.npz``
 in the corpus's format (``keys``, ``rules``, ``source``, ``cls``) plus ``group`` (the corpus
 index of the decision), ``dice`` (its roll) and ``rank`` (the chooser's rank of the play; the
 random ones follow the top ones), so that :class:`pulvezar.train.labels.LabelRun` labels it like the corpus

@@ -1,7 +1,7 @@
 """Positions visited by rollouts, a source of training positions beside self-play (issue 13, section 1).
 
 A rollout's value rests on the net's 0-ply evaluations of the positions its trials pass
-through, so those positions belong in the training data.  ``python -m pulvezar.train visited
+through, so those positions belong in the training data.  ``pulvezar train visited
 build --workdir runs/visited`` rolls out ``starts`` positions drawn from the corpus's match-file
 positions (real play; self-play ones when there are too few), ``trials`` trials each with the
 chooser net at 0 ply (variance reduction off: it changes the values, not the positions the
