@@ -126,7 +126,7 @@ bench-similar: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/similar.py
 
 # the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
-# on the platform's workers instead: python -m services.rollout.book_jobs --rules ... --out ...)
+# on the platform's workers instead: python -m services.jobs.book --rules ... --out ...)
 # The committed work (data/book/work/RULES/part-NNNN.tar.xz, checksummed) is unpacked first, so every finished
 # trial is reused; what the run adds is packed as the next part (commit it).
 book: $(STAMP)

@@ -38,9 +38,9 @@ def store_from_url(url: str) -> JobStoreLike:
     settings, such as the chunk size, apply).  Imported late: the gateway runs without Celery."""
     import redis
 
+    from services.jobs.broker import client
     from services.jobs.rollout import JobStore
     from services.jobs.settings import RolloutSettings
-    from services.rollout.celery_app import make_app
     from services.store.jobs import JobRecords
     from services.store.settings import StoreSettings
 
@@ -48,10 +48,54 @@ def store_from_url(url: str) -> JobStoreLike:
     database = StoreSettings().url  # the durable store, the system of record, when configured
     return JobStore(
         redis.Redis.from_url(url, decode_responses=True),
-        app=make_app(settings),
+        app=client(settings),
         settings=settings,
         records=JobRecords(database) if database else None,
     )
+
+
+async def call_store(fn: Callable[..., Any], *args: Any, noun: str = "job", **kwargs: Any) -> Any:
+    """Call a job store (in a thread when it is synchronous) and map its errors to problems, the same for
+    every job kind: :class:`~services.jobs.errors.InvalidJob` and the library's errors a 422 naming their
+    field, :class:`~services.jobs.errors.JobNotFound` a 404, :class:`~services.jobs.errors.JobStateError`
+    a 409 naming its field, the database down a 503 with ``Retry-After``; anything else a logged 503."""
+    from services.jobs.errors import JobStateError
+
+    try:
+        if inspect.iscoroutinefunction(fn):
+            out = await fn(*args, **kwargs)
+        else:
+            out = await asyncio.to_thread(fn, *args, **kwargs)
+            if inspect.isawaitable(out):
+                out = await out
+    except ProblemError:
+        raise
+    except StoreUnavailable:
+        raise ProblemError(
+            503,
+            "the database is unavailable; try again shortly",
+            kind="store-unavailable",
+            headers={"Retry-After": "5"},
+        ) from None
+    except LookupError:  # JobNotFound is a KeyError
+        raise _not_found(str(args[0]) if args else "", noun) from None
+    except JobStateError as e:  # the job's state does not allow it
+        field = getattr(e, "field", None) or "job_id"
+        raise ProblemError(409, str(e), kind="job-state", errors=[(field, str(e))]) from None
+    except ValueError as e:  # the store's validation (InvalidJob, PulvezarError: with .field)
+        field = getattr(e, "field", None) or "request"
+        if field == "job_id":
+            raise ProblemError(409, str(e), kind="job-state", errors=[(field, str(e))]) from None
+        raise invalid(field, getattr(e, "message", None) or str(e)) from None
+    except Exception as e:
+        logger.exception("job store call %s failed", getattr(fn, "__name__", fn))
+        raise ProblemError(
+            503,
+            f"the job store is unavailable ({type(e).__name__})",
+            kind="jobs-unavailable",
+            headers={"Retry-After": "1"},
+        ) from None
+    return out
 
 
 class Jobs:
@@ -63,39 +107,7 @@ class Jobs:
             raise ProblemError(
                 503, "rollouts are not configured on this gateway (no job store)", kind="jobs-unavailable"
             )
-        fn = getattr(self.store, name)
-        try:
-            if inspect.iscoroutinefunction(fn):
-                out = await fn(*args, **kwargs)
-            else:
-                out = await asyncio.to_thread(fn, *args, **kwargs)
-                if inspect.isawaitable(out):
-                    out = await out
-        except ProblemError:
-            raise
-        except StoreUnavailable:
-            raise ProblemError(
-                503,
-                "the database is unavailable; try again shortly",
-                kind="store-unavailable",
-                headers={"Retry-After": "5"},
-            ) from None
-        except LookupError:  # JobNotFound is a KeyError
-            raise _not_found(str(args[0]) if args else "") from None
-        except ValueError as e:  # the store's validation (InvalidJob, PulvezarError: with .field)
-            field = getattr(e, "field", None) or "request"
-            if field == "job_id":  # JobStateError: the job's state does not allow it
-                raise ProblemError(409, str(e), kind="job-state", errors=[(field, str(e))]) from None
-            raise invalid(field, getattr(e, "message", None) or str(e)) from None
-        except Exception as e:
-            logger.exception("job store call %s failed", name)
-            raise ProblemError(
-                503,
-                f"the job store is unavailable ({type(e).__name__})",
-                kind="jobs-unavailable",
-                headers={"Retry-After": "1"},
-            ) from None
-        return out
+        return await call_store(getattr(self.store, name), *args, **kwargs)
 
     @property
     def records(self) -> Any:
@@ -157,5 +169,5 @@ def _text(v: Any) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
-def _not_found(job_id: str) -> ProblemError:
-    return ProblemError(404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")])
+def _not_found(job_id: str, noun: str = "job") -> ProblemError:
+    return ProblemError(404, f"no {noun} {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")])

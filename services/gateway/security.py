@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
+from services.common.owners import owner_of
 from services.gateway.problems import ProblemError, retry_after
 from services.gateway.settings import ApiKey
 
@@ -104,11 +105,6 @@ return 1
 
 
 OWNER_TTL_S = 8 * 24 * 3600  # longer than any job is kept (the job store's JOB_TTL_S: 7 days)
-
-
-def owner_of(secret: str) -> str:
-    """The stored owner of a key's jobs: a digest of its secret (never the secret)."""
-    return hashlib.sha256(b"pulvezar-job-owner:" + secret.encode()).hexdigest()[:32]
 
 
 class SharedLimits:

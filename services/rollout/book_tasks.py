@@ -1,6 +1,6 @@
 """The opening-book driver as a Celery task: the N-ply searches run on the workers, not in the gateway.
 
-``pulvezar.book.drive(book_id)`` advances a book job (:class:`services.rollout.book_jobs.BookJobs`): the
+``pulvezar.book.drive(book_id)`` advances a book job (:class:`services.jobs.book.BookJobs`): the
 searches of the candidates, the submission of the rollouts (one batch rollout job), the valuing of the
 finished rollouts, the replies and the assembly.  While the rollouts run it does not wait in the worker
 (with one worker that would starve the rollout chunks): it queues itself again after
@@ -19,21 +19,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from services.jobs.book import TERMINAL, BookJobs, schedule, scheduled_key
 from services.jobs.broker import BOOK_TASK
 from services.jobs.rollout import JobStore
-from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
-from services.rollout.book_jobs import TERMINAL, BookJobs
+from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import app
 from services.store.db import StoreUnavailable
 
 POLL_S = 5.0
-SCHEDULED_TTL_S = 120
 
 _jobs: BookJobs | None = None
-
-
-def scheduled_key(book_id: str) -> str:
-    return f"book:{book_id}:scheduled"
 
 
 def book_jobs() -> BookJobs:
@@ -52,17 +47,6 @@ def book_jobs() -> BookJobs:
         records = JobRecords(url) if url else None
         _jobs = BookJobs(JobStore(client, app=app, settings=settings, records=records))
     return _jobs
-
-
-def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
-    """Queue a driver for ``book_id`` unless one is queued already; True when one was queued.
-
-    Sent through the job store's Celery app (its broker is the store's Redis, whichever process calls).
-    """
-    if not jobs.redis.set(scheduled_key(book_id), "1", nx=True, ex=SCHEDULED_TTL_S):
-        return False
-    jobs.store.app.send_task(BOOK_TASK, args=(book_id,), countdown=countdown, queue=BACKGROUND_QUEUE)
-    return True
 
 
 @app.task(name=BOOK_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)

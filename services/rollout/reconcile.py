@@ -53,7 +53,7 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
     try:  # book jobs: a driver for each unfinished one that has none (Redis lost it, or its worker)
-        from services.rollout.book_jobs import BookJobs
+        from services.jobs.book import BookJobs
         from services.rollout.book_tasks import recover
 
         counts["books"] = recover(BookJobs(store))

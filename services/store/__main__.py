@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{migrate.shown(url)} restored from {args.inp}", file=sys.stderr)
         elif args.command == "import-archive":
             if args.key is not None:
-                from services.gateway.security import owner_of
+                from services.common.owners import owner_of
 
                 owner = owner_of(args.key)
             else:

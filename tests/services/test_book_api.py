@@ -22,9 +22,9 @@ pytest.importorskip("celery")
 redis = pytest.importorskip("redis")
 
 from pulvezar.book import BOOK_SCHEMA, Book, BookSettings, book_path, generate_book  # noqa: E402
+from services.jobs.book import BookJobs  # noqa: E402
 from services.jobs.rollout import JobStore  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
-from services.rollout.book_jobs import BookJobs  # noqa: E402
 from services.rollout.book_tasks import recover  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 

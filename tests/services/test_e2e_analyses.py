@@ -130,6 +130,7 @@ def test_analysis_through_the_api(platform: Any) -> None:
         assert difference(match["games"], want_json["games"]) is None
         assert difference(match["summary"], {k: v for k, v in want_json.items() if k != "games"}) is None
         assert [p["name"] for p in match["summary"]["players"]] == ["lasse", "yuko"]
+        assert c.get(f"{href}/result").json()["matches"] == final["matches"]  # the final report as a GET
 
         r = c.get(match["sgf"])
         assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-go-sgf")

@@ -464,6 +464,10 @@ def test_rollout_end_to_end(jobs_gateway: str) -> None:
         assert final["result"]["results"][0]["trials"] == 72
         assert -3 <= final["result"]["results"][0]["equity"] <= 3
         assert c.get(href).json()["state"] == "done"
+        # the final report, also as a GET: the same numbers as the done event's
+        report = c.get(f"{href}/result")
+        assert report.status_code == 200 and report.json()["results"] == final["result"]["results"]
+        assert "halves" in report.json()["results"][0] and report.json()["href"] == href
         assert c.delete(href).status_code == 204  # a finished job: its results are removed
         assert problem(c.get(href), 404) and problem(c.delete(href), 404)
         # the store's own validation comes back naming its field
@@ -478,6 +482,7 @@ def test_rollout_end_to_end(jobs_gateway: str) -> None:
         r = c.delete(r.headers["Location"])
         assert r.status_code == 200 and r.json()["state"] == "cancelled"
         assert problem(c.post(f"{r.json()['href']}/extend", json={"trials": 36}), 409)
+        assert fields(c.get(f"{r.json()['href']}/result"), 409) == ["job_id"]  # cancelled: no final report
         assert fields(c.get("/v1/rollouts/0123456789abcdef01234567"), 404) == ["job_id"]
 
 

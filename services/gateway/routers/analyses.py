@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
-from services.gateway.jobs import Jobs
+from services.gateway.jobs import Jobs, call_store
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.rollouts import Cursor, JobList, Limit, StateFilter, job_list, jobs
 from services.gateway.security import Client, client
@@ -50,37 +50,7 @@ class AnalysisJobs:
                 "analysis jobs are not configured on this gateway (no job store)",
                 kind="jobs-unavailable",
             )
-        from services.jobs.errors import JobNotFound, JobStateError
-        from services.jobs.analysis import MatchNotReady
-        from services.store.db import StoreUnavailable
-
-        try:
-            return await asyncio.to_thread(getattr(self.store, name), *args, **kwargs)
-        except StoreUnavailable:
-            raise ProblemError(
-                503, "the database is unavailable; try again shortly", kind="store-unavailable",
-                headers={"Retry-After": "5"},
-            ) from None  # fmt: skip
-        except JobNotFound:
-            job_id = str(args[0]) if args else ""
-            raise ProblemError(
-                404, f"no analysis job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
-            ) from None
-        except MatchNotReady as e:
-            raise ProblemError(409, str(e), kind="job-state", errors=[("match", str(e))]) from None
-        except JobStateError as e:
-            raise ProblemError(409, str(e), kind="job-state", errors=[("job_id", str(e))]) from None
-        except ValueError as e:  # InvalidJob (with .field)
-            field = getattr(e, "field", None) or "request"
-            raise invalid(field, getattr(e, "message", None) or str(e)) from None
-        except Exception as e:
-            logger.exception("analysis store call %s failed", name)
-            raise ProblemError(
-                503,
-                f"the job store is unavailable ({type(e).__name__})",
-                kind="jobs-unavailable",
-                headers={"Retry-After": "1"},
-            ) from None
+        return await call_store(getattr(self.store, name), *args, noun="analysis job", **kwargs)
 
 
 async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
@@ -341,6 +311,25 @@ async def get_analysis(
 ) -> AnalysisJob:
     await check(who, store, job_id)
     return _job(job_id, await store.call("status", job_id, games=games, match=match))
+
+
+@router.get(
+    "/{job_id}/result",
+    summary="The final report of a finished analysis job (every game and summary)",
+    responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
+)
+async def get_analysis_result(
+    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
+) -> AnalysisJob:
+    await check(who, store, job_id)
+    report = await store.call("result", job_id)
+    if report is None:
+        state = str((await store.call("status", job_id, games=False))["state"])
+        raise ProblemError(
+            409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
+            errors=[("job_id", f"the job is {state}")],
+        )  # fmt: skip
+    return _job(job_id, report)
 
 
 @router.get(

@@ -3,7 +3,7 @@
 ``GET /v1/opening-book?rules=international|tavla[&roll=31]`` serves the book that ships in
 ``data/book/`` (:func:`pulvezar.book.load_book`), or one roll of it.  ``POST
 /v1/opening-book/jobs`` starts a generation on the rollout workers
-(:class:`services.rollout.book_jobs.BookJobs`, batch priority) and answers 202 with the job;
+(:class:`services.jobs.book.BookJobs`, batch priority) and answers 202 with the job;
 ``GET /v1/opening-book/jobs/{id}`` reports its progress and, once done, holds the book.  The
 same settings give the same job id, so posting them again continues (or returns) that job.
 
@@ -12,7 +12,7 @@ driver is gone (a lost worker, a Redis restarted empty) gets a new one when it i
 
 With the durable store (``PULVEZAR_DATABASE_URL``) a book job is a ``jobs`` row of kind ``book``,
 its finished steps and the finished book are stored there as they are done
-(:mod:`services.rollout.book_jobs`), and a job that Redis lost is served, and continued, from there.
+(:mod:`services.jobs.book`), and a job that Redis lost is served, and continued, from there.
 The job's owner is the key that first submitted its settings: ``GET /v1/jobs`` of that key lists it
 (``href`` here).  Another key submitting the same settings gets the same job (same id, 202, charged
 as usual) but does not own it, so its own list does not show it; any key may read a book job by its
@@ -131,7 +131,7 @@ def _book_jobs(request: Request) -> Any:
         raise ProblemError(
             503, "book jobs need the rollout job store (not configured here)", kind="jobs-unavailable"
         )
-    from services.rollout.book_jobs import BookJobs
+    from services.jobs.book import BookJobs
 
     app.state.book_jobs = jobs = BookJobs(store)
     return jobs
@@ -186,7 +186,7 @@ async def submit_book_job(
 
 def _schedule(jobs: Any, book_id: str) -> None:
     """Queue the job's driver task on the workers (the searches run there, not in the gateway)."""
-    from services.rollout.book_tasks import schedule
+    from services.jobs.book import schedule
 
     schedule(jobs, book_id)
 

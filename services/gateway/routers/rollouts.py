@@ -315,6 +315,26 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         return _job(kind, job_id, await store.status(job_id))
 
     @router.get(
+        f"/{base}/{{job_id}}/result",
+        summary=f"The final report of a finished {kind} job (what the events' done event carries)",
+        responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
+    )
+    async def get_result(
+        job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+    ) -> Job:
+        """As the status, with each result's halves, per-probability errors and, for candidate plays,
+        each one's difference to the best with its noise and whether it is playable."""
+        await check(who, store, job_id)
+        report = await store.result(job_id)
+        if report is None:
+            state = str((await store.status(job_id)).get("state", "queued"))
+            raise ProblemError(
+                409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
+                errors=[("job_id", f"the job is {state}")],
+            )  # fmt: skip
+        return _job(kind, job_id, report)
+
+    @router.get(
         f"/{base}/{{job_id}}/events",
         response_class=StreamingResponse,
         summary=f"Server-sent events of a {kind} job until it ends",

@@ -50,7 +50,7 @@ finds the same job: it continues it (a failed job is retried from its last finis
 
 Command (one command regenerates a shipped book on the platform's workers)::
 
-    python -m services.rollout.book_jobs --rules tavla --out data/book/tavla.json
+    python -m services.jobs.book --rules tavla --out data/book/tavla.json
         [--trials 5184] [--candidates 5] [--threshold 0.16] [--ply 3] [--reply-ply 3] [...]
 """
 
@@ -80,8 +80,10 @@ from pulvezar.book.generate import (
 from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, roll_name
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.rules.position import Position
+from services.jobs.broker import BOOK_TASK
 from services.jobs.errors import text
 from services.jobs.rollout import JobStore
+from services.jobs.settings import BACKGROUND_QUEUE
 from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.services.rollout.book")
@@ -524,9 +526,27 @@ class BookJobs:
         return True
 
 
+SCHEDULED_TTL_S = 120
+
+
+def scheduled_key(book_id: str) -> str:
+    return f"book:{book_id}:scheduled"
+
+
+def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
+    """Queue a driver for ``book_id`` unless one is queued already; True when one was queued.
+
+    Sent through the job store's Celery app (its broker is the store's Redis, whichever process calls).
+    """
+    if not jobs.redis.set(scheduled_key(book_id), "1", nx=True, ex=SCHEDULED_TTL_S):
+        return False
+    jobs.store.app.send_task(BOOK_TASK, args=(book_id,), countdown=countdown, queue=BACKGROUND_QUEUE)
+    return True
+
+
 def _main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m services.rollout.book_jobs",
+        prog="python -m services.jobs.book",
         description="Generate an opening book on the rollout workers (resumable: run it again to continue).",
     )
     BookSettings.add_arguments(ap, chunk_size=False)  # the workers' chunk size is the store's
@@ -536,10 +556,9 @@ def _main(argv: list[str] | None = None) -> int:
     import redis
 
     from services.jobs.settings import RolloutSettings
-    from services.rollout.celery_app import make_app
 
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
-    store = JobStore(redis.Redis.from_url(rs.redis_url, decode_responses=True), app=make_app(rs), settings=rs)
+    store = JobStore(redis.Redis.from_url(rs.redis_url, decode_responses=True), settings=rs)
     try:
         settings = BookSettings.from_args(args, chunk_size=store.chunk_size)
         jobs = BookJobs(store)
