@@ -20,7 +20,11 @@ def cmd_show(args: argparse.Namespace) -> int:
                     "position_id": position.position_id,
                     "mine": list(position.mine),
                     "theirs": list(position.theirs),
-                    "pips": {"on_roll": mine, "opponent": theirs},
+                    "pips": {
+                        "player": mine,
+                        "opponent": theirs,
+                        "on_roll": mine,
+                    },  # on_roll: deprecated (docs/cli.md)
                     "off": list(position.off()),
                 }
             )

@@ -20,6 +20,7 @@ __all__ = [
     "ID_HELP",
     "PositionArg",
     "add_rules_arguments",
+    "gammon_price_json",
     "parse_any_id",
     "parse_dice",
     "parse_position",
@@ -179,3 +180,8 @@ def run(body: Callable[[], Any]) -> int:
         print(f"pulvezar: error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def gammon_price_json(player: float, opponent: float) -> dict[str, float]:
+    """The gammon prices by the REST names, with the deprecated ``me`` and ``opp`` beside them."""
+    return {"player": player, "opponent": opponent, "me": player, "opp": opponent}

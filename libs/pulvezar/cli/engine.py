@@ -20,6 +20,7 @@ from pulvezar.cli.common import (
     ID_HELP,
     PositionArg,
     add_rules_arguments,
+    gammon_price_json,
     parse_dice,
     parse_position,
     rules_of,
@@ -62,7 +63,8 @@ def hint_target(arg: PositionArg, args: argparse.Namespace) -> tuple[Any, tuple[
 
 def candidate_json(c: Candidate) -> dict[str, Any]:
     return {
-        "play": c.notation,
+        "notation": c.notation,
+        "play": c.notation,  # deprecated: the REST name is notation (docs/cli.md)
         "position_id": c.play.position.position_id,
         "equity": c.equity,
         "cubeless_equity": c.cubeless_equity,
@@ -89,7 +91,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
             "ply": cands[0].ply if cands else 0,
             "level": args.level,
             "cubeful": cubeful,
-            "count": len(cands),
+            "legal_plays": len(cands),
+            "count": len(cands),  # deprecated: the REST name is legal_plays (docs/cli.md)
             "candidates": [candidate_json(c) for c in shown],
         }
         print(json.dumps(out))
@@ -161,7 +164,8 @@ def decision_json(state: CubeState, d: CubeDecision) -> dict[str, Any]:
         "ply": d.ply,
         "action": d.action,
         "double": d.double,
-        "response": d.response,
+        "taker_response": d.response,
+        "response": d.response,  # deprecated: the REST name is taker_response (docs/cli.md)
         "equities": {"no_double": d.nd, "double_take": d.dt, "double_pass": d.dp, "value": d.value},
         "mwc": None
         if d.mwc_nd is None
@@ -170,7 +174,7 @@ def decision_json(state: CubeState, d: CubeDecision) -> dict[str, Any]:
         "cubeless_equity": d.cubeless_equity,
         "probabilities": probabilities_json(d.probs),
         "take_point": d.take_point,
-        "gammon_price": {"me": d.gammon_price.me, "opp": d.gammon_price.opp},
+        "gammon_price": gammon_price_json(d.gammon_price.me, d.gammon_price.opp),
         "notes": list(d.notes),
     }
 

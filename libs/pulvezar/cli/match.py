@@ -64,11 +64,14 @@ def record_json(record: MatchRecord) -> dict[str, Any]:
         item: dict[str, Any] = {"index": d.index, "player": a.player, "kind": a.kind}
         if a.kind == "play":
             item["dice"] = list(d.match_id.dice)
-            item["play"] = a.notation
+            item["notation"] = a.notation
+            item["play"] = a.notation  # deprecated: the REST name is notation (docs/cli.md)
         elif a.kind in ("double", "beaver", "raccoon"):
-            item["cube"] = a.value
+            item["value"] = a.value
+            item["cube"] = a.value  # deprecated: the REST name is value (docs/cli.md)
         elif a.kind == "resign":
-            item["level"] = a.value
+            item["value"] = a.value
+            item["level"] = a.value  # deprecated: the REST name is value (docs/cli.md)
         item["position_id"] = d.position.position_id
         item["match_id"] = d.match_id.encode()
         games[d.game]["decisions"].append(item)

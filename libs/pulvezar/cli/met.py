@@ -13,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from pulvezar.cli.common import gammon_price_json
 from pulvezar.errors import PulvezarError
 from pulvezar.met.equity import MatchEquity, ScoreSummary
 
@@ -98,14 +99,15 @@ def as_json(met: MatchEquity, s: ScoreSummary) -> dict[str, Any]:
         "length": n,
         "score": [n - s.away_me, n - s.away_opp] if n else [0, 0],
         "away": [s.away_me, s.away_opp] if n else None,
-        "cube": s.cube_value,
+        "cube_value": s.cube_value,
+        "cube": s.cube_value,  # deprecated: the REST name is cube_value (docs/cli.md)
         "crawford": s.crawford,
         "post_crawford": s.post_crawford,
         "mwc": s.mwc,
         "take_point": s.take_point,
         "gammon_price": None
         if s.gammon_price is None
-        else {"me": s.gammon_price.me, "opp": s.gammon_price.opp},
+        else gammon_price_json(s.gammon_price.me, s.gammon_price.opp),
         "gammon_price_cube": 2 * s.cube_value if s.take_point is not None else s.cube_value,
         "notes": list(s.notes),
         "rows": [[met.mwc(a, b) for b in range(1, n + 1)] for a in range(1, n + 1)],

@@ -66,10 +66,12 @@ def result_json(position_id: str, r: RolloutResult, opts: dict[str, Any]) -> dic
         "probabilities": probabilities_json(r.probabilities),
         "probability_se": {k: float(v) for k, v in zip(PROBABILITIES, r.probability_se, strict=True)},
         "cubeful_equity": None,
-        "cubeful_se": None,
+        "cubeful_equity_se": None,
+        "cubeful_se": None,  # deprecated: the REST name is cubeful_equity_se (docs/cli.md)
     }
     if r.cubeful is not None:
-        out["cubeful_equity"], out["cubeful_se"] = r.cubeful_equity, r.cubeful_se
+        out["cubeful_equity"], out["cubeful_equity_se"] = r.cubeful_equity, r.cubeful_se
+        out["cubeful_se"] = r.cubeful_se
     return out
 
 
