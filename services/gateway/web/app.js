@@ -1,7 +1,10 @@
-// The shell: navigation, language, API key, and one view at a time. The address carries the state:
-// /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>], /?view=analysis[&job=<id>], /?view=book, /?view=daily.
+// The entry: wires the routes to the views, and the header (navigation, language, API key); one view at a time.
+// The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
+// /?view=analysis[&job=<id>], /?view=book, /?view=daily. The services views use are in shell.js; nothing
+// imports this module.
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { initialLang, setLang, t } from "./i18n.js";
+import { navigate, toast, whenNavigated } from "./shell.js";
 
 const VIEWS = {
   position: () => import("./views/position.js"),
@@ -15,29 +18,6 @@ let renders = 0;
 
 function params() {
   return Object.fromEntries(new URLSearchParams(location.search));
-}
-
-/** Change the address (and the view): navigate({view: "play", game: "g1"}); replace: no history entry. */
-export function navigate(query, { replace = false } = {}) {
-  const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== "")).toString();
-  const url = qs ? `/?${qs}` : "/";
-  if (replace) history.replaceState(null, "", url);
-  else history.pushState(null, "", url);
-  render();
-}
-
-/** Update the address without re-rendering (a view records its own state). */
-export function remember(query) {
-  const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== "")).toString();
-  history.replaceState(null, "", qs ? `/?${qs}` : "/");
-}
-
-export function toast(message, kind = "info") {
-  const el = document.getElementById("toast");
-  el.textContent = message;
-  el.className = `show ${kind}`;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (el.className = ""), 6000);
 }
 
 async function render() {
@@ -101,6 +81,7 @@ function askKey() {
 }
 
 function start() {
+  whenNavigated(render);
   nav();
   const select = document.getElementById("lang");
   select.value = initialLang();

@@ -1,11 +1,12 @@
 // Match analysis: upload a .mat/.sgf/.xg file (POST /v1/analyses), watch the job (server-sent events), then the
 // players' PR, error rate, grade and luck, the errors with small boards, the equity and luck graph and the
 // annotated SGF. "Your jobs" (GET /v1/analyses) can be reopened or cancelled. The address carries the job:
-// /?view=analysis&job=<id>. Also the small helpers the book and daily views share (h, position IDs, formats).
+// /?view=analysis&job=<id>.
 import { api, streamEvents, ApiError } from "../api.js";
-import { remember, toast } from "../app.js";
+import { remember, toast } from "../shell.js";
 import { t, addMessages, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
+import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText } from "../ui.js";
 
 addMessages({
   en: {
@@ -85,73 +86,6 @@ addMessages({
   },
 });
 
-// ---- shared helpers (the book and daily views use them too) ------------------------------------------
-
-/** An element: h("button", {type: "button", onclick: fn, class: "x"}, "text", child...). No inline styles. */
-export function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
-    else if (k === "class") e.className = v;
-    else if (k === "dataset") Object.assign(e.dataset, v);
-    else if (v === true) e.setAttribute(k, "");
-    else e.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) if (c != null && c !== false) e.append(c instanceof Node ? c : String(c));
-  return e;
-}
-
-function bytesOf(id, n) {
-  const s = id.trim().replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(s.padEnd(Math.ceil(s.length / 4) * 4, "="));
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(i < bin.length ? bin.charCodeAt(i) : 0);
-  return out;
-}
-
-/** GNU Backgammon's Position ID as the API's arrays: {mine, theirs} (the player on roll's view, index 24 = bar). */
-export function decodePositionId(id) {
-  const bytes = bytesOf(id, 10);
-  const sides = [new Array(25).fill(0), new Array(25).fill(0)];
-  let side = 0, point = 0;
-  for (let bit = 0; bit < 80 && side < 2; bit++) {
-    if ((bytes[bit >> 3] >> (bit & 7)) & 1) sides[side][point]++;
-    else if (++point === 25) { side++; point = 0; }
-  }
-  return { mine: sides[1], theirs: sides[0] };
-}
-
-/** The cube of a GNU Match ID: {value, owner: 0 | 1 | null (centred)} (owner: the match's player 0 or 1). */
-export function decodeMatchCube(matchId) {
-  if (!matchId) return null;
-  const b = bytesOf(matchId, 9);
-  const owner = (b[0] >> 4) & 3;
-  return { value: 2 ** (b[0] & 15), owner: owner === 3 ? null : owner };
-}
-
-export function fmtEq(x, digits = 3) {
-  if (x == null || Number.isNaN(x)) return "–";
-  return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(digits);
-}
-
-export function fmtPct(x, digits = 1) {
-  return x == null ? "–" : `${(100 * x).toFixed(digits)} %`;
-}
-
-export function fmtNum(x, digits = 2) {
-  return x == null || Number.isNaN(x) ? "–" : x.toFixed(digits).replace(/^-/, "−");
-}
-
-/** A readable message of an error (ApiError with its problem's fields, or any other). */
-export function problemText(e) {
-  if (e instanceof ApiError) {
-    const fields = (e.errors || []).map((x) => `${x.field}: ${x.reason}`).join("; ");
-    return fields && !e.message.includes(fields) ? `${e.message} (${fields})` : e.message;
-  }
-  return e?.message || String(e);
-}
-
 // ---- the explanation in the UI's language, from the analysis' structured reasons ------------------------
 const TR_WORD = { 0: "sıfır", 1: "bir", 2: "iki", 3: "üç", 4: "dört", 5: "beş", 6: "altı", 7: "yedi", 8: "sekiz",
   9: "dokuz", 10: "on", 20: "yirmi", 30: "otuz", 40: "kırk", 50: "elli", 60: "altmış", 70: "yetmiş", 80: "seksen",
@@ -218,7 +152,7 @@ const PHRASES = {
 };
 
 /** The sentence "X is better than Y: it ..." in the UI's language from {code, better, other, point} reasons. */
-export function explainReasons(better, other, reasons, fallback = "") {
+function explainReasons(better, other, reasons, fallback = "") {
   const p = PHRASES[lang()] || PHRASES.en;
   if (!reasons || !reasons.length) {
     if (fallback && lang() === "en") return fallback;

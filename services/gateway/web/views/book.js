@@ -2,10 +2,10 @@
 // with loss and win/gammon chances, and the best reply to each of the opponent's rolls after the best play; a
 // board shows the selected play's arrows. The address carries the state: /?view=book&rules=tavla&roll=31.
 import { api } from "../api.js";
-import { remember } from "../app.js";
+import { remember } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { h, decodePositionId, fmtEq, fmtPct, problemText } from "./analysis.js";
+import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
 
 addMessages({
   en: {

@@ -2,10 +2,10 @@
 // the board, the user's choice (a play or a cube action), then the answer, its reason (en/de/tr) and the
 // candidates. A puzzle not produced yet (404) is a readable message. Address: /?view=daily[&rules][&kind][&date].
 import { api, ApiError } from "../api.js";
-import { remember } from "../app.js";
+import { remember } from "../shell.js";
 import { t, addMessages, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { h, decodePositionId, fmtEq, fmtPct, problemText } from "./analysis.js";
+import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
 
 addMessages({
   en: {

@@ -2,10 +2,10 @@
 // Moves by clicks on the board (a checker, then a highlighted target; legal targets come from the state's
 // legal plays) or by the list of legal plays; a play is sent after a confirm step (undo before that).
 import { api, ApiError } from "../api.js";
-import { remember, toast } from "../app.js";
+import { remember, toast } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { h } from "./position.js";
+import { h } from "../ui.js";
 
 addMessages({
   en: {

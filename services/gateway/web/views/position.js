@@ -1,10 +1,11 @@
 // The position view: paste an ID or set a position up, then the hint (candidates with arrows), the cube
 // decision, resignations, and rollouts of the top candidates as jobs with live progress.
 // Address: /?position=<Position ID | PositionID:MatchID | XGID>&dice=31 (and rules, cube, match settings).
-import { api, streamEvents, ApiError } from "../api.js";
-import { remember, toast } from "../app.js";
+import { api, streamEvents } from "../api.js";
+import { remember, toast } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
+import { h, positionId, fmtEqAscii as fmt, fmtPctBare as pct, problemText } from "../ui.js";
 
 addMessages({
   en: {
@@ -101,33 +102,9 @@ addMessages({
 
 const START = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 
-/** A small element builder: h("button", {type: "button", onclick}, "text", child). */
-export function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
-    else if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (v === true) e.setAttribute(k, "");
-    else e.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) if (c != null && c !== false) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
-
-/** gnubg's Position ID of a board seen by the player on roll (mine), as the API writes it. */
-export function positionId(mine, theirs) {
-  const bits = [];
-  for (const side of [theirs, mine]) for (const n of side) { for (let i = 0; i < n; i++) bits.push(1); bits.push(0); }
-  const bytes = new Uint8Array(10);
-  bits.slice(0, 80).forEach((b, i) => { if (b) bytes[i >> 3] |= 1 << (i & 7); });
-  return btoa(String.fromCharCode(...bytes)).slice(0, 14);
-}
-
 const sum = (a) => a.reduce((x, y) => x + y, 0);
-const fmt = (x, d = 3) => (x == null ? "—" : (x >= 0 ? "+" : "") + x.toFixed(d));
-const pct = (x) => (x == null ? "—" : (100 * x).toFixed(1));
+/** An error in words: the API's detail, or "Error: ..." of any other. */
+const problem = (e) => problemText(e, { fields: false, label: true });
 
 export async function mount(el, params) {
   const s = {
@@ -356,9 +333,6 @@ export async function mount(el, params) {
   }
   function cubeful() {
     return s.rules.variant !== "tavla" && (s.cube.match_length > 0 || s.cube.value > 1 || s.cube.owner !== "centre");
-  }
-  function problem(e) {
-    return e instanceof ApiError ? e.message : `${t("error")}: ${e.message}`;
   }
 
   async function analyse() {
