@@ -178,11 +178,23 @@ function stateText(state) {
   return t(`an_state_${state}`) === `an_state_${state}` ? state : t(`an_state_${state}`);
 }
 
-export async function mount(el, params) {
-  const controller = new AbortController();
-  let jobId = params.job || null;
-  el.classList.add("an-view");
 
+// The view's state: v = {controller, jobId, watch (the AbortController of the job being watched), cursor,
+// loads, jobBox, jobsList, moreButton}; each panel below is a function of it.
+export async function mount(el, params) {
+  const v = { controller: new AbortController(), jobId: params.job || null, watch: null, cursor: null, loads: 0 };
+  el.classList.add("an-view");
+  const form = uploadForm(v);
+  const jobsBox = jobsPanel(v);
+  v.jobBox = h("section", { class: "an-job", id: "an-job", "aria-live": "polite" });
+  el.append(h("h1", {}, t("an_title")), form, jobsBox, v.jobBox);
+  loadJobs(v);
+  if (v.jobId) openJob(v, v.jobId);
+  return () => { v.controller.abort(); if (v.watch) v.watch.abort(); };
+}
+
+// ---- the upload form
+function uploadForm(v) {
   const fileInput = h("input", { type: "file", id: "an-file", name: "file", accept: ".mat,.txt,.sgf,.xg,.gmd", required: true });
   const levelSelect = h("select", { id: "an-level", name: "level" }, LEVELS.map((l) => h("option", { value: l }, l)));
   levelSelect.value = "1ply";
@@ -193,307 +205,6 @@ export async function mount(el, params) {
       h("label", { for: "an-file" }, t("an_file")), fileInput,
       h("label", { for: "an-level" }, t("an_level")), levelSelect,
       submit));
-  const jobBox = h("section", { class: "an-job", id: "an-job", "aria-live": "polite" });
-  const jobsList = h("ul", { class: "an-jobs", id: "an-jobs" });
-  const moreButton = h("button", { type: "button", id: "an-more", hidden: true }, t("an_more"));
-  const refresh = h("button", { type: "button", class: "an-refresh" }, t("an_refresh"));
-  const jobsBox = h("section", { class: "an-jobs-box", "aria-labelledby": "an-jobs-title" },
-    h("div", { class: "an-jobs-head" }, h("h2", { id: "an-jobs-title" }, t("an_jobs")), refresh),
-    jobsList, moreButton);
-  el.append(h("h1", {}, t("an_title")), form, jobsBox, jobBox);
-
-  let cursor = null;
-  let loads = 0; // a newer load of the list wins: an older one that finishes later adds nothing
-  async function loadJobs(more = false) {
-    const mine = ++loads;
-    const after = more ? cursor : null;
-    let page;
-    try {
-      page = await api(`/v1/analyses?limit=10${after ? `&cursor=${encodeURIComponent(after)}` : ""}`, { signal: controller.signal });
-    } catch (e) {
-      if (e.name !== "AbortError" && mine === loads) {
-        if (!more) jobsList.replaceChildren();
-        jobsList.append(h("li", { class: "error-message" }, problemText(e)));
-      }
-      return;
-    }
-    const details = await Promise.all(page.jobs.map((j) =>
-      api(`/v1/analyses/${encodeURIComponent(j.id)}?games=false`, { signal: controller.signal }).catch(() => null)));
-    if (mine !== loads) return;
-    if (!more) jobsList.replaceChildren();
-    cursor = page.next_cursor || null;
-    moreButton.hidden = !cursor;
-    if (!more && !page.jobs.length) jobsList.append(h("li", { class: "muted" }, t("an_no_jobs")));
-    page.jobs.forEach((j, i) => jobsList.append(jobItem(j, details[i])));
-  }
-
-  function jobItem(j, detail) {
-    const m = detail?.matches?.[0];
-    const name = m?.filename || m?.players?.join(" – ") || j.id;
-    const when = new Date(j.created * 1000).toLocaleString(lang());
-    const state = detail?.state || j.state;
-    const li = h("li", { class: `an-job-item ${j.id === jobId ? "current" : ""}`, dataset: { job: j.id } },
-      h("span", { class: "an-job-name" }, name),
-      h("span", { class: "muted" }, ` ${when} · ${detail?.level || ""} · `),
-      h("span", { class: `an-state ${state}` }, stateText(state)));
-    const buttons = h("span", { class: "an-job-buttons" },
-      h("button", { type: "button", onclick: () => openJob(j.id) }, t("an_open")));
-    if (!TERMINAL.has(state)) buttons.append(h("button", { type: "button", class: "an-cancel", onclick: () => cancelJob(j.id) }, t("an_cancel")));
-    else buttons.append(h("button", { type: "button", class: "an-delete", onclick: () => cancelJob(j.id, true) }, t("an_delete")));
-    li.append(buttons);
-    return li;
-  }
-
-  async function cancelJob(id, finished = false) {
-    try {
-      await api(`/v1/analyses/${encodeURIComponent(id)}`, { method: "DELETE", signal: controller.signal });
-      toast(t(finished ? "an_deleted" : "an_cancelled"));
-      if (finished && id === jobId) { jobId = null; jobBox.replaceChildren(); remember({ view: "analysis" }); }
-      else if (id === jobId) openJob(id);
-      loadJobs();
-    } catch (e) {
-      if (e.name !== "AbortError") toast(problemText(e), "error");
-    }
-  }
-
-  let watch = null; // the AbortController of the job being watched
-  async function openJob(id) {
-    if (watch) watch.abort();
-    watch = new AbortController();
-    const signal = AbortSignal.any ? AbortSignal.any([controller.signal, watch.signal]) : watch.signal;
-    jobId = id;
-    remember({ view: "analysis", job: id });
-    for (const li of jobsList.querySelectorAll("li[data-job]")) li.classList.toggle("current", li.dataset.job === id);
-    const progress = h("progress", { max: 1, value: 0, id: "an-progress" });
-    const status = h("p", { class: "an-status", id: "an-status" }, t("an_waiting"));
-    const cancel = h("button", { type: "button", class: "an-cancel", id: "an-cancel", onclick: () => cancelJob(id) }, t("an_cancel"));
-    jobBox.replaceChildren(h("div", { class: "an-progress-box" }, progress, status, cancel));
-    const show = (job) => {
-      progress.value = job.progress ?? 0;
-      const parts = [t("an_state", { state: stateText(job.state) }), t("an_progress", { done: job.games_done ?? 0, total: job.games_total ?? "?" })];
-      if (job.eta_s != null && !TERMINAL.has(job.state)) parts.push(t("an_eta", { s: Math.ceil(job.eta_s) }));
-      status.textContent = parts.join(" · ");
-      cancel.hidden = TERMINAL.has(job.state);
-    };
-    let job;
-    try {
-      job = await api(`/v1/analyses/${encodeURIComponent(id)}?games=false`, { signal });
-      show(job);
-      if (!TERMINAL.has(job.state)) {
-        try {
-          await streamEvents(job.events, (name, data) => { job = data; show(data); }, { signal });
-        } catch (e) {
-          if (e.name === "AbortError") return;
-          // the stream broke: poll until the job ends
-          while (!TERMINAL.has(job.state)) {
-            await new Promise((r) => setTimeout(r, 1000));
-            if (signal.aborted) return;
-            job = await api(`/v1/analyses/${encodeURIComponent(id)}?games=false`, { signal });
-            show(job);
-          }
-        }
-      }
-      if (signal.aborted) return;
-      show(job);
-      const full = await api(`/v1/analyses/${encodeURIComponent(id)}`, { signal });
-      if (signal.aborted) return;
-      renderResults(full);
-      loadJobs();
-    } catch (e) {
-      if (e.name === "AbortError") return;
-      const text = e instanceof ApiError && e.status === 404 ? t("an_not_found") : problemText(e);
-      jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, text));
-    }
-  }
-
-  function renderResults(job) {
-    const box = h("div", { class: "an-results", id: "an-results" });
-    const head = jobBox.querySelector(".an-progress-box");
-    jobBox.replaceChildren(...(head ? [head] : []), box);
-    if (job.state === "failed" && job.error) box.append(h("p", { class: "error-message" }, t("an_failed", { e: job.error })));
-    if (job.games_failed) box.append(h("p", { class: "error-message" }, t("an_failed_games", { n: job.games_failed })));
-    const matches = (job.matches || []).filter((m) => m.games && m.games.length);
-    if (!matches.length) return;
-    const matchBox = h("div", { class: "an-match" });
-    if (matches.length > 1) {
-      const sel = h("select", { id: "an-match-select" }, matches.map((m) => h("option", { value: m.match }, `${m.match + 1}: ${m.filename || m.players.join(" – ")}`)));
-      sel.addEventListener("change", () => renderMatch(matchBox, job, matches.find((m) => String(m.match) === sel.value)));
-      box.append(h("label", {}, t("an_match"), " ", sel));
-    }
-    box.append(matchBox);
-    renderMatch(matchBox, job, matches[0]);
-  }
-
-  function renderMatch(box, job, m) {
-    box.replaceChildren();
-    const players = m.players || ["?", "?"];
-    const desc = m.length ? t("an_match_of", { players: players.join(" – "), n: m.length, level: job.level })
-      : t("an_money", { players: players.join(" – "), level: job.level });
-    box.append(h("h2", {}, m.filename || players.join(" – ")), h("p", { class: "muted" }, desc));
-    box.append(playerTable(m));
-    if (m.state === "done") {
-      const dl = h("button", { type: "button", id: "an-sgf", class: "an-sgf" }, t("an_download"));
-      dl.addEventListener("click", () => downloadSgf(job, m));
-      box.append(dl);
-    }
-    const decisions = m.games.flatMap((g) => g.decisions || []);
-    box.append(graph(m, decisions));
-    box.append(errorList(m, decisions));
-  }
-
-  function playerTable(m) {
-    const ps = m.summary?.players || m.games[0]?.players?.map((p, i) => ({ name: m.players[i], ...p })) || [];
-    const rows = [
-      ["an_pr", (p) => fmtNum(p.pr)],
-      ["an_error_rate", (p) => fmtNum(p.error_rate, 1)],
-      ["an_grade", (p) => p.grade || "–"],
-      ["an_decisions", (p) => p.decisions ?? "–"],
-      ["an_errors_n", (p) => p.errors ?? "–"],
-      ["an_blunders_n", (p) => p.blunders ?? "–"],
-      ["an_luck", (p) => fmtEq(p.luck?.net_points, 2)],
-      ["an_result", (p) => (p.result_points == null ? "–" : fmtNum(p.result_points, 0))],
-      ["an_luck_adj", (p) => fmtEq(p.luck_adjusted, 2)],
-    ];
-    return h("div", { class: "an-table-wrap" }, h("table", { class: "an-players", id: "an-players" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("an_players")), ps.map((p, i) => h("th", { scope: "col" }, p.name || m.players[i])))),
-      h("tbody", {}, rows.map(([key, f]) => h("tr", { dataset: { row: key } }, h("th", { scope: "row" }, t(key)), ps.map((p) => h("td", {}, String(f(p)))))))));
-  }
-
-  async function downloadSgf(job, m) {
-    try {
-      const text = await api(m.sgf, { signal: controller.signal });
-      const stem = (m.filename || `match-${m.match}`).replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_.-]+/g, "_");
-      const url = URL.createObjectURL(new Blob([text], { type: "application/x-go-sgf" }));
-      const a = h("a", { href: url, download: `${stem}-analysis.sgf`, class: "an-hidden" });
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (e) {
-      if (e.name !== "AbortError") toast(problemText(e), "error");
-    }
-  }
-
-  function graph(m, decisions) {
-    const p0 = m.players?.[0] || "1";
-    const W = 800, H1 = 150, H2 = 90, GAP = 24, PADL = 44, PADR = 8, TOP = 8;
-    const H = TOP + H1 + GAP + H2 + 22;
-    const eqPts = [], luckPts = [], marks = [], games = [];
-    let luck = 0, x = 0, lastGame = -1;
-    for (const d of decisions) {
-      if (d.game !== lastGame) { games.push([x, d.game]); lastGame = d.game; }
-      const sign = d.player === 0 ? 1 : -1;
-      if (d.luck && d.luck.value != null) luck += sign * (d.luck.points ?? d.luck.value);
-      if (d.kind === "checker" && d.played_equity != null) {
-        eqPts.push([x, sign * d.played_equity]);
-        luckPts.push([x, luck]);
-        if (d.mark === "error" || d.mark === "blunder") marks.push([x, sign * d.played_equity, d]);
-        x++;
-      } else if (d.mark === "error" || d.mark === "blunder") {
-        const e = d.cube ? sign * d.cube.nd : 0;
-        marks.push([x, e, d]);
-      }
-    }
-    const n = Math.max(1, x - 1);
-    const eMax = Math.max(1, ...eqPts.map(([, y]) => Math.abs(y)));
-    const lMax = Math.max(0.5, ...luckPts.map(([, y]) => Math.abs(y)));
-    const X = (i) => PADL + (i / n) * (W - PADL - PADR);
-    const Y1 = (y) => TOP + H1 / 2 - (y / eMax) * (H1 / 2 - 4);
-    const Y2 = (y) => TOP + H1 + GAP + H2 / 2 - (y / lMax) * (H2 / 2 - 4);
-    const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", role: "img", "aria-labelledby": "an-graph-title an-graph-desc" });
-    const title = svg("title", { id: "an-graph-title" }, s);
-    title.textContent = t("an_graph");
-    const panel = (y, hgt) => svg("rect", { x: PADL, y, width: W - PADL - PADR, height: hgt, class: "an-panel" }, s);
-    panel(TOP, H1);
-    panel(TOP + H1 + GAP, H2);
-    svg("line", { x1: PADL, x2: W - PADR, y1: Y1(0), y2: Y1(0), class: "an-zero" }, s);
-    svg("line", { x1: PADL, x2: W - PADR, y1: Y2(0), y2: Y2(0), class: "an-zero" }, s);
-    const label = (x0, y0, txt, cls = "an-axis") => { const e = svg("text", { x: x0, y: y0, class: cls }, s); e.textContent = txt; return e; };
-    label(4, TOP + 12, t("an_equity"));
-    label(4, Y1(eMax) + 22, fmtEq(eMax, 1));
-    label(4, Y1(-eMax), fmtEq(-eMax, 1));
-    label(4, TOP + H1 + GAP + 12, t("an_luck_sum"));
-    label(4, TOP + H1 + GAP + H2 - 2, fmtEq(-lMax, 1));
-    for (const [gx, g] of games) {
-      const gxx = X(Math.max(0, gx - 0.5));
-      if (gx > 0) svg("line", { x1: gxx, x2: gxx, y1: TOP, y2: TOP + H1 + GAP + H2, class: "an-game-line" }, s);
-      label(gxx + 3, H - 6, t("an_game", { n: g + 1 }), "an-axis an-game-label");
-    }
-    const path = (pts, Y, cls) => {
-      if (!pts.length) return;
-      svg("polyline", { points: pts.map(([i, y]) => `${X(i).toFixed(1)},${Y(y).toFixed(1)}`).join(" "), class: cls }, s);
-    };
-    path(eqPts, Y1, "an-eq-line");
-    path(luckPts, Y2, "an-luck-line");
-    for (const [i, y, d] of marks) {
-      const c = svg("circle", { cx: X(Math.min(i, n)), cy: Y1(y), r: 5, class: `an-mark ${d.mark}` }, s);
-      const tt = svg("title", {}, c);
-      tt.textContent = `${t("an_game", { n: d.game + 1 })}, ${d.move}: ${d.played} → ${d.best} (${t(`an_mark_${d.mark}`)})`;
-    }
-    return h("figure", { class: "an-figure" }, s,
-      h("figcaption", { id: "an-graph-desc", class: "muted" }, t("an_graph_desc", { p: p0 })));
-  }
-
-  function errorList(m, decisions) {
-    const errs = decisions.filter((d) => d.mark === "error" || d.mark === "blunder");
-    const players = m.players || ["?", "?"];
-    const filter = h("select", { id: "an-filter" },
-      h("option", { value: "all" }, t("an_filter_all")),
-      h("option", { value: "blunder" }, t("an_filter_blunders")),
-      players.map((p, i) => h("option", { value: `p${i}` }, t("an_filter_player", { p }))));
-    const list = h("ol", { class: "an-errors", id: "an-errors" });
-    const render = () => {
-      const v = filter.value;
-      const shown = errs.filter((d) => v === "all" || (v === "blunder" ? d.mark === "blunder" : `p${d.player}` === v));
-      list.replaceChildren(...shown.map((d) => errorItem(d, players)));
-      if (!shown.length) list.append(h("li", { class: "muted an-none" }, t("an_none")));
-    };
-    filter.addEventListener("change", render);
-    render();
-    return h("section", { class: "an-errors-box", "aria-labelledby": "an-errors-title" },
-      h("div", { class: "an-errors-head" }, h("h3", { id: "an-errors-title" }, `${t("an_errors")} (${errs.length})`),
-        h("label", {}, t("an_filter"), " ", filter)),
-      list);
-  }
-
-  function errorItem(d, players) {
-    const who = players[d.player] || `#${d.player + 1}`;
-    const boardBox = h("div", { class: "an-board" });
-    let arrays = null;
-    try { arrays = decodePositionId(d.position_id); } catch { arrays = null; }
-    const cube = decodeMatchCube(d.match_id);
-    const draw = (notation) => {
-      if (!arrays) return;
-      const board = boardFromPosition(arrays.mine, arrays.theirs);
-      board.dice = d.dice || null;
-      if (cube) board.cube = { value: cube.value, owner: cube.owner == null ? null : cube.owner === d.player ? "bottom" : "top" };
-      drawBoard(boardBox, board, { small: true, arrows: d.kind === "checker" ? arrowsOfNotation(notation) : [],
-        label: `${t("an_item", { g: d.game + 1, m: d.move, p: who })}: ${notation}` });
-    };
-    draw(d.best);
-    const heading = d.kind === "checker" && d.dice ? t("an_to_play", { p: who, d: `${d.dice[0]}${d.dice[1]}` }) : t("an_cube_action", { p: who });
-    const body = h("div", { class: "an-error-text" },
-      h("h4", {}, h("span", { class: `an-badge ${d.mark}` }, t(`an_mark_${d.mark}`)), " ",
-        t("an_item", { g: d.game + 1, m: d.move, p: heading })),
-      h("p", { class: "an-played" }, h("strong", {}, `${t("an_played")}: `), d.played || "–",
-        h("span", { class: "an-loss" }, ` (${t("an_loss", { x: fmtNum(-d.loss, 3) })})`)),
-      h("p", { class: "an-best" }, h("strong", {}, `${t("an_better")}: `), d.best || "–"));
-    if (d.category) body.append(h("p", { class: "muted" }, d.category));
-    if (d.kind === "checker") {
-      const text = explainReasons(d.best, d.played, d.reasons, d.explanation);
-      if (text) body.append(h("p", { class: "an-explanation" }, text));
-      const bPlayed = h("button", { type: "button", "aria-pressed": "false" }, t("an_show_played"));
-      const bBetter = h("button", { type: "button", "aria-pressed": "true" }, t("an_show_better"));
-      bPlayed.addEventListener("click", () => { draw(d.played); bPlayed.setAttribute("aria-pressed", "true"); bBetter.setAttribute("aria-pressed", "false"); });
-      bBetter.addEventListener("click", () => { draw(d.best); bPlayed.setAttribute("aria-pressed", "false"); bBetter.setAttribute("aria-pressed", "true"); });
-      body.append(h("div", { class: "an-toggle" }, bPlayed, bBetter));
-    } else if (d.cube) {
-      body.append(h("p", { class: "an-explanation" }, `${d.cube.action}: ${t("an_cube_eq", { nd: fmtEq(d.cube.nd), dt: fmtEq(d.cube.dt), dp: fmtEq(d.cube.dp) })}`));
-    }
-    if (d.plan) body.append(h("p", { class: "muted an-plan" }, d.plan));
-    return h("li", { class: `an-error ${d.mark}`, dataset: { game: d.game, move: d.move } }, boardBox, body);
-  }
-
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const file = fileInput.files[0];
@@ -502,23 +213,344 @@ export async function mount(el, params) {
     body.append("file", file, file.name);
     body.append("level", levelSelect.value);
     submit.disabled = true;
-    jobBox.replaceChildren(h("p", { class: "muted" }, t("an_uploading")));
+    v.jobBox.replaceChildren(h("p", { class: "muted" }, t("an_uploading")));
     try {
-      const job = await api("/v1/analyses", { method: "POST", body, signal: controller.signal });
+      const job = await api("/v1/analyses", { method: "POST", body, signal: v.controller.signal });
       form.reset();
       levelSelect.value = body.get("level");
-      loadJobs();
-      openJob(job.id);
+      loadJobs(v);
+      openJob(v, job.id);
     } catch (err) {
-      if (err.name !== "AbortError") jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
+      if (err.name !== "AbortError") v.jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
     } finally {
       submit.disabled = false;
     }
   });
-  refresh.addEventListener("click", () => loadJobs());
-  moreButton.addEventListener("click", () => loadJobs(true));
+  return form;
+}
 
-  loadJobs();
-  if (jobId) openJob(jobId);
-  return () => { controller.abort(); if (watch) watch.abort(); };
+// ---- your jobs
+function jobsPanel(v) {
+  v.jobsList = h("ul", { class: "an-jobs", id: "an-jobs" });
+  v.moreButton = h("button", { type: "button", id: "an-more", hidden: true }, t("an_more"));
+  const refresh = h("button", { type: "button", class: "an-refresh" }, t("an_refresh"));
+  refresh.addEventListener("click", () => loadJobs(v));
+  v.moreButton.addEventListener("click", () => loadJobs(v, true));
+  return h("section", { class: "an-jobs-box", "aria-labelledby": "an-jobs-title" },
+    h("div", { class: "an-jobs-head" }, h("h2", { id: "an-jobs-title" }, t("an_jobs")), refresh),
+    v.jobsList, v.moreButton);
+}
+
+// a newer load of the list wins: an older one that finishes later adds nothing
+async function loadJobs(v, more = false) {
+  const mine = ++v.loads;
+  const after = more ? v.cursor : null;
+  const signal = v.controller.signal;
+  let page;
+  try {
+    page = await api(`/v1/analyses?limit=10${after ? `&cursor=${encodeURIComponent(after)}` : ""}`, { signal });
+  } catch (e) {
+    if (e.name !== "AbortError" && mine === v.loads) {
+      if (!more) v.jobsList.replaceChildren();
+      v.jobsList.append(h("li", { class: "error-message" }, problemText(e)));
+    }
+    return;
+  }
+  const details = await Promise.all(page.jobs.map((j) =>
+    api(`/v1/analyses/${encodeURIComponent(j.id)}?games=false`, { signal }).catch(() => null)));
+  if (mine !== v.loads) return;
+  if (!more) v.jobsList.replaceChildren();
+  v.cursor = page.next_cursor || null;
+  v.moreButton.hidden = !v.cursor;
+  if (!more && !page.jobs.length) v.jobsList.append(h("li", { class: "muted" }, t("an_no_jobs")));
+  page.jobs.forEach((j, i) => v.jobsList.append(jobItem(v, j, details[i])));
+}
+
+function jobItem(v, j, detail) {
+  const m = detail?.matches?.[0];
+  const name = m?.filename || m?.players?.join(" – ") || j.id;
+  const when = new Date(j.created * 1000).toLocaleString(lang());
+  const state = detail?.state || j.state;
+  const li = h("li", { class: `an-job-item ${j.id === v.jobId ? "current" : ""}`, dataset: { job: j.id } },
+    h("span", { class: "an-job-name" }, name),
+    h("span", { class: "muted" }, ` ${when} · ${detail?.level || ""} · `),
+    h("span", { class: `an-state ${state}` }, stateText(state)));
+  const buttons = h("span", { class: "an-job-buttons" },
+    h("button", { type: "button", onclick: () => openJob(v, j.id) }, t("an_open")));
+  if (!TERMINAL.has(state)) buttons.append(h("button", { type: "button", class: "an-cancel", onclick: () => cancelJob(v, j.id) }, t("an_cancel")));
+  else buttons.append(h("button", { type: "button", class: "an-delete", onclick: () => cancelJob(v, j.id, true) }, t("an_delete")));
+  li.append(buttons);
+  return li;
+}
+
+async function cancelJob(v, id, finished = false) {
+  try {
+    await api(`/v1/analyses/${encodeURIComponent(id)}`, { method: "DELETE", signal: v.controller.signal });
+    toast(t(finished ? "an_deleted" : "an_cancelled"));
+    if (finished && id === v.jobId) { v.jobId = null; v.jobBox.replaceChildren(); remember({ view: "analysis" }); }
+    else if (id === v.jobId) openJob(v, id);
+    loadJobs(v);
+  } catch (e) {
+    if (e.name !== "AbortError") toast(problemText(e), "error");
+  }
+}
+
+// ---- the job being watched: its progress, then its results
+function progressBox(v, id) {
+  const progress = h("progress", { max: 1, value: 0, id: "an-progress" });
+  const status = h("p", { class: "an-status", id: "an-status" }, t("an_waiting"));
+  const cancel = h("button", { type: "button", class: "an-cancel", id: "an-cancel", onclick: () => cancelJob(v, id) }, t("an_cancel"));
+  const show = (job) => {
+    progress.value = job.progress ?? 0;
+    const parts = [t("an_state", { state: stateText(job.state) }), t("an_progress", { done: job.games_done ?? 0, total: job.games_total ?? "?" })];
+    if (job.eta_s != null && !TERMINAL.has(job.state)) parts.push(t("an_eta", { s: Math.ceil(job.eta_s) }));
+    status.textContent = parts.join(" · ");
+    cancel.hidden = TERMINAL.has(job.state);
+  };
+  return { box: h("div", { class: "an-progress-box" }, progress, status, cancel), show };
+}
+
+async function openJob(v, id) {
+  if (v.watch) v.watch.abort();
+  v.watch = new AbortController();
+  const signal = AbortSignal.any ? AbortSignal.any([v.controller.signal, v.watch.signal]) : v.watch.signal;
+  v.jobId = id;
+  remember({ view: "analysis", job: id });
+  for (const li of v.jobsList.querySelectorAll("li[data-job]")) li.classList.toggle("current", li.dataset.job === id);
+  const { box, show } = progressBox(v, id);
+  v.jobBox.replaceChildren(box);
+  const path = `/v1/analyses/${encodeURIComponent(id)}`;
+  let job;
+  try {
+    job = await api(`${path}?games=false`, { signal });
+    show(job);
+    if (!TERMINAL.has(job.state)) {
+      try {
+        await streamEvents(job.events, (name, data) => { job = data; show(data); }, { signal });
+      } catch (e) {
+        if (e.name === "AbortError") return;
+        // the stream broke: poll until the job ends
+        while (!TERMINAL.has(job.state)) {
+          await new Promise((r) => setTimeout(r, 1000));
+          if (signal.aborted) return;
+          job = await api(`${path}?games=false`, { signal });
+          show(job);
+        }
+      }
+    }
+    if (signal.aborted) return;
+    show(job);
+    const full = await api(path, { signal });
+    if (signal.aborted) return;
+    renderResults(v, full);
+    loadJobs(v);
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    const text = e instanceof ApiError && e.status === 404 ? t("an_not_found") : problemText(e);
+    v.jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, text));
+  }
+}
+
+function renderResults(v, job) {
+  const box = h("div", { class: "an-results", id: "an-results" });
+  const head = v.jobBox.querySelector(".an-progress-box");
+  v.jobBox.replaceChildren(...(head ? [head] : []), box);
+  if (job.state === "failed" && job.error) box.append(h("p", { class: "error-message" }, t("an_failed", { e: job.error })));
+  if (job.games_failed) box.append(h("p", { class: "error-message" }, t("an_failed_games", { n: job.games_failed })));
+  const matches = (job.matches || []).filter((m) => m.games && m.games.length);
+  if (!matches.length) return;
+  const matchBox = h("div", { class: "an-match" });
+  if (matches.length > 1) {
+    const sel = h("select", { id: "an-match-select" }, matches.map((m) => h("option", { value: m.match }, `${m.match + 1}: ${m.filename || m.players.join(" – ")}`)));
+    sel.addEventListener("change", () => renderMatch(v, matchBox, job, matches.find((m) => String(m.match) === sel.value)));
+    box.append(h("label", {}, t("an_match"), " ", sel));
+  }
+  box.append(matchBox);
+  renderMatch(v, matchBox, job, matches[0]);
+}
+
+// ---- one match: the players' table, the annotated SGF, the graph and the errors
+function renderMatch(v, box, job, m) {
+  box.replaceChildren();
+  const players = m.players || ["?", "?"];
+  const desc = m.length ? t("an_match_of", { players: players.join(" – "), n: m.length, level: job.level })
+    : t("an_money", { players: players.join(" – "), level: job.level });
+  box.append(h("h2", {}, m.filename || players.join(" – ")), h("p", { class: "muted" }, desc));
+  box.append(playerTable(m));
+  if (m.state === "done") {
+    const dl = h("button", { type: "button", id: "an-sgf", class: "an-sgf" }, t("an_download"));
+    dl.addEventListener("click", () => downloadSgf(v, m));
+    box.append(dl);
+  }
+  const decisions = m.games.flatMap((g) => g.decisions || []);
+  box.append(graph(m, decisions));
+  box.append(errorList(m, decisions));
+}
+
+function playerTable(m) {
+  const ps = m.summary?.players || m.games[0]?.players?.map((p, i) => ({ name: m.players[i], ...p })) || [];
+  const rows = [
+    ["an_pr", (p) => fmtNum(p.pr)],
+    ["an_error_rate", (p) => fmtNum(p.error_rate, 1)],
+    ["an_grade", (p) => p.grade || "–"],
+    ["an_decisions", (p) => p.decisions ?? "–"],
+    ["an_errors_n", (p) => p.errors ?? "–"],
+    ["an_blunders_n", (p) => p.blunders ?? "–"],
+    ["an_luck", (p) => fmtEq(p.luck?.net_points, 2)],
+    ["an_result", (p) => (p.result_points == null ? "–" : fmtNum(p.result_points, 0))],
+    ["an_luck_adj", (p) => fmtEq(p.luck_adjusted, 2)],
+  ];
+  return h("div", { class: "an-table-wrap" }, h("table", { class: "an-players", id: "an-players" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("an_players")), ps.map((p, i) => h("th", { scope: "col" }, p.name || m.players[i])))),
+    h("tbody", {}, rows.map(([key, f]) => h("tr", { dataset: { row: key } }, h("th", { scope: "row" }, t(key)), ps.map((p) => h("td", {}, String(f(p)))))))));
+}
+
+async function downloadSgf(v, m) {
+  try {
+    const text = await api(m.sgf, { signal: v.controller.signal });
+    const stem = (m.filename || `match-${m.match}`).replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_.-]+/g, "_");
+    const url = URL.createObjectURL(new Blob([text], { type: "application/x-go-sgf" }));
+    const a = h("a", { href: url, download: `${stem}-analysis.sgf`, class: "an-hidden" });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } catch (e) {
+    if (e.name !== "AbortError") toast(problemText(e), "error");
+  }
+}
+
+// ---- the equity and luck graph
+/** The series of the graph: the played equities and the running luck (player 0's view), the marked errors,
+ *  the first x of each game. */
+function graphSeries(decisions) {
+  const eqPts = [], luckPts = [], marks = [], games = [];
+  let luck = 0, x = 0, lastGame = -1;
+  for (const d of decisions) {
+    if (d.game !== lastGame) { games.push([x, d.game]); lastGame = d.game; }
+    const sign = d.player === 0 ? 1 : -1;
+    if (d.luck && d.luck.value != null) luck += sign * (d.luck.points ?? d.luck.value);
+    if (d.kind === "checker" && d.played_equity != null) {
+      eqPts.push([x, sign * d.played_equity]);
+      luckPts.push([x, luck]);
+      if (d.mark === "error" || d.mark === "blunder") marks.push([x, sign * d.played_equity, d]);
+      x++;
+    } else if (d.mark === "error" || d.mark === "blunder") {
+      const e = d.cube ? sign * d.cube.nd : 0;
+      marks.push([x, e, d]);
+    }
+  }
+  return { eqPts, luckPts, marks, games, x };
+}
+
+function graph(m, decisions) {
+  const p0 = m.players?.[0] || "1";
+  const W = 800, H1 = 150, H2 = 90, GAP = 24, PADL = 44, PADR = 8, TOP = 8;
+  const H = TOP + H1 + GAP + H2 + 22;
+  const { eqPts, luckPts, marks, games, x } = graphSeries(decisions);
+  const n = Math.max(1, x - 1);
+  const eMax = Math.max(1, ...eqPts.map(([, y]) => Math.abs(y)));
+  const lMax = Math.max(0.5, ...luckPts.map(([, y]) => Math.abs(y)));
+  const X = (i) => PADL + (i / n) * (W - PADL - PADR);
+  const Y1 = (y) => TOP + H1 / 2 - (y / eMax) * (H1 / 2 - 4);
+  const Y2 = (y) => TOP + H1 + GAP + H2 / 2 - (y / lMax) * (H2 / 2 - 4);
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", role: "img", "aria-labelledby": "an-graph-title an-graph-desc" });
+  const title = svg("title", { id: "an-graph-title" }, s);
+  title.textContent = t("an_graph");
+  const panel = (y, hgt) => svg("rect", { x: PADL, y, width: W - PADL - PADR, height: hgt, class: "an-panel" }, s);
+  panel(TOP, H1);
+  panel(TOP + H1 + GAP, H2);
+  svg("line", { x1: PADL, x2: W - PADR, y1: Y1(0), y2: Y1(0), class: "an-zero" }, s);
+  svg("line", { x1: PADL, x2: W - PADR, y1: Y2(0), y2: Y2(0), class: "an-zero" }, s);
+  const label = (x0, y0, txt, cls = "an-axis") => { const e = svg("text", { x: x0, y: y0, class: cls }, s); e.textContent = txt; return e; };
+  label(4, TOP + 12, t("an_equity"));
+  label(4, Y1(eMax) + 22, fmtEq(eMax, 1));
+  label(4, Y1(-eMax), fmtEq(-eMax, 1));
+  label(4, TOP + H1 + GAP + 12, t("an_luck_sum"));
+  label(4, TOP + H1 + GAP + H2 - 2, fmtEq(-lMax, 1));
+  for (const [gx, g] of games) {
+    const gxx = X(Math.max(0, gx - 0.5));
+    if (gx > 0) svg("line", { x1: gxx, x2: gxx, y1: TOP, y2: TOP + H1 + GAP + H2, class: "an-game-line" }, s);
+    label(gxx + 3, H - 6, t("an_game", { n: g + 1 }), "an-axis an-game-label");
+  }
+  const path = (pts, Y, cls) => {
+    if (!pts.length) return;
+    svg("polyline", { points: pts.map(([i, y]) => `${X(i).toFixed(1)},${Y(y).toFixed(1)}`).join(" "), class: cls }, s);
+  };
+  path(eqPts, Y1, "an-eq-line");
+  path(luckPts, Y2, "an-luck-line");
+  for (const [i, y, d] of marks) {
+    const c = svg("circle", { cx: X(Math.min(i, n)), cy: Y1(y), r: 5, class: `an-mark ${d.mark}` }, s);
+    const tt = svg("title", {}, c);
+    tt.textContent = `${t("an_game", { n: d.game + 1 })}, ${d.move}: ${d.played} → ${d.best} (${t(`an_mark_${d.mark}`)})`;
+  }
+  return h("figure", { class: "an-figure" }, s,
+    h("figcaption", { id: "an-graph-desc", class: "muted" }, t("an_graph_desc", { p: p0 })));
+}
+
+// ---- the errors and blunders, each with its board
+function errorList(m, decisions) {
+  const errs = decisions.filter((d) => d.mark === "error" || d.mark === "blunder");
+  const players = m.players || ["?", "?"];
+  const filter = h("select", { id: "an-filter" },
+    h("option", { value: "all" }, t("an_filter_all")),
+    h("option", { value: "blunder" }, t("an_filter_blunders")),
+    players.map((p, i) => h("option", { value: `p${i}` }, t("an_filter_player", { p }))));
+  const list = h("ol", { class: "an-errors", id: "an-errors" });
+  const render = () => {
+    const v = filter.value;
+    const shown = errs.filter((d) => v === "all" || (v === "blunder" ? d.mark === "blunder" : `p${d.player}` === v));
+    list.replaceChildren(...shown.map((d) => errorItem(d, players)));
+    if (!shown.length) list.append(h("li", { class: "muted an-none" }, t("an_none")));
+  };
+  filter.addEventListener("change", render);
+  render();
+  return h("section", { class: "an-errors-box", "aria-labelledby": "an-errors-title" },
+    h("div", { class: "an-errors-head" }, h("h3", { id: "an-errors-title" }, `${t("an_errors")} (${errs.length})`),
+      h("label", {}, t("an_filter"), " ", filter)),
+    list);
+}
+
+/** A decision's small board; draw(notation) shows a play's arrows on it. */
+function decisionBoard(d, who) {
+  const boardBox = h("div", { class: "an-board" });
+  let arrays = null;
+  try { arrays = decodePositionId(d.position_id); } catch { arrays = null; }
+  const cube = decodeMatchCube(d.match_id);
+  const draw = (notation) => {
+    if (!arrays) return;
+    const board = boardFromPosition(arrays.mine, arrays.theirs);
+    board.dice = d.dice || null;
+    if (cube) board.cube = { value: cube.value, owner: cube.owner == null ? null : cube.owner === d.player ? "bottom" : "top" };
+    drawBoard(boardBox, board, { small: true, arrows: d.kind === "checker" ? arrowsOfNotation(notation) : [],
+      label: `${t("an_item", { g: d.game + 1, m: d.move, p: who })}: ${notation}` });
+  };
+  return { boardBox, draw };
+}
+
+function errorItem(d, players) {
+  const who = players[d.player] || `#${d.player + 1}`;
+  const { boardBox, draw } = decisionBoard(d, who);
+  draw(d.best);
+  const heading = d.kind === "checker" && d.dice ? t("an_to_play", { p: who, d: `${d.dice[0]}${d.dice[1]}` }) : t("an_cube_action", { p: who });
+  const body = h("div", { class: "an-error-text" },
+    h("h4", {}, h("span", { class: `an-badge ${d.mark}` }, t(`an_mark_${d.mark}`)), " ",
+      t("an_item", { g: d.game + 1, m: d.move, p: heading })),
+    h("p", { class: "an-played" }, h("strong", {}, `${t("an_played")}: `), d.played || "–",
+      h("span", { class: "an-loss" }, ` (${t("an_loss", { x: fmtNum(-d.loss, 3) })})`)),
+    h("p", { class: "an-best" }, h("strong", {}, `${t("an_better")}: `), d.best || "–"));
+  if (d.category) body.append(h("p", { class: "muted" }, d.category));
+  if (d.kind === "checker") {
+    const text = explainReasons(d.best, d.played, d.reasons, d.explanation);
+    if (text) body.append(h("p", { class: "an-explanation" }, text));
+    const bPlayed = h("button", { type: "button", "aria-pressed": "false" }, t("an_show_played"));
+    const bBetter = h("button", { type: "button", "aria-pressed": "true" }, t("an_show_better"));
+    bPlayed.addEventListener("click", () => { draw(d.played); bPlayed.setAttribute("aria-pressed", "true"); bBetter.setAttribute("aria-pressed", "false"); });
+    bBetter.addEventListener("click", () => { draw(d.best); bPlayed.setAttribute("aria-pressed", "false"); bBetter.setAttribute("aria-pressed", "true"); });
+    body.append(h("div", { class: "an-toggle" }, bPlayed, bBetter));
+  } else if (d.cube) {
+    body.append(h("p", { class: "an-explanation" }, `${d.cube.action}: ${t("an_cube_eq", { nd: fmtEq(d.cube.nd), dt: fmtEq(d.cube.dt), dp: fmtEq(d.cube.dp) })}`));
+  }
+  if (d.plan) body.append(h("p", { class: "muted an-plan" }, d.plan));
+  return h("li", { class: `an-error ${d.mark}`, dataset: { game: d.game, move: d.move } }, boardBox, body);
 }

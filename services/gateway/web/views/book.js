@@ -44,100 +44,109 @@ function rollText(roll) {
   return roll.length === 2 ? `${roll[0]}-${roll[1]}` : roll;
 }
 
+// The view's state: b = {controller, rules, rollKey, book, el, tabs, rollsList, detail, meta}.
 export async function mount(el, params) {
-  const controller = new AbortController();
-  let rules = RULES.includes(params.rules) ? params.rules : "international";
-  let rollKey = params.roll || null;
+  const b = { controller: new AbortController(), rules: RULES.includes(params.rules) ? params.rules : "international",
+              rollKey: params.roll || null, book: null, el };
   el.classList.add("bk-view");
+  b.tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("bk_rules") },
+    RULES.map((r) => h("button", { type: "button", dataset: { rules: r }, "aria-pressed": String(r === b.rules),
+      onclick: () => { if (r !== b.rules) { b.rules = r; b.rollKey = null; load(b); } } }, t(`bk_${r}`))));
+  b.rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("bk_rolls") });
+  b.detail = h("section", { class: "bk-detail", id: "bk-detail", "aria-live": "polite" });
+  b.meta = h("p", { class: "muted bk-meta", id: "bk-meta" });
+  el.append(h("h1", {}, t("bk_title")), b.tabs, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), b.rollsList, b.detail, b.meta);
+  load(b);
+  return () => b.controller.abort();
+}
 
-  const tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("bk_rules") },
-    RULES.map((r) => h("button", { type: "button", dataset: { rules: r }, "aria-pressed": String(r === rules),
-      onclick: () => { if (r !== rules) { rules = r; rollKey = null; load(); } } }, t(`bk_${r}`))));
-  const rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("bk_rolls") });
-  const detail = h("section", { class: "bk-detail", id: "bk-detail", "aria-live": "polite" });
-  const meta = h("p", { class: "muted bk-meta", id: "bk-meta" });
-  el.append(h("h1", {}, t("bk_title")), tabs, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), rollsList, detail, meta);
-
-  let book = null;
-  async function load() {
-    for (const b of tabs.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.rules === rules));
-    rollsList.replaceChildren(h("li", { class: "muted" }, t("loading")));
-    detail.replaceChildren();
-    meta.textContent = "";
-    try {
-      book = await api(`/v1/opening-book?rules=${rules}`, { signal: controller.signal });
-    } catch (e) {
-      if (e.name === "AbortError") return;
-      rollsList.replaceChildren(h("li", { class: "error-message", role: "alert" }, problemText(e)));
-      return;
-    }
-    el.dataset.rules = rules;
-    const rolls = book.rolls || [];
-    if (!rolls.length) { rollsList.replaceChildren(h("li", { class: "muted" }, t("bk_none"))); return; }
-    rollsList.replaceChildren(...rolls.map((r) => h("li", {},
-      h("button", { type: "button", class: "bk-roll", dataset: { roll: r.roll }, "aria-pressed": "false",
-        "aria-label": `${t("bk_roll", { r: rollText(r.roll) })}: ${r.candidates[0]?.play || ""}`,
-        onclick: () => select(r.roll) },
-        h("span", { class: "bk-dice" }, rollText(r.roll)),
-        h("span", { class: "bk-play" }, r.candidates[0]?.play || "–")))));
-    const s = book.settings || {};
-    meta.textContent = t("bk_meta", { ply: s.ply ?? "?", trials: s.trials ?? "?", engine: book.engine?.name || "",
-      version: book.engine?.version || "", date: (book.generated || "").slice(0, 10) });
-    const wanted = rolls.find((r) => r.roll === rollKey || r.roll === [...(rollKey || "")].reverse().join(""));
-    select(wanted ? wanted.roll : rolls.find((r) => r.roll === "31")?.roll || rolls[0].roll, false);
+// ---- the rule set's book: the list of opening rolls
+async function load(b) {
+  for (const button of b.tabs.querySelectorAll("button")) button.setAttribute("aria-pressed", String(button.dataset.rules === b.rules));
+  b.rollsList.replaceChildren(h("li", { class: "muted" }, t("loading")));
+  b.detail.replaceChildren();
+  b.meta.textContent = "";
+  try {
+    b.book = await api(`/v1/opening-book?rules=${b.rules}`, { signal: b.controller.signal });
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    b.rollsList.replaceChildren(h("li", { class: "error-message", role: "alert" }, problemText(e)));
+    return;
   }
+  b.el.dataset.rules = b.rules;
+  const rolls = b.book.rolls || [];
+  if (!rolls.length) { b.rollsList.replaceChildren(h("li", { class: "muted" }, t("bk_none"))); return; }
+  b.rollsList.replaceChildren(...rolls.map((r) => h("li", {},
+    h("button", { type: "button", class: "bk-roll", dataset: { roll: r.roll }, "aria-pressed": "false",
+      "aria-label": `${t("bk_roll", { r: rollText(r.roll) })}: ${r.candidates[0]?.play || ""}`,
+      onclick: () => select(b, r.roll) },
+      h("span", { class: "bk-dice" }, rollText(r.roll)),
+      h("span", { class: "bk-play" }, r.candidates[0]?.play || "–")))));
+  const s = b.book.settings || {};
+  b.meta.textContent = t("bk_meta", { ply: s.ply ?? "?", trials: s.trials ?? "?", engine: b.book.engine?.name || "",
+    version: b.book.engine?.version || "", date: (b.book.generated || "").slice(0, 10) });
+  const wanted = rolls.find((r) => r.roll === b.rollKey || r.roll === [...(b.rollKey || "")].reverse().join(""));
+  select(b, wanted ? wanted.roll : rolls.find((r) => r.roll === "31")?.roll || rolls[0].roll, false);
+}
 
-  function select(key, focus = true) {
-    rollKey = key;
-    remember({ view: "book", rules: rules === "international" ? null : rules, roll: key });
-    for (const b of rollsList.querySelectorAll("button.bk-roll")) b.setAttribute("aria-pressed", String(b.dataset.roll === key));
-    const entry = book.rolls.find((r) => r.roll === key);
-    if (!entry) return;
-    const boardBox = h("div", { class: "bk-board", id: "bk-board" });
-    const caption = h("p", { class: "bk-caption", id: "bk-caption" });
-    const start = decodePositionId(book.position_id || START);
-    const showCandidate = (c) => {
-      const board = boardFromPosition(start.mine, start.theirs);
-      board.dice = entry.dice;
-      drawBoard(boardBox, board, { arrows: arrowsOfNotation(c.play), label: t("bk_board_opening", { p: c.play, r: rollText(key) }) });
-      caption.textContent = t("bk_board_opening", { p: c.play, r: rollText(key) });
-      for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.play === c.play));
-      for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", "false");
-    };
-    const showReply = (rep) => {
-      const after = decodePositionId(entry.replies.position_id);
-      const board = boardFromPosition(after.mine, after.theirs, { onRollIsBottom: false });
-      board.dice = rep.dice;
-      const label = t("bk_board_reply", { p: entry.replies.play, q: rep.play, r: rollText(rep.roll) });
-      drawBoard(boardBox, board, { arrows: arrowsOfNotation(rep.play), label });
-      caption.textContent = label;
-      for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", "false");
-      for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.roll === rep.roll));
-    };
-    const candTable = h("table", { class: "bk-table", id: "bk-candidates" },
-      h("thead", {}, h("tr", {}, ["bk_play", "bk_equity", "bk_loss", "bk_win", "bk_wg", "bk_lg"].map((k) => h("th", { scope: "col" }, t(k))))),
-      h("tbody", {}, entry.candidates.map((c) => h("tr", { dataset: { play: c.play }, "aria-selected": "false" },
-        h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => showCandidate(c), "aria-label": `${t("bk_show")} ${c.play}` }, c.play)),
-        h("td", {}, fmtEq(c.equity)), h("td", {}, c.loss ? fmtEq(-c.loss) : "0"),
-        h("td", {}, fmtPct(c.probabilities?.win)), h("td", {}, fmtPct(c.probabilities?.win_gammon)),
-        h("td", {}, fmtPct(c.probabilities?.lose_gammon))))));
-    const replies = entry.replies?.replies || [];
-    const replyTable = h("table", { class: "bk-table", id: "bk-replies" },
-      h("thead", {}, h("tr", {}, ["bk_reply_roll", "bk_reply", "bk_reply_eq"].map((k) => h("th", { scope: "col" }, t(k))))),
-      h("tbody", {}, replies.map((rep) => h("tr", { dataset: { roll: rep.roll }, "aria-selected": "false" },
-        h("td", {}, rollText(rep.roll)),
-        h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => showReply(rep), "aria-label": `${t("bk_show")} ${rollText(rep.roll)}: ${rep.play}` }, rep.play)),
-        h("td", {}, fmtEq(rep.equity))))));
-    detail.replaceChildren(
-      h("div", { class: "bk-left" }, h("h2", {}, t("bk_roll", { r: rollText(key) })), boardBox, caption),
-      h("div", { class: "bk-right" },
-        h("h3", {}, t("bk_candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
-        replies.length ? h("h3", {}, t("bk_replies", { p: entry.replies.play })) : null,
-        replies.length ? h("div", { class: "an-table-wrap" }, replyTable) : null));
-    showCandidate(entry.candidates[0]);
-    if (focus) candTable.querySelector("button")?.focus({ preventScroll: true });
-  }
+// ---- one roll: its board, the candidates and the best replies
+function select(b, key, focus = true) {
+  b.rollKey = key;
+  remember({ view: "book", rules: b.rules === "international" ? null : b.rules, roll: key });
+  for (const button of b.rollsList.querySelectorAll("button.bk-roll")) button.setAttribute("aria-pressed", String(button.dataset.roll === key));
+  const entry = b.book.rolls.find((r) => r.roll === key);
+  if (!entry) return;
+  const boardBox = h("div", { class: "bk-board", id: "bk-board" });
+  const caption = h("p", { class: "bk-caption", id: "bk-caption" });
+  const start = decodePositionId(b.book.position_id || START);
+  const mark = (candidate, reply) => {
+    for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.play === candidate));
+    for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.roll === reply));
+  };
+  const showCandidate = (c) => {
+    const board = boardFromPosition(start.mine, start.theirs);
+    board.dice = entry.dice;
+    drawBoard(boardBox, board, { arrows: arrowsOfNotation(c.play), label: t("bk_board_opening", { p: c.play, r: rollText(key) }) });
+    caption.textContent = t("bk_board_opening", { p: c.play, r: rollText(key) });
+    mark(c.play, null);
+  };
+  const showReply = (rep) => {
+    const after = decodePositionId(entry.replies.position_id);
+    const board = boardFromPosition(after.mine, after.theirs, { onRollIsBottom: false });
+    board.dice = rep.dice;
+    const label = t("bk_board_reply", { p: entry.replies.play, q: rep.play, r: rollText(rep.roll) });
+    drawBoard(boardBox, board, { arrows: arrowsOfNotation(rep.play), label });
+    caption.textContent = label;
+    mark(null, rep.roll);
+  };
+  const candTable = candidatesTable(entry, showCandidate);
+  const replies = entry.replies?.replies || [];
+  const replyTable = repliesTable(replies, showReply);
+  b.detail.replaceChildren(
+    h("div", { class: "bk-left" }, h("h2", {}, t("bk_roll", { r: rollText(key) })), boardBox, caption),
+    h("div", { class: "bk-right" },
+      h("h3", {}, t("bk_candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
+      replies.length ? h("h3", {}, t("bk_replies", { p: entry.replies.play })) : null,
+      replies.length ? h("div", { class: "an-table-wrap" }, replyTable) : null));
+  showCandidate(entry.candidates[0]);
+  if (focus) candTable.querySelector("button")?.focus({ preventScroll: true });
+}
 
-  load();
-  return () => controller.abort();
+function candidatesTable(entry, show) {
+  return h("table", { class: "bk-table", id: "bk-candidates" },
+    h("thead", {}, h("tr", {}, ["bk_play", "bk_equity", "bk_loss", "bk_win", "bk_wg", "bk_lg"].map((k) => h("th", { scope: "col" }, t(k))))),
+    h("tbody", {}, entry.candidates.map((c) => h("tr", { dataset: { play: c.play }, "aria-selected": "false" },
+      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(c), "aria-label": `${t("bk_show")} ${c.play}` }, c.play)),
+      h("td", {}, fmtEq(c.equity)), h("td", {}, c.loss ? fmtEq(-c.loss) : "0"),
+      h("td", {}, fmtPct(c.probabilities?.win)), h("td", {}, fmtPct(c.probabilities?.win_gammon)),
+      h("td", {}, fmtPct(c.probabilities?.lose_gammon))))));
+}
+
+function repliesTable(replies, show) {
+  return h("table", { class: "bk-table", id: "bk-replies" },
+    h("thead", {}, h("tr", {}, ["bk_reply_roll", "bk_reply", "bk_reply_eq"].map((k) => h("th", { scope: "col" }, t(k))))),
+    h("tbody", {}, replies.map((rep) => h("tr", { dataset: { roll: rep.roll }, "aria-selected": "false" },
+      h("td", {}, rollText(rep.roll)),
+      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(rep), "aria-label": `${t("bk_show")} ${rollText(rep.roll)}: ${rep.play}` }, rep.play)),
+      h("td", {}, fmtEq(rep.equity))))));
 }

@@ -64,127 +64,140 @@ function cubeAnswer(answer) {
   return answer.response === "pass" ? "double/pass" : "double/take";
 }
 
+// The view's state: d = {controller, rules, kind, date, tabs, dateInput, box}.
 export async function mount(el, params) {
-  const controller = new AbortController();
-  let rules = params.rules === "tavla" ? "tavla" : "international";
-  let kind = params.kind === "cube" && rules === "international" ? "cube" : "position";
-  let date = /^\d{4}-\d{2}-\d{2}$/.test(params.date || "") ? params.date : null;
+  const rules = params.rules === "tavla" ? "tavla" : "international";
+  const d = { controller: new AbortController(), rules, kind: params.kind === "cube" && rules === "international" ? "cube" : "position",
+              date: /^\d{4}-\d{2}-\d{2}$/.test(params.date || "") ? params.date : null };
   el.classList.add("dy-view");
-
-  const tabs = h("div", { class: "dy-tabs", role: "group", "aria-label": t("dy_title") },
+  d.tabs = h("div", { class: "dy-tabs", role: "group", "aria-label": t("dy_title") },
     TABS.map((tab) => h("button", { type: "button", dataset: { rules: tab.rules, kind: tab.kind },
-      onclick: () => { rules = tab.rules; kind = tab.kind; load(); } }, t(tab.key))));
-  const dateInput = h("input", { type: "date", id: "dy-date", value: date || "" });
+      onclick: () => { d.rules = tab.rules; d.kind = tab.kind; load(d); } }, t(tab.key))));
+  const dateInput = h("input", { type: "date", id: "dy-date", value: d.date || "" });
   const todayButton = h("button", { type: "button", id: "dy-today" }, t("dy_today"));
-  dateInput.addEventListener("change", () => { date = dateInput.value || null; load(); });
-  todayButton.addEventListener("click", () => { date = null; dateInput.value = ""; load(); });
-  const box = h("section", { id: "dy-box", "aria-live": "polite" });
-  el.append(h("h1", {}, t("dy_title")), tabs,
-    h("p", { class: "dy-date" }, h("label", { for: "dy-date" }, t("dy_date")), " ", dateInput, " ", todayButton), box);
+  dateInput.addEventListener("change", () => { d.date = dateInput.value || null; load(d); });
+  todayButton.addEventListener("click", () => { d.date = null; dateInput.value = ""; load(d); });
+  d.box = h("section", { id: "dy-box", "aria-live": "polite" });
+  el.append(h("h1", {}, t("dy_title")), d.tabs,
+    h("p", { class: "dy-date" }, h("label", { for: "dy-date" }, t("dy_date")), " ", dateInput, " ", todayButton), d.box);
+  load(d);
+  return () => d.controller.abort();
+}
 
-  async function load() {
-    for (const b of tabs.querySelectorAll("button"))
-      b.setAttribute("aria-pressed", String(b.dataset.rules === rules && b.dataset.kind === kind));
-    remember({ view: "daily", rules: rules === "international" ? null : rules, kind: kind === "position" ? null : kind, date });
-    box.replaceChildren(h("p", { class: "muted" }, t("loading")));
-    const path = `/v1/daily/${date || "today"}?rules=${rules}&kind=${kind}`;
-    let puzzle;
-    try {
-      puzzle = await api(path, { signal: controller.signal });
-    } catch (e) {
-      if (e.name === "AbortError") return;
-      if (e instanceof ApiError && e.status === 404) {
-        const day = date || new Date().toISOString().slice(0, 10);
-        box.replaceChildren(h("p", { class: "dy-missing", id: "dy-missing" },
-          t("dy_missing", { what: t(`dy_what_${kind}`), date: day })));
-      } else {
-        box.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
-      }
-      return;
+// ---- the puzzle of the chosen day, rule set and kind (or why there is none)
+async function load(d) {
+  const { rules, kind, date, box } = d;
+  for (const b of d.tabs.querySelectorAll("button"))
+    b.setAttribute("aria-pressed", String(b.dataset.rules === rules && b.dataset.kind === kind));
+  remember({ view: "daily", rules: rules === "international" ? null : rules, kind: kind === "position" ? null : kind, date });
+  box.replaceChildren(h("p", { class: "muted" }, t("loading")));
+  const path = `/v1/daily/${date || "today"}?rules=${rules}&kind=${kind}`;
+  let puzzle;
+  try {
+    puzzle = await api(path, { signal: d.controller.signal });
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    if (e instanceof ApiError && e.status === 404) {
+      const day = date || new Date().toISOString().slice(0, 10);
+      box.replaceChildren(h("p", { class: "dy-missing", id: "dy-missing" },
+        t("dy_missing", { what: t(`dy_what_${kind}`), date: day })));
+    } else {
+      box.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
     }
-    show(puzzle);
+    return;
   }
+  show(d, puzzle);
+}
 
-  function show(p) {
-    const arrays = decodePositionId(p.position_id);
-    const boardBox = h("div", { class: "dy-board", id: "dy-board" });
-    const draw = (notation) => {
-      const board = boardFromPosition(arrays.mine, arrays.theirs);
-      board.dice = p.dice || null;
-      if (p.kind === "cube" || p.match_length) {
-        const owner = p.cube_owner === "centre" || !p.cube_owner ? null : p.cube_owner === "opponent" ? "top" : "bottom";
-        board.cube = { value: p.cube_value || 1, owner };
-      }
-      drawBoard(boardBox, board, { arrows: notation ? arrowsOfNotation(notation) : [], label: `${t("dy_title")} ${p.date}` });
-    };
-    draw(null);
-    const dice = p.dice ? `${p.dice[0]}-${p.dice[1]}` : "";
-    const question = p.kind === "cube" ? t("dy_cube_q", { date: p.date }) : t("dy_position_q", { date: p.date, dice });
-    const facts = h("p", { class: "muted" }, p.match_length
-      ? t("dy_score", { a: p.score[0], b: p.score[1], n: p.match_length }) : t("dy_money"));
-    const choices = p.kind === "cube"
-      ? CUBE_CHOICES.map(([value, key]) => [value, t(key)])
-      : [...p.candidates].map((c) => c.play).sort((a, b) => a.localeCompare(b)).map((play) => [play, play]);
-    const right = p.kind === "cube" ? cubeAnswer(p.answer) : p.answer.play;
-    const fieldset = h("fieldset", { class: "dy-choices", id: "dy-choices" },
-      h("legend", { class: "muted" }, t("dy_your_choice")),
-      choices.map(([value, text], i) => {
-        const input = h("input", { type: "radio", name: "dy-choice", value, id: `dy-choice-${i}` });
-        input.addEventListener("change", () => { if (p.kind !== "cube") draw(value); });
-        return h("label", { for: `dy-choice-${i}`, dataset: { value } }, input, text);
-      }));
-    const check = h("button", { type: "submit", id: "dy-check" }, t("dy_check"));
-    const reveal = h("button", { type: "button", id: "dy-reveal" }, t("dy_reveal"));
-    const result = h("div", { class: "dy-result", id: "dy-result", "aria-live": "polite" });
-    const form = h("form", { class: "dy-form" }, fieldset, h("div", { class: "dy-actions" }, check, reveal));
+// ---- the puzzle: its board, the question, the choices, and the answer
+function show(d, p) {
+  const { boardBox, draw } = puzzleBoard(p);
+  draw(null);
+  const dice = p.dice ? `${p.dice[0]}-${p.dice[1]}` : "";
+  const question = p.kind === "cube" ? t("dy_cube_q", { date: p.date }) : t("dy_position_q", { date: p.date, dice });
+  const facts = h("p", { class: "muted" }, p.match_length
+    ? t("dy_score", { a: p.score[0], b: p.score[1], n: p.match_length }) : t("dy_money"));
+  const form = choiceForm(p, draw);
+  const type = p.position_type || {};
+  d.box.replaceChildren(h("article", { class: "dy-card", dataset: { kind: p.kind, rules: p.rules } },
+    h("div", {}, boardBox),
+    h("div", {}, h("h2", {}, question), facts,
+      type.plan ? h("p", { class: "muted" }, t("dy_plan", { p: type.plan })) : null,
+      form.form, form.result)));
+}
 
-    const answerText = p.kind === "cube" ? t(CUBE_CHOICES.find(([v]) => v === right)[1]) : right;
-    const finish = (chosen) => {
-      for (const input of fieldset.querySelectorAll("input")) input.disabled = true;
-      check.disabled = reveal.disabled = true;
-      for (const label of fieldset.querySelectorAll("label")) {
-        label.classList.toggle("right", label.dataset.value === right);
-        label.classList.toggle("wrong", chosen != null && label.dataset.value === chosen && chosen !== right);
-      }
-      if (p.kind !== "cube") draw(right);
-      const verdict = chosen == null ? h("p", { class: "dy-verdict" }, t("dy_answer", { a: answerText }))
-        : chosen === right ? h("p", { class: "dy-verdict right" }, t("dy_right"))
-          : h("p", { class: "dy-verdict wrong" }, t("dy_wrong", { a: answerText }));
-      const reason = p.reason?.[lang()] || p.reason?.en || "";
-      result.replaceChildren(verdict, h("p", { class: "dy-reason", id: "dy-reason" }, reason), table(p));
-      if (p.selection?.fallback) result.append(h("p", { class: "muted" }, t("dy_fallback")));
-    };
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      const chosen = fieldset.querySelector("input:checked")?.value;
-      if (!chosen) { result.replaceChildren(h("p", { class: "error-message" }, t("dy_choose"))); return; }
-      finish(chosen);
-    });
-    reveal.addEventListener("click", () => finish(null));
-
-    const type = p.position_type || {};
-    box.replaceChildren(h("article", { class: "dy-card", dataset: { kind: p.kind, rules: p.rules } },
-      h("div", {}, boardBox),
-      h("div", {}, h("h2", {}, question), facts,
-        type.plan ? h("p", { class: "muted" }, t("dy_plan", { p: type.plan })) : null,
-        form, result)));
-  }
-
-  function table(p) {
-    if (p.kind === "cube") {
-      const right = cubeAnswer(p.answer);
-      return h("div", { class: "an-table-wrap" }, h("table", { class: "dy-table" },
-        h("thead", {}, h("tr", {}, h("th", {}, t("dy_action")), h("th", {}, t("dy_equity")))),
-        h("tbody", {}, p.candidates.map((c) => h("tr", { class: c.action === right ? "answer" : "" },
-          h("td", {}, t(CUBE_CHOICES.find(([v]) => v === c.action)?.[1] || c.action)), h("td", {}, fmtEq(c.equity)))))));
+/** The puzzle's board; draw(notation) shows a play's arrows on it (null: none). */
+function puzzleBoard(p) {
+  const arrays = decodePositionId(p.position_id);
+  const boardBox = h("div", { class: "dy-board", id: "dy-board" });
+  const draw = (notation) => {
+    const board = boardFromPosition(arrays.mine, arrays.theirs);
+    board.dice = p.dice || null;
+    if (p.kind === "cube" || p.match_length) {
+      const owner = p.cube_owner === "centre" || !p.cube_owner ? null : p.cube_owner === "opponent" ? "top" : "bottom";
+      board.cube = { value: p.cube_value || 1, owner };
     }
+    drawBoard(boardBox, board, { arrows: notation ? arrowsOfNotation(notation) : [], label: `${t("dy_title")} ${p.date}` });
+  };
+  return { boardBox, draw };
+}
+
+/** The choices (plays or cube actions), check and reveal; then the verdict, the reason and the table. */
+function choiceForm(p, draw) {
+  const choices = p.kind === "cube"
+    ? CUBE_CHOICES.map(([value, key]) => [value, t(key)])
+    : [...p.candidates].map((c) => c.play).sort((a, b) => a.localeCompare(b)).map((play) => [play, play]);
+  const right = p.kind === "cube" ? cubeAnswer(p.answer) : p.answer.play;
+  const fieldset = h("fieldset", { class: "dy-choices", id: "dy-choices" },
+    h("legend", { class: "muted" }, t("dy_your_choice")),
+    choices.map(([value, text], i) => {
+      const input = h("input", { type: "radio", name: "dy-choice", value, id: `dy-choice-${i}` });
+      input.addEventListener("change", () => { if (p.kind !== "cube") draw(value); });
+      return h("label", { for: `dy-choice-${i}`, dataset: { value } }, input, text);
+    }));
+  const check = h("button", { type: "submit", id: "dy-check" }, t("dy_check"));
+  const reveal = h("button", { type: "button", id: "dy-reveal" }, t("dy_reveal"));
+  const result = h("div", { class: "dy-result", id: "dy-result", "aria-live": "polite" });
+  const form = h("form", { class: "dy-form" }, fieldset, h("div", { class: "dy-actions" }, check, reveal));
+
+  const answerText = p.kind === "cube" ? t(CUBE_CHOICES.find(([v]) => v === right)[1]) : right;
+  const finish = (chosen) => {
+    for (const input of fieldset.querySelectorAll("input")) input.disabled = true;
+    check.disabled = reveal.disabled = true;
+    for (const label of fieldset.querySelectorAll("label")) {
+      label.classList.toggle("right", label.dataset.value === right);
+      label.classList.toggle("wrong", chosen != null && label.dataset.value === chosen && chosen !== right);
+    }
+    if (p.kind !== "cube") draw(right);
+    const verdict = chosen == null ? h("p", { class: "dy-verdict" }, t("dy_answer", { a: answerText }))
+      : chosen === right ? h("p", { class: "dy-verdict right" }, t("dy_right"))
+        : h("p", { class: "dy-verdict wrong" }, t("dy_wrong", { a: answerText }));
+    const reason = p.reason?.[lang()] || p.reason?.en || "";
+    result.replaceChildren(verdict, h("p", { class: "dy-reason", id: "dy-reason" }, reason), table(p));
+    if (p.selection?.fallback) result.append(h("p", { class: "muted" }, t("dy_fallback")));
+  };
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const chosen = fieldset.querySelector("input:checked")?.value;
+    if (!chosen) { result.replaceChildren(h("p", { class: "error-message" }, t("dy_choose"))); return; }
+    finish(chosen);
+  });
+  reveal.addEventListener("click", () => finish(null));
+  return { form, result };
+}
+
+// ---- the candidates with the answer marked
+function table(p) {
+  if (p.kind === "cube") {
+    const right = cubeAnswer(p.answer);
     return h("div", { class: "an-table-wrap" }, h("table", { class: "dy-table" },
-      h("thead", {}, h("tr", {}, ["dy_play", "dy_equity", "dy_loss", "dy_win"].map((k) => h("th", {}, t(k))))),
-      h("tbody", {}, p.candidates.map((c) => h("tr", { class: c.play === p.answer.play ? "answer" : "" },
-        h("td", {}, c.play), h("td", {}, fmtEq(c.rollout_equity ?? c.ply_equity)),
-        h("td", {}, c.loss ? fmtEq(-c.loss) : "0"), h("td", {}, fmtPct(c.rollout_probs?.[0])))))));
+      h("thead", {}, h("tr", {}, h("th", {}, t("dy_action")), h("th", {}, t("dy_equity")))),
+      h("tbody", {}, p.candidates.map((c) => h("tr", { class: c.action === right ? "answer" : "" },
+        h("td", {}, t(CUBE_CHOICES.find(([v]) => v === c.action)?.[1] || c.action)), h("td", {}, fmtEq(c.equity)))))));
   }
-
-  load();
-  return () => controller.abort();
+  return h("div", { class: "an-table-wrap" }, h("table", { class: "dy-table" },
+    h("thead", {}, h("tr", {}, ["dy_play", "dy_equity", "dy_loss", "dy_win"].map((k) => h("th", {}, t(k))))),
+    h("tbody", {}, p.candidates.map((c) => h("tr", { class: c.play === p.answer.play ? "answer" : "" },
+      h("td", {}, c.play), h("td", {}, fmtEq(c.rollout_equity ?? c.ply_equity)),
+      h("td", {}, c.loss ? fmtEq(-c.loss) : "0"), h("td", {}, fmtPct(c.rollout_probs?.[0])))))));
 }

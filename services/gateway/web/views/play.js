@@ -224,74 +224,64 @@ class MoveInput {
   }
 }
 
+// The view's state: g = {root, game (the API's state), moves (MoveInput of the current roll), selected (the
+// clicked source point), pending (a legal play chosen from the list), busy, log (the events so far)}.
 export async function mount(el, params) {
-  let game = null; // the state
-  let moves = null; // MoveInput of the current roll
-  let selected = null; // the clicked source point
-  let pending = null; // a legal play chosen from the list
-  let busy = false;
-  let log = [];
-  const root = h("section", { class: "play-view" });
-  el.append(root);
-
+  const g = { root: h("section", { class: "play-view" }), game: null, moves: null, selected: null, pending: null, busy: false, log: [] };
+  el.append(g.root);
   if (params.game) {
     try {
-      game = await api(`/v1/games/${encodeURIComponent(params.game)}`);
+      g.game = await api(`/v1/games/${encodeURIComponent(params.game)}`);
     } catch (e) {
-      root.append(h("p", { class: "error-message", role: "alert" }, t("pl_no_game", { msg: e.message })));
+      g.root.append(h("p", { class: "error-message", role: "alert" }, t("pl_no_game", { msg: e.message })));
     }
   }
-  if (game) render();
-  else startForm();
+  if (g.game) render(g);
+  else startForm(g);
+  return () => { g.busy = true; };
+}
 
-  // ---- the start form
-  function startForm() {
-    game = null;
-    remember({ view: "play" });
-    const sel = (id, values, prefix, value) => h("select", { id }, values.map((v) => h("option", { value: v, selected: v === value, text: t(`${prefix}${v}`) })));
-    const variant = sel("pl-variant", ["international", "tavla"], "pl_", "tavla");
-    const hs = h("input", { type: "checkbox", id: "pl-hs" });
-    const mbo = h("input", { type: "checkbox", id: "pl-mbo" });
-    const length = h("input", { type: "number", id: "pl-length", min: 0, max: 25, value: 1, class: "num-input" });
-    const jacoby = h("input", { type: "checkbox", id: "pl-jacoby" });
-    const beaver = h("input", { type: "checkbox", id: "pl-beaver" });
-    const raccoon = h("input", { type: "checkbox", id: "pl-raccoon" });
-    const level = sel("pl-level", ["easy", "medium", "hard", "master"], "pl_", "easy");
-    const style = sel("pl-style", ["balanced", "aggressive", "cautious", "runner"], "pl_", "balanced");
-    const trainer = h("input", { type: "checkbox", id: "pl-trainer" });
-    const dice = sel("pl-dice", ["server", "client"], "pl_", "server");
-    const autoForced = h("input", { type: "checkbox", id: "pl-auto" });
-    const tavlaRow = h("div", { class: "row" }, h("label", {}, hs, " ", t("pl_hit_and_stop")), h("label", {}, mbo, " ", t("pl_must_bear_off")));
-    const moneyRow = h("div", { class: "row" }, h("label", {}, jacoby, " ", t("pl_jacoby")), h("label", {}, beaver, " ", t("pl_beaver")), h("label", {}, raccoon, " ", t("pl_raccoon")));
-    const sync = () => {
-      const tavla = variant.value === "tavla";
-      tavlaRow.hidden = !tavla;
-      length.min = tavla ? 1 : 0;
-      if (tavla && +length.value === 0) length.value = 1;
-      moneyRow.hidden = tavla || +length.value !== 0;
-      raccoon.disabled = !beaver.checked;
-      if (!beaver.checked) raccoon.checked = false;
+// ---- the start form
+function startForm(g) {
+  g.game = null;
+  remember({ view: "play" });
+  const sel = (id, values, prefix, value) => h("select", { id }, values.map((v) => h("option", { value: v, selected: v === value, text: t(`${prefix}${v}`) })));
+  const variant = sel("pl-variant", ["international", "tavla"], "pl_", "tavla");
+  const hs = h("input", { type: "checkbox", id: "pl-hs" });
+  const mbo = h("input", { type: "checkbox", id: "pl-mbo" });
+  const length = h("input", { type: "number", id: "pl-length", min: 0, max: 25, value: 1, class: "num-input" });
+  const jacoby = h("input", { type: "checkbox", id: "pl-jacoby" });
+  const beaver = h("input", { type: "checkbox", id: "pl-beaver" });
+  const raccoon = h("input", { type: "checkbox", id: "pl-raccoon" });
+  const level = sel("pl-level", ["easy", "medium", "hard", "master"], "pl_", "easy");
+  const style = sel("pl-style", ["balanced", "aggressive", "cautious", "runner"], "pl_", "balanced");
+  const trainer = h("input", { type: "checkbox", id: "pl-trainer" });
+  const dice = sel("pl-dice", ["server", "client"], "pl_", "server");
+  const autoForced = h("input", { type: "checkbox", id: "pl-auto" });
+  const tavlaRow = h("div", { class: "row" }, h("label", {}, hs, " ", t("pl_hit_and_stop")), h("label", {}, mbo, " ", t("pl_must_bear_off")));
+  const moneyRow = h("div", { class: "row" }, h("label", {}, jacoby, " ", t("pl_jacoby")), h("label", {}, beaver, " ", t("pl_beaver")), h("label", {}, raccoon, " ", t("pl_raccoon")));
+  const sync = () => {
+    const tavla = variant.value === "tavla";
+    tavlaRow.hidden = !tavla;
+    length.min = tavla ? 1 : 0;
+    if (tavla && +length.value === 0) length.value = 1;
+    moneyRow.hidden = tavla || +length.value !== 0;
+    raccoon.disabled = !beaver.checked;
+    if (!beaver.checked) raccoon.checked = false;
+  };
+  for (const x of [variant, length, beaver]) x.addEventListener("change", sync);
+  const error = h("p", { class: "error-message", role: "alert" });
+  const newGame = () => {
+    const tavla = variant.value === "tavla";
+    const body = {
+      rules: { variant: variant.value, ...(tavla ? { hit_and_stop: hs.checked, must_bear_off: mbo.checked } : {}) },
+      match_length: Math.max(0, +length.value || 0),
+      bot: { level: level.value, style: style.value }, trainer: trainer.checked, dice: dice.value, auto_forced: autoForced.checked,
     };
-    for (const x of [variant, length, beaver]) x.addEventListener("change", sync);
-    const error = h("p", { class: "error-message", role: "alert" });
-    const form = h("form", { class: "start-form panel", id: "pl-start-form", onsubmit: async (e) => {
-      e.preventDefault();
-      const tavla = variant.value === "tavla";
-      const body = {
-        rules: { variant: variant.value, ...(tavla ? { hit_and_stop: hs.checked, must_bear_off: mbo.checked } : {}) },
-        match_length: Math.max(0, +length.value || 0),
-        bot: { level: level.value, style: style.value }, trainer: trainer.checked, dice: dice.value, auto_forced: autoForced.checked,
-      };
-      if (!tavla && body.match_length === 0) body.money = { jacoby: jacoby.checked, beaver: beaver.checked, raccoon: raccoon.checked };
-      error.textContent = "";
-      try {
-        game = await api("/v1/games", { method: "POST", body });
-        log = [];
-        render();
-      } catch (err) {
-        error.textContent = err.message;
-      }
-    } },
+    if (!tavla && body.match_length === 0) body.money = { jacoby: jacoby.checked, beaver: beaver.checked, raccoon: raccoon.checked };
+    return body;
+  };
+  const form = h("form", { class: "start-form panel", id: "pl-start-form", onsubmit: (e) => { e.preventDefault(); start(g, newGame(), error); } },
     h("h2", {}, t("pl_new")),
     h("div", { class: "row" }, h("label", {}, t("pl_rules"), " ", variant)), tavlaRow,
     h("div", { class: "row" }, h("label", {}, t("pl_length"), " ", length)), moneyRow,
@@ -301,236 +291,270 @@ export async function mount(el, params) {
     h("div", { class: "row" }, h("label", {}, autoForced, " ", t("pl_auto_forced"))),
     error,
     h("div", { class: "buttons" }, h("button", { type: "submit", id: "pl-start" }, t("pl_start"))));
-    root.replaceChildren(form);
-    sync();
-  }
+  g.root.replaceChildren(form);
+  sync();
+}
 
-  // ---- acting
-  async function act(action) {
-    if (busy) return;
-    busy = true;
-    root.setAttribute("aria-busy", "true");
-    for (const b of root.querySelectorAll(".actions button, .legal-plays button, .pending button")) b.disabled = true;
-    try {
-      const r = await api(`/v1/games/${game.id}/actions`, { method: "POST", body: action });
-      log.push(...(r.events || []));
-      game = r;
-    } catch (e) {
-      toast(e.message, "error");
-      if (e instanceof ApiError && e.status === 409) {
-        try { game = await api(`/v1/games/${game.id}`); } catch { /* keep the old state */ }
-      }
-    } finally {
-      busy = false;
-      root.removeAttribute("aria-busy");
-      moves = null; selected = null; pending = null;
-      render();
+async function start(g, body, error) {
+  error.textContent = "";
+  try {
+    g.game = await api("/v1/games", { method: "POST", body });
+    g.log = [];
+    render(g);
+  } catch (err) {
+    error.textContent = err.message;
+  }
+}
+
+// ---- acting
+async function act(g, action) {
+  if (g.busy) return;
+  g.busy = true;
+  g.root.setAttribute("aria-busy", "true");
+  for (const b of g.root.querySelectorAll(".actions button, .legal-plays button, .pending button")) b.disabled = true;
+  try {
+    const r = await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: action });
+    g.log.push(...(r.events || []));
+    g.game = r;
+  } catch (e) {
+    toast(e.message, "error");
+    if (e instanceof ApiError && e.status === 409) {
+      try { g.game = await api(`/v1/games/${g.game.id}`); } catch { /* keep the old state */ }
     }
+  } finally {
+    g.busy = false;
+    g.root.removeAttribute("aria-busy");
+    g.moves = null; g.selected = null; g.pending = null;
+    render(g);
   }
+}
 
-  // ---- the game screen
-  function myMove() {
-    return game.status === "playing" && game.to_act === 0 && game.actions.includes("play") && game.dice;
-  }
-  function render() {
-    remember({ view: "play", game: game.id });
-    if (myMove() && !moves) moves = new MoveInput(game.board.checkers.human, game.board.checkers.bot, game.dice, game.legal_plays);
-    if (!myMove()) moves = null;
-    const tavla = game.settings?.rules?.variant === "tavla";
-    const st = moves ? moves.state : null;
-    const board = boardFromPosition(st ? st.me : game.board.checkers.human, st ? st.opp : game.board.checkers.bot);
-    board.dice = game.dice;
-    if (!tavla) board.cube = { value: game.cube.value, owner: game.cube.owner === 0 ? "bottom" : game.cube.owner === 1 ? "top" : null };
-    let highlight = [];
-    let arrows = [];
-    let current = null; // a complete play
-    if (moves) {
-      current = pending || moves.complete();
-      if (pending) {
-        // a play from the list: show it on the starting board
-        const b0 = boardFromPosition(game.board.checkers.human, game.board.checkers.bot);
-        Object.assign(board, { bottom: b0.bottom, top: b0.top, offBottom: b0.offBottom, offTop: b0.offTop, pips: b0.pips });
-        arrows = arrowsOfNotation(pending.notation);
-      } else {
-        arrows = st.steps;
-        highlight = selected != null ? [...moves.targets(selected).keys()] : moves.sources();
-      }
-    }
-    const holder = h("div", { class: "board-holder", id: "pl-board" });
-    drawBoard(holder, board, { arrows, highlight, selected, onPoint: moves && !pending ? click : null,
-      onDrag: moves && !pending ? (from, to) => { selected = null; click(from); click(to); } : null, diceOn: game.turn === 1 ? "top" : "bottom",
-      label: `${t("board_label")}: ${game.board.position_id}` });
+// ---- the game screen
+function myMove(game) {
+  return game.status === "playing" && game.to_act === 0 && game.actions.includes("play") && game.dice;
+}
 
-    const score = game.score || [0, 0];
-    const head = h("div", { class: "status" },
-      h("p", { class: "status-line", id: "pl-status" },
-        `${t("pl_game", { n: game.game })} · ${t("pl_score", { a: score[0], b: score[1] })} · `,
-        game.match_length ? t("pl_match_to", { n: game.match_length }) : t("pl_money"),
-        game.crawford ? " · Crawford" : "",
-        game.status === "playing" ? ` · ${game.to_act === 0 ? t("pl_your_turn") : t("pl_bots_turn")}` : ""),
-      h("p", { class: "muted" }, t("pl_pips", { a: board.pips[0], b: board.pips[1] })));
+function render(g) {
+  const game = g.game;
+  remember({ view: "play", game: game.id });
+  if (myMove(game) && !g.moves) g.moves = new MoveInput(game.board.checkers.human, game.board.checkers.bot, game.dice, game.legal_plays);
+  if (!myMove(game)) g.moves = null;
+  const { holder, board, current } = gameBoard(g);
+  const side = sidePanels(g, current);
+  g.root.replaceChildren(h("div", { class: "play-layout" },
+    h("div", { class: "board-col" }, statusHead(game, board), holder),
+    h("div", { class: "side-col" }, ...side)));
+  const logEl = g.root.querySelector("#pl-events");
+  if (logEl) logEl.scrollTop = logEl.scrollHeight;
+}
 
-    const side = [];
-    if (game.status === "finished") side.push(finishedPanel());
-    else {
-      if (game.resignation && game.resignation.player === 1)
-        side.push(h("p", { class: "offer" }, t("pl_resign_offer", { who: who(1), level: t(`pl_${game.resignation.level}`) })));
-      if (game.phase === "double" || game.actions.includes("take"))
-        side.push(h("p", { class: "offer" }, t("pl_cube_offered", { who: who(game.turn), v: game.cube.value * 2 })));
-      if (moves) side.push(movePanel(current));
-      side.push(actionsPanel());
-    }
-    if (game.trainer) side.push(trainerPanel(game.trainer));
-    side.push(h("section", { class: "panel" }, h("h3", {}, t("pl_events")),
-      h("ol", { class: "event-log", id: "pl-events", "aria-live": "polite" }, log.slice(-60).map((e) => h("li", {}, eventText(e))))));
-    side.push(h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-new", onclick: () => startForm() }, t("pl_new"))));
-
-    root.replaceChildren(h("div", { class: "play-layout" },
-      h("div", { class: "board-col" }, head, holder),
-      h("div", { class: "side-col" }, ...side)));
-    const logEl = root.querySelector("#pl-events");
-    if (logEl) logEl.scrollTop = logEl.scrollHeight;
-  }
-
-  function click(point) {
-    if (!moves || pending) return;
-    if (selected != null) {
-      const targets = moves.targets(selected);
-      if (targets.has(point)) {
-        moves.go(targets.get(point));
-        selected = null;
-        // a single checker left to move with one choice: select it for the next click
-        const src = moves.sources();
-        if (!moves.complete() && src.length === 1) selected = src[0];
-        render();
-        root.querySelector(`#pl-board .hit[data-point="${point}"]`)?.focus();
-        return;
-      }
-      if (point === selected) { selected = null; render(); return; }
-    }
-    selected = moves.sources().includes(point) ? point : null;
-    render();
-    root.querySelector(`#pl-board .hit[data-point="${point}"]`)?.focus();
-  }
-
-  function movePanel(current) {
-    const st = moves.state;
-    const parts = [];
-    if (current) {
-      parts.push(h("p", { class: "pending", id: "pl-pending" }, t("pl_pending", { play: current.notation || t("pl_no_move") })));
+/** The board with the moves so far (or the play chosen from the list), its targets; current: a complete play. */
+function gameBoard(g) {
+  const { game, moves, pending, selected } = g;
+  const tavla = game.settings?.rules?.variant === "tavla";
+  const st = moves ? moves.state : null;
+  const board = boardFromPosition(st ? st.me : game.board.checkers.human, st ? st.opp : game.board.checkers.bot);
+  board.dice = game.dice;
+  if (!tavla) board.cube = { value: game.cube.value, owner: game.cube.owner === 0 ? "bottom" : game.cube.owner === 1 ? "top" : null };
+  let highlight = [];
+  let arrows = [];
+  let current = null;
+  if (moves) {
+    current = pending || moves.complete();
+    if (pending) {
+      // a play from the list: show it on the starting board
+      const b0 = boardFromPosition(game.board.checkers.human, game.board.checkers.bot);
+      Object.assign(board, { bottom: b0.bottom, top: b0.top, offBottom: b0.offBottom, offTop: b0.offTop, pips: b0.pips });
+      arrows = arrowsOfNotation(pending.notation);
     } else {
-      const left = moves.candidates();
-      if (st.steps.length) parts.push(h("p", { class: "pending" }, t("pl_partial", { play: st.steps.map(([a, b]) => `${a === 25 ? "bar" : a}/${b || "off"}`).join(" ") })));
-      parts.push(h("p", { class: "muted small-text" }, selected != null ? t("pl_pick_target") : t("pl_pick")));
-      if (left.length === 1 && st.steps.length) current = left[0], parts.push(h("p", { class: "pending" }, t("pl_one_left", { play: left[0].notation })));
-    }
-    const buttons = h("div", { class: "buttons" });
-    if (current) buttons.append(h("button", { type: "button", id: "pl-confirm", class: "primary", onclick: () => act({ action: "play", position_id: current.position_id }) }, t("pl_confirm")));
-    if (pending || st.steps.length) {
-      buttons.append(h("button", { type: "button", id: "pl-undo", onclick: () => { if (pending) pending = null; else moves.undo(); selected = null; render(); } }, t("pl_undo")));
-      if (st.steps.length > 1) buttons.append(h("button", { type: "button", id: "pl-reset", onclick: () => { pending = null; moves.reset(); selected = null; render(); } }, t("pl_reset")));
-    }
-    const list = h("details", { class: "legal", open: game.legal_plays.length <= 24 },
-      h("summary", {}, t("pl_legal", { n: game.legal_plays.length })),
-      h("div", { class: "legal-plays", id: "pl-legal" }, game.legal_plays.map((p) => h("button", {
-        type: "button", class: "legal-play", "aria-pressed": pending === p ? "true" : "false",
-        onclick: () => { moves.reset(); selected = null; pending = p; render(); root.querySelector("#pl-confirm")?.focus(); },
-      }, p.notation || t("pl_no_move")))));
-    return h("section", { class: "panel move-panel" }, ...parts, buttons, list);
-  }
-
-  function actionsPanel() {
-    const box = h("div", { class: "actions buttons", id: "pl-actions" });
-    const client = game.dice_mode === "client";
-    for (const a of game.actions) {
-      if (a === "play") continue;
-      if (a === "roll" && client) {
-        const opening = game.phase === "opening";
-        const d1 = dieSelect(1, opening ? t("pl_your_die") : t("pl_die", { n: 1 }));
-        const d2 = dieSelect(2, opening ? t("pl_bot_die") : t("pl_die", { n: 2 }));
-        box.append(h("span", { class: "client-dice" }, game.to_act === 1 ? t("pl_bot_roll") + " " : "", d1, " ", d2, " ",
-          h("button", { type: "button", id: "pl-roll", onclick: () => act({ action: "roll", dice: [+d1.value, +d2.value] }) }, t("pl_roll"))));
-        continue;
-      }
-      if (a === "resign") {
-        const levels = game.resign_levels || ["single"];
-        const level = h("select", { id: "pl-resign-level", "aria-label": t("pl_resign") }, levels.map((l) => h("option", { value: l, text: t(`pl_${l}`) })));
-        box.append(h("span", { class: "resign" }, h("button", { type: "button", id: "pl-resign", onclick: () => act({ action: "resign", level: level.value }) }, t("pl_resign")), " ", level));
-        continue;
-      }
-      const label = { beaver: "pl_beaver_a", raccoon: "pl_raccoon_a" }[a] || `pl_${a}`;
-      box.append(h("button", { type: "button", id: `pl-${a}`, class: a === "roll" ? "primary" : null, onclick: () => act({ action: a }) }, t(label)));
-    }
-    return box;
-  }
-  function dieSelect(n, label) {
-    return h("select", { id: `pl-die${n}`, "aria-label": label }, [1, 2, 3, 4, 5, 6].map((v) => h("option", { value: v, text: v })));
-  }
-
-  function trainerPanel(v) {
-    const mark = v.mark || "ok";
-    return h("section", { class: `panel verdict ${mark}`, id: "pl-trainer" }, h("h3", {}, t("pl_trainer_title")),
-      h("p", {}, h("strong", {}, t(`pl_mark_${mark}`) || mark), v.played ? ` · ${v.played}` : "",
-        v.best && v.best !== v.played ? ` · ${t("pl_best", { play: v.best })}` : "",
-        v.loss != null ? ` · ${t("pl_loss", { loss: v.loss.toFixed(3) })}` : ""),
-      v.why ? h("p", {}, v.why) : null);
-  }
-
-  function finishedPanel() {
-    const r = game.result || {};
-    const score = r.score || game.score || [0, 0];
-    const out = h("div", { class: "verify-out", id: "pl-verify-out", "aria-live": "polite" });
-    const links = h("div", { class: "buttons", id: "pl-export" });
-    const formats = game.settings?.rules?.variant === "tavla" ? ["mat", "txt"] : ["mat", "sgf", "txt"];
-    for (const fmt of formats)
-      links.append(h("button", { type: "button", id: `pl-export-${fmt}`, onclick: () => download(fmt, links) }, t("pl_export", { fmt })));
-    const verify = h("button", { type: "button", id: "pl-verify", onclick: async () => {
-      try {
-        const v = await api(`/v1/games/${game.id}/verify`, { method: "POST" });
-        out.replaceChildren(h("p", { class: v.verified ? "ok" : "error-message", id: "pl-verified" }, v.verified ? t("pl_verified", { n: v.rolls }) : t("pl_not_verified")),
-          h("p", { class: "muted" }, t("pl_commitment", { c: v.dice_commitment })), h("p", { class: "muted" }, t("pl_seed", { s: v.dice_seed })));
-      } catch (e) {
-        out.replaceChildren(h("p", { class: "error-message", role: "alert" }, e.message));
-      }
-    } }, t("pl_verify"));
-    return h("section", { class: "panel finished", id: "pl-finished" },
-      h("p", { class: "status-line" }, r.winner == null ? t("pl_finished_money", { a: score[0], b: score[1] }) : t("pl_finished", { who: who(r.winner), a: score[0], b: score[1] })),
-      game.dice_mode === "server" ? verify : null, out, links);
-  }
-
-  async function download(fmt, links) {
-    try {
-      const text = await api(`/v1/games/${game.id}/export?format=${fmt}`);
-      const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-      const a = h("a", { href: url, download: `${game.id}.${fmt}`, class: "download", id: `pl-file-${fmt}` }, `${game.id}.${fmt}`);
-      links.append(a);
-      a.click();
-    } catch (e) {
-      toast(e.message, "error");
+      arrows = st.steps;
+      highlight = selected != null ? [...moves.targets(selected).keys()] : moves.sources();
     }
   }
+  const holder = h("div", { class: "board-holder", id: "pl-board" });
+  const input = moves && !pending;
+  drawBoard(holder, board, { arrows, highlight, selected, onPoint: input ? (point) => click(g, point) : null,
+    onDrag: input ? (from, to) => { g.selected = null; click(g, from); click(g, to); } : null, diceOn: game.turn === 1 ? "top" : "bottom",
+    label: `${t("board_label")}: ${game.board.position_id}` });
+  return { holder, board, current };
+}
 
-  function eventText(e) {
-    const d = e.details || {};
-    const w = who(e.player);
-    switch (e.type) {
-      case "opening": {
-        const base = t("ev_opening", { a: d.dice?.[0], b: d.dice?.[1] });
-        return `${base}. ${d.winner == null ? t("ev_opening_tie") : t(d.winner === 0 ? "ev_opening_you" : "ev_opening_bot")}`;
-      }
-      case "roll": return t("ev_roll", { who: w, a: d.dice?.[0], b: d.dice?.[1] });
-      case "play":
-        if (!d.notation) return t("ev_cannot", { who: w });
-        return t(d.auto ? "ev_play_auto" : "ev_play", { who: w, play: d.notation }) + (d.verdict?.mark && d.verdict.mark !== "ok" ? ` (${t(`pl_mark_${d.verdict.mark}`)})` : "");
-      case "double": case "beaver": case "raccoon": return t(`ev_${e.type}`, { who: w, v: d.cube });
-      case "take": case "drop": case "accept": case "reject": case "timeout": return t(`ev_${e.type}`, { who: w });
-      case "resign": return t("ev_resign", { who: w, level: t(`pl_${d.level}`) });
-      case "game_end": return t("ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
-      case "game_start": return t("ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
-      case "finished": return t("ev_finished");
-      default: return `${e.type} ${w}`;
-    }
+function statusHead(game, board) {
+  const score = game.score || [0, 0];
+  return h("div", { class: "status" },
+    h("p", { class: "status-line", id: "pl-status" },
+      `${t("pl_game", { n: game.game })} · ${t("pl_score", { a: score[0], b: score[1] })} · `,
+      game.match_length ? t("pl_match_to", { n: game.match_length }) : t("pl_money"),
+      game.crawford ? " · Crawford" : "",
+      game.status === "playing" ? ` · ${game.to_act === 0 ? t("pl_your_turn") : t("pl_bots_turn")}` : ""),
+    h("p", { class: "muted" }, t("pl_pips", { a: board.pips[0], b: board.pips[1] })));
+}
+
+function sidePanels(g, current) {
+  const game = g.game;
+  const side = [];
+  if (game.status === "finished") side.push(finishedPanel(g));
+  else {
+    if (game.resignation && game.resignation.player === 1)
+      side.push(h("p", { class: "offer" }, t("pl_resign_offer", { who: who(1), level: t(`pl_${game.resignation.level}`) })));
+    if (game.phase === "double" || game.actions.includes("take"))
+      side.push(h("p", { class: "offer" }, t("pl_cube_offered", { who: who(game.turn), v: game.cube.value * 2 })));
+    if (g.moves) side.push(movePanel(g, current));
+    side.push(actionsPanel(g));
   }
+  if (game.trainer) side.push(trainerPanel(game.trainer));
+  side.push(h("section", { class: "panel" }, h("h3", {}, t("pl_events")),
+    h("ol", { class: "event-log", id: "pl-events", "aria-live": "polite" }, g.log.slice(-60).map((e) => h("li", {}, eventText(e))))));
+  side.push(h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-new", onclick: () => startForm(g) }, t("pl_new"))));
+  return side;
+}
 
-  return () => { busy = true; };
+function click(g, point) {
+  const { moves } = g;
+  if (!moves || g.pending) return;
+  if (g.selected != null) {
+    const targets = moves.targets(g.selected);
+    if (targets.has(point)) {
+      moves.go(targets.get(point));
+      g.selected = null;
+      // a single checker left to move with one choice: select it for the next click
+      const src = moves.sources();
+      if (!moves.complete() && src.length === 1) g.selected = src[0];
+      render(g);
+      g.root.querySelector(`#pl-board .hit[data-point="${point}"]`)?.focus();
+      return;
+    }
+    if (point === g.selected) { g.selected = null; render(g); return; }
+  }
+  g.selected = moves.sources().includes(point) ? point : null;
+  render(g);
+  g.root.querySelector(`#pl-board .hit[data-point="${point}"]`)?.focus();
+}
+
+// ---- the side panels
+function movePanel(g, current) {
+  const { moves, pending } = g;
+  const st = moves.state;
+  const parts = [];
+  if (current) {
+    parts.push(h("p", { class: "pending", id: "pl-pending" }, t("pl_pending", { play: current.notation || t("pl_no_move") })));
+  } else {
+    const left = moves.candidates();
+    if (st.steps.length) parts.push(h("p", { class: "pending" }, t("pl_partial", { play: st.steps.map(([a, b]) => `${a === 25 ? "bar" : a}/${b || "off"}`).join(" ") })));
+    parts.push(h("p", { class: "muted small-text" }, g.selected != null ? t("pl_pick_target") : t("pl_pick")));
+    if (left.length === 1 && st.steps.length) current = left[0], parts.push(h("p", { class: "pending" }, t("pl_one_left", { play: left[0].notation })));
+  }
+  const buttons = h("div", { class: "buttons" });
+  if (current) buttons.append(h("button", { type: "button", id: "pl-confirm", class: "primary", onclick: () => act(g, { action: "play", position_id: current.position_id }) }, t("pl_confirm")));
+  if (pending || st.steps.length) {
+    buttons.append(h("button", { type: "button", id: "pl-undo", onclick: () => { if (g.pending) g.pending = null; else moves.undo(); g.selected = null; render(g); } }, t("pl_undo")));
+    if (st.steps.length > 1) buttons.append(h("button", { type: "button", id: "pl-reset", onclick: () => { g.pending = null; moves.reset(); g.selected = null; render(g); } }, t("pl_reset")));
+  }
+  const legal = g.game.legal_plays;
+  const list = h("details", { class: "legal", open: legal.length <= 24 },
+    h("summary", {}, t("pl_legal", { n: legal.length })),
+    h("div", { class: "legal-plays", id: "pl-legal" }, legal.map((p) => h("button", {
+      type: "button", class: "legal-play", "aria-pressed": pending === p ? "true" : "false",
+      onclick: () => { moves.reset(); g.selected = null; g.pending = p; render(g); g.root.querySelector("#pl-confirm")?.focus(); },
+    }, p.notation || t("pl_no_move")))));
+  return h("section", { class: "panel move-panel" }, ...parts, buttons, list);
+}
+
+function actionsPanel(g) {
+  const game = g.game;
+  const box = h("div", { class: "actions buttons", id: "pl-actions" });
+  const client = game.dice_mode === "client";
+  for (const a of game.actions) {
+    if (a === "play") continue;
+    if (a === "roll" && client) {
+      const opening = game.phase === "opening";
+      const d1 = dieSelect(1, opening ? t("pl_your_die") : t("pl_die", { n: 1 }));
+      const d2 = dieSelect(2, opening ? t("pl_bot_die") : t("pl_die", { n: 2 }));
+      box.append(h("span", { class: "client-dice" }, game.to_act === 1 ? t("pl_bot_roll") + " " : "", d1, " ", d2, " ",
+        h("button", { type: "button", id: "pl-roll", onclick: () => act(g, { action: "roll", dice: [+d1.value, +d2.value] }) }, t("pl_roll"))));
+      continue;
+    }
+    if (a === "resign") {
+      const levels = game.resign_levels || ["single"];
+      const level = h("select", { id: "pl-resign-level", "aria-label": t("pl_resign") }, levels.map((l) => h("option", { value: l, text: t(`pl_${l}`) })));
+      box.append(h("span", { class: "resign" }, h("button", { type: "button", id: "pl-resign", onclick: () => act(g, { action: "resign", level: level.value }) }, t("pl_resign")), " ", level));
+      continue;
+    }
+    const label = { beaver: "pl_beaver_a", raccoon: "pl_raccoon_a" }[a] || `pl_${a}`;
+    box.append(h("button", { type: "button", id: `pl-${a}`, class: a === "roll" ? "primary" : null, onclick: () => act(g, { action: a }) }, t(label)));
+  }
+  return box;
+}
+
+function dieSelect(n, label) {
+  return h("select", { id: `pl-die${n}`, "aria-label": label }, [1, 2, 3, 4, 5, 6].map((v) => h("option", { value: v, text: v })));
+}
+
+function trainerPanel(v) {
+  const mark = v.mark || "ok";
+  return h("section", { class: `panel verdict ${mark}`, id: "pl-trainer" }, h("h3", {}, t("pl_trainer_title")),
+    h("p", {}, h("strong", {}, t(`pl_mark_${mark}`) || mark), v.played ? ` · ${v.played}` : "",
+      v.best && v.best !== v.played ? ` · ${t("pl_best", { play: v.best })}` : "",
+      v.loss != null ? ` · ${t("pl_loss", { loss: v.loss.toFixed(3) })}` : ""),
+    v.why ? h("p", {}, v.why) : null);
+}
+
+function finishedPanel(g) {
+  const game = g.game;
+  const r = game.result || {};
+  const score = r.score || game.score || [0, 0];
+  const out = h("div", { class: "verify-out", id: "pl-verify-out", "aria-live": "polite" });
+  const links = h("div", { class: "buttons", id: "pl-export" });
+  const formats = game.settings?.rules?.variant === "tavla" ? ["mat", "txt"] : ["mat", "sgf", "txt"];
+  for (const fmt of formats)
+    links.append(h("button", { type: "button", id: `pl-export-${fmt}`, onclick: () => download(g.game, fmt, links) }, t("pl_export", { fmt })));
+  const verify = h("button", { type: "button", id: "pl-verify", onclick: () => verifyDice(g.game, out) }, t("pl_verify"));
+  return h("section", { class: "panel finished", id: "pl-finished" },
+    h("p", { class: "status-line" }, r.winner == null ? t("pl_finished_money", { a: score[0], b: score[1] }) : t("pl_finished", { who: who(r.winner), a: score[0], b: score[1] })),
+    game.dice_mode === "server" ? verify : null, out, links);
+}
+
+async function verifyDice(game, out) {
+  try {
+    const v = await api(`/v1/games/${game.id}/verify`, { method: "POST" });
+    out.replaceChildren(h("p", { class: v.verified ? "ok" : "error-message", id: "pl-verified" }, v.verified ? t("pl_verified", { n: v.rolls }) : t("pl_not_verified")),
+      h("p", { class: "muted" }, t("pl_commitment", { c: v.dice_commitment })), h("p", { class: "muted" }, t("pl_seed", { s: v.dice_seed })));
+  } catch (e) {
+    out.replaceChildren(h("p", { class: "error-message", role: "alert" }, e.message));
+  }
+}
+
+async function download(game, fmt, links) {
+  try {
+    const text = await api(`/v1/games/${game.id}/export?format=${fmt}`);
+    const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    const a = h("a", { href: url, download: `${game.id}.${fmt}`, class: "download", id: `pl-file-${fmt}` }, `${game.id}.${fmt}`);
+    links.append(a);
+    a.click();
+  } catch (e) {
+    toast(e.message, "error");
+  }
+}
+
+// ---- the event log in words
+function eventText(e) {
+  const d = e.details || {};
+  const w = who(e.player);
+  switch (e.type) {
+    case "opening": {
+      const base = t("ev_opening", { a: d.dice?.[0], b: d.dice?.[1] });
+      return `${base}. ${d.winner == null ? t("ev_opening_tie") : t(d.winner === 0 ? "ev_opening_you" : "ev_opening_bot")}`;
+    }
+    case "roll": return t("ev_roll", { who: w, a: d.dice?.[0], b: d.dice?.[1] });
+    case "play":
+      if (!d.notation) return t("ev_cannot", { who: w });
+      return t(d.auto ? "ev_play_auto" : "ev_play", { who: w, play: d.notation }) + (d.verdict?.mark && d.verdict.mark !== "ok" ? ` (${t(`pl_mark_${d.verdict.mark}`)})` : "");
+    case "double": case "beaver": case "raccoon": return t(`ev_${e.type}`, { who: w, v: d.cube });
+    case "take": case "drop": case "accept": case "reject": case "timeout": return t(`ev_${e.type}`, { who: w });
+    case "resign": return t("ev_resign", { who: w, level: t(`pl_${d.level}`) });
+    case "game_end": return t("ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
+    case "game_start": return t("ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
+    case "finished": return t("ev_finished");
+    default: return `${e.type} ${w}`;
+  }
 }
