@@ -38,107 +38,55 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import logging
-import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
+from services.jobs.analysis_archive import archive_entries, archive_match
+from services.jobs.analysis_files import (
+    FORMATS,
+    LEVELS,
+    AnalysisJobSettings,
+    Level,
+    detect_format,
+    level_settings,
+    read_match,
+    read_record,
+)
+from services.jobs.analysis_report import job_report, match_entry
 from services.jobs.broker import ANALYSIS_TASK
-from services.jobs.chunked import ChunkedJobs, timing
+from services.jobs.chunked import ChunkedJobs
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
 
 __all__ = [
     "ANALYSIS_TASK",
+    "FORMATS",
     "LEVELS",
     "AnalysisJobSettings",
     "AnalysisStore",
     "InvalidJob",
     "JobNotFound",
     "JobStateError",
+    "Level",
     "MatchNotReady",
     "archive_entries",
     "archive_match",
     "detect_format",
+    "level_settings",
     "read_record",
 ]
 from services.jobs.settings import QUEUES, RolloutSettings
 
 logger = logging.getLogger("pulvezar.services.analysis")
 
-#: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
-LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
-Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
-FORMATS = ("mat", "sgf", "xg", "gmd")
-
-
-class AnalysisJobSettings(BaseSettings):
-    """Limits of analysis jobs, from ``PULVEZAR_ANALYSIS_<NAME>`` (the gateway and the workers read them)."""
-
-    model_config = SettingsConfigDict(env_prefix="PULVEZAR_ANALYSIS_")
-
-    max_level: Level = Field("2ply", description="the deepest level a job may ask for")
-    default_level: Level = Field("2ply", description="the level of a job that names none")
-    max_matches: int = Field(100, ge=1, description="matches of one 'analyse all' job")
-    max_games: int = Field(2000, ge=1, description="games (chunks) of one job, all matches together")
-    max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
-
 
 class MatchNotReady(JobStateError):
     """The match's games are not all analysed (yet, or one failed); ``field`` is ``match``."""
 
     field = "match"
-
-
-# ---- match files ------------------------------------------------------------
-
-
-def detect_format(data: bytes, filename: str | None = None) -> str:
-    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``), else its
-    first bytes; ``mat`` when nothing says otherwise."""
-    ext = filename.rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
-    if ext in ("mat", "txt"):
-        return "mat"
-    if ext in FORMATS:
-        return ext
-    if data[:4] == b"RGMH":
-        return "xg"
-    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"GMD-"):
-        return "gmd"
-    if head.startswith(b"(") and b";" in head[:8]:
-        return "sgf"
-    return "mat"
-
-
-def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
-    """The :class:`pulvezar.formats.MatchRecord` of a match file; :class:`InvalidJob` naming ``field``
-    when it cannot be read (with the line and column a :class:`~pulvezar.formats.MatchFileError` gives)."""
-    from pulvezar import PulvezarError
-    from pulvezar.formats import read_gmd, read_mat, read_sgf, read_xg
-
-    readers: dict[str, Any] = {"mat": read_mat, "sgf": read_sgf, "xg": read_xg, "gmd": read_gmd}
-    if fmt not in readers:
-        raise InvalidJob("format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
-    try:
-        return readers[fmt](data)
-    except PulvezarError as e:  # MatchFileError: "line L, column C: ..."
-        raise InvalidJob(field, f"not a readable .{fmt} file: {e}") from None
-    except Exception as e:  # a reader's failure on a bad file is still the file's problem
-        raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
-
-
-def level_settings(level: str) -> Any:
-    """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level."""
-    from pulvezar.analysis.match import AnalysisSettings
-
-    return AnalysisSettings.from_level(level)
 
 
 # ---- chunk results ------------------------------------------------------------------
@@ -270,7 +218,7 @@ class AnalysisStore(ChunkedJobs):
         chunks: list[list[int]] = []
         for m, entry in enumerate(matches):
             prefix = "" if single else f"matches[{m}]."
-            data, info = self._match(entry, prefix)
+            data, info = read_match(entry, prefix, self.limits)
             files.append(data)
             infos.append(info)
             chunks += [[m, g] for g in range(len(info["actions"]))]
@@ -332,45 +280,6 @@ class AnalysisStore(ChunkedJobs):
             if raw is not None:
                 summaries[m] = json.loads(raw)
         self.write(job_id, spec, files, self.records.chunks(job_id), summaries)
-
-    def _match(self, entry: Mapping[str, Any], prefix: str) -> tuple[bytes, dict[str, Any]]:
-        if not isinstance(entry, Mapping):
-            raise InvalidJob(
-                prefix.rstrip(".") or "file", f"an object is required, got {type(entry).__name__}"
-            )
-        raw = entry.get("data")
-        if isinstance(raw, str):
-            data = raw.encode("utf-8")
-        elif isinstance(raw, bytes | bytearray):
-            data = bytes(raw)
-        else:
-            raise InvalidJob(f"{prefix}file", "the match file is required")
-        if not data.strip():
-            raise InvalidJob(f"{prefix}file", "the file is empty")
-        if len(data) > self.limits.max_file_bytes:
-            raise InvalidJob(
-                f"{prefix}file", f"a match file may have at most {self.limits.max_file_bytes} bytes"
-            )
-        filename = entry.get("filename")
-        if filename is not None and (not isinstance(filename, str) or len(filename) > 200):
-            raise InvalidJob(f"{prefix}filename", "a file name is a string of at most 200 characters")
-        fmt = entry.get("format") or detect_format(data, filename)
-        if fmt == "txt":
-            fmt = "mat"
-        if fmt not in FORMATS:
-            raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
-        record = read_record(data, fmt, f"{prefix}file")
-        if not record.games:
-            raise InvalidJob(f"{prefix}file", "the file holds no game")
-        info = {
-            "filename": filename,
-            "format": fmt,
-            "bytes": len(data),
-            "length": record.length,
-            "players": list(record.players),
-            "actions": [len(g.actions) for g in record.games],
-        }
-        return data, info
 
     # ---- reading -------------------------------------------------------
     def spec(self, job_id: str) -> dict[str, Any]:
@@ -525,65 +434,12 @@ class AnalysisStore(ChunkedJobs):
         matches = []
         for m, info in enumerate(spec["matches"]):
             mine = [n for n, (mm, _g) in enumerate(chunks) if mm == m]
-            n_done = sum(done[n] for n in mine)
-            errors = [f"game {chunks[n][1] + 1}: {records[n]['error']}" for n in mine if failed[n]]  # type: ignore[index]
             summary = summaries[m]
-            if summary is None and mine and n_done == len(mine):
+            if summary is None and mine and all(done[n] for n in mine):
                 summary = self.finalise_match(job_id, m, spec)
-            if errors:
-                m_state = "failed"
-            elif summary is not None:
-                m_state = "done"
-            elif state == "cancelled":
-                m_state = "cancelled"
-            else:
-                m_state = "running" if n_done or state == "running" else "queued"
-            entry: dict[str, Any] = {
-                "match": m,
-                "filename": info["filename"],
-                "format": info["format"],
-                "players": info["players"],
-                "length": info["length"],
-                "state": m_state,
-                "error": "; ".join(errors) or None,
-                "games_done": n_done,
-                "games_total": len(mine),
-            }
-            if games and match in (None, m):
-                entry["games"] = [analyses.get(n) for n in mine]
-            entry["summary"] = summary
-            matches.append(entry)
-        eta, elapsed = self._timing(spec, records, done, state)
-        errors = [f"match {x['match']}: {x['error']}" for x in matches if x["error"]]
-        total = len(chunks)
-        return {
-            "job_id": job_id,
-            "kind": "analysis",
-            "priority": spec["priority"],
-            "level": spec["level"],
-            "state": state,
-            "error": "; ".join(errors)[:2000] or None,
-            "games_done": sum(done),
-            "games_failed": sum(failed),
-            "games_total": total,
-            "progress": sum(done) / total if total else 0.0,
-            "eta_s": eta,
-            "elapsed_s": elapsed,
-            "created": spec["created"],
-            "matches": matches,
-        }
-
-    @staticmethod
-    def _timing(
-        spec: Mapping[str, Any], records: list[dict[str, Any] | None], done: list[bool], state: str
-    ) -> tuple[float | None, float | None]:
-        """The ETA from the finished games' time per recorded action and the observed parallelism."""
-        finished = [r for r, d in zip(records, done, strict=True) if d and r is not None]
-        per_game = [info["actions"] for info in spec["matches"]]
-        actions = [per_game[m][g] if g < len(per_game[m]) else 1 for m, g in spec["chunks"]]
-        done_actions = sum(a for a, d in zip(actions, done, strict=True) if d)
-        left = sum(a for a, r in zip(actions, records, strict=True) if r is None)
-        return timing(finished, done_actions, left, state)
+            with_games = games and match in (None, m)
+            matches.append(match_entry(m, info, mine, chunks, records, state, summary, analyses, with_games))
+        return job_report(job_id, spec, state, records, matches)
 
     def result(self, job_id: str) -> dict[str, Any] | None:
         """The full report (as :meth:`status`) once the job is done, else None (also when it failed
@@ -638,68 +494,6 @@ class AnalysisStore(ChunkedJobs):
             self.records.reopen(job_id, chunks)
         self.enqueue(job_id, spec["priority"], todo)
         return len(todo)
-
-
-# ---- the archive of positions ---------------------------------------------------
-
-_DATE = re.compile(r"^(\d{4})[.\-/](\d{2})[.\-/](\d{2})")
-
-
-def archive_name(record: Any, digest: str) -> str:
-    """The archive's name of an analysed match: players, length and the file's SHA-256 (so the same
-    file analysed again replaces its entries rather than adding new ones)."""
-    players = " vs ".join(p or "?" for p in record.players)
-    length = f"{record.length}p" if record.length else "money"
-    return f"{players[:80]} {length} {digest[:16]}"
-
-
-def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict[str, Any]]:
-    """One archive entry per analysed checker play (one per move: the entry id is match:game:move),
-    in the format of :func:`services.common.archive_store.add_match_positions`."""
-    from pulvezar.analysis.match import record_rules
-
-    tags = {k.lower(): str(v) for k, v in record.tags.items()}
-    found = _DATE.match(tags.get("eventdate") or tags.get("date") or tags.get("dt") or "")
-    date = "-".join(found.groups()) if found else None
-    rules = record_rules(record).name
-    name = archive_name(record, digest)
-    out = []
-    for ga in games:
-        for d in ga.decisions:
-            if d.kind != "checker":
-                continue
-            entry: dict[str, Any] = {
-                "match": name,
-                "game": ga.index + 1,
-                "move": d.move,
-                "position_id": d.position_id,
-                "match_id": d.match_id,
-                "play": d.played,
-                "dice": list(d.dice) if d.dice is not None else None,
-                "rules": rules,
-            }
-            if d.position_type:
-                entry["kind"], entry["side"] = d.position_type, d.position_side
-            if date:
-                entry["date"] = date
-            out.append(entry)
-    return out
-
-
-def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes) -> int:
-    """Best effort: add the checker plays of an analysed match to its owner's archive of positions
-    ("similar positions": ``archive`` is a :class:`services.common.archive_store.RedisArchive` or a
-    :class:`services.store.archive.SqlArchive`), once per match of a job (the caller won the summary's
-    ``SET NX``).  Returns how many entries were written; 0 when the archive refuses them (logged): an
-    analysis never fails because of the archive."""
-    try:
-        entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
-        return int(archive.add_match_positions(entries))
-    except Exception:
-        logger.exception(
-            "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
-        )
-        return 0
 
 
 spec_key = AnalysisStore.spec_key

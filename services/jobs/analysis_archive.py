@@ -1,0 +1,71 @@
+"""The archive of positions ("similar positions"): an analysed match's checker plays, added once per match."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+logger = logging.getLogger("pulvezar.services.analysis")
+
+
+_DATE = re.compile(r"^(\d{4})[.\-/](\d{2})[.\-/](\d{2})")
+
+
+def archive_name(record: Any, digest: str) -> str:
+    """The archive's name of an analysed match: players, length and the file's SHA-256 (so the same
+    file analysed again replaces its entries rather than adding new ones)."""
+    players = " vs ".join(p or "?" for p in record.players)
+    length = f"{record.length}p" if record.length else "money"
+    return f"{players[:80]} {length} {digest[:16]}"
+
+
+def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict[str, Any]]:
+    """One archive entry per analysed checker play (one per move: the entry id is match:game:move),
+    in the format of :func:`services.common.archive_store.add_match_positions`."""
+    from pulvezar.analysis.match import record_rules
+
+    tags = {k.lower(): str(v) for k, v in record.tags.items()}
+    found = _DATE.match(tags.get("eventdate") or tags.get("date") or tags.get("dt") or "")
+    date = "-".join(found.groups()) if found else None
+    rules = record_rules(record).name
+    name = archive_name(record, digest)
+    out = []
+    for ga in games:
+        for d in ga.decisions:
+            if d.kind != "checker":
+                continue
+            entry: dict[str, Any] = {
+                "match": name,
+                "game": ga.index + 1,
+                "move": d.move,
+                "position_id": d.position_id,
+                "match_id": d.match_id,
+                "play": d.played,
+                "dice": list(d.dice) if d.dice is not None else None,
+                "rules": rules,
+            }
+            if d.position_type:
+                entry["kind"], entry["side"] = d.position_type, d.position_side
+            if date:
+                entry["date"] = date
+            out.append(entry)
+    return out
+
+
+def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes) -> int:
+    """Best effort: add the checker plays of an analysed match to its owner's archive of positions
+    ("similar positions": ``archive`` is a :class:`services.common.archive_store.RedisArchive` or a
+    :class:`services.store.archive.SqlArchive`), once per match of a job (the caller won the summary's
+    ``SET NX``).  Returns how many entries were written; 0 when the archive refuses them (logged): an
+    analysis never fails because of the archive."""
+    try:
+        entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
+        return int(archive.add_match_positions(entries))
+    except Exception:
+        logger.exception(
+            "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
+        )
+        return 0

@@ -1,0 +1,110 @@
+"""The match files of analysis jobs: levels, limits, formats, reading a file and what a job keeps of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.jobs.errors import InvalidJob
+
+#: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
+LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
+Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
+FORMATS = ("mat", "sgf", "xg", "gmd")
+
+
+class AnalysisJobSettings(BaseSettings):
+    """Limits of analysis jobs, from ``PULVEZAR_ANALYSIS_<NAME>`` (the gateway and the workers read them)."""
+
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_ANALYSIS_")
+
+    max_level: Level = Field("2ply", description="the deepest level a job may ask for")
+    default_level: Level = Field("2ply", description="the level of a job that names none")
+    max_matches: int = Field(100, ge=1, description="matches of one 'analyse all' job")
+    max_games: int = Field(2000, ge=1, description="games (chunks) of one job, all matches together")
+    max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
+
+
+def detect_format(data: bytes, filename: str | None = None) -> str:
+    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``), else its
+    first bytes; ``mat`` when nothing says otherwise."""
+    ext = filename.rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
+    if ext in ("mat", "txt"):
+        return "mat"
+    if ext in FORMATS:
+        return ext
+    if data[:4] == b"RGMH":
+        return "xg"
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"GMD-"):
+        return "gmd"
+    if head.startswith(b"(") and b";" in head[:8]:
+        return "sgf"
+    return "mat"
+
+
+def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
+    """The :class:`pulvezar.formats.MatchRecord` of a match file; :class:`InvalidJob` naming ``field``
+    when it cannot be read (with the line and column a :class:`~pulvezar.formats.MatchFileError` gives)."""
+    from pulvezar import PulvezarError
+    from pulvezar.formats import read_gmd, read_mat, read_sgf, read_xg
+
+    readers: dict[str, Any] = {"mat": read_mat, "sgf": read_sgf, "xg": read_xg, "gmd": read_gmd}
+    if fmt not in readers:
+        raise InvalidJob("format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
+    try:
+        return readers[fmt](data)
+    except PulvezarError as e:  # MatchFileError: "line L, column C: ..."
+        raise InvalidJob(field, f"not a readable .{fmt} file: {e}") from None
+    except Exception as e:  # a reader's failure on a bad file is still the file's problem
+        raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
+
+
+def level_settings(level: str) -> Any:
+    """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level."""
+    from pulvezar.analysis.match import AnalysisSettings
+
+    return AnalysisSettings.from_level(level)
+
+
+def read_match(
+    entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
+) -> tuple[bytes, dict[str, Any]]:
+    """One entry of a job's ``matches``: the file's bytes and what the job keeps of it (format, players,
+    length, actions per game); :class:`InvalidJob` naming ``{prefix}file`` (or format, filename)."""
+    if not isinstance(entry, Mapping):
+        raise InvalidJob(prefix.rstrip(".") or "file", f"an object is required, got {type(entry).__name__}")
+    raw = entry.get("data")
+    if isinstance(raw, str):
+        data = raw.encode("utf-8")
+    elif isinstance(raw, bytes | bytearray):
+        data = bytes(raw)
+    else:
+        raise InvalidJob(f"{prefix}file", "the match file is required")
+    if not data.strip():
+        raise InvalidJob(f"{prefix}file", "the file is empty")
+    if len(data) > limits.max_file_bytes:
+        raise InvalidJob(f"{prefix}file", f"a match file may have at most {limits.max_file_bytes} bytes")
+    filename = entry.get("filename")
+    if filename is not None and (not isinstance(filename, str) or len(filename) > 200):
+        raise InvalidJob(f"{prefix}filename", "a file name is a string of at most 200 characters")
+    fmt = entry.get("format") or detect_format(data, filename)
+    if fmt == "txt":
+        fmt = "mat"
+    if fmt not in FORMATS:
+        raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
+    record = read_record(data, fmt, f"{prefix}file")
+    if not record.games:
+        raise InvalidJob(f"{prefix}file", "the file holds no game")
+    info = {
+        "filename": filename,
+        "format": fmt,
+        "bytes": len(data),
+        "length": record.length,
+        "players": list(record.players),
+        "actions": [len(g.actions) for g in record.games],
+    }
+    return data, info
