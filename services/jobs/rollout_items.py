@@ -9,6 +9,7 @@ field (``positions[3].dice``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pulvezar import Position, PulvezarError, Rules
@@ -329,3 +330,71 @@ def cube_state_of(item: Mapping[str, Any]) -> Any:
         beaver=c["beaver"],
         rules=rules_of(item["rules"]),
     )
+
+
+@dataclass(frozen=True)
+class Item:
+    """A stored item read once into the library's objects: what a worker computes and a report merges.
+
+    Items of jobs stored before ``ply``, ``cubeful`` and ``luck`` existed are 0-ply, cubeless and value
+    the 21 rolls' every play (``luck="full"``), so that a resumed job stays one estimator.
+    """
+
+    stored: Mapping[str, Any]
+    kind: str
+    position: Position
+    rules: Rules
+    seed: int
+    variance_reduction: bool
+    truncate: int | None
+    ply: int
+    luck: str
+    cube: Any  # the library's Cube of a cubeful item, else None
+    dice: tuple[int, int] | None
+    plays: tuple[Position, ...] | None
+
+    @classmethod
+    def of(cls, stored: Mapping[str, Any]) -> Item:
+        """The item of a stored (normalised) item."""
+        cubeful = stored.get("kind") == "cube" or bool(stored.get("cubeful"))
+        dice = stored.get("dice")
+        plays = stored.get("plays")
+        return cls(
+            stored=stored,
+            kind=stored.get("kind", "position"),
+            position=Position.from_position_id(stored["position_id"]),
+            rules=rules_of(stored["rules"]),
+            seed=stored["seed"],
+            variance_reduction=stored["variance_reduction"],
+            truncate=stored["truncate"],
+            ply=stored.get("ply", 0),
+            luck=stored.get("luck", "full"),
+            cube=cube_of(stored.get("cube")) if cubeful else None,
+            dice=(dice[0], dice[1]) if dice is not None else None,
+            plays=tuple(Position.from_position_id(p["position_id"]) for p in plays) if plays else None,
+        )
+
+    @property
+    def candidates(self) -> int:
+        """How many results a chunk of a position item holds: one per candidate play, else one."""
+        return len(self.plays) if self.plays is not None else 1
+
+    def cube_state(self) -> Any:
+        """The library's :class:`~pulvezar.cube.decision.CubeState` of a cube item."""
+        return cube_state_of(self.stored)
+
+    def options(self, evaluator: Any) -> dict[str, Any]:
+        """The library options of the item (as :func:`pulvezar.rollouts.rollout` takes them)."""
+        opts: dict[str, Any] = {
+            "seed": self.seed,
+            "variance_reduction": self.variance_reduction,
+            "truncate": self.truncate,
+            "rules": self.rules,
+            "evaluator": evaluator,
+            "ply": self.ply,
+            "luck": self.luck,
+        }
+        if self.cube is not None and self.kind != "cube":
+            opts["cubeful"] = True
+            opts["cube"] = self.cube
+        return opts

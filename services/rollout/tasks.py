@@ -15,14 +15,13 @@ import numpy as np
 from celery import Task
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
 
-from pulvezar import Position
 from pulvezar.eval.evaluator import Evaluator, screen_evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.rollout import JobStore
-from services.jobs.rollout_items import cube_of, cube_state_of, rules_of
+from services.jobs.rollout_items import Item
 from services.jobs.rollout_report import encode_values
 from services.jobs.settings import RolloutSettings
 from services.rollout import runner
@@ -107,29 +106,8 @@ def evaluator_route() -> Route:
     return _evaluator.get()[1]
 
 
-def item_options(item: dict[str, Any], ev: Evaluator | None) -> dict[str, Any]:
-    """The library options of a job item (as :func:`pulvezar.rollouts.rollout` takes them).
-
-    Items of jobs stored before ``ply``, ``cubeful`` and ``luck`` existed are 0-ply, cubeless and
-    valued the 21 rolls' every play (``luck="full"``), so that a resumed job stays one estimator.
-    """
-    opts: dict[str, Any] = {
-        "seed": item["seed"],
-        "variance_reduction": item["variance_reduction"],
-        "truncate": item["truncate"],
-        "rules": rules_of(item["rules"]),
-        "evaluator": ev,
-        "ply": item.get("ply", 0),
-        "luck": item.get("luck", "full"),
-    }
-    if item.get("cubeful"):
-        opts["cubeful"] = True
-        opts["cube"] = cube_of(item.get("cube"))
-    return opts
-
-
 def compute_chunk(
-    item: dict[str, Any], first: int, trials: int, ev: Evaluator
+    item: Item, first: int, trials: int, ev: Evaluator
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None]:
     """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5),
     and, for a cubeful item, the cubeful equities, shape (candidates or 1, trials).
@@ -141,23 +119,22 @@ def compute_chunk(
     of ``ev``): the net's last bits depend on the batch a board is evaluated in, so values cached by
     another chunk would make a chunk's numbers depend on what its process ran before.
     """
-    position = Position.from_position_id(item["position_id"])
-    opts = item_options(item, ev)
-    if opts["ply"] > 0:
-        searcher(ev, opts["rules"]).cache.clear()
-    if item.get("kind") == "cube":
+    opts = item.options(ev)
+    if item.ply > 0:
+        searcher(ev, item.rules).cache.clear()
+    if item.kind == "cube":
         cr = rollout_cube(
-            cube_state_of(item), trials=trials, first_trial=first, seed=opts["seed"], ply=opts["ply"],
-            variance_reduction=opts["variance_reduction"], truncate=opts["truncate"], evaluator=ev,
-            luck=opts["luck"],
+            item.cube_state(), trials=trials, first_trial=first, seed=item.seed, ply=item.ply,
+            variance_reduction=item.variance_reduction, truncate=item.truncate, evaluator=ev, luck=item.luck,
         )  # fmt: skip
         results = [cr.no_double] + ([cr.double_take] if cr.double_take is not None else [])
-    elif item["plays"] is None:
-        results = [rollout(position, trials=trials, first_trial=first, **opts)]
+    elif item.plays is None:
+        results = [rollout(item.position, trials=trials, first_trial=first, **opts)]
     else:
-        plays = [Position.from_position_id(p["position_id"]) for p in item["plays"]]
-        dice = (item["dice"][0], item["dice"][1])
-        results = rollout_plays(position, dice, plays, trials=trials, first_trial=first, **opts)
+        assert item.dice is not None
+        results = rollout_plays(
+            item.position, item.dice, list(item.plays), trials=trials, first_trial=first, **opts
+        )
     values = np.stack([r.values for r in results])
     if results[0].cubeful is None:
         return values, None
@@ -173,7 +150,7 @@ def _load(r: Any, job_id: str, n: int) -> tuple[dict[str, Any], Any] | None:
 
 def _compute(spec: dict[str, Any], chunk: Any, ev: Evaluator) -> dict[str, Any]:
     index, first, trials = chunk
-    values, cubeful = compute_chunk(spec["items"][index], first, trials, ev)
+    values, cubeful = compute_chunk(Item.of(spec["items"][index]), first, trials, ev)
     return {
         "item": index,
         "first": first,

@@ -615,8 +615,10 @@ def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
 
 def test_items_stored_before_luck_existed_keep_the_full_luck() -> None:
     """A job accepted before the screened luck resumes with the estimator its first chunks used."""
-    from services.rollout.tasks import item_options
+    from services.jobs.rollout_items import Item
 
     old = {"seed": 1, "variance_reduction": True, "truncate": None, "rules": {"variant": "international"}}
-    assert item_options(old, None)["luck"] == "full"
-    assert item_options({**old, "luck": "screened"}, None)["luck"] == "screened"
+    old["position_id"] = START
+    assert Item.of(old).options(None)["luck"] == "full"
+    assert Item.of({**old, "luck": "screened"}).options(None)["luck"] == "screened"
+    assert Item.of(old).ply == 0 and Item.of(old).cube is None  # and 0-ply, cubeless
