@@ -102,12 +102,12 @@ class Jobs:
     def __init__(self, store: JobStoreLike | None) -> None:
         self.store = store
 
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    def _store(self) -> JobStoreLike:
         if self.store is None:
             raise ProblemError(
                 503, "rollouts are not configured on this gateway (no job store)", kind="jobs-unavailable"
             )
-        return await call_store(getattr(self.store, name), *args, **kwargs)
+        return self.store
 
     @property
     def records(self) -> Any:
@@ -115,12 +115,12 @@ class Jobs:
         return getattr(self.store, "records", None)
 
     async def submit_rollout(self, params: dict[str, Any], priority: str, owner: str | None = None) -> str:
-        return _text(await self._call("submit_rollout", params, priority=priority, owner=owner))
+        return _text(await call_store(self._store().submit_rollout, params, priority=priority, owner=owner))
 
     async def submit_batch(
         self, positions: list[dict[str, Any]], priority: str, owner: str | None = None
     ) -> str:
-        return _text(await self._call("submit_batch", positions, priority=priority, owner=owner))
+        return _text(await call_store(self._store().submit_batch, positions, priority=priority, owner=owner))
 
     def owner_lookup(self) -> Callable[[str], str | None] | None:
         """The durable store's owner of a job, for :meth:`Client.check` (None without a store)."""
@@ -129,7 +129,7 @@ class Jobs:
         return getattr(self.store, "owner", None)
 
     async def delete(self, job_id: str) -> bool:
-        return bool(await self._call("delete", job_id))
+        return bool(await call_store(self._store().delete, job_id))
 
     async def listing(self, owner: str, **query: Any) -> tuple[list[Any], str | None]:
         """The owner's jobs from the durable store (501 without one)."""
@@ -150,19 +150,19 @@ class Jobs:
         return out
 
     async def status(self, job_id: str) -> dict[str, Any]:
-        st = await self._call("status", job_id)
+        st = await call_store(self._store().status, job_id)
         if not st:
             raise _not_found(job_id)
         return dict(st)
 
     async def result(self, job_id: str) -> Any:
-        return await self._call("result", job_id)
+        return await call_store(self._store().result, job_id)
 
     async def cancel(self, job_id: str) -> bool:
-        return bool(await self._call("cancel", job_id))
+        return bool(await call_store(self._store().cancel, job_id))
 
     async def extend(self, job_id: str, more_trials: int) -> Any:
-        return await self._call("extend", job_id, more_trials)
+        return await call_store(self._store().extend, job_id, more_trials)
 
 
 def _text(v: Any) -> str:

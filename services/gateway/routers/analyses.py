@@ -13,8 +13,8 @@ import base64
 import binascii
 import logging
 import re
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -27,6 +27,7 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.rollouts import Cursor, JobList, Limit, StateFilter, job_list, jobs
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
+from services.jobs.analysis import AnalysisStore
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
@@ -34,23 +35,53 @@ router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
 JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
 SGF_MEDIA_TYPE = "application/x-go-sgf"
 TERMINAL = frozenset({"done", "failed", "cancelled"})
+T = TypeVar("T")
 
 
 class AnalysisJobs:
     """The gateway's side of :class:`services.jobs.analysis.AnalysisStore`: synchronous store
     calls run in a thread; its errors become problems (422 naming the field, 404, 409, 503)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: AnalysisStore | None) -> None:
         self.store = store
 
-    async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    def _store(self) -> AnalysisStore:
         if self.store is None:
             raise ProblemError(
                 503,
                 "analysis jobs are not configured on this gateway (no job store)",
                 kind="jobs-unavailable",
             )
-        return await call_store(getattr(self.store, name), *args, noun="analysis job", **kwargs)
+        return self.store
+
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        out: T = await call_store(fn, *args, noun="analysis job", **kwargs)
+        return out
+
+    async def submit(self, matches: list[dict[str, Any]], level: str | None, priority: str | None, *,
+                     single: bool, owner: str | None) -> str:  # fmt: skip
+        return await self._run(self._store().submit, matches, level, priority, single=single, owner=owner)
+
+    async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
+        return await self._run(self._store().status, job_id, games=games, match=match)
+
+    async def result(self, job_id: str) -> dict[str, Any] | None:
+        return await self._run(self._store().result, job_id)
+
+    async def spec(self, job_id: str) -> dict[str, Any]:
+        return await self._run(self._store().spec, job_id)
+
+    async def sgf(self, job_id: str, match: int) -> str:
+        return await self._run(self._store().sgf, job_id, match)
+
+    async def cancel(self, job_id: str) -> bool:
+        return await self._run(self._store().cancel, job_id)
+
+    async def delete(self, job_id: str) -> bool:
+        return await self._run(self._store().delete, job_id)
+
+    async def resume(self, job_id: str) -> int:
+        return await self._run(self._store().resume, job_id)
 
 
 async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
@@ -68,8 +99,6 @@ def analyses(request: Request) -> AnalysisJobs:
     base = getattr(getattr(state, "jobs", None), "store", None)
     store = None
     if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
-        from services.jobs.analysis import AnalysisStore
-
         store = AnalysisStore(
             base.redis,
             app=base.app,
@@ -105,15 +134,25 @@ def _data(entry: MatchFile, prefix: str, limit: int) -> bytes:
 
 
 def _job(job_id: str, status: dict[str, Any]) -> AnalysisJob:
+    """The store's status (or report) with the links; serialise with ``exclude_unset`` (a key the
+    store left out stays out).  A status the store could not give at submission (only ``state``)
+    is the job's links, state and no matches."""
     href = f"/v1/analyses/{job_id}"
     fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events", "matches")}
     fields.setdefault("state", "queued")
     matches = [{**m, "sgf": f"{href}/sgf?match={m['match']}"} for m in status.get("matches", [])]
-    return AnalysisJob(id=job_id, href=href, events=f"{href}/events", matches=matches, **fields)  # type: ignore[arg-type]
+    links = {"id": job_id, "kind": "analysis", "href": href, "events": f"{href}/events"}
+    if set(fields) == {"state"} and not matches:  # accepted, its status not readable yet
+        return AnalysisJob.model_construct(**links, **fields, matches=[])
+    return AnalysisJob.model_validate({**fields, **links, "matches": matches})
+
+
+def _dump(job: AnalysisJob) -> dict[str, Any]:
+    return job.model_dump(mode="json", exclude_unset=True)
 
 
 def _json(job: AnalysisJob, status_code: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(job.model_dump(mode="json"), status_code=status_code, headers=headers)
+    return JSONResponse(_dump(job), status_code=status_code, headers=headers)
 
 
 def _inline(schema: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +260,10 @@ async def _form_upload(request: Request, limit: int) -> tuple[dict[str, Any], An
     "as a multipart upload (`file`, with `level`, `priority`, `format` and `filename` as form fields):\n\n"
     "    curl -H 'X-API-Key: local-dev-key' -F file=@match.sgf -F level=2ply localhost:8000/v1/analyses",
     responses={
-        202: {"description": "accepted; the job is at the Location header"},
+        202: {
+            "description": "accepted; the job is at the Location header (its status; only id, kind, "
+            "state, href, events and no matches when the store could not report it at once)"
+        },
         413: {"description": "a match file over the upload limit"},
         422: {"description": "bad input: the problem's errors name the fields"},
         503: {"description": "no job store behind this gateway"},
@@ -274,10 +316,10 @@ async def submit_files(
     the job and its Location (also for a finished game of the Play API)."""
     store = store or analyses(request)
     job_id = await who.submit(
-        0, lambda: store.call("submit", matches, level, priority, single=single, owner=who.owner)
+        0, lambda: store.submit(matches, level, priority, single=single, owner=who.owner)
     )
     try:
-        status = await store.call("status", job_id, games=False)
+        status = await store.status(job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location
         status = {"state": "queued"}
     job = _job(job_id, status)
@@ -296,7 +338,10 @@ async def list_analyses(
 
 
 @router.get(
-    "/{job_id}", summary="An analysis job: state, games done, ETA, per-game results, per-player summary"
+    "/{job_id}",
+    response_model=AnalysisJob,
+    response_model_exclude_unset=True,
+    summary="An analysis job: state, games done, ETA, per-game results, per-player summary",
 )
 async def get_analysis(
     job_id: JobId,
@@ -310,11 +355,13 @@ async def get_analysis(
     ] = None,
 ) -> AnalysisJob:
     await check(who, store, job_id)
-    return _job(job_id, await store.call("status", job_id, games=games, match=match))
+    return _job(job_id, await store.status(job_id, games=games, match=match))
 
 
 @router.get(
     "/{job_id}/result",
+    response_model=AnalysisJob,
+    response_model_exclude_unset=True,
     summary="The final report of a finished analysis job (every game and summary)",
     responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
 )
@@ -322,9 +369,9 @@ async def get_analysis_result(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> AnalysisJob:
     await check(who, store, job_id)
-    report = await store.call("result", job_id)
+    report = await store.result(job_id)
     if report is None:
-        state = str((await store.call("status", job_id, games=False))["state"])
+        state = str((await store.status(job_id, games=False))["state"])
         raise ProblemError(
             409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
             errors=[("job_id", f"the job is {state}")],
@@ -348,8 +395,8 @@ async def get_sgf(
     match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
 ) -> Response:
     await check(who, store, job_id)
-    sgf: str = await store.call("sgf", job_id, match)
-    spec = await store.call("spec", job_id)
+    sgf: str = await store.sgf(job_id, match)
+    spec = await store.spec(job_id)
     name = spec["matches"][match].get("filename") or f"match-{match}"
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name.rsplit(".", 1)[0])[:80] or f"match-{match}"
     return Response(
@@ -372,7 +419,7 @@ async def analysis_events(
     store: Annotated[AnalysisJobs, Depends(analyses)],
 ) -> StreamingResponse:
     await check(who, store, job_id)
-    first = await store.call("status", job_id, games=False)  # 404 before the stream starts
+    first = await store.status(job_id, games=False)  # 404 before the stream starts
     settings = request.app.state.settings
     return StreamingResponse(
         _events(job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s),
@@ -383,6 +430,8 @@ async def analysis_events(
 
 @router.delete(
     "/{job_id}",
+    response_model=AnalysisJob,
+    response_model_exclude_unset=True,
     summary="Cancel a running analysis job (200; the games already analysed are kept); "
     "remove a finished one with its results (204)",
     responses={204: {"description": "the finished job and its results are removed"}},
@@ -391,17 +440,19 @@ async def cancel_analysis(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> Any:
     await check(who, store, job_id)
-    if await store.call("cancel", job_id):
-        return _job(job_id, await store.call("status", job_id, games=False))
-    if await store.call("delete", job_id):
+    if await store.cancel(job_id):
+        return _job(job_id, await store.status(job_id, games=False))
+    if await store.delete(job_id):
         return Response(status_code=204)
-    state = (await store.call("status", job_id, games=False))["state"]
+    state = (await store.status(job_id, games=False))["state"]
     raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
 
 
 @router.post(
     "/{job_id}/resume",
     status_code=202,
+    response_model=AnalysisJob,
+    response_model_exclude_unset=True,
     summary="Continue a cancelled or failed analysis job (the games already analysed are kept)",
     responses={409: {"description": "the job is queued, running or done"}},
 )
@@ -409,8 +460,8 @@ async def resume_analysis(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> AnalysisJob:
     await check(who, store, job_id)
-    await store.call("resume", job_id)
-    return _job(job_id, await store.call("status", job_id, games=False))
+    await store.resume(job_id)
+    return _job(job_id, await store.status(job_id, games=False))
 
 
 async def _events(
@@ -424,10 +475,10 @@ async def _events(
         return (state, job) if state in TERMINAL else None
 
     def view(st: dict[str, Any]) -> dict[str, Any]:
-        return _job(job_id, st).model_dump(mode="json")
+        return _dump(_job(job_id, st))
 
     async def poll() -> dict[str, Any]:
-        st: dict[str, Any] = await store.call("status", job_id, games=False)
+        st: dict[str, Any] = await store.status(job_id, games=False)
         return st
 
     async for chunk in job_events(status, poll, view, final, poll_s, keepalive_s):
