@@ -5,7 +5,8 @@ checked by ``services.rollout.jobs.normalise_item``, the chunk by ``services.rol
 on the item's dict) for trials 36..71 of five items, with the model ``pulvezar-v3`` of that commit
 (sha256 ``5005ee0e37a5365f...``) and one torch thread.  The framework checks the item once
 (:func:`services.jobs.rollout_items.normalise_item`) and reads it once
-(:class:`~services.jobs.rollout_items.Item`); the worker's :func:`~services.rollout.tasks.compute_chunk` must still produce every bit of the values.
+(:class:`~services.jobs.rollout_items.Item`); the worker's
+:func:`~services.rollout.tasks.compute_chunk` must still produce every bit of the values.
 """
 
 from __future__ import annotations
