@@ -45,7 +45,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.jobs.analysis_archive import archive_entries, archive_match
+from services.jobs.analysis_archive import archive_entries, archive_match, owner_archive, store_match_result
 from services.jobs.analysis_files import (
     FORMATS,
     LEVELS,
@@ -53,7 +53,7 @@ from services.jobs.analysis_files import (
     Level,
     detect_format,
     level_settings,
-    read_match,
+    plan_job,
     read_record,
 )
 from services.jobs.analysis_report import job_report, match_entry
@@ -78,7 +78,7 @@ __all__ = [
     "level_settings",
     "read_record",
 ]
-from services.jobs.settings import QUEUES, RolloutSettings
+from services.jobs.settings import RolloutSettings
 
 logger = logging.getLogger("pulvezar.services.analysis")
 
@@ -195,37 +195,8 @@ class AnalysisStore(ChunkedJobs):
         ``single``: name errors after the one-match request's fields (``file``, not
         ``matches[0].file``).  Raises :class:`InvalidJob` naming the field.
         """
-        if isinstance(matches, Mapping | str | bytes) or not isinstance(matches, Sequence) or not matches:
-            raise InvalidJob("matches", "a non-empty list of match files is required")
-        if len(matches) > self.limits.max_matches:
-            raise InvalidJob(
-                "matches", f"at most {self.limits.max_matches} matches per job, got {len(matches)}"
-            )
-        level = self.limits.default_level if level is None else level
-        if level not in LEVELS:
-            raise InvalidJob("level", f"one of {', '.join(LEVELS)}, got {level!r}")
-        if LEVELS.index(level) > LEVELS.index(self.limits.max_level):
-            allowed = ", ".join(LEVELS[: LEVELS.index(self.limits.max_level) + 1])
-            raise InvalidJob("level", f"{level} is not allowed on this platform (allowed: {allowed})")
-        if priority is None:
-            priority = "interactive" if len(matches) == 1 else "batch"
-        if priority not in QUEUES:
-            raise InvalidJob("priority", f"one of {', '.join(QUEUES)}, got {priority!r}")
+        level, priority, files, infos, chunks = plan_job(matches, level, priority, single, self.limits)
         lib_settings = level_settings(level)
-
-        files: list[bytes] = []
-        infos: list[dict[str, Any]] = []
-        chunks: list[list[int]] = []
-        for m, entry in enumerate(matches):
-            prefix = "" if single else f"matches[{m}]."
-            data, info = read_match(entry, prefix, self.limits)
-            files.append(data)
-            infos.append(info)
-            chunks += [[m, g] for g in range(len(info["actions"]))]
-        if len(chunks) > self.limits.max_games:
-            raise InvalidJob(
-                "matches", f"the job would analyse {len(chunks)} games, at most {self.limits.max_games}"
-            )
         job_id = secrets.token_hex(12)
         spec = {
             "id": job_id,
@@ -365,38 +336,14 @@ class AnalysisStore(ChunkedJobs):
         summary: dict[str, Any] = summarise(record, games).to_json()
         summary.pop("games", None)  # each game's analysis is in its chunk's key already
         if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
-            archive_match(self.archive(spec), job_id, m, record, games, self.file(job_id, m))
-            self._store_result(job_id, m, record, games, summary)
+            archive = owner_archive(self.redis, self.records, spec.get("owner"))
+            archive_match(archive, job_id, m, record, games, self.file(job_id, m))
+            store_match_result(self.records, job_id, m, record, games, summary)
         else:  # another caller was first: theirs is the same
             again = text(self.redis.get(summary_key(job_id, m)))
             if again is not None:
                 summary = json.loads(again)
         return summary
-
-    def archive(self, spec: Mapping[str, Any]) -> Any:
-        """The archive of positions of the job's owner: in the durable store when there is one."""
-        from services.common.archive_store import RedisArchive
-
-        owner = spec.get("owner")
-        if self.records is not None:
-            from services.store.archive import SqlArchive
-
-            return SqlArchive(self.records.url, owner or "")
-        return RedisArchive(self.redis, owner)
-
-    def _store_result(self, job_id: str, m: int, record: Any, games: list[Any], summary: Any) -> None:
-        """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without it
-        they are made again from the stored games and file)."""
-        if self.records is None:
-            return
-        try:
-            from pulvezar.analysis.match import annotated_sgf, summarise
-
-            sgf = annotated_sgf(record, summarise(record, games))
-            self.records.put_blob(job_id, f"summary:{m}", json.dumps(summary).encode())
-            self.records.put_blob(job_id, f"sgf:{m}", sgf.encode())
-        except Exception:
-            logger.warning("match result not stored durably", exc_info=True)
 
     def _games(self, job_id: str, m: int, spec: Mapping[str, Any]) -> list[Any] | None:
         """Match ``m``'s :class:`~pulvezar.analysis.match.GameAnalysis` per game, or None until all

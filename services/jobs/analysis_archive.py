@@ -1,8 +1,10 @@
-"""The archive of positions ("similar positions"): an analysed match's checker plays, added once per match."""
+"""What a finished match leaves: its checker plays in its owner's archive of positions ("similar positions",
+added once per match) and its result and SGF in the durable store."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -69,3 +71,31 @@ def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequenc
             "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
         )
         return 0
+
+
+def owner_archive(redis_client: Any, records: Any, owner: str | None) -> Any:
+    """The archive of positions of a job's owner: in the durable store when there is one."""
+    from services.common.archive_store import RedisArchive
+
+    if records is not None:
+        from services.store.archive import SqlArchive
+
+        return SqlArchive(records.url, owner or "")
+    return RedisArchive(redis_client, owner)
+
+
+def store_match_result(
+    records: Any, job_id: str, m: int, record: Any, games: list[Any], summary: Any
+) -> None:
+    """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without it
+    they are made again from the stored games and file)."""
+    if records is None:
+        return
+    try:
+        from pulvezar.analysis.match import annotated_sgf, summarise
+
+        sgf = annotated_sgf(record, summarise(record, games))
+        records.put_blob(job_id, f"summary:{m}", json.dumps(summary).encode())
+        records.put_blob(job_id, f"sgf:{m}", sgf.encode())
+    except Exception:
+        logger.warning("match result not stored durably", exc_info=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from services.jobs.errors import InvalidJob
+from services.jobs.settings import QUEUES
 
 #: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
 LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
@@ -108,3 +109,40 @@ def read_match(
         "actions": [len(g.actions) for g in record.games],
     }
     return data, info
+
+
+def plan_job(
+    matches: Sequence[Mapping[str, Any]],
+    level: str | None,
+    priority: str | None,
+    single: bool,
+    limits: AnalysisJobSettings,
+) -> tuple[str, str, list[bytes], list[dict[str, Any]], list[list[int]]]:
+    """A job's level and priority (their defaults), its files, what it keeps of each, and its chunks
+    (``[match, game]``, one per game); :class:`InvalidJob` naming the field."""
+    if isinstance(matches, Mapping | str | bytes) or not isinstance(matches, Sequence) or not matches:
+        raise InvalidJob("matches", "a non-empty list of match files is required")
+    if len(matches) > limits.max_matches:
+        raise InvalidJob("matches", f"at most {limits.max_matches} matches per job, got {len(matches)}")
+    level = limits.default_level if level is None else level
+    if level not in LEVELS:
+        raise InvalidJob("level", f"one of {', '.join(LEVELS)}, got {level!r}")
+    if LEVELS.index(level) > LEVELS.index(limits.max_level):
+        allowed = ", ".join(LEVELS[: LEVELS.index(limits.max_level) + 1])
+        raise InvalidJob("level", f"{level} is not allowed on this platform (allowed: {allowed})")
+    if priority is None:
+        priority = "interactive" if len(matches) == 1 else "batch"
+    if priority not in QUEUES:
+        raise InvalidJob("priority", f"one of {', '.join(QUEUES)}, got {priority!r}")
+    files: list[bytes] = []
+    infos: list[dict[str, Any]] = []
+    chunks: list[list[int]] = []
+    for m, entry in enumerate(matches):
+        prefix = "" if single else f"matches[{m}]."
+        data, info = read_match(entry, prefix, limits)
+        files.append(data)
+        infos.append(info)
+        chunks += [[m, g] for g in range(len(info["actions"]))]
+    if len(chunks) > limits.max_games:
+        raise InvalidJob("matches", f"the job would analyse {len(chunks)} games, at most {limits.max_games}")
+    return level, priority, files, infos, chunks
