@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from services.gateway.models import Strict
+from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
 Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
 Format = Literal["mat", "sgf", "xg", "gmd"]
@@ -62,26 +63,17 @@ class AnalysisForm(Strict):
     filename: FileName | None = Field(None, description="default: the uploaded file's name")
 
 
-class AnalysisMatch(BaseModel):
-    """One match of a job; more fields may appear."""
+class AnalysisMatch(AnalysisMatchReport):
+    """One match of a job (:class:`services.jobs.analysis_models.AnalysisMatchReport`), with its SGF's URL."""
 
-    model_config = ConfigDict(extra="allow")
-
-    match: int
-    state: str = Field(description="queued, running, done, failed, cancelled")
-    games_done: int
-    games_total: int
     sgf: str = Field(description="the annotated SGF of this match, once it is done")
 
 
-class AnalysisJob(BaseModel):
-    """An analysis job's status as the job store reports it, with links; more fields may appear."""
+class AnalysisJob(AnalysisReport):
+    """An analysis job's status (or final report) as the job store reports it
+    (:class:`services.jobs.analysis_models.AnalysisReport`), with its links."""
 
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    kind: Literal["analysis"] = "analysis"
-    state: str = Field(description="queued, running, done, failed, cancelled")
-    href: str
+    id: str = Field(description="the job's id (as job_id)")
+    href: str = Field(description="the job's URL")
     events: str = Field(description="server-sent events of its progress")
-    matches: list[AnalysisMatch] = Field(default_factory=list)
+    matches: list[AnalysisMatch] = Field(description="the job's matches, in order")  # type: ignore[assignment]

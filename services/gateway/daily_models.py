@@ -16,24 +16,30 @@ Tag = Annotated[str, Field(min_length=1, max_length=40)]
 class DailyPuzzleOut(BaseModel):
     """A daily puzzle as the worker stored it (``pulvezar.archive.daily.DailyPuzzle``)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
-    date: str
+    date: str = Field(description="YYYY-MM-DD (UTC)")
     kind: DailyKind
     rules: str = Field(description="international, or tavla with its basic rules")
     position_id: str
     xgid: str
     dice: tuple[int, int] | None = Field(description="the roll (position); none before the roll (cube)")
     match_length: int = Field(description="0: a single game (the checker puzzle's answer is cubeless)")
-    score: tuple[int, int]
+    score: tuple[int, int] = Field(description="the player on roll's score and the opponent's")
+    cube_value: int = Field(description="the cube's value")
+    cube_owner: str = Field(description="who owns the cube: centre, player or opponent")
     game: int = Field(description="the self-play game of the pool the position comes from")
-    move: int
+    move: int = Field(description="the move of that game (from 1)")
     position_type: dict[str, str | None]
     candidates: list[dict[str, Any]] = Field(description="plays (position) or the three cube options (cube)")
     answer: dict[str, Any] = Field(description="the best play, or the right cube action with ND, DT, DP")
     reason: dict[str, str] = Field(description="one sentence per language: en, de, tr")
     selection: dict[str, Any] = Field(description="how the rule chose it (fallback, candidates screened)")
     settings: dict[str, Any] = Field(description="trials, plies, truncation and thresholds used")
+    version: int = Field(
+        description="the puzzle rule's version (the same date, rules and kind: the same puzzle)"
+    )
+    seed: str = Field(description="the seed of its choice (hex), from the date, rules and kind")
 
 
 class SimilarRequest(Strict):

@@ -25,6 +25,7 @@ from pulvezar.cube.decision import NO_CUBE, CubeState  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts import rollout_cube  # noqa: E402
 from services.jobs.rollout import InvalidJob, JobStore  # noqa: E402
+from services.jobs.rollout_models import RolloutReport  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
@@ -158,6 +159,9 @@ def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEva
     wants = [_library(local, state, 72, 9, 8) for state in states]
     got_money = wait_done(store, money)
     got_match = wait_done(store, match)
+    for job, got in ((money, got_money), (match, got_match)):  # the declared report, key for key
+        for report in (got, store.status(job)):
+            assert RolloutReport.model_validate(report).model_dump(mode="json", exclude_unset=True) == report
 
     assert want.dt is not None  # both branches are rolled out
     (report,) = got_money["results"]

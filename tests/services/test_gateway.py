@@ -519,7 +519,10 @@ def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> No
 
 
 class FakeJobStore:
-    """The JobStore interface, synchronous like redis-py; each status() call advances a running job."""
+    """The JobStore interface, synchronous like redis-py; each status() call advances a running job.
+
+    Its status and result have the shape of :class:`services.jobs.rollout_models.RolloutReport`: one
+    result per position, as a whole (no dice), equity 0.1 per trial done; the result adds the halves."""
 
     def __init__(self) -> None:
         self.jobs: dict[str, dict[str, Any]] = {}
@@ -527,9 +530,37 @@ class FakeJobStore:
 
     def _new(self, kind: str, total: int, params: Any, priority: str) -> str:
         job_id = f"job{len(self.jobs) + 1}"
-        self.jobs[job_id] = {"state": "queued", "trials_done": 0, "trials_total": total, "eta_s": None}
+        self.jobs[job_id] = {
+            "job_id": job_id,
+            "kind": kind,
+            "priority": priority,
+            "state": "queued",
+            "error": None,
+            "trials_done": 0,
+            "trials_total": total,
+            "chunks_done": 0,
+            "chunks_total": 1,
+            "progress": 0.0,
+            "eta_s": None,
+            "elapsed_s": None,
+            "positions": len(params) if kind == "batch" else 1,
+            "created": 1.0e9,
+        }
         self.submitted.append((kind, params, priority))
         return job_id
+
+    def _report(self, job: dict[str, Any], full: bool = False) -> dict[str, Any]:
+        items = []
+        for _ in range(job["positions"]):
+            item: dict[str, Any] = {"position": START, "position_id": START, "trials": 0, "ply": 0}
+            item["cubeful"] = False
+            if job["trials_done"]:
+                item["trials"] = job["trials_done"] // job["positions"]
+                item.update({"equity": 0.1, "se": 0.01, "probabilities": [0.5, 0.1, 0.0, 0.1, 0.0]})
+                if full:
+                    item.update({"equity_se": 0.01, "probability_se": [0.01] * 5, "halves": [0.1, 0.1]})
+            items.append(item)
+        return {**job, "results": items}
 
     def submit_rollout(
         self, params: dict[str, Any], priority: str = "interactive", owner: str | None = None
@@ -550,13 +581,14 @@ class FakeJobStore:
             job["trials_done"] = min(job["trials_total"], job["trials_done"] + job["trials_total"] // 3 + 1)
             job["progress"] = job["trials_done"] / job["trials_total"]
             job["eta_s"] = 0.1 * (1 - job["progress"])
-            job["partial"] = {"equity": 0.1, "trials": job["trials_done"]}
             if job["trials_done"] == job["trials_total"]:
                 job["state"] = "done"
-        return dict(job)
+                job["chunks_done"] = job["chunks_total"]
+        return self._report(job)
 
-    def result(self, job_id: str) -> dict[str, Any]:
-        return {"equity": 0.1, "trials": self.jobs[job_id]["trials_total"]}
+    def result(self, job_id: str) -> dict[str, Any] | None:
+        job = self.jobs[job_id]
+        return self._report(job, full=True) if job["state"] == "done" else None
 
     def cancel(self, job_id: str) -> bool:
         job = self.jobs.get(job_id)
@@ -578,7 +610,8 @@ class FakeJobStore:
 
     def extend(self, job_id: str, more_trials: int) -> None:
         job = self.jobs[job_id]
-        job["trials_total"] += more_trials
+        job["trials_total"] += more_trials * job["positions"]
+        job["chunks_total"] += 1
         job["state"] = "running"
 
 
@@ -622,13 +655,20 @@ def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
     assert params["rules"]["variant"] == "international" and params["luck"] == "screened"
 
     status = client.get(job["href"]).json()
-    assert status["state"] == "running" and 0 < status["trials_done"] < 1296 and "partial" in status
+    assert status["state"] == "running" and 0 < status["trials_done"] < 1296
+    (partial,) = status["results"]  # the results so far, without the final report's halves
+    assert partial["trials"] == status["trials_done"] and partial["equity"] == 0.1 and "halves" not in partial
     with client.stream("GET", job["events"]) as s:
         assert s.headers["content-type"].startswith("text/event-stream")
         text = "".join(s.iter_text())
     evs = events(text)
     assert [e for e, _ in evs[:-1]] == ["progress"] * (len(evs) - 1) and evs[-1][0] == "done"
-    assert evs[-1][1]["result"] == {"equity": 0.1, "trials": 1296}
+    assert evs[-1][1]["result"] == store.result(job["id"])  # the final report, as the store gave it
+    assert (
+        evs[-1][1]["result"]["results"][0]["trials"] == 1296
+        and "halves" in evs[-1][1]["result"]["results"][0]
+    )
+    assert client.get(f"{job['href']}/result").json()["results"] == evs[-1][1]["result"]["results"]
     assert [d["trials_done"] for _, d in evs] == sorted(d["trials_done"] for _, d in evs)
 
     # finished: more trials restart it; DELETE cancels a running job, then removes the finished one
@@ -660,6 +700,69 @@ def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 72, "luck": "cheap"})) == [
         "luck"
     ]
+
+
+def test_job_responses_are_declared(client: TestClient) -> None:
+    """The OpenAPI schema of the job responses names their fields (a rollout's results down to the
+    candidates), and none of their objects allows other properties (the nested library JSON aside)."""
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+
+    def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref", "")
+        return resolve(schemas[ref.rsplit("/", 1)[-1]]) if ref else schema
+
+    def response(path: str, method: str = "get", status: str = "200") -> dict[str, Any]:
+        return resolve(
+            spec["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"]
+        )
+
+    for path in ("/v1/rollouts/{job_id}", "/v1/rollouts/{job_id}/result", "/v1/batch-rollouts/{job_id}"):
+        job = response(path)
+        assert {"id", "href", "events", "state", "trials_done", "eta_s", "results"} <= set(job["properties"])
+        shapes = [resolve(s) for s in job["properties"]["results"]["items"]["oneOf"]]
+        fields = {name: shape["properties"] for shape in shapes for name in [shape["title"]]}
+        assert {"equity", "se", "probabilities", "halves", "dice", "candidates"} <= set(
+            fields["PositionReport"]
+        )
+        assert {"action", "nd", "dt", "dp", "costs", "mwc", "cubeless"} <= set(fields["CubeReport"])
+        candidate = resolve(fields["PositionReport"]["candidates"]["anyOf"][0]["items"])
+        assert {"play", "equity", "difference", "difference_se", "playable"} <= set(candidate["properties"])
+    assert response("/v1/rollouts", "post", "202") == response("/v1/rollouts/{job_id}")
+    analysis = response("/v1/analyses/{job_id}")
+    assert {"level", "games_done", "matches"} <= set(analysis["properties"])
+    match = resolve(analysis["properties"]["matches"]["items"])
+    assert {"filename", "players", "summary", "games", "sgf"} <= set(match["properties"])
+    assert {"rolls_searched", "rollout_job", "book"} <= set(
+        response("/v1/opening-book/jobs/{job_id}")["properties"]
+    )
+
+    seen: set[str] = set()
+
+    def objects(schema: Any) -> None:  # every model a job response refers to, however deep
+        if isinstance(schema, dict):
+            name = schema.get("$ref", "").rsplit("/", 1)[-1]
+            if name and name not in seen:
+                seen.add(name)
+                objects(schemas[name])
+            if "properties" in schema:
+                assert schema.get("additionalProperties") is False, schema.get("title")
+            for value in schema.values():
+                objects(value)
+        elif isinstance(schema, list):
+            for value in schema:
+                objects(value)
+
+    for path, operations in spec["paths"].items():
+        if not path.startswith(
+            ("/v1/rollouts", "/v1/batch-rollouts", "/v1/analyses", "/v1/opening-book/jobs", "/v1/jobs")
+        ):
+            continue
+        for op in operations.values():
+            for status, answer in op.get("responses", {}).items():
+                if status.startswith("2"):
+                    objects(answer.get("content", {}).get("application/json", {}).get("schema"))
+    assert {"Job", "AnalysisJob", "BookJob", "CandidateReport", "CubeReport", "JobList"} <= seen
 
 
 def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: FakeJobStore) -> None:

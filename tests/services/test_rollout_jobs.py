@@ -30,6 +30,7 @@ from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError  # noqa: E402
 from services.jobs.rollout import JobStore  # noqa: E402
 from services.jobs.rollout_items import normalise_item  # noqa: E402
+from services.jobs.rollout_models import RolloutReport  # noqa: E402
 from services.jobs.rollout_report import encode_values  # noqa: E402
 from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE  # noqa: E402
 
@@ -142,6 +143,13 @@ def started_on(worker: Worker, job_id: str, timeout: float = 30) -> dict[str, An
 
 
 # ---- the tests -------------------------------------------------------------------
+
+
+def declared(report: dict[str, Any] | None) -> dict[str, Any]:
+    """The store's report through its declared model: every key declared, none lost or added."""
+    assert report is not None
+    out: dict[str, Any] = RolloutReport.model_validate(report).model_dump(mode="json", exclude_unset=True)
+    return out
 
 
 def test_chunk_plan_is_a_fixed_grid() -> None:
@@ -290,7 +298,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
         np.testing.assert_array_equal(g.values, w.values)
         np.testing.assert_array_equal(g.cubeful, w.cubeful)
     result = store.result(cubeful)
-    assert result is not None
+    assert result is not None and declared(result) == result
     first, second = result["results"]
     assert first["cubeful"] is True and first["cube"]["match_length"] == 7
     assert first["cubeful_equity"] == pytest.approx(want_cube.cubeful_equity, abs=1e-8)
@@ -304,6 +312,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     wait_state(store, deep, ("done",), timeout=90)
     got_deep = store.rollout_results(deep)[0][0]
     np.testing.assert_array_equal(got_deep.values, want_deep.values)
+    assert declared(store.status(deep)) == store.status(deep)
     status = store.status(deep)["results"][0]
     assert status["ply"] == 1 and status["cubeful"] is False and "cubeful_equity" not in status
 
@@ -334,6 +343,7 @@ def test_batch_job_returns_results_per_position(
     wait_state(store, job, ("done",))
     result = store.result(job)
     assert result is not None and result["kind"] == "batch" and result["priority"] == "batch"
+    assert declared(result) == result and declared(store.status(job)) == store.status(job)
     first, second = result["results"]
     assert first["position_id"] == START and first["trials"] == 72 and "candidates" not in first
     assert second["dice"] == [3, 1] and [c["play"] for c in second["candidates"]] == [

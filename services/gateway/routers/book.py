@@ -35,6 +35,7 @@ from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_boo
 from services.gateway.durable import unavailable
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
+from services.jobs.book_models import BookStatus
 from services.store.db import StoreUnavailable
 
 router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
@@ -109,15 +110,21 @@ class BookJobRequest(BaseModel):
     seed: int = Field(1, ge=0, lt=2**63)
 
 
-class BookJob(BaseModel):
-    """A book job's status; ``book`` once it is done."""
+class BookJob(BookStatus):
+    """A book job's status (:class:`services.jobs.book_models.BookStatus`), its link and, once it is
+    done, the book."""
 
-    model_config = ConfigDict(extra="allow")
+    href: str = Field(description="the job's URL")
+    book: dict[str, Any] | None = Field(
+        None,
+        description="done only: the book, in the format of the shipped books (GET /v1/opening-book); "
+        "null if it cannot be read",
+    )
 
-    id: str
-    state: str = Field(description="searching, rolling out, replying, done, failed")
-    progress: float
-    href: str
+
+def _book_job(st: dict[str, Any]) -> dict[str, Any]:
+    """The status as declared (``book`` only once done: a key the status left out stays out)."""
+    return BookJob.model_validate(st).model_dump(mode="json", exclude_unset=True)
 
 
 def _book_jobs(request: Request) -> Any:
@@ -181,7 +188,7 @@ async def submit_book_job(
         raise unavailable() from None
     await asyncio.to_thread(_schedule, jobs, book_id)
     st = await _status(jobs, book_id)
-    return JSONResponse(st, status_code=202, headers={"Location": st["href"]})
+    return JSONResponse(_book_job(st), status_code=202, headers={"Location": st["href"]})
 
 
 def _schedule(jobs: Any, book_id: str) -> None:
@@ -213,4 +220,4 @@ async def get_book_job(
     st = await _status(jobs, job_id)
     if st["state"] not in ("done", "failed") and not st["driver"]:
         await asyncio.to_thread(_schedule, jobs, job_id)  # no driver working or queued: queue one
-    return JSONResponse(st)
+    return JSONResponse(_book_job(st))

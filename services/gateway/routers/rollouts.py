@@ -24,11 +24,16 @@ from services.gateway.models import CubeInput, Dice, PositionInput, RulesField, 
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
+from services.jobs.rollout_models import RolloutReport
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
 
 JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
 Priority = Literal["interactive", "batch"]
+ACCEPTED = (
+    "accepted; the job is at the Location header (its status; only id, kind, state, href and events "
+    "when the store could not report it at once)"
+)
 
 
 def jobs(request: Request) -> Jobs:
@@ -86,15 +91,12 @@ class Extend(Strict):
     trials: int = Field(ge=1, description="more trials per position")
 
 
-class Job(BaseModel):
-    """A job's status as the job store reports it, with links; more fields may appear."""
+class Job(RolloutReport):
+    """A rollout or batch job's status (or final report) as the job store reports it
+    (:class:`services.jobs.rollout_models.RolloutReport`), with its links."""
 
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    kind: Literal["rollout", "batch"]
-    state: str = Field(description="queued, running, done, failed, cancelled, ...")
-    href: str
+    id: str = Field(description="the job's id (as job_id)")
+    href: str = Field(description="the job's URL")
     events: str = Field(description="server-sent events of its progress")
 
 
@@ -160,6 +162,9 @@ def _cube_params(
 
 
 def _job(kind: str, job_id: str, status: dict[str, Any]) -> Job:
+    """The store's status (or report) with the links; serialise with ``exclude_unset`` (a key the
+    store left out stays out).  A status the store could not give at submission (only ``state``)
+    is the job's links and state alone."""
     if status.get("kind") in ("rollout", "batch"):  # the store knows best
         kind = status["kind"]
     base = "rollouts" if kind == "rollout" else "batch-rollouts"
@@ -167,7 +172,14 @@ def _job(kind: str, job_id: str, status: dict[str, Any]) -> Job:
     fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events")}
     fields.setdefault("state", "queued")
     fields["state"] = str(fields["state"])
-    return Job(id=job_id, kind=kind, href=href, events=f"{href}/events", **fields)  # type: ignore[arg-type]
+    links = {"id": job_id, "kind": kind, "href": href, "events": f"{href}/events"}
+    if set(fields) == {"state"}:  # accepted, its status not readable yet: no report to check
+        return Job.model_construct(**links, **fields)
+    return Job.model_validate({**fields, **links})
+
+
+def _dump(job: Job) -> dict[str, Any]:
+    return job.model_dump(mode="json", exclude_unset=True)
 
 
 async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
@@ -176,7 +188,7 @@ async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
     except ProblemError:
         status = {"state": "queued"}
     job = _job(kind, job_id, status)
-    return JSONResponse(job.model_dump(mode="json"), status_code=202, headers={"Location": job.href})
+    return JSONResponse(_dump(job), status_code=202, headers={"Location": job.href})
 
 
 @router.post(
@@ -184,7 +196,7 @@ async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
     status_code=202,
     response_model=Job,
     summary="Start a rollout job",
-    responses={202: {"description": "accepted; the job is at the Location header"}},
+    responses={202: {"description": ACCEPTED}},
 )
 async def submit_rollout(
     body: RolloutRequest,
@@ -204,7 +216,7 @@ async def submit_rollout(
     status_code=202,
     response_model=Job,
     summary="Start a batch rollout job",
-    responses={202: {"description": "accepted; the job is at the Location header"}},
+    responses={202: {"description": ACCEPTED}},
 )
 async def submit_batch(
     body: BatchRequest,
@@ -236,6 +248,8 @@ async def check(who: Client, store: Jobs, job_id: str) -> None:
 
 
 class JobSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     id: str
     kind: str
     state: str
@@ -247,6 +261,8 @@ class JobSummary(BaseModel):
 
 
 class JobList(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     jobs: list[JobSummary] = Field(description="newest first")
     next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
 
@@ -307,7 +323,12 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     ) -> JobList:
         return await job_list(who, store, [kind], state, limit, cursor)
 
-    @router.get(f"/{base}/{{job_id}}", summary=f"A {kind} job: state, trials, progress, ETA, partial results")
+    @router.get(
+        f"/{base}/{{job_id}}",
+        response_model=Job,
+        response_model_exclude_unset=True,
+        summary=f"A {kind} job: state, trials, progress, ETA, partial results",
+    )
     async def get_job(
         job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
     ) -> Job:
@@ -316,6 +337,8 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
 
     @router.get(
         f"/{base}/{{job_id}}/result",
+        response_model=Job,
+        response_model_exclude_unset=True,
         summary=f"The final report of a finished {kind} job (what the events' done event carries)",
         responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
     )
@@ -359,6 +382,8 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
 
     @router.delete(
         f"/{base}/{{job_id}}",
+        response_model=Job,
+        response_model_exclude_unset=True,
         summary=f"Cancel a running {kind} job (200, its status); remove a finished one's results (204)",
         responses={204: {"description": "the finished job and its results are removed"}},
     )
@@ -374,7 +399,13 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         state = str((await store.status(job_id)).get("state", status.get("state")))
         raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
 
-    @router.post(f"/{base}/{{job_id}}/extend", status_code=202, summary=f"Add trials to a {kind} job")
+    @router.post(
+        f"/{base}/{{job_id}}/extend",
+        status_code=202,
+        response_model=Job,
+        response_model_exclude_unset=True,
+        summary=f"Add trials to a {kind} job",
+    )
     async def extend_job(
         job_id: JobId,
         body: Extend,
@@ -419,7 +450,7 @@ async def _events(
         return "done", job
 
     def view(st: dict[str, Any]) -> dict[str, Any]:
-        return _job(kind, job_id, st).model_dump(mode="json")
+        return _dump(_job(kind, job_id, st))
 
     async for chunk in job_events(status, lambda: store.status(job_id), view, final, poll_s, keepalive_s):
         yield chunk

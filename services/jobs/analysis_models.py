@@ -1,0 +1,65 @@
+"""The typed report of a match-analysis job: what :meth:`services.jobs.analysis.AnalysisStore.status`
+and :meth:`~services.jobs.analysis.AnalysisStore.result` return, field by field.
+
+The store builds plain dicts (:mod:`services.jobs.analysis_report`); these models describe them (the
+gateway's ``AnalysisJob`` extends :class:`AnalysisReport` with its links).  A game's analysis and a
+match's summary are the library's JSON (``GameAnalysis.to_json()``, ``MatchAnalysis.to_json()``) and
+stay objects here.  ``games`` is absent when the status was asked without them: serialise with
+``exclude_unset=True`` so that it stays absent.  Every model forbids other keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.jobs.rollout_models import JobState
+
+__all__ = ["AnalysisMatchReport", "AnalysisReport"]
+
+
+class AnalysisMatchReport(BaseModel):
+    """One match of an analysis job."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: int = Field(description="its index in the job's matches")
+    filename: str | None = Field(description="the file's name, if one was given")
+    format: str = Field(description="the file's format: mat, sgf, xg or gmd")
+    players: list[str] = Field(description="the players' names, as the file has them")
+    length: int = Field(description="the match length (0: money games)")
+    state: JobState = Field(description="queued, running, done, failed or cancelled")
+    error: str | None = Field(description="why games of it failed")
+    games_done: int = Field(description="games analysed")
+    games_total: int = Field(description="games of the match")
+    games: list[dict[str, Any] | None] | None = Field(
+        None,
+        description="with games=true (the default) only: each game's analysis "
+        "(pulvezar's GameAnalysis JSON), null until it is done",
+    )
+    summary: dict[str, Any] | None = Field(
+        description="the match's analysis summary (pulvezar's MatchAnalysis JSON, without its games: "
+        "per player error rates, luck, ratings) once every game is done, else null"
+    )
+
+
+class AnalysisReport(BaseModel):
+    """An analysis job's status or final report (``result``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: str = Field(description="the job's id")
+    kind: Literal["analysis"] = "analysis"
+    priority: str = Field(description="interactive or batch: the queue its games go to")
+    level: str = Field(description="the analysis level: 0ply, 1ply, 2ply, 3ply or deep")
+    state: JobState = Field(description="queued, running, done, failed or cancelled")
+    error: str | None = Field(description="the failed games, per match")
+    games_done: int = Field(description="games analysed, all matches together")
+    games_failed: int = Field(description="games that failed")
+    games_total: int = Field(description="games of the job")
+    progress: float = Field(description="games done / total (0..1)")
+    eta_s: float | None = Field(description="seconds left; null until a game is done (or cancelled, failed)")
+    elapsed_s: float | None = Field(description="seconds from the first game's start to the last's end")
+    created: float = Field(description="seconds since the epoch (UTC)")
+    matches: list[AnalysisMatchReport] = Field(description="the job's matches, in order")
