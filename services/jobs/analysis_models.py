@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.jobs.rollout_models import JobState
+from services.jobs.chunked import JobState
 
 __all__ = ["AnalysisMatchReport", "AnalysisReport"]
 

@@ -24,11 +24,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from services.jobs.errors import JobNotFound, text
 from services.jobs.settings import QUEUES, RolloutSettings
 
+#: a job's states
+JobState = Literal["queued", "running", "done", "failed", "cancelled"]
 #: states after which nothing more happens to a job (until it is resumed or extended)
 ENDED = ("done", "failed", "cancelled")
 

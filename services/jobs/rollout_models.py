@@ -24,6 +24,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
+from services.jobs.chunked import JobState
+
 __all__ = [
     "CandidateReport",
     "CubeMWC",
@@ -36,7 +38,6 @@ __all__ = [
     "RolloutSummary",
 ]
 
-JobState = Literal["queued", "running", "done", "failed", "cancelled"]
 Number = float | None  # None: not finite (the store writes no NaN into JSON)
 
 

@@ -474,6 +474,24 @@ def test_rollout_end_to_end(jobs_gateway: str) -> None:
         assert fields(
             c.post("/v1/rollouts", json={"position": START, "trials": 36, "plays": ["8/5 6/5"]})
         ) == ["plays"]
+        # checked once, by the job's item: a batch's options are named as the body gives them (at the top),
+        # its positions' own fields by their index
+        bad_batch = {"positions": [{"position": START}], "trials": 36, "cube": {"value": 2}}
+        assert fields(c.post("/v1/batch-rollouts", json=bad_batch)) == ["cube"]
+        tavla = {
+            "positions": [{"position": START}],
+            "trials": 36,
+            "cubeful": True,
+            "rules": {"variant": "tavla"},
+        }
+        assert fields(c.post("/v1/batch-rollouts", json=tavla)) == ["cubeful"]
+        same = {"position": START, "dice": [3, 1], "plays": ["8/5 6/5", "6/5 8/5"]}
+        assert fields(c.post("/v1/batch-rollouts", json={"positions": [same], "trials": 36})) == [
+            "positions[0].plays"
+        ]
+        assert fields(c.post("/v1/rollouts", json={"position": START, "kind": "cube", "dice": [3, 1]})) == [
+            "dice"
+        ]
         # a batch, cancelled at once
         body = {"positions": [{"position": START}, {"position": START, "dice": [3, 1]}], "trials": 360}
         r = c.post("/v1/batch-rollouts", json=body)

@@ -36,8 +36,8 @@ ITEMS: dict[str, tuple[dict[str, Any], str]] = {
     "cube": ({"position": START, "kind": "cube", "trials": 36, "seed": 5, "truncate": 7}, "deb48a6a34395446"),
     "tavla-ply1": (
         {"position": START, "trials": 36, "seed": 9, "rules": {"variant": "tavla", "hit_and_stop": True},
-         "ply": 1, "truncate": 4},
-        "d6478bf052754d9e",
+         "ply": 1, "truncate": 1},
+        "da824938c9f936a4",
     ),
 }  # fmt: skip
 

@@ -20,7 +20,15 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
-from services.gateway.models import CubeInput, Dice, PositionInput, RulesField, Strict, parse_position
+from services.gateway.models import (
+    CubeInput,
+    Dice,
+    PositionInput,
+    RulesField,
+    Strict,
+    parse_position,
+    renamed,
+)
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
@@ -103,23 +111,15 @@ class Job(RolloutReport):
 def _params(
     body: RolloutOptions, item: Candidates, position: Any, field: str, settings: Any
 ) -> dict[str, Any]:
-    """The job store's parameters of one position (it validates them again, naming its fields)."""
+    """The job store's parameters of one position: the body as the job's item
+    (:func:`services.jobs.rollout_items.normalise_item` checks what they mean, once, naming its fields).
+    The gateway checks only what is its own: its trial limit, and a board given as an object."""
     if body.trials > settings.max_trials:
         raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
     parsed = parse_position(position, field)
-    rules = body.rules.library()  # Tavla options only with the Tavla variant
-    prefix = field.removesuffix("position")
-    if body.kind == "cube":
-        return _cube_params(body, item, parsed, field, prefix, rules.uses_cube)
-    if body.cube is not None and not body.cubeful:
-        raise invalid("cube", "a cube is for cubeful rollouts (cubeful: true)")
-    if body.cubeful and not rules.uses_cube:
-        raise invalid("cubeful", "Tavla is played without a cube: cubeful needs international rules")
-    if item.plays is not None and item.dice is None and (parsed.xgid is None or parsed.xgid.rolled is None):
-        raise invalid(f"{prefix}plays", "candidate plays need dice")
     # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
     text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
-    return {
+    params: dict[str, Any] = {
         "position": text,
         "dice": list(item.dice) if item.dice is not None else None,
         "plays": item.plays,
@@ -133,32 +133,23 @@ def _params(
         "cubeful": body.cubeful,
         "cube": body.cube.model_dump() if body.cube is not None else None,
     }
+    if body.kind == "cube":
+        params["kind"] = "cube"
+    return params
 
 
-def _cube_params(
-    body: RolloutOptions, item: Candidates, parsed: Any, field: str, prefix: str, uses_cube: bool
-) -> dict[str, Any]:
-    """The job store's parameters of a cube-decision rollout (``kind: "cube"``)."""
-    for name in ("dice", "plays"):
-        if getattr(item, name) is not None:
-            raise invalid(f"{prefix}{name}", "a cube decision is taken before the roll: no dice or plays")
-    if parsed.xgid is not None and parsed.xgid.rolled is not None:
-        raise invalid(field, "the XGID has rolled dice: a cube decision is taken before the roll")
-    if not uses_cube:
-        raise invalid("rules", "Tavla is played without a cube: cube rollouts need international rules")
-    text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
-    return {
-        "kind": "cube",
-        "position": text,
-        "rules": body.rules.model_dump(),
-        "trials": body.trials,
-        "ply": body.ply,
-        "seed": body.seed,
-        "variance_reduction": body.variance_reduction,
-        "luck": body.luck,
-        "truncate": body.truncate,
-        "cube": body.cube.model_dump() if body.cube is not None else None,
-    }
+_OPTIONS = frozenset(RolloutOptions.model_fields)
+
+
+def _options_at_top(problem: ProblemError) -> ProblemError:
+    """A batch's options are given once, at the top of the body: the store's ``positions[i].cube`` is
+    the body's ``cube`` (its positions' own fields, ``positions[i].dice``, stay as they are)."""
+    names = {}
+    for f, _reason in problem.errors:
+        head, _, rest = f.partition("].")
+        if head.startswith("positions[") and rest.split(".")[0].split("[")[0] in _OPTIONS:
+            names[f] = rest
+    return renamed(problem, names) if names else problem
 
 
 def _job(kind: str, job_id: str, status: dict[str, Any]) -> Job:
@@ -236,9 +227,12 @@ async def submit_batch(
             params["label"] = item.label
         positions.append(params)
     trials = body.trials * len(positions)
-    job_id = await who.submit(
-        trials, lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner)
-    )
+    try:
+        job_id = await who.submit(
+            trials, lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner)
+        )
+    except ProblemError as e:
+        raise _options_at_top(e) from None
     return await _submitted("batch", job_id, store)
 
 
