@@ -9,7 +9,7 @@ from pydantic import Field
 from services.gateway.models import Strict
 from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
-Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
+AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
 Format = Literal["mat", "sgf", "xg", "gmd"]
 Priority = Literal["interactive", "batch"]
 
@@ -44,7 +44,7 @@ class AnalysisRequest(MatchFile):
     matches: Annotated[list[MatchFile], Field(min_length=1, max_length=1000)] | None = Field(
         None, description="analyse all: several match files as one job, results per match"
     )
-    level: Level | None = Field(
+    level: AnalysisDepth | None = Field(
         None,
         description="0ply, 1ply, 2ply, 3ply or deep (the platform allows up to its maximum); "
         "default: the platform's default level",
@@ -57,7 +57,7 @@ class AnalysisRequest(MatchFile):
 class AnalysisForm(Strict):
     """The form fields of a ``multipart/form-data`` upload to ``/v1/analyses`` besides ``file``."""
 
-    level: Level | None = Field(None, description="as in the JSON body; default: the platform's")
+    level: AnalysisDepth | None = Field(None, description="as in the JSON body; default: the platform's")
     priority: Priority | None = Field(None, description="default: interactive")
     format: Format | None = Field(None, description="the file's format; default: by file name, else content")
     filename: FileName | None = Field(None, description="default: the uploaded file's name")

@@ -108,8 +108,8 @@ def renamed(problem: ProblemError, fields: dict[str, str] = CUBE_FIELDS) -> Prob
     return problem
 
 
-Level = Literal["easy", "medium", "hard", "master"]
-LEVELS = {
+Strength = Literal["easy", "medium", "hard", "master"]
+STRENGTHS = {
     "easy": epb.LEVEL_EASY,
     "medium": epb.LEVEL_MEDIUM,
     "hard": epb.LEVEL_HARD,

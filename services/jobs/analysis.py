@@ -47,10 +47,10 @@ from typing import Any
 
 from services.jobs.analysis_archive import archive_entries, archive_match, owner_archive, store_match_result
 from services.jobs.analysis_files import (
+    ANALYSIS_DEPTHS,
     FORMATS,
-    LEVELS,
+    AnalysisDepth,
     AnalysisJobSettings,
-    Level,
     detect_format,
     level_settings,
     plan_job,
@@ -62,15 +62,15 @@ from services.jobs.chunked import ChunkedJobs
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
 
 __all__ = [
+    "ANALYSIS_DEPTHS",
     "ANALYSIS_TASK",
     "FORMATS",
-    "LEVELS",
+    "AnalysisDepth",
     "AnalysisJobSettings",
     "AnalysisStore",
     "InvalidJob",
     "JobNotFound",
     "JobStateError",
-    "Level",
     "MatchNotReady",
     "archive_entries",
     "archive_match",
@@ -190,7 +190,7 @@ class AnalysisStore(ChunkedJobs):
 
         Each entry of ``matches``: ``data`` (the file: bytes, or text), optional ``format`` (mat,
         sgf, xg, gmd; default by ``filename``, else by content) and ``filename``.  ``level``: one of
-        :data:`LEVELS` up to the platform's ``max_level`` (default ``default_level``); ``priority``:
+        :data:`ANALYSIS_DEPTHS` up to the platform's ``max_level`` (default ``default_level``); ``priority``:
         ``interactive`` or ``batch`` (default interactive for one match, batch for several).
         ``single``: name errors after the one-match request's fields (``file``, not
         ``matches[0].file``).  Raises :class:`InvalidJob` naming the field.

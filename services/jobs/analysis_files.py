@@ -11,9 +11,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from services.jobs.errors import InvalidJob
 from services.jobs.settings import QUEUES
 
-#: the analysis levels of :meth:`pulvezar.analysis.match.AnalysisSettings.from_level`, cheapest first
-LEVELS = ("0ply", "1ply", "2ply", "3ply", "deep")
-Level = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
+#: the analysis depths, cheapest first: the library's ANALYSIS_DEPTHS (pulvezar.analysis.match), named here
+#: without importing the analysis library (the gateway reads this module)
+ANALYSIS_DEPTHS = ("0ply", "1ply", "2ply", "3ply", "deep")
+AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
 FORMATS = ("mat", "sgf", "xg", "gmd")
 
 
@@ -22,8 +23,8 @@ class AnalysisJobSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="PULVEZAR_ANALYSIS_")
 
-    max_level: Level = Field("2ply", description="the deepest level a job may ask for")
-    default_level: Level = Field("2ply", description="the level of a job that names none")
+    max_level: AnalysisDepth = Field("2ply", description="the deepest level a job may ask for")
+    default_level: AnalysisDepth = Field("2ply", description="the level of a job that names none")
     max_matches: int = Field(100, ge=1, description="matches of one 'analyse all' job")
     max_games: int = Field(2000, ge=1, description="games (chunks) of one job, all matches together")
     max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
@@ -125,10 +126,10 @@ def plan_job(
     if len(matches) > limits.max_matches:
         raise InvalidJob("matches", f"at most {limits.max_matches} matches per job, got {len(matches)}")
     level = limits.default_level if level is None else level
-    if level not in LEVELS:
-        raise InvalidJob("level", f"one of {', '.join(LEVELS)}, got {level!r}")
-    if LEVELS.index(level) > LEVELS.index(limits.max_level):
-        allowed = ", ".join(LEVELS[: LEVELS.index(limits.max_level) + 1])
+    if level not in ANALYSIS_DEPTHS:
+        raise InvalidJob("level", f"one of {', '.join(ANALYSIS_DEPTHS)}, got {level!r}")
+    if ANALYSIS_DEPTHS.index(level) > ANALYSIS_DEPTHS.index(limits.max_level):
+        allowed = ", ".join(ANALYSIS_DEPTHS[: ANALYSIS_DEPTHS.index(limits.max_level) + 1])
         raise InvalidJob("level", f"{level} is not allowed on this platform (allowed: {allowed})")
     if priority is None:
         priority = "interactive" if len(matches) == 1 else "batch"

@@ -339,3 +339,11 @@ def test_a_failing_game_fails_the_job_and_keeps_the_rest(
     retries = RolloutSettings().max_retries
     assert sum(w.metric("pulvezar_analysis_games_total", outcome="retried") for w in running) >= retries
     assert sum(w.metric("pulvezar_analysis_games_total", outcome="failed") for w in running) == 1
+
+
+def test_the_analysis_depths_are_the_librarys() -> None:
+    """The job store names the depths without importing the analysis library; they must be the same."""
+    from pulvezar.analysis.match import ANALYSIS_DEPTHS
+    from services.jobs.analysis_files import ANALYSIS_DEPTHS as named
+
+    assert named == ANALYSIS_DEPTHS

@@ -14,12 +14,12 @@ from pydantic import BaseModel, Field
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.models import (
-    LEVELS,
+    STRENGTHS,
     CubeInput,
-    Level,
     PositionInput,
     Probabilities,
     RulesField,
+    Strength,
     Strict,
     position_ref,
     probabilities_out,
@@ -69,7 +69,7 @@ class CubeDecisionRequest(Strict):
     cube: CubeInput = Field(default_factory=CubeInput, description="money, centred cube by default")
     rules: RulesField
     ply: int | None = Field(None, ge=0, le=MAX_CUBE_PLY, description="default: the level's, else 0")
-    level: Level | None = None
+    level: Strength | None = None
 
 
 class CubeEquities(BaseModel):
@@ -113,7 +113,7 @@ async def decide(
         cube=body.cube.proto(),
         rules=body.rules.proto(),
         ply=body.ply,
-        level=LEVELS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
+        level=STRENGTHS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
     )
     r: epb.CubeDecisionResponse = await _call(up, up.evaluator.CubeDecision, req)  # type: ignore[assignment]
     mwc = None

@@ -10,16 +10,16 @@ from pydantic import BaseModel, Field
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.models import (
-    LEVELS,
+    STRENGTHS,
     Board,
     CubeInput,
     Dice,
     Evaluation,
-    Level,
     PlayOut,
     PositionInput,
     Probabilities,
     RulesField,
+    Strength,
     Strict,
     dice_proto,
     evaluation_out,
@@ -147,7 +147,7 @@ async def best_play(body: PlaysRequest, up: Annotated[Upstream, Depends(upstream
 
 class HintRequest(PlaysRequest):
     ply: int | None = Field(None, ge=0, description="search depth (the gateway caps it); default: level's")
-    level: Level | None = None
+    level: Strength | None = None
     seed: int = Field(0, ge=0, lt=2**63, description="seeds a level's deterministic noise")
     limit: int = Field(20, ge=1, le=1000, description="how many candidates to return, best first")
     cube: CubeInput | None = Field(
@@ -189,7 +189,7 @@ async def hint(
         rules=body.rules.proto(),
         cube=body.cube.proto() if body.cube is not None else None,
         ply=body.ply,
-        level=LEVELS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
+        level=STRENGTHS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
         seed=body.seed,
         limit=body.limit,
     )

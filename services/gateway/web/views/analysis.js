@@ -164,7 +164,7 @@ function explainReasons(better, other, reasons, fallback = "") {
 
 // ---- the view -------------------------------------------------------------------------------------------
 const TERMINAL = new Set(["done", "failed", "cancelled"]);
-const LEVELS = ["0ply", "1ply", "2ply"];
+const ANALYSIS_DEPTHS = ["0ply", "1ply", "2ply"];
 const NS = "http://www.w3.org/2000/svg";
 
 function svg(name, attrs = {}, parent = null) {
@@ -196,7 +196,7 @@ export async function mount(el, params) {
 // ---- the upload form
 function uploadForm(v) {
   const fileInput = h("input", { type: "file", id: "an-file", name: "file", accept: ".mat,.txt,.sgf,.xg,.gmd", required: true });
-  const levelSelect = h("select", { id: "an-level", name: "level" }, LEVELS.map((l) => h("option", { value: l }, l)));
+  const levelSelect = h("select", { id: "an-level", name: "level" }, ANALYSIS_DEPTHS.map((l) => h("option", { value: l }, l)));
   levelSelect.value = "1ply";
   const submit = h("button", { type: "submit", id: "an-submit" }, t("an_submit"));
   const form = h("form", { class: "an-upload", id: "an-form" },
