@@ -159,7 +159,13 @@ class JobStore(ChunkedJobs):
         return [Chunk(n, *json.loads(text(r) or "null")) for n, r in enumerate(raw)]
 
     def chunk_count(self, job_id: str, spec: Mapping[str, Any]) -> int:
-        return len(self._gather(job_id)[1])
+        """The length of the chunk list (Redis's, else the durable store's), without reading the records."""
+        if self.redis.exists(self.spec_key(job_id)):
+            return int(self.redis.llen(self.chunks_key(job_id)))
+        row = self.row(job_id)
+        if row is None:
+            raise self.not_found(job_id)
+        return len(row.chunk_list or [])
 
     def job_keys(self, job_id: str, spec: Mapping[str, Any]) -> list[str]:
         return [self.chunks_key(job_id)]
