@@ -40,6 +40,7 @@ from services.gateway.routers import (
     cube,
     daily,
     games,
+    kinds,
     matches,
     met,
     plays,
@@ -250,7 +251,8 @@ def create_app(
     routers = (positions, plays, cube, met, matches, rollouts, analyses, opening_book, games)
     for r in routers:
         app.include_router(r.router)
-    for extra in (daily.router, *similar.routers):  # daily puzzles; similar positions and the library
+    # daily puzzles; similar positions and the library; the job kinds of services.jobs.kinds
+    for extra in (daily.router, *similar.routers, kinds.router):
         app.include_router(extra)
     webapp.install(app)  # the web client at /, its files at /web
 

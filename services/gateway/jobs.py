@@ -101,6 +101,13 @@ async def call_store(fn: Callable[..., Any], *args: Any, noun: str = "job", **kw
 class Jobs:
     def __init__(self, store: JobStoreLike | None) -> None:
         self.store = store
+        self._kinds: dict[str, KindJobs] = {}
+
+    def of_kind(self, kind: Any) -> KindJobs:
+        """The store of a kind of :mod:`services.jobs.kinds`, on this store's Redis, broker and database."""
+        if kind.name not in self._kinds:
+            self._kinds[kind.name] = KindJobs(kind, self)
+        return self._kinds[kind.name]
 
     def _store(self) -> JobStoreLike:
         if self.store is None:
@@ -171,3 +178,44 @@ def _text(v: Any) -> str:
 
 def _not_found(job_id: str, noun: str = "job") -> ProblemError:
     return ProblemError(404, f"no {noun} {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")])
+
+
+class KindJobs:
+    """The gateway's side of the store of one kind of :mod:`services.jobs.kinds` (on the rollout store's
+    Redis, broker and durable store); 503 when the gateway has no job store."""
+
+    def __init__(self, kind: Any, jobs: Jobs) -> None:
+        self.kind = kind
+        base = jobs.store
+        ready = base is not None and all(hasattr(base, a) for a in ("redis", "app", "settings"))
+        self.store = (
+            kind(base.redis, app=base.app, settings=base.settings, records=base.records) if ready else None
+        )
+
+    def _store(self) -> Any:
+        if self.store is None:
+            raise ProblemError(
+                503, f"{self.kind.noun} jobs are not configured on this gateway (no job store)",
+                kind="jobs-unavailable",
+            )  # fmt: skip
+        return self.store
+
+    def owner_lookup(self) -> Callable[[str], str | None] | None:
+        store = self.store
+        return store.owner if store is not None and store.records is not None else None
+
+    async def submit(self, body: Any, owner: str | None) -> str:
+        return _text(await call_store(self._store().submit, body, owner=owner))
+
+    async def status(self, job_id: str) -> dict[str, Any]:
+        return dict(await call_store(self._store().status, job_id, noun=self.kind.noun))
+
+    async def result(self, job_id: str) -> dict[str, Any] | None:
+        out: dict[str, Any] | None = await call_store(self._store().result, job_id, noun=self.kind.noun)
+        return out
+
+    async def cancel(self, job_id: str) -> bool:
+        return bool(await call_store(self._store().cancel, job_id, noun=self.kind.noun))
+
+    async def delete(self, job_id: str) -> bool:
+        return bool(await call_store(self._store().delete, job_id, noun=self.kind.noun))

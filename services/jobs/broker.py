@@ -14,6 +14,7 @@ from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QU
 
 CHUNK_TASK = "pulvezar.rollout.chunk"  # one chunk of a rollout, batch or cube job
 ANALYSIS_TASK = "pulvezar.analysis.game"  # one game of a match-analysis job
+KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # one chunk of a job of a kind of services.jobs.kinds ([kind, id, n])
 BOOK_TASK = "pulvezar.book.drive"  # an opening-book job's driver
 DAILY_TASK = "pulvezar.daily.produce"  # the daily puzzles
 RECONCILE_TASK = "pulvezar.store.reconcile"  # the durable store and Redis brought into agreement

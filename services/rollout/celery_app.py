@@ -104,6 +104,7 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         include=[
             "services.rollout.tasks",
             "services.rollout.analysis_tasks",
+            "services.rollout.kind_tasks",
             "services.rollout.daily_tasks",
             "services.rollout.book_tasks",
             "services.rollout.reconcile",

@@ -54,6 +54,19 @@ ANALYSIS_ACTIONS = Counter(
     "pulvezar_analysis_actions", "Recorded actions of the games analysed, by analysis level", ["level"]
 )
 
+# the kinds of services/jobs/kinds (services/rollout/kind_tasks.py): one generic chunk task
+KIND_CHUNKS = Counter(
+    "pulvezar_job_chunks",
+    "Chunk tasks of the registered job kinds handled, by kind and outcome (done, duplicate, ...)",
+    ["kind", "outcome"],
+)
+KIND_CHUNK_SECONDS = Histogram(
+    "pulvezar_job_chunk_seconds",
+    "Time to compute one chunk of a registered job kind, by kind",
+    ["kind"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120, 300),
+)
+
 
 class QueueDepth(Collector):
     """``pulvezar_rollout_queue_depth{queue}``: chunks waiting in each queue, read at scrape time."""

@@ -1,6 +1,7 @@
 """The reconciler: the durable store and Redis brought back into agreement, on the beat schedule.
 
-For every unfinished rollout job of the durable store (oldest first):
+For every unfinished chunked job of the durable store (rollouts, analyses, the kinds of
+:mod:`services.jobs.kinds`; oldest first):
 
 - Redis still has it: the chunks a worker finished but could not write to the database (it was down),
   and the job's end (done, failed, cancelled), are copied there (:meth:`JobStore.sync`);
@@ -27,21 +28,22 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 
 def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass over rollout, batch and analysis jobs (and a driver for unfinished book jobs without
-    one); counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``books`` drivers
-    queued, ``expired`` jobs and uploads, ``failed``)."""
+    """One pass over rollout, batch and analysis jobs and those of :mod:`services.jobs.kinds` (and a
+    driver for unfinished book jobs without one); counts of what it did (``synced``, ``rehydrated``,
+    ``requeued`` chunks, ``books`` drivers queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
     from services.jobs import analysis as analysis_jobs
+    from services.jobs.kinds import kinds
 
-    analyses = analysis_jobs.AnalysisStore(
-        store.redis, app=store.app, settings=store.settings, records=store.records
-    )
+    owners: dict[str, Any] = {"rollout": store, "batch": store}
+    for name, cls in {"analysis": analysis_jobs.AnalysisStore, **kinds()}.items():
+        owners[name] = cls(store.redis, app=store.app, settings=store.settings, records=store.records)
     s = settings or StoreSettings()
     counts = {"synced": 0, "rehydrated": 0, "requeued": 0, "expired": 0, "failed": 0}
-    for row in store.records.unfinished(kinds=("rollout", "batch", "analysis")):
+    for row in store.records.unfinished(kinds=tuple(owners)):
         try:
-            owner: Any = analyses if row.kind == "analysis" else store
+            owner = owners[row.kind]
             if store.redis.exists(owner.spec_key(row.id)):
                 owner.sync(row.id)
                 counts["synced"] += 1

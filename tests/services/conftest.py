@@ -123,6 +123,17 @@ class ServiceProcess:
             self._stopping = True
             self.proc.send_signal(signal.SIGTERM)
 
+    def wait_exit(self, timeout: float = 30) -> int:
+        """The exit code of a process that stops by itself (killed and failed when it does not in time)."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"did not exit by itself within {timeout}s; logs: {self.logs}") from None
+        finally:
+            self.channel.close()
+
     def terminate(self, timeout: float = 15) -> int:
         """SIGTERM, then the exit code (killed and failed when it does not stop in time)."""
         self.signal_stop()

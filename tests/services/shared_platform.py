@@ -37,7 +37,12 @@ CHUNK = 72
 VISIBILITY_S = 5.0
 EVAL_DELAY_MS = 60
 # every module's keys: {key: owner name}
-API_KEYS = {"e2e-key": "e2e", "store-key-1": "store-key-1", "store-key-2": "store-key-2"}
+API_KEYS = {
+    "e2e-key": "e2e",
+    "store-key-1": "store-key-1",
+    "store-key-2": "store-key-2",
+    "kinds-key": "kinds",
+}
 
 
 class RedisProcess:

@@ -32,6 +32,7 @@ from services.gateway.models import (
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events
+from services.jobs.kinds import kinds
 from services.jobs.rollout_models import RolloutReport
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
@@ -266,7 +267,10 @@ HREFS = {
     "batch": "/v1/batch-rollouts",
     "analysis": "/v1/analyses",
     "book": "/v1/opening-book/jobs",
+    **{name: f"/v1/{kind.route}" for name, kind in kinds().items()},
 }
+#: every kind a job listing may ask for
+KindName = Literal[tuple(HREFS)]  # type: ignore[valid-type]
 States = Literal["queued", "running", "done", "failed", "cancelled"]
 
 
@@ -296,9 +300,7 @@ StateFilter = Annotated[list[States] | None, Query(description="only jobs in the
 async def list_jobs(
     who: Annotated[Client, Depends(client)],
     store: Annotated[Jobs, Depends(jobs)],
-    kind: Annotated[
-        list[Literal["rollout", "batch", "analysis", "book"]] | None, Query(description="only these kinds")
-    ] = None,
+    kind: Annotated[list[KindName] | None, Query(description="only these kinds")] = None,
     state: StateFilter = None,
     limit: Limit = 50,
     cursor: Cursor = None,

@@ -1,0 +1,160 @@
+"""The routes of every kind of :mod:`services.jobs.kinds`, made from the kind (:func:`add_routes`).
+
+For a kind with ``route = "evaluations"``: ``POST /v1/evaluations`` (the kind's ``Request`` is the body;
+202 with ``Location``), ``GET /v1/evaluations`` (your jobs of the kind), ``GET /v1/evaluations/{id}``
+(state, progress, ETA and the ``report`` so far), ``GET .../result`` (the final report; 409 before the
+job is done), ``GET .../events`` (server-sent events until it ends) and ``DELETE /v1/evaluations/{id}``
+(cancel a running job; remove a finished one, 204).  Errors are the problems of every job route
+(:func:`services.gateway.jobs.call_store`).
+
+No ``from __future__ import annotations`` here: the routes' types are the kind's classes, read when
+each route is made.
+"""
+
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.jobs import TERMINAL, Jobs, KindJobs
+from services.gateway.problems import ProblemError
+from services.gateway.routers.rollouts import Cursor, JobId, JobList, Limit, StateFilter, job_list, jobs
+from services.gateway.security import Client, client
+from services.gateway.sse import job_events
+from services.jobs.kinds import kinds
+
+router = APIRouter(prefix="/v1")
+R = TypeVar("R", bound=BaseModel)
+
+
+class KindJob(BaseModel, Generic[R]):
+    """A job of a registered kind: its state and progress, and the kind's report of the chunks done."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    kind: str
+    priority: str
+    state: str = Field(description="queued, running, done, failed or cancelled")
+    error: str | None = None
+    chunks_done: int
+    chunks_total: int
+    progress: float = Field(description="0..1")
+    eta_s: float | None = Field(None, description="seconds left (null until a chunk is done; 0 when done)")
+    elapsed_s: float | None = None
+    created: float = Field(description="seconds since the epoch (UTC)")
+    href: str
+    report: R
+
+
+def add_routes(kind: Any) -> None:
+    """Mount the routes of ``kind`` (a :class:`services.jobs.kind.JobKind` subclass) on :data:`router`."""
+    base, noun, tags = f"/{kind.route}", kind.noun, [kind.route]
+    model = KindJob[kind.Report]  # type: ignore[name-defined]
+
+    def store(request: Request) -> KindJobs:
+        all_jobs: Jobs = request.app.state.jobs
+        return all_jobs.of_kind(kind)
+
+    Store = Annotated[KindJobs, Depends(store)]
+    Who = Annotated[Client, Depends(client)]
+
+    def job(job_id: str, status: dict[str, Any]) -> BaseModel:
+        return model.model_validate({**status, "href": f"/v1/{kind.route}/{job_id}"})
+
+    async def check(who: Client, jobs_of_kind: KindJobs, job_id: str) -> None:
+        import asyncio
+
+        await asyncio.to_thread(who.check, job_id, jobs_of_kind.owner_lookup())
+
+    @router.post(
+        base, status_code=202, response_model=model, tags=tags, summary=f"Submit a job: {kind.summary}",
+        responses={202: {"description": "accepted; Location is the job's URL"}},
+    )  # fmt: skip
+    async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
+        job_id = await who.submit(0, lambda: s.submit(body, owner=who.owner))
+        try:
+            status = await s.status(job_id)
+        except ProblemError:  # accepted all the same: the client polls the Location
+            status = None
+        href = f"/v1/{kind.route}/{job_id}"
+        content = job(job_id, status).model_dump(mode="json") if status else {"id": job_id, "href": href}
+        return JSONResponse(content, status_code=202, headers={"Location": href})
+
+    @router.get(base, tags=tags, summary=f"Your {noun} jobs, newest first (cursor pagination)")
+    async def list_kind(
+        who: Who,
+        store_of_all: Annotated[Jobs, Depends(jobs)],
+        state: StateFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> JobList:
+        return await job_list(who, store_of_all, [kind.name], state, limit, cursor)
+
+    @router.get(
+        f"{base}/{{job_id}}", response_model=model, tags=tags,
+        summary=f"A {noun} job: state, progress, ETA and the report so far",
+    )  # fmt: skip
+    async def get(job_id: JobId, who: Who, s: Store) -> Any:
+        await check(who, s, job_id)
+        return job(job_id, await s.status(job_id))
+
+    @router.get(
+        f"{base}/{{job_id}}/result", response_model=model, tags=tags,
+        summary=f"The final report of a finished {noun} job",
+        responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
+    )  # fmt: skip
+    async def result(job_id: JobId, who: Who, s: Store) -> Any:
+        await check(who, s, job_id)
+        report = await s.result(job_id)
+        if report is None:
+            state = (await s.status(job_id))["state"]
+            raise ProblemError(
+                409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
+                errors=[("job_id", f"the job is {state}")],
+            )  # fmt: skip
+        return job(job_id, report)
+
+    @router.get(
+        f"{base}/{{job_id}}/events", response_class=StreamingResponse, tags=tags,
+        summary=f"Server-sent events of a {noun} job until it ends",
+        responses={200: {"content": {"text/event-stream": {}}, "description": "progress, then the end"}},
+    )  # fmt: skip
+    async def events(job_id: JobId, request: Request, who: Who, s: Store) -> StreamingResponse:
+        await check(who, s, job_id)
+        first = await s.status(job_id)  # 404 before the stream starts
+        settings = request.app.state.settings
+
+        async def final(st: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+            return (str(st["state"]), st) if st["state"] in TERMINAL else None
+
+        def view(st: dict[str, Any]) -> dict[str, Any]:
+            return job(job_id, st).model_dump(mode="json")
+
+        stream = job_events(
+            first, lambda: s.status(job_id), view, final, settings.sse_poll_s, settings.sse_keepalive_s
+        )
+        return StreamingResponse(
+            stream,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @router.delete(
+        f"{base}/{{job_id}}", response_model=model, tags=tags,
+        summary=f"Cancel a running {noun} job (200, its status); remove a finished one (204)",
+        responses={204: {"description": "the finished job and its results are removed"}},
+    )  # fmt: skip
+    async def cancel(job_id: JobId, who: Who, s: Store) -> Any:
+        await check(who, s, job_id)
+        if await s.cancel(job_id):
+            return job(job_id, await s.status(job_id))
+        if await s.delete(job_id):
+            return Response(status_code=204)
+        state = (await s.status(job_id))["state"]
+        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+
+
+for _kind in kinds().values():
+    add_routes(_kind)

@@ -1,0 +1,152 @@
+"""Evaluation jobs: many positions evaluated at 0-, 1- or 2-ply as one job (``POST /v1/evaluations``).
+
+``POST /v1/evaluate`` answers at once for a few positions at 0-ply; this kind takes up to 100,000
+positions at any search depth, cuts them into chunks of consecutive positions (fewer per chunk the
+deeper the search), and the workers evaluate them with the platform's net.  Each chunk is evaluated as
+one batch with an empty search cache, so its numbers do not depend on which worker ran it or what it
+ran before.  The report lists each position's probabilities and cubeless equity for the player on roll,
+``null`` while its chunk is not done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from pulvezar import Position, PulvezarError, Rules
+from pulvezar.rules.xgid import XGID
+from services.jobs.kind import JobKind, JobRequest
+
+MAX_POSITIONS = 100_000
+#: positions per chunk by ply (a 2-ply evaluation is about 400 0-ply ones)
+CHUNK = {0: 1024, 1: 64, 2: 4}
+NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def _position(text: str) -> Position:
+    try:
+        text = text.strip()
+        if text.startswith("XGID=") or ":" in text:
+            return XGID.parse(text).position
+        return Position.from_position_id(text)
+    except PulvezarError as e:
+        raise ValueError(f"not a Position ID or XGID: {e}") from None
+
+
+def _checked(text: str) -> str:
+    _position(text)
+    return text.strip()
+
+
+class RulesOption(BaseModel):
+    """``"international"``, ``"tavla"`` or an object with ``variant`` and the Tavla options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    variant: Literal["international", "tavla"] = "international"
+    hit_and_stop: bool = False
+    must_bear_off: bool = False
+
+    @model_validator(mode="after")
+    def _tavla_options(self) -> RulesOption:
+        if self.variant == "international" and (self.hit_and_stop or self.must_bear_off):
+            raise ValueError("hit_and_stop and must_bear_off are Tavla options")
+        return self
+
+
+class EvaluationRequest(JobRequest):
+    positions: list[Annotated[str, Field(max_length=100), AfterValidator(_checked)]] = Field(
+        min_length=1, max_length=MAX_POSITIONS, description="Position IDs or XGIDs, the player on roll's view"
+    )
+    ply: int = Field(0, ge=0, le=2, description="search depth: 0 (the net), 1 or 2")
+    rules: Annotated[RulesOption, BeforeValidator(lambda v: {"variant": v} if isinstance(v, str) else v)] = (
+        RulesOption()
+    )
+
+
+class Probabilities(BaseModel):
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+
+class PositionEvaluation(BaseModel):
+    position_id: str
+    probabilities: Probabilities
+    equity: float = Field(description="cubeless, for the player on roll")
+
+
+class EvaluationReport(BaseModel):
+    ply: int
+    evaluated: int = Field(description="positions evaluated so far")
+    results: list[PositionEvaluation | None] = Field(description="in the request's order; null: not yet")
+
+
+def rules_of(spec: Mapping[str, Any]) -> Rules:
+    r = spec["rules"]
+    if r["variant"] == "tavla":
+        return Rules.tavla(hit_and_stop=r["hit_and_stop"], must_bear_off=r["must_bear_off"])
+    return Rules.international()
+
+
+class Evaluations(JobKind):
+    name = "evaluation"
+    route = "evaluations"
+    summary = "many positions evaluated at a search depth, as a job"
+    Request = EvaluationRequest
+    Report = EvaluationReport
+
+    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+        req: EvaluationRequest = request
+        size = CHUNK[req.ply]
+        chunks = [
+            [first, min(size, len(req.positions) - first)] for first in range(0, len(req.positions), size)
+        ]
+        return {"positions": req.positions, "ply": req.ply, "rules": req.rules.model_dump()}, chunks
+
+    @classmethod
+    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+        from pulvezar.eval.evaluator import equity
+        from pulvezar.search.hint import searcher
+
+        first, count = chunk
+        rules = rules_of(spec)
+        positions = [_position(p) for p in spec["positions"][first : first + count]]
+        boards = np.stack([np.frombuffer(p.board, dtype=np.uint8) for p in positions])
+        search = searcher(evaluator, rules)
+        search.cache.clear()  # a chunk's numbers must not depend on what its process evaluated before
+        probs = search.probabilities(boards, spec["ply"])
+        return {
+            "first": first,
+            "position_ids": [p.position_id for p in positions],
+            "probabilities": probs.tolist(),
+            "equity": equity(probs, rules).tolist(),
+        }
+
+    @classmethod
+    def report(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+        results: list[dict[str, Any] | None] = [None] * len(spec["positions"])
+        for record in records:
+            if record is None or "error" in record:
+                continue
+            for i, (pid, probs, eq) in enumerate(
+                zip(record["position_ids"], record["probabilities"], record["equity"], strict=True)
+            ):
+                results[record["first"] + i] = {
+                    "position_id": pid,
+                    "probabilities": dict(zip(NAMES, probs, strict=True)),
+                    "equity": eq,
+                }
+        return {"ply": spec["ply"], "evaluated": sum(r is not None for r in results), "results": results}
+
+    @classmethod
+    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+        return float(chunk[1])
+
+
+KIND = Evaluations

@@ -1,0 +1,97 @@
+"""The one chunk task of every kind of :mod:`services.jobs.kinds` (:data:`KIND_CHUNK_TASK`).
+
+Its arguments are ``[kind, job_id, n]``; the kind's class (:class:`services.jobs.kind.JobKind`) gives
+the runner (:mod:`services.rollout.runner`) its steps: read the spec and chunk from Redis, compute,
+write the record once (``SET NX``), record a failure after the retries as the chunk's record, then the
+durable store's copy (the chunk and, after the last, the job's end).  A task of a kind this worker does
+not know (an older worker during a rolling update) is retried a few times (another worker may know it),
+then dropped with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from typing import Any
+
+from celery import Task
+
+from services.common.jsonlog import log
+from services.jobs.broker import KIND_CHUNK_TASK
+from services.jobs.kind import JobKind
+from services.jobs.kinds import kinds
+from services.rollout import runner
+from services.rollout import tasks as rollout_tasks
+from services.rollout.celery_app import app
+from services.rollout.runner import ChunkKind
+
+logger = logging.getLogger("pulvezar.services.jobs")
+settings = rollout_tasks.settings
+
+
+class _Outcomes:
+    """The kind's slice of ``pulvezar_job_chunks``: the runner's one-label counter."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def labels(self, outcome: str) -> Any:
+        from services.rollout import metrics
+
+        return metrics.KIND_CHUNKS.labels(self.kind, outcome)
+
+
+def _sync(r: Any, cls: type[JobKind], job_id: str) -> None:
+    """The job's end into the durable store once its last chunk is in (else the reconciler does it)."""
+    durable = rollout_tasks.records()
+    if durable is None:
+        return
+    try:
+        cls(r, app=app, settings=settings, records=durable).sync(job_id)
+    except Exception as e:
+        log(logger, logging.WARNING, "job state not stored durably yet", job=job_id, error=repr(e))
+
+
+@cache
+def chunk_kind(cls: type[JobKind]) -> ChunkKind:
+    """The runner's steps of a kind."""
+    from services.rollout import metrics
+
+    ttl = settings.job_ttl_s
+
+    def failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
+        record = cls.failure(n, e)
+        if cls.write_record(r, job_id, n, record, ttl):
+            rollout_tasks.store_chunk(job_id, n, record, complete=False)
+            _sync(r, cls, job_id)
+
+    def finished(job_id: str, n: int, spec: dict[str, Any], chunk: Any, record: dict[str, Any]) -> None:
+        metrics.KIND_CHUNK_SECONDS.labels(cls.name).observe(record["seconds"])
+        rollout_tasks.store_chunk(job_id, n, record, complete=False)
+        _sync(rollout_tasks.redis_client(), cls, job_id)
+
+    return ChunkKind(
+        name=cls.name,
+        store=cls,
+        logger=logger,
+        counter=_Outcomes(cls.name),
+        load=cls.load,
+        compute=cls.compute,
+        write=lambda r, job_id, n, record: cls.write_record(r, job_id, n, record, ttl),
+        failed=failed,
+        finished=finished,
+    )
+
+
+@app.task(name=KIND_CHUNK_TASK, bind=True)
+def run_kind_chunk(self: Task, kind: str, job_id: str, n: int) -> str:
+    """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened (done, duplicate, ...)."""
+    cls = kinds().get(kind)
+    if cls is None:
+        log(logger, logging.WARNING, "chunk of an unknown job kind", kind=kind, job=job_id, chunk=n)
+        if self.request.retries < settings.max_retries:
+            raise self.retry(countdown=5)
+        return "gone"
+    return runner.run(
+        self, chunk_kind(cls), job_id, n, rollout_tasks.redis_client(), rollout_tasks.evaluator, settings
+    )
