@@ -57,7 +57,6 @@ Command (one command regenerates a shipped book on the platform's workers)::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import secrets
@@ -71,15 +70,14 @@ from pulvezar.book.generate import (
     BookSettings,
     assemble,
     best_replies,
-    engine_info,
     replies_of,
     search_candidates,
     value_candidates,
     write_book,
 )
-from pulvezar.book.model import Book, BookCandidate, BookError, BookRoll, roll_name
-from pulvezar.eval.evaluator import Evaluator, default_evaluator
+from pulvezar.book.model import BookCandidate, BookError, BookRoll, roll_name
 from pulvezar.rules.position import Position
+from services.jobs.book_store import LEASE_S, STATES, TERMINAL, BookStore, book_key
 from services.jobs.broker import BOOK_TASK
 from services.jobs.errors import text
 from services.jobs.rollout import JobStore
@@ -88,285 +86,18 @@ from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.services.rollout.book")
 
-STATES = ("searching", "rolling out", "replying", "done", "failed")
-TERMINAL = ("done", "failed")
-LEASE_S = 60
-
-
-def _key(book_id: str, part: str) -> str:
-    return f"book:{book_id}:{part}"
-
 
 def _candidate_json(c: BookCandidate) -> dict[str, Any]:
     return dict(c.__dict__)
 
 
-def _str(data: bytes | str) -> str:
-    return data.decode() if isinstance(data, bytes) else data
-
-
-class BookJobs:
-    """Opening-book jobs on the Redis of ``store`` (a :class:`JobStore`), rolled out by its workers.
+class BookJobs(BookStore):
+    """Opening-book jobs (:class:`~services.jobs.book_store.BookStore`) and their work: :meth:`advance`
+    does the next step, :meth:`run` drives a job to its end under the driver lease.
 
     ``evaluator`` (default: the shipped net, loaded on first use) is the driver's, for the searches;
     the workers must use the same net (their default) for the book to be one engine's.
     """
-
-    def __init__(self, store: JobStore, evaluator: Evaluator | Callable[[], Evaluator] | None = None) -> None:
-        self.store = store
-        self.redis = store.redis
-        self._evaluator = evaluator
-        self._lock = threading.Lock()
-        self._recorded: set[str] = set()  # jobs known to have their row in the durable store
-
-    @property
-    def records(self) -> Any:
-        """The durable store's jobs (the job store's :class:`~services.store.jobs.JobRecords`), or None."""
-        return getattr(self.store, "records", None)
-
-    # ---- the evaluator and the settings ------------------------------------------------
-    def evaluator(self) -> Evaluator:
-        with self._lock:
-            ev = self._evaluator
-            if ev is None:
-                ev = default_evaluator()
-            elif callable(ev) and not hasattr(ev, "evaluate_boards"):
-                ev = ev()
-            self._evaluator = ev
-            return ev  # type: ignore[return-value]
-
-    def engine(self) -> dict[str, Any]:
-        return engine_info(self.evaluator())
-
-    def settings_of(self, book_id: str) -> BookSettings:
-        spec = self.spec(book_id)
-        return BookSettings.from_json(spec["rules"], spec["settings"])
-
-    @staticmethod
-    def job_id(settings: BookSettings, engine: dict[str, Any]) -> str:
-        """The id of the job of these settings and this engine (a digest of both)."""
-        raw = json.dumps({"settings": settings.to_json(), "rules": settings.rules_json(), "engine": engine},
-                         sort_keys=True)  # fmt: skip
-        return "book-" + hashlib.sha256(raw.encode()).hexdigest()[:24]
-
-    # ---- submission -------------------------------------------------------------------
-    def submit(self, settings: BookSettings, priority: str = "batch", owner: str | None = None) -> str:
-        """Create the job of ``settings`` (or find it: same settings, same id) and return its id.
-
-        The rollouts are cut into the store's chunks: ``settings.chunk_size`` must be the store's
-        (:class:`BookError`, field ``chunk_size``).  A failed job is made ready to continue.  With
-        the durable store the job is accepted once its row is there (``owner``: the first submitter's;
-        :class:`~services.store.db.StoreUnavailable` when the database cannot be reached).
-        """
-        if settings.chunk_size != self.store.chunk_size:
-            raise BookError(
-                f"the rollout workers use chunks of {self.store.chunk_size} trials, "
-                f"not {settings.chunk_size}",
-                field="chunk_size",
-            )
-        engine = self.engine()
-        book_id = self.job_id(settings, engine)
-        spec = {
-            "id": book_id,
-            "rules": settings.rules_json(),
-            "settings": settings.to_json(),
-            "engine": engine,
-            "priority": priority,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        ttl = self.store.settings.job_ttl_s
-        if self.records is not None and not self._create_row(book_id, spec, owner, priority):
-            self.spec(book_id)  # recorded before: Redis gets it back from the database if it lost it
-        if not self.redis.set(_key(book_id, "spec"), json.dumps(spec), nx=True, ex=ttl):
-            self._retry_if_failed(book_id)
-        return book_id
-
-    def _create_row(
-        self, book_id: str, spec: dict[str, Any], owner: str | None, priority: str | None
-    ) -> bool:
-        """The job's row in the durable store, unless it has one; whether it was created now."""
-        from sqlalchemy.exc import IntegrityError
-
-        records = self.records
-        if records.get(book_id) is not None:
-            self._recorded.add(book_id)
-            return False
-        try:
-            records.create(book_id, "book", spec, owner=owner, priority=priority)
-        except IntegrityError:  # another submitter was first (same settings, same job)
-            self._recorded.add(book_id)
-            return False
-        self._recorded.add(book_id)
-        return True
-
-    def _ensure_row(self, book_id: str) -> None:
-        """A job that Redis holds but the durable store does not (it was submitted without one) gets
-        its row before its first step is recorded there."""
-        if book_id not in self._recorded:
-            spec = self.spec(book_id)
-            self._create_row(book_id, spec, None, spec.get("priority"))
-
-    def _retry_if_failed(self, book_id: str) -> None:
-        if self.redis.get(_key(book_id, "error")) is None:
-            return
-        rollout = text(self.redis.get(_key(book_id, "rollout")))
-        drop_rollout = False
-        if rollout is not None:
-            try:
-                state = self.store.status(rollout)["state"]
-            except LookupError:
-                state = "gone"
-            drop_rollout = state in ("failed", "cancelled", "gone")
-        if self.records is not None:  # running again, in the system of record first
-            self._ensure_row(book_id)
-            if drop_rollout:
-                self.records.put_blob(book_id, "rollout", b"")  # none: the rollouts are submitted again
-            self.records.reopen(book_id, [])
-        if drop_rollout:
-            self.redis.delete(_key(book_id, "rollout"))
-        self.redis.delete(_key(book_id, "error"))
-
-    # ---- the durable store ------------------------------------------------------------
-    def rehydrate(self, book_id: str) -> bool:
-        """Write a job that Redis lost back to Redis from the durable store: its spec, the finished
-        steps, the book or the error (never over what Redis has); False when the store has no such job."""
-        records = self.records
-        if records is None:
-            return False
-        row = records.get(book_id)
-        if row is None or row.kind != "book":
-            return False
-        ttl = self.store.settings.job_ttl_s
-        pipe = self.redis.pipeline(transaction=True)
-        for name in records.blob_names(book_id):
-            data = records.blob(book_id, name)
-            if data is None:
-                continue
-            part, _, roll = name.partition(":")
-            if part in ("search", "replies") and roll:
-                pipe.hsetnx(_key(book_id, part), roll, _str(data))
-            elif part == "valued":
-                for roll, valued in json.loads(data).items():
-                    pipe.hsetnx(_key(book_id, "valued"), roll, json.dumps(valued))
-            elif part in ("rollout", "book") and data:
-                pipe.set(_key(book_id, part), _str(data), nx=True, ex=ttl)
-        if row.state == "failed":
-            pipe.set(_key(book_id, "error"), row.error or "failed", nx=True, ex=ttl)
-        for part in ("search", "valued", "replies"):
-            pipe.expire(_key(book_id, part), ttl)
-        pipe.set(_key(book_id, "spec"), json.dumps(row.spec), nx=True, ex=ttl)  # last: the job is there
-        pipe.execute()
-        self._recorded.add(book_id)
-        logger.info("book job %s restored from the durable store (%s)", book_id, row.state)
-        return True
-
-    def _record(self, book_id: str, name: str, data: str, state: str = "running") -> None:
-        """A finished step into the durable store (before Redis has it): the blob ``name``, the job's
-        state.  :class:`~services.store.db.StoreUnavailable` when the database cannot be reached."""
-        records = self.records
-        if records is None:
-            return
-        self._ensure_row(book_id)
-        records.put_blob(book_id, name, data.encode())
-        records.set_state(book_id, state)
-
-    def _fail(self, book_id: str, error: str) -> None:
-        self.redis.set(_key(book_id, "error"), error, ex=self.store.settings.job_ttl_s)
-        if self.records is not None:
-            try:
-                self._ensure_row(book_id)
-                self.records.set_state(book_id, "failed", error)
-            except Exception:
-                logger.warning("book job %s: its failure is not in the durable store", book_id, exc_info=True)
-
-    # ---- reading ----------------------------------------------------------------------
-    def spec(self, book_id: str) -> dict[str, Any]:
-        """The job's spec (LookupError: no such job); a job that Redis lost is restored from the
-        durable store first (:meth:`rehydrate`)."""
-        raw = text(self.redis.get(_key(book_id, "spec")))
-        if raw is None and self.rehydrate(book_id):
-            raw = text(self.redis.get(_key(book_id, "spec")))
-        if raw is None:
-            raise LookupError(book_id)
-        spec: dict[str, Any] = json.loads(raw)
-        return spec
-
-    def _hash(self, book_id: str, part: str) -> dict[str, Any]:
-        raw = self.redis.hgetall(_key(book_id, part))
-        return {text(k) or "": json.loads(text(v) or "null") for k, v in raw.items()}
-
-    def book(self, book_id: str) -> Book | None:
-        """The finished book, or None."""
-        raw = text(self.redis.get(_key(book_id, "book")))
-        lost = raw is None and self.records is not None and not self.redis.exists(_key(book_id, "spec"))
-        if lost and self.rehydrate(book_id):  # Redis lost the job: the book is in the durable store
-            raw = text(self.redis.get(_key(book_id, "book")))
-        return None if raw is None else Book.from_json(json.loads(raw))
-
-    def state(self, book_id: str) -> str:
-        self.spec(book_id)
-        if self.redis.exists(_key(book_id, "book")):
-            return "done"
-        if self.redis.exists(_key(book_id, "error")):
-            return "failed"
-        settings = self.settings_of(book_id)
-        names = [roll_name(r) for r in settings.roll_list]
-        searched = self._hash(book_id, "search")
-        if any(n not in searched for n in names) or not self.redis.exists(_key(book_id, "rollout")):
-            return "searching"
-        if len(self._hash(book_id, "valued")) < len(names):
-            return "rolling out"
-        return "replying"
-
-    def status(self, book_id: str) -> dict[str, Any]:
-        """``{"id", "state", "rules", "settings", "engine", "created", "error", "rolls_total",
-        "rolls_searched", "rollout_job", "trials_done", "trials_total", "rolls_replied",
-        "progress" (0..1: searches 10%, rollouts 80%, replies 10%), "eta_s" (the rollouts'),
-        "driver" (a driver holds the job now)}``."""
-        spec = self.spec(book_id)
-        settings = self.settings_of(book_id)
-        total = len(settings.roll_list)
-        state = self.state(book_id)
-        searched = len(self._hash(book_id, "search"))
-        replied = len(self._hash(book_id, "replies"))
-        rollout = text(self.redis.get(_key(book_id, "rollout")))
-        trials_done, trials_total, eta = 0, 0, None
-        if rollout is not None:
-            try:
-                st = self.store.status(rollout)
-                trials_done, trials_total, eta = st["trials_done"], st["trials_total"], st["eta_s"]
-            except LookupError:
-                pass
-        if state in ("replying", "done"):
-            trials_done = trials_total = max(trials_total, 1)
-        roll_frac = trials_done / trials_total if trials_total else 0.0
-        progress = (
-            1.0 if state == "done" else 0.1 * searched / total + 0.8 * roll_frac + 0.1 * replied / total
-        )
-        return {
-            "id": book_id,
-            "state": state,
-            "rules": spec["rules"],
-            "settings": spec["settings"],
-            "engine": spec["engine"],
-            "created": spec["created"],
-            "error": text(self.redis.get(_key(book_id, "error"))),
-            "rolls_total": total,
-            "rolls_searched": searched,
-            "rollout_job": rollout,
-            "trials_done": trials_done,
-            "trials_total": trials_total,
-            "rolls_replied": replied,
-            "progress": round(min(progress, 1.0), 4),
-            "eta_s": eta,
-            "driver": bool(self.redis.exists(_key(book_id, "driver"))),
-        }
-
-    # ---- the work ---------------------------------------------------------------------
-    def _touch(self, book_id: str) -> None:
-        ttl = self.store.settings.job_ttl_s
-        for part in ("spec", "search", "rollout", "valued", "replies"):
-            self.redis.expire(_key(book_id, part), ttl)
 
     def advance(self, book_id: str, tick: Callable[[], None] | None = None) -> str:
         """Do the next step of the job (one search, the submission of the rollouts, the valuing of
@@ -386,10 +117,10 @@ class BookJobs:
             if todo:
                 data = json.dumps(search_candidates(settings, todo[0], self.evaluator()))
                 self._record(book_id, f"search:{roll_name(todo[0])}", data)
-                self.redis.hset(_key(book_id, "search"), roll_name(todo[0]), data)
+                self.redis.hset(book_key(book_id, "search"), roll_name(todo[0]), data)
                 self._touch(book_id)
                 return self.state(book_id)
-            rollout = text(self.redis.get(_key(book_id, "rollout")))
+            rollout = text(self.redis.get(book_key(book_id, "rollout")))
             if rollout is None:
                 self._submit_rollouts(book_id, settings, searched)
                 return self.state(book_id)
@@ -402,7 +133,7 @@ class BookJobs:
                 if n not in replies or replies[n]["position_id"] != best.position_id:
                     data = json.dumps(best_replies(settings, best, self.evaluator(), tick))
                     self._record(book_id, f"replies:{n}", data)
-                    self.redis.hset(_key(book_id, "replies"), n, data)
+                    self.redis.hset(book_key(book_id, "replies"), n, data)
                     self._touch(book_id)
                     return self.state(book_id)
             rolls = [
@@ -412,7 +143,7 @@ class BookJobs:
             spec = self.spec(book_id)
             book = json.dumps(assemble(settings, spec["engine"], spec["created"], rolls).to_json())
             self._record(book_id, "book", book, state="done")
-            self.redis.set(_key(book_id, "book"), book, ex=ttl)
+            self.redis.set(book_key(book_id, "book"), book, ex=ttl)
             self._touch(book_id)
             return "done"
         except StoreUnavailable:
@@ -443,13 +174,13 @@ class BookJobs:
         }
         spec = self.spec(book_id)
         job = self.store.submit_batch(positions, priority=spec.get("priority", "batch"), defaults=defaults)
-        if not self.redis.set(_key(book_id, "rollout"), job, nx=True, ex=self.store.settings.job_ttl_s):
+        if not self.redis.set(book_key(book_id, "rollout"), job, nx=True, ex=self.store.settings.job_ttl_s):
             self.store.cancel(job)  # another driver submitted first
             return
         try:
             self._record(book_id, "rollout", job)
         except StoreUnavailable:  # not recorded: submitted again once the database is back
-            self.redis.delete(_key(book_id, "rollout"))
+            self.redis.delete(book_key(book_id, "rollout"))
             try:
                 self.store.cancel(job)
             except Exception:
@@ -472,7 +203,7 @@ class BookJobs:
         self._record(book_id, "valued", json.dumps(valued))
         pipe = self.redis.pipeline(transaction=True)
         for n, candidates in valued.items():
-            pipe.hset(_key(book_id, "valued"), n, json.dumps(candidates))
+            pipe.hset(book_key(book_id, "valued"), n, json.dumps(candidates))
         pipe.execute()
         self._touch(book_id)
         return self.state(book_id)
@@ -489,7 +220,7 @@ class BookJobs:
         (a job that another live driver holds is left to it: returns its state at once).  A durable
         store that cannot be reached stops it too (the state it had; run it again later)."""
         token = secrets.token_hex(8)
-        lease = _key(book_id, "driver")
+        lease = book_key(book_id, "driver")
         if not self.redis.set(lease, token, nx=True, ex=LEASE_S):
             return self.state(book_id)
 
@@ -519,7 +250,7 @@ class BookJobs:
         """Start a driver thread for the job unless it is finished or another driver holds it;
         True when one was started."""
         state = self.state(book_id)
-        if state in TERMINAL or self.redis.exists(_key(book_id, "driver")):
+        if state in TERMINAL or self.redis.exists(book_key(book_id, "driver")):
             return False
         t = threading.Thread(target=self.run, args=(book_id, poll_s), name=f"book-{book_id}", daemon=True)
         t.start()
