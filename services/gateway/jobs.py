@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from services.gateway.problems import ProblemError, invalid
@@ -170,6 +170,32 @@ class Jobs:
 
     async def extend(self, job_id: str, more_trials: int) -> Any:
         return await call_store(self._store().extend, job_id, more_trials)
+
+
+async def cancel_or_remove(
+    job_id: str,
+    cancel: Callable[[], Awaitable[bool]],
+    delete: Callable[[], Awaitable[bool]],
+    state: Callable[[], Awaitable[str]],
+    cancelled: Callable[[], Awaitable[Any]],
+) -> Any:
+    """``DELETE`` of a job, the same for every kind: a running job is cancelled (200, ``cancelled()``, its
+    status), a finished one removed (204); a 409 when neither can be (it changed meanwhile)."""
+    from fastapi.responses import Response
+
+    if await cancel():
+        return await cancelled()
+    if await delete():
+        return Response(status_code=204)
+    raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {await state()}", kind="job-finished")
+
+
+def not_done(job_id: str, state: str) -> ProblemError:
+    """The 409 of a job's final report asked for before the job is done."""
+    return ProblemError(
+        409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
+        errors=[("job_id", f"the job is {state}")],
+    )  # fmt: skip
 
 
 def _text(v: Any) -> str:

@@ -8,6 +8,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from fastapi.responses import StreamingResponse
+
 from services.gateway.problems import ProblemError
 
 
@@ -54,3 +56,12 @@ async def job_events(
         except ProblemError as e:
             yield sse("error", {"status": e.status, "detail": e.detail})
             return
+
+
+def sse_response(stream: AsyncIterator[bytes]) -> StreamingResponse:
+    """A job's event stream as the response (no caching, no proxy buffering)."""
+    return StreamingResponse(
+        stream,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -22,11 +22,11 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
-from services.gateway.jobs import Jobs, call_store
+from services.gateway.jobs import Jobs, call_store, cancel_or_remove, not_done
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.rollouts import Cursor, JobList, Limit, StateFilter, job_list, jobs
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events
+from services.gateway.sse import job_events, sse_response
 from services.jobs.analysis import AnalysisStore
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -371,11 +371,7 @@ async def get_analysis_result(
     await check(who, store, job_id)
     report = await store.result(job_id)
     if report is None:
-        state = str((await store.status(job_id, games=False))["state"])
-        raise ProblemError(
-            409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
-            errors=[("job_id", f"the job is {state}")],
-        )  # fmt: skip
+        raise not_done(job_id, str((await store.status(job_id, games=False))["state"]))
     return _job(job_id, report)
 
 
@@ -421,11 +417,7 @@ async def analysis_events(
     await check(who, store, job_id)
     first = await store.status(job_id, games=False)  # 404 before the stream starts
     settings = request.app.state.settings
-    return StreamingResponse(
-        _events(job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return sse_response(_events(job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s))
 
 
 @router.delete(
@@ -440,12 +432,16 @@ async def cancel_analysis(
     job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
 ) -> Any:
     await check(who, store, job_id)
-    if await store.cancel(job_id):
+
+    async def state() -> str:
+        return str((await store.status(job_id, games=False))["state"])
+
+    async def cancelled() -> AnalysisJob:
         return _job(job_id, await store.status(job_id, games=False))
-    if await store.delete(job_id):
-        return Response(status_code=204)
-    state = (await store.status(job_id, games=False))["state"]
-    raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+
+    return await cancel_or_remove(
+        job_id, lambda: store.cancel(job_id), lambda: store.delete(job_id), state, cancelled
+    )
 
 
 @router.post(

@@ -14,14 +14,14 @@ each route is made.
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.jobs import TERMINAL, Jobs, KindJobs
+from services.gateway.jobs import TERMINAL, Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.problems import ProblemError
 from services.gateway.routers.rollouts import Cursor, JobId, JobList, Limit, StateFilter, job_list, jobs
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events
+from services.gateway.sse import job_events, sse_response
 from services.jobs.kinds import kinds
 
 router = APIRouter(prefix="/v1")
@@ -109,11 +109,7 @@ def add_routes(kind: Any) -> None:
         await check(who, s, job_id)
         report = await s.result(job_id)
         if report is None:
-            state = (await s.status(job_id))["state"]
-            raise ProblemError(
-                409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
-                errors=[("job_id", f"the job is {state}")],
-            )  # fmt: skip
+            raise not_done(job_id, (await s.status(job_id))["state"])
         return job(job_id, report)
 
     @router.get(
@@ -135,11 +131,7 @@ def add_routes(kind: Any) -> None:
         stream = job_events(
             first, lambda: s.status(job_id), view, final, settings.sse_poll_s, settings.sse_keepalive_s
         )
-        return StreamingResponse(
-            stream,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return sse_response(stream)
 
     @router.delete(
         f"{base}/{{job_id}}", response_model=model, tags=tags,
@@ -148,12 +140,16 @@ def add_routes(kind: Any) -> None:
     )  # fmt: skip
     async def cancel(job_id: JobId, who: Who, s: Store) -> Any:
         await check(who, s, job_id)
-        if await s.cancel(job_id):
+
+        async def state() -> str:
+            return str((await s.status(job_id))["state"])
+
+        async def cancelled() -> BaseModel:
             return job(job_id, await s.status(job_id))
-        if await s.delete(job_id):
-            return Response(status_code=204)
-        state = (await s.status(job_id))["state"]
-        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+
+        return await cancel_or_remove(
+            job_id, lambda: s.cancel(job_id), lambda: s.delete(job_id), state, cancelled
+        )
 
 
 for _kind in kinds().values():

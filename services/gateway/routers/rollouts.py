@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs
+from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs, cancel_or_remove, not_done
 from services.gateway.models import (
     CubeInput,
     Dice,
@@ -31,7 +31,7 @@ from services.gateway.models import (
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events
+from services.gateway.sse import job_events, sse_response
 from services.jobs.kinds import kinds
 from services.jobs.rollout_models import RolloutReport
 
@@ -346,11 +346,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         await check(who, store, job_id)
         report = await store.result(job_id)
         if report is None:
-            state = str((await store.status(job_id)).get("state", "queued"))
-            raise ProblemError(
-                409, f"job {job_id} has no final report: it is {state}", kind="job-not-done",
-                errors=[("job_id", f"the job is {state}")],
-            )  # fmt: skip
+            raise not_done(job_id, str((await store.status(job_id)).get("state", "queued")))
         return _job(kind, job_id, report)
 
     @router.get(
@@ -370,10 +366,8 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         await check(who, store, job_id)
         first = await store.status(job_id)  # 404 before the stream starts
         settings = request.app.state.settings
-        return StreamingResponse(
-            _events(kind, job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        return sse_response(
+            _events(kind, job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s)
         )
 
     @router.delete(
@@ -387,13 +381,17 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
     ) -> Any:
         await check(who, store, job_id)
-        status = await store.status(job_id)
-        if await store.cancel(job_id):
+        await store.status(job_id)  # 404 first
+
+        async def state() -> str:
+            return str((await store.status(job_id)).get("state"))
+
+        async def cancelled() -> Job:
             return _job(kind, job_id, await store.status(job_id))
-        if await store.delete(job_id):
-            return Response(status_code=204)
-        state = str((await store.status(job_id)).get("state", status.get("state")))
-        raise ProblemError(409, f"job {job_id} cannot be cancelled: it is {state}", kind="job-finished")
+
+        return await cancel_or_remove(
+            job_id, lambda: store.cancel(job_id), lambda: store.delete(job_id), state, cancelled
+        )
 
     @router.post(
         f"/{base}/{{job_id}}/extend",
