@@ -40,6 +40,7 @@ from services.gateway.routers import (
     cube,
     daily,
     games,
+    job_lists,
     kinds,
     matches,
     met,
@@ -248,7 +249,7 @@ def create_app(
     app.state.jobs = Jobs(job_store)
 
     problems.install(app)
-    routers = (positions, plays, cube, met, matches, rollouts, analyses, opening_book, games)
+    routers = (positions, plays, cube, met, matches, job_lists, rollouts, analyses, opening_book, games)
     for r in routers:
         app.include_router(r.router)
     # daily puzzles; similar positions and the library; the job kinds of services.jobs.kinds

@@ -16,15 +16,15 @@ import re
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
-from services.gateway.jobs import Jobs, call_store, cancel_or_remove, not_done
+from services.gateway.jobs import call_store, cancel_or_remove, not_done
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.rollouts import Cursor, JobList, Limit, StateFilter, job_list, jobs
+from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events, sse_response
 from services.jobs.analysis import AnalysisStore
@@ -32,7 +32,6 @@ from services.jobs.analysis import AnalysisStore
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
 
-JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
 SGF_MEDIA_TYPE = "application/x-go-sgf"
 TERMINAL = frozenset({"done", "failed", "cancelled"})
 T = TypeVar("T")
@@ -326,15 +325,7 @@ async def submit_files(
     return _json(job, 202, {"Location": job.href})
 
 
-@router.get("", summary="Your analysis jobs, newest first (cursor pagination)")
-async def list_analyses(
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[Jobs, Depends(jobs)],
-    state: StateFilter = None,
-    limit: Limit = 50,
-    cursor: Cursor = None,
-) -> JobList:
-    return await job_list(who, store, ["analysis"], state, limit, cursor)
+add_list_route(router, "", "analysis", "analysis")
 
 
 @router.get(

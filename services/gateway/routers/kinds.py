@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import TERMINAL, Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.problems import ProblemError
-from services.gateway.routers.rollouts import Cursor, JobId, JobList, Limit, StateFilter, job_list, jobs
+from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events, sse_response
 from services.jobs.kinds import kinds
@@ -82,15 +82,7 @@ def add_routes(kind: Any) -> None:
         content = job(job_id, status).model_dump(mode="json") if status else {"id": job_id, "href": href}
         return JSONResponse(content, status_code=202, headers={"Location": href})
 
-    @router.get(base, tags=tags, summary=f"Your {noun} jobs, newest first (cursor pagination)")
-    async def list_kind(
-        who: Who,
-        store_of_all: Annotated[Jobs, Depends(jobs)],
-        state: StateFilter = None,
-        limit: Limit = 50,
-        cursor: Cursor = None,
-    ) -> JobList:
-        return await job_list(who, store_of_all, [kind.name], state, limit, cursor)
+    add_list_route(router, base, kind.name, noun, tags)
 
     @router.get(
         f"{base}/{{job_id}}", response_model=model, tags=tags,

@@ -15,9 +15,9 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs, cancel_or_remove, not_done
 from services.gateway.models import (
@@ -30,23 +30,18 @@ from services.gateway.models import (
     renamed,
 )
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.routers.job_lists import JobId, add_list_route, jobs
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events, sse_response
-from services.jobs.kinds import kinds
 from services.jobs.rollout_models import RolloutReport
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
 
-JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
 Priority = Literal["interactive", "batch"]
 ACCEPTED = (
     "accepted; the job is at the Location header (its status; only id, kind, state, href and events "
     "when the store could not report it at once)"
 )
-
-
-def jobs(request: Request) -> Jobs:
-    return request.app.state.jobs  # type: ignore[no-any-return]
 
 
 class RolloutOptions(Strict):
@@ -242,82 +237,8 @@ async def check(who: Client, store: Jobs, job_id: str) -> None:
     await asyncio.to_thread(who.check, job_id, store.owner_lookup())
 
 
-class JobSummary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    kind: str
-    state: str
-    priority: str | None = None
-    created: float = Field(description="seconds since the epoch (UTC)")
-    finished: float | None = None
-    error: str | None = None
-    href: str
-
-
-class JobList(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    jobs: list[JobSummary] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
-
-
-HREFS = {
-    "rollout": "/v1/rollouts",
-    "batch": "/v1/batch-rollouts",
-    "analysis": "/v1/analyses",
-    "book": "/v1/opening-book/jobs",
-    **{name: f"/v1/{kind.route}" for name, kind in kinds().items()},
-}
-#: every kind a job listing may ask for
-KindName = Literal[tuple(HREFS)]  # type: ignore[valid-type]
-States = Literal["queued", "running", "done", "failed", "cancelled"]
-
-
-async def job_list(
-    who: Client,
-    store: Jobs,
-    kinds: list[str] | None,
-    state: list[States] | None,
-    limit: int,
-    cursor: str | None,
-) -> JobList:
-    rows, nxt = await store.listing(who.owner, kinds=kinds, states=state, limit=limit, cursor=cursor)
-    return JobList(
-        jobs=[JobSummary(**r.summary(), href=f"{HREFS.get(r.kind, '/v1/jobs')}/{r.id}") for r in rows],
-        next_cursor=nxt,
-    )
-
-
-Limit = Annotated[int, Query(ge=1, le=200, description="jobs per page")]
-Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
-StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
-
-
-@router.get(
-    "/jobs", summary="All your jobs (rollouts, batches, analyses, books), newest first", tags=["jobs"]
-)
-async def list_jobs(
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[Jobs, Depends(jobs)],
-    kind: Annotated[list[KindName] | None, Query(description="only these kinds")] = None,
-    state: StateFilter = None,
-    limit: Limit = 50,
-    cursor: Cursor = None,
-) -> JobList:
-    return await job_list(who, store, list(kind) if kind else None, state, limit, cursor)
-
-
 def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
-    @router.get(f"/{base}", summary=f"Your {kind} jobs, newest first (cursor pagination)")
-    async def list_kind(
-        who: Annotated[Client, Depends(client)],
-        store: Annotated[Jobs, Depends(jobs)],
-        state: StateFilter = None,
-        limit: Limit = 50,
-        cursor: Cursor = None,
-    ) -> JobList:
-        return await job_list(who, store, [kind], state, limit, cursor)
+    add_list_route(router, f"/{base}", kind, kind)
 
     @router.get(
         f"/{base}/{{job_id}}",

@@ -1,0 +1,99 @@
+"""The caller's jobs, from the durable store: ``GET /v1/jobs`` (every kind, or ``kind=...``) and one list
+route per kind (:func:`add_list_route`), newest first with cursor pagination; what every job route shares
+(the path's ``JobId``, the app's :class:`~services.gateway.jobs.Jobs`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.jobs import Jobs
+from services.gateway.security import Client, client
+from services.jobs.kinds import kinds
+
+router = APIRouter(prefix="/v1", tags=["jobs"])
+
+JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
+
+
+def jobs(request: Request) -> Jobs:
+    """The app's job stores (built in ``create_app``)."""
+    return request.app.state.jobs  # type: ignore[no-any-return]
+
+
+class JobSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    kind: str
+    state: str
+    priority: str | None = None
+    created: float = Field(description="seconds since the epoch (UTC)")
+    finished: float | None = None
+    error: str | None = None
+    href: str
+
+
+class JobList(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    jobs: list[JobSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+HREFS = {
+    "rollout": "/v1/rollouts",
+    "batch": "/v1/batch-rollouts",
+    "analysis": "/v1/analyses",
+    "book": "/v1/opening-book/jobs",
+    **{name: f"/v1/{kind.route}" for name, kind in kinds().items()},
+}
+#: every kind a job listing may ask for
+KindName = Literal[tuple(HREFS)]  # type: ignore[valid-type]
+States = Literal["queued", "running", "done", "failed", "cancelled"]
+Limit = Annotated[int, Query(ge=1, le=200, description="jobs per page")]
+Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
+StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
+
+
+async def job_list(
+    who: Client,
+    store: Jobs,
+    kinds: list[str] | None,
+    state: list[States] | None,
+    limit: int,
+    cursor: str | None,
+) -> JobList:
+    rows, nxt = await store.listing(who.owner, kinds=kinds, states=state, limit=limit, cursor=cursor)
+    return JobList(
+        jobs=[JobSummary(**r.summary(), href=f"{HREFS.get(r.kind, '/v1/jobs')}/{r.id}") for r in rows],
+        next_cursor=nxt,
+    )
+
+
+@router.get("/jobs", summary="All your jobs (rollouts, batches, analyses, books, ...), newest first")
+async def list_jobs(
+    who: Annotated[Client, Depends(client)],
+    store: Annotated[Jobs, Depends(jobs)],
+    kind: Annotated[list[KindName] | None, Query(description="only these kinds")] = None,
+    state: StateFilter = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> JobList:
+    return await job_list(who, store, list(kind) if kind else None, state, limit, cursor)
+
+
+def add_list_route(on: APIRouter, path: str, kind: str, noun: str, tags: list[str] | None = None) -> None:
+    """``GET {path}``: the caller's jobs of ``kind``, newest first (cursor pagination)."""
+
+    @on.get(path, summary=f"Your {noun} jobs, newest first (cursor pagination)", tags=tags)  # type: ignore[arg-type]
+    async def list_kind(
+        who: Annotated[Client, Depends(client)],
+        store: Annotated[Jobs, Depends(jobs)],
+        state: StateFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> JobList:
+        return await job_list(who, store, [kind], state, limit, cursor)
