@@ -44,6 +44,7 @@ from services.gateway.routers import (
     kinds,
     matches,
     met,
+    players,
     plays,
     positions,
     rollouts,
@@ -249,7 +250,19 @@ def create_app(
     app.state.jobs = Jobs(job_store)
 
     problems.install(app)
-    routers = (positions, plays, cube, met, matches, job_lists, rollouts, analyses, opening_book, games)
+    routers = (
+        positions,
+        plays,
+        cube,
+        met,
+        matches,
+        job_lists,
+        rollouts,
+        analyses,
+        opening_book,
+        games,
+        players,
+    )
     for r in routers:
         app.include_router(r.router)
     # daily puzzles; similar positions and the library; the job kinds of services.jobs.kinds

@@ -36,12 +36,13 @@ class StoredGame:
     created_at: float
     updated_at: float
     finished_at: float | None
+    player_id: str | None = None
 
     @classmethod
     def of(cls, g: GameRow) -> StoredGame:
         return cls(
             g.id, g.owner, g.status, dict(g.record), dict(g.summary), g.version, g.created_at, g.updated_at,
-            g.finished_at,
+            g.finished_at, g.player_id,
         )  # fmt: skip
 
 
@@ -95,14 +96,17 @@ class GameRecords:
         events: Sequence[dict[str, Any]] = (),
         idempotency: tuple[str, str, int, dict[str, Any]] | None = None,
         created: float | None = None,
+        player_id: str | None = None,
     ) -> None:
-        """A new game (version 1) with its first events, in one transaction."""
+        """A new game (version 1) with its first events, in one transaction; ``player_id``: the player
+        it is recorded for (:mod:`services.store.players`)."""
         now = created if created is not None else time.time()
         with session(self.url) as s:
             s.add(
                 GameRow(
                     id=game_id, owner=owner, status=status, record=record, summary=summary, version=1,
                     created_at=now, updated_at=now, finished_at=now if status == "finished" else None,
+                    player_id=player_id,
                 )
             )  # fmt: skip
             s.flush()

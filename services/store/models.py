@@ -137,8 +137,26 @@ class GameRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
+    player_id: Mapped[str | None] = mapped_column(String(32))  # the player it is recorded for, or none
 
-    __table_args__ = (Index("ix_games_owner_created", "owner", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_games_owner_created", "owner", "created_at", "id"),
+        Index("ix_games_player", "player_id"),
+    )
+
+
+class PlayerRow(Base):
+    """A learner of an API key (a client app has many): what is recorded for a person."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_players_owner_created", "owner", "created_at", "id"),)
 
 
 class GameEvent(Base):

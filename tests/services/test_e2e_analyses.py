@@ -279,8 +279,8 @@ def test_bad_input_is_a_problem_naming_the_field(platform: Any) -> None:
 
 def test_schemathesis_finds_no_server_errors_in_redis_backed_routes(platform: Any, tmp_path: Path) -> None:
     """The operations that need Redis or the durable store (analyses, evaluation jobs, daily puzzles, similar
-    positions, the library, games, stored matches) with both behind them, valid and invalid input: no 5xx
-    (test_gateway.py covers the rest without them)."""
+    positions, the library, games, stored matches, players) with both behind them, valid and invalid
+    input: no 5xx (test_gateway.py covers the rest without them)."""
     st = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or shutil.which("st")
     if st is None:
         pytest.skip("schemathesis is not installed")
@@ -288,7 +288,7 @@ def test_schemathesis_finds_no_server_errors_in_redis_backed_routes(platform: An
         st, "run", f"{platform.base}/openapi.json",
         "--checks", "not_a_server_error",
         "--header", f"X-API-Key: {KEY}",
-        "--include-path-regex", "analyses|evaluations|daily|similar|library|games|matches",
+        "--include-path-regex", "analyses|evaluations|daily|similar|library|games|matches|players",
         "--max-examples", "8",
         "--phases", "examples,coverage,fuzzing",
         "--seed", "20261129",

@@ -387,3 +387,50 @@ def test_a_game_continues_after_a_restart(platform: Platform) -> None:
     st, _ = play_out(platform.http, after, rng)
     assert st["status"] == "finished"
     assert platform.http.post(f"/v1/games/{st['id']}/verify").json()["verified"] is True
+
+
+def test_players_of_a_key_and_their_games(platform: Platform) -> None:
+    """``/v1/players``: made, listed, renamed and deleted by their key only; a game recorded for a player
+    names it, one for another key's player is refused naming the field, and deleting the player deletes its
+    games (issue 29's first step)."""
+    http = platform.http
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    r = http.post("/v1/players", json={"name": "  Ayşe "})
+    assert r.status_code == 201, r.text
+    ann = r.json()
+    assert ann["name"] == "Ayşe" and r.headers["Location"] == ann["href"] == f"/v1/players/{ann['id']}"
+    bob = http.post("/v1/players", json={"name": "Bob"}).json()
+    assert [p["id"] for p in http.get("/v1/players").json()["players"]][:2] == [bob["id"], ann["id"]]
+    page = http.get("/v1/players", params={"limit": 1}).json()
+    assert len(page["players"]) == 1 and page["next_cursor"]
+    assert (
+        problem(http.get("/v1/players", params={"cursor": "nonsense"}), 422)["errors"][0]["field"] == "cursor"
+    )
+    for body, field in (({"name": ""}, "name"), ({"name": "   "}, "name"), ({"nom": "x"}, "nom")):
+        assert field in {e["field"] for e in problem(http.post("/v1/players", json=body), 422)["errors"]}, (
+            body
+        )
+
+    # another key sees none of them
+    assert problem(other.get(ann["href"]), 404)["errors"][0]["field"] == "player_id"
+    assert problem(other.patch(ann["href"], json={"name": "x"}), 404)
+    assert problem(other.delete(ann["href"]), 404)
+    assert ann["id"] not in {p["id"] for p in other.get("/v1/players").json()["players"]}
+    renamed = http.patch(ann["href"], json={"name": "Ayşe K."}).json()
+    assert renamed["name"] == "Ayşe K." and http.get(ann["href"]).json()["name"] == "Ayşe K."
+
+    # games recorded for a player
+    body = {"match_length": 1, "bot": {"level": "easy"}}
+    mine = new_game(http, {**body, "player": ann["id"]})
+    assert mine["player"] == ann["id"] and http.get(mine["href"]).json()["player"] == ann["id"]
+    unrecorded = new_game(http, body)
+    assert "player" not in unrecorded
+    refused = problem(other.post("/v1/games", json={**body, "player": ann["id"]}), 422)
+    assert refused["errors"][0]["field"] == "player"
+
+    # deleting the player deletes what is recorded for it, and nothing else
+    assert http.delete(ann["href"]).status_code == 204
+    assert problem(http.get(ann["href"]), 404) and problem(http.get(mine["href"]), 404)
+    assert http.get(unrecorded["href"]).status_code == 200 and http.get(bob["href"]).status_code == 200
+    assert problem(http.delete(ann["href"]), 404)
+    other.close()

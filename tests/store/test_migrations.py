@@ -15,7 +15,7 @@ from services.store.models import Base
 
 TABLES = {
     "jobs", "job_chunks", "job_blobs", "archive_owners", "archive_entries", "daily_puzzles", "match_uploads",
-    "games", "game_events", "idempotent_requests",
+    "games", "game_events", "idempotent_requests", "players",
 }  # fmt: skip
 
 
@@ -25,7 +25,7 @@ def tables(url: str) -> set[str]:
 
 
 def test_head_is_the_last_revision() -> None:
-    assert migrate.head() == "0004"
+    assert migrate.head() == "0005"
     assert migrate.known("0001") and migrate.known("0002") and not migrate.known("9999")
 
 
@@ -111,3 +111,26 @@ def test_models_differ_is_noticed(sqlite_url: str) -> None:
         diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert {d[0] for d in diffs} == {"add_table", "add_index"}
     assert {d[1].name for d in diffs if d[0] == "add_table"} == TABLES - {"jobs", "job_chunks"}
+
+
+def test_upgrade_from_0004_keeps_games_without_a_player(empty_url: str) -> None:
+    """A game as the code of revision 0004 wrote it reads after 0005 (recorded for no player)."""
+    from services.store.games import GameRecords
+    from services.store.players import PlayerRecords
+
+    upgrade(empty_url, "0004")
+    games_t = sa.table(
+        "games", *(sa.column(c) for c in ("id", "owner", "status", "version", "created_at", "updated_at")),
+        sa.column("record", sa.JSON), sa.column("summary", sa.JSON),
+    )  # fmt: skip
+    with engine(empty_url).begin() as conn:
+        conn.execute(
+            games_t.insert().values(
+                id="g-old", owner="k1", status="finished", version=3, created_at=1.0, updated_at=2.0,
+                record={"log": [1]}, summary={"rules": "international"},
+            )
+        )  # fmt: skip
+    upgrade(empty_url)
+    old = GameRecords(empty_url).get("k1", "g-old")
+    assert old is not None and old.player_id is None and old.record == {"log": [1]} and old.version == 3
+    assert PlayerRecords(empty_url).list("k1") == ([], None)

@@ -95,6 +95,11 @@ class GameIn(BaseModel):
     )
     auto_forced: bool = Field(False, description="a play that is the only legal one is played for you")
     clock: bool | ClockIn = Field(False, description="the match clock (2 minutes per point, 12 s delay)")
+    player: str | None = Field(
+        None,
+        max_length=32,
+        description="the player (POST /v1/players) the game is recorded for; none: nothing",
+    )
 
 
 class ActionIn(BaseModel):
@@ -172,8 +177,10 @@ def _verdict(v: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:
     return out
 
 
-def _view(game_id: str, session: Any, now: float, lang: str, created: float | None = None) -> dict[str, Any]:
-    """The state a client sees (never the seed before the end)."""
+def _view(
+    game_id: str, session: Any, now: float, lang: str, created: float | None = None, player: str | None = None
+) -> dict[str, Any]:
+    """The state a client sees (never the seed before the end); ``player``: the player it is recorded for."""
     state: dict[str, Any] = session.state(now=now)
     if state.get("status") != "finished":
         state.pop("dice_seed", None)
@@ -181,6 +188,8 @@ def _view(game_id: str, session: Any, now: float, lang: str, created: float | No
     head: dict[str, Any] = {"id": game_id, "href": f"/v1/games/{game_id}"}
     if created:
         head["created"] = created
+    if player is not None:
+        head["player"] = player
     return {**head, **state}
 
 
@@ -284,6 +293,12 @@ async def create_game(
     replay = await _replayed(games, who, idempotency_key, fingerprint)
     if replay is not None:
         return replay
+    data.pop("player", None)
+    if body.player is not None:
+        from services.store.players import PlayerRecords
+
+        if await store_call(PlayerRecords(games.url).get, who.owner, body.player) is None:
+            raise invalid("player", f"no player {body.player!r} of this key")
     from pulvezar.play import GameSettings, PlaySession
 
     if isinstance(body.clock, bool):
@@ -302,12 +317,12 @@ async def create_game(
     )  # fmt: skip
     game_id = "g" + secrets.token_hex(12)
     lang = _language(request)
-    view = _view(game_id, session, now, lang, created=now)
+    view = _view(game_id, session, now, lang, created=now, player=body.player)
     events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
     idem = (idempotency_key, fingerprint, 201, view) if idempotency_key else None
     await store_call(
         games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem,
-        now,
+        now, body.player,
     )  # fmt: skip
     return JSONResponse(view, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
 
@@ -371,7 +386,8 @@ async def get_game(game_id: GameId, request: Request, who: Who) -> JSONResponse:
             events += await _in_thread(session.resume, now)
         if events:
             await _save(games, stored, session, events)
-        return JSONResponse(_view(game_id, session, now, _language(request), created=stored.created_at))
+        view = _view(game_id, session, now, _language(request), stored.created_at, stored.player_id)
+        return JSONResponse(view)
 
 
 @router.post(
@@ -393,7 +409,7 @@ async def act(
         if "dice" in action:
             action["dice"] = list(action["dice"])
         events = await _in_thread(session.apply, action, now)
-        view = _view(game_id, session, now, _language(request), created=stored.created_at)
+        view = _view(game_id, session, now, _language(request), stored.created_at, stored.player_id)
         view["events"] = [_event_view(e, _language(request)) for e in events]
         idem = (idempotency_key, fingerprint, 200, view) if idempotency_key else None
         await _save(games, stored, session, events, idem)

@@ -1,0 +1,38 @@
+"""players (the learner's record), and the player a game is recorded for
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-12-04
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "players",
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("owner", sa.String(128), nullable=True),
+        sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("created_at", sa.Float(), nullable=False),
+        sa.Column("updated_at", sa.Float(), nullable=False),
+    )
+    op.create_index("ix_players_owner_created", "players", ["owner", "created_at", "id"])
+    op.add_column("games", sa.Column("player_id", sa.String(32), nullable=True))
+    op.create_index("ix_games_player", "games", ["player_id"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_games_player", "games")
+    with op.batch_alter_table("games") as batch:  # SQLite drops a column by copying the table
+        batch.drop_column("player_id")
+    op.drop_index("ix_players_owner_created", "players")
+    op.drop_table("players")

@@ -1,0 +1,108 @@
+"""The players of an API key in the durable store (:class:`PlayerRecords`): the learner's record.
+
+A player belongs to the key (``owner``) that made it; every read and change names the owner, so another
+key's player is not found.  Deleting a player deletes what is recorded for it, in one transaction: today
+its games (and their events).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import and_, delete, or_, select
+
+from services.store.db import session
+from services.store.jobs import decode_cursor, encode_cursor
+from services.store.models import GameEvent, GameRow, PlayerRow
+
+
+@dataclass(frozen=True)
+class StoredPlayer:
+    id: str
+    owner: str | None
+    name: str
+    created_at: float
+    updated_at: float
+
+    @classmethod
+    def of(cls, p: PlayerRow) -> StoredPlayer:
+        return cls(p.id, p.owner, p.name, p.created_at, p.updated_at)
+
+
+def _mine(owner: str | None) -> object:
+    return PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
+
+
+class PlayerRecords:
+    """The players on the database at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def create(self, owner: str | None, name: str) -> StoredPlayer:
+        now = time.time()
+        row = PlayerRow(
+            id="p" + secrets.token_hex(12), owner=owner, name=name, created_at=now, updated_at=now
+        )
+        with session(self.url) as s:
+            s.add(row)
+            s.flush()
+            return StoredPlayer.of(row)
+
+    def get(self, owner: str | None, player_id: str) -> StoredPlayer | None:
+        """The owner's player, or None (none such, or another key's)."""
+        with session(self.url) as s:
+            row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
+            return StoredPlayer.of(row) if row is not None else None
+
+    def list(
+        self, owner: str | None, *, limit: int = 50, cursor: str | None = None
+    ) -> tuple[list[StoredPlayer], str | None]:
+        """The owner's players, newest first, ``limit`` at a time; the next page's cursor or None
+        (ValueError for a cursor this list did not make)."""
+        q = select(PlayerRow).where(_mine(owner))
+        if cursor is not None:
+            created, pid = decode_cursor(cursor)
+            q = q.where(
+                or_(PlayerRow.created_at < created, and_(PlayerRow.created_at == created, PlayerRow.id < pid))
+            )
+        q = q.order_by(PlayerRow.created_at.desc(), PlayerRow.id.desc()).limit(limit + 1)
+        with session(self.url) as s:
+            rows = [StoredPlayer.of(p) for p in s.scalars(q).all()]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+
+    def rename(self, owner: str | None, player_id: str, name: str) -> StoredPlayer | None:
+        """The player with its new name, or None when the owner has no such player."""
+        with session(self.url) as s:
+            row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
+            if row is None:
+                return None
+            row.name, row.updated_at = name, time.time()
+            s.flush()
+            return StoredPlayer.of(row)
+
+    def delete(self, owner: str | None, player_id: str) -> bool:
+        """Delete the player and everything recorded for it (its games and their events); False when the
+        owner has no such player."""
+        with session(self.url) as s:
+            row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
+            if row is None:
+                return False
+            games = select(GameRow.id).where(GameRow.player_id == player_id)
+            s.execute(delete(GameEvent).where(GameEvent.game_id.in_(games)))
+            s.execute(delete(GameRow).where(GameRow.player_id == player_id))
+            s.delete(row)
+            return True
+
+    def games_of(self, owner: str | None, player_id: str) -> int:
+        """How many games are recorded for the player (0 when the owner has no such player)."""
+        from sqlalchemy import func
+
+        with session(self.url) as s:
+            q = select(func.count()).select_from(GameRow).where(GameRow.player_id == player_id)
+            q = q.where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
+            return int(s.scalar(q) or 0)

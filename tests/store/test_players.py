@@ -1,0 +1,53 @@
+"""PlayerRecords on SQLite and PostgreSQL: a player belongs to its key, lists page newest first, a rename
+touches only the owner's player, and deleting a player deletes what is recorded for it (its games and their
+events) and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.store.games import GameRecords
+from services.store.players import PlayerRecords
+
+
+def test_a_player_belongs_to_its_key(store_url: str) -> None:
+    players = PlayerRecords(store_url)
+    ann = players.create("k1", "Ann")
+    assert ann.id.startswith("p") and ann.name == "Ann" and ann.owner == "k1"
+    assert players.get("k1", ann.id) == ann
+    assert players.get("k2", ann.id) is None and players.get("k1", "p-none") is None
+    assert players.rename("k2", ann.id, "Eve") is None  # another key's: not found, unchanged
+    renamed = players.rename("k1", ann.id, "Anna")
+    assert renamed is not None and renamed.name == "Anna" and renamed.updated_at >= ann.updated_at
+    assert players.get("k1", ann.id).name == "Anna"  # type: ignore[union-attr]
+    assert not players.delete("k2", ann.id) and players.get("k1", ann.id) is not None
+
+
+def test_lists_page_newest_first_per_key(store_url: str) -> None:
+    players = PlayerRecords(store_url)
+    made = [players.create("k1", f"p{i}") for i in range(5)]
+    players.create("k2", "other")
+    first, cursor = players.list("k1", limit=2)
+    assert cursor is not None
+    second, cursor2 = players.list("k1", limit=2, cursor=cursor)
+    third, end = players.list("k1", limit=2, cursor=cursor2)
+    seen = [p.id for p in first + second + third]
+    assert end is None and seen == [p.id for p in reversed(made)]
+    with pytest.raises(ValueError):
+        players.list("k1", cursor="not-a-cursor")
+
+
+def test_deleting_a_player_deletes_its_games_only(store_url: str) -> None:
+    players, games = PlayerRecords(store_url), GameRecords(store_url)
+    ann, bob = players.create("k1", "Ann"), players.create("k1", "Bob")
+    games.create("g-ann", "k1", {}, {}, "playing", events=[{"type": "created"}], player_id=ann.id)
+    games.create("g-bob", "k1", {}, {}, "playing", player_id=bob.id)
+    games.create("g-none", "k1", {}, {}, "playing")  # a game without a player records nothing
+    assert games.get("k1", "g-ann").player_id == ann.id  # type: ignore[union-attr]
+    assert players.games_of("k1", ann.id) == 1 and players.games_of("k2", ann.id) == 0
+    assert players.delete("k1", ann.id)
+    assert players.get("k1", ann.id) is None and games.get("k1", "g-ann") is None
+    assert games.events("g-ann") == []
+    assert games.get("k1", "g-bob") is not None and games.get("k1", "g-none") is not None
+    assert players.get("k1", bob.id) is not None
+    assert not players.delete("k1", ann.id)  # gone
