@@ -19,6 +19,7 @@ from sqlalchemy import and_, delete, func, or_, select, update
 from services.store.db import insert, session
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow, IdempotentRequest
+from services.store.players import record_events
 
 
 class StaleGame(Exception):
@@ -112,6 +113,8 @@ class GameRecords:
             s.flush()
             self._events(s, game_id, 1, events, now)
             self._remember(s, owner, idempotency, now)
+            if player_id is not None:
+                record_events(s, player_id, events, summary)
 
     def save(
         self,
@@ -140,6 +143,8 @@ class GameRecords:
             last = s.scalar(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id))
             self._events(s, game.id, int(last or 0) + 1, events, now)
             self._remember(s, game.owner, idempotency, now)
+            if game.player_id is not None:
+                record_events(s, game.player_id, events, summary)
         return game.version + 1
 
     def delete(self, owner: str | None, game_id: str) -> bool:

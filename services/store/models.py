@@ -153,6 +153,7 @@ class PlayerRow(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     owner: Mapped[str | None] = mapped_column(String(128))
     name: Mapped[str] = mapped_column(String(100))
+    stats: Mapped[dict[str, Any]] = mapped_column(Json)  # pulvezar.play.statistics counters, folded per save
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
 

@@ -2,16 +2,19 @@
 
 A player belongs to the key (``owner``) that made it; every read and change names the owner, so another
 key's player is not found.  Deleting a player deletes what is recorded for it, in one transaction: today
-its games (and their events).
+its games (and their events) and its statistics, which :func:`record_events` folds in from each saved batch
+of a game's events (:func:`pulvezar.play.statistics.fold`) in the game's own transaction.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, delete, or_, select
+from sqlalchemy import and_, delete, or_, select, update
 
 from services.store.db import session
 from services.store.jobs import decode_cursor, encode_cursor
@@ -44,7 +47,7 @@ class PlayerRecords:
     def create(self, owner: str | None, name: str) -> StoredPlayer:
         now = time.time()
         row = PlayerRow(
-            id="p" + secrets.token_hex(12), owner=owner, name=name, created_at=now, updated_at=now
+            id="p" + secrets.token_hex(12), owner=owner, name=name, stats={}, created_at=now, updated_at=now
         )
         with session(self.url) as s:
             s.add(row)
@@ -98,6 +101,20 @@ class PlayerRecords:
             s.delete(row)
             return True
 
+    def statistics(self, owner: str | None, player_id: str) -> dict[str, Any] | None:
+        """The player's counters (:mod:`pulvezar.play.statistics`), or None when the owner has no such
+        player."""
+        with session(self.url) as s:
+            row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
+            return dict(row.stats or {}) if row is not None else None
+
+    def reset_statistics(self, owner: str | None, player_id: str) -> bool:
+        """Start the player's counters again (its games stay); False when the owner has no such player."""
+        with session(self.url) as s:
+            q = update(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))
+            done = s.execute(q.values(stats={}, updated_at=time.time()))
+            return bool(done.rowcount)
+
     def games_of(self, owner: str | None, player_id: str) -> int:
         """How many games are recorded for the player (0 when the owner has no such player)."""
         from sqlalchemy import func
@@ -106,3 +123,20 @@ class PlayerRecords:
             q = select(func.count()).select_from(GameRow).where(GameRow.player_id == player_id)
             q = q.where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
             return int(s.scalar(q) or 0)
+
+
+def record_events(
+    s: Any, player_id: str, events: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
+) -> None:
+    """Fold a game's newly saved ``events`` into its player's counters, in the game's transaction ``s``
+    (the row locked on PostgreSQL, so two games of one player saved at once both count)."""
+    from pulvezar.play.statistics import fold
+
+    if not events:
+        return
+    row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id).with_for_update()).first()
+    if row is None:
+        return
+    bot = summary.get("bot") or {}
+    level = bot.get("level") if isinstance(bot, Mapping) else None
+    row.stats = fold(row.stats, events, {"level": level, "match_length": summary.get("match_length", 0)})

@@ -428,6 +428,18 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     refused = problem(other.post("/v1/games", json={**body, "player": ann["id"]}), 422)
     assert refused["errors"][0]["field"] == "player"
 
+    # statistics: folded from each answer's events as the game is saved
+    from pulvezar.play.statistics import fold, report
+
+    st, events = play_out(http, new_game(http, {**body, "player": bob["id"]}), random.Random(29))
+    stats = http.get(f"{bob['href']}/statistics").json()
+    assert stats == report(fold(None, events, {"level": "easy", "match_length": 1}))
+    assert stats["matches_played"] == 1 and stats["matches_won"] == int(st["result"]["winner"] == 0)
+    assert stats["games_played"] >= 1 and stats["by_level"]["easy"]["matches_played"] == 1
+    assert problem(other.get(f"{bob['href']}/statistics"), 404)
+    reset = http.post(f"{bob['href']}/statistics/reset").json()
+    assert reset["games_played"] == 0 and http.get(f"{bob['href']}/statistics").json() == reset
+
     # deleting the player deletes what is recorded for it, and nothing else
     assert http.delete(ann["href"]).status_code == 204
     assert problem(http.get(ann["href"]), 404) and problem(http.get(mine["href"]), 404)

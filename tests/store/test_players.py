@@ -51,3 +51,29 @@ def test_deleting_a_player_deletes_its_games_only(store_url: str) -> None:
     assert games.get("k1", "g-bob") is not None and games.get("k1", "g-none") is not None
     assert players.get("k1", bob.id) is not None
     assert not players.delete("k1", ann.id)  # gone
+
+
+def test_a_players_statistics_are_folded_with_each_saved_batch(store_url: str) -> None:
+    players, games = PlayerRecords(store_url), GameRecords(store_url)
+    ann = players.create("k1", "Ann")
+    summary = {"bot": {"level": "easy"}, "match_length": 1}
+    roll = {"type": "roll", "player": 0, "details": {"dice": [3, 3]}}
+    games.create("g1", "k1", {}, summary, "playing", events=[{"type": "created"}, roll], player_id=ann.id)
+    games.create("g2", "k1", {}, summary, "playing", events=[roll])  # no player: nothing recorded
+    g = games.get("k1", "g1")
+    assert g is not None
+    end = {"type": "game_end", "player": 0, "details": {"winner": 0, "points": 1}}
+    games.save(
+        g,
+        {},
+        summary,
+        "finished",
+        events=[end, {"type": "finished", "details": {"reason": "match", "winner": 0}}],
+    )
+    stats = players.statistics("k1", ann.id)
+    assert stats is not None and players.statistics("k2", ann.id) is None
+    assert (stats["rolls"], stats["dice"][2], stats["games_won"], stats["matches_won"]) == (1, 4, 1, 1)
+    assert stats["by_level"]["easy"]["matches_played"] == 1
+    assert players.reset_statistics("k1", ann.id) and not players.reset_statistics("k2", ann.id)
+    assert players.statistics("k1", ann.id) == {}
+    assert games.get("k1", "g1") is not None  # the games stay

@@ -116,3 +116,60 @@ async def delete_player(player_id: PlayerId, request: Request, who: Who) -> Resp
     if not await store_call(records(request).delete, who.owner, player_id):
         raise _not_found(player_id)
     return Response(status_code=204)
+
+
+class LevelResults(BaseModel):
+    games_played: int
+    games_won: int
+    matches_played: int
+    matches_won: int
+
+
+class Dice(BaseModel):
+    counts: list[int] = Field(
+        description="how often each number (1..6) fell for the player; doubles count four"
+    )
+    total: int
+    expected: float = Field(description="each number's expected count: total / 6")
+
+
+class Statistics(BaseModel):
+    """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
+
+    games_played: int
+    games_won: int
+    win_rate: float | None = Field(description="games won / played; null before the first game")
+    matches_played: int = Field(description="matches (not money sessions) played to their end")
+    matches_won: int
+    match_win_rate: float | None
+    gammons_won: int = Field(description="borne off while the loser had borne off none")
+    backgammons_won: int = Field(description="Tavla: mars")
+    gammons_lost: int
+    backgammons_lost: int
+    win_streak: int = Field(description="games won in a row, up to the last")
+    longest_win_streak: int
+    points_won: int
+    points_lost: int
+    by_level: dict[str, LevelResults] = Field(description="results by bot level")
+    rolls: int = Field(description="the player's rolls (the opening die not counted)")
+    doubles: int
+    dice: Dice
+
+
+@router.get("/{player_id}/statistics", summary="A player's statistics: games, matches, streaks, levels, dice")
+async def statistics(player_id: PlayerId, request: Request, who: Who) -> Statistics:
+    from pulvezar.play.statistics import report
+
+    counters = await store_call(records(request).statistics, who.owner, player_id)
+    if counters is None:
+        raise _not_found(player_id)
+    return Statistics.model_validate(report(counters))
+
+
+@router.post("/{player_id}/statistics/reset", summary="Start a player's statistics again (the games stay)")
+async def reset_statistics(player_id: PlayerId, request: Request, who: Who) -> Statistics:
+    from pulvezar.play.statistics import report
+
+    if not await store_call(records(request).reset_statistics, who.owner, player_id):
+        raise _not_found(player_id)
+    return Statistics.model_validate(report({}))

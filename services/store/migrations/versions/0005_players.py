@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects.postgresql import JSONB
 
 revision = "0005"
 down_revision = "0004"
 branch_labels = None
 depends_on = None
+
+JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 
 
 def upgrade() -> None:
@@ -22,6 +25,7 @@ def upgrade() -> None:
         sa.Column("id", sa.String(32), primary_key=True),
         sa.Column("owner", sa.String(128), nullable=True),
         sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("stats", JSON, nullable=False),
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("updated_at", sa.Float(), nullable=False),
     )
