@@ -114,7 +114,7 @@ class GameRecords:
             self._events(s, game_id, 1, events, now)
             self._remember(s, owner, idempotency, now)
             if player_id is not None:
-                record_events(s, player_id, events, summary)
+                record_events(s, player_id, events, summary, now)
 
     def save(
         self,
@@ -144,7 +144,7 @@ class GameRecords:
             self._events(s, game.id, int(last or 0) + 1, events, now)
             self._remember(s, game.owner, idempotency, now)
             if game.player_id is not None:
-                record_events(s, game.player_id, events, summary)
+                record_events(s, game.player_id, events, summary, now)
         return game.version + 1
 
     def delete(self, owner: str | None, game_id: str) -> bool:

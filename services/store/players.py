@@ -126,11 +126,12 @@ class PlayerRecords:
 
 
 def record_events(
-    s: Any, player_id: str, events: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
+    s: Any, player_id: str, events: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], now: float
 ) -> None:
     """Fold a game's newly saved ``events`` into its player's counters, in the game's transaction ``s``
-    (the row locked on PostgreSQL, so two games of one player saved at once both count)."""
-    from pulvezar.play.statistics import fold
+    (the row locked on PostgreSQL, so two games of one player saved at once both count).  The bot's
+    rating is its level's (an adaptive bot's: the rating it plays at); ``now`` gives the ladder's month."""
+    from pulvezar.play.statistics import LEVEL_RATINGS, fold
 
     if not events:
         return
@@ -139,4 +140,11 @@ def record_events(
         return
     bot = summary.get("bot") or {}
     level = bot.get("level") if isinstance(bot, Mapping) else None
-    row.stats = fold(row.stats, events, {"level": level, "match_length": summary.get("match_length", 0)})
+    adaptive = summary.get("adaptive_rating")
+    context = {
+        "level": "adaptive" if adaptive is not None else level,
+        "match_length": summary.get("match_length", 0),
+        "opponent_rating": adaptive if adaptive is not None else LEVEL_RATINGS.get(str(level)),
+        "month": time.strftime("%Y-%m", time.gmtime(now)),
+    }
+    row.stats = fold(row.stats, events, context)

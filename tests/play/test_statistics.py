@@ -76,3 +76,36 @@ def test_an_empty_record() -> None:
     counters = fold(None, [], {})
     counters["dice"][0] += 1  # the counters are a copy: EMPTY stays empty
     assert EMPTY["dice"] == [0] * 6 and EMPTY["by_level"] == {}
+
+
+def test_the_rating_moves_by_elo_and_the_ladder_carries_it_across_months() -> None:
+    from pulvezar.play.statistics import K_NEW, K_SETTLED, NEW_GAMES, rank, rated
+
+    def game(won: bool) -> list[dict[str, Any]]:
+        return [{"type": "game_end", "player": 0, "details": {"winner": 0 if won else 1, "points": 1}}]
+
+    # an even opponent moves the rating by K / 2; a settled player's K is smaller
+    assert rated(1500, 1500, True, 0) == 1500 + K_NEW / 2
+    assert rated(1500, 1500, False, NEW_GAMES) == 1500 - K_SETTLED / 2
+    s = fold(None, game(True), {"level": "master", "opponent_rating": 1900, "month": "2026-09"})
+    assert 1500 + K_NEW * 0.9 < s["rating"] < 1500 + K_NEW  # beating a much stronger bot: nearly K
+    s = fold(s, game(False), {"level": "easy", "opponent_rating": 1200, "month": "2026-11"})
+    s = fold(s, game(True), {"level": "easy"})  # no opponent rating: not rated
+    assert s["rated_games"] == 2 and s["games_played"] == 3
+    r = report(s, month="2027-01", language="de")["rating"]
+    assert [x["month"] for x in r["ladder"]] == [
+        "2026-08",
+        "2026-09",
+        "2026-10",
+        "2026-11",
+        "2026-12",
+        "2027-01",
+    ]
+    assert [x["games"] for x in r["ladder"]] == [0, 1, 0, 1, 0, 0]
+    sept, nov = s["ladder"]["2026-09"][0], s["ladder"]["2026-11"][0]
+    assert [x["rating"] for x in r["ladder"]] == [1500.0] + [round(sept, 1)] * 2 + [round(nov, 1)] * 3
+    assert r["value"] == round(nov, 1) and r["rank"] == {"id": rank(nov)[0], "name": rank(nov)[1]["de"]}
+    assert [rank(x)[0] for x in (1000, 1300, 1650, 1700, 2100)] == [
+        "apprentice", "journeyman", "candidate_master", "master", "grandmaster"
+    ]  # fmt: skip
+    assert rank(1950)[1] == {"en": "Grandmaster", "de": "Großmeister", "tr": "Büyük usta"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -433,7 +434,20 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
 
     st, events = play_out(http, new_game(http, {**body, "player": bob["id"]}), random.Random(29))
     stats = http.get(f"{bob['href']}/statistics").json()
-    assert stats == report(fold(None, events, {"level": "easy", "match_length": 1}))
+    month = time.strftime("%Y-%m", time.gmtime())
+    context = {"level": "easy", "match_length": 1, "opponent_rating": 1200.0, "month": month}
+    assert stats == report(fold(None, events, context), month)
+    assert stats["rated_games"] == stats["games_played"]
+    assert stats["rating"]["ladder"][-1] == {
+        "month": month,
+        "rating": stats["rating"]["value"],
+        "games": stats["games_played"],
+    }
+
+    # an adaptive bot for a player plays at the player's rating (without a player, a rating is required)
+    adaptive = {"match_length": 1, "bot": {"level": "adaptive"}}
+    assert problem(http.post("/v1/games", json=adaptive), 422)["errors"][0]["field"] == "bot.rating"
+    new_game(http, {**adaptive, "player": bob["id"]})
     assert stats["matches_played"] == 1 and stats["matches_won"] == int(st["result"]["winner"] == 0)
     assert stats["games_played"] >= 1 and stats["by_level"]["easy"]["matches_played"] == 1
     assert problem(other.get(f"{bob['href']}/statistics"), 404)

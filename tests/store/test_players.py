@@ -4,6 +4,8 @@ events) and nothing else."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from services.store.games import GameRecords
@@ -77,3 +79,17 @@ def test_a_players_statistics_are_folded_with_each_saved_batch(store_url: str) -
     assert players.reset_statistics("k1", ann.id) and not players.reset_statistics("k2", ann.id)
     assert players.statistics("k1", ann.id) == {}
     assert games.get("k1", "g1") is not None  # the games stay
+
+
+def test_games_against_an_adaptive_bot_are_rated_against_the_rating_it_plays_at(store_url: str) -> None:
+    from pulvezar.play.statistics import rated
+
+    players, games = PlayerRecords(store_url), GameRecords(store_url)
+    ann = players.create("k1", "Ann")
+    summary = {"bot": {"level": "hard"}, "match_length": 0, "adaptive_rating": 1650.0}
+    end = {"type": "game_end", "player": 0, "details": {"winner": 0, "points": 1}}
+    games.create("g1", "k1", {}, summary, "playing", events=[end], player_id=ann.id)
+    stats = players.statistics("k1", ann.id)
+    assert stats is not None and stats["by_level"]["adaptive"]["games_won"] == 1
+    assert stats["rating"] == rated(1500.0, 1650.0, True, 0) and stats["rated_games"] == 1
+    assert list(stats["ladder"]) == [time.strftime("%Y-%m", time.gmtime())]

@@ -47,7 +47,45 @@ EMPTY: dict[str, Any] = {
     "dice": [0, 0, 0, 0, 0, 0],  # how often each number fell for the player (doubles count four times)
     "rolls": 0,
     "doubles": 0,
+    "rating": 1500.0,  # Elo-like, from the games against the bots (:func:`rated`)
+    "rated_games": 0,
+    "ladder": {},  # "YYYY-MM": [the rating after the month's last game, games rated that month]
 }
+#: the bots' ratings (the app manual's, section 5.7)
+LEVEL_RATINGS = {"easy": 1200.0, "medium": 1500.0, "hard": 1700.0, "master": 1900.0}
+#: the ranks from the lowest, with the rating each starts at, in English, German and Turkish
+RANKS = (
+    ("apprentice", 0.0, {"en": "Apprentice", "de": "Lehrling", "tr": "Çırak"}),
+    ("journeyman", 1300.0, {"en": "Journeyman", "de": "Geselle", "tr": "Kalfa"}),
+    ("candidate_master", 1500.0, {"en": "Candidate master", "de": "Meisteranwärter", "tr": "Usta adayı"}),
+    ("master", 1700.0, {"en": "Master", "de": "Meister", "tr": "Usta"}),
+    ("grandmaster", 1900.0, {"en": "Grandmaster", "de": "Großmeister", "tr": "Büyük usta"}),
+)
+#: how far one game moves the rating: 32 for a player's first 30 rated games, then 16
+K_NEW, K_SETTLED, NEW_GAMES = 32.0, 16.0, 30
+
+
+def rated(rating: float, opponent: float, won: bool, games: int) -> float:
+    """The rating after one game against a bot rated ``opponent`` (Elo: ``R + K (S - E)``, ``E = 1 / (1 +
+    10^((opponent - R) / 400))``, ``S`` 1 for a win and 0 for a loss, ``K`` as :data:`K_NEW`).
+
+    >>> round(rated(1500, 1500, True, 0), 1), round(rated(1500, 1200, False, 40), 1)
+    (1516.0, 1486.4)
+    """
+    expected = 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / 400.0)))
+    k = K_NEW if games < NEW_GAMES else K_SETTLED
+    return rating + k * ((1.0 if won else 0.0) - expected)
+
+
+def rank(rating: float) -> tuple[str, dict[str, str]]:
+    """The rank of a rating: its id and its names."""
+    found = RANKS[0]
+    for r in RANKS:
+        if rating >= r[1]:
+            found = r
+    return found[0], dict(found[2])
+
+
 _LEVEL = {"games_played": 0, "games_won": 0, "matches_played": 0, "matches_won": 0}
 
 
@@ -55,7 +93,8 @@ def fold(
     stats: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], context: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The counters ``stats`` (None: :data:`EMPTY`) with ``events`` added; ``context``: the session's
-    ``level`` (the bot's, or None) and ``match_length`` (0: money)."""
+    ``level`` (the bot's, or None), ``match_length`` (0: money), ``opponent_rating`` (the bot's rating:
+    a game against a bot without one is not rated) and ``month`` (``YYYY-MM``, the ladder's month)."""
     out = copy.deepcopy(dict(stats) if stats else EMPTY)
     for k, v in EMPTY.items():
         out.setdefault(k, copy.deepcopy(v))
@@ -93,6 +132,14 @@ def fold(
                 out["win_streak"] = 0
             if outcome in ("gammon", "backgammon"):
                 out[f"{outcome}s_{'won' if won else 'lost'}"] += 1
+            opponent = context.get("opponent_rating")
+            if opponent is not None:
+                out["rating"] = rated(float(out["rating"]), float(opponent), won, int(out["rated_games"]))
+                out["rated_games"] += 1
+                month = str(context.get("month") or "")
+                if month:
+                    games = out["ladder"].get(month, [0.0, 0])[1]
+                    out["ladder"][month] = [out["rating"], games + 1]
         elif (
             kind == "finished"
             and details.get("reason") in ("match", "timeout")
@@ -110,16 +157,45 @@ def _rate(won: int, played: int) -> float | None:
     return won / played if played else None
 
 
-def report(stats: Mapping[str, Any] | None) -> dict[str, Any]:
+def _months(last: str, n: int) -> list[str]:
+    year, month = (int(x) for x in last.split("-"))
+    out = []
+    for _ in range(n):
+        out.append(f"{year:04d}-{month:02d}")
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return out[::-1]
+
+
+def report(stats: Mapping[str, Any] | None, month: str | None = None, language: str = "en") -> dict[str, Any]:
     """The counters with what is derived from them: ``win_rate`` and ``match_win_rate`` (None before the
-    first), and the dice: ``counts`` by number, ``total``, ``expected`` (each number's share, total / 6)."""
+    first), the dice (``counts`` by number, ``total``, ``expected``: each number's share, total / 6), and
+    ``rating``: its ``value``, ``rank`` (``id`` and ``name`` in ``language``: en, de or tr) and ``ladder``,
+    the six months up to ``month`` (``YYYY-MM``; default: the last month with a rated game), each with the
+    rating at its end and the games rated in it."""
     s = fold(stats, [], {})
     s["by_level"] = {k: v for k, v in s["by_level"].items() if v["games_played"] or v["matches_played"]}
     counts = list(s.pop("dice"))
     total = sum(counts)
+    value, ladder = float(s.pop("rating")), s.pop("ladder")
+    rank_id, names = rank(value)
+    months = sorted(ladder)
+    last = month or (months[-1] if months else None)
+    rungs = []
+    if last is not None:
+        before = [m for m in months if m < _months(last, 6)[0]]
+        carried = ladder[before[-1]][0] if before else 1500.0
+        for m in _months(last, 6):
+            if m in ladder:
+                carried = ladder[m][0]
+            rungs.append({"month": m, "rating": round(carried, 1), "games": ladder.get(m, [0, 0])[1]})
     return {
         **s,
         "win_rate": _rate(s["games_won"], s["games_played"]),
         "match_win_rate": _rate(s["matches_won"], s["matches_played"]),
         "dice": {"counts": counts, "total": total, "expected": total / 6},
+        "rating": {
+            "value": round(value, 1),
+            "rank": {"id": rank_id, "name": names.get(language, names["en"])},
+            "ladder": rungs,
+        },
     }

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar import PulvezarError
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.language import language
 from services.gateway.models import RuleSet
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
@@ -52,7 +53,6 @@ IdempotencyKey = Annotated[
     str | None,
     Header(alias="Idempotency-Key", max_length=128, description="makes a retried request safe"),
 ]
-LANGUAGES = ("en", "de", "tr")
 
 
 # ---- request bodies --------------------------------------------------------------------------------
@@ -148,25 +148,6 @@ def _lock(game_id: str) -> asyncio.Lock:
     return lock
 
 
-def _language(request: Request) -> str:
-    """The first of en, de, tr that ``Accept-Language`` names (by q), else en."""
-    header = request.headers.get("accept-language", "")
-    ranked: list[tuple[float, int, str]] = []
-    for i, part in enumerate(header.split(",")):
-        tag, _, params = part.strip().partition(";")
-        q = 1.0
-        if params.strip().startswith("q="):
-            try:
-                q = float(params.strip()[2:])
-            except ValueError:
-                q = 0.0
-        ranked.append((-q, i, tag.strip().lower()[:2]))
-    for _, _, lang in sorted(ranked):
-        if lang in LANGUAGES:
-            return lang
-    return "en"
-
-
 def _verdict(v: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:
     if v is None:
         return None
@@ -196,10 +177,13 @@ def _view(
 def _summary(session: Any) -> dict[str, Any]:
     """What a list of games shows."""
     st = session.state()
+    bot = session.settings.bot
     return {
         "rules": session.settings.rules.name,
         "match_length": session.settings.match_length,
         "bot": st.get("bot"),
+        # an adaptive bot plays at this rating (its level in use is in "bot"): the player's statistics
+        "adaptive_rating": bot.rating if bot.level == "adaptive" else None,
         "score": st.get("score"),
         "game": st.get("game"),
         "result": st.get("result"),
@@ -297,8 +281,12 @@ async def create_game(
     if body.player is not None:
         from services.store.players import PlayerRecords
 
-        if await store_call(PlayerRecords(games.url).get, who.owner, body.player) is None:
+        counters = await store_call(PlayerRecords(games.url).statistics, who.owner, body.player)
+        if counters is None:
             raise invalid("player", f"no player {body.player!r} of this key")
+        bot = data.get("bot") or {}
+        if bot.get("level") == "adaptive" and bot.get("rating") is None:  # the player's own rating
+            data["bot"] = {**bot, "rating": float(counters.get("rating", 1500.0))}
     from pulvezar.play import GameSettings, PlaySession
 
     if isinstance(body.clock, bool):
@@ -316,7 +304,7 @@ async def create_game(
         seed=seed if settings.dice == "server" else None,
     )  # fmt: skip
     game_id = "g" + secrets.token_hex(12)
-    lang = _language(request)
+    lang = language(request)
     view = _view(game_id, session, now, lang, created=now, player=body.player)
     events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
     idem = (idempotency_key, fingerprint, 201, view) if idempotency_key else None
@@ -386,7 +374,7 @@ async def get_game(game_id: GameId, request: Request, who: Who) -> JSONResponse:
             events += await _in_thread(session.resume, now)
         if events:
             await _save(games, stored, session, events)
-        view = _view(game_id, session, now, _language(request), stored.created_at, stored.player_id)
+        view = _view(game_id, session, now, language(request), stored.created_at, stored.player_id)
         return JSONResponse(view)
 
 
@@ -409,8 +397,8 @@ async def act(
         if "dice" in action:
             action["dice"] = list(action["dice"])
         events = await _in_thread(session.apply, action, now)
-        view = _view(game_id, session, now, _language(request), stored.created_at, stored.player_id)
-        view["events"] = [_event_view(e, _language(request)) for e in events]
+        view = _view(game_id, session, now, language(request), stored.created_at, stored.player_id)
+        view["events"] = [_event_view(e, language(request)) for e in events]
         idem = (idempotency_key, fingerprint, 200, view) if idempotency_key else None
         await _save(games, stored, session, events, idem)
         return JSONResponse(view)
@@ -447,7 +435,7 @@ async def game_events(
         except ValueError:
             raise invalid("Last-Event-ID", "an event number") from None
     settings = request.app.state.settings
-    lang = _language(request)
+    lang = language(request)
 
     async def stream() -> AsyncIterator[bytes]:
         yield f"retry: {int(settings.sse_poll_s * 2000)}\n\n".encode()

@@ -7,6 +7,7 @@ key gets 404.  ``DELETE`` removes the player and everything recorded for it.  Ne
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -14,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.language import language
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 
@@ -133,6 +135,25 @@ class Dice(BaseModel):
     expected: float = Field(description="each number's expected count: total / 6")
 
 
+class Rank(BaseModel):
+    id: str = Field(description="apprentice, journeyman, candidate_master, master or grandmaster")
+    name: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
+
+
+class Rung(BaseModel):
+    month: str = Field(description="YYYY-MM")
+    rating: float = Field(description="at the month's end")
+    games: int = Field(description="games rated in the month")
+
+
+class Rating(BaseModel):
+    value: float = Field(
+        description="Elo-like from the games against the bots; 1500 to start (docs/learners.md)"
+    )
+    rank: Rank
+    ladder: list[Rung] = Field(description="the last six months, oldest first")
+
+
 class Statistics(BaseModel):
     """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
 
@@ -154,6 +175,8 @@ class Statistics(BaseModel):
     rolls: int = Field(description="the player's rolls (the opening die not counted)")
     doubles: int
     dice: Dice
+    rated_games: int
+    rating: Rating
 
 
 @router.get("/{player_id}/statistics", summary="A player's statistics: games, matches, streaks, levels, dice")
@@ -163,7 +186,7 @@ async def statistics(player_id: PlayerId, request: Request, who: Who) -> Statist
     counters = await store_call(records(request).statistics, who.owner, player_id)
     if counters is None:
         raise _not_found(player_id)
-    return Statistics.model_validate(report(counters))
+    return Statistics.model_validate(report(counters, _month(), language(request)))
 
 
 @router.post("/{player_id}/statistics/reset", summary="Start a player's statistics again (the games stay)")
@@ -172,4 +195,8 @@ async def reset_statistics(player_id: PlayerId, request: Request, who: Who) -> S
 
     if not await store_call(records(request).reset_statistics, who.owner, player_id):
         raise _not_found(player_id)
-    return Statistics.model_validate(report({}))
+    return Statistics.model_validate(report({}, _month(), language(request)))
+
+
+def _month() -> str:
+    return time.strftime("%Y-%m", time.gmtime())
