@@ -146,5 +146,6 @@ def record_events(
         "match_length": summary.get("match_length", 0),
         "opponent_rating": adaptive if adaptive is not None else LEVEL_RATINGS.get(str(level)),
         "month": time.strftime("%Y-%m", time.gmtime(now)),
+        "time": now,
     }
     row.stats = fold(row.stats, events, context)

@@ -109,3 +109,28 @@ def test_the_rating_moves_by_elo_and_the_ladder_carries_it_across_months() -> No
         "apprentice", "journeyman", "candidate_master", "master", "grandmaster"
     ]  # fmt: skip
     assert rank(1950)[1] == {"en": "Grandmaster", "de": "Großmeister", "tr": "Büyük usta"}
+
+
+def test_achievements_are_reached_once_with_the_time_of_the_game_that_reached_them() -> None:
+    from pulvezar.play.statistics import ACHIEVEMENTS, achievements
+
+    def win(**details: Any) -> dict[str, Any]:
+        return {"type": "game_end", "player": 0, "details": {"winner": 0, "points": 1, **details}}
+
+    assert len(ACHIEVEMENTS) == 20 and len({a for a, _ in ACHIEVEMENTS}) == 20
+    assert all(set(text) == {"en", "de", "tr"} for _, text in ACHIEVEMENTS)
+    s = fold(None, [win()], {"level": "easy", "time": 10.0})
+    take4 = {"type": "take", "player": 1, "details": {"cube": 4, "owner": 1}}
+    s = fold(s, [take4, win(outcome="gammon")], {"level": "master", "time": 20.0})
+    s = fold(s, [win(), win(), win()], {"level": "easy", "time": 30.0})
+    s = fold(s, [win(), {"type": "finished", "details": {"reason": "match", "winner": 0}}],
+             {"level": "easy", "match_length": 7, "time": 40.0})  # fmt: skip
+    got = {a["id"]: a["reached"] for a in achievements(s) if a["reached"] is not None}
+    assert got == {
+        "first_win": 10.0, "cube_four": 20.0, "gammon": 20.0, "master_game": 20.0, "five_streak": 30.0,
+        "first_match": 40.0, "long_match": 40.0,
+    }  # fmt: skip
+    assert s["cube"] == 1  # the next game starts with the cube in the middle
+    lost = fold(s, [{"type": "game_end", "player": 1, "details": {"winner": 1, "points": 1}}], {"time": 50.0})
+    assert achievements(lost) == achievements(s)  # nothing is taken back
+    assert achievements(s, "tr")[0]["condition"] == "Bir oyun kazan"

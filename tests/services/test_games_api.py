@@ -430,12 +430,12 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     assert refused["errors"][0]["field"] == "player"
 
     # statistics: folded from each answer's events as the game is saved
-    from pulvezar.play.statistics import fold, report
+    from pulvezar.play.statistics import achievements, fold, report
 
     st, events = play_out(http, new_game(http, {**body, "player": bob["id"]}), random.Random(29))
     stats = http.get(f"{bob['href']}/statistics").json()
     month = time.strftime("%Y-%m", time.gmtime())
-    context = {"level": "easy", "match_length": 1, "opponent_rating": 1200.0, "month": month}
+    context = {"level": "easy", "match_length": 1, "opponent_rating": 1200.0, "month": month, "time": 1.0}
     assert stats == report(fold(None, events, context), month)
     assert stats["rated_games"] == stats["games_played"]
     assert stats["rating"]["ladder"][-1] == {
@@ -443,6 +443,14 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
         "rating": stats["rating"]["value"],
         "games": stats["games_played"],
     }
+
+    got = http.get(f"{bob['href']}/achievements", headers={"Accept-Language": "de"}).json()
+    want = achievements(fold(None, events, context), "de")
+    assert [(a["id"], a["condition"], a["reached"] is None) for a in got["achievements"]] == [
+        (a["id"], a["condition"], a["reached"] is None) for a in want
+    ]
+    assert got["reached"] == sum(a["reached"] is not None for a in want)
+    assert problem(other.get(f"{bob['href']}/achievements"), 404)
 
     # an adaptive bot for a player plays at the player's rating (without a player, a rating is required)
     adaptive = {"match_length": 1, "bot": {"level": "adaptive"}}

@@ -50,6 +50,8 @@ EMPTY: dict[str, Any] = {
     "rating": 1500.0,  # Elo-like, from the games against the bots (:func:`rated`)
     "rated_games": 0,
     "ladder": {},  # "YYYY-MM": [the rating after the month's last game, games rated that month]
+    "achievements": {},  # id: when it was reached (seconds since the epoch)
+    "cube": 1,  # the cube of the game in play (a gammon of a game with the cube on 4 or more)
 }
 #: the bots' ratings (the app manual's, section 5.7)
 LEVEL_RATINGS = {"easy": 1200.0, "medium": 1500.0, "hard": 1700.0, "master": 1900.0}
@@ -89,6 +91,57 @@ def rank(rating: float) -> tuple[str, dict[str, str]]:
 _LEVEL = {"games_played": 0, "games_won": 0, "matches_played": 0, "matches_won": 0}
 
 
+#: the twenty achievements of the app manual (section 5.7): id, and the condition in English, German, Turkish
+ACHIEVEMENTS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("first_win", {"en": "Win a game", "de": "Ein Spiel gewinnen", "tr": "Bir oyun kazan"}),
+    ("ten_wins", {"en": "Win 10 games", "de": "10 Spiele gewinnen", "tr": "10 oyun kazan"}),
+    ("hundred_wins", {"en": "Win 100 games", "de": "100 Spiele gewinnen", "tr": "100 oyun kazan"}),
+    ("first_match", {"en": "Win a match", "de": "Ein Match gewinnen", "tr": "Bir maç kazan"}),
+    ("long_match", {"en": "Win a match to 7 points or more",
+                    "de": "Ein Match über 7 oder mehr Punkte gewinnen",
+                    "tr": "7 veya daha fazla sayılık bir maç kazan"}),
+    ("gammon", {"en": "Win a gammon", "de": "Einen Gammon gewinnen", "tr": "Bir gammon (mars) kazan"}),
+    ("backgammon", {"en": "Win a backgammon", "de": "Einen Backgammon gewinnen",
+                    "tr": "Bir backgammon kazan"}),
+    ("cube_four", {"en": "Win a game with the cube on 4 or higher",
+                   "de": "Ein Spiel mit dem Doppler auf 4 oder höher gewinnen",
+                   "tr": "Katlama zarı 4 veya daha yüksekken bir oyun kazan"}),
+    ("master_game", {"en": "Win a game against Master", "de": "Ein Spiel gegen Meister gewinnen",
+                     "tr": "Usta seviyesine karşı bir oyun kazan"}),
+    ("master_match", {"en": "Win a match against Master", "de": "Ein Match gegen Meister gewinnen",
+                      "tr": "Usta seviyesine karşı bir maç kazan"}),
+    ("flawless_game", {"en": "Play a game without an error (analysed)",
+                       "de": "Ein Spiel ohne Fehler spielen (analysiert)",
+                       "tr": "Hatasız bir oyun oyna (analiz edilmiş)"}),
+    ("low_pr", {"en": "Play a match with a PR below 5 (analysed)",
+                "de": "Ein Match mit einem PR unter 5 spielen (analysiert)",
+                "tr": "PR'si 5'in altında bir maç oyna (analiz edilmiş)"}),
+    ("five_streak", {"en": "Win 5 games in a row", "de": "5 Spiele hintereinander gewinnen",
+                     "tr": "Üst üste 5 oyun kazan"}),
+    ("hundred_games", {"en": "Play 100 games", "de": "100 Spiele spielen", "tr": "100 oyun oyna"}),
+    ("daily_first_try", {"en": "Solve the daily position at the first attempt",
+                         "de": "Die Stellung des Tages im ersten Versuch lösen",
+                         "tr": "Günün pozisyonunu ilk denemede çöz"}),
+    ("daily_week", {"en": "Solve the daily position 7 days in a row",
+                    "de": "Die Stellung des Tages an 7 Tagen hintereinander lösen",
+                    "tr": "Günün pozisyonunu 7 gün üst üste çöz"}),
+    ("daily_month", {"en": "Solve the daily position 30 days in a row",
+                     "de": "Die Stellung des Tages an 30 Tagen hintereinander lösen",
+                     "tr": "Günün pozisyonunu 30 gün üst üste çöz"}),
+    ("imported_match", {"en": "Import a match file", "de": "Eine Matchdatei importieren",
+                        "tr": "Bir maç dosyası içe aktar"}),
+    ("analysed_game", {"en": "Analyse a game from the archive", "de": "Ein Spiel aus dem Archiv analysieren",
+                       "tr": "Arşivden bir oyunu analiz et"}),
+    ("deep_analysis", {"en": "Send a decision to the deep analysis",
+                       "de": "Eine Entscheidung durch die Tiefenanalyse schicken",
+                       "tr": "Bir kararı derin analize gönder"}),
+)  # fmt: skip
+
+
+def _reach(out: dict[str, Any], achievement: str, when: float) -> None:
+    out["achievements"].setdefault(achievement, when)
+
+
 def fold(
     stats: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], context: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -100,8 +153,11 @@ def fold(
         out.setdefault(k, copy.deepcopy(v))
     level = str(context.get("level") or "unknown")
     by_level = out["by_level"].setdefault(level, dict(_LEVEL))
+    when = float(context.get("time") or 0.0)
     for e in events:
         kind, details = e.get("type"), e.get("details") or {}
+        if kind in ("take", "beaver", "raccoon") and details.get("cube"):
+            out["cube"] = int(details["cube"])  # the cube the game is now played for
         if kind == "opening":
             dice = details.get("dice") or []
             if dice:
@@ -132,6 +188,11 @@ def fold(
                 out["win_streak"] = 0
             if outcome in ("gammon", "backgammon"):
                 out[f"{outcome}s_{'won' if won else 'lost'}"] += 1
+            if won:
+                _game_won(out, outcome, level, when)
+            out["cube"] = 1
+            if out["games_played"] >= 100:
+                _reach(out, "hundred_games", when)
             opponent = context.get("opponent_rating")
             if opponent is not None:
                 out["rating"] = rated(float(out["rating"]), float(opponent), won, int(out["rated_games"]))
@@ -150,7 +211,38 @@ def fold(
             if details.get("winner") == HUMAN:
                 out["matches_won"] += 1
                 by_level["matches_won"] += 1
+                _reach(out, "first_match", when)
+                if int(context.get("match_length") or 0) >= 7:
+                    _reach(out, "long_match", when)
+                if level == "master":
+                    _reach(out, "master_match", when)
     return out
+
+
+def _game_won(out: dict[str, Any], outcome: Any, level: str, when: float) -> None:
+    """The achievements a won game may reach."""
+    wins = out["games_won"]
+    for n, achievement in ((1, "first_win"), (10, "ten_wins"), (100, "hundred_wins")):
+        if wins >= n:
+            _reach(out, achievement, when)
+    if outcome in ("gammon", "backgammon"):
+        _reach(out, str(outcome), when)
+    if out["cube"] >= 4:
+        _reach(out, "cube_four", when)
+    if level == "master":
+        _reach(out, "master_game", when)
+    if out["win_streak"] >= 5:
+        _reach(out, "five_streak", when)
+
+
+def achievements(stats: Mapping[str, Any] | None, language: str = "en") -> list[dict[str, Any]]:
+    """The twenty achievements in the manual's order: ``id``, ``condition`` (in ``language``) and
+    ``reached`` (when, seconds since the epoch; None while not reached)."""
+    reached = (stats or {}).get("achievements", {})
+    return [
+        {"id": a, "condition": text.get(language, text["en"]), "reached": reached.get(a)}
+        for a, text in ACHIEVEMENTS
+    ]
 
 
 def _rate(won: int, played: int) -> float | None:
@@ -177,6 +269,8 @@ def report(stats: Mapping[str, Any] | None, month: str | None = None, language: 
     counts = list(s.pop("dice"))
     total = sum(counts)
     value, ladder = float(s.pop("rating")), s.pop("ladder")
+    s.pop("achievements")
+    s.pop("cube")
     rank_id, names = rank(value)
     months = sorted(ladder)
     last = month or (months[-1] if months else None)

@@ -200,3 +200,27 @@ async def reset_statistics(player_id: PlayerId, request: Request, who: Who) -> S
 
 def _month() -> str:
     return time.strftime("%Y-%m", time.gmtime())
+
+
+class Achievement(BaseModel):
+    id: str
+    condition: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
+    reached: float | None = Field(description="when (seconds since the epoch, UTC); null: not yet")
+
+
+class Achievements(BaseModel):
+    achievements: list[Achievement] = Field(description="the twenty of the app manual, in its order")
+    reached: int
+
+
+@router.get("/{player_id}/achievements", summary="A player's twenty achievements, reached (with when) or not")
+async def player_achievements(player_id: PlayerId, request: Request, who: Who) -> Achievements:
+    from pulvezar.play.statistics import achievements
+
+    counters = await store_call(records(request).statistics, who.owner, player_id)
+    if counters is None:
+        raise _not_found(player_id)
+    found = achievements(counters, language(request))
+    return Achievements.model_validate(
+        {"achievements": found, "reached": sum(a["reached"] is not None for a in found)}
+    )
