@@ -32,8 +32,14 @@ class DailyPuzzleOut(BaseModel):
     move: int = Field(description="the move of that game (from 1)")
     position_type: dict[str, str | None]
     candidates: list[dict[str, Any]] = Field(description="plays (position) or the three cube options (cube)")
-    answer: dict[str, Any] = Field(description="the best play, or the right cube action with ND, DT, DP")
-    reason: dict[str, str] = Field(description="one sentence per language: en, de, tr")
+    answer: dict[str, Any] | None = Field(
+        description="the best play, or the right cube action with ND, DT, DP; null for a `player` who has "
+        "not attempted the puzzle yet (the candidates then carry no values either)"
+    )
+    reason: dict[str, str] | None = Field(description="one sentence per language: en, de, tr; null as answer")
+    attempted: bool | None = Field(
+        None, description="with `player` only: whether that player has attempted it"
+    )
     selection: dict[str, Any] = Field(description="how the rule chose it (fallback, candidates screened)")
     settings: dict[str, Any] = Field(description="trials, plies, truncation and thresholds used")
     version: int = Field(
@@ -103,3 +109,31 @@ class LibraryOut(ArchiveEntryOut):
 
 class LibraryList(BaseModel):
     positions: list[ArchiveEntryOut]
+
+
+class AttemptIn(Strict):
+    """An attempt at a daily puzzle: a play (``notation`` or the ``position_id`` after it) for the daily
+    position, ``double`` and ``response`` for the daily cube decision."""
+
+    player: str = Field(min_length=1, max_length=32, description="the player (POST /v1/players) who answers")
+    rules: DailyRules = "international"
+    kind: DailyKind = "position"
+    notation: str | None = Field(None, max_length=64, description="position: the play, e.g. 8/5 6/5")
+    position_id: str | None = Field(None, max_length=32, description="position: the position after the play")
+    double: bool | None = Field(None, description="cube: whether the player on roll doubles")
+    response: Literal["take", "pass"] | None = Field(None, description="cube: the opponent's right answer")
+
+
+class AttemptOut(BaseModel):
+    player: str
+    date: str
+    rules: str
+    kind: str
+    attempt: int = Field(description="1 for the first; only the first counts for the statistics and streaks")
+    first_attempt: bool
+    correct: bool
+    loss: float | None = Field(description="equity lost against the answer (0 when correct)")
+    loss_exact: bool = Field(description="false: the play is not among the listed candidates; loss is the "
+                             "largest listed loss, a lower bound")  # fmt: skip
+    answer: dict[str, Any]
+    reason: str = Field(description="why, in the request's language")

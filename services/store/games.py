@@ -22,6 +22,31 @@ from services.store.models import GameEvent, GameRow, IdempotentRequest
 from services.store.players import record_events
 
 
+def remember(
+    s: Any, url: str, owner: str | None, idempotency: tuple[str, str, int, dict[str, Any]] | None, now: float
+) -> None:
+    """Store the answer of a request sent with an ``Idempotency-Key`` (``(key, fingerprint, status,
+    answer)``) in the transaction ``s`` that made its change; a retry finds it (:func:`remembered`)."""
+    if idempotency is None:
+        return
+    key, fingerprint, status, response = idempotency
+    s.execute(
+        insert(url)(IdempotentRequest)
+        .values(
+            owner=owner or "", key=key, fingerprint=fingerprint, status=status, response=response,
+            created_at=now,
+        )
+        .on_conflict_do_nothing()
+    )  # fmt: skip
+
+
+def remembered(url: str, owner: str | None, key: str) -> Remembered | None:
+    """The answer stored for the owner's ``key``, or None."""
+    with session(url) as s:
+        r = s.get(IdempotentRequest, (owner or "", key))
+        return None if r is None else Remembered(r.fingerprint, r.status, dict(r.response))
+
+
 class StaleGame(Exception):
     """The game changed since it was read (another request acted first)."""
 
@@ -74,17 +99,7 @@ class GameRecords:
     def _remember(
         self, s: Any, owner: str | None, idempotency: tuple[str, str, int, dict[str, Any]] | None, now: float
     ) -> None:
-        if idempotency is None:
-            return
-        key, fingerprint, status, response = idempotency
-        s.execute(
-            insert(self.url)(IdempotentRequest)
-            .values(
-                owner=owner or "", key=key, fingerprint=fingerprint, status=status, response=response,
-                created_at=now,
-            )
-            .on_conflict_do_nothing()
-        )  # fmt: skip
+        remember(s, self.url, owner, idempotency, now)
 
     # ---- writing ---------------------------------------------------------------------------------
     def create(
@@ -190,9 +205,7 @@ class GameRecords:
             return [(int(n), dict(e)) for n, e in s.execute(q).all()]
 
     def remembered(self, owner: str | None, key: str) -> Remembered | None:
-        with session(self.url) as s:
-            r = s.get(IdempotentRequest, (owner or "", key))
-            return None if r is None else Remembered(r.fingerprint, r.status, dict(r.response))
+        return remembered(self.url, owner, key)
 
     def list(
         self,

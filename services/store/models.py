@@ -182,3 +182,19 @@ class IdempotentRequest(Base):
     status: Mapped[int] = mapped_column(Integer)
     response: Mapped[dict[str, Any]] = mapped_column(Json)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class DailyAttempt(Base):
+    """A player's attempt at a daily puzzle (``n`` 1 is the first: only it counts for the statistics)."""
+
+    __tablename__ = "daily_attempts"
+
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    date: Mapped[str] = mapped_column(String(10), primary_key=True)  # YYYY-MM-DD
+    rules: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # position, cube
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    answer: Mapped[dict[str, Any]] = mapped_column(Json)  # what the player answered
+    correct: Mapped[bool] = mapped_column(Boolean)
+    loss: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -134,3 +134,30 @@ def test_achievements_are_reached_once_with_the_time_of_the_game_that_reached_th
     lost = fold(s, [{"type": "game_end", "player": 1, "details": {"winner": 1, "points": 1}}], {"time": 50.0})
     assert achievements(lost) == achievements(s)  # nothing is taken back
     assert achievements(s, "tr")[0]["condition"] == "Bir oyun kazan"
+
+
+def test_daily_first_attempts_make_streaks_per_rule_set() -> None:
+    from pulvezar.play.statistics import achievements, daily_report
+
+    def day(date: str, correct: bool, rules: str = "international", kind: str = "position") -> dict[str, Any]:
+        details = {
+            "date": date,
+            "rules": rules,
+            "kind": kind,
+            "correct": correct,
+            "loss": 0.0 if correct else 0.1,
+        }
+        return {"type": "daily", "player": 0, "details": details}
+
+    days = [day(f"2026-11-{d:02d}", True) for d in range(1, 8)]  # seven days in a row
+    s = fold(None, days, {"time": 7.0})
+    s = fold(s, [day("2026-11-08", False), day("2026-11-09", True)], {"time": 9.0})
+    s = fold(s, [day("2026-10-01", True)], {"time": 10.0})  # an old puzzle solved later: no streak change
+    s = fold(s, [day("2026-11-09", True, "tavla"), day("2026-11-09", True, "international", "cube")], {})
+    r = daily_report(s, today="2026-11-10")
+    assert r["international"] == {"tried": 10, "solved": 9, "streak": 1, "best_streak": 7, "mean_loss": 0.01}
+    assert r["tavla"]["streak"] == 1 and r["cube"]["solved"] == 1
+    assert daily_report(s, today="2026-11-12")["international"]["streak"] == 0  # a day passed unsolved
+    reached = {a["id"]: a["reached"] for a in achievements(s) if a["reached"] is not None}
+    assert reached == {"daily_first_try": 7.0, "daily_week": 7.0}
+    assert s["games_played"] == 0  # dailies are not games

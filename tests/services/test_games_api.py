@@ -468,3 +468,141 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     assert http.get(unrecorded["href"]).status_code == 200 and http.get(bob["href"]).status_code == 200
     assert problem(http.delete(ann["href"]), 404)
     other.close()
+
+
+def stored_puzzle(database_url: str, date: str, kind: str) -> dict[str, Any]:
+    """A daily puzzle in the durable store as the daily task writes it (``DailyPuzzle.to_json()``), with its
+    candidates from the legal plays of the starting position and 3-1."""
+    import datetime as dt
+
+    from pulvezar import Rules
+    from services.store.archive import DailyRecords
+
+    start = Position.start()
+    plays = {p.notation: p.position.position_id for p in Rules.international().legal_plays(start, (3, 1))}
+    base = {
+        "date": date, "kind": kind, "rules": "international", "position_id": start.position_id,
+        "xgid": str(XGID.from_position(start, dice=(3, 1) if kind == "position" else "00")),
+        "dice": [3, 1] if kind == "position" else None, "match_length": 0, "score": [0, 0], "cube_value": 1,
+        "cube_owner": "centre", "game": 1, "move": 1, "position_type": {"kind": "opening", "side": None},
+        "reason": {"en": "why", "de": "warum", "tr": "neden"}, "selection": {}, "settings": {}, "version": 1,
+        "seed": dt.date.fromisoformat(date).strftime("%Y%m%d"),
+    }  # fmt: skip
+    if kind == "position":
+        base["candidates"] = [
+            {"play": "8/5 6/5", "position_id": plays["8/5 6/5"], "loss": 0.0},
+            {"play": "24/21 6/5", "position_id": plays["24/21 6/5"], "loss": 0.09},
+        ]
+        base["answer"] = {"play": "8/5 6/5", "position_id": plays["8/5 6/5"], "equity": 0.15}
+    else:
+        base["candidates"] = [
+            {"action": a, "equity": e} for a, e in (("no double", 0.5), ("double/take", 0.6))
+        ]
+        base["answer"] = {"action": "No double, take", "double": False, "response": "take",
+                          "costs": {"no double": 0.0, "double": 0.1, "take": 0.0, "pass": 0.4}}  # fmt: skip
+    DailyRecords(database_url).put(date, "international", kind, json.dumps(base))
+    return base
+
+
+def test_daily_attempts_of_a_player(platform: Platform) -> None:
+    """The daily puzzle hides its answer from a player until they attempt it; the first attempt counts for
+    the statistics, streaks and the calendar, a retried request with its Idempotency-Key is answered as the
+    first was, another key's player is refused (issue 29)."""
+    import datetime as dt
+
+    http = platform.http
+    today = dt.datetime.now(dt.UTC).date()
+    yesterday = (today - dt.timedelta(days=1)).isoformat()
+    for date in (yesterday, today.isoformat()):
+        stored_puzzle(platform.database_url, date, "position")
+    stored_puzzle(platform.database_url, yesterday, "cube")
+    ann = http.post("/v1/players", json={"name": "Ann"}).json()
+
+    anonymous = http.get("/v1/daily/today").json()
+    assert anonymous["answer"]["play"] == "8/5 6/5" and "attempted" not in anonymous  # as before
+    before = http.get("/v1/daily/today", params={"player": ann["id"]}).json()
+    assert before["attempted"] is False and before["answer"] is None and before["reason"] is None
+    assert all(set(c) == {"play", "position_id"} for c in before["candidates"])
+    assert (
+        problem(http.get("/v1/daily/today", params={"player": "pnobody"}), 422)["errors"][0]["field"]
+        == "player"
+    )
+
+    url = f"/v1/daily/{yesterday}/attempts"
+    first = http.post(
+        url, json={"player": ann["id"], "notation": "8/5 6/5"}, headers={"Idempotency-Key": "a1"}
+    )
+    assert first.status_code == 200, first.text
+    f = first.json()
+    assert (f["correct"], f["first_attempt"], f["attempt"], f["loss"], f["loss_exact"]) == (
+        True,
+        True,
+        1,
+        0.0,
+        True,
+    )
+    again = http.post(
+        url, json={"player": ann["id"], "notation": "8/5 6/5"}, headers={"Idempotency-Key": "a1"}
+    )
+    assert again.json() == first.json() and again.headers.get("Idempotent-Replayed") == "true"
+    second = http.post(url, json={"player": ann["id"], "notation": "24/21 6/5"}).json()
+    assert (second["attempt"], second["first_attempt"], second["correct"], second["loss"]) == (
+        2,
+        False,
+        False,
+        0.09,
+    )
+    wrong_today = http.post(
+        f"/v1/daily/{today.isoformat()}/attempts", json={"player": ann["id"], "notation": "24/21 6/5"}
+    ).json()
+    assert wrong_today["first_attempt"] and not wrong_today["correct"]
+    cube = http.post(
+        f"/v1/daily/{yesterday}/attempts",
+        json={"player": ann["id"], "kind": "cube", "double": True, "response": "take"},
+    ).json()
+    assert (cube["correct"], cube["loss"]) == (False, 0.1)
+    after = http.get("/v1/daily/today", params={"player": ann["id"]}).json()
+    assert after["attempted"] is True and after["answer"]["play"] == "8/5 6/5"
+
+    for body, field in (
+        ({"player": ann["id"], "notation": "8/3"}, "notation"),
+        ({"player": ann["id"]}, "notation"),
+        ({"player": ann["id"], "kind": "cube", "double": True}, "response"),
+        ({"player": "pnobody", "notation": "8/5 6/5"}, "player"),
+    ):
+        assert problem(http.post(url, json=body), 422)["errors"][0]["field"] == field, body
+    assert problem(http.post("/v1/daily/2026-13-01/attempts", json={"player": ann["id"]}), 422)
+    future = (today + dt.timedelta(days=1)).isoformat()
+    assert (
+        problem(http.post(f"/v1/daily/{future}/attempts", json={"player": ann["id"]}), 422)["errors"][0][
+            "field"
+        ]
+        == "date"
+    )
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert (
+        problem(other.post(url, json={"player": ann["id"], "notation": "8/5 6/5"}), 422)["errors"][0]["field"]
+        == "player"
+    )
+    other.close()
+
+    stats = http.get(f"{ann['href']}/statistics").json()["daily"]
+    assert stats["international"] == {
+        "tried": 2,
+        "solved": 1,
+        "streak": 0,
+        "best_streak": 1,
+        "mean_loss": 0.045,
+    }
+    assert stats["cube"]["tried"] == 1 and stats["cube"]["solved"] == 0
+    reached = {
+        a["id"] for a in http.get(f"{ann['href']}/achievements").json()["achievements"] if a["reached"]
+    }
+    assert reached == {"daily_first_try"}
+    cal = http.get(f"{ann['href']}/daily", params={"month": yesterday[:7]}).json()
+    states = {d["date"]: d["state"] for d in cal["days"]}
+    assert states[yesterday] == "solved" and all(s == "not_tried" for d, s in states.items() if d < yesterday)
+    if today.isoformat()[:7] == yesterday[:7]:
+        assert states[today.isoformat()] == "missed" and max(states) == today.isoformat()
+    assert problem(http.get(f"{ann['href']}/daily", params={"month": "2026-13"}), 422)
+    assert http.delete(ann["href"]).status_code == 204  # its attempts go with it

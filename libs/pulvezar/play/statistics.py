@@ -51,6 +51,7 @@ EMPTY: dict[str, Any] = {
     "rated_games": 0,
     "ladder": {},  # "YYYY-MM": [the rating after the month's last game, games rated that month]
     "achievements": {},  # id: when it was reached (seconds since the epoch)
+    "daily": {},  # "international" | "tavla" (the daily position), "cube": first attempts (:func:`_daily`)
     "cube": 1,  # the cube of the game in play (a gammon of a game with the cube on 4 or more)
 }
 #: the bots' ratings (the app manual's, section 5.7)
@@ -156,6 +157,9 @@ def fold(
     when = float(context.get("time") or 0.0)
     for e in events:
         kind, details = e.get("type"), e.get("details") or {}
+        if kind == "daily":
+            _daily(out, details, when)
+            continue
         if kind in ("take", "beaver", "raccoon") and details.get("cube"):
             out["cube"] = int(details["cube"])  # the cube the game is now played for
         if kind == "opening":
@@ -219,6 +223,54 @@ def fold(
     return out
 
 
+def _day_before(date: str) -> str:
+    import datetime as dt
+
+    return (dt.date.fromisoformat(date) - dt.timedelta(days=1)).isoformat()
+
+
+def _daily(out: dict[str, Any], d: Mapping[str, Any], when: float) -> None:
+    """A first attempt at a daily puzzle (``date``, ``rules``, ``kind``, ``correct``, ``loss``): its rule
+    set's (or the cube kind's) counters, the streak of consecutive days solved, the achievements."""
+    key = "cube" if d.get("kind") == "cube" else str(d.get("rules") or "international")
+    c = out["daily"].setdefault(
+        key, {"tried": 0, "solved": 0, "streak": 0, "best_streak": 0, "loss_sum": 0.0, "last_solved": None}
+    )
+    date = str(d["date"])
+    c["tried"] += 1
+    c["loss_sum"] += float(d.get("loss") or 0.0)
+    if d.get("correct"):
+        c["solved"] += 1
+        last = c["last_solved"]
+        if last is None or date > last:  # an older puzzle solved later leaves the streak alone
+            c["streak"] = c["streak"] + 1 if last == _day_before(date) else 1
+            c["last_solved"] = date
+        c["best_streak"] = max(c["best_streak"], c["streak"])
+        _reach(out, "daily_first_try", when)
+        if c["streak"] >= 7:
+            _reach(out, "daily_week", when)
+        if c["streak"] >= 30:
+            _reach(out, "daily_month", when)
+    elif c["last_solved"] is None or date > c["last_solved"]:
+        c["streak"] = 0
+
+
+def daily_report(stats: Mapping[str, Any] | None, today: str | None = None) -> dict[str, Any]:
+    """The daily counters per rule set (and ``cube``): ``tried``, ``solved``, ``streak`` (0 once a day
+    after the last solved one has passed without a solution, as of ``today``), ``best_streak``,
+    ``mean_loss`` (of the first attempts; None before one)."""
+    out = {}
+    for key, c in ((stats or {}).get("daily") or {}).items():
+        streak = c["streak"]
+        if today is not None and c["last_solved"] is not None and c["last_solved"] < _day_before(today):
+            streak = 0
+        out[key] = {
+            "tried": c["tried"], "solved": c["solved"], "streak": streak, "best_streak": c["best_streak"],
+            "mean_loss": c["loss_sum"] / c["tried"] if c["tried"] else None,
+        }  # fmt: skip
+    return out
+
+
 def _game_won(out: dict[str, Any], outcome: Any, level: str, when: float) -> None:
     """The achievements a won game may reach."""
     wins = out["games_won"]
@@ -258,7 +310,9 @@ def _months(last: str, n: int) -> list[str]:
     return out[::-1]
 
 
-def report(stats: Mapping[str, Any] | None, month: str | None = None, language: str = "en") -> dict[str, Any]:
+def report(
+    stats: Mapping[str, Any] | None, month: str | None = None, language: str = "en", today: str | None = None
+) -> dict[str, Any]:
     """The counters with what is derived from them: ``win_rate`` and ``match_win_rate`` (None before the
     first), the dice (``counts`` by number, ``total``, ``expected``: each number's share, total / 6), and
     ``rating``: its ``value``, ``rank`` (``id`` and ``name`` in ``language``: en, de or tr) and ``ladder``,
@@ -271,6 +325,7 @@ def report(stats: Mapping[str, Any] | None, month: str | None = None, language: 
     value, ladder = float(s.pop("rating")), s.pop("ladder")
     s.pop("achievements")
     s.pop("cube")
+    s["daily"] = daily_report(s, today)
     rank_id, names = rank(value)
     months = sorted(ladder)
     last = month or (months[-1] if months else None)

@@ -17,14 +17,22 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from pulvezar.archive.similar import check_date
+from pulvezar.errors import PulvezarError
 from services.common import archive_store
-from services.gateway.daily_models import DailyKind, DailyPuzzleOut, DailyRules
-from services.gateway.durable import database_url
+from services.gateway.daily_models import AttemptIn, AttemptOut, DailyKind, DailyPuzzleOut, DailyRules
+from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
+from services.gateway.language import language
 from services.gateway.problems import Problem, ProblemError, invalid
 from services.gateway.routers.similar import archive_redis, call
-from services.gateway.security import client
+from services.gateway.security import Client, client
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])
+Who = Annotated[Client, Depends(client)]
+PlayerQuery = Annotated[
+    str | None,
+    Query(max_length=32, description="a player: no answer fields until this player has attempted the puzzle"),
+]
 
 RulesQuery = Annotated[DailyRules, Query(description="international, or tavla (basic rules)")]
 KindQuery = Annotated[DailyKind, Query(description="position (checker play) or cube (international only)")]
@@ -36,7 +44,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 }
 
 
-async def _puzzle(request: Request, date: str, rules: str, kind: str) -> JSONResponse:
+async def _raw(request: Request, date: str, rules: str, kind: str) -> dict[str, Any]:
     if kind == "cube" and rules != "international":
         raise invalid("kind", "the daily cube decision is international (Tavla has no cube)")
     raw = await _stored(request, date, rules, kind)
@@ -47,8 +55,33 @@ async def _puzzle(request: Request, date: str, rules: str, kind: str) -> JSONRes
             kind="not-found",
             errors=[("date", "not produced yet")],
         )
-    cache = "public, max-age=3600" if date < _today() else "public, max-age=300"
-    return JSONResponse(DailyPuzzleOut.model_validate(raw).model_dump(), headers={"Cache-Control": cache})
+    return raw
+
+
+async def _puzzle(
+    request: Request, who: Client, date: str, rules: str, kind: str, player: str | None
+) -> JSONResponse:
+    raw = await _raw(request, date, rules, kind)
+    if player is None:  # anonymous: the whole puzzle, cacheable
+        cache = "public, max-age=3600" if date < _today() else "public, max-age=300"
+        out = DailyPuzzleOut.model_validate(raw).model_dump(exclude={"attempted"})
+        return JSONResponse(out, headers={"Cache-Control": cache})
+    from pulvezar.archive.attempts import hidden
+
+    tried = await store_call(_attempts(request).first, who.owner, player, (date, rules, kind))
+    if tried is None:
+        raise invalid("player", f"no player {player!r} of this key")
+    out = DailyPuzzleOut.model_validate({**(raw if tried else hidden(raw)), "attempted": tried}).model_dump()
+    return JSONResponse(out, headers={"Cache-Control": "private, no-store"})
+
+
+def _attempts(request: Request) -> Any:
+    url = database_url(request)
+    if not url:
+        raise no_store("a player's daily attempts")
+    from services.store.daily_attempts import DailyAttempts
+
+    return DailyAttempts(url)
 
 
 async def _stored(request: Request, date: str, rules: str, kind: str) -> dict[str, Any] | None:
@@ -81,16 +114,71 @@ def _today() -> str:
     "/today", summary="Today's (UTC) daily puzzle", response_model=DailyPuzzleOut, responses=NOT_FOUND
 )
 async def today(
-    request: Request, rules: RulesQuery = "international", kind: KindQuery = "position"
+    request: Request,
+    who: Who,
+    rules: RulesQuery = "international",
+    kind: KindQuery = "position",
+    player: PlayerQuery = None,
 ) -> JSONResponse:
-    return await _puzzle(request, _today(), rules, kind)
+    return await _puzzle(request, who, _today(), rules, kind, player)
 
 
 @router.get(
     "/{date}", summary="The daily puzzle of a date", response_model=DailyPuzzleOut, responses=NOT_FOUND
 )
 async def by_date(
-    date: DatePath, request: Request, rules: RulesQuery = "international", kind: KindQuery = "position"
+    date: DatePath,
+    request: Request,
+    who: Who,
+    rules: RulesQuery = "international",
+    kind: KindQuery = "position",
+    player: PlayerQuery = None,
 ) -> JSONResponse:
     check_date(date)  # a PulvezarError on "date": 422
-    return await _puzzle(request, date, rules, kind)
+    return await _puzzle(request, who, date, rules, kind, player)
+
+
+@router.post(
+    "/{date}/attempts",
+    summary="A player's attempt at a daily puzzle: correct or not, the loss, and the answer",
+    response_model=AttemptOut,
+    responses=NOT_FOUND,
+)
+async def attempt(
+    date: DatePath, body: AttemptIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    """Only the first attempt of a player at a puzzle counts for the statistics, the streaks and the
+    achievements; a request retried with the same ``Idempotency-Key`` is answered as the first was."""
+    from pulvezar.archive.attempts import judge
+
+    check_date(date)
+    if date > _today():
+        raise invalid("date", "a puzzle of a day to come cannot be attempted")
+    store = _attempts(request)
+    fp = fingerprint(request, body.model_dump())
+    from services.store.games import GameRecords
+
+    replay = await replayed(GameRecords(store.url), who, idempotency_key, fp)
+    if replay is not None:
+        return replay
+    raw = await _raw(request, date, body.rules, body.kind)
+    try:
+        judged = judge(raw, body.model_dump())
+    except PulvezarError as e:
+        raise invalid(e.field or "notation", str(e)) from None
+    lang = language(request)
+
+    def respond(n: int) -> dict[str, Any]:
+        return AttemptOut(
+            player=body.player, date=date, rules=body.rules, kind=body.kind, attempt=n, first_attempt=n == 1,
+            correct=judged.correct, loss=round(judged.loss, 6), loss_exact=judged.loss_exact,
+            answer=raw["answer"], reason=raw["reason"].get(lang, raw["reason"]["en"]),
+        ).model_dump()  # fmt: skip
+
+    out = await store_call(
+        store.attempt, who.owner, body.player, (date, body.rules, body.kind), judged.answer,
+        (judged.correct, judged.loss), respond, (idempotency_key, fp) if idempotency_key else None,
+    )  # fmt: skip
+    if out is None:
+        raise invalid("player", f"no player {body.player!r} of this key")
+    return JSONResponse(out)

@@ -22,8 +22,6 @@ secret dice seed never leaves the store before the match is over.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import secrets
 import time
@@ -37,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar import PulvezarError
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
 from services.gateway.models import RuleSet
 from services.gateway.problems import ProblemError, invalid
@@ -49,10 +48,6 @@ router = APIRouter(prefix="/v1/games", tags=["games"])
 
 Who = Annotated[Client, Depends(client)]
 GameId = Annotated[str, Path(min_length=1, max_length=64, description="a game's id")]
-IdempotencyKey = Annotated[
-    str | None,
-    Header(alias="Idempotency-Key", max_length=128, description="makes a retried request safe"),
-]
 
 
 # ---- request bodies --------------------------------------------------------------------------------
@@ -200,22 +195,6 @@ def _refused(e: PulvezarError) -> ProblemError:
     return ProblemError(422, str(e), kind=kind, errors=[(field, str(e))])
 
 
-def _fingerprint(request: Request, body: Any) -> str:
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{request.method} {request.url.path} {text}".encode()).hexdigest()
-
-
-async def _replayed(games: Any, who: Client, key: str | None, fingerprint: str) -> JSONResponse | None:
-    if key is None:
-        return None
-    r = await store_call(games.remembered, who.owner, key)
-    if r is None:
-        return None
-    if r.fingerprint != fingerprint:
-        raise invalid("Idempotency-Key", "this key was used with another request")
-    return JSONResponse(r.response, status_code=r.status, headers={"Idempotent-Replayed": "true"})
-
-
 def _no_game(game_id: str) -> ProblemError:
     return ProblemError(404, f"no game {game_id!r}", kind="not-found", errors=[("game_id", "unknown game")])
 
@@ -273,8 +252,8 @@ async def create_game(
 ) -> JSONResponse:
     games = records(request)
     data = body.model_dump(exclude_none=True)
-    fingerprint = _fingerprint(request, data)
-    replay = await _replayed(games, who, idempotency_key, fingerprint)
+    fp = fingerprint(request, data)
+    replay = await replayed(games, who, idempotency_key, fp)
     if replay is not None:
         return replay
     data.pop("player", None)
@@ -307,7 +286,7 @@ async def create_game(
     lang = language(request)
     view = _view(game_id, session, now, lang, created=now, player=body.player)
     events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
-    idem = (idempotency_key, fingerprint, 201, view) if idempotency_key else None
+    idem = (idempotency_key, fp, 201, view) if idempotency_key else None
     await store_call(
         games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem,
         now, body.player,
@@ -389,8 +368,8 @@ async def act(
     action = body.model_dump(exclude_none=True)
     async with _lock(game_id):
         games, stored, session = await _load(request, who, game_id)
-        fingerprint = _fingerprint(request, action)
-        replay = await _replayed(games, who, idempotency_key, fingerprint)
+        fp = fingerprint(request, action)
+        replay = await replayed(games, who, idempotency_key, fp)
         if replay is not None:
             return replay
         now = time.time()
@@ -399,7 +378,7 @@ async def act(
         events = await _in_thread(session.apply, action, now)
         view = _view(game_id, session, now, language(request), stored.created_at, stored.player_id)
         view["events"] = [_event_view(e, language(request)) for e in events]
-        idem = (idempotency_key, fingerprint, 200, view) if idempotency_key else None
+        idem = (idempotency_key, fp, 200, view) if idempotency_key else None
         await _save(games, stored, session, events, idem)
         return JSONResponse(view)
 

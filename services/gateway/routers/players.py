@@ -8,7 +8,7 @@ key gets 404.  ``DELETE`` removes the player and everything recorded for it.  Ne
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -154,6 +154,14 @@ class Rating(BaseModel):
     ladder: list[Rung] = Field(description="the last six months, oldest first")
 
 
+class DailyResults(BaseModel):
+    tried: int = Field(description="puzzles attempted (the first attempt counts)")
+    solved: int = Field(description="solved at the first attempt")
+    streak: int = Field(description="days in a row solved, up to today or yesterday")
+    best_streak: int
+    mean_loss: float | None = Field(description="of the first attempts")
+
+
 class Statistics(BaseModel):
     """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
 
@@ -177,6 +185,9 @@ class Statistics(BaseModel):
     dice: Dice
     rated_games: int
     rating: Rating
+    daily: dict[str, DailyResults] = Field(
+        description="the daily position per rule set (international, tavla), the daily cube decision (cube)"
+    )
 
 
 @router.get("/{player_id}/statistics", summary="A player's statistics: games, matches, streaks, levels, dice")
@@ -186,7 +197,7 @@ async def statistics(player_id: PlayerId, request: Request, who: Who) -> Statist
     counters = await store_call(records(request).statistics, who.owner, player_id)
     if counters is None:
         raise _not_found(player_id)
-    return Statistics.model_validate(report(counters, _month(), language(request)))
+    return Statistics.model_validate(report(counters, _month(), language(request), _today()))
 
 
 @router.post("/{player_id}/statistics/reset", summary="Start a player's statistics again (the games stay)")
@@ -195,11 +206,15 @@ async def reset_statistics(player_id: PlayerId, request: Request, who: Who) -> S
 
     if not await store_call(records(request).reset_statistics, who.owner, player_id):
         raise _not_found(player_id)
-    return Statistics.model_validate(report({}, _month(), language(request)))
+    return Statistics.model_validate(report({}, _month(), language(request), _today()))
 
 
 def _month() -> str:
     return time.strftime("%Y-%m", time.gmtime())
+
+
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 class Achievement(BaseModel):
@@ -224,3 +239,50 @@ async def player_achievements(player_id: PlayerId, request: Request, who: Who) -
     return Achievements.model_validate(
         {"achievements": found, "reached": sum(a["reached"] is not None for a in found)}
     )
+
+
+class DayResult(BaseModel):
+    date: str
+    state: Literal["solved", "missed", "not_tried"] = Field(
+        description="solved at the first attempt, missed (the first attempt was wrong), or not tried"
+    )
+
+
+class DailyCalendar(BaseModel):
+    month: str
+    rules: str
+    kind: str
+    days: list[DayResult] = Field(description="every day of the month up to today")
+
+
+@router.get("/{player_id}/daily", summary="A player's daily calendar of a month: solved, missed, not tried")
+async def daily_calendar(
+    player_id: PlayerId,
+    request: Request,
+    who: Who,
+    month: Annotated[
+        str | None, Query(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM; this month")
+    ] = None,
+    rules: Literal["international", "tavla"] = "international",
+    kind: Literal["position", "cube"] = "position",
+) -> DailyCalendar:
+    import calendar
+    import datetime as dt
+
+    from services.store.daily_attempts import DailyAttempts
+
+    month = month or _month()
+    found = await store_call(
+        DailyAttempts(records(request).url).calendar, who.owner, player_id, month, rules, kind
+    )
+    if found is None:
+        raise _not_found(player_id)
+    year, mon = (int(x) for x in month.split("-"))
+    today = _today()
+    days = []
+    for d in range(1, calendar.monthrange(year, mon)[1] + 1):
+        date = dt.date(year, mon, d).isoformat()
+        if date > today:
+            break
+        days.append(DayResult(date=date, state=found.get(date, "not_tried")))  # type: ignore[arg-type]
+    return DailyCalendar(month=month, rules=rules, kind=kind, days=days)

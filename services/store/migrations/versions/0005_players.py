@@ -1,4 +1,4 @@
-"""players (the learner's record), and the player a game is recorded for
+"""players (the learner's record), the player a game is recorded for, daily attempts
 
 Revision ID: 0005
 Revises: 0004
@@ -30,6 +30,18 @@ def upgrade() -> None:
         sa.Column("updated_at", sa.Float(), nullable=False),
     )
     op.create_index("ix_players_owner_created", "players", ["owner", "created_at", "id"])
+    op.create_table(
+        "daily_attempts",
+        sa.Column("player_id", sa.String(32), primary_key=True),
+        sa.Column("date", sa.String(10), primary_key=True),
+        sa.Column("rules", sa.String(16), primary_key=True),
+        sa.Column("kind", sa.String(16), primary_key=True),
+        sa.Column("n", sa.Integer(), primary_key=True),
+        sa.Column("answer", JSON, nullable=False),
+        sa.Column("correct", sa.Boolean(), nullable=False),
+        sa.Column("loss", sa.Float(), nullable=True),
+        sa.Column("created_at", sa.Float(), nullable=False),
+    )
     op.add_column("games", sa.Column("player_id", sa.String(32), nullable=True))
     op.create_index("ix_games_player", "games", ["player_id"])
 
@@ -38,5 +50,6 @@ def downgrade() -> None:
     op.drop_index("ix_games_player", "games")
     with op.batch_alter_table("games") as batch:  # SQLite drops a column by copying the table
         batch.drop_column("player_id")
+    op.drop_table("daily_attempts")
     op.drop_index("ix_players_owner_created", "players")
     op.drop_table("players")
