@@ -69,7 +69,7 @@ ILLEGAL: list[dict[str, Any]] = [
     {"action": 3},
     {"action": "castle"},
     {"action": "double", "level": "gammon"},
-    {"action": "play", "notation": "25/1"},
+    {"action": "play", "notation": "bar/off"},  # never legal (25/1 is, with 6-6 from the bar)
     {"action": "play", "notation": "24/23/22/21/20/19"},
     {"action": "play", "notation": 83},
     {"action": "play"},
