@@ -37,6 +37,7 @@ from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import (
     analyses,
+    cards,
     cube,
     daily,
     games,
@@ -262,6 +263,7 @@ def create_app(
         opening_book,
         games,
         players,
+        cards,
     )
     for r in routers:
         app.include_router(r.router)

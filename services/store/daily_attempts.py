@@ -10,9 +10,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from services.store.cards import add_card
 from services.store.db import session
 from services.store.games import remember
 from services.store.models import DailyAttempt, PlayerRow
+
+
+def tomorrow(now: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(now + 86400))
 
 
 class DailyAttempts:
@@ -35,10 +40,12 @@ class DailyAttempts:
         judged: tuple[bool, float | None],
         respond: Callable[[int], dict[str, Any]],
         idempotency: tuple[str, str] | None = None,
+        card: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         """Record an attempt at ``puzzle`` (``(date, rules, kind)``) judged ``(correct, loss)``; the answer
         ``respond(n)`` makes for the attempt's number ``n`` (1: the first), or None when the owner has no such
-        player.  ``idempotency``: ``(key, fingerprint)`` of the request, whose answer is stored with it."""
+        player.  ``idempotency``: ``(key, fingerprint)`` of the request, whose answer is stored with it;
+        ``card``: the puzzle, which becomes the player's flash card when the first attempt is wrong."""
         from pulvezar.play.statistics import fold
 
         date, rules, kind = puzzle
@@ -62,6 +69,8 @@ class DailyAttempts:
                     "date": date, "rules": rules, "kind": kind, "correct": correct, "loss": loss,
                 }}  # fmt: skip
                 player.stats = fold(player.stats, [event], {"time": now})
+                if not correct and card is not None:  # a card of it, due tomorrow
+                    add_card(s, self.url, player_id, f"daily:{date}:{rules}:{kind}", card, tomorrow(now))
             out = respond(n)
             if idempotency is not None:
                 remember(s, self.url, owner, (idempotency[0], idempotency[1], 200, out), now)

@@ -198,3 +198,29 @@ class DailyAttempt(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     loss: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class Card(Base):
+    """A flash card of a player: a decision to answer again on a spaced schedule (services/store/cards.py)."""
+
+    __tablename__ = "cards"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(
+        String(96)
+    )  # where it comes from, once per player: daily:<date>:<rules>:<kind>
+    puzzle: Mapped[dict[str, Any]] = mapped_column(
+        Json
+    )  # the decision with its answer (a daily puzzle's shape)
+    due: Mapped[str] = mapped_column(String(10))  # YYYY-MM-DD
+    interval: Mapped[int] = mapped_column(Integer)  # days until due after the last answer (0: new or missed)
+    reps: Mapped[int] = mapped_column(Integer)  # answers in a row solved
+    lapses: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+    answered_at: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (
+        Index("ix_cards_player_source", "player_id", "source", unique=True),
+        Index("ix_cards_player_due", "player_id", "due"),
+    )

@@ -18,7 +18,7 @@ from sqlalchemy import and_, delete, or_, select, update
 
 from services.store.db import session
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import DailyAttempt, GameEvent, GameRow, PlayerRow
+from services.store.models import Card, DailyAttempt, GameEvent, GameRow, PlayerRow
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class PlayerRecords:
 
     def delete(self, owner: str | None, player_id: str) -> bool:
         """Delete the player and everything recorded for it (its games and their events, its daily
-        attempts, its statistics); False when the owner has no such player."""
+        attempts and cards, its statistics); False when the owner has no such player."""
         with session(self.url) as s:
             row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
             if row is None:
@@ -99,6 +99,7 @@ class PlayerRecords:
             s.execute(delete(GameEvent).where(GameEvent.game_id.in_(games)))
             s.execute(delete(GameRow).where(GameRow.player_id == player_id))
             s.execute(delete(DailyAttempt).where(DailyAttempt.player_id == player_id))
+            s.execute(delete(Card).where(Card.player_id == player_id))
             s.delete(row)
             return True
 

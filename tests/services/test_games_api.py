@@ -605,4 +605,43 @@ def test_daily_attempts_of_a_player(platform: Platform) -> None:
     if today.isoformat()[:7] == yesterday[:7]:
         assert states[today.isoformat()] == "missed" and max(states) == today.isoformat()
     assert problem(http.get(f"{ann['href']}/daily", params={"month": "2026-13"}), 422)
-    assert http.delete(ann["href"]).status_code == 204  # its attempts go with it
+
+    # flash cards: made from the two puzzles missed at the first attempt, due tomorrow
+    tomorrow = (today + dt.timedelta(days=1)).isoformat()
+    deck = http.get(f"{ann['href']}/cards").json()
+    assert deck == {"count": 2, "due_today": 0, "next_due": tomorrow, "learned": 0}
+    round_ = http.get(f"{ann['href']}/cards/due").json()["cards"]  # none due: the ten due earliest
+    assert sorted(c["source"] for c in round_) == [
+        f"daily:{yesterday}:international:cube",
+        f"daily:{today.isoformat()}:international:position",
+    ]
+    card = next(c for c in round_ if c["decision"]["kind"] == "position")
+    assert "answer" not in card["decision"] and all(
+        set(c) == {"play", "position_id"} for c in card["decision"]["candidates"]
+    )
+    href = f"{ann['href']}/cards/{card['id']}/answers"
+    right = http.post(href, json={"notation": "6/5 8/5"}, headers={"Idempotency-Key": "c1"})
+    assert right.status_code == 200, right.text
+    assert (right.json()["correct"], right.json()["interval"], right.json()["next_due"]) == (
+        True,
+        1,
+        tomorrow,
+    )
+    replay = http.post(href, json={"notation": "6/5 8/5"}, headers={"Idempotency-Key": "c1"})
+    assert replay.json() == right.json() and replay.headers.get("Idempotent-Replayed") == "true"
+    again = http.post(href, json={"notation": "8/5 6/5"}).json()  # solved twice in a row: 6 days
+    assert (again["interval"], again["next_due"]) == (6, (today + dt.timedelta(days=6)).isoformat())
+    missed = http.post(href, json={"notation": "24/21 6/5"}).json()
+    assert (missed["correct"], missed["loss"], missed["interval"], missed["next_due"]) == (
+        False,
+        0.09,
+        1,
+        tomorrow,
+    )
+    assert problem(http.post(href, json={"notation": "8/3"}), 422)["errors"][0]["field"] == "notation"
+    assert problem(http.post(f"{ann['href']}/cards/cnone/answers", json={"notation": "8/5 6/5"}), 404)
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert problem(other.get(f"{ann['href']}/cards"), 404)
+    assert problem(other.post(href, json={"notation": "8/5 6/5"}), 404)
+    other.close()
+    assert http.delete(ann["href"]).status_code == 204  # its attempts and cards go with it

@@ -93,3 +93,34 @@ def test_games_against_an_adaptive_bot_are_rated_against_the_rating_it_plays_at(
     assert stats is not None and stats["by_level"]["adaptive"]["games_won"] == 1
     assert stats["rating"] == rated(1500.0, 1650.0, True, 0) and stats["rated_games"] == 1
     assert list(stats["ladder"]) == [time.strftime("%Y-%m", time.gmtime())]
+
+
+def test_cards_once_per_source_on_the_schedule_and_deleted_with_the_player(store_url: str) -> None:
+    from services.store.cards import Cards, add_card
+    from services.store.db import session
+
+    players, cards = PlayerRecords(store_url), Cards(store_url)
+    ann = players.create("k1", "Ann")
+    puzzle = {"kind": "position", "answer": {"position_id": "x"}, "candidates": []}
+    with session(store_url) as s:
+        add_card(s, store_url, ann.id, "daily:2026-12-01:international:position", puzzle, "2026-12-02")
+        add_card(
+            s, store_url, ann.id, "daily:2026-12-01:international:position", puzzle, "2026-12-09"
+        )  # again
+    assert cards.deck("k1", ann.id, "2026-12-01", 21) == {
+        "count": 1, "due_today": 0, "next_due": "2026-12-02", "learned": 0
+    }  # fmt: skip
+    assert cards.deck("k2", ann.id, "2026-12-01", 21) is None
+    (card,) = cards.due("k1", ann.id, "2026-12-01", 20) or []  # none due: the earliest
+    intervals = []
+    for correct in (True, True, True, False, True):
+        out = cards.answered(
+            "k1", ann.id, card.id, correct, "2026-12-02", lambda c: {"i": c.interval, "d": c.due}
+        )
+        assert out is not None
+        intervals.append(out["i"])
+    assert intervals == [1, 6, 15, 1, 1]
+    assert cards.get("k1", ann.id, card.id).lapses == 1  # type: ignore[union-attr]
+    assert cards.answered("k2", ann.id, card.id, True, "2026-12-02", lambda c: {}) is None
+    players.delete("k1", ann.id)
+    assert cards.get("k1", ann.id, card.id) is None

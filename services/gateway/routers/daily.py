@@ -177,7 +177,7 @@ async def attempt(
 
     out = await store_call(
         store.attempt, who.owner, body.player, (date, body.rules, body.kind), judged.answer,
-        (judged.correct, judged.loss), respond, (idempotency_key, fp) if idempotency_key else None,
+        (judged.correct, judged.loss), respond, (idempotency_key, fp) if idempotency_key else None, raw,
     )  # fmt: skip
     if out is None:
         raise invalid("player", f"no player {body.player!r} of this key")

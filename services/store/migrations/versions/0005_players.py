@@ -1,4 +1,4 @@
-"""players (the learner's record), the player a game is recorded for, daily attempts
+"""players (the learner's record), the player a game is recorded for, daily attempts, flash cards
 
 Revision ID: 0005
 Revises: 0004
@@ -42,6 +42,21 @@ def upgrade() -> None:
         sa.Column("loss", sa.Float(), nullable=True),
         sa.Column("created_at", sa.Float(), nullable=False),
     )
+    op.create_table(
+        "cards",
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("player_id", sa.String(32), nullable=False),
+        sa.Column("source", sa.String(96), nullable=False),
+        sa.Column("puzzle", JSON, nullable=False),
+        sa.Column("due", sa.String(10), nullable=False),
+        sa.Column("interval", sa.Integer(), nullable=False),
+        sa.Column("reps", sa.Integer(), nullable=False),
+        sa.Column("lapses", sa.Integer(), nullable=False),
+        sa.Column("created_at", sa.Float(), nullable=False),
+        sa.Column("answered_at", sa.Float(), nullable=True),
+    )
+    op.create_index("ix_cards_player_source", "cards", ["player_id", "source"], unique=True)
+    op.create_index("ix_cards_player_due", "cards", ["player_id", "due"])
     op.add_column("games", sa.Column("player_id", sa.String(32), nullable=True))
     op.create_index("ix_games_player", "games", ["player_id"])
 
@@ -50,6 +65,9 @@ def downgrade() -> None:
     op.drop_index("ix_games_player", "games")
     with op.batch_alter_table("games") as batch:  # SQLite drops a column by copying the table
         batch.drop_column("player_id")
+    op.drop_index("ix_cards_player_due", "cards")
+    op.drop_index("ix_cards_player_source", "cards")
+    op.drop_table("cards")
     op.drop_table("daily_attempts")
     op.drop_index("ix_players_owner_created", "players")
     op.drop_table("players")
