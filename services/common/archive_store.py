@@ -172,6 +172,26 @@ return 0
 )
 
 
+_REPLACE = (
+    _LOG
+    + """
+if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  log('add', {ARGV[2]})
+  return 1
+end
+return 0
+"""
+)
+
+
+def replace_entry(redis: Any, entry: ArchiveEntry, owner: str | None = None) -> bool:
+    """Write ``entry`` over the stored entry with its id (a library position's new name, tags, note);
+    False when there is none."""
+    data = json.dumps(entry.as_dict(), separators=(",", ":"))
+    return bool(redis.eval(_REPLACE, 3, *keys(owner), LOG_LENGTH, entry.id, data))
+
+
 def library_entry(entry: ArchiveEntry) -> ArchiveEntry:
     """``entry`` under its library id (:func:`library_id`); a source other than ``library`` is refused."""
     if entry.source != "library":
@@ -298,6 +318,9 @@ class RedisArchive:
 
     def delete_entry(self, entry_id: str) -> bool:
         return delete_entry(self.redis, entry_id, self.owner)
+
+    def replace_entry(self, entry: ArchiveEntry) -> bool:
+        return replace_entry(self.redis, entry, self.owner)
 
     def library_positions(self) -> list[ArchiveEntry]:
         return library_positions(self.redis, self.owner)

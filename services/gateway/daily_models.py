@@ -108,7 +108,16 @@ class LibraryOut(ArchiveEntryOut):
 
 
 class LibraryList(BaseModel):
-    positions: list[ArchiveEntryOut]
+    positions: list[ArchiveEntryOut] = Field(description="by name, then id")
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; null on the last")
+
+
+class LibraryChange(Strict):
+    """New values of a saved position's name, tags and note (what is left out stays)."""
+
+    name: str | None = Field(None, min_length=1, max_length=120)
+    tags: Annotated[list[Tag], Field(max_length=20)] | None = None
+    note: str | None = Field(None, max_length=2000, description="an empty string removes the note")
 
 
 class AttemptIn(Strict):

@@ -108,6 +108,16 @@ class SqlArchive:
             row.version, row.deleted, row.data, row.updated_at = v, True, None, time.time()
             return True
 
+    def replace_entry(self, entry: ArchiveEntry) -> bool:
+        """Write ``entry`` over the stored entry with its id; False when there is none."""
+        with session(self.url) as s:
+            row = s.get(ArchiveRow, (self.owner, entry.id), with_for_update=True)
+            if row is None or row.deleted:
+                return False
+            v = self._bump(s)
+            row.version, row.data, row.updated_at = v, entry.as_dict(), time.time()
+            return True
+
     # ---- reading ---------------------------------------------------------------------------------
     def get_entry(self, entry_id: str) -> ArchiveEntry | None:
         with session(self.url) as s:

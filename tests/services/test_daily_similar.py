@@ -267,6 +267,69 @@ def test_library_save_once_list_get_delete(
     assert saved["id"] not in {h["id"] for h in sim3}
 
 
+def check_library_changes(http: httpx.Client) -> None:
+    """PATCH a saved position's name, tags and note; search the library by name, tag, note, date and ID,
+    filter by rule set, and page through it with a cursor (issue 29)."""
+    made = []
+    for i, q in enumerate(game_positions(12, seed=29)[:6]):
+        body = {
+            "position": q[0].position_id,
+            "name": f"zq{i} study",
+            "tags": ["zqtag"],
+            "date": f"2026-03-0{i + 1}",
+        }
+        if i == 5:
+            body["rules"] = {"variant": "tavla"}
+        res = http.post("/v1/library/positions", json=body)
+        assert res.status_code in (200, 201), res.text
+        made.append(res.json())
+    changed = http.patch(
+        f"/v1/library/positions/{made[0]['id']}", json={"name": "zq renamed", "note": "bear-in"}
+    )
+    assert changed.status_code == 200, changed.text
+    assert (changed.json()["name"], changed.json()["note"], changed.json()["tags"]) == (
+        "zq renamed",
+        "bear-in",
+        ["zqtag"],
+    )
+    assert http.get(f"/v1/library/positions/{made[0]['id']}").json()["name"] == "zq renamed"
+    retagged = http.patch(
+        f"/v1/library/positions/{made[1]['id']}", json={"tags": ["zqprime"], "note": ""}
+    ).json()
+    assert retagged["tags"] == ["zqprime"] and retagged["note"] is None and retagged["name"] == "zq1 study"
+
+    def ids(**params: Any) -> list[str]:
+        return [e["id"] for e in http.get("/v1/library/positions", params=params).json()["positions"]]
+
+    assert ids(q="bear-IN") == [made[0]["id"]]  # the note, any case
+    assert ids(q="zqprime") == [made[1]["id"]]  # a tag
+    assert ids(q="2026-03-03") == [made[2]["id"]]  # the date
+    assert ids(q=made[3]["position_id"]) == [made[3]["id"]]  # the Position ID
+    assert ids(q="zq", rules="tavla") == [made[5]["id"]]
+    assert made[5]["id"] not in ids(q="zq", rules="international")
+    pages, cursor = [], None
+    while True:
+        page = http.get(
+            "/v1/library/positions", params={"q": "zq", "limit": 2, **({"cursor": cursor} if cursor else {})}
+        ).json()
+        pages.append([e["id"] for e in page["positions"]])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert [len(p) for p in pages] == [2, 2, 2] and [i for p in pages for i in p] == ids(q="zq")
+    assert fields(http.get("/v1/library/positions", params={"cursor": "nope"})) == ["cursor"]
+    assert fields(http.patch(f"/v1/library/positions/{made[0]['id']}", json={"name": ""})) == ["name"]
+    assert fields(http.patch("/v1/library/positions/lib:0000000000000000", json={"name": "x"}), 404) == [
+        "entry_id"
+    ]
+    for e in made:
+        assert http.delete(f"/v1/library/positions/{e['id']}").status_code == 204
+
+
+def test_library_changes_search_and_pages(gateway: GatewayProcess) -> None:
+    check_library_changes(gateway.http)
+
+
 def test_archives_are_per_key(gateway: GatewayProcess) -> None:
     """Another key sees neither the analysed matches nor the library of this one."""
     other = httpx.Client(base_url=gateway.base, headers={"X-API-Key": OTHER_KEY}, timeout=60)
@@ -311,6 +374,7 @@ def test_archive_in_the_durable_store(
         hits = g.http.post("/v1/positions/similar", json={"position": q.position_id}).json()["hits"]
         assert {entry, "match:db:1:5"} <= {h["id"] for h in hits if h["percent"] == 100}
         before = [h["id"] for h in hits]
+        check_library_changes(g.http)  # the same in the durable store
     finally:
         g.stop()
     assert not r.hexists(archive_store.keys(OWNER)[0], "match:db:1:5")  # not in Redis

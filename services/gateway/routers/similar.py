@@ -13,19 +13,22 @@ any more (a few seconds per 100,000 entries).  Without either store these routes
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex, check_date
 from services.common import archive_store
 from services.gateway.daily_models import (
     ArchiveEntryOut,
+    LibraryChange,
     LibraryIn,
     LibraryList,
     LibraryOut,
@@ -231,10 +234,76 @@ async def save_position(body: LibraryIn, request: Request, response: Response, w
     return LibraryOut(**entry_out(stored), created=created)
 
 
-@library_router.get("/positions", summary="The saved library positions")
-async def list_positions(request: Request, who: Who) -> LibraryList:
+@library_router.get("/positions", summary="The saved library positions: search, rule set, cursor pagination")
+async def list_positions(
+    request: Request,
+    who: Who,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=120, description="only those whose name, a tag, the note, the date or an ID has this"
+        ),
+    ] = None,
+    rules: Annotated[
+        Literal["international", "tavla"] | None, Query(description="only this rule set (tavla: any options)")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="positions per page")] = 500,
+    cursor: Annotated[str | None, Query(max_length=300, description="the last page's next_cursor")] = None,
+) -> LibraryList:
     entries = await call(archive(request, who).library_positions)
-    return LibraryList(positions=[ArchiveEntryOut(**entry_out(e)) for e in entries])
+    if rules is not None:
+        entries = [e for e in entries if e.rules.startswith(rules)]
+    if q:
+        needle = q.casefold()
+        entries = [e for e in entries if any(needle in h.casefold() for h in _haystack(e))]
+    if cursor is not None:
+        after = _cursor_key(cursor)
+        entries = [e for e in entries if ((e.name or "").casefold(), e.id) > after]
+    page = entries[:limit]
+    nxt = _cursor(page[-1]) if len(entries) > limit else None
+    return LibraryList(positions=[ArchiveEntryOut(**entry_out(e)) for e in page], next_cursor=nxt)
+
+
+def _haystack(e: Any) -> list[str]:
+    return [x for x in (e.name, e.note, e.date, e.position_id, e.match_id, e.id, *e.tags) if x]
+
+
+def _cursor(e: Any) -> str:
+    raw = json.dumps([(e.name or "").casefold(), e.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _cursor_key(cursor: str) -> tuple[str, str]:
+    try:
+        name, entry_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return str(name), str(entry_id)
+    except Exception:
+        raise invalid("cursor", "not a cursor of this list") from None
+
+
+@library_router.patch("/positions/{entry_id}", summary="Rename a saved position, or change its tags or note")
+async def change_position(
+    entry_id: EntryId, body: LibraryChange, request: Request, who: Who
+) -> ArchiveEntryOut:
+    import dataclasses
+
+    if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
+        raise _not_found(entry_id)
+    store = archive(request, who)
+    e = await call(store.get_entry, entry_id)
+    if e is None:
+        raise _not_found(entry_id)
+    changes: dict[str, Any] = {}
+    if body.name is not None:
+        changes["name"] = body.name
+    if body.tags is not None:
+        changes["tags"] = tuple(body.tags)
+    if body.note is not None:
+        changes["note"] = body.note or None
+    new = dataclasses.replace(e, **changes) if changes else e
+    if changes and not await call(store.replace_entry, new):
+        raise _not_found(entry_id)  # deleted meanwhile
+    return ArchiveEntryOut(**entry_out(new))
 
 
 def _not_found(entry_id: str) -> ProblemError:
