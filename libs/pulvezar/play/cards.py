@@ -1,8 +1,8 @@
 """Flash cards' spaced repetition: when a card is due again after an answer (:func:`schedule`).
 
-The app manual's schedule (section 5.12): a card answered right comes back after 1 day, then after 6, then
-after intervals that grow by the factor :data:`GROWTH` (15, 38, 95, ... days); a card answered wrong comes back
-tomorrow and starts again.  A card is *learned* once its interval reaches :data:`LEARNED_DAYS`.
+The app manual's schedule (section 5.12): a card answered right comes back after 1 day, then after 6,
+then after intervals that grow by the factor :data:`GROWTH` (15, 38, 95, ... days); a card answered wrong
+comes back tomorrow and starts again.  A card is *learned* once its interval reaches :data:`LEARNED_DAYS`.
 
 >>> schedule(0, 0, True), schedule(1, 1, True), schedule(6, 2, True), schedule(15, 3, True)
 ((1, 1), (6, 2), (15, 3), (38, 4))
@@ -29,7 +29,7 @@ def schedule(interval: int, reps: int, correct: bool) -> tuple[int, int]:
         return 1, 1
     if reps == 1:
         return 6, 2
-    return int(round(max(interval, 1) * GROWTH)), reps + 1
+    return round(max(interval, 1) * GROWTH), reps + 1
 
 
 def next_due(today: str, interval: int) -> str:
