@@ -38,6 +38,24 @@ class MatchFile(Strict):
     filename: FileName | None = None
 
 
+PlayerRef = Annotated[
+    str,
+    Field(
+        max_length=64,
+        description="the player (POST /v1/players) the analysed matches are recorded for: its PR trend, "
+        "mistakes, achievements, archive, and cards of its blunders",
+    ),
+]
+PlayerName = Annotated[
+    str,
+    Field(
+        max_length=100,
+        description="which of each match's players the player is (its name in the file); default: the "
+        "player's own name",
+    ),
+]
+
+
 class AnalysisRequest(MatchFile):
     """One match (``file`` or ``file_base64``) or many (``matches``: "analyse all"), at one level."""
 
@@ -52,6 +70,8 @@ class AnalysisRequest(MatchFile):
     priority: Priority | None = Field(
         None, description="default: interactive for one match, batch for several"
     )
+    player: PlayerRef | None = None
+    player_name: PlayerName | None = None
 
 
 class AnalysisForm(Strict):
@@ -61,6 +81,8 @@ class AnalysisForm(Strict):
     priority: Priority | None = Field(None, description="default: interactive")
     format: Format | None = Field(None, description="the file's format; default: by file name, else content")
     filename: FileName | None = Field(None, description="default: the uploaded file's name")
+    player: PlayerRef | None = None
+    player_name: PlayerName | None = None
 
 
 class AnalysisMatch(AnalysisMatchReport):

@@ -45,13 +45,20 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.jobs.analysis_archive import archive_entries, archive_match, owner_archive, store_match_result
+from services.jobs.analysis_archive import (
+    archive_entries,
+    archive_match,
+    owner_archive,
+    record_for_learner,
+    store_match_result,
+)
 from services.jobs.analysis_files import (
     ANALYSIS_DEPTHS,
     FORMATS,
     AnalysisDepth,
     AnalysisJobSettings,
     detect_format,
+    learner_sides,
     level_settings,
     plan_job,
     read_record,
@@ -185,6 +192,7 @@ class AnalysisStore(ChunkedJobs):
         *,
         single: bool = False,
         owner: str | None = None,
+        learner: Mapping[str, Any] | None = None,
     ) -> str:
         """Queue the analysis of one or more matches; returns the job id.
 
@@ -193,7 +201,10 @@ class AnalysisStore(ChunkedJobs):
         :data:`ANALYSIS_DEPTHS` up to the platform's ``max_level`` (default ``default_level``); ``priority``:
         ``interactive`` or ``batch`` (default interactive for one match, batch for several).
         ``single``: name errors after the one-match request's fields (``file``, not
-        ``matches[0].file``).  Raises :class:`InvalidJob` naming the field.
+        ``matches[0].file``).  ``learner``: the player the matches are recorded for (``player``, its
+        ``name`` and, optional, ``player_name``: which of each match's players it is; ``game_id``: the game
+        played here that the match is), see :func:`learner_sides`.  Raises :class:`InvalidJob` naming the
+        field.
         """
         level, priority, files, infos, chunks = plan_job(matches, level, priority, single, self.limits)
         lib_settings = level_settings(level)
@@ -209,6 +220,8 @@ class AnalysisStore(ChunkedJobs):
             "chunks": chunks,
             "owner": owner,  # whose archive of positions the analysed decisions join
         }
+        if learner is not None:  # each match's analysis joins this player's record
+            spec["learner"] = learner_sides(learner, infos)
         if self.records is not None:  # accepted once it is in the system of record
             self.records.create(
                 job_id, "analysis", spec, owner=owner, priority=priority, chunk_list=chunks,
@@ -319,8 +332,10 @@ class AnalysisStore(ChunkedJobs):
 
         The first caller that finds the games done writes the summary (``SET NX``) and adds the
         match's decisions to the archive of positions (best effort, see :func:`archive_match`);
-        later callers read it.  The workers call this after each game; :meth:`status` too, so a
-        worker lost between its last game and the summary loses nothing.
+        later callers read it.  A match analysed for a player is recorded for it before the summary is
+        written (once: :func:`record_for_learner`), so whoever sees the summary sees the record.  The
+        workers call this after each game; :meth:`status` too, so a worker lost between its last game
+        and the summary loses nothing.
         """
         spec = spec or self.spec(job_id)
         cached = text(self.redis.get(summary_key(job_id, m)))
@@ -335,6 +350,8 @@ class AnalysisStore(ChunkedJobs):
         record = self.record(job_id, m, spec)
         summary: dict[str, Any] = summarise(record, games).to_json()
         summary.pop("games", None)  # each game's analysis is in its chunk's key already
+        if spec.get("learner") and self.records is not None:  # once per match, before the summary shows
+            record_for_learner(self.records.url, spec["learner"], job_id, m, games, summary)
         if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
             archive = owner_archive(self.redis, self.records, spec.get("owner"))
             archive_match(archive, job_id, m, record, games, self.file(job_id, m))

@@ -7,7 +7,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 logger = logging.getLogger("pulvezar.services.analysis")
@@ -99,3 +99,18 @@ def store_match_result(
         records.put_blob(job_id, f"sgf:{m}", sgf.encode())
     except Exception:
         logger.warning("match result not stored durably", exc_info=True)
+
+
+def record_for_learner(
+    url: str, learner: Mapping[str, Any], job_id: str, m: int, games: list[Any], summary: Any
+) -> bool:
+    """Best effort: match ``m``'s analysis into the record of the player it was sent for
+    (:func:`services.store.player_matches.record_analysis`, once per match); False when it was not
+    (logged): an analysis never fails because of the learner's record."""
+    from services.store.player_matches import record_analysis
+
+    try:
+        return record_analysis(url, learner, job_id, m, games, summary)
+    except Exception:
+        logger.exception("learner's record not updated", extra={"fields": {"job": job_id, "match": m}})
+        return False

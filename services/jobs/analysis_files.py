@@ -147,3 +147,34 @@ def plan_job(
     if len(chunks) > limits.max_games:
         raise InvalidJob("matches", f"the job would analyse {len(chunks)} games, at most {limits.max_games}")
     return level, priority, files, infos, chunks
+
+
+def learner_sides(learner: Mapping[str, Any], infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What a job keeps of the player its matches are recorded for: ``player``, ``game_id`` and each
+    match's ``sides`` (which of its players the player is: ``side`` when given, else the match's player
+    named ``player_name``, else the one with the player's ``name``; names compare without case) and
+    ``filenames``.  :class:`InvalidJob` naming ``player_name`` when a match has no such player."""
+    given = learner.get("player_name")
+    wanted = str(given if given is not None else learner.get("name") or "").strip().casefold()
+    sides = []
+    for m, info in enumerate(infos):
+        if learner.get("side") is not None:
+            sides.append(int(learner["side"]))
+            continue
+        names = [str(n) for n in info["players"]]
+        found = [i for i, n in enumerate(names) if n.strip().casefold() == wanted]
+        if len(found) != 1:
+            where = f"match {m}" if len(infos) > 1 else "the match"
+            why = "is not" if not found else "names both players"
+            raise InvalidJob(
+                "player_name",
+                f"{given or learner.get('name')!r} {why} a player of {where} "
+                f"(its players: {', '.join(names)}); name which of them the player is",
+            )
+        sides.append(found[0])
+    return {
+        "player": str(learner["player"]),
+        "game_id": learner.get("game_id"),
+        "sides": sides,
+        "filenames": {str(m): info.get("filename") for m, info in enumerate(infos)},
+    }

@@ -3,8 +3,9 @@
 
 A card holds its decision in a daily puzzle's shape (position, dice or cube, candidates, answer), so an
 answer is judged as a daily attempt is (:func:`pulvezar.archive.attempts.judge`).  Cards are made by
-themselves (:func:`add_card`, in the transaction of what made them): from a daily puzzle not solved at the
-first attempt; one card per player and source.
+themselves (:func:`add_card`, in the transaction of what made them) from a daily puzzle not solved at the
+first attempt and from the blunders of a player's analysed matches, or by hand (:meth:`Cards.add`); one
+card per player and source.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from services.store.db import insert, session
-from services.store.games import remember
+from services.store.idempotent import remember
 from services.store.models import Card, PlayerRow
 
 
@@ -41,16 +42,18 @@ class StoredCard:
         )
 
 
-def add_card(s: Any, url: str, player_id: str, source: str, puzzle: Mapping[str, Any], due: str) -> None:
-    """A new card in the transaction ``s``, unless the player has one of ``source`` already."""
-    s.execute(
+def add_card(s: Any, url: str, player_id: str, source: str, puzzle: Mapping[str, Any], due: str) -> bool:
+    """A new card in the transaction ``s``, unless the player has one of ``source`` already (False)."""
+    done = s.execute(
         insert(url)(Card)
         .values(
             id="c" + secrets.token_hex(12), player_id=player_id, source=source, puzzle=dict(puzzle), due=due,
             interval=0, reps=0, lapses=0, created_at=time.time(), answered_at=None,
         )
         .on_conflict_do_nothing()
-    )  # fmt: skip
+        .returning(Card.id)
+    ).first()  # fmt: skip
+    return done is not None  # (rowcount is -1 on PostgreSQL here)
 
 
 class Cards:
@@ -83,6 +86,18 @@ class Cards:
                 "next_due": first,
                 "learned": int(learned or 0),
             }
+
+    def add(
+        self, owner: str | None, player_id: str, source: str, puzzle: Mapping[str, Any], today: str
+    ) -> tuple[StoredCard, bool] | None:
+        """A card added by hand, due today, and whether it is new (a source has one card: the one there
+        is returned); None when the owner has no such player."""
+        with session(self.url) as s:
+            if not self._mine(s, owner, player_id):
+                return None
+            done = add_card(s, self.url, player_id, source, puzzle, today)
+            q = select(Card).where(Card.player_id == player_id, Card.source == source)
+            return StoredCard.of(s.scalars(q).one()), done
 
     def due(self, owner: str | None, player_id: str, today: str, limit: int) -> list[StoredCard] | None:
         """The cards due by ``today``, earliest due first, at most ``limit``; when none is due, the ten due

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from services.store.cards import add_card
 from services.store.db import session
-from services.store.games import remember
+from services.store.idempotent import remember
 from services.store.models import DailyAttempt, PlayerRow
 
 

@@ -17,34 +17,10 @@ from typing import Any
 from sqlalchemy import and_, delete, func, or_, select, update
 
 from services.store.db import insert, session
+from services.store.idempotent import Remembered, remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow, IdempotentRequest
 from services.store.players import record_events
-
-
-def remember(
-    s: Any, url: str, owner: str | None, idempotency: tuple[str, str, int, dict[str, Any]] | None, now: float
-) -> None:
-    """Store the answer of a request sent with an ``Idempotency-Key`` (``(key, fingerprint, status,
-    answer)``) in the transaction ``s`` that made its change; a retry finds it (:func:`remembered`)."""
-    if idempotency is None:
-        return
-    key, fingerprint, status, response = idempotency
-    s.execute(
-        insert(url)(IdempotentRequest)
-        .values(
-            owner=owner or "", key=key, fingerprint=fingerprint, status=status, response=response,
-            created_at=now,
-        )
-        .on_conflict_do_nothing()
-    )  # fmt: skip
-
-
-def remembered(url: str, owner: str | None, key: str) -> Remembered | None:
-    """The answer stored for the owner's ``key``, or None."""
-    with session(url) as s:
-        r = s.get(IdempotentRequest, (owner or "", key))
-        return None if r is None else Remembered(r.fingerprint, r.status, dict(r.response))
 
 
 class StaleGame(Exception):
@@ -70,15 +46,6 @@ class StoredGame:
             g.id, g.owner, g.status, dict(g.record), dict(g.summary), g.version, g.created_at, g.updated_at,
             g.finished_at, g.player_id,
         )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Remembered:
-    """The answer to an earlier request with the same ``Idempotency-Key``."""
-
-    fingerprint: str
-    status: int
-    response: dict[str, Any]
 
 
 class GameRecords:
@@ -129,7 +96,7 @@ class GameRecords:
             self._events(s, game_id, 1, events, now)
             self._remember(s, owner, idempotency, now)
             if player_id is not None:
-                record_events(s, player_id, events, summary, now)
+                record_events(s, self.url, player_id, game_id, events, summary, now)
 
     def save(
         self,
@@ -159,7 +126,7 @@ class GameRecords:
             self._events(s, game.id, int(last or 0) + 1, events, now)
             self._remember(s, game.owner, idempotency, now)
             if game.player_id is not None:
-                record_events(s, game.player_id, events, summary, now)
+                record_events(s, self.url, game.player_id, game.id, events, summary, now)
         return game.version + 1
 
     def delete(self, owner: str | None, game_id: str) -> bool:

@@ -224,3 +224,26 @@ class Card(Base):
         Index("ix_cards_player_source", "player_id", "source", unique=True),
         Index("ix_cards_player_due", "player_id", "due"),
     )
+
+
+class PlayerMatch(Base):
+    """A match of a player's archive: played here (``ref`` ``game:<id>``) or imported and analysed
+    (``job:<id>:<match>``), with its PR once analysed (services/store/player_matches.py)."""
+
+    __tablename__ = "player_matches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    ref: Mapped[str] = mapped_column(String(96))
+    source: Mapped[str] = mapped_column(String(16))  # game, import
+    info: Mapped[dict[str, Any]] = mapped_column(Json)  # opponent, length, score, rules, filename
+    won: Mapped[bool | None] = mapped_column(Boolean)
+    pr: Mapped[float | None] = mapped_column(Float)
+    analysis: Mapped[str | None] = mapped_column(String(64))  # the analysis job's id
+    played_at: Mapped[float] = mapped_column(Float)
+    analysed_at: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (
+        Index("ix_player_matches_ref", "player_id", "ref", unique=True),
+        Index("ix_player_matches_played", "player_id", "played_at", "id"),
+    )

@@ -1,24 +1,27 @@
 """The players of an API key in the durable store (:class:`PlayerRecords`): the learner's record.
 
 A player belongs to the key (``owner``) that made it; every read and change names the owner, so another
-key's player is not found.  Deleting a player deletes what is recorded for it, in one transaction: today
-its games (and their events) and its statistics, which :func:`record_events` folds in from each saved batch
-of a game's events (:func:`pulvezar.play.statistics.fold`) in the game's own transaction.
+key's player is not found.  Deleting a player deletes what is recorded for it, in one transaction: its
+games (and their events), its archive of matches, daily attempts, cards and statistics.  The statistics
+are counters: :func:`record_events` folds in each saved batch of a game's events
+(:func:`pulvezar.play.statistics.fold`) in the game's own transaction.
 """
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 
 from services.store.db import session
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import Card, DailyAttempt, GameEvent, GameRow, PlayerRow
+from services.store.models import Card, DailyAttempt, GameEvent, GameRow, PlayerMatch, PlayerRow
+from services.store.player_matches import game_finished
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class PlayerRecords:
 
     def delete(self, owner: str | None, player_id: str) -> bool:
         """Delete the player and everything recorded for it (its games and their events, its daily
-        attempts and cards, its statistics); False when the owner has no such player."""
+        attempts, cards and archive of matches, its statistics); False when the owner has no such player."""
         with session(self.url) as s:
             row = s.scalars(select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))).first()
             if row is None:
@@ -100,6 +103,7 @@ class PlayerRecords:
             s.execute(delete(GameRow).where(GameRow.player_id == player_id))
             s.execute(delete(DailyAttempt).where(DailyAttempt.player_id == player_id))
             s.execute(delete(Card).where(Card.player_id == player_id))
+            s.execute(delete(PlayerMatch).where(PlayerMatch.player_id == player_id))
             s.delete(row)
             return True
 
@@ -117,10 +121,50 @@ class PlayerRecords:
             done = s.execute(q.values(stats={}, updated_at=time.time()))
             return bool(done.rowcount)
 
+    def plan(self, owner: str | None, player_id: str, today: str) -> dict[str, Any] | None:
+        """The player's plan of ``today``'s week (:func:`pulvezar.play.progress.weekly_plan`), made on the
+        week's first read and kept for the week, with each task's ``done`` count this week: cards of the
+        area's type answered, dailies solved at the first attempt (None where nothing records it yet);
+        None when the owner has no such player."""
+        import datetime as dt
+
+        from pulvezar.play.progress import monday, weekly_plan
+
+        week = monday(today)
+        start = dt.datetime.fromisoformat(week).replace(tzinfo=dt.UTC).timestamp()
+        with session(self.url) as s:
+            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+            row = s.scalars(q).first()
+            if row is None:
+                return None
+            stats = dict(row.stats or {})
+            plan = stats.get("plan")
+            if not plan or plan.get("week") != week:
+                plan = weekly_plan(stats, today)
+                row.stats = {**stats, "plan": plan}
+            answered = s.scalars(
+                select(Card.puzzle).where(Card.player_id == player_id, Card.answered_at >= start)
+            ).all()
+            solved = s.scalar(
+                select(func.count()).select_from(DailyAttempt).where(
+                    DailyAttempt.player_id == player_id, DailyAttempt.n == 1, DailyAttempt.correct,
+                    DailyAttempt.date >= week, DailyAttempt.date <= today,
+                )
+            )  # fmt: skip
+        out = copy.deepcopy(plan)
+        for area in out["areas"]:
+            for task in area["tasks"]:
+                if task["kind"] == "cards":
+                    kind = task["position_type"]
+                    task["done"] = sum((p.get("position_type") or {}).get("kind") == kind for p in answered)
+                elif task["kind"] == "daily":
+                    task["done"] = int(solved or 0)
+                else:
+                    task["done"] = None  # exercises and lessons record nothing per player yet
+        return out
+
     def games_of(self, owner: str | None, player_id: str) -> int:
         """How many games are recorded for the player (0 when the owner has no such player)."""
-        from sqlalchemy import func
-
         with session(self.url) as s:
             q = select(func.count()).select_from(GameRow).where(GameRow.player_id == player_id)
             q = q.where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
@@ -128,11 +172,18 @@ class PlayerRecords:
 
 
 def record_events(
-    s: Any, player_id: str, events: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], now: float
+    s: Any,
+    url: str,
+    player_id: str,
+    game_id: str,
+    events: Sequence[Mapping[str, Any]],
+    summary: Mapping[str, Any],
+    now: float,
 ) -> None:
     """Fold a game's newly saved ``events`` into its player's counters, in the game's transaction ``s``
-    (the row locked on PostgreSQL, so two games of one player saved at once both count).  The bot's
-    rating is its level's (an adaptive bot's: the rating it plays at); ``now`` gives the ladder's month."""
+    (the row locked on PostgreSQL, so two games of one player saved at once both count), and a finished
+    game into the player's archive of matches.  The bot's rating is its level's (an adaptive bot's: the
+    rating it plays at); ``now`` gives the ladder's month."""
     from pulvezar.play.statistics import LEVEL_RATINGS, fold
 
     if not events:
@@ -151,3 +202,7 @@ def record_events(
         "time": now,
     }
     row.stats = fold(row.stats, events, context)
+    for e in events:
+        if e.get("type") == "finished":
+            winner = (e.get("details") or {}).get("winner")
+            game_finished(s, url, player_id, game_id, summary, winner, now)

@@ -87,3 +87,5 @@ def test_hidden_puzzles_give_nothing_away() -> None:
         assert h["answer"] is None and h["reason"] is None
         assert all(set(c) <= {"play", "position_id", "action"} for c in h["candidates"])
         assert len(h["candidates"]) == len(p["candidates"]) and h["position_id"] == p["position_id"]
+    plays = [c["play"] for c in hidden(checker_puzzle())["candidates"]]
+    assert plays == sorted(plays)  # not best first

@@ -76,7 +76,10 @@ def _judge_cube(puzzle: Mapping[str, Any], given: Mapping[str, Any]) -> Judged:
 
 def hidden(puzzle: Mapping[str, Any]) -> dict[str, Any]:
     """The puzzle for someone who has not answered it: no answer, no reason, and the candidates without
-    their values (a play and where it leads; the three cube options by name)."""
+    their values and not best first (a play and where it leads, by notation; the three cube options by
+    name)."""
     keep = ("action",) if puzzle["kind"] == "cube" else ("play", "position_id")
     candidates = [{k: c[k] for k in keep if k in c} for c in puzzle["candidates"]]
+    if puzzle["kind"] != "cube":  # listed best first: in the order of their notation instead
+        candidates.sort(key=lambda c: str(c.get("play", "")))
     return {**puzzle, "answer": None, "reason": None, "candidates": candidates}

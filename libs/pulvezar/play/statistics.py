@@ -323,8 +323,8 @@ def report(
     counts = list(s.pop("dice"))
     total = sum(counts)
     value, ladder = float(s.pop("rating")), s.pop("ladder")
-    s.pop("achievements")
-    s.pop("cube")
+    for derived in ("achievements", "cube", "analysed", "types", "plan"):  # read by pulvezar.play.progress
+        s.pop(derived, None)
     s["daily"] = daily_report(s, today)
     rank_id, names = rank(value)
     months = sorted(ladder)

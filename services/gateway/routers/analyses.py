@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
+from services.gateway.durable import store_call
 from services.gateway.jobs import call_store, cancel_or_remove, not_done
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
@@ -57,9 +58,19 @@ class AnalysisJobs:
         out: T = await call_store(fn, *args, noun="analysis job", **kwargs)
         return out
 
-    async def submit(self, matches: list[dict[str, Any]], level: str | None, priority: str | None, *,
-                     single: bool, owner: str | None) -> str:  # fmt: skip
-        return await self._run(self._store().submit, matches, level, priority, single=single, owner=owner)
+    async def submit(
+        self,
+        matches: list[dict[str, Any]],
+        level: str | None,
+        priority: str | None,
+        *,
+        single: bool,
+        owner: str | None,
+        learner: dict[str, Any] | None = None,
+    ) -> str:
+        return await self._run(
+            self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner
+        )
 
     async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
         return await self._run(self._store().status, job_id, games=games, match=match)
@@ -69,6 +80,9 @@ class AnalysisJobs:
 
     async def spec(self, job_id: str) -> dict[str, Any]:
         return await self._run(self._store().spec, job_id)
+
+    async def match_analysis(self, job_id: str, match: int) -> tuple[Any, Any]:
+        return await self._run(self._store().match_analysis, job_id, match)
 
     async def sgf(self, job_id: str, match: int) -> str:
         return await self._run(self._store().sgf, job_id, match)
@@ -279,6 +293,7 @@ async def submit_analysis(
     if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         match, form = await _form_upload(request, limit)
         matches, level, priority, single = [match], form.level, form.priority, True
+        player, player_name = form.player, form.player_name
     else:
         body = await _json_body(request)
         single = body.matches is None
@@ -298,7 +313,26 @@ async def submit_analysis(
             for e, prefix in entries
         ]
         level, priority = body.level, body.priority
-    return await submit_files(request, who, matches, level, priority, single=single, store=store)
+        player, player_name = body.player, body.player_name
+    learner = None
+    if player is not None:
+        learner = await _learner(request, who, player, player_name)
+    elif player_name is not None:
+        raise invalid("player_name", "names the player of the file; give the player too")
+    return await submit_files(
+        request, who, matches, level, priority, single=single, store=store, learner=learner
+    )
+
+
+async def _learner(request: Request, who: Client, player: str, player_name: str | None) -> dict[str, Any]:
+    """The caller's ``player`` the analysed matches are recorded for (422 naming ``player`` when the key
+    has none such)."""
+    from services.gateway.routers.players import records
+
+    found = await store_call(records(request).get, who.owner, player)
+    if found is None:
+        raise invalid("player", f"no player {player!r} of this key")
+    return {"player": found.id, "name": found.name, "player_name": player_name}
 
 
 async def submit_files(
@@ -310,12 +344,14 @@ async def submit_files(
     *,
     single: bool = True,
     store: AnalysisJobs | None = None,
+    learner: dict[str, Any] | None = None,
 ) -> JSONResponse:
     """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
-    the job and its Location (also for a finished game of the Play API)."""
+    the job and its Location (also for a finished game of the Play API); ``learner``: the player the
+    matches are recorded for (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
     store = store or analyses(request)
     job_id = await who.submit(
-        0, lambda: store.submit(matches, level, priority, single=single, owner=who.owner)
+        0, lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner)
     )
     try:
         status = await store.status(job_id, games=False)

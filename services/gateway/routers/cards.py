@@ -1,10 +1,11 @@
 """A player's flash cards (``/v1/players/{id}/cards``): decisions to answer again on a spaced schedule.
 
-Cards are made by themselves from the daily puzzles a player did not solve at the first attempt
-(:mod:`services.store.cards`); ``GET .../cards`` is the deck, ``GET .../cards/due`` a study round (the
-cards due, without their answers), ``POST .../cards/{card}/answers`` judges an answer and schedules the card
-(:func:`pulvezar.play.cards.schedule`: solved, back after 1 day, then 6, then intervals growing by 2.5;
-missed, tomorrow).  Needs the durable store.
+Cards are made by themselves from the daily puzzles a player did not solve at the first attempt and from
+the blunders of its analysed matches (:mod:`services.store.cards`), or added by hand (``POST .../cards``:
+a decision of an analysis, or a library position with dice); ``GET .../cards`` is the deck,
+``GET .../cards/due`` a study round (the cards due, without their answers), and
+``POST .../cards/{card}/answers`` judges an answer and schedules it (:func:`pulvezar.play.cards.schedule`:
+solved, back after 1 day, then 6, then intervals growing by 2.5; missed, tomorrow).  Needs the durable store.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from pulvezar.errors import PulvezarError
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
+from services.gateway.models import Dice
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.routers.plays import upstream
 from services.gateway.security import Client, client
+from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1/players", tags=["cards"])
 Who = Annotated[Client, Depends(client)]
@@ -104,6 +108,8 @@ def _out(c: Any) -> CardOut:
         "score",
         "cube_value",
         "cube_owner",
+        "match_id",
+        "position_type",
     )
     decision = {k: v for k, v in hidden(c.puzzle).items() if k in (*keep, "candidates")}
     return CardOut(
@@ -125,6 +131,101 @@ async def deck(player_id: PlayerId, request: Request, who: Who) -> Deck:
     if found is None:
         raise _not_found("player", player_id)
     return Deck.model_validate(found)
+
+
+class CardIn(BaseModel):
+    """A decision of one of your analyses (``analysis``, ``match``, ``game``, ``index`` as its decisions
+    name them) or a position of your library with dice (``position``, ``dice``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    analysis: str | None = Field(None, min_length=1, max_length=64, description="an analysis job's id")
+    match: int = Field(0, ge=0, le=999, description="the match of the job")
+    game: int | None = Field(None, ge=0, le=9999, description="the decision's game (as in the analysis)")
+    index: int | None = Field(None, ge=0, le=99999, description="the decision's index (as in the analysis)")
+    position: str | None = Field(None, min_length=1, max_length=64, description="a library position's id")
+    dice: Dice | None = Field(
+        None, description="with a library position: the roll to find the play for (default: its dice)"
+    )
+
+
+@router.post(
+    "/{player_id}/cards",
+    status_code=201,
+    response_model=CardOut,
+    summary="Add a card by hand: an analysed decision, or a library position with dice",
+    responses={200: {"description": "the player has this card already: it is returned"}},
+)
+async def add_card(
+    player_id: PlayerId,
+    body: CardIn,
+    request: Request,
+    who: Who,
+    up: Annotated[Upstream, Depends(upstream)],
+) -> JSONResponse:
+    cards = _cards(request)
+    if (body.analysis is None) == (body.position is None):
+        raise invalid("analysis", "give an analysis decision (analysis, game, index) or a position with dice")
+    if body.analysis is not None:
+        source, puzzle = await _analysed(request, who, body)
+    else:
+        source, puzzle = await _library(request, who, body, up)
+    found = await store_call(cards.add, who.owner, player_id, source, puzzle, _today())
+    if found is None:
+        raise _not_found("player", player_id)
+    card, new = found
+    return JSONResponse(_out(card).model_dump(), status_code=201 if new else 200)
+
+
+async def _analysed(request: Request, who: Client, body: CardIn) -> tuple[str, dict[str, Any]]:
+    """The card of a decision of the caller's analysis job (404 for another key's job)."""
+    from pulvezar.play.progress import card_source, decision_card
+    from services.gateway.routers.analyses import analyses, check
+
+    if body.game is None or body.index is None:
+        raise invalid("game" if body.game is None else "index", "an analysis decision needs game and index")
+    store = analyses(request)
+    job_id = str(body.analysis)
+    await check(who, store, job_id)
+    _, ma = await store.match_analysis(job_id, body.match)
+    d = next((d for d in ma.decisions if d.game == body.game and d.index == body.index), None)
+    if d is None:
+        raise invalid("index", f"match {body.match} of the analysis has no decision {body.game}/{body.index}")
+    puzzle = decision_card(d, ma.variant)
+    if puzzle is None:
+        raise invalid("index", "this decision cannot be a card (a forced play, or no cube analysis)")
+    return card_source(f"job:{job_id}:{body.match}", d), puzzle
+
+
+async def _library(request: Request, who: Client, body: CardIn, up: Any) -> tuple[str, dict[str, Any]]:
+    """The card of a library position with dice: its candidates valued by the hint search."""
+    from services.gateway.models import RuleSet
+    from services.gateway.routers.plays import HintRequest, hint
+    from services.gateway.routers.similar import archive, call
+
+    entry = await call(archive(request, who).get_entry, str(body.position))
+    if entry is None or entry.source != "library":
+        raise invalid("position", f"no position {body.position!r} in your library")
+    dice = body.dice or entry.dice
+    if dice is None:
+        raise invalid("dice", "the library position has no dice: give the roll to find the play for")
+    rules = RuleSet(variant="tavla" if entry.rules.startswith("tavla") else "international")
+    ply = min(2, request.app.state.settings.max_hint_ply)
+    asked = HintRequest(position=entry.position_id, dice=dice, rules=rules, ply=ply, limit=1000)
+    found = await hint(asked, request, up)
+    if len(found.candidates) < 2:
+        raise invalid("dice", "with these dice the position has one play at most: nothing to learn")
+    candidates = [
+        {"play": c.notation, "position_id": c.position_id, "loss": round(c.loss, 6)} for c in found.candidates
+    ]
+    best = candidates[0]
+    puzzle = {
+        "kind": "position", "rules": entry.rules, "position_id": entry.position_id,
+        "match_id": entry.match_id, "dice": list(dice), "cube_value": 1,
+        "position_type": {"kind": entry.kind, "side": entry.side}, "candidates": candidates,
+        "answer": {"play": best["play"], "position_id": best["position_id"]}, "name": entry.name, "ply": ply,
+    }  # fmt: skip
+    return f"library:{entry.id}:{dice[0]}{dice[1]}", puzzle
 
 
 @router.get("/{player_id}/cards/due", summary="A study round: the cards due, without their answers")

@@ -489,7 +489,7 @@ class AnalysisIn(BaseModel):
 async def analyse(
     game_id: GameId, request: Request, who: Who, body: AnalysisIn | None = None
 ) -> JSONResponse:
-    _, _, session = await _load(request, who, game_id)
+    _, stored, session = await _load(request, who, game_id)
     if session.status != "finished":
         raise ProblemError(
             409, "a match is analysed when it is over", kind="game-state",
@@ -499,6 +499,12 @@ async def analyse(
     from services.gateway.routers.analyses import submit_files
 
     return await submit_files(
-        request, who, [{"data": text, "filename": f"{game_id}.mat", "format": "mat"}],
-        level=body.level if body else None, priority="interactive",
-    )  # fmt: skip
+        request,
+        who,
+        [{"data": text, "filename": f"{game_id}.mat", "format": "mat"}],
+        level=body.level if body else None,
+        priority="interactive",
+        learner=None
+        if stored.player_id is None
+        else {"player": stored.player_id, "side": 0, "game_id": game_id},
+    )

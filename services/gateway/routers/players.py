@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.language import language
+from services.gateway.learner_models import Archive, PlayedMatch, Statistics, WeeklyPlan
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 
@@ -120,93 +121,90 @@ async def delete_player(player_id: PlayerId, request: Request, who: Who) -> Resp
     return Response(status_code=204)
 
 
-class LevelResults(BaseModel):
-    games_played: int
-    games_won: int
-    matches_played: int
-    matches_won: int
-
-
-class Dice(BaseModel):
-    counts: list[int] = Field(
-        description="how often each number (1..6) fell for the player; doubles count four"
-    )
-    total: int
-    expected: float = Field(description="each number's expected count: total / 6")
-
-
-class Rank(BaseModel):
-    id: str = Field(description="apprentice, journeyman, candidate_master, master or grandmaster")
-    name: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
-
-
-class Rung(BaseModel):
-    month: str = Field(description="YYYY-MM")
-    rating: float = Field(description="at the month's end")
-    games: int = Field(description="games rated in the month")
-
-
-class Rating(BaseModel):
-    value: float = Field(
-        description="Elo-like from the games against the bots; 1500 to start (docs/learners.md)"
-    )
-    rank: Rank
-    ladder: list[Rung] = Field(description="the last six months, oldest first")
-
-
-class DailyResults(BaseModel):
-    tried: int = Field(description="puzzles attempted (the first attempt counts)")
-    solved: int = Field(description="solved at the first attempt")
-    streak: int = Field(description="days in a row solved, up to today or yesterday")
-    best_streak: int
-    mean_loss: float | None = Field(description="of the first attempts")
-
-
-class Statistics(BaseModel):
-    """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
-
-    games_played: int
-    games_won: int
-    win_rate: float | None = Field(description="games won / played; null before the first game")
-    matches_played: int = Field(description="matches (not money sessions) played to their end")
-    matches_won: int
-    match_win_rate: float | None
-    gammons_won: int = Field(description="borne off while the loser had borne off none")
-    backgammons_won: int = Field(description="Tavla: mars")
-    gammons_lost: int
-    backgammons_lost: int
-    win_streak: int = Field(description="games won in a row, up to the last")
-    longest_win_streak: int
-    points_won: int
-    points_lost: int
-    by_level: dict[str, LevelResults] = Field(description="results by bot level")
-    rolls: int = Field(description="the player's rolls (the opening die not counted)")
-    doubles: int
-    dice: Dice
-    rated_games: int
-    rating: Rating
-    daily: dict[str, DailyResults] = Field(
-        description="the daily position per rule set (international, tavla), the daily cube decision (cube)"
-    )
-
-
-@router.get("/{player_id}/statistics", summary="A player's statistics: games, matches, streaks, levels, dice")
+@router.get(
+    "/{player_id}/statistics",
+    summary="A player's statistics: games, matches, streaks, levels, dice, rating, daily, PR trend, mistakes",
+)
 async def statistics(player_id: PlayerId, request: Request, who: Who) -> Statistics:
-    from pulvezar.play.statistics import report
-
     counters = await store_call(records(request).statistics, who.owner, player_id)
     if counters is None:
         raise _not_found(player_id)
-    return Statistics.model_validate(report(counters, _month(), language(request), _today()))
+    recent = await store_call(_matches(request).list, who.owner, player_id, limit=5)
+    return _statistics(counters, request, recent[0] if recent else [])
 
 
 @router.post("/{player_id}/statistics/reset", summary="Start a player's statistics again (the games stay)")
 async def reset_statistics(player_id: PlayerId, request: Request, who: Who) -> Statistics:
-    from pulvezar.play.statistics import report
-
     if not await store_call(records(request).reset_statistics, who.owner, player_id):
         raise _not_found(player_id)
-    return Statistics.model_validate(report({}, _month(), language(request), _today()))
+    recent = await store_call(_matches(request).list, who.owner, player_id, limit=5)  # the archive stays
+    return _statistics({}, request, recent[0] if recent else [])
+
+
+def _statistics(counters: dict[str, Any], request: Request, recent: list[Any]) -> Statistics:
+    from pulvezar.play.progress import frequent_mistakes, pr_trend
+    from pulvezar.play.statistics import report
+
+    lang = language(request)
+    out = report(counters, _month(), lang, _today())
+    out["pr"] = pr_trend(counters)
+    out["frequent_mistakes"] = frequent_mistakes(counters, lang)
+    out["recent_matches"] = [_played(m) for m in recent]
+    return Statistics.model_validate(out)
+
+
+def _matches(request: Request) -> Any:
+    from services.store.player_matches import PlayerMatches
+
+    return PlayerMatches(records(request).url)
+
+
+def _played(m: Any) -> PlayedMatch:
+    info = m.info
+    return PlayedMatch(
+        id=m.id, source=m.source, ref=m.ref, opponent=info.get("opponent"), length=info.get("length"),
+        rules=info.get("rules"), filename=info.get("filename"), game_id=info.get("game_id"), won=m.won,
+        pr=None if m.pr is None else round(m.pr, 2), analysis=m.analysis, played=m.played_at,
+        analysed=m.analysed_at,
+    )  # fmt: skip
+
+
+@router.get(
+    "/{player_id}/matches",
+    summary="A player's archive: the matches played here and imported, won or lost, with their PR",
+)
+async def player_matches(
+    player_id: PlayerId,
+    request: Request,
+    who: Who,
+    limit: Annotated[int, Query(ge=1, le=200, description="matches per page")] = 50,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Archive:
+    try:
+        found = await store_call(_matches(request).list, who.owner, player_id, limit=limit, cursor=cursor)
+    except ValueError as e:
+        raise invalid("cursor", str(e)) from None
+    if found is None:
+        raise _not_found(player_id)
+    rows, nxt = found
+    return Archive(matches=[_played(m) for m in rows], next_cursor=nxt)
+
+
+@router.get(
+    "/{player_id}/plan",
+    summary="A player's plan of this week: the two areas where it loses most, with their tasks",
+)
+async def weekly_plan(player_id: PlayerId, request: Request, who: Who) -> WeeklyPlan:
+    from pulvezar.play.progress import TYPE_NAMES
+
+    plan = await store_call(records(request).plan, who.owner, player_id, _today())
+    if plan is None:
+        raise _not_found(player_id)
+    lang = language(request)
+    for area in plan["areas"]:
+        names = TYPE_NAMES.get(area["position_type"], {})
+        area["name"] = names.get(lang) or names.get("en") or area["position_type"]
+    return WeeklyPlan.model_validate(plan)
 
 
 def _month() -> str:
@@ -261,7 +259,7 @@ async def daily_calendar(
     request: Request,
     who: Who,
     month: Annotated[
-        str | None, Query(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM; this month")
+        str | None, Query(pattern=r"^[1-9]\d{3}-(0[1-9]|1[0-2])$", description="YYYY-MM; this month")
     ] = None,
     rules: Literal["international", "tavla"] = "international",
     kind: Literal["position", "cube"] = "position",

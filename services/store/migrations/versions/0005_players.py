@@ -1,4 +1,5 @@
-"""players (the learner's record), the player a game is recorded for, daily attempts, flash cards
+"""players (the learner's record), the player a game is recorded for, daily attempts, flash cards, the
+player's matches (played and imported, with their analyses)
 
 Revision ID: 0005
 Revises: 0004
@@ -57,6 +58,21 @@ def upgrade() -> None:
     )
     op.create_index("ix_cards_player_source", "cards", ["player_id", "source"], unique=True)
     op.create_index("ix_cards_player_due", "cards", ["player_id", "due"])
+    op.create_table(
+        "player_matches",
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("player_id", sa.String(32), nullable=False),
+        sa.Column("ref", sa.String(96), nullable=False),
+        sa.Column("source", sa.String(16), nullable=False),
+        sa.Column("info", JSON, nullable=False),
+        sa.Column("won", sa.Boolean(), nullable=True),
+        sa.Column("pr", sa.Float(), nullable=True),
+        sa.Column("analysis", sa.String(64), nullable=True),
+        sa.Column("played_at", sa.Float(), nullable=False),
+        sa.Column("analysed_at", sa.Float(), nullable=True),
+    )
+    op.create_index("ix_player_matches_ref", "player_matches", ["player_id", "ref"], unique=True)
+    op.create_index("ix_player_matches_played", "player_matches", ["player_id", "played_at", "id"])
     op.add_column("games", sa.Column("player_id", sa.String(32), nullable=True))
     op.create_index("ix_games_player", "games", ["player_id"])
 
@@ -65,6 +81,9 @@ def downgrade() -> None:
     op.drop_index("ix_games_player", "games")
     with op.batch_alter_table("games") as batch:  # SQLite drops a column by copying the table
         batch.drop_column("player_id")
+    op.drop_index("ix_player_matches_played", "player_matches")
+    op.drop_index("ix_player_matches_ref", "player_matches")
+    op.drop_table("player_matches")
     op.drop_index("ix_cards_player_due", "cards")
     op.drop_index("ix_cards_player_source", "cards")
     op.drop_table("cards")
