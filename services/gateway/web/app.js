@@ -1,6 +1,7 @@
 // The entry: wires the routes to the views, and the header (navigation, language, API key); one view at a time.
 // The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
-// /?view=analysis[&job=<id>], /?view=book, /?view=daily. The services views use are in shell.js; nothing
+// /?view=analysis[&job=<id>], /?view=book, /?view=daily, /?view=statistics|cards[&player=<id>],
+// /?view=library[&q=][&rules=]. The services views use are in shell.js; nothing
 // imports this module.
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { initialLang, setLang, t } from "./i18n.js";
@@ -12,6 +13,9 @@ const VIEWS = {
   analysis: () => import("./views/analysis.js"),
   book: () => import("./views/book.js"),
   daily: () => import("./views/daily.js"),
+  statistics: () => import("./views/statistics.js"),
+  cards: () => import("./views/cards.js"),
+  library: () => import("./views/library.js"),
 };
 let cleanup = null;
 let renders = 0;

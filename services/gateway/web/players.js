@@ -1,0 +1,49 @@
+// The player the learner's views (statistics, cards) are for: a picker of the key's players (GET /v1/players)
+// with a form to make one (POST /v1/players); the choice is kept in the address (?player=) and in this browser.
+import { api } from "./api.js";
+import { t, addMessages } from "./i18n.js";
+import { h, problemText } from "./ui.js";
+
+const STORAGE = "pulvezar.player";
+
+addMessages({
+  en: { pl_player: "Player", pl_new: "New player", pl_name: "Name", pl_make: "Make", pl_none: "No player yet: make one." },
+  de: { pl_player: "Spieler", pl_new: "Neuer Spieler", pl_name: "Name", pl_make: "Anlegen", pl_none: "Noch kein Spieler: lege einen an." },
+  tr: { pl_player: "Oyuncu", pl_new: "Yeni oyuncu", pl_name: "Ad", pl_make: "Oluştur", pl_none: "Henüz oyuncu yok: bir tane oluşturun." },
+});
+
+/**
+ * The picker: `playerPicker(wanted, onChange, signal)` resolves to {el, id}; `onChange(id)` is called when
+ * the user picks or makes a player. `wanted`: the address's player, else the one last chosen here.
+ */
+export async function playerPicker(wanted, onChange, signal) {
+  const { players } = await api("/v1/players?limit=200", { signal });
+  const chosen = [wanted, localStorage.getItem(STORAGE)].find((id) => id && players.some((p) => p.id === id))
+    || players[0]?.id || null;
+  const select = h("select", { id: "pl-select" },
+    players.map((p) => h("option", { value: p.id, selected: p.id === chosen }, p.name)));
+  select.addEventListener("change", () => pick(select.value));
+  const name = h("input", { id: "pl-name", maxlength: 100, required: true, autocomplete: "off" });
+  const message = h("span", { class: "error-message", id: "pl-error", role: "alert" });
+  const form = h("form", { class: "pl-new" },
+    h("label", { for: "pl-name" }, t("pl_new")), " ", name, " ", h("button", { type: "submit", id: "pl-make" }, t("pl_make")),
+    " ", message);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const made = await api("/v1/players", { method: "POST", body: { name: name.value } });
+      pick(made.id);
+    } catch (err) {
+      message.textContent = problemText(err);
+    }
+  });
+  function pick(id) {
+    localStorage.setItem(STORAGE, id);
+    onChange(id);
+  }
+  const el = h("div", { class: "pl-picker" },
+    players.length ? h("label", {}, t("pl_player"), " ", select) : h("p", { class: "muted", id: "pl-none" }, t("pl_none")),
+    form);
+  if (chosen) localStorage.setItem(STORAGE, chosen);
+  return { el, id: chosen };
+}

@@ -1,0 +1,134 @@
+"""The learner's views in a browser (issue 29): Statistics with the PR trend as a chart, Cards (a study round)
+and the Library, in English, German and Turkish.
+
+The data is made over the public API of ``make run``'s platform, as a client app would: a player, a match
+uploaded for it and analysed by the platform's worker (0-ply: seconds), a library position and a card made
+from it by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench_platform import LOCAL_KEY, Api
+from webkit import shot
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+MATCH = Path(__file__).resolve().parents[1] / "services" / "data" / "match1495872.txt"  # lasse v yuko, 1 game
+START = "4HPwATDgc/ABMA"
+
+
+@pytest.fixture(scope="module")
+def learner(platform: Any) -> dict[str, Any]:
+    api = Api(platform.url, LOCAL_KEY)
+    player = api.call("POST", "/v1/players", {"name": "Ayşe"})
+    body = {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply", "player": player["id"],
+            "player_name": "lasse"}  # fmt: skip
+    api.analysis(body, timeout=300)
+    name = f"Start {player['id'][-6:]}"  # the library is the key's: one name per test run
+    saved = api.call("POST", "/v1/library/positions", {"position": START, "name": name, "tags": ["opening"]})
+    api.call("POST", f"/v1/players/{player['id']}/cards", {"position": saved["id"], "dice": [3, 1]})
+    return {"player": player, "library": saved, "name": name}
+
+
+def test_statistics_with_the_pr_trend(page: Any, learner: dict[str, Any]) -> None:
+    pid = learner["player"]["id"]
+    page.goto(f"/?view=statistics&player={pid}")
+    expect(page.locator("#pl-select")).to_have_value(pid)
+    chart = page.locator("#st-pr-chart")
+    expect(chart).to_be_visible()
+    expect(chart.locator("circle.st-point")).to_have_count(1)
+    expect(page.locator("#st-pr-summary")).to_contain_text("Last")
+    expect(page.locator("#st-recent-table tbody tr")).to_have_count(1)
+    expect(page.locator("#st-recent-table tbody tr")).to_contain_text("yuko")
+    expect(page.locator(".st-badges li.reached[data-id='imported_match']")).to_be_visible()
+    expect(page.locator("#st-rank")).to_have_text("Candidate master")
+    expect(page.locator("#st-plan-reason")).to_contain_text("40")
+    expect(page.locator("#st-dice-table tbody tr")).to_have_count(6)
+    expect(page.locator("#st-body")).not_to_contain_text("null")
+    shot(page, "statistics")
+
+    page.select_option("#lang", "de")
+    expect(page.locator("h1")).to_have_text("Statistik")
+    expect(page.locator("#st-pr h2")).to_have_text("PR-Verlauf")
+    expect(page.locator("#st-rank")).to_have_text("Meisteranwärter")
+    expect(page.locator("#st-pr-summary")).to_contain_text("Letzter")
+    page.select_option("#lang", "tr")
+    expect(page.locator("h1")).to_have_text("İstatistik")
+    expect(page.locator("#st-rank")).to_have_text("Usta adayı")
+    expect(page.locator("#st-pr-chart circle.st-point")).to_have_count(1)
+
+
+def test_a_study_round_of_cards(page: Any, learner: dict[str, Any]) -> None:
+    pid = learner["player"]["id"]
+    page.goto(f"/?view=cards&player={pid}")
+    expect(page.locator("#cd-deck")).to_contain_text("due today")
+    page.locator("#cd-start").click()
+    for n in range(30):  # the card made by hand, and any blunder of the analysed match
+        if page.locator("#cd-done").count():
+            break
+        expect(page.locator("#cd-board svg.board")).to_be_visible()
+        page.locator("#cd-check").click()
+        expect(page.locator("#cd-result .error-message")).to_be_visible()  # choose first
+        if page.locator("input[name=cd-play]").count():
+            page.locator("input[name=cd-play]").first.check()
+            expect(page.locator("#cd-board svg.board .arrows")).to_have_count(1)
+        else:
+            page.locator("input[name=cd-double]").first.check()
+            page.locator("input[name=cd-response]").first.check()
+        page.locator("#cd-check").click()
+        expect(page.locator("#cd-result .cd-verdict")).to_be_visible()
+        expect(page.locator("#cd-back")).to_contain_text("Back on")
+        expect(page.locator("#cd-result")).not_to_contain_text("null")
+        if n == 0:
+            shot(page, "cards")
+        page.locator("#cd-next").click()
+    expect(page.locator("#cd-done")).to_contain_text("Round done")
+
+    page.select_option("#lang", "de")
+    expect(page.locator("h1")).to_have_text("Karten")
+    expect(page.locator("#cd-deck")).to_contain_text("heute fällig")
+    page.select_option("#lang", "tr")
+    expect(page.locator("h1")).to_have_text("Kartlar")
+    page.locator("#cd-start").click()
+    expect(page.locator("#cd-check")).to_have_text("Kontrol et")
+
+
+def test_the_library(page: Any, learner: dict[str, Any]) -> None:
+    name = learner["name"]
+    page.goto(f"/?view=library&q={learner['player']['id'][-6:]}")
+    entry = page.locator(".lb-entry", has_text=name)
+    expect(entry).to_have_count(1)
+    expect(entry.locator(".lb-tag")).to_have_text("opening")
+    expect(entry.locator("svg.board")).to_be_visible()
+    shot(page, "library")
+
+    # edit in place: name, tags, note; the search finds the note
+    entry.locator(".lb-edit").click()
+    entry.locator(".lb-name-in").fill(f"{name} (3-1)")
+    entry.locator(".lb-tags-in").fill("opening, 31")
+    entry.locator(".lb-note-in").fill("make the five point")
+    entry.locator(".lb-save").click()
+    expect(entry.locator(".lb-name")).to_have_text(f"{name} (3-1)")
+    expect(entry.locator(".lb-tag")).to_have_count(2)
+    page.locator("#lb-q").fill("five point")
+    page.locator("#lb-go").click()
+    expect(page.locator(".lb-entry", has_text=name)).to_have_count(1)
+    assert "q=five+point" in page.url or "q=five%20point" in page.url
+    page.select_option("#lb-rules", "tavla")
+    expect(page.locator(".lb-entry", has_text=name)).to_have_count(0)
+    expect(page.locator("#lb-count")).to_have_text("No saved position matches.")
+
+    page.select_option("#lang", "de")
+    expect(page.locator("h1")).to_have_text("Bibliothek")
+    expect(page.locator("#lb-count")).to_have_text("Keine gespeicherte Stellung passt.")
+    page.select_option("#lang", "tr")
+    expect(page.locator("h1")).to_have_text("Kütüphane")
+    page.select_option("#lb-rules", "")
+    expect(page.locator(".lb-entry", has_text=name).locator(".lb-open")).to_have_text("Aç")
+    page.locator(".lb-entry", has_text=name).locator(".lb-open").click()
+    expect(page).to_have_url(re.compile(r"[?&]position=4HPwATDgc%2FABMA"))
