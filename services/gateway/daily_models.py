@@ -19,10 +19,10 @@ class DailyPuzzleOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     date: str = Field(description="YYYY-MM-DD (UTC)")
-    kind: DailyKind
+    kind: DailyKind = Field(description="position (a checker play) or cube (a cube decision)")
     rules: str = Field(description="international, or tavla with its basic rules")
-    position_id: str
-    xgid: str
+    position_id: str = Field(description="gnubg's Position ID, the player on roll's view")
+    xgid: str = Field(description="the same position as an XGID")
     dice: tuple[int, int] | None = Field(description="the roll (position); none before the roll (cube)")
     match_length: int = Field(description="0: a single game (the checker puzzle's answer is cubeless)")
     score: tuple[int, int] = Field(description="the player on roll's score and the opponent's")
@@ -30,7 +30,7 @@ class DailyPuzzleOut(BaseModel):
     cube_owner: str = Field(description="who owns the cube: centre, player or opponent")
     game: int = Field(description="the self-play game of the pool the position comes from")
     move: int = Field(description="the move of that game (from 1)")
-    position_type: dict[str, str | None]
+    position_type: dict[str, str | None] = Field(description="kind, side and plan of the position type")
     candidates: list[dict[str, Any]] = Field(description="plays (position) or the three cube options (cube)")
     answer: dict[str, Any] | None = Field(
         description="the best play, or the right cube action with ND, DT, DP; null for a `player` who has "
@@ -59,22 +59,24 @@ class SimilarRequest(Strict):
 
 
 class ArchiveEntryOut(BaseModel):
-    id: str
-    source: Literal["match", "library"]
-    position_id: str
-    match_id: str | None = None
-    rules: str
+    id: str = Field(description="the entry's id (library: a digest of the position and match state)")
+    source: Literal["match", "library"] = Field(
+        description="match (an analysed match's decision) or library (a saved position)"
+    )
+    position_id: str = Field(description="gnubg's Position ID, the player on roll's view")
+    match_id: str | None = Field(None, description="gnubg's Match ID, when known")
+    rules: str = Field(description="the rule set's name")
     kind: str | None = Field(None, description="position type")
     side: str | None = Field(None, description="whose type it is: player (on roll), opponent, none")
     name: str | None = Field(None, description="library: the name")
     match: str | None = Field(None, description="match: which match")
-    game: int | None = None
-    move: int | None = None
-    date: str | None = None
+    game: int | None = Field(None, description="match: the game (from 1)")
+    move: int | None = Field(None, description="match: the move (from 1)")
+    date: str | None = Field(None, description="YYYY-MM-DD")
     play: str | None = Field(None, description="the play (or cube action) made then")
-    dice: tuple[int, int] | None = None
-    tags: list[str] = Field(default_factory=list)
-    note: str | None = None
+    dice: tuple[int, int] | None = Field(None, description="the roll, if there was one")
+    tags: list[str] = Field(default_factory=list, description="library: the tags")
+    note: str | None = Field(None, description="library: the note")
 
 
 class SimilarHit(ArchiveEntryOut):
@@ -92,10 +94,12 @@ class SimilarResponse(BaseModel):
 
 class LibraryIn(Strict):
     position: PositionInput
-    name: str = Field(min_length=1, max_length=120)
-    tags: Annotated[list[Tag], Field(max_length=20)] = Field(default_factory=list)
-    note: str | None = Field(None, max_length=2000)
-    rules: RuleSet = Field(default_factory=RuleSet)
+    name: str = Field(min_length=1, max_length=120, description="the position's name in the library")
+    tags: Annotated[list[Tag], Field(max_length=20, description="tags to find it by")] = Field(
+        default_factory=list
+    )
+    note: str | None = Field(None, max_length=2000, description="a note")
+    rules: RuleSet = Field(default_factory=RuleSet, description="the rule set")
     dice: Dice | None = Field(None, description="default: the dice of an XGID or Match ID, if any")
     play: str | None = Field(
         None, max_length=60, description="the play made; with dice it must be legal (stored canonically)"
@@ -115,8 +119,10 @@ class LibraryList(BaseModel):
 class LibraryChange(Strict):
     """New values of a saved position's name, tags and note (what is left out stays)."""
 
-    name: str | None = Field(None, min_length=1, max_length=120)
-    tags: Annotated[list[Tag], Field(max_length=20)] | None = None
+    name: str | None = Field(None, min_length=1, max_length=120, description="a new name")
+    tags: Annotated[list[Tag], Field(max_length=20)] | None = Field(
+        None, description="the new tags (they replace the old)"
+    )
     note: str | None = Field(None, max_length=2000, description="an empty string removes the note")
 
 
@@ -125,8 +131,8 @@ class AttemptIn(Strict):
     position, ``double`` and ``response`` for the daily cube decision."""
 
     player: str = Field(min_length=1, max_length=32, description="the player (POST /v1/players) who answers")
-    rules: DailyRules = "international"
-    kind: DailyKind = "position"
+    rules: DailyRules = Field("international", description="the daily position's rule set")
+    kind: DailyKind = Field("position", description="position or cube")
     notation: str | None = Field(None, max_length=64, description="position: the play, e.g. 8/5 6/5")
     position_id: str | None = Field(None, max_length=32, description="position: the position after the play")
     double: bool | None = Field(None, description="cube: whether the player on roll doubles")
@@ -134,15 +140,15 @@ class AttemptIn(Strict):
 
 
 class AttemptOut(BaseModel):
-    player: str
-    date: str
-    rules: str
-    kind: str
+    player: str = Field(description="who answered")
+    date: str = Field(description="the puzzle's date")
+    rules: str = Field(description="its rule set")
+    kind: str = Field(description="position or cube")
     attempt: int = Field(description="1 for the first; only the first counts for the statistics and streaks")
-    first_attempt: bool
-    correct: bool
+    first_attempt: bool = Field(description="whether it was the player's first attempt at this puzzle")
+    correct: bool = Field(description="whether the answer was the best one")
     loss: float | None = Field(description="equity lost against the answer (0 when correct)")
     loss_exact: bool = Field(description="false: the play is not among the listed candidates; loss is the "
                              "largest listed loss, a lower bound")  # fmt: skip
-    answer: dict[str, Any]
+    answer: dict[str, Any] = Field(description="the puzzle's answer")
     reason: str = Field(description="why, in the request's language")

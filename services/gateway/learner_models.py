@@ -8,17 +8,17 @@ from pydantic import BaseModel, Field
 
 
 class LevelResults(BaseModel):
-    games_played: int
-    games_won: int
-    matches_played: int
-    matches_won: int
+    games_played: int = Field(description="games against this level")
+    games_won: int = Field(description="of them won")
+    matches_played: int = Field(description="matches (not money sessions) played to their end")
+    matches_won: int = Field(description="of them won")
 
 
 class Dice(BaseModel):
     counts: list[int] = Field(
         description="how often each number (1..6) fell for the player; doubles count four"
     )
-    total: int
+    total: int = Field(description="numbers counted")
     expected: float = Field(description="each number's expected count: total / 6")
 
 
@@ -37,7 +37,7 @@ class Rating(BaseModel):
     value: float = Field(
         description="Elo-like from the games against the bots; 1500 to start (docs/learners.md)"
     )
-    rank: Rank
+    rank: Rank = Field(description="the rank of the rating")
     ladder: list[Rung] = Field(description="the last six months, oldest first")
 
 
@@ -45,19 +45,19 @@ class DailyResults(BaseModel):
     tried: int = Field(description="puzzles attempted (the first attempt counts)")
     solved: int = Field(description="solved at the first attempt")
     streak: int = Field(description="days in a row solved, up to today or yesterday")
-    best_streak: int
+    best_streak: int = Field(description="the longest streak so far")
     mean_loss: float | None = Field(description="of the first attempts")
 
 
 class PrPoint(BaseModel):
     time: float = Field(description="when the analysis was done (seconds since the epoch, UTC)")
-    pr: float
+    pr: float = Field(description="the player's PR in that match (lower is better)")
     ref: str | None = Field(description="the match: game:<id> (played here) or job:<id>:<match> (imported)")
 
 
 class PrTrend(BaseModel):
     points: list[PrPoint] = Field(description="the analysed matches' PR, oldest first (the last 200)")
-    last: float | None
+    last: float | None = Field(description="the last analysed match's PR")
     best: float | None = Field(description="the lowest")
     mean_last5: float | None = Field(description="the mean of the last five")
     matches: int = Field(description="analysed matches recorded")
@@ -70,27 +70,29 @@ class Mistakes(BaseModel):
     name: str = Field(description="in the request's language")
     decisions: int = Field(description="analysed decisions of this type")
     errors: int = Field(description="of them, errors (loss >= 0.02)")
-    points_lost: float
-    pr: float
+    points_lost: float = Field(description="the equity (EMG) lost in these decisions, summed")
+    pr: float = Field(description="500 x the mean loss of these decisions")
     trend: Literal["better", "worse", "steady"] | None = Field(
         description="the last ten games' PR against the earlier games' (null without earlier games)"
     )
 
 
 class PlayedMatch(BaseModel):
-    id: str
+    id: str = Field(description="the archive entry's id")
     source: Literal["game", "import"] = Field(description="played here, or an uploaded file analysed")
-    ref: str
+    ref: str = Field(description="game:<game id> or job:<analysis id>:<match>")
     opponent: str | None = Field(description="the bot's level, or the other player's name in the file")
     length: int | None = Field(description="match length; 0: money")
-    rules: str | None
-    filename: str | None = None
+    rules: str | None = Field(description="the rule set")
+    filename: str | None = Field(None, description="the uploaded file's name (imports)")
     game_id: str | None = Field(None, description="the game of the Play API (GET /v1/games/{id})")
     won: bool | None = Field(description="null: not ended")
     pr: float | None = Field(description="null until analysed")
     analysis: str | None = Field(description="the analysis job (GET /v1/analyses/{id})")
-    played: float
-    analysed: float | None
+    played: float = Field(
+        description="when the game ended or the analysis was done (seconds since the epoch, UTC)"
+    )
+    analysed: float | None = Field(description="when its analysis was recorded; null: not analysed")
 
 
 class Archive(BaseModel):
@@ -99,16 +101,18 @@ class Archive(BaseModel):
 
 
 class PlanTask(BaseModel):
-    kind: Literal["cards", "daily", "exercise", "lesson"]
+    kind: Literal["cards", "daily", "exercise", "lesson"] = Field(
+        description="cards, daily, exercise or lesson"
+    )
     position_type: str | None = Field(None, description="cards: of this type")
     exercise: str | None = Field(None, description="GET /v1/exercises/{kind}/next (issue 30)")
-    lesson: str | None = None
+    lesson: str | None = Field(None, description="the lesson that trains the area (issue 30)")
     target: int = Field(description="how many this week")
     done: int | None = Field(description="how many done this week; null where nothing records it yet")
 
 
 class PlanArea(Mistakes):
-    tasks: list[PlanTask]
+    tasks: list[PlanTask] = Field(description="cards of the type, the daily, an exercise and a lesson")
 
 
 class WeeklyPlan(BaseModel):
@@ -120,26 +124,26 @@ class WeeklyPlan(BaseModel):
 class Statistics(BaseModel):
     """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
 
-    games_played: int
-    games_won: int
+    games_played: int = Field(description="games against the bots played to their end")
+    games_won: int = Field(description="of them won")
     win_rate: float | None = Field(description="games won / played; null before the first game")
     matches_played: int = Field(description="matches (not money sessions) played to their end")
-    matches_won: int
-    match_win_rate: float | None
+    matches_won: int = Field(description="of them won")
+    match_win_rate: float | None = Field(description="matches won / played; null before the first")
     gammons_won: int = Field(description="borne off while the loser had borne off none")
     backgammons_won: int = Field(description="Tavla: mars")
-    gammons_lost: int
-    backgammons_lost: int
+    gammons_lost: int = Field(description="gammons (Tavla: mars) lost")
+    backgammons_lost: int = Field(description="backgammons lost")
     win_streak: int = Field(description="games won in a row, up to the last")
-    longest_win_streak: int
-    points_won: int
-    points_lost: int
+    longest_win_streak: int = Field(description="the most games won in a row")
+    points_won: int = Field(description="points won in games")
+    points_lost: int = Field(description="points lost in games")
     by_level: dict[str, LevelResults] = Field(description="results by bot level")
     rolls: int = Field(description="the player's rolls (the opening die not counted)")
-    doubles: int
-    dice: Dice
-    rated_games: int
-    rating: Rating
+    doubles: int = Field(description="doubles rolled")
+    dice: Dice = Field(description="the player's dice")
+    rated_games: int = Field(description="games that moved the rating")
+    rating: Rating = Field(description="the rating, its rank and ladder")
     daily: dict[str, DailyResults] = Field(
         description="the daily position per rule set (international, tavla), the daily cube decision (cube)"
     )

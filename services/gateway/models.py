@@ -35,8 +35,23 @@ class Strict(BaseModel):
 class Board(Strict):
     """Checker counts, 25 per side in the owner's numbering: points 1..24, then the bar."""
 
-    mine: Annotated[list[Count], Field(min_length=25, max_length=25)]
-    theirs: Annotated[list[Count], Field(min_length=25, max_length=25)]
+    mine: Annotated[
+        list[Count],
+        Field(
+            min_length=25,
+            max_length=25,
+            description="the player on roll's checkers: index 0..23 the points 1..24 of its own numbering, "
+            "24 the bar",
+        ),
+    ]
+    theirs: Annotated[
+        list[Count],
+        Field(
+            min_length=25,
+            max_length=25,
+            description="the opponent's checkers in its own numbering, the same way",
+        ),
+    ]
 
 
 PositionInput = Annotated[
@@ -46,7 +61,7 @@ PositionInput = Annotated[
 
 
 class RuleSet(Strict):
-    variant: Literal["international", "tavla"] = "international"
+    variant: Literal["international", "tavla"] = Field("international", description="international or tavla")
     hit_and_stop: bool = Field(False, description="Tavla: a checker that hits in the home board stops")
     must_bear_off: bool = Field(False, description="Tavla: a die that can bear off must bear off")
 

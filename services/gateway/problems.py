@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pulvezar import PulvezarError
@@ -42,18 +42,20 @@ _LOCATIONS = ("body", "query", "path", "header", "cookie")
 
 
 class FieldError(BaseModel):
-    field: str
-    reason: str
+    field: str = Field(
+        description="the field, as the request named it (body fields by their path, e.g. matches[0].file)"
+    )
+    reason: str = Field(description="what is wrong with it")
 
 
 class Problem(BaseModel):
     """RFC 9457 problem details."""
 
-    type: str = "about:blank"
-    title: str
-    status: int
-    detail: str | None = None
-    errors: list[FieldError] | None = None
+    type: str = Field("about:blank", description="a URN naming the kind of problem")
+    title: str = Field(description="the HTTP status's phrase")
+    status: int = Field(description="the HTTP status")
+    detail: str | None = Field(None, description="what went wrong, in words")
+    errors: list[FieldError] | None = Field(None, description="the fields at fault, each with the reason")
 
 
 class ProblemError(Exception):

@@ -12,13 +12,14 @@ from __future__ import annotations
 import copy
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select, update
 
 from services.store.db import session
+from services.store.idempotent import remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import Card, DailyAttempt, GameEvent, GameRow, PlayerMatch, PlayerRow
 from services.store.player_matches import game_finished
@@ -47,7 +48,15 @@ class PlayerRecords:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    def create(self, owner: str | None, name: str) -> StoredPlayer:
+    def create(
+        self,
+        owner: str | None,
+        name: str,
+        respond: Callable[[StoredPlayer], dict[str, Any]] | None = None,
+        idempotency: tuple[str, str] | None = None,
+    ) -> StoredPlayer:
+        """A new player; with ``idempotency`` (``(key, fingerprint)``) the answer ``respond(player)`` is
+        stored with it in one transaction, so a retried request finds it."""
         now = time.time()
         row = PlayerRow(
             id="p" + secrets.token_hex(12), owner=owner, name=name, stats={}, created_at=now, updated_at=now
@@ -55,7 +64,13 @@ class PlayerRecords:
         with session(self.url) as s:
             s.add(row)
             s.flush()
-            return StoredPlayer.of(row)
+            made = StoredPlayer.of(row)
+            if idempotency is not None and respond is not None:
+                remember(s, self.url, owner, (idempotency[0], idempotency[1], 201, respond(made)), now)
+            return made
+
+    def remembered(self, owner: str | None, key: str) -> Any:
+        return remembered(self.url, owner, key)
 
     def get(self, owner: str | None, player_id: str) -> StoredPlayer | None:
         """The owner's player, or None (none such, or another key's)."""

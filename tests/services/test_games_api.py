@@ -412,6 +412,17 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
             body
         )
 
+    # a retried request with an Idempotency-Key makes one player; the key with another body is refused
+    once = {"Idempotency-Key": "make-carol"}
+    first = http.post("/v1/players", json={"name": "Carol"}, headers=once)
+    again = http.post("/v1/players", json={"name": "Carol"}, headers=once)
+    assert first.status_code == again.status_code == 201 and again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["Location"] == first.json()["href"]
+    other_body = problem(http.post("/v1/players", json={"name": "Dave"}, headers=once), 422)
+    assert other_body["errors"][0]["field"] == "Idempotency-Key"
+    assert http.delete(first.json()["href"]).status_code == 204
+
     # another key sees none of them
     assert problem(other.get(ann["href"]), 404)["errors"][0]["field"] == "player_id"
     assert problem(other.patch(ann["href"], json={"name": "x"}), 404)

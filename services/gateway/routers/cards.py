@@ -34,19 +34,19 @@ CardId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]
 
 
 class Deck(BaseModel):
-    count: int
+    count: int = Field(description="the player's cards")
     due_today: int = Field(description="due today or before")
     next_due: str | None = Field(description="the earliest due date (YYYY-MM-DD); null without cards")
     learned: int = Field(description="cards whose interval reached 21 days")
 
 
 class CardOut(BaseModel):
-    id: str
+    id: str = Field(description="the card's id")
     source: str = Field(description="where it comes from, e.g. daily:2026-12-01:international:position")
-    due: str
+    due: str = Field(description="YYYY-MM-DD: when it is due")
     interval: int = Field(description="days between the last answer and due")
     reps: int = Field(description="answers in a row solved")
-    lapses: int
+    lapses: int = Field(description="times it was answered wrong")
     decision: dict[str, Any] = Field(
         description="position_id, xgid, dice, rules, kind, candidates (no answer)"
     )
@@ -66,13 +66,18 @@ class CardAnswer(BaseModel):
 
 
 class CardResult(BaseModel):
-    card: str
-    correct: bool
-    loss: float
-    loss_exact: bool
-    next_due: str
-    interval: int
-    answer: dict[str, Any]
+    card: str = Field(description="the card's id")
+    correct: bool = Field(description="whether the answer was the best one")
+    loss: float = Field(description="equity lost against the answer (0 when correct)")
+    loss_exact: bool = Field(
+        description="false: a play the card does not list; loss is the largest listed loss, a lower bound"
+    )
+    next_due: str = Field(description="YYYY-MM-DD: when the card comes back")
+    interval: int = Field(description="days until then")
+    answer: dict[str, Any] = Field(
+        description="the right answer: the play (play, position_id) or the cube action (double, response, "
+        "costs)"
+    )
     reason: str | None = Field(description="why, in the request's language")
 
 

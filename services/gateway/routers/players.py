@@ -7,6 +7,7 @@ key gets 404.  ``DELETE`` removes the player and everything recorded for it.  Ne
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Annotated, Any, Literal
 
@@ -15,6 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
 from services.gateway.learner_models import Archive, PlayedMatch, Statistics, WeeklyPlan
 from services.gateway.problems import ProblemError, invalid
@@ -39,11 +41,11 @@ class PlayerIn(BaseModel):
 
 
 class Player(BaseModel):
-    id: str
-    name: str
+    id: str = Field(description="the player's id: name it in what is recorded for it")
+    name: str = Field(description="how the app shows the player")
     created: float = Field(description="seconds since the epoch (UTC)")
-    updated: float
-    href: str
+    updated: float = Field(description="seconds since the epoch (UTC) of the last change")
+    href: str = Field(description="the player's URL")
 
 
 class PlayerList(BaseModel):
@@ -73,8 +75,18 @@ def _not_found(player_id: str) -> ProblemError:
 
 
 @router.post("", status_code=201, response_model=Player, summary="Make a player of your key")
-async def create_player(body: PlayerIn, request: Request, who: Who) -> JSONResponse:
-    p = await store_call(records(request).create, who.owner, body.name)
+async def create_player(
+    body: PlayerIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    """A player of your key; a request retried with the same ``Idempotency-Key`` gets the same player."""
+    store = records(request)
+    fp = fingerprint(request, body.model_dump())
+    replay = await replayed(store, who, idempotency_key, fp)
+    if replay is not None:
+        replay.headers["Location"] = json.loads(replay.body)["href"]
+        return replay
+    idem = (idempotency_key, fp) if idempotency_key else None
+    p = await store_call(store.create, who.owner, body.name, lambda p: _out(p).model_dump(), idem)
     out = _out(p)
     return JSONResponse(out.model_dump(), status_code=201, headers={"Location": out.href})
 
@@ -84,7 +96,7 @@ async def list_players(
     request: Request,
     who: Who,
     limit: Annotated[int, Query(ge=1, le=200, description="players per page")] = 50,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(max_length=200, description="the last page's next_cursor")] = None,
 ) -> PlayerList:
     try:
         rows, nxt = await store_call(records(request).list, who.owner, limit=limit, cursor=cursor)
@@ -178,7 +190,7 @@ async def player_matches(
     request: Request,
     who: Who,
     limit: Annotated[int, Query(ge=1, le=200, description="matches per page")] = 50,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(max_length=200, description="the last page's next_cursor")] = None,
 ) -> Archive:
     try:
         found = await store_call(_matches(request).list, who.owner, player_id, limit=limit, cursor=cursor)
@@ -216,14 +228,14 @@ def _today() -> str:
 
 
 class Achievement(BaseModel):
-    id: str
+    id: str = Field(description="first_win, ten_wins, ... (docs/learners.md has the table)")
     condition: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
     reached: float | None = Field(description="when (seconds since the epoch, UTC); null: not yet")
 
 
 class Achievements(BaseModel):
     achievements: list[Achievement] = Field(description="the twenty of the app manual, in its order")
-    reached: int
+    reached: int = Field(description="how many of the twenty are reached")
 
 
 @router.get("/{player_id}/achievements", summary="A player's twenty achievements, reached (with when) or not")
@@ -240,16 +252,16 @@ async def player_achievements(player_id: PlayerId, request: Request, who: Who) -
 
 
 class DayResult(BaseModel):
-    date: str
+    date: str = Field(description="YYYY-MM-DD")
     state: Literal["solved", "missed", "not_tried"] = Field(
         description="solved at the first attempt, missed (the first attempt was wrong), or not tried"
     )
 
 
 class DailyCalendar(BaseModel):
-    month: str
-    rules: str
-    kind: str
+    month: str = Field(description="YYYY-MM")
+    rules: str = Field(description="international or tavla")
+    kind: str = Field(description="position or cube")
     days: list[DayResult] = Field(description="every day of the month up to today")
 
 
@@ -261,8 +273,12 @@ async def daily_calendar(
     month: Annotated[
         str | None, Query(pattern=r"^[1-9]\d{3}-(0[1-9]|1[0-2])$", description="YYYY-MM; this month")
     ] = None,
-    rules: Literal["international", "tavla"] = "international",
-    kind: Literal["position", "cube"] = "position",
+    rules: Annotated[
+        Literal["international", "tavla"], Query(description="the daily's rule set")
+    ] = "international",
+    kind: Annotated[
+        Literal["position", "cube"], Query(description="the daily position or cube decision")
+    ] = "position",
 ) -> DailyCalendar:
     import calendar
     import datetime as dt
