@@ -117,11 +117,19 @@ class JobKind(ChunkedJobs):
         """How much work a chunk is, for progress and the ETA (1 each unless a kind says otherwise)."""
         return 1.0
 
+    def admit(self, request: Any, owner: str | None) -> None:
+        """Checks that need the stores, before anything is recorded (:class:`InvalidJob` naming the
+        field); none by default."""
+
+    def accepted(self, request: Any, owner: str | None, job_id: str) -> None:
+        """What a kind records once its job is accepted (e.g. for a player); nothing by default."""
+
     # ---- submission -----------------------------------------------------------
     def submit(self, body: JobRequest | Mapping[str, Any], owner: str | None = None) -> str:
         """Check ``body``, cut it into chunks, record the job (the durable store first: accepted once
         it is there) and queue its chunks; the job's id.  Raises :class:`InvalidJob`."""
         request = checked(self.Request, body)
+        self.admit(request, owner)
         fields, chunks = self.plan(request)
         if not chunks:
             raise InvalidJob("request", "the job has nothing to do")
@@ -143,6 +151,7 @@ class JobKind(ChunkedJobs):
             )
         self.redis.set(self.spec_key(job_id), json.dumps(spec), ex=self.settings.job_ttl_s)
         self.enqueue(job_id, priority, range(len(chunks)))
+        self.accepted(request, owner, job_id)
         return job_id
 
     def enqueue(self, job_id: str, priority: str, numbers: Any) -> None:

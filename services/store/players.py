@@ -136,6 +136,21 @@ class PlayerRecords:
             done = s.execute(q.values(stats={}, updated_at=time.time()))
             return bool(done.rowcount)
 
+    def reach(self, owner: str | None, player_id: str, achievement: str) -> bool:
+        """Mark ``achievement`` reached now (once: the first time stays); False when the owner has no such
+        player."""
+        from pulvezar.play.statistics import fold
+
+        with session(self.url) as s:
+            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+            row = s.scalars(q).first()
+            if row is None:
+                return False
+            stats = fold(row.stats, [], {})
+            stats["achievements"].setdefault(achievement, time.time())
+            row.stats = stats
+            return True
+
     def plan(self, owner: str | None, player_id: str, today: str) -> dict[str, Any] | None:
         """The player's plan of ``today``'s week (:func:`pulvezar.play.progress.weekly_plan`), made on the
         week's first read and kept for the week, with each task's ``done`` count this week: cards of the
