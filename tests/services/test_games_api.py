@@ -661,3 +661,47 @@ def test_daily_attempts_of_a_player(platform: Platform) -> None:
     assert problem(other.post(href, json={"notation": "8/5 6/5"}), 404)
     other.close()
     assert http.delete(ann["href"]).status_code == 204  # its attempts and cards go with it
+
+
+def test_hints_and_checks_during_play(platform: Platform) -> None:
+    """Help during play (issue 30): a hint gives the engine's candidates and is counted against the match's
+    limit; a check values a play without making it, with the warning threshold; neither moves the game."""
+    http = platform.http
+    st = new_game(http, {"match_length": 3, "bot": {"level": "easy"}, "trainer": True, "hint_limit": 1,
+                         "warn_at": 0.08})  # fmt: skip
+    href = st["href"]
+    assert (st["hints_used"], st["hints_left"]) == (0, 1)
+    r = http.post(f"{href}/actions", json={"action": "hint"})
+    assert problem(r, 409)["errors"][0]["field"] == "action"  # the opening roll first
+    rng = random.Random(30)
+    for _ in range(500):
+        if "play" in st["actions"] and len(st["legal_plays"]) > 1:
+            break
+        acts = [a for a in st["actions"] if a not in ("resign", "end", "double")] or st["actions"]
+        r = http.post(f"{href}/actions", json=random_action({**st, "actions": acts}, rng))
+        assert r.status_code == 200, r.text
+        st = r.json()
+    assert "play" in st["actions"]
+    before = http.get(href).json()
+    checked = http.post(
+        f"{href}/actions", json={"action": "check", "notation": st["legal_plays"][0]["notation"]}
+    )
+    assert checked.status_code == 200, checked.text
+    verdict = checked.json()["check"]
+    assert verdict["decision"] == "play" and verdict["warn"] == (verdict["loss"] >= 0.08) and "why" in verdict
+    assert checked.json()["events"] == [] and same(http.get(href).json(), before)  # nothing made
+    bad = http.post(f"{href}/actions", json={"action": "check", "notation": "24/1"})
+    assert problem(bad, 422)["errors"][0]["field"] == "notation"
+    assert problem(http.post(f"{href}/actions", json={"action": "hint", "notation": "8/5"}), 422)
+    hinted = http.post(f"{href}/actions", json={"action": "hint"}).json()
+    legal = {p["notation"] for p in st["legal_plays"]}
+    assert (
+        hinted["hint"] and {c["notation"] for c in hinted["hint"]} <= legal and hinted["hint"][0]["loss"] == 0
+    )
+    assert (hinted["hints_used"], hinted["hints_left"]) == (1, 0)
+    assert [e["type"] for e in hinted["events"]] == ["hint"]
+    assert "no hints left" in problem(http.post(f"{href}/actions", json={"action": "hint"}), 409)["detail"]
+    listed = {g["id"]: g for g in http.get("/v1/games").json()["games"]}
+    assert listed[st["id"]]["hints_used"] == 1
+    played = http.post(f"{href}/actions", json={"action": "play", "notation": hinted["hint"][0]["notation"]})
+    assert played.status_code == 200 and played.json()["hints_used"] == 1

@@ -127,6 +127,7 @@ class PlaySession:
         self.finished = False
         self.result: dict[str, Any] | None = None
         self.verdict: dict[str, Any] | None = None
+        self.hints_used = 0  # in the match (a hint is an entry of the log: it replays)
         self._offered: set[int] = set()  # levels the bot has offered in this game
         self.clock: Clock | None = None
         if settings.clock.enabled:
@@ -281,13 +282,70 @@ class PlaySession:
             "dice_mode": self.settings.dice,
             "dice_commitment": self.dice_commitment,
             "clock": self._clock_state(now),
-            "trainer": self.verdict if self.settings.trainer else None,
+            "trainer": self._warned(self.verdict) if self.settings.trainer else None,
+            "hints_used": self.hints_used,
+            "hints_left": self.hints_left(),
             "result": self.result,
             "bot_pending": self.bot_pending,
         }
         if self.finished and self._dice is not None:
             st["dice_seed"] = self._dice.reveal()
         return st
+
+    def _warned(self, verdict: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A verdict with ``warn``: its loss reaches the game's warning threshold (``warn_at``)."""
+        if verdict is None:
+            return None
+        return {**verdict, "warn": float(verdict["loss"]) >= self.settings.warn_at}
+
+    # ---- help during play: nothing on the board changes --------------------------------------
+    def hints_left(self) -> int | None:
+        """Hints the match still allows (None: no limit)."""
+        limit = self.settings.hint_limit
+        return None if limit is None else max(0, limit - self.hints_used)
+
+    def _must_play(self, what: str) -> Game:
+        g = self.game
+        if self.finished:
+            raise SessionFinishedError("the game is over", field="action")
+        if g.phase is not Phase.MOVE or g.turn != HUMAN or g.dice is None:
+            raise ActionNotAvailableError(f"{what} is for a roll you are to play; now: {self._waiting_for()}",
+                                          field="action")  # fmt: skip
+        return g
+
+    def hint(self, limit: int = 5) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The engine's best ``limit`` plays of the human's roll at the trainer's depth, best first
+        (``notation``, ``position_id`` after the play in the mover's view, ``equity``, ``loss``,
+        ``probabilities``, ``ply``), and the events: the hint is counted (``hints_used``) against the
+        match's ``hint_limit``."""
+        from pulvezar.search.hint import searcher
+
+        g = self._must_play("a hint")
+        if self.hints_left() == 0:
+            raise ActionNotAvailableError(
+                f"no hints left in this match (it allows {self.settings.hint_limit})", field="action"
+            )
+        ranked = searcher(self.evaluator, g.rules).rank(g.position, g.dice, self.trainer_ply)  # type: ignore[arg-type]
+        top = [c for c in ranked if c.ply == ranked[0].ply][:limit]
+        cands = [
+            {"notation": c.play.notation, "position_id": c.play.position.position_id,
+             "equity": round(c.cubeless_equity, 4), "loss": round(c.loss, 4),
+             "probabilities": [round(x, 4) for x in c.probs], "ply": c.ply}
+            for c in top
+        ]  # fmt: skip
+        return cands, self._record({"a": "hint", "p": HUMAN})
+
+    def check(self, action: dict[str, Any]) -> dict[str, Any]:
+        """The trainer's verdict on a play (``notation`` or ``position_id``) of the human's roll, with
+        ``warn``, without making it: the session does not change."""
+        g = self._must_play("checking a play")
+        unknown = set(action) - {"action", "notation", "position_id"}
+        if unknown:
+            raise InvalidActionError(f"'check' takes no field {sorted(unknown)[0]!r}", field="action")
+        play = self._find_play(action)
+        verdict = self._warned(play_verdict(g, play, self.evaluator, self.trainer_ply))
+        assert verdict is not None
+        return verdict
 
     def _clock_state(self, now: float | None) -> dict[str, Any] | None:
         if self.clock is None:
@@ -659,6 +717,9 @@ class PlaySession:
             self._act(p, "reject")
         elif a == "timeout":
             return self._apply_timeout(p)
+        elif a == "hint":  # help, not a move: counted, nothing else changes
+            self.hints_used += 1
+            return [_event("hint", HUMAN, used=self.hints_used, left=self.hints_left())]
         elif a == "end":
             return self._finish("ended", None)
         else:

@@ -188,6 +188,10 @@ class GameSettings:
     dice: DiceMode = "server"
     auto_forced: bool = False
     clock: ClockSettings = field(default_factory=ClockSettings)
+    #: hints (the engine's candidates during play) allowed per match; None: no limit (003: 3 per match)
+    hint_limit: int | None = None
+    #: the trainer warns from this loss on: 0.02 (every error) by default, 0.08 for blunders only
+    warn_at: float = 0.02
 
     def __post_init__(self) -> None:
         n = self.match_length
@@ -205,6 +209,16 @@ class GameSettings:
         for name in ("trainer", "auto_forced"):
             if not isinstance(getattr(self, name), bool):
                 raise _err(f"{name} is true or false", name)
+        if self.hint_limit is not None and (
+            type(self.hint_limit) is not int or not 0 <= self.hint_limit <= 99
+        ):
+            raise _err(f"hint_limit is null or 0 to 99, got {self.hint_limit!r}", "hint_limit")
+        if (
+            isinstance(self.warn_at, bool)
+            or not isinstance(self.warn_at, int | float)
+            or not 0 < self.warn_at <= 1
+        ):
+            raise _err(f"warn_at is a loss above 0 and at most 1, got {self.warn_at!r}", "warn_at")
 
     @property
     def is_money(self) -> bool:
@@ -220,6 +234,8 @@ class GameSettings:
             "dice": self.dice,
             "auto_forced": self.auto_forced,
             "clock": self.clock.to_dict(),
+            "hint_limit": self.hint_limit,
+            "warn_at": self.warn_at,
         }
         if self.is_money:
             m = self.money
@@ -235,6 +251,7 @@ class GameSettings:
     def from_dict(cls, value: Any) -> GameSettings:
         """Settings from their JSON shape; raises :class:`PulvezarError` with ``field`` set."""
         keys = {"rules", "match_length", "money", "bot", "trainer", "dice", "auto_forced", "clock"}
+        keys |= {"hint_limit", "warn_at"}
         d = _obj(value, "settings", keys)
         rd = _obj(d.get("rules"), "rules", {"variant", "hit_and_stop", "must_bear_off"})
         variant = rd.get("variant", "international")
@@ -272,4 +289,6 @@ class GameSettings:
             dice=dice,
             auto_forced=_bool(d, "auto_forced", False, ""),
             clock=ClockSettings.from_dict(d.get("clock")),
+            hint_limit=d.get("hint_limit"),
+            warn_at=d.get("warn_at", 0.02),
         )

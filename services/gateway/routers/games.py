@@ -90,6 +90,12 @@ class GameIn(BaseModel):
     )
     auto_forced: bool = Field(False, description="a play that is the only legal one is played for you")
     clock: bool | ClockIn = Field(False, description="the match clock (2 minutes per point, 12 s delay)")
+    hint_limit: int | None = Field(
+        None, ge=0, le=99, description='hints ({"action": "hint"}) allowed per match; none: no limit'
+    )
+    warn_at: float = Field(
+        0.02, gt=0, le=1, description="the trainer warns from this loss on (0.02; 0.08: blunders only)"
+    )
     player: str | None = Field(
         None,
         max_length=32,
@@ -100,10 +106,25 @@ class GameIn(BaseModel):
 class ActionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Literal[
-        "roll", "play", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end"
-    ]
-    notation: str | None = Field(None, max_length=64, description="play: e.g. 8/5 6/5")
-    position_id: str | None = Field(None, max_length=32, description="play: the position after the play")
+        "roll",
+        "play",
+        "double",
+        "take",
+        "pass",
+        "beaver",
+        "raccoon",
+        "resign",
+        "accept",
+        "reject",
+        "end",
+        "hint",
+        "check",
+    ] = Field(
+        description="hint: the engine's best plays of your roll (counted); check: the trainer's verdict on a "
+        "play without making it"
+    )
+    notation: str | None = Field(None, max_length=64, description="play or check: e.g. 8/5 6/5")
+    position_id: str | None = Field(None, max_length=32, description="play or check: the position after it")
     dice: tuple[int, int] | None = Field(None, description="roll with client dice")
     level: Literal["single", "gammon", "mars", "backgammon"] | int | None = Field(
         None, description="resign: the level"
@@ -182,6 +203,7 @@ def _summary(session: Any) -> dict[str, Any]:
         "score": st.get("score"),
         "game": st.get("game"),
         "result": st.get("result"),
+        "hints_used": session.hints_used,
     }
 
 
@@ -303,6 +325,7 @@ class GameSummary(BaseModel):
     game: int | None = None
     bot: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
+    hints_used: int = Field(0, description="hints asked for in the match")
     created: float
     updated: float
     href: str
@@ -333,7 +356,7 @@ async def list_games(
                 href=f"/v1/games/{g.id}",
                 rules=g.summary.get("rules", "?"), match_length=g.summary.get("match_length", 0),
                 score=g.summary.get("score"), game=g.summary.get("game"), bot=g.summary.get("bot"),
-                result=g.summary.get("result"),
+                result=g.summary.get("result"), hints_used=g.summary.get("hints_used", 0),
             )
             for g in rows
         ],
@@ -359,8 +382,8 @@ async def get_game(game_id: GameId, request: Request, who: Who) -> JSONResponse:
 
 @router.post(
     "/{game_id}/actions",
-    summary="Act (roll, play, double, take, pass, beaver, raccoon, resign, accept, reject, end): "
-    "the new state with the bot's replies up to your next decision",
+    summary="Act (roll, play, double, take, pass, beaver, raccoon, resign, accept, reject, end; hint, "
+    "check): the new state with the bot's replies up to your next decision",
 )
 async def act(
     game_id: GameId, body: ActionIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
@@ -375,9 +398,22 @@ async def act(
         now = time.time()
         if "dice" in action:
             action["dice"] = list(action["dice"])
-        events = await _in_thread(session.apply, action, now)
-        view = _view(game_id, session, now, language(request), stored.created_at, stored.player_id)
-        view["events"] = [_event_view(e, language(request)) for e in events]
+        lang = language(request)
+        if action["action"] == "check":  # a verdict, nothing made or stored
+            verdict = await _in_thread(session.check, action)
+            view = _view(game_id, session, now, lang, stored.created_at, stored.player_id)
+            return JSONResponse({**view, "check": _verdict(verdict, lang), "events": []})
+        hint = None
+        if action["action"] == "hint":
+            if set(action) != {"action"}:
+                raise invalid("action", "'hint' takes no other field")
+            hint, events = await _in_thread(session.hint)
+        else:
+            events = await _in_thread(session.apply, action, now)
+        view = _view(game_id, session, now, lang, stored.created_at, stored.player_id)
+        if hint is not None:
+            view["hint"] = hint
+        view["events"] = [_event_view(e, lang) for e in events]
         idem = (idempotency_key, fp, 200, view) if idempotency_key else None
         await _save(games, stored, session, events, idem)
         return JSONResponse(view)
