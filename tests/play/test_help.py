@@ -93,3 +93,26 @@ def test_bad_help_settings_name_the_field(
     with pytest.raises(PulvezarError) as e:
         make({"match_length": 1, **settings})
     assert e.value.field == field
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_resignation_preview_is_the_bots_answer(make: Callable[..., PlaySession], seed: int) -> None:
+    s = make({"match_length": 3, "bot": {"level": "easy"}})
+    rng = random.Random(seed)
+    seen = 0
+    for _ in range(60):
+        st = check_state(s)
+        if st["status"] == "finished":
+            break
+        preview = st["resign_preview"]
+        assert (preview is None) == (not st["resign_levels"])
+        if preview is not None:
+            assert list(preview) == st["resign_levels"]
+            for level, accepts in preview.items():
+                trial = PlaySession.from_json(s.to_json(), evaluator=s.evaluator)
+                events = trial.apply({"action": "resign", "level": level})
+                assert any(e["type"] == "accept" for e in events) == accepts, (level, events)
+                seen += 1
+        acts = [a for a in st["actions"] if a not in ("resign", "end")] or st["actions"]
+        s.apply(random_action({**st, "actions": acts}, rng))
+    assert seen

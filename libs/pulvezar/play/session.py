@@ -128,6 +128,7 @@ class PlaySession:
         self.result: dict[str, Any] | None = None
         self.verdict: dict[str, Any] | None = None
         self.hints_used = 0  # in the match (a hint is an entry of the log: it replays)
+        self._preview: tuple[int, dict[str, bool]] | None = None  # (log length, resignation preview)
         self._offered: set[int] = set()  # levels the bot has offered in this game
         self.clock: Clock | None = None
         if settings.clock.enabled:
@@ -168,6 +169,27 @@ class PlaySession:
         if self.finished or g.phase not in (Phase.ROLL, Phase.MOVE):
             return []
         return [LEVEL_NAMES[x] for x in g.resignation_levels(HUMAN)]
+
+    def resignation_preview(self) -> dict[str, bool] | None:
+        """Whether the bot would accept the human's resignation now, per level the human may resign at
+        (``{"single": true, "gammon": true, ...}``); None when no resignation is possible.  The bot's own
+        answer (:meth:`BotPlayer.accepts_resignation`) on a copy of the game; kept until the next action;
+        None too while the evaluator fails."""
+        levels = self.resign_levels()
+        if not levels:
+            return None
+        key = len(self.log)
+        if self._preview is None or self._preview[0] != key:
+            out = {}
+            try:
+                for name in levels:
+                    trial = deepcopy(self.game)
+                    trial.resign(_RESIGNATION_LEVELS[name], HUMAN)
+                    out[name] = self.bot.accepts_resignation(trial)
+            except Exception:  # the evaluator is down: the state shows no preview, and the game goes on
+                return None
+            self._preview = (key, out)
+        return dict(self._preview[1])
 
     def actions(self) -> list[str]:
         """The names of what the human may do now."""
@@ -278,6 +300,7 @@ class PlaySession:
             "actions": self.actions(),
             "legal_plays": self.legal_plays(),
             "resign_levels": self.resign_levels(),
+            "resign_preview": self.resignation_preview(),
             "resignation": resignation,
             "dice_mode": self.settings.dice,
             "dice_commitment": self.dice_commitment,
@@ -725,7 +748,7 @@ class PlaySession:
         else:
             raise PulvezarError(f"unknown log entry {a!r}", field="log")
         if "v" in e and self.settings.trainer:
-            details["verdict"] = e["v"]
+            details["verdict"] = self._warned(e["v"])
         return [_event("drop" if a == "drop" else a, p, **details), *self._after(g)]
 
     def _apply_timeout(self, player: int) -> list[dict[str, Any]]:
