@@ -108,6 +108,7 @@ def test_positions_decode_every_id_form(http: httpx.Client) -> None:
     assert body["xgid"] == str(XGID.from_position(Position.start()))
     assert body["gnubg_id"] is None and body["match"] is None
     assert "X: pips 167" in body["diagram"]
+    assert body["position_type"]["kind"] == "opening" and body["position_type"]["plan"]
 
     r = http.get(f"/v1/positions/{START}:MAHgAAAAAAAA")  # a 7-point match, nothing rolled
     body = r.json()
@@ -184,6 +185,17 @@ def test_hints_international_and_tavla(http: httpx.Client) -> None:
     assert body["legal_plays"] == 16 and len(body["candidates"]) == 3
     assert body["candidates"][0]["notation"] == "8/5 6/5" and body["candidates"][0]["loss"] == 0
     assert "Evaluator service" in body["engine"]
+    # the position type and why the best beats the second, as analyses give them (issue 30)
+    from pulvezar.analysis import classify, explain
+
+    t = classify(Position.start())
+    assert body["position_type"] == {"kind": t.kind, "side": t.side, "plan": t.plan}
+    second = body["candidates"][1]["notation"]
+    want_why = explain(Position.start(), (3, 1), "8/5 6/5", second, evaluator=pulvezar.default_evaluator())
+    assert body["why"] == {lang: want_why.text(lang) for lang in ("en", "de", "tr")}
+    assert body["reasons"] == want_why.as_dicts()
+    one = http.post("/v1/hint", json={"position": START, "dice": [3, 1], "limit": 1}).json()
+    assert one["why"] is None and one["position_type"]["kind"] == "opening"
 
     tavla = {"variant": "tavla", "must_bear_off": True}
     p = Position.from_points({1: 3, 2: 4, 4: 4, 6: 4}, {20: 5, 22: 10})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import asyncio
+import logging
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
@@ -23,14 +25,18 @@ from services.gateway.models import (
     Strict,
     dice_proto,
     evaluation_out,
+    parse_position,
     play_out,
     position_ref,
     probabilities_out,
     renamed,
 )
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.routers.positions import PositionType, position_type
 from services.gateway.security import client
 from services.gateway.upstream import Upstream
+
+logger = logging.getLogger("pulvezar.gateway")
 
 router = APIRouter(prefix="/v1", tags=["plays"], dependencies=[Depends(client)])
 
@@ -172,6 +178,11 @@ class HintResponse(BaseModel):
     candidates: list[Candidate]
     legal_plays: int
     engine: str = Field(description="where the hint was computed")
+    position_type: PositionType = Field(description="the position type, as analyses name it")
+    why: dict[str, str] | None = Field(
+        None, description="why the best play beats the second, in en, de and tr (null with one candidate)"
+    )
+    reasons: list[dict[str, Any]] | None = Field(None, description="the differences behind why, as codes")
 
 
 @router.post("/hint", summary="Candidate plays ranked by a ply search (Evaluator service)")
@@ -212,4 +223,26 @@ async def hint(
         ],
         legal_plays=resp.legal_plays,
         engine=f"Evaluator service, model {resp.model[:12]}",
+        position_type=position_type(parse_position(body.position).position),
+        **(await _why(request, body, resp)),
     )
+
+
+async def _why(request: Request, body: HintRequest, resp: Any) -> dict[str, Any]:
+    """Why the best candidate beats the second (:func:`pulvezar.analysis.explain`, its 0-ply values from
+    the Evaluator service); nothing with one candidate, or when the explanation fails (logged)."""
+    if len(resp.candidates) < 2:
+        return {}
+    from pulvezar.analysis.explain import LANGUAGES, explain
+    from services.gateway.routers.games import evaluator
+
+    position = parse_position(body.position).position
+    best, second = resp.candidates[0].play.notation, resp.candidates[1].play.notation
+    try:
+        e = await asyncio.to_thread(
+            explain, position, tuple(body.dice), best, second, body.rules.library(), evaluator(request)
+        )
+    except Exception:
+        logger.warning("no explanation for the hint", exc_info=True)
+        return {}
+    return {"why": {lang: e.text(lang) for lang in LANGUAGES}, "reasons": e.as_dicts()}

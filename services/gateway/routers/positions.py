@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -34,6 +34,12 @@ class Side(BaseModel):
     opponent: int
 
 
+class PositionType(BaseModel):
+    kind: str = Field(description="opening, race, bear-off, blitz, backgame, prime, holding or contact")
+    side: str | None = Field(description="whose type it is: player (on roll), opponent; null for the others")
+    plan: str = Field(description="the game plan of the type, in a sentence")
+
+
 class PositionInfo(BaseModel):
     kind: str = Field(description="which form was given: position_id, gnubg_id or xgid")
     position_id: str
@@ -48,6 +54,15 @@ class PositionInfo(BaseModel):
     race: bool = Field(description="no contact left")
     diagram: str = Field(description="an ASCII diagram (the player on roll is X)")
     board_svg: str = Field(description="where the SVG picture is")
+    position_type: PositionType = Field(description="the position type, as analyses name it")
+
+
+def position_type(position: Any) -> PositionType:
+    """:func:`pulvezar.analysis.classify` of a position (the player on roll's view)."""
+    from pulvezar.analysis.classify import classify
+
+    t = classify(position)
+    return PositionType(kind=t.kind, side=t.side, plan=t.plan)
 
 
 def _xgid(parsed: Parsed) -> XGID:
@@ -128,4 +143,5 @@ async def get_position(position: PositionPath) -> PositionInfo:
         race=p.is_race(),
         diagram=ascii_board(p),
         board_svg=f"/v1/positions/{quote(position.strip(), safe='/:=+')}/board.svg",
+        position_type=position_type(p),
     )
