@@ -1,4 +1,5 @@
-"""An SVG picture of a position, drawn here: points, checkers, bar, borne-off trays, cube, dice, IDs.
+"""An SVG picture of a position, drawn here: points, checkers, bar, borne-off trays, cube, dice, IDs, and
+for a picture to share a play's arrows, the score and up to two lines of caption (:func:`png` renders it).
 
 The player on roll (light checkers) moves from 24 down to 1 and bears off at the bottom right, as in
 :func:`pulvezar.rules.diagram.ascii_board`. Stacks of more than five checkers show their count.
@@ -6,6 +7,7 @@ The player on roll (light checkers) moves from 24 down to 1 and bears off at the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
@@ -102,8 +104,13 @@ def board_svg(
     cube_owner: str | None = None,  # "player", "opponent" or None (centred)
     show_cube: bool = True,
     title: str = "Backgammon position",
+    arrows: Sequence[tuple[int, int]] = (),
+    score: str | None = None,
+    caption: Sequence[str] = (),
 ) -> str:
-    """The SVG document (UTF-8 text) of ``position``, seen from the player on roll."""
+    """The SVG document (UTF-8 text) of ``position``, seen from the player on roll; ``arrows``: moves
+    ``(from, to)`` in its numbering (25 the bar, 0 off), ``score`` a line above the board, ``caption`` up to
+    two lines under it."""
     mine, theirs = position.mine, position.theirs
     pips = position.pips()
     off = position.off()
@@ -228,7 +235,17 @@ def board_svg(
         x0 = FRAME + 9 * POINT_W + BAR_W - 34
         add(_die(x0, mid - 14, dice[0]))
         add(_die(x0 + 36, mid - 14, dice[1]))
+    for frm, to in arrows:
+        (x1, y1), (x2, y2) = (
+            _anchor(frm, top, bottom, mid, bar_x, tray_x),
+            _anchor(to, top, bottom, mid, bar_x, tray_x),
+        )
+        parts.append(_el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke="#f2c200", stroke_width=5,
+                         stroke_linecap="round", marker_end="url(#arrowhead)", class_="arrow"))  # fmt: skip
     # header and footer text
+    if score:
+        parts.append(_el("text", score, x=WIDTH - FRAME, y=HEADER - 10, text_anchor="end", font_size=14,
+                         fill="#111", class_="score"))  # fmt: skip
     parts.append(
         _el(
             "text",
@@ -257,9 +274,62 @@ def board_svg(
                 class_="id",
             )
         )
-    body = "\n  ".join(parts)
+    for line in caption[:2]:
+        y += 20
+        parts.append(_el("text", line, x=FRAME, y=y, font_size=14, fill="#111", class_="caption"))
+    height = HEIGHT + 20 * len(caption[:2])
+    defs = (
+        '<defs><marker id="arrowhead" markerWidth="4" markerHeight="4" refX="2" refY="2" orient="auto">'
+        '<path d="M0,0 L4,2 L0,4 z" fill="#f2c200"/></marker></defs>'
+    )
+    body = "\n  ".join([defs, *parts])
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=WIDTH, height=HEIGHT)} '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" font-family="sans-serif">\n  {body}\n</svg>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=WIDTH, height=height)} '
+        f'viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif">\n  {body}\n</svg>\n'
     )
+
+
+def _anchor(
+    point: int, top: float, bottom: float, mid: float, bar_x: float, tray_x: float
+) -> tuple[float, float]:
+    """Where an arrow starts or ends: a point's middle, the bar (25) or the tray (0, borne off)."""
+    if point >= 25:
+        return bar_x + BAR_W / 2, mid + GAP / 2 + 2 * CHECKER_R
+    if point <= 0:
+        return tray_x + TRAY_W / 2, bottom - 3 * CHECKER_R
+    cx = _point_x(point) + POINT_W / 2
+    return cx, (bottom - 2 * CHECKER_R if point <= 12 else top + 2 * CHECKER_R)
+
+
+def arrows_of(notation: str) -> list[tuple[int, int]]:
+    """The moves of a play's notation as ``(from, to)`` for :func:`board_svg` (``bar`` 25, ``off`` 0):
+    ``"8/5 6/5"``, ``"24/21*/18"``, ``"13/7(2)"``, ``"bar/22"``; ValueError for anything else.
+
+    >>> arrows_of("24/21*/18 6/off(2)")
+    [(24, 21), (21, 18), (6, 0), (6, 0)]
+    """
+    import re
+
+    out: list[tuple[int, int]] = []
+    for part in notation.split():
+        m = re.fullmatch(r"((?:bar|\d{1,2})\*?(?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?", part.strip().lower())
+        if m is None:
+            raise ValueError(f"not a play's notation: {part!r}")
+        steps = [
+            25 if x == "bar" else 0 if x == "off" else int(x) for x in m.group(1).replace("*", "").split("/")
+        ]
+        if any(not 0 <= x <= 25 for x in steps):
+            raise ValueError(f"no point {part!r}")
+        for _ in range(int(m.group(2) or 1)):
+            out += list(itertools.pairwise(steps))
+    if not out:
+        raise ValueError("an empty play")
+    return out
+
+
+def png(svg_text: str) -> bytes:
+    """The SVG rendered to PNG by resvg (PyPI ``resvg-py``)."""
+    import resvg_py
+
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg_text))

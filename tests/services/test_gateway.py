@@ -98,6 +98,35 @@ def test_keys_are_required(gateway: str) -> None:
         assert httpx.get(f"{gateway}{path}").status_code == 200, path
 
 
+def test_board_png_to_share(http: httpx.Client) -> None:
+    """A PNG of a position to share (issue 30): a play's arrows, dice, cube, score and a caption."""
+    import struct
+
+    def size(r: httpx.Response) -> tuple[int, int]:
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"] == "image/png" and r.content[:8] == b"\x89PNG\r\n\x1a\n"
+        return struct.unpack(">II", r.content[16:24])
+
+    plain = http.get(f"/v1/positions/{START}/board.png")
+    with_play = http.get(f"/v1/positions/{START}/board.png", params={"play": "8/5 6/5", "dice": "31"})
+    assert size(plain) == size(with_play) and plain.content != with_play.content
+    captioned = http.get(
+        f"/v1/positions/{START}/board.png",
+        params=[("caption", "8/5 6/5 makes the 5-point"), ("caption", "x")],
+    )
+    assert size(captioned)[1] == size(plain)[1] + 40 and size(captioned)[0] == size(plain)[0]
+    scored = http.get(f"/v1/positions/{START}:MAHgAAAAAAAA/board.png")  # a 7-point match
+    assert size(scored) == size(plain) and scored.content != plain.content
+    for params, field in (
+        ({"play": "24/18", "dice": "31"}, "play"),  # not a play of 3-1
+        ({"play": "8-5"}, "play"),
+        ({"dice": "71"}, "dice"),
+        ([("caption", "a"), ("caption", "b"), ("caption", "c")], "caption"),
+    ):
+        assert fields(http.get(f"/v1/positions/{START}/board.png", params=params)) == [field], params
+    assert fields(http.get("/v1/positions/nonsense/board.png")) == ["position"]
+
+
 def test_positions_decode_every_id_form(http: httpx.Client) -> None:
     r = http.get(f"/v1/positions/{START}")
     assert r.status_code == 200, r.text

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import asyncio
+import functools
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -13,6 +15,7 @@ from pulvezar import XGID, PulvezarError, format_gnubg_id
 from pulvezar.rules.diagram import ascii_board
 from services.gateway import svg
 from services.gateway.models import Board, MatchState, Parsed, Pips, match_state, parse_position
+from services.gateway.problems import invalid
 from services.gateway.security import client
 
 router = APIRouter(prefix="/v1/positions", tags=["positions"], dependencies=[Depends(client)])
@@ -104,12 +107,17 @@ def _gnubg_id(parsed: Parsed) -> str | None:
     return format_gnubg_id(parsed.position, parsed.match)
 
 
-@router.get("/{position:path}/board.svg", response_class=Response, summary="The board as an SVG picture")
-async def board_svg(
-    position: PositionPath,
-    cube: Annotated[bool, Query(description="draw the doubling cube")] = True,
-    ids: Annotated[bool, Query(description="write the position's IDs under the board")] = True,
-) -> Response:
+def _picture(
+    position: str,
+    cube: bool,
+    ids: bool,
+    play: str | None = None,
+    dice: str | None = None,
+    rules: str = "international",
+    caption: list[str] | None = None,
+) -> str:
+    """The SVG of a position: the board, and for a picture to share a play's arrows, the score and a
+    caption; a 422 naming ``position``, ``dice`` or ``play`` for what does not fit."""
     parsed = parse_position(position, "position")
     labels: list[tuple[str, str]] = []
     if ids:
@@ -117,11 +125,95 @@ async def board_svg(
         gid = _gnubg_id(parsed)
         if gid:
             labels.append(("GNUbg ID", gid))
+    rolled = _dice(parsed)
+    if dice is not None:
+        rolled = (int(dice[0]), int(dice[1]))
+    arrows: list[tuple[int, int]] = []
+    if play:
+        try:
+            arrows = svg.arrows_of(play)
+            if rolled is not None:  # a play of these dice: it must be legal
+                from pulvezar import Rules
+                from pulvezar.rules.notation import parse_play
+
+                parse_play(
+                    play,
+                    parsed.position,
+                    rolled,
+                    Rules.tavla() if rules == "tavla" else Rules.international(),
+                )
+        except (ValueError, PulvezarError) as e:
+            raise invalid("play", str(e)) from None
     value, owner = _cube(parsed)
-    text = svg.board_svg(
-        parsed.position, ids=labels, dice=_dice(parsed), cube_value=value, cube_owner=owner, show_cube=cube
+    return svg.board_svg(
+        parsed.position, ids=labels, dice=rolled, cube_value=value, cube_owner=owner, show_cube=cube,
+        arrows=arrows, score=_score(parsed), caption=caption or [],
+    )  # fmt: skip
+
+
+def _score(parsed: Parsed) -> str | None:
+    m = parsed.match
+    if m is None or not m.match_length:
+        return None
+    me = m.turn if m.dice == (0, 0) else m.dice_owner
+    return f"Score {m.score[me]}-{m.score[1 - me]}, {m.match_length}-point match" + (
+        " (Crawford)" if m.crawford else ""
     )
+
+
+@router.get("/{position:path}/board.svg", response_class=Response, summary="The board as an SVG picture")
+async def board_svg(
+    position: PositionPath,
+    cube: Annotated[bool, Query(description="draw the doubling cube")] = True,
+    ids: Annotated[bool, Query(description="write the position's IDs under the board")] = True,
+) -> Response:
+    text = _picture(position, cube, ids)
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+
+
+Caption = Annotated[
+    list[Annotated[str, Field(max_length=120)]] | None,
+    Query(max_length=2, description="up to two lines of explanation under the board"),
+]
+
+
+@router.get(
+    "/{position:path}/board.png",
+    response_class=Response,
+    summary="The board as a PNG picture to share: a play's arrows, dice, cube, score and a caption",
+    responses={200: {"content": {"image/png": {}}}},
+)
+async def board_png(
+    position: PositionPath,
+    play: Annotated[
+        str | None, Query(max_length=60, description="a play drawn as arrows, e.g. 8/5 6/5")
+    ] = None,
+    dice: Annotated[
+        str | None, Query(pattern="^[1-6]{2}$", description="the roll, e.g. 31 (default: the ID's)")
+    ] = None,
+    rules: Annotated[
+        Literal["international", "tavla"], Query(description="the play's rule set")
+    ] = "international",
+    caption: Caption = None,
+    cube: Annotated[bool, Query(description="draw the doubling cube")] = True,
+    ids: Annotated[bool, Query(description="write the position's IDs under the board")] = False,
+) -> Response:
+    data = await asyncio.to_thread(_png, position, cube, ids, play, dice, rules, tuple(caption or ()))
+    return Response(data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"})
+
+
+@functools.lru_cache(maxsize=256)
+def _png(
+    position: str,
+    cube: bool,
+    ids: bool,
+    play: str | None,
+    dice: str | None,
+    rules: str,
+    caption: tuple[str, ...],
+) -> bytes:
+    """The PNG of :func:`_picture`, rendered once per request form (the recent ones are kept)."""
+    return svg.png(_picture(position, cube, ids, play, dice, rules, list(caption)))
 
 
 @router.get("/{position:path}", summary="Decode a position ID: board, IDs, pip counts, diagram")
