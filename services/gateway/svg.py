@@ -333,3 +333,35 @@ def png(svg_text: str) -> bytes:
     import resvg_py
 
     return bytes(resvg_py.svg_to_bytes(svg_string=svg_text))
+
+
+def card_svg(lines: Sequence[str], won: bool | None) -> str:
+    """A result card: the brand, the lines (the first small, the second large), a band in the winner's
+    colour (the player's light checkers, or the bot's red)."""
+    width, height = 640, 90 + 34 * max(0, len(lines) - 1)
+    band = MINE[1] if won is None else ("#2f6f3e" if won else THEIRS[0])
+    parts = [
+        _el("rect", x=0, y=0, width=width, height=height, rx=12, fill="#fffdf7", stroke="#d8ccb0"),
+        _el("rect", x=0, y=0, width=12, height=height, fill=band),
+        _el(
+            "text",
+            "pulvezar",
+            x=width - 20,
+            y=30,
+            text_anchor="end",
+            font_size=16,
+            font_weight="bold",
+            fill=WOOD,
+        ),
+    ]
+    y = 34
+    for i, line in enumerate(lines):
+        size, weight = (14, "normal") if i == 0 else (26, "bold") if i == 1 else (18, "normal")
+        y += 8 if i == 0 else size + 10
+        parts.append(_el("text", line, x=32, y=y, font_size=size, font_weight=weight, fill="#1d1d1b"))
+    body = "\n  ".join(parts)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=width, height=height)} '
+        f'viewBox="0 0 {width} {height}" role="img" font-family="sans-serif">\n  {body}\n</svg>\n'
+    )

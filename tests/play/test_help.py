@@ -3,6 +3,7 @@ from the log), checking a play without making it, and the trainer's warning thre
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from typing import Any
@@ -116,3 +117,19 @@ def test_the_resignation_preview_is_the_bots_answer(make: Callable[..., PlaySess
         acts = [a for a in st["actions"] if a not in ("resign", "end")] or st["actions"]
         s.apply(random_action({**st, "actions": acts}, rng))
     assert seen
+
+
+def test_a_games_luck_for_its_result_card(make: Callable[..., PlaySession]) -> None:
+    from playkit import Fixed, drive
+
+    from pulvezar.play.card import game_luck
+
+    s = make({"match_length": 1, "bot": {"level": "easy"}})
+    drive(s, random.Random(8))
+    me, bot = game_luck(s, 0, s.evaluator)
+    assert math.isfinite(me) and math.isfinite(bot) and (me, bot) != (0.0, 0.0)
+    assert game_luck(s, 0, s.evaluator) == (me, bot)
+    # an evaluator that values every position alike: no roll is luckier than another
+    flat = make({"match_length": 1, "bot": {"level": "easy"}}, evaluator=Fixed(0.5))
+    drive(flat, random.Random(8))
+    assert game_luck(flat, 0, flat.evaluator) == (0.0, 0.0)

@@ -705,3 +705,22 @@ def test_hints_and_checks_during_play(platform: Platform) -> None:
     assert listed[st["id"]]["hints_used"] == 1
     played = http.post(f"{href}/actions", json={"action": "play", "notation": hinted["hint"][0]["notation"]})
     assert played.status_code == 200 and played.json()["hints_used"] == 1
+
+
+def test_the_result_card_of_a_game(platform: Platform) -> None:
+    """A game's result card as a PNG to share (issue 30): drawn once a game has ended, per language."""
+    http = platform.http
+    fresh = new_game(http, {"match_length": 1, "bot": {"level": "easy"}})
+    assert problem(http.get(f"{fresh['href']}/card.png"), 409)["errors"][0]["field"] == "game_id"
+    st, _ = play_out(http, fresh, random.Random(41))
+    r = http.get(f"{st['href']}/card.png")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png" and r.content[:4] == b"\x89PNG"
+    assert http.get(f"{st['href']}/card.png", params={"game": 1}).content == r.content
+    german = http.get(f"{st['href']}/card.png", headers={"Accept-Language": "de"})
+    assert german.status_code == 200 and german.content != r.content
+    assert (
+        problem(http.get(f"{st['href']}/card.png", params={"game": 2}), 422)["errors"][0]["field"] == "game"
+    )
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert other.get(f"{st['href']}/card.png").status_code == 404
+    other.close()

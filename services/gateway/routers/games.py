@@ -26,6 +26,7 @@ import logging
 import secrets
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -514,6 +515,52 @@ async def export(
         text, media_type=_MEDIA[format],
         headers={"Content-Disposition": f'attachment; filename="{game_id}.{format}"'},
     )  # fmt: skip
+
+
+_CARDS: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()  # the last result cards drawn
+
+
+@router.get(
+    "/{game_id}/card.png",
+    response_class=Response,
+    summary="A game's result card as a PNG to share: who won how many points and how, the score, the luck",
+    responses={200: {"content": {"image/png": {}}}},
+)
+async def result_card(
+    game_id: GameId,
+    request: Request,
+    who: Who,
+    game: Annotated[
+        int | None, Query(ge=1, le=999, description="the game of the match (default: the last ended)")
+    ] = None,
+) -> Response:
+    from pulvezar.play.card import card_lines, game_luck
+    from services.gateway import svg
+
+    games, _, session = await _load(request, who, game_id)
+    ends, seen = [], 0
+    while batch := await store_call(games.events, game_id, seen):
+        ends += [e for _, e in batch if e.get("type") == "game_end"]
+        seen = batch[-1][0]
+    if not ends:
+        raise ProblemError(409, "no game of this match has ended yet", kind="game-state",
+                           errors=[("game_id", "no ended game")])  # fmt: skip
+    n = game or len(ends)
+    if n > len(ends):
+        raise invalid("game", f"game {n} has not ended; ended: 1 to {len(ends)}")
+    lang = language(request)
+    key = (game_id, n, lang)
+    data = _CARDS.get(key)
+    if data is None:
+        luck = await _in_thread(game_luck, session, n - 1, evaluator(request))
+        end = ends[n - 1]
+        lines = card_lines(end, session.settings.match_length, n, luck, lang)
+        won = (end.get("details") or {}).get("winner") == 0
+        data = await asyncio.to_thread(svg.png, svg.card_svg(lines, won))
+        _CARDS[key] = data
+        while len(_CARDS) > 256:
+            _CARDS.popitem(last=False)
+    return Response(data, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
 
 
 class AnalysisIn(BaseModel):
