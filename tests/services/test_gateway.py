@@ -332,6 +332,22 @@ def test_match_equity(http: httpx.Client) -> None:
     assert fields(http.get("/v1/match-equity", params={"length": 7, "score": 7})) == ["score"]
     assert fields(http.get("/v1/match-equity", params={"cube": 3})) == ["cube"]
     assert fields(http.get("/v1/match-equity", params={"length": "x"})) == ["length"]
+    # the whole table (issue 30): the library's numbers, each score's chance, post-Crawford beside
+    from pulvezar.met import MatchEquity
+
+    met = MatchEquity.kazaross_xg2()
+    t = http.get("/v1/match-equity/table", params={"length": 5}).json()
+    assert (
+        t["length"] == 5 and len(t["pre_crawford"]) == 5 and all(len(row) == 5 for row in t["pre_crawford"])
+    )
+    assert t["pre_crawford"][1][3] == met.mwc(2, 4) and t["post_crawford"][2] == met.mwc(
+        1, 3, post_crawford=True
+    )
+    assert all(
+        abs(t["pre_crawford"][i][j] + t["pre_crawford"][j][i] - 1) < 1e-9 for i in range(5) for j in range(5)
+    )
+    assert http.get("/v1/match-equity/table", params={"table": "tavla"}).json()["post_crawford"] is None
+    assert fields(http.get("/v1/match-equity/table", params={"length": 26})) == ["length"]
 
 
 def test_match_upload(http: httpx.Client) -> None:

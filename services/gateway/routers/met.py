@@ -73,3 +73,32 @@ async def match_equity(
         gammon_price=GammonPrices(player=gp.me, opponent=gp.opp) if gp else None,
         notes=list(s.notes),
     )
+
+
+class EquityTable(BaseModel):
+    table: str = Field(description="the table's name")
+    length: int = Field(description="the rows and columns: 1- to length-away")
+    pre_crawford: list[list[float]] = Field(
+        description="pre_crawford[i][j]: the match-winning chance of a player i+1-away against one j+1-away "
+        "(a 1-away score: the Crawford game)"
+    )
+    post_crawford: list[float] | None = Field(
+        description="post_crawford[j]: the 1-away player's chance against one j+1-away after the Crawford "
+        "game (null for a table without a cube)"
+    )
+
+
+@router.get(
+    "/table", summary="The match-equity table up to length-away (as the app's match-equity card shows)"
+)
+async def equity_table(
+    length: Annotated[int, Query(ge=1, le=25, description="rows and columns: 1- to length-away")] = 7,
+    table_name: Annotated[Table, Query(alias="table", description="kazaross-xg2 or tavla")] = "kazaross-xg2",
+) -> EquityTable:
+    met = table(table_name)
+    if length > met.length:
+        raise invalid("length", f"the {table_name} table covers matches up to {met.length} points")
+    n = range(1, length + 1)
+    pre = [[met.mwc(a, b) for b in n] for a in n]
+    post = [met.mwc(1, b, post_crawford=True) if b > 1 else 0.5 for b in n] if met.has_cube else None
+    return EquityTable(table=met.name, length=length, pre_crawford=pre, post_crawford=post)
