@@ -43,6 +43,7 @@ from services.gateway.routers import (
     games,
     job_lists,
     kinds,
+    lessons,
     matches,
     met,
     players,
@@ -264,6 +265,7 @@ def create_app(
         games,
         players,
         cards,
+        lessons,
     )
     for r in routers:
         app.include_router(r.router)

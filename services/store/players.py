@@ -151,6 +151,25 @@ class PlayerRecords:
             row.stats = stats
             return True
 
+    def lesson_step(
+        self, owner: str | None, player_id: str, lesson_id: str, step: int, total: int
+    ) -> dict[str, Any] | None:
+        """Record step ``step`` of a lesson done by the player: ``{"done": [steps], "completed": when or
+        None}`` (completed once every one of its ``total`` steps is done); None when the owner has no such
+        player."""
+        with session(self.url) as s:
+            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+            row = s.scalars(q).first()
+            if row is None:
+                return None
+            stats = copy.deepcopy(dict(row.stats or {}))
+            progress = stats.setdefault("lessons", {}).setdefault(lesson_id, {"done": [], "completed": None})
+            progress["done"] = sorted(set(progress["done"]) | {step})
+            if progress["completed"] is None and len(progress["done"]) >= total:
+                progress["completed"] = time.time()
+            row.stats = stats
+            return dict(progress)
+
     def plan(self, owner: str | None, player_id: str, today: str) -> dict[str, Any] | None:
         """The player's plan of ``today``'s week (:func:`pulvezar.play.progress.weekly_plan`), made on the
         week's first read and kept for the week, with each task's ``done`` count this week: cards of the

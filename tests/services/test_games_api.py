@@ -724,3 +724,32 @@ def test_the_result_card_of_a_game(platform: Platform) -> None:
     other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
     assert other.get(f"{st['href']}/card.png").status_code == 404
     other.close()
+
+
+def test_lessons_with_a_players_progress(platform: Platform) -> None:
+    """The five lessons over REST (issue 30): steps in the request's language without their plays, a wrong
+    play refused, a player's progress up to the lesson's completion."""
+    http = platform.http
+    listed = http.get("/v1/lessons").json()["lessons"]
+    assert [x["id"] for x in listed] == ["pip-counting", "openings", "game-plans", "blot-risk", "bearing-off"]
+    assert all(x["progress"] is None for x in listed)
+    german = http.get("/v1/lessons/openings", headers={"Accept-Language": "de"}).json()
+    assert german["title"] == "Eröffnungen" and german["items"][1]["text"] == "Baue mit 3-1 den 5er-Punkt."
+    assert all("play" not in step for step in german["items"]) and german["items"][1]["dice"] == [3, 1]
+    player = http.post("/v1/players", json={"name": "Lerner"}).json()
+    url = "/v1/lessons/openings/steps/{}/answers"
+    wrong = http.post(url.format(1), json={"notation": "13/10 6/5", "player": player["id"]}).json()
+    assert wrong == {"correct": False, "expected": None, "progress": {"done": [], "completed": None}}
+    assert (
+        problem(http.post(url.format(1), json={"notation": "24/18"}), 422)["errors"][0]["field"] == "notation"
+    )
+    assert problem(http.post(url.format(9), json={}), 422)["errors"][0]["field"] == "step"
+    assert problem(http.get("/v1/lessons/chess"), 404)["errors"][0]["field"] == "lesson_id"
+    assert problem(http.post(url.format(0), json={"player": "p0"}), 422)["errors"][0]["field"] == "player"
+    answers = [{}, {"notation": "8/5 6/5"}, {"notation": "8/4 6/4"}, {"notation": "13/7 8/7"}]
+    for n, given in enumerate(answers):
+        r = http.post(url.format(n), json={**given, "player": player["id"]}).json()
+        assert r["correct"] is True and r["progress"]["done"] == list(range(n + 1))
+    assert r["progress"]["completed"] is not None
+    mine = {x["id"]: x for x in http.get("/v1/lessons", params={"player": player["id"]}).json()["lessons"]}
+    assert mine["openings"]["progress"]["completed"] and mine["bearing-off"]["progress"]["done"] == []
