@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select
 
 from services.store.db import session
 from services.store.idempotent import remember, remembered
@@ -130,11 +130,16 @@ class PlayerRecords:
             return dict(row.stats or {}) if row is not None else None
 
     def reset_statistics(self, owner: str | None, player_id: str) -> bool:
-        """Start the player's counters again (its games stay); False when the owner has no such player."""
+        """Start the player's counters again (its games, archive, cards and lessons progress stay); False
+        when the owner has no such player."""
         with session(self.url) as s:
-            q = update(PlayerRow).where(PlayerRow.id == player_id, _mine(owner))
-            done = s.execute(q.values(stats={}, updated_at=time.time()))
-            return bool(done.rowcount)
+            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+            row = s.scalars(q).first()
+            if row is None:
+                return False
+            kept = {k: v for k, v in (row.stats or {}).items() if k == "lessons"}
+            row.stats, row.updated_at = kept, time.time()
+            return True
 
     def reach(self, owner: str | None, player_id: str, achievement: str) -> bool:
         """Mark ``achievement`` reached now (once: the first time stays); False when the owner has no such
