@@ -40,6 +40,7 @@ from services.gateway.routers import (
     cards,
     cube,
     daily,
+    exercises,
     games,
     job_lists,
     kinds,
@@ -266,6 +267,7 @@ def create_app(
         players,
         cards,
         lessons,
+        exercises,
     )
     for r in routers:
         app.include_router(r.router)

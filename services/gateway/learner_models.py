@@ -121,6 +121,13 @@ class WeeklyPlan(BaseModel):
     reason: str | None = Field(description="why the plan is empty; null when it is not")
 
 
+class ExerciseResults(BaseModel):
+    tried: int = Field(description="exercises answered (the first answer counts)")
+    correct: int = Field(description="of them right")
+    streak: int = Field(description="right in a row, up to the last")
+    best_streak: int = Field(description="the longest streak")
+
+
 class Statistics(BaseModel):
     """What a player's games against the bots add up to (``pulvezar.play.statistics``)."""
 
@@ -152,3 +159,6 @@ class Statistics(BaseModel):
         description="up to three position types where the player lost most (20 decisions each at least)"
     )
     recent_matches: list[PlayedMatch] = Field(description="the last five, newest first")
+    exercises: dict[str, ExerciseResults] = Field(
+        description="per exercise (pip-count, bear-off, take-point): first answers, right, streaks"
+    )

@@ -247,3 +247,23 @@ class PlayerMatch(Base):
         Index("ix_player_matches_ref", "player_id", "ref", unique=True),
         Index("ix_player_matches_played", "player_id", "played_at", "id"),
     )
+
+
+class Exercise(Base):
+    """An exercise given (services/store/exercises.py): what was asked and its answer, when, and the first
+    answer's result (only it counts for a player's counters)."""
+
+    __tablename__ = "exercises"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(128))
+    player_id: Mapped[str | None] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))
+    spec: Mapped[dict[str, Any]] = mapped_column(Json)  # pulvezar.play.exercises.make's, with the answer
+    screen_reader: Mapped[bool] = mapped_column(Boolean)
+    issued_at: Mapped[float] = mapped_column(Float)
+    answers: Mapped[int] = mapped_column(Integer)
+    first: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    answered_at: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_exercises_player", "player_id"),)

@@ -21,7 +21,7 @@ from sqlalchemy import and_, delete, func, or_, select
 from services.store.db import session
 from services.store.idempotent import remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import Card, DailyAttempt, GameEvent, GameRow, PlayerMatch, PlayerRow
+from services.store.models import Card, DailyAttempt, Exercise, GameEvent, GameRow, PlayerMatch, PlayerRow
 from services.store.player_matches import game_finished
 
 
@@ -119,6 +119,7 @@ class PlayerRecords:
             s.execute(delete(DailyAttempt).where(DailyAttempt.player_id == player_id))
             s.execute(delete(Card).where(Card.player_id == player_id))
             s.execute(delete(PlayerMatch).where(PlayerMatch.player_id == player_id))
+            s.execute(delete(Exercise).where(Exercise.player_id == player_id))
             s.delete(row)
             return True
 

@@ -447,7 +447,7 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     stats = http.get(f"{bob['href']}/statistics").json()
     month = time.strftime("%Y-%m", time.gmtime())
     context = {"level": "easy", "match_length": 1, "opponent_rating": 1200.0, "month": month, "time": 1.0}
-    learner = ("pr", "frequent_mistakes", "recent_matches")  # from analyses: test_learner_analyses.py
+    learner = ("pr", "frequent_mistakes", "recent_matches", "exercises")  # test_learner_analyses.py and below
     assert {k: v for k, v in stats.items() if k not in learner} == report(fold(None, events, context), month)
     assert [(m["source"], m["game_id"], m["won"]) for m in stats["recent_matches"]] == [
         ("game", st["id"], st["result"]["winner"] == 0)
@@ -753,3 +753,37 @@ def test_lessons_with_a_players_progress(platform: Platform) -> None:
     assert r["progress"]["completed"] is not None
     mine = {x["id"]: x for x in http.get("/v1/lessons", params={"player": player["id"]}).json()["lessons"]}
     assert mine["openings"]["progress"]["completed"] and mine["bearing-off"]["progress"]["done"] == []
+
+
+def test_exercises_with_a_players_counters(platform: Platform) -> None:
+    """Exercises over REST (issue 30): the answer hidden until answered, the first answer counted for the
+    player (counters and streaks, also in the statistics), a later one not; bad input names the field."""
+    from pulvezar import Position
+
+    http = platform.http
+    player = http.post("/v1/players", json={"name": "Üben"}).json()
+    e = http.get("/v1/exercises/pip-count/next", params={"player": player["id"]}).json()
+    assert "answer" not in e and e["time_limit_s"] == 20.0
+    pips = list(Position.from_position_id(e["position_id"]).pips())
+    r = http.post(f"/v1/exercises/pip-count/{e['id']}/answers", json={"pips": pips}).json()
+    assert r["correct"] is True and r["first_attempt"] is True and r["answer"] == {"pips": pips}
+    assert r["counters"] == {"tried": 1, "correct": 1, "streak": 1, "best_streak": 1}
+    again = http.post(f"/v1/exercises/pip-count/{e['id']}/answers", json={"pips": [1, 1]}).json()
+    assert again["first_attempt"] is False and again["attempt"] == 2 and again["counters"] is None
+    blind = http.get("/v1/exercises/pip-count/next", params={"screen_reader": True}).json()
+    assert blind["time_limit_s"] is None
+
+    t = http.get("/v1/exercises/take-point/next", params={"player": player["id"]}).json()
+    assert t["match_length"] and len(t["score"]) == 2 and t["cube_value"] in (1, 2)
+    wrong = http.post(f"/v1/exercises/take-point/{t['id']}/answers", json={"take_point": 0.99}).json()
+    assert wrong["correct"] is False and wrong["counters"]["streak"] == 0 and wrong["details"]["error"] > 0.03
+    b = http.get("/v1/exercises/bear-off/next", params={"player": player["id"]}).json()
+    bad = http.post(f"/v1/exercises/bear-off/{b['id']}/answers", json={"notation": "24/18"})
+    assert problem(bad, 422)["errors"][0]["field"] == "notation"
+    assert problem(http.post(f"/v1/exercises/take-point/{b['id']}/answers", json={}), 404)
+    assert problem(http.post("/v1/exercises/bear-off/x0123/answers", json={}), 404)
+    assert problem(http.get("/v1/exercises/chess/next"), 422)
+    foreign = http.get("/v1/exercises/bear-off/next", params={"player": "p0"})
+    assert problem(foreign, 422)["errors"][0]["field"] == "player"
+    stats = http.get(f"{player['href']}/statistics").json()["exercises"]
+    assert stats["pip-count"]["correct"] == 1 and stats["take-point"]["tried"] == 1

@@ -16,6 +16,7 @@ from services.store.models import Base
 TABLES = {
     "jobs", "job_chunks", "job_blobs", "archive_owners", "archive_entries", "daily_puzzles", "match_uploads",
     "games", "game_events", "idempotent_requests", "players", "daily_attempts", "cards", "player_matches",
+    "exercises",
 }  # fmt: skip
 
 

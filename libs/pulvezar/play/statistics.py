@@ -323,7 +323,8 @@ def report(
     counts = list(s.pop("dice"))
     total = sum(counts)
     value, ladder = float(s.pop("rating")), s.pop("ladder")
-    for derived in ("achievements", "cube", "analysed", "types", "plan"):  # read by pulvezar.play.progress
+    # read by pulvezar.play.progress, .exercises and the lessons routes
+    for derived in ("achievements", "cube", "analysed", "types", "plan", "exercises", "lessons"):
         s.pop(derived, None)
     s["daily"] = daily_report(s, today)
     rank_id, names = rank(value)

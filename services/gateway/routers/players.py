@@ -162,6 +162,7 @@ def _statistics(counters: dict[str, Any], request: Request, recent: list[Any]) -
     out["pr"] = pr_trend(counters)
     out["frequent_mistakes"] = frequent_mistakes(counters, lang)
     out["recent_matches"] = [_played(m) for m in recent]
+    out["exercises"] = dict(counters.get("exercises") or {})
     return Statistics.model_validate(out)
 
 

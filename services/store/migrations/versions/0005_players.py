@@ -1,5 +1,5 @@
 """players (the learner's record), the player a game is recorded for, daily attempts, flash cards, the
-player's matches (played and imported, with their analyses)
+player's matches (played and imported, with their analyses), exercises
 
 Revision ID: 0005
 Revises: 0004
@@ -73,6 +73,20 @@ def upgrade() -> None:
     )
     op.create_index("ix_player_matches_ref", "player_matches", ["player_id", "ref"], unique=True)
     op.create_index("ix_player_matches_played", "player_matches", ["player_id", "played_at", "id"])
+    op.create_table(
+        "exercises",
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("owner", sa.String(128), nullable=True),
+        sa.Column("player_id", sa.String(32), nullable=True),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("spec", JSON, nullable=False),
+        sa.Column("screen_reader", sa.Boolean(), nullable=False),
+        sa.Column("issued_at", sa.Float(), nullable=False),
+        sa.Column("answers", sa.Integer(), nullable=False),
+        sa.Column("first", JSON, nullable=True),
+        sa.Column("answered_at", sa.Float(), nullable=True),
+    )
+    op.create_index("ix_exercises_player", "exercises", ["player_id"])
     op.add_column("games", sa.Column("player_id", sa.String(32), nullable=True))
     op.create_index("ix_games_player", "games", ["player_id"])
 
@@ -81,6 +95,8 @@ def downgrade() -> None:
     op.drop_index("ix_games_player", "games")
     with op.batch_alter_table("games") as batch:  # SQLite drops a column by copying the table
         batch.drop_column("player_id")
+    op.drop_index("ix_exercises_player", "exercises")
+    op.drop_table("exercises")
     op.drop_index("ix_player_matches_played", "player_matches")
     op.drop_index("ix_player_matches_ref", "player_matches")
     op.drop_table("player_matches")
