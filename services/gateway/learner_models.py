@@ -108,7 +108,10 @@ class PlanTask(BaseModel):
     exercise: str | None = Field(None, description="GET /v1/exercises/{kind}/next (issue 30)")
     lesson: str | None = Field(None, description="the lesson that trains the area (issue 30)")
     target: int = Field(description="how many this week")
-    done: int | None = Field(description="how many done this week; null where nothing records it yet")
+    done: int | None = Field(
+        description="how many done this week (cards answered, dailies solved, exercises right, the lesson "
+        "completed: 1)"
+    )
 
 
 class PlanArea(Mistakes):

@@ -179,8 +179,8 @@ class PlayerRecords:
     def plan(self, owner: str | None, player_id: str, today: str) -> dict[str, Any] | None:
         """The player's plan of ``today``'s week (:func:`pulvezar.play.progress.weekly_plan`), made on the
         week's first read and kept for the week, with each task's ``done`` count this week: cards of the
-        area's type answered, dailies solved at the first attempt (None where nothing records it yet);
-        None when the owner has no such player."""
+        area's type answered, dailies solved at the first attempt, exercises of the kind answered right at
+        the first answer, the lesson completed (1) or not (0); None when the owner has no such player."""
         import datetime as dt
 
         from pulvezar.play.progress import monday, weekly_plan
@@ -206,6 +206,12 @@ class PlayerRecords:
                     DailyAttempt.date >= week, DailyAttempt.date <= today,
                 )
             )  # fmt: skip
+            exercised = s.execute(
+                select(Exercise.kind, Exercise.first).where(
+                    Exercise.player_id == player_id, Exercise.answered_at >= start
+                )
+            ).all()
+        lessons = stats.get("lessons") or {}
         out = copy.deepcopy(plan)
         for area in out["areas"]:
             for task in area["tasks"]:
@@ -214,8 +220,13 @@ class PlayerRecords:
                     task["done"] = sum((p.get("position_type") or {}).get("kind") == kind for p in answered)
                 elif task["kind"] == "daily":
                     task["done"] = int(solved or 0)
-                else:
-                    task["done"] = None  # exercises and lessons record nothing per player yet
+                elif task["kind"] == "exercise":
+                    task["done"] = sum(
+                        k == task["exercise"] and bool((f or {}).get("correct")) for k, f in exercised
+                    )
+                else:  # a lesson: completed this week
+                    completed = (lessons.get(task["lesson"]) or {}).get("completed")
+                    task["done"] = int(completed is not None and completed >= start)
         return out
 
     def games_of(self, owner: str | None, player_id: str) -> int:

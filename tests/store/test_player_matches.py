@@ -130,3 +130,21 @@ def test_the_weekly_plan_is_kept_for_its_week_and_counts_the_tasks(store_url: st
     again = players.plan("k1", q.id, today) or {}
     area = next(a for a in again["areas"] if a["position_type"] == card.puzzle["position_type"]["kind"])
     assert area["tasks"][0]["done"] == 1
+
+    # an exercise of the area's kind answered right, and its lesson completed, count this week
+    from pulvezar.play.exercises import fold as fold_exercise
+    from pulvezar.play.lessons import lesson
+    from services.store.exercises import Exercises
+
+    first = plan["areas"][0]
+    kind, lesson_id = first["tasks"][2]["exercise"], first["tasks"][3]["lesson"]
+    exercises = Exercises(store_url)
+    for correct in (True, False):
+        x = exercises.issue("k1", q.id, kind, {"kind": kind}, False)
+        assert x is not None
+        exercises.answered("k1", x, {"correct": correct}, lambda st, ok: fold_exercise(st, kind, ok))
+    steps = len(lesson(lesson_id)["steps"])  # type: ignore[index]
+    for n in range(steps):
+        players.lesson_step("k1", q.id, lesson_id, n, steps)
+    tasks = (players.plan("k1", q.id, today) or {})["areas"][0]["tasks"]
+    assert (tasks[2]["done"], tasks[3]["done"]) == (1, 1)
