@@ -23,6 +23,9 @@ addMessages({
     pl_single: "single", pl_gammon: "gammon", pl_backgammon: "backgammon", pl_mars: "mars",
     pl_your_die: "your die", pl_bot_die: "pulvezar's die", pl_die: "die {n}", pl_bot_roll: "Enter pulvezar's roll:",
     pl_legal: "Legal plays ({n})", pl_pending: "Your play: {play}", pl_partial: "Moved so far: {play}",
+    pl_hint: "Hint", pl_hints_left: "{n} left", pl_check: "Check", pl_check_title: "Your play, checked",
+    pl_warn: "Think again: you can undo and choose another play.", pl_hint_title: "The engine's best plays",
+    pl_would_accept: "pulvezar would accept: {levels}", pl_would_refuse: "pulvezar would refuse a resignation now",
     pl_confirm: "Confirm", pl_undo: "Undo", pl_reset: "Start over", pl_no_move: "no move possible",
     pl_pick: "Click a checker, then a highlighted point (or choose a play below).",
     pl_pick_target: "Now click a highlighted point.", pl_one_left: "Only one play fits: {play}",
@@ -57,6 +60,9 @@ addMessages({
     pl_single: "einfach", pl_gammon: "Gammon", pl_backgammon: "Backgammon", pl_mars: "Mars",
     pl_your_die: "Ihr Würfel", pl_bot_die: "pulvezars Würfel", pl_die: "Würfel {n}", pl_bot_roll: "pulvezars Wurf eingeben:",
     pl_legal: "Legale Züge ({n})", pl_pending: "Ihr Zug: {play}", pl_partial: "Bisher gezogen: {play}",
+    pl_hint: "Tipp", pl_hints_left: "noch {n}", pl_check: "Prüfen", pl_check_title: "Dein Zug, geprüft",
+    pl_warn: "Überlege noch einmal: du kannst zurücknehmen und anders ziehen.", pl_hint_title: "Die besten Züge der Engine",
+    pl_would_accept: "pulvezar würde annehmen: {levels}", pl_would_refuse: "pulvezar würde eine Aufgabe jetzt ablehnen",
     pl_confirm: "Bestätigen", pl_undo: "Rückgängig", pl_reset: "Neu beginnen", pl_no_move: "kein Zug möglich",
     pl_pick: "Einen Stein anklicken, dann einen markierten Punkt (oder unten einen Zug wählen).",
     pl_pick_target: "Jetzt einen markierten Punkt anklicken.", pl_one_left: "Nur ein Zug passt: {play}",
@@ -91,6 +97,9 @@ addMessages({
     pl_single: "tek", pl_gammon: "gammon", pl_backgammon: "backgammon", pl_mars: "mars",
     pl_your_die: "sizin zarınız", pl_bot_die: "pulvezar'ın zarı", pl_die: "zar {n}", pl_bot_roll: "pulvezar'ın zarını girin:",
     pl_legal: "Yasal hamleler ({n})", pl_pending: "Hamleniz: {play}", pl_partial: "Şimdiye kadar: {play}",
+    pl_hint: "İpucu", pl_hints_left: "{n} kaldı", pl_check: "Kontrol et", pl_check_title: "Hamlen, kontrol edildi",
+    pl_warn: "Bir daha düşün: geri alıp başka bir hamle seçebilirsin.", pl_hint_title: "Motorun en iyi hamleleri",
+    pl_would_accept: "pulvezar kabul ederdi: {levels}", pl_would_refuse: "pulvezar şimdi bir pes teklifini reddederdi",
     pl_confirm: "Onayla", pl_undo: "Geri al", pl_reset: "Baştan", pl_no_move: "hamle yok",
     pl_pick: "Bir pula, sonra işaretli bir haneye tıklayın (ya da aşağıdan bir hamle seçin).",
     pl_pick_target: "Şimdi işaretli bir haneye tıklayın.", pl_one_left: "Tek bir hamle uyuyor: {play}",
@@ -324,9 +333,20 @@ async function act(g, action) {
   } finally {
     g.busy = false;
     g.root.removeAttribute("aria-busy");
-    g.moves = null; g.selected = null; g.pending = null;
+    g.moves = null; g.selected = null; g.pending = null; g.hint = null; g.check = null;
     render(g);
   }
+}
+
+/** Help that makes no move: a hint (counted: the state comes back) or a check of the chosen play. */
+async function help(g, action) {
+  try {
+    const r = await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: action });
+    if (action.action === "hint") { g.log.push(...(r.events || [])); g.game = r; g.hint = r.hint; } else g.check = r.check;
+  } catch (e) {
+    toast(e.message, "error");
+  }
+  render(g);
 }
 
 // ---- the game screen
@@ -446,6 +466,10 @@ function movePanel(g, current) {
   }
   const buttons = h("div", { class: "buttons" });
   if (current) buttons.append(h("button", { type: "button", id: "pl-confirm", class: "primary", onclick: () => act(g, { action: "play", position_id: current.position_id }) }, t("pl_confirm")));
+  if (current) buttons.append(h("button", { type: "button", id: "pl-check", onclick: () => help(g, { action: "check", position_id: current.position_id }) }, t("pl_check")));
+  const left = g.game.hints_left;
+  if (left !== 0) buttons.append(h("button", { type: "button", id: "pl-hint", onclick: () => help(g, { action: "hint" }) },
+    t("pl_hint"), left != null ? ` (${t("pl_hints_left", { n: left })})` : ""));
   if (pending || st.steps.length) {
     buttons.append(h("button", { type: "button", id: "pl-undo", onclick: () => { if (g.pending) g.pending = null; else moves.undo(); g.selected = null; render(g); } }, t("pl_undo")));
     if (st.steps.length > 1) buttons.append(h("button", { type: "button", id: "pl-reset", onclick: () => { g.pending = null; moves.reset(); g.selected = null; render(g); } }, t("pl_reset")));
@@ -457,7 +481,25 @@ function movePanel(g, current) {
       type: "button", class: "legal-play", "aria-pressed": pending === p ? "true" : "false",
       onclick: () => { moves.reset(); g.selected = null; g.pending = p; render(g); g.root.querySelector("#pl-confirm")?.focus(); },
     }, p.notation || t("pl_no_move")))));
-  return h("section", { class: "panel move-panel" }, ...parts, buttons, list);
+  return h("section", { class: "panel move-panel" }, ...parts, buttons, helpPanels(g), list);
+}
+
+function helpPanels(g) {
+  const out = h("div", { class: "help-panels" });
+  if (g.check) {
+    const v = g.check;
+    out.append(h("div", { class: `verdict ${v.mark || "ok"}`, id: "pl-checked" }, h("strong", {}, t("pl_check_title")),
+      ` · ${v.played}`, v.best !== v.played ? ` · ${t("pl_best", { play: v.best })}` : "", ` · ${t("pl_loss", { loss: v.loss.toFixed(3) })}`,
+      v.warn ? h("p", { class: "error-message", id: "pl-warn" }, t("pl_warn")) : null, v.why ? h("p", {}, v.why) : null));
+  }
+  if (g.hint) {
+    out.append(h("div", { id: "pl-hints" }, h("strong", {}, t("pl_hint_title")), h("ol", {}, g.hint.map((c) => h("li", {},
+      h("button", { type: "button", class: "play-button", onclick: () => {
+        const p = g.game.legal_plays.find((x) => x.position_id === c.position_id);
+        if (p) { g.moves.reset(); g.selected = null; g.pending = p; render(g); }
+      } }, c.notation), ` ${c.loss ? `−${c.loss.toFixed(3)}` : ""}`)))));
+  }
+  return out;
 }
 
 function actionsPanel(g) {
@@ -478,6 +520,11 @@ function actionsPanel(g) {
       const levels = game.resign_levels || ["single"];
       const level = h("select", { id: "pl-resign-level", "aria-label": t("pl_resign") }, levels.map((l) => h("option", { value: l, text: t(`pl_${l}`) })));
       box.append(h("span", { class: "resign" }, h("button", { type: "button", id: "pl-resign", onclick: () => act(g, { action: "resign", level: level.value }) }, t("pl_resign")), " ", level));
+      const preview = game.resign_preview;
+      if (preview) {
+        const yes = levels.filter((l) => preview[l]).map((l) => t(`pl_${l}`));
+        box.append(h("p", { class: "muted small-text", id: "pl-resign-preview" }, yes.length ? t("pl_would_accept", { levels: yes.join(", ") }) : t("pl_would_refuse")));
+      }
       continue;
     }
     const label = { beaver: "pl_beaver_a", raccoon: "pl_raccoon_a" }[a] || `pl_${a}`;

@@ -1,0 +1,54 @@
+"""Help during play in the browser (issue 30): a hint (counted against the match's limit), a check of the
+chosen play before it is made, and the resignation preview, in English and German."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bench_platform import LOCAL_KEY, Api
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def game_to_play(platform: Any) -> dict[str, Any]:
+    """A game over the API, rolled on until the human has a roll to play with a choice."""
+    api = Api(platform.url, LOCAL_KEY)
+    st = api.call("POST", "/v1/games", {"match_length": 3, "bot": {"level": "easy"}, "trainer": True,
+                                        "hint_limit": 1})  # fmt: skip
+    for _ in range(50):
+        if "play" in st["actions"] and len(st["legal_plays"]) > 1:
+            return st
+        action = "roll" if "roll" in st["actions"] else st["actions"][0]
+        if action == "play":
+            st = api.call(
+                "POST",
+                f"{st['href']}/actions",
+                {"action": "play", "position_id": st["legal_plays"][0]["position_id"]},
+            )
+        else:
+            st = api.call("POST", f"{st['href']}/actions", {"action": action})
+    raise AssertionError("no roll with a choice")
+
+
+def test_hint_check_and_resignation_preview(page: Any, platform: Any) -> None:
+    st = game_to_play(platform)
+    page.goto(f"/?view=play&game={st['id']}")
+    hint = page.locator("#pl-hint")
+    expect(hint).to_contain_text("Hint (1 left)")
+    expect(page.locator("#pl-resign-preview")).to_contain_text("pulvezar would")
+    hint.click()
+    expect(page.locator("#pl-hints li")).not_to_have_count(0)
+    expect(page.locator("#pl-hint")).to_have_count(0)  # the match allowed one
+    page.locator("#pl-hints li button").first.click()
+    page.locator("#pl-check").click()
+    expect(page.locator("#pl-checked")).to_contain_text("Your play, checked")
+    expect(page.locator("#pl-checked")).to_contain_text("loss 0.000")  # the engine's best, checked
+    page.select_option("#lang", "de")
+    expect(page.locator("#pl-resign-preview")).to_contain_text("pulvezar würde")
+    page.locator("#pl-legal button").first.click()
+    page.locator("#pl-check").click()
+    expect(page.locator("#pl-checked")).to_contain_text("Dein Zug, geprüft")
+    page.locator("#pl-confirm").click()
+    expect(page.locator("#pl-checked")).to_have_count(0)  # the play is made: the check is gone
