@@ -1,7 +1,8 @@
 // The entry: wires the routes to the views, and the header (navigation, language, API key); one view at a time.
 // The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
 // /?view=analysis[&job=<id>], /?view=book, /?view=daily, /?view=statistics|cards[&player=<id>],
-// /?view=library[&q=][&rules=], /?view=training[&player=<id>][&lesson=<id>], /?view=met[&length=][&table=]. The services views use are in shell.js; nothing
+// /?view=library[&q=][&rules=], /?view=training[&player=<id>][&lesson=<id>], /?view=met[&length=][&table=],
+// /?view=deep[&position=][&dice=][&job=]. The services views use are in shell.js; nothing
 // imports this module.
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { initialLang, setLang, t } from "./i18n.js";
@@ -18,6 +19,7 @@ const VIEWS = {
   library: () => import("./views/library.js"),
   training: () => import("./views/training.js"),
   met: () => import("./views/met.js"),
+  deep: () => import("./views/deep.js"),
 };
 let cleanup = null;
 let renders = 0;
