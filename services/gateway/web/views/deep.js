@@ -30,7 +30,7 @@ export async function mount(el, params) {
   el.classList.add("dp-view");
   const position = h("input", { id: "dp-position", class: "id-input", value: params.position || START, "aria-label": t("dp_position") });
   const dice = h("input", { id: "dp-dice", value: params.dice || "31", pattern: "[1-6]{2}", size: 3, "aria-label": t("dp_dice") });
-  const trials = h("select", { id: "dp-trials", "aria-label": t("dp_trials") }, [6912, 1296, 144].map((n) => h("option", { value: n }, String(n))));
+  const trials = h("select", { id: "dp-trials", "aria-label": t("dp_trials") }, [6912, 1296, 144, 72].map((n) => h("option", { value: n }, String(n))));
   const ply = h("select", { id: "dp-ply", "aria-label": t("dp_ply") }, [3, 2, 1, 0].map((n) => h("option", { value: n }, String(n))));
   const form = h("form", { class: "id-form" }, position, " ", h("label", {}, t("dp_dice"), " ", dice), " ",
     h("label", {}, t("dp_trials"), " ", trials), " ", h("label", {}, t("dp_ply"), " ", ply), " ",
