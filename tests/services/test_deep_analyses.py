@@ -1,7 +1,7 @@
 """Deep analyses of one decision as a job (``POST /v1/deep-analyses``, ``services/jobs/kinds/deep.py``; issue
 30), on the session's shared platform: the search and rollout chunks fan out over the live workers, and the
-report equals the library's values of the same chunks computed here, bit for bit; a small preset keeps it
-to seconds (the product's is 3 ply and 6,912 trials)."""
+report equals the library's values of the same chunks computed here, bit for bit; a small preset and a race
+(its rollouts end in a few rolls) keep it to seconds (the product's is 3 ply and 6,912 trials)."""
 
 from __future__ import annotations
 
@@ -19,15 +19,8 @@ from services.jobs.kinds.deep import DeepAnalyses, DeepRequest, candidates_of
 
 KEY = "kinds-key"
 platform = e2e.platform
-START = "4HPwATDgc/ABMA"
-BODY = {
-    "position": START,
-    "dice": [3, 1],
-    "ply": 1,
-    "trials": 144,
-    "candidates": 3,
-    "priority": "interactive",
-}
+RACE = "cHfuAAC4ezcAAA"  # 88 pips against 111 (pulvezar.play.lessons.RACE): its rollouts end in a few rolls
+BODY = {"position": RACE, "dice": [6, 4], "ply": 1, "trials": 144, "candidates": 3, "priority": "interactive"}
 
 pytestmark = [pytest.mark.slow]
 
@@ -38,7 +31,7 @@ pytestmark = [pytest.mark.slow]
         ({"dice": [0, 1]}, "dice[0]"),
         ({"dice": "77"}, "dice[0]"),
         ({"trials": 100}, "trials"),
-        ({"plays": ["8/5 6/5", "24/21 1/0"]}, "plays[1]"),
+        ({"plays": ["8/2 7/3", "24/21 1/0"]}, "plays[1]"),
         ({"position": "nonsense"}, "position"),
         ({"ply": 4}, "ply"),
         ({"candidates": 1}, "candidates"),
@@ -80,7 +73,7 @@ def test_a_deep_analysis_through_the_workers(platform: Any) -> None:
         done = wait_for(c, href, ("done", "failed"), timeout=120)
         assert done["state"] == "done", done
         report = c.get(f"{href}/result").json()["report"]
-        bad = c.post("/v1/deep-analyses", json={**BODY, "plays": ["8/5 6/5", "24/18"]})
+        bad = c.post("/v1/deep-analyses", json={**BODY, "plays": ["8/2 7/3", "24/18"]})
         assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "plays[1]"
 
         # sent for a player: its achievement (the job cancelled at once: the achievement stays)
@@ -114,6 +107,6 @@ def test_a_deep_analysis_through_the_workers(platform: Any) -> None:
     from pulvezar.rollouts.deep import deep_analysis
 
     net = NetEvaluator.load(platform.model)
-    lib = deep_analysis(Position.from_position_id(START), (3, 1), here["plays"], net, trials=144, ply=1)
+    lib = deep_analysis(Position.from_position_id(RACE), (6, 4), here["plays"], net, trials=144, ply=1)
     np.testing.assert_allclose([d.equity for d in lib], [x["equity"] for x in cands], atol=1e-5)
     assert [d.notation for d in lib] == [x["play"] for x in cands]
