@@ -3,6 +3,7 @@ chosen play before it is made, and the resignation preview, in English and Germa
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -52,3 +53,28 @@ def test_hint_check_and_resignation_preview(page: Any, platform: Any) -> None:
     expect(page.locator("#pl-checked")).to_contain_text("Dein Zug, geprüft")
     page.locator("#pl-confirm").click()
     expect(page.locator("#pl-checked")).to_have_count(0)  # the play is made: the check is gone
+
+
+def test_running_games_and_analyse_this_game(page: Any, platform: Any) -> None:
+    """The start screen lists the games in play to go on with; a finished game is analysed in one click."""
+    st = game_to_play(platform)
+    page.goto("/?view=play")
+    resume = page.locator(f".pl-resume[data-game='{st['id']}']")
+    expect(resume).to_be_visible()
+    resume.click()
+    expect(page.locator("#pl-hint")).to_be_visible()
+    api = Api(platform.url, LOCAL_KEY)
+    for _ in range(
+        3000
+    ):  # play the match out over the API: the engine's first legal play, resignations refused
+        st = api.call("GET", st["href"])
+        if st["status"] == "finished":
+            break
+        action = next(a for a in ("roll", "play", "take", "reject", "accept") if a in st["actions"])
+        body: dict[str, Any] = {"action": action}
+        if action == "play":
+            body["position_id"] = st["legal_plays"][0]["position_id"]
+        api.call("POST", f"{st['href']}/actions", body)
+    page.goto(f"/?view=play&game={st['id']}")
+    page.locator("#pl-analyse").click()
+    expect(page).to_have_url(re.compile(r"view=analysis&job="))

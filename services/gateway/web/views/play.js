@@ -2,7 +2,7 @@
 // Moves by clicks on the board (a checker, then a highlighted target; legal targets come from the state's
 // legal plays) or by the list of legal plays; a play is sent after a confirm step (undo before that).
 import { api, ApiError } from "../api.js";
-import { remember, toast } from "../shell.js";
+import { navigate, remember, toast } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
@@ -23,6 +23,7 @@ addMessages({
     pl_single: "single", pl_gammon: "gammon", pl_backgammon: "backgammon", pl_mars: "mars",
     pl_your_die: "your die", pl_bot_die: "pulvezar's die", pl_die: "die {n}", pl_bot_roll: "Enter pulvezar's roll:",
     pl_legal: "Legal plays ({n})", pl_pending: "Your play: {play}", pl_partial: "Moved so far: {play}",
+    pl_running: "Your games in play", pl_resume: "{rules}, {n} points, {a}-{b}: go on", pl_analyse: "Analyse this game",
     pl_hint: "Hint", pl_hints_left: "{n} left", pl_check: "Check", pl_check_title: "Your play, checked",
     pl_warn: "Think again: you can undo and choose another play.", pl_hint_title: "The engine's best plays",
     pl_would_accept: "pulvezar would accept: {levels}", pl_would_refuse: "pulvezar would refuse a resignation now",
@@ -60,6 +61,7 @@ addMessages({
     pl_single: "einfach", pl_gammon: "Gammon", pl_backgammon: "Backgammon", pl_mars: "Mars",
     pl_your_die: "Ihr Würfel", pl_bot_die: "pulvezars Würfel", pl_die: "Würfel {n}", pl_bot_roll: "pulvezars Wurf eingeben:",
     pl_legal: "Legale Züge ({n})", pl_pending: "Ihr Zug: {play}", pl_partial: "Bisher gezogen: {play}",
+    pl_running: "Deine laufenden Spiele", pl_resume: "{rules}, {n} Punkte, {a}-{b}: weiterspielen", pl_analyse: "Dieses Spiel analysieren",
     pl_hint: "Tipp", pl_hints_left: "noch {n}", pl_check: "Prüfen", pl_check_title: "Dein Zug, geprüft",
     pl_warn: "Überlege noch einmal: du kannst zurücknehmen und anders ziehen.", pl_hint_title: "Die besten Züge der Engine",
     pl_would_accept: "pulvezar würde annehmen: {levels}", pl_would_refuse: "pulvezar würde eine Aufgabe jetzt ablehnen",
@@ -97,6 +99,7 @@ addMessages({
     pl_single: "tek", pl_gammon: "gammon", pl_backgammon: "backgammon", pl_mars: "mars",
     pl_your_die: "sizin zarınız", pl_bot_die: "pulvezar'ın zarı", pl_die: "zar {n}", pl_bot_roll: "pulvezar'ın zarını girin:",
     pl_legal: "Yasal hamleler ({n})", pl_pending: "Hamleniz: {play}", pl_partial: "Şimdiye kadar: {play}",
+    pl_running: "Süren oyunların", pl_resume: "{rules}, {n} sayı, {a}-{b}: devam et", pl_analyse: "Bu oyunu analiz et",
     pl_hint: "İpucu", pl_hints_left: "{n} kaldı", pl_check: "Kontrol et", pl_check_title: "Hamlen, kontrol edildi",
     pl_warn: "Bir daha düşün: geri alıp başka bir hamle seçebilirsin.", pl_hint_title: "Motorun en iyi hamleleri",
     pl_would_accept: "pulvezar kabul ederdi: {levels}", pl_would_refuse: "pulvezar şimdi bir pes teklifini reddederdi",
@@ -300,8 +303,21 @@ function startForm(g) {
     h("div", { class: "row" }, h("label", {}, autoForced, " ", t("pl_auto_forced"))),
     error,
     h("div", { class: "buttons" }, h("button", { type: "submit", id: "pl-start" }, t("pl_start"))));
-  g.root.replaceChildren(form);
+  const running = h("section", { class: "panel", id: "pl-running" });
+  g.root.replaceChildren(form, running);
   sync();
+  runningGames(g, running);
+}
+
+/** The key's games still in play, each to go on with. */
+async function runningGames(g, box) {
+  try {
+    const { games } = await api("/v1/games?status=playing&limit=20");
+    if (!games.length) return;
+    box.append(h("h3", {}, t("pl_running")), h("ul", {}, games.map((x) => h("li", {},
+      h("button", { type: "button", class: "pl-resume", dataset: { game: x.id }, onclick: () => navigate({ view: "play", game: x.id }) },
+        t("pl_resume", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1] }))))));
+  } catch { /* no store behind this gateway: no list */ }
 }
 
 async function start(g, body, error) {
@@ -558,7 +574,18 @@ function finishedPanel(g) {
   const verify = h("button", { type: "button", id: "pl-verify", onclick: () => verifyDice(g.game, out) }, t("pl_verify"));
   return h("section", { class: "panel finished", id: "pl-finished" },
     h("p", { class: "status-line" }, r.winner == null ? t("pl_finished_money", { a: score[0], b: score[1] }) : t("pl_finished", { who: who(r.winner), a: score[0], b: score[1] })),
-    game.dice_mode === "server" ? verify : null, out, links);
+    game.dice_mode === "server" ? verify : null, out, links,
+    h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-analyse", onclick: () => analyse(g.game) }, t("pl_analyse"))));
+}
+
+/** "Analyse this game": the finished match as an analysis job, opened in the analysis view. */
+async function analyse(game) {
+  try {
+    const job = await api(`/v1/games/${game.id}/analysis`, { method: "POST", body: {} });
+    navigate({ view: "analysis", job: job.id });
+  } catch (e) {
+    toast(e.message, "error");
+  }
 }
 
 async function verifyDice(game, out) {
