@@ -78,3 +78,27 @@ def test_running_games_and_analyse_this_game(page: Any, platform: Any) -> None:
     page.goto(f"/?view=play&game={st['id']}")
     page.locator("#pl-analyse").click()
     expect(page).to_have_url(re.compile(r"view=analysis&job="))
+
+
+def test_keys_and_the_systems_motion_and_contrast(page: Any, platform: Any) -> None:
+    """Keyboard play (r roll, h hint, c confirm) and the system's reduced motion and more contrast."""
+    api = Api(platform.url, LOCAL_KEY)
+    st = api.call("POST", "/v1/games", {"match_length": 1, "bot": {"level": "easy"}})
+    page.goto(f"/?view=play&game={st['id']}")
+    expect(page.locator("#pl-roll")).to_be_visible()
+    page.keyboard.press("r")  # the opening roll
+    expect(page.locator("#pl-events li")).not_to_have_count(0)
+    for _ in range(20):  # until the human has a roll to play
+        if page.locator("#pl-hint").count():
+            break
+        page.keyboard.press("r")
+        page.wait_for_timeout(300)
+    page.keyboard.press("h")
+    expect(page.locator("#pl-hints li")).not_to_have_count(0)
+    page.locator("#pl-hints li button").first.click()
+    page.keyboard.press("c")
+    expect(page.locator("#pl-hints")).to_have_count(0)  # the play was made
+    page.emulate_media(reduced_motion="reduce", contrast="more")
+    duration = page.evaluate("getComputedStyle(document.getElementById('toast')).transitionDuration")
+    assert duration == "0s", duration
+    assert page.evaluate("getComputedStyle(document.body).color") == "rgb(0, 0, 0)"

@@ -250,7 +250,9 @@ export async function mount(el, params) {
   }
   if (g.game) render(g);
   else startForm(g);
-  return () => { g.busy = true; };
+  const onKey = (e) => keys(g, e);
+  document.addEventListener("keydown", onKey);
+  return () => { g.busy = true; document.removeEventListener("keydown", onKey); };
 }
 
 // ---- the start form
@@ -368,6 +370,14 @@ async function help(g, action) {
 // ---- the game screen
 function myMove(game) {
   return game.status === "playing" && game.to_act === 0 && game.actions.includes("play") && game.dice;
+}
+
+/** Keys of the game screen: r roll, c confirm the chosen play, u undo, h hint (not while typing in a field). */
+function keys(g, e) {
+  if (!g.game || e.ctrlKey || e.metaKey || e.altKey || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target?.tagName)) return;
+  const id = { r: "pl-roll", c: "pl-confirm", u: "pl-undo", h: "pl-hint" }[e.key.toLowerCase()];
+  const button = id && g.root.querySelector(`#${id}`);
+  if (button && !button.disabled) { e.preventDefault(); button.click(); }
 }
 
 function render(g) {
