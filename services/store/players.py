@@ -142,6 +142,22 @@ class PlayerRecords:
             row.stats, row.updated_at = kept, time.time()
             return True
 
+    def exercise_done(
+        self, owner: str | None, player_id: str, kind: str, correct: bool
+    ) -> dict[str, int] | None:
+        """Count an answer of an exercise the player answers where it is asked (the opening quiz): the
+        kind's counters after it (:func:`pulvezar.play.exercises.fold`); None when the owner has no such
+        player."""
+        from pulvezar.play.exercises import fold
+
+        with session(self.url) as s:
+            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+            row = s.scalars(q).first()
+            if row is None:
+                return None
+            row.stats = fold(row.stats, kind, correct)
+            return dict(row.stats["exercises"][kind])
+
     def reach(self, owner: str | None, player_id: str, achievement: str) -> bool:
         """Mark ``achievement`` reached now (once: the first time stays); False when the owner has no such
         player."""

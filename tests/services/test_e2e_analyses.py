@@ -289,7 +289,7 @@ def test_schemathesis_finds_no_server_errors_in_redis_backed_routes(platform: An
         "--checks", "not_a_server_error",
         "--header", f"X-API-Key: {KEY}",
         "--include-path-regex",
-        "analyses|evaluations|daily|similar|library|games|matches|players|exercises|lessons",
+        "analyses|evaluations|daily|similar|library|games|matches|players|exercises|lessons|quiz",
         # a valid deep analysis is minutes of the workers' time (its bad input: test_deep_analyses.py)
         "--exclude-path-regex", "deep-analyses",
         "--max-examples", "8",

@@ -787,3 +787,37 @@ def test_exercises_with_a_players_counters(platform: Platform) -> None:
     assert problem(foreign, 422)["errors"][0]["field"] == "player"
     stats = http.get(f"{player['href']}/statistics").json()["exercises"]
     assert stats["pip-count"]["correct"] == 1 and stats["take-point"]["tried"] == 1
+
+
+def test_the_opening_quiz(platform: Platform) -> None:
+    """The opening quiz (issue 30): a random roll of the shipped book, the book's best play right, a
+    player's streak kept."""
+    from pulvezar.book.model import book_path, read_book
+
+    http = platform.http
+    book = {r.roll: r for r in read_book(book_path("international")).rolls}
+    q = http.get("/v1/opening-book/quiz").json()
+    assert q["roll"] in book and q["dice"] == list(book[q["roll"]].dice)
+    player = http.post("/v1/players", json={"name": "Quiz"}).json()
+    best = book["31"].candidates[0]
+    right = http.post("/v1/opening-book/quiz/answers",
+                      json={"roll": "31", "notation": best.play, "player": player["id"]}).json()  # fmt: skip
+    assert right["correct"] is True and right["best"] == best.play and right["loss"] == 0
+    assert right["counters"] == {"tried": 1, "correct": 1, "streak": 1, "best_streak": 1}
+    roll = next(r for r, entry in book.items() if len(entry.candidates) > 1)
+    other = book[roll].candidates[1]
+    wrong = http.post(
+        "/v1/opening-book/quiz/answers",
+        json={"roll": roll[::-1], "notation": other.play, "player": player["id"]},
+    ).json()
+    assert wrong["correct"] is False and wrong["loss"] == other.loss and wrong["counters"]["streak"] == 0
+    bad = (
+        ({"roll": "31", "notation": "24/18"}, "notation"),
+        ({"roll": "77", "notation": "8/5"}, "roll"),
+        ({"roll": "31", "notation": "8/5 6/5", "player": "p0"}, "player"),
+    )
+    for body, field in bad:
+        r = http.post("/v1/opening-book/quiz/answers", json=body)
+        assert problem(r, 422)["errors"][0]["field"] == field, body
+    stats = http.get(f"{player['href']}/statistics").json()["exercises"]
+    assert stats["opening-quiz-international"]["tried"] == 2

@@ -32,7 +32,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_book, roll_json
-from services.gateway.durable import unavailable
+from pulvezar.errors import PulvezarError
+from services.gateway.durable import store_call, unavailable
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.jobs.book_models import BookStatus
@@ -221,3 +222,72 @@ async def get_book_job(
     if st["state"] not in ("done", "failed") and not st["driver"]:
         await asyncio.to_thread(_schedule, jobs, job_id)  # no driver working or queued: queue one
     return JSONResponse(_book_job(st))
+
+
+# ---- the opening quiz (issue 30): a random opening roll, the best play found, a player's streak
+class QuizQuestion(BaseModel):
+    rules: str = Field(description="international or tavla")
+    roll: str = Field(description="the opening roll to play, e.g. 31")
+    dice: list[int] = Field(description="the same as two dice")
+    position_id: str = Field(description="the starting position, the player on roll's view")
+
+
+class QuizAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rules: Variant = Field("international", description="the book's rule set")
+    roll: str = Field(pattern=r"^[1-6][1-6]$", description="the roll answered, e.g. 31")
+    notation: str = Field(max_length=64, description="the play, e.g. 8/5 6/5")
+    player: str | None = Field(None, max_length=32, description="the player whose streak it counts for")
+
+
+class QuizResult(BaseModel):
+    correct: bool = Field(description="the book's best play (in any order of its moves)")
+    best: str = Field(description="the book's best play")
+    loss: float | None = Field(
+        description="the book's loss of the play answered; null for one it does not list"
+    )
+    counters: dict[str, int] | None = Field(description="with player: tried, correct, streak, best_streak")
+
+
+@router.get("/quiz", summary="A random opening roll of the book to find the best play for")
+async def quiz(
+    rules: Annotated[Variant, Query(description="the book's rule set")] = "international",
+) -> QuizQuestion:
+    import secrets
+
+    book = shipped(rules)
+    entry = book.rolls[secrets.randbelow(len(book.rolls))]
+    return QuizQuestion(rules=rules, roll=entry.roll, dice=list(entry.dice), position_id=book.position_id)
+
+
+@router.post("/quiz/answers", summary="Answer the opening quiz: the book's best play or not, the streak")
+async def quiz_answer(
+    body: QuizAnswer, request: Request, who: Annotated[Client, Depends(client)]
+) -> QuizResult:
+    from pulvezar import Position, Rules
+    from pulvezar.rules.notation import parse_play
+
+    book = shipped(body.rules)
+    entry = next((r for r in book.rolls if sorted(r.roll) == sorted(body.roll)), None)
+    if entry is None:
+        raise invalid("roll", f"no opening roll {body.roll} in the {body.rules} book")
+    rules = Rules.tavla() if body.rules == "tavla" else Rules.international()
+    try:
+        played = parse_play(body.notation, Position.from_position_id(book.position_id), entry.dice, rules)
+    except PulvezarError as e:
+        raise invalid("notation", str(e)) from None
+    best = entry.candidates[0]
+    listed = {c.position_id: c.loss for c in entry.candidates}
+    correct = played.position.position_id == best.position_id
+    counters = None
+    if body.player is not None:
+        from services.gateway.routers.players import records
+
+        kind = f"opening-quiz-{body.rules}"
+        got = await store_call(records(request).exercise_done, who.owner, body.player, kind, correct)
+        if got is None:
+            raise invalid("player", f"no player {body.player!r} of this key")
+        counters = got
+    return QuizResult(
+        correct=correct, best=best.play, loss=listed.get(played.position.position_id), counters=counters
+    )
