@@ -61,6 +61,14 @@ def test_upload_shows_pr_errors_graph_and_sgf(page: Any) -> None:
     blunder = page.locator("#an-errors li.an-error.blunder")
     expect(blunder.first).to_contain_text("8/5 7/5")
     expect(blunder.first).to_contain_text("13/8")
+    # every candidate of the decision, the played one marked, each shown on the board
+    candidates = blunder.first.locator(".an-candidates")
+    candidates.locator("summary").click()
+    items_c = candidates.locator("li")
+    assert items_c.count() >= 2
+    expect(candidates.locator("li[data-play='8/5 7/5']")).to_contain_text("Played")
+    items_c.nth(1).locator("button").click()
+    expect(blunder.first.locator("svg.board .arrows")).to_have_count(1)
     page.select_option("#an-filter", "blunder")
     expect(page.locator("#an-errors li.an-error.error")).to_have_count(0)
     page.select_option("#an-filter", "all")

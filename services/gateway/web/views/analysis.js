@@ -27,7 +27,7 @@ addMessages({
     an_filter_blunders: "blunders only", an_filter_player: "{p} only", an_none: "No errors: well played!",
     an_item: "Game {g}, move {m}: {p}", an_to_play: "{p} to play {d}", an_cube_action: "{p}: cube action",
     an_played: "Played", an_better: "Better", an_loss: "loss {x}", an_show_played: "Show played",
-    an_show_better: "Show better", an_mark_error: "error", an_mark_blunder: "blunder",
+    an_candidates: "Candidates ({n})", an_show_better: "Show better", an_mark_error: "error", an_mark_blunder: "blunder",
     an_cube_eq: "No double {nd}, double/take {dt}, double/pass {dp}", an_match: "Match",
     an_match_of: "{players}, {n}-point match, level {level}", an_money: "{players}, money game(s), level {level}",
     an_failed: "The analysis failed: {e}", an_failed_games: "{n} game(s) could not be analysed.",
@@ -52,7 +52,7 @@ addMessages({
     an_filter_blunders: "nur Patzer", an_filter_player: "nur {p}", an_none: "Keine Fehler: gut gespielt!",
     an_item: "Spiel {g}, Zug {m}: {p}", an_to_play: "{p} zieht {d}", an_cube_action: "{p}: Dopplerentscheidung",
     an_played: "Gespielt", an_better: "Besser", an_loss: "Verlust {x}", an_show_played: "Gespielten zeigen",
-    an_show_better: "Besseren zeigen", an_mark_error: "Fehler", an_mark_blunder: "Patzer",
+    an_candidates: "Kandidaten ({n})", an_show_better: "Besseren zeigen", an_mark_error: "Fehler", an_mark_blunder: "Patzer",
     an_cube_eq: "Nicht doppeln {nd}, doppeln/annehmen {dt}, doppeln/ablehnen {dp}", an_match: "Match",
     an_match_of: "{players}, Match auf {n} Punkte, Stufe {level}", an_money: "{players}, Geldspiel, Stufe {level}",
     an_failed: "Die Analyse ist fehlgeschlagen: {e}", an_failed_games: "{n} Spiel(e) konnten nicht analysiert werden.",
@@ -77,7 +77,7 @@ addMessages({
     an_filter_blunders: "yalnızca büyük hatalar", an_filter_player: "yalnızca {p}", an_none: "Hata yok: iyi oynandı!",
     an_item: "Oyun {g}, hamle {m}: {p}", an_to_play: "{p} oynuyor: {d}", an_cube_action: "{p}: küp kararı",
     an_played: "Oynanan", an_better: "Daha iyi", an_loss: "kayıp {x}", an_show_played: "Oynananı göster",
-    an_show_better: "Daha iyisini göster", an_mark_error: "hata", an_mark_blunder: "büyük hata",
+    an_candidates: "Adaylar ({n})", an_show_better: "Daha iyisini göster", an_mark_error: "hata", an_mark_blunder: "büyük hata",
     an_cube_eq: "Katlamamak {nd}, katla/kabul {dt}, katla/pas {dp}", an_match: "Maç",
     an_match_of: "{players}, {n} sayılık maç, seviye {level}", an_money: "{players}, para oyunu, seviye {level}",
     an_failed: "Analiz başarısız oldu: {e}", an_failed_games: "{n} oyun analiz edilemedi.",
@@ -548,9 +548,20 @@ function errorItem(d, players) {
     bPlayed.addEventListener("click", () => { draw(d.played); bPlayed.setAttribute("aria-pressed", "true"); bBetter.setAttribute("aria-pressed", "false"); });
     bBetter.addEventListener("click", () => { draw(d.best); bPlayed.setAttribute("aria-pressed", "false"); bBetter.setAttribute("aria-pressed", "true"); });
     body.append(h("div", { class: "an-toggle" }, bPlayed, bBetter));
+    if (d.candidates?.length) body.append(candidateList(d, draw));
   } else if (d.cube) {
     body.append(h("p", { class: "an-explanation" }, `${d.cube.action}: ${t("an_cube_eq", { nd: fmtEq(d.cube.nd), dt: fmtEq(d.cube.dt), dp: fmtEq(d.cube.dp) })}`));
   }
   if (d.plan) body.append(h("p", { class: "muted an-plan" }, d.plan));
   return h("li", { class: `an-error ${d.mark}`, dataset: { game: d.game, move: d.move } }, boardBox, body);
 }
+
+/** Every candidate the analysis valued (up to its setting, the played one included), each shown on the board. */
+function candidateList(d, draw) {
+  return h("details", { class: "an-candidates" }, h("summary", {}, t("an_candidates", { n: d.candidates.length })),
+    h("ol", {}, d.candidates.map((c) => h("li", { dataset: { play: c.notation } },
+      h("button", { type: "button", class: "play-button", onclick: () => draw(c.notation) }, c.notation),
+      ` ${fmtEq(c.equity)}`, c.loss ? h("span", { class: "an-loss" }, ` (${t("an_loss", { x: fmtNum(-c.loss, 3) })})`) : "",
+      c.notation === d.played ? h("span", { class: "muted" }, ` · ${t("an_played")}`) : ""))));
+}
+
