@@ -47,3 +47,33 @@ def test_every_field_of_the_learners_routes_is_described() -> None:
                 for p in op.get("parameters", []):
                     described = p.get("description") or p["schema"].get("description")
                     assert described or p["in"] == "path", (method, path, p["name"])
+
+
+def test_the_training_routes_bodies_have_examples_that_validate() -> None:
+    """The request bodies of issue 30's routes carry examples in the schema, and each example is a valid
+    request of its model."""
+    from services.gateway.app import create_app
+    from services.gateway.routers.book import QuizAnswer
+    from services.gateway.routers.cards import CardIn
+    from services.gateway.routers.exercises import AnswerIn
+    from services.gateway.routers.games import ActionIn
+    from services.gateway.routers.lessons import StepAnswer
+    from services.jobs.kinds.deep import DeepRequest
+
+    spec = create_app().openapi()
+    schemas = spec["components"]["schemas"]
+    routes = {
+        "/v1/deep-analyses": DeepRequest,
+        "/v1/exercises/{kind}/{exercise_id}/answers": AnswerIn,
+        "/v1/lessons/{lesson_id}/steps/{step}/answers": StepAnswer,
+        "/v1/opening-book/quiz/answers": QuizAnswer,
+        "/v1/players/{player_id}/cards": CardIn,
+        "/v1/games/{game_id}/actions": ActionIn,
+    }
+    for path, model in routes.items():
+        body = spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        schema = schemas[body["$ref"].split("/")[-1]]
+        examples = schema.get("examples")
+        assert examples, path
+        for example in examples:
+            model.model_validate(example)

@@ -233,7 +233,10 @@ class QuizQuestion(BaseModel):
 
 
 class QuizAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"rules": "international", "roll": "31", "notation": "8/5 6/5"}]},
+    )
     rules: Variant = Field("international", description="the book's rule set")
     roll: str = Field(pattern=r"^[1-6][1-6]$", description="the roll answered, e.g. 31")
     notation: str = Field(max_length=64, description="the play, e.g. 8/5 6/5")

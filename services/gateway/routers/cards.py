@@ -142,7 +142,15 @@ class CardIn(BaseModel):
     """A decision of one of your analyses (``analysis``, ``match``, ``game``, ``index`` as its decisions
     name them) or a position of your library with dice (``position``, ``dice``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"analysis": "5c0f1e2d3c4b5a6978695a4b", "match": 0, "game": 0, "index": 12},
+                {"position": "lib-4HPwATDgc-ABMA", "dice": [3, 1]},
+            ]
+        },
+    )
 
     analysis: str | None = Field(None, min_length=1, max_length=64, description="an analysis job's id")
     match: int = Field(0, ge=0, le=999, description="the match of the job")

@@ -36,7 +36,12 @@ class ExerciseOut(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"pips": [167, 167]}, {"notation": "6/off 5/off"}, {"take_point": 0.25}]
+        },
+    )
     pips: list[int] | None = Field(None, min_length=2, max_length=2, description="pip-count: [yours, theirs]")
     notation: str | None = Field(None, max_length=64, description="bear-off: the play, e.g. 6/off 5/off")
     take_point: float | None = Field(None, ge=0, le=1, description="take-point: the chance, e.g. 0.25")

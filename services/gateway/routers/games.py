@@ -105,7 +105,18 @@ class GameIn(BaseModel):
 
 
 class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"action": "roll"},
+                {"action": "play", "notation": "8/5 6/5"},
+                {"action": "hint"},
+                {"action": "check", "notation": "13/10 6/5"},
+                {"action": "resign", "level": "gammon"},
+            ]
+        },
+    )
     action: Literal[
         "roll",
         "play",

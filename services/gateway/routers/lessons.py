@@ -55,7 +55,16 @@ class Lesson(LessonSummary):
 
 
 class StepAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"notation": "8/5 6/5", "player": "p3f0c5e1a2b4c6d8e0f1a2b3c"},
+                {"pips": [167, 167]},
+                {},
+            ]
+        },
+    )
     notation: str | None = Field(None, max_length=64, description="a play step: the play, e.g. 8/5 6/5")
     pips: list[int] | None = Field(
         None, min_length=2, max_length=2, description="a pips step: [yours, theirs]"

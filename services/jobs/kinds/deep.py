@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from pulvezar import PulvezarError
@@ -41,7 +49,20 @@ RulesField = Annotated[RulesOption, BeforeValidator(lambda v: {"variant": v} if 
 Roll = tuple[Annotated[int, Field(ge=1, le=6)], Annotated[int, Field(ge=1, le=6)]]
 
 
+EXAMPLES = [
+    {"position": "4HPwATDgc/ABMA", "dice": "31"},
+    {
+        "position": "4HPwATDgc/ABMA",
+        "dice": [6, 4],
+        "trials": 1296,
+        "ply": 2,
+        "plays": ["24/14", "24/18 13/9", "8/2 6/2"],
+    },
+]
+
+
 class DeepRequest(JobRequest):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES})
     position: Annotated[str, Field(max_length=100), AfterValidator(_checked)] = Field(
         description="Position ID or XGID, the player on roll's view"
     )
