@@ -132,3 +132,16 @@ def test_the_library(page: Any, learner: dict[str, Any]) -> None:
     expect(page.locator(".lb-entry", has_text=name).locator(".lb-open")).to_have_text("Aç")
     page.locator(".lb-entry", has_text=name).locator(".lb-open").click()
     expect(page).to_have_url(re.compile(r"[?&]position=4HPwATDgc%2FABMA"))
+
+
+@pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
+def test_the_learners_views_on_a_phone(page: Any, learner: dict[str, Any]) -> None:
+    pid = learner["player"]["id"]
+    for address, visible in (
+        (f"/?view=statistics&player={pid}", "#st-pr-chart"),
+        (f"/?view=cards&player={pid}", "#cd-deck"),
+        ("/?view=library", "#lb-q"),
+    ):
+        page.goto(address)
+        expect(page.locator(visible)).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, address
