@@ -6,6 +6,7 @@ progress advances (server-sent events) until it is done, the page on a phone-siz
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -181,3 +182,16 @@ def test_position_in_german(page: Any) -> None:
     expect(page.locator("#pos-count")).to_contain_text("16 von 16")
     page.select_option("#lang", "tr")
     expect(page.locator("#pos-hint h3")).to_have_text("İpucu")
+
+
+def test_the_rollouts_ply_is_sent(page: Any) -> None:
+    """The rollout form's ply (issue 30): each trial's plays chosen at that depth; cancelled at once."""
+    page.goto(START_31)
+    expect(page.locator("table.candidates tbody tr")).to_have_count(16)
+    page.fill("#ro-trials", "72")
+    page.fill("#ro-truncate", "4")
+    page.select_option("#ro-ply", "1")
+    with page.expect_request(lambda r: r.url.endswith("/v1/rollouts") and r.method == "POST") as sent:
+        page.click("#ro-start")
+    assert json.loads(sent.value.post_data or "{}")["ply"] == 1
+    page.locator("#ro-cancel").click()

@@ -18,7 +18,7 @@ addMessages({
     pos_tavla: "Tavla", pos_hit_and_stop: "hit and stop", pos_must_bear_off: "must bear off",
     pos_cube: "Cube", pos_owner: "owner", pos_centre: "centre", pos_player: "player on roll", pos_opponent: "opponent",
     pos_match: "Match length (0 = money)", pos_score: "Score (on roll – opponent)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "beavers", pos_ply: "Search depth (ply)",
+    pos_jacoby: "Jacoby", pos_beaver: "beavers", pos_ply: "Search depth (ply)", pos_rollout_ply: "Ply of each trial's plays",
     pos_hint: "Hint", pos_candidates: "{n} of {total} legal plays", pos_no_legal: "No legal play.",
     pos_play: "Play", pos_equity: "Equity", pos_loss: "Loss", pos_win: "Win", pos_wg: "W g", pos_wbg: "W bg",
     pos_lg: "L g", pos_lbg: "L bg", pos_select: "Show {play} on the board",
@@ -48,7 +48,7 @@ addMessages({
     pos_tavla: "Tavla", pos_hit_and_stop: "Schlagen und stehen", pos_must_bear_off: "Abtragen ist Pflicht",
     pos_cube: "Doppler", pos_owner: "Besitzer", pos_centre: "Mitte", pos_player: "Spieler am Zug", pos_opponent: "Gegner",
     pos_match: "Matchlänge (0 = Geldspiel)", pos_score: "Stand (am Zug – Gegner)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "Beaver", pos_ply: "Suchtiefe (Ply)",
+    pos_jacoby: "Jacoby", pos_beaver: "Beaver", pos_ply: "Suchtiefe (Ply)", pos_rollout_ply: "Tiefe der Züge je Durchlauf",
     pos_hint: "Tipp", pos_candidates: "{n} von {total} legalen Zügen", pos_no_legal: "Kein legaler Zug.",
     pos_play: "Zug", pos_equity: "Equity", pos_loss: "Verlust", pos_win: "Sieg", pos_wg: "S g", pos_wbg: "S bg",
     pos_lg: "V g", pos_lbg: "V bg", pos_select: "{play} auf dem Brett zeigen",
@@ -78,7 +78,7 @@ addMessages({
     pos_tavla: "Tavla", pos_hit_and_stop: "vuran durur", pos_must_bear_off: "toplamak zorunlu",
     pos_cube: "Katlama küpü", pos_owner: "sahibi", pos_centre: "ortada", pos_player: "sıradaki oyuncu", pos_opponent: "rakip",
     pos_match: "Maç uzunluğu (0 = para oyunu)", pos_score: "Skor (sıradaki – rakip)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "beaver", pos_ply: "Arama derinliği (ply)",
+    pos_jacoby: "Jacoby", pos_beaver: "beaver", pos_ply: "Arama derinliği (ply)", pos_rollout_ply: "Denemelerdeki hamle derinliği",
     pos_hint: "İpucu", pos_candidates: "{total} yasal hamleden {n} tanesi", pos_no_legal: "Yasal hamle yok.",
     pos_play: "Hamle", pos_equity: "Ekuite", pos_loss: "Kayıp", pos_win: "Kazanç", pos_wg: "K g", pos_wbg: "K bg",
     pos_lg: "Ka g", pos_lbg: "Ka bg", pos_select: "{play} hamlesini tahtada göster",
@@ -508,6 +508,7 @@ function rolloutPanel(v) {
     trials: h("input", { type: "number", id: "ro-trials", min: 1, max: 100000, value: 144, class: "num-input" }),
     truncate: h("input", { type: "number", id: "ro-truncate", min: 0, max: 1000, value: 10, class: "num-input" }),
     topN: h("input", { type: "number", id: "ro-top", min: 1, max: 64, value: 3, class: "num-input" }),
+    ply: h("select", { id: "ro-ply" }, [0, 1, 2].map((n) => h("option", { value: n }, String(n)))),
     start: h("button", { type: "button", id: "ro-start", onclick: () => startRollout(v) }, t("pos_rollout_start")),
     cancel: h("button", { type: "button", id: "ro-cancel", hidden: true, onclick: () => cancelRollout(v) }, t("pos_rollout_cancel")),
     bar: h("progress", { id: "ro-progress", max: 1, value: 0, hidden: true }),
@@ -516,7 +517,7 @@ function rolloutPanel(v) {
   };
   ro.box = h("section", { class: "rollout panel", id: "pos-rollout" }, h("h3", {}, t("pos_rollout")),
     h("div", { class: "ro-form" }, h("label", {}, t("pos_trials"), " ", ro.trials), " ", h("label", {}, t("pos_truncate"), " ", ro.truncate), " ",
-      h("label", { class: "dice-only" }, t("pos_top"), " ", ro.topN)),
+      h("label", { class: "dice-only" }, t("pos_top"), " ", ro.topN), " ", h("label", {}, t("pos_rollout_ply"), " ", ro.ply)),
     h("div", { class: "buttons" }, ro.start, ro.cancel), ro.bar, ro.text, ro.table);
   v.ro = ro;
   return ro.box;
@@ -524,7 +525,7 @@ function rolloutPanel(v) {
 
 function rolloutRequest(v) {
   const { s, ro } = v;
-  const req = { ...body(s), trials: Math.max(1, +ro.trials.value || 144), ply: 0, seed: 1 };
+  const req = { ...body(s), trials: Math.max(1, +ro.trials.value || 144), ply: +ro.ply.value || 0, seed: 1 };
   const cut = +ro.truncate.value;
   if (cut > 0) req.truncate = cut;
   if (s.dice) {
