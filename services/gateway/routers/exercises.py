@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar.errors import PulvezarError
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.learner_models import ExerciseResults
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 
@@ -47,20 +48,13 @@ class AnswerIn(BaseModel):
     take_point: float | None = Field(None, ge=0, le=1, description="take-point: the chance, e.g. 0.25")
 
 
-class Counters(BaseModel):
-    tried: int = Field(description="exercises of the kind answered (first answers)")
-    correct: int = Field(description="of them right")
-    streak: int = Field(description="right in a row, up to the last")
-    best_streak: int = Field(description="the longest streak")
-
-
 class AnswerOut(BaseModel):
     correct: bool = Field(description="whether the answer is right (a pip count: also in time)")
     first_attempt: bool = Field(description="only the first answer counts for the counters")
     attempt: int = Field(description="1 for the first")
     details: dict[str, Any] = Field(description="loss (bear-off), error (take-point), seconds (pip-count)")
     answer: dict[str, Any] = Field(description="the right answer")
-    counters: Counters | None = Field(description="the player's counters of the kind after a first answer")
+    counters: ExerciseResults | None = Field(description="the player's counters after a first answer")
 
 
 def _store(request: Request) -> Any:
