@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from services.store.db import insert, session
 from services.store.idempotent import remember
-from services.store.models import Card, PlayerRow
+from services.store.models import Card, PlayerRow, owned_by
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Cards:
 
     def _mine(self, s: Any, owner: str | None, player_id: str) -> bool:
         q = select(PlayerRow.id).where(PlayerRow.id == player_id)
-        q = q.where(PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner)
+        q = q.where(owned_by(owner))
         return s.scalars(q).first() is not None
 
     def deck(self, owner: str | None, player_id: str, today: str, learned_days: int) -> dict[str, Any] | None:

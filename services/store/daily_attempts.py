@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from services.store.cards import add_card
 from services.store.db import session
 from services.store.idempotent import remember
-from services.store.models import DailyAttempt, PlayerRow
+from services.store.models import DailyAttempt, PlayerRow, owned_by
 
 
 def tomorrow(now: float) -> str:
@@ -28,7 +28,7 @@ class DailyAttempts:
 
     def _player(self, s: Any, owner: str | None, player_id: str, lock: bool = False) -> PlayerRow | None:
         q = select(PlayerRow).where(PlayerRow.id == player_id)
-        q = q.where(PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner)
+        q = q.where(owned_by(owner))
         return s.scalars(q.with_for_update() if lock else q).first()  # type: ignore[no-any-return]
 
     def attempt(

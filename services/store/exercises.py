@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from services.store.db import session
-from services.store.models import Exercise, PlayerRow
+from services.store.models import Exercise, PlayerRow, owned_by
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Exercises:
         with session(self.url) as s:
             if player_id is not None:
                 q = select(PlayerRow.id).where(PlayerRow.id == player_id)
-                q = q.where(PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner)
+                q = q.where(owned_by(owner))
                 if s.scalars(q).first() is None:
                     return None
             row = Exercise(

@@ -160,6 +160,11 @@ class PlayerRow(Base):
     __table_args__ = (Index("ix_players_owner_created", "owner", "created_at", "id"),)
 
 
+def owned_by(owner: str | None) -> Any:
+    """The condition "the player belongs to ``owner``" (None: the keyless owner of a local platform)."""
+    return PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
+
+
 class GameEvent(Base):
     """One transition of a game, numbered from 1 (the event stream replays them from any number)."""
 

@@ -20,7 +20,7 @@ from sqlalchemy import and_, or_, select
 from services.store.cards import add_card
 from services.store.db import insert, session
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import PlayerMatch, PlayerRow
+from services.store.models import PlayerMatch, PlayerRow, owned_by
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class PlayerMatches:
         """The player's matches, newest first, ``limit`` at a time, and the next page's cursor; None when
         the owner has no such player (ValueError for a cursor this list did not make)."""
         with session(self.url) as s:
-            mine = PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
+            mine = owned_by(owner)
             if s.scalars(select(PlayerRow.id).where(PlayerRow.id == player_id, mine)).first() is None:
                 return None
             q = select(PlayerMatch).where(PlayerMatch.player_id == player_id)

@@ -21,7 +21,16 @@ from sqlalchemy import and_, delete, func, or_, select
 from services.store.db import session
 from services.store.idempotent import remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import Card, DailyAttempt, Exercise, GameEvent, GameRow, PlayerMatch, PlayerRow
+from services.store.models import (
+    Card,
+    DailyAttempt,
+    Exercise,
+    GameEvent,
+    GameRow,
+    PlayerMatch,
+    PlayerRow,
+    owned_by,
+)
 from services.store.player_matches import game_finished
 
 
@@ -39,7 +48,7 @@ class StoredPlayer:
 
 
 def _mine(owner: str | None) -> object:
-    return PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
+    return owned_by(owner)
 
 
 class PlayerRecords:
