@@ -821,3 +821,67 @@ def test_the_opening_quiz(platform: Platform) -> None:
         assert problem(r, 422)["errors"][0]["field"] == field, body
     stats = http.get(f"{player['href']}/statistics").json()["exercises"]
     assert stats["opening-quiz-international"]["tried"] == 2
+
+
+def test_play_from_a_position_replay_and_play_from_here(platform: Platform) -> None:
+    """Issue 30: a free game from an ID (board, cube, score, dice), its export with the set-up, the replay of
+    a finished match and a free game from one of its steps; bad starts are problems naming the field."""
+    http = platform.http
+    player = http.post("/v1/players", json={"name": "Setup"}).json()
+    nine = "4HPwATDgc/ABMA:QYkqASAAIAAA"  # a 9-point match at 2-4, player 1 has rolled 52 on a 2-cube
+    st = new_game(http, {"start": {"position": nine}, "bot": {"level": "easy"}, "player": player["id"]})
+    assert (st["match_length"], st["score"], st["dice"], st["cube"]["value"]) == (9, [4, 2], [5, 2], 2)
+    assert st["settings"]["free"] is True and st["start"]["dice"] == [5, 2] and st["to_act"] == 0
+    assert "player" in st and st["actions"] == ["play", "resign"]
+    sgf = http.get(f"{st['href']}/export", params={"format": "sgf"}).text
+    assert "AE[a:y]" in sgf and "CV[2]" in sgf and "MI[length:9][game:0][ws:4][bs:2]" in sgf
+    assert read_mat(http.get(f"{st['href']}/export").text).games[0].setup is not None
+    listed = {g["id"]: g for g in http.get("/v1/games").json()["games"]}
+    assert listed[st["id"]]["free"] is True
+    # the bot moves first when the start gives it the roll; a free game is not counted for the player
+    theirs = new_game(http, {"start": {"position": nine, "side": "opponent"}, "bot": {"level": "easy"}})
+    assert theirs["to_act"] == 0 and [e["type"] for e in theirs["events"]][:1] == ["play"]
+    play_out(http, st, random.Random(7))
+    stats = http.get(f"/v1/players/{player['id']}/statistics").json()
+    assert stats["games_played"] == 0
+    assert st["id"] not in {
+        m.get("game_id") for m in http.get(f"/v1/players/{player['id']}/matches").json()["matches"]
+    }
+
+    # bad starts
+    for body, field, status in (
+        ({"start": {"position": "nonsense"}}, "start.position", 422),
+        ({"start": {"position": nine}, "match_length": 5}, "start.position", 422),
+        ({"start": {"position": nine}, "rules": {"variant": "tavla"}}, "start.position", 422),
+        ({"start": {"position": nine}, "free": False}, "free", 422),
+        ({"start": {}}, "start", 422),
+        ({"start": {"position": nine, "step": 3}}, "start.step", 422),
+        ({"start": {"game": st["id"]}}, "start.step", 422),
+        ({"start": {"game": "gnone", "step": 0}}, "game_id", 404),
+    ):
+        errors = problem(http.post("/v1/games", json=body), status)["errors"]
+        assert field in {e["field"] for e in errors}, (body, errors)
+
+    # a finished match's replay, and a free game from one of its steps at the same score, cube and dice
+    done, _ = play_out(http, new_game(http, {"match_length": 3, "bot": {"level": "easy"}}), random.Random(3))
+    running = new_game(http, {"match_length": 1, "bot": {"level": "easy"}})
+    assert problem(http.get(f"{running['href']}/replay"), 409)["errors"][0]["field"] == "game_id"
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert other.get(f"{done['href']}/replay").status_code == 404
+    assert problem(other.post("/v1/games", json={"start": {"game": done["id"], "step": 1}}), 404)
+    other.close()
+    replay = http.get(f"{done['href']}/replay").json()
+    steps = replay["steps"]
+    assert [s["step"] for s in steps] == list(range(len(steps))) and replay["score"] == done["score"]
+    plays = [s for s in steps if s["action"] == "play" and s["player"] == 0 and s["start"]]
+    step = plays[len(plays) // 2]
+    here = new_game(http, {"start": {"game": done["id"], "step": step["step"]}})
+    assert here["board"]["gnubg_id"] == step["gnubg_id"] and here["dice"] == step["dice"]
+    assert here["settings"]["bot"] == done["settings"]["bot"] and here["settings"]["free"] is True
+    assert here["score"] == step["score"] and here["match_length"] == 3
+    assert step["notation"] in {p["notation"] for p in here["legal_plays"]}
+    first = next(s for s in steps if s["start"] is None)
+    errors = problem(http.post("/v1/games", json={"start": {"game": done["id"], "step": first["step"]}}), 422)
+    assert errors["errors"][0]["field"] == "start.step"
+    errors = problem(http.post("/v1/games", json={"start": {"game": done["id"], "step": len(steps)}}), 422)
+    assert errors["errors"][0]["field"] == "start.step"

@@ -16,6 +16,12 @@
 (1, 1, 0)
 >>> read_mat(write_mat(rec)).games == rec.games
 True
+
+A first game that starts from a set-up position (:attr:`GameRecord.setup`) is
+written with the tag ``; [Setup "PositionID:MatchID"]`` (gnubg's IDs of the
+set-up, before any roll), which :func:`read_mat` reads back.  Other programs
+ignore the tag and would replay the game from the opening: gnubg's own ``.mat``
+export of an edited game says as much, so share such a game as SGF.
 """
 
 from __future__ import annotations
@@ -25,7 +31,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from pulvezar.errors import AmbiguousPlayError, PulvezarError
-from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.formats.record import (
+    Action,
+    GameRecord,
+    MatchFileError,
+    MatchRecord,
+    apply_action,
+    setup_gnubg_id,
+    setup_of_gnubg_id,
+)
 from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.notation import parse_segments
 from pulvezar.rules.rules import LegalPlays, Play
@@ -53,6 +67,7 @@ _KEYWORDS = (
     ("loss", re.compile(r"Losses\s+(\d+)\s+points?\s*$", re.I)),
     ("win", re.compile(r"Wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?\s*$", re.I)),
 )
+_SETUP_TAG = "Setup"
 _LEFT_MAX = 3  # an item starting at most this far after "N)" is in the left column
 _WINS_LEFT_MAX = 15  # an unnumbered "Wins" line indented at most this much is the left player's
 
@@ -163,6 +178,12 @@ def read_mat(data: str | bytes) -> MatchRecord:
     if not record.length:
         record.options = _options(record.tags, {it.kind for _, items in games for it in items})
     crawford_done = record.tags.get("Crawford", "On").lower() == "off"
+    setup = record.tags.pop(_SETUP_TAG, None)
+    if setup is not None and games:
+        try:
+            games[0][0].setup = setup_of_gnubg_id(setup)
+        except PulvezarError as e:
+            raise MatchFileError(f"the {_SETUP_TAG} tag: {e}", line=1) from None
     for rec, items in games:
         # no Crawford game in a 1-point match: nobody reached match point by winning a game
         if record.length > 1 and not crawford_done and record.length - 1 in rec.score:
@@ -373,6 +394,10 @@ def write_mat(record: MatchRecord) -> str:
         for name, on in (("Jacoby", record.options.jacoby), ("Beaver", record.options.beaver)):
             if on and name not in tags:
                 tags[name] = "On"
+    if any(rec.setup is not None for rec in record.games[1:]):
+        raise PulvezarError("a .mat file holds a set-up position for its first game only", field="format")
+    if record.games and record.games[0].setup is not None:
+        tags[_SETUP_TAG] = setup_gnubg_id(record, record.games[0])
     out = [f'; [{k} "{v}"]' for k, v in tags.items()]
     out += [f"; {c}" for c in record.comments]
     if out:

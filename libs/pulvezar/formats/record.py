@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pulvezar.errors import PulvezarError
-from pulvezar.match.game import Game, MatchContext, Phase, SessionOptions
+from pulvezar.match.game import Game, MatchContext, Phase, SessionOptions, Setup
 from pulvezar.rules.matchid import GameState, MatchId, Resignation
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
@@ -78,6 +78,7 @@ class GameRecord:
     cut_at: str | None = None  # "line L: reason" when replay stopped at a bad action
     notes: list[str] = field(default_factory=list)
     props: dict[str, list[str]] = field(default_factory=dict)  # format-specific, kept verbatim
+    setup: Setup | None = None  # the game starts from this set-up position, not the opening
 
     def credited(self, length: int) -> int:
         """``points`` capped at what the winner needed to win a ``length``-point match (0: money)."""
@@ -141,7 +142,9 @@ class MatchRecord:
         rules = self.rules
         if rules.uses_cube:
             ctx = MatchContext(self.length, game.score, game.crawford, options=self.options)
-            return Game(ctx)
+            return Game(ctx, game.setup)
+        if game.setup is not None:
+            return Game(MatchContext(length=self.length, score=game.score, rules=rules), game.setup)
         opener = None
         # a record's own game, or the next one (a reader asks before appending it)
         index = next((i for i, g in enumerate(self.games) if g is game), len(self.games))
@@ -187,6 +190,22 @@ def match_id_of(game: Game) -> MatchId:
         score=c.score,
         jacoby=c.is_money and c.options.jacoby,
     )
+
+
+def setup_gnubg_id(record: MatchRecord, rec: GameRecord) -> str:
+    """A game's set-up start as gnubg's "PositionID:MatchID" (players as in the record)."""
+    if rec.setup is None:
+        raise PulvezarError("the game starts from the opening, not a set-up position", field="setup")
+    game = record.new_game(rec)
+    return f"{game.position.position_id}:{match_id_of(game).encode()}"
+
+
+def setup_of_gnubg_id(text: str) -> Setup:
+    """The set-up of :func:`setup_gnubg_id` (raises :class:`~pulvezar.errors.InvalidIdError`)."""
+    from pulvezar.rules.matchid import parse_gnubg_id
+
+    position, m = parse_gnubg_id(text.strip())
+    return Setup(position, m.dice_owner, m.cube_value, m.cube_owner)
 
 
 def apply_action(game: Game, action: Action) -> None:

@@ -20,8 +20,11 @@ other property of a move node in :attr:`Action.props`, the game's root
 properties in :attr:`GameRecord.props`, the match's in
 :attr:`MatchRecord.tags`.  Like the ``.mat`` reader, every game is replayed
 through the match model; a game is cut (``cut_at``) at a node it cannot
-follow, including set-up nodes (``AE``/``AB``/``AW``, ``CV``, ``CP``), and
-the nodes from there on are kept unread so that export writes them back.
+follow, and the nodes from there on are kept unread so that export writes them
+back.  Set-up nodes (``AE``/``AB``/``AW`` board, ``PL`` turn, ``CV`` cube value,
+``CP`` cube owner ``c``/``w``/``b``) before a game's first decision start it
+from that position (:attr:`GameRecord.setup`), as gnubg writes a game whose board
+was set; a set-up node after a decision cuts the game.
 
 >>> rec = read_sgf('''(;FF[4]GM[6]CA[UTF-8]MI[length:3][game:0][ws:0][bs:0]
 ... PW[Ann]PB[Bob]RU[Crawford]RE[B+1]
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field, replace
 
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
-from pulvezar.match.game import Game, Phase, SessionOptions
+from pulvezar.match.game import Game, Phase, SessionOptions, Setup
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play
 
@@ -347,7 +350,10 @@ class _Reader:
             raise _Cut("a node after the end of the game")
         setup = [k for k in _SETUP if k in props]
         if setup:
-            raise _Cut(f"a set-up node ({', '.join(setup)}): the match model starts games from the start")
+            if any(a.kind != "roll" for a in self.rec.actions):
+                raise _Cut(f"a set-up node ({', '.join(setup)}) after a decision of the game")
+            self.set_up(props)
+            return 0
         colour = [c for c in _COLOUR if c in props]
         if len(colour) > 1:
             raise _Cut("a node with moves of both players")
@@ -366,6 +372,41 @@ class _Reader:
         if "PL" in props and props["PL"] != [_COLOUR[self.game.turn]]:
             raise _Cut("a set-up node (PL) gives the turn to the other player")
         raise _Cut("a node without a move")
+
+    def set_up(self, props: Props) -> None:
+        """Apply a set-up node: the game starts again from the board, turn and cube it leaves."""
+        g = self.game
+        board = [list(g.position.mine), list(g.position.theirs)]  # [player on turn, other]
+        sides = {g.turn: board[0], 1 - g.turn: board[1]}  # player -> checkers in its own numbering
+        for letter in _letters(props.get("AE", [])):
+            for player in (0, 1):
+                p = _point(letter, player)
+                if p:
+                    sides[player][p - 1] = 0
+        for player, key in enumerate(_COLOUR):
+            for letter in _letters(props.get("A" + key, [])):
+                p = _point(letter, player)
+                if not p:
+                    raise _Cut(f"a set-up checker 'off' ({letter!r})")
+                sides[player][p - 1] += 1
+        turn = _COLOUR.index(props["PL"][0]) if props.get("PL", [""])[0] in ("W", "B") else g.turn
+        cube, owner = g.cube_value, g.cube_owner
+        if "CV" in props:
+            if not props["CV"][0].strip().isdigit():
+                raise _Cut(f"cannot read the cube value CV{props['CV']}")
+            cube = int(props["CV"][0])
+        if "CP" in props:
+            owners = {"c": None, "w": 0, "b": 1}
+            if props["CP"][0].strip().lower() not in owners:
+                raise _Cut(f"cannot read the cube owner CP{props['CP']}")
+            owner = owners[props["CP"][0].strip().lower()]
+        try:
+            position = Position(sides[turn], sides[1 - turn])
+            self.rec.setup = Setup(position, turn, cube, owner)
+        except PulvezarError as e:
+            raise _Cut(f"the set-up position: {e}") from None
+        self.rec.actions.clear()  # rolls before a set-up (gnubg writes one) belong to no game
+        self.game = self.record.new_game(self.rec)
 
     def resign(self, player: int, points: int | None, line: int, props: Props | None = None) -> None:
         """``player`` resigns ``points`` (at the lowest level that reaches them, as ``.mat`` does)."""
@@ -411,6 +452,20 @@ class _Reader:
         if rec.winner is not None:
             shown = said[1] if said is not None and said[0] == rec.winner else rec.points
             rec.actions.append(Action(rec.winner, "win", value=shown))
+
+
+def _letters(values: list[str]) -> list[str]:
+    """Point letters of set-up values, compressed ranges (``a:y``) expanded."""
+    out: list[str] = []
+    for v in values:
+        v = v.strip()
+        if re.fullmatch(r"[a-z]:[a-z]", v):
+            out += [chr(c) for c in range(ord(v[0]), ord(v[2]) + 1)]
+        elif re.fullmatch(r"[a-z]", v):
+            out.append(v)
+        else:
+            raise _Cut(f"cannot read the set-up point {v!r}")
+    return out
 
 
 def _answerer(game: Game) -> int:
@@ -568,6 +623,8 @@ def write_sgf(record: MatchRecord) -> str:
             root["RE"] = [f"{_COLOUR[rec.winner]}+{shown}{'R' if resigned else ''}"]
         root.update({k: v for k, v in rec.props.items() if k not in ("MI", _TAIL)})
         lines = ["(" + _node_text(root)]
+        if rec.setup is not None:
+            lines += _setup_nodes(rec.setup)
         lines += _game_nodes(record, rec)
         lines += rec.props.get(_TAIL, [])
         out.append("\n".join(lines) + ")")
@@ -606,6 +663,18 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
     if pending is not None:
         nodes.append(_dice_node(pending))
     return nodes
+
+
+def _setup_nodes(setup: Setup) -> list[str]:
+    """gnubg's set-up nodes: the board (cleared, then each checker), the turn, the cube."""
+    sides = {setup.turn: setup.position.mine, 1 - setup.turn: setup.position.theirs}
+    props: Props = {"PL": [_COLOUR[setup.turn]], "AE": ["a:y"]}
+    for player in (0, 1):
+        props["A" + _COLOUR[player]] = [
+            _letter(p + 1, player) for p in range(25) for _ in range(sides[player][p])
+        ]
+    owner = "c" if setup.cube_owner is None else _COLOUR[setup.cube_owner].lower()
+    return [_node_text(props), _node_text({"CV": [str(setup.cube_value)]}), _node_text({"CP": [owner]})]
 
 
 def move_letters(play: Play, player: int) -> str:

@@ -25,7 +25,7 @@ Game 1 -- Ann 0, Bob 0
 
 from __future__ import annotations
 
-from pulvezar.formats.record import GameRecord, MatchRecord
+from pulvezar.formats.record import GameRecord, MatchRecord, setup_gnubg_id
 from pulvezar.rules.diagram import ascii_board
 
 __all__ = ["write_text"]
@@ -53,6 +53,8 @@ def write_text(record: MatchRecord, *, boards: bool = False) -> str:
 def _game(record: MatchRecord, rec: GameRecord, names: list[str], width: int, boards: bool) -> list[str]:
     title = f"Game {rec.number} -- {names[0]} {rec.score[0]}, {names[1]} {rec.score[1]}"
     out = [title + (" (Crawford game)" if rec.crawford else "")]
+    if rec.setup is not None:
+        out.append(f"  from the position {setup_gnubg_id(record, rec)}")
     if boards:
         game = record.new_game(rec)
         out += ["  " + line for line in ascii_board(game.position).splitlines()]

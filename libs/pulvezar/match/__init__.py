@@ -1,7 +1,7 @@
 """Games and matches: state, cube actions, Crawford, resignations, fair dice."""
 
 from pulvezar.match.dice import FairDice, verify
-from pulvezar.match.game import Game, IllegalActionError, MatchContext, Phase, SessionOptions
+from pulvezar.match.game import Game, IllegalActionError, MatchContext, Phase, SessionOptions, Setup
 from pulvezar.match.match import Match
 
 __all__ = [
@@ -12,5 +12,6 @@ __all__ = [
     "MatchContext",
     "Phase",
     "SessionOptions",
+    "Setup",
     "verify",
 ]

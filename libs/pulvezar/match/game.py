@@ -5,6 +5,9 @@ player whose turn it is (:attr:`Game.turn`).  Every action is appended to
 :attr:`Game.events`, so a game can be replayed to any decision
 (:meth:`Game.replay`).
 
+A game may start from a set-up position instead of the opening
+(:class:`Setup`: board, turn, cube), as gnubg's ``set board`` does.
+
 >>> from pulvezar import Rules
 >>> g = Game(MatchContext(length=5))
 >>> g.opening_roll(3, 1)      # player 0 rolled the 3: plays 3-1
@@ -80,11 +83,52 @@ class MatchContext:
         return self.length == 0
 
 
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A game's set-up start instead of the opening: the board seen from ``turn``, who is to roll
+    (or double), and the cube (``cube_owner`` None: centred).
+
+    >>> g = Game(MatchContext(length=5), setup=Setup(Position.start(), turn=1, cube_value=2, cube_owner=0))
+    >>> g.phase, g.turn, g.cube_value, g.can_double()
+    (<Phase.ROLL: 'roll'>, 1, 2, False)
+    """
+
+    position: Position
+    turn: int = 0
+    cube_value: int = 1
+    cube_owner: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.position, Position):
+            raise PulvezarError("a set-up needs a Position", field="position")
+        if self.turn not in (0, 1):
+            raise PulvezarError(f"the turn is player 0 or 1, got {self.turn!r}", field="turn")
+        v = self.cube_value
+        if type(v) is not int or v < 1 or v > 1 << 15 or v & (v - 1):
+            raise PulvezarError(f"the cube is a power of two from 1 to 32768, got {v!r}", field="cube")
+        if self.cube_owner not in (0, 1, None):
+            raise PulvezarError(f"the cube owner is 0, 1 or None, got {self.cube_owner!r}", field="cube")
+        if 15 in self.position.off():
+            raise PulvezarError("the game is over in this position: a side has borne off", field="position")
+
+    def check(self, context: MatchContext) -> None:
+        """Raise :class:`PulvezarError` where the set-up cannot happen under ``context``."""
+        if self.cube_value > 1 or self.cube_owner is not None:
+            if not context.rules.uses_cube:
+                raise PulvezarError("Tavla has no cube: the cube is 1 and centred", field="cube")
+            if context.crawford:
+                raise PulvezarError("the cube is 1 and centred in the Crawford game", field="cube")
+
+
 @dataclass(slots=True)
 class Game:
-    """The state of one game, advanced by actions that check the rules."""
+    """The state of one game, advanced by actions that check the rules.
+
+    ``setup``: start from a set-up position (:class:`Setup`) instead of the opening.
+    """
 
     context: MatchContext
+    setup: Setup | None = None
     position: Position = field(default_factory=Position.start)
     turn: int = 0
     phase: Phase = Phase.OPENING
@@ -101,7 +145,12 @@ class Game:
     _resume: Phase = field(default=Phase.ROLL, repr=False)
 
     def __post_init__(self) -> None:
-        if self.context.opener is not None and not self.context.rules.uses_cube:
+        if self.setup is not None:
+            st = self.setup
+            st.check(self.context)
+            self.position, self.turn, self.phase = st.position, st.turn, Phase.ROLL
+            self.cube_value, self.cube_owner = st.cube_value, st.cube_owner
+        elif self.context.opener is not None and not self.context.rules.uses_cube:
             self.turn = self.context.opener
             self.phase = Phase.ROLL
 
@@ -294,7 +343,7 @@ class Game:
     # ---- replay ----------------------------------------------------------
     def replay(self, upto: int | None = None) -> Game:
         """A fresh game with the first ``upto`` events (all by default) applied again."""
-        g = Game(self.context)
+        g = Game(self.context, self.setup)
         for ev in self.events[:upto]:
             g.apply_event(ev)
         return g

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pulvezar.errors import PulvezarError
-from pulvezar.match.game import Game, IllegalActionError, MatchContext, Phase, SessionOptions
+from pulvezar.match.game import Game, IllegalActionError, MatchContext, Phase, SessionOptions, Setup
 from pulvezar.rules.rules import Rules
 
 
@@ -57,8 +57,11 @@ class Match:
             and self.length - 1 in self.score
         )
 
-    def new_game(self) -> Game:
-        """Start the next game; it is the Crawford game when a side first reached match point."""
+    def new_game(self, setup: Setup | None = None) -> Game:
+        """Start the next game; it is the Crawford game when a side first reached match point.
+
+        ``setup``: the game starts from a set-up position (:class:`~pulvezar.match.game.Setup`).
+        """
         if self.is_over:
             raise IllegalActionError("the match is over")
         if self.games and self.games[-1].phase is not Phase.OVER:
@@ -77,7 +80,7 @@ class Match:
             options=self.options,
             opener=opener,
         )
-        game = Game(context)
+        game = Game(context, setup)
         self.games.append(game)
         return game
 

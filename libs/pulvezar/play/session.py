@@ -43,6 +43,7 @@ from pulvezar.play.errors import (
     SessionFinishedError,
 )
 from pulvezar.play.settings import GameSettings
+from pulvezar.play.start import Start
 from pulvezar.play.trainer import answer_verdict, double_verdict, play_verdict
 from pulvezar.play.why import diagnose
 from pulvezar.rules.position import Position
@@ -79,7 +80,10 @@ class PlaySession:
     ``bot_seed``: the seed of the bot's deterministic noise (default: from the
     dice seed, or random with client dice).  ``trainer_ply``: the depth of the
     trainer's verdicts (2: the master engine, as the app).  ``now``: the time
-    of creation, which starts the player's clock.
+    of creation, which starts the player's clock.  ``start``: the first game
+    starts from this position (:class:`~pulvezar.play.start.Start`: board, cube,
+    score, Crawford, side on roll, its dice or double) instead of the opening;
+    the bot acts first where the start gives it the decision (:meth:`resume`).
     """
 
     def __init__(
@@ -91,6 +95,7 @@ class PlaySession:
         bot_seed: int | None = None,
         trainer_ply: int = 2,
         now: float | None = None,
+        start: Start | None = None,
     ) -> None:
         if not isinstance(settings, GameSettings):
             raise PulvezarError("settings must be GameSettings", field="settings")
@@ -120,10 +125,14 @@ class PlaySession:
             bot_seed = int.from_bytes(source[-4:], "big") if self._dice else int.from_bytes(source[:4], "big")
         self.bot_seed = int(bot_seed)
         self.bot = BotPlayer(settings.bot, evaluator, self.bot_seed)
+        self.start = start
         self.match = Match(settings.match_length, settings.rules, settings.money)
-        self.game: Game = self.match.new_game()
         self.log: list[dict[str, Any]] = []
-        self.records: list[GameRecord] = [GameRecord(1, (0, 0))]
+        if start is None:
+            self.game: Game = self.match.new_game()
+            self.records: list[GameRecord] = [GameRecord(1, (0, 0))]
+        else:
+            self._set_up(start)
         self.finished = False
         self.result: dict[str, Any] | None = None
         self.verdict: dict[str, Any] | None = None
@@ -136,6 +145,22 @@ class PlaySession:
             self.clock = Clock(c.budget(settings.match_length), float(c.delay))
             if now is not None:
                 self.clock.start(HUMAN, float(now), new_move=True)
+
+    def _set_up(self, start: Start) -> None:
+        """The first game from ``start``: score, Crawford, board, cube, then its dice or its double."""
+        length = self.settings.match_length
+        start.check(length, self.settings.rules.uses_cube)
+        m = self.match
+        m.score = start.score
+        m.crawford_played = length > 1 and length - 1 in start.score and not start.crawford
+        self.game = g = m.new_game(start.setup)
+        self.records = [GameRecord(1, start.score, crawford=g.context.crawford, setup=start.setup)]
+        if start.dice is not None:
+            g.roll(start.dice)
+            self._act(start.turn, "roll", dice=start.dice)
+        elif start.doubled:
+            g.double()
+            self._act(start.turn, "double", value=2 * g.cube_value)
 
     # ---- queries -----------------------------------------------------------------------------
     @property
@@ -310,6 +335,7 @@ class PlaySession:
             "hints_left": self.hints_left(),
             "result": self.result,
             "bot_pending": self.bot_pending,
+            "start": self.start.to_dict() if self.start is not None else None,
         }
         if self.finished and self._dice is not None:
             st["dice_seed"] = self._dice.reveal()
@@ -834,6 +860,7 @@ class PlaySession:
             "trainer_ply": self.trainer_ply,
             "log": deepcopy(self.log),
             "clock": self.clock.to_dict() if self.clock else None,
+            "start": self.start.to_dict() if self.start is not None else None,
         }
 
     def dumps(self) -> str:
@@ -858,6 +885,7 @@ class PlaySession:
             evaluator=evaluator,
             bot_seed=data["bot_seed"],
             trainer_ply=data.get("trainer_ply", 2),
+            start=Start.from_dict(data["start"]) if data.get("start") else None,
         )
         for entry in data["log"]:
             try:
@@ -879,7 +907,7 @@ class PlaySession:
                 tags["HitAndStop"] = "On"
             if rules.must_bear_off:
                 tags["MustBearOff"] = "On"
-        games = [deepcopy(r) for r in self.records if r.actions]
+        games = [deepcopy(r) for r in self.records if r.actions or r.setup is not None]
         return MatchRecord(
             length=self.settings.match_length,
             players=players,

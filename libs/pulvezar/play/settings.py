@@ -12,7 +12,8 @@ sends (every key optional but where noted)::
       "trainer": false,
       "dice": "server",                 # or "client": the player enters both sides' rolls
       "auto_forced": false,             # play forced plays (exactly one legal play) for the player
-      "clock": {"enabled": true, "scope": "match"}
+      "clock": {"enabled": true, "scope": "match"},
+      "free": false                     # a free game: neither archived nor counted for a player
     }
 
 :meth:`from_dict` validates and raises :class:`~pulvezar.errors.PulvezarError`
@@ -192,6 +193,8 @@ class GameSettings:
     hint_limit: int | None = None
     #: the trainer warns from this loss on: 0.02 (every error) by default, 0.08 for blunders only
     warn_at: float = 0.02
+    #: a free game (practice, e.g. from a position): neither archived nor counted in a player's record
+    free: bool = False
 
     def __post_init__(self) -> None:
         n = self.match_length
@@ -206,7 +209,7 @@ class GameSettings:
                 raise _err("a raccoon needs the beaver rule", "money.raccoon")
         if self.dice not in ("server", "client"):
             raise _err(f"dice is 'server' or 'client', got {self.dice!r}", "dice")
-        for name in ("trainer", "auto_forced"):
+        for name in ("trainer", "auto_forced", "free"):
             if not isinstance(getattr(self, name), bool):
                 raise _err(f"{name} is true or false", name)
         if self.hint_limit is not None and (
@@ -236,6 +239,7 @@ class GameSettings:
             "clock": self.clock.to_dict(),
             "hint_limit": self.hint_limit,
             "warn_at": self.warn_at,
+            "free": self.free,
         }
         if self.is_money:
             m = self.money
@@ -251,7 +255,7 @@ class GameSettings:
     def from_dict(cls, value: Any) -> GameSettings:
         """Settings from their JSON shape; raises :class:`PulvezarError` with ``field`` set."""
         keys = {"rules", "match_length", "money", "bot", "trainer", "dice", "auto_forced", "clock"}
-        keys |= {"hint_limit", "warn_at"}
+        keys |= {"hint_limit", "warn_at", "free"}
         d = _obj(value, "settings", keys)
         rd = _obj(d.get("rules"), "rules", {"variant", "hit_and_stop", "must_bear_off"})
         variant = rd.get("variant", "international")
@@ -291,4 +295,5 @@ class GameSettings:
             clock=ClockSettings.from_dict(d.get("clock")),
             hint_limit=d.get("hint_limit"),
             warn_at=d.get("warn_at", 0.02),
+            free=_bool(d, "free", False, ""),
         )

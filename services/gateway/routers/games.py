@@ -76,11 +76,49 @@ class ClockIn(BaseModel):
     delay: float | None = Field(None, ge=0, le=120)
 
 
+class StartIn(BaseModel):
+    """Where the game starts instead of the opening: a position (an ID), or a step of a finished game's
+    replay ("play from here")."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"position": "4HPwATDgc/ABMA:QYkqASAAIAAA"},
+                {"position": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:3:1:0:7:10", "side": "opponent"},
+                {"game": "g0123456789abcdef01234567", "step": 12},
+            ]
+        },
+    )
+    position: str | None = Field(
+        None,
+        max_length=100,
+        description="a Position ID, PositionID:MatchID or XGID: the board and, where the ID holds them, the "
+        "cube, score, Crawford game, side on roll and its dice or double (its match length is the game's)",
+    )
+    side: Literal["on_roll", "opponent"] = Field(
+        "on_roll", description="with position: you play the side on roll (or the doubler), or the other"
+    )
+    game: str | None = Field(
+        None, max_length=64, description="play from here: one of your finished games (GET .../replay)"
+    )
+    step: int | None = Field(None, ge=0, le=1_000_000, description="with game: the step of its replay")
+
+
 class GameIn(BaseModel):
     """A new game or match, e.g. ``{"rules": {"variant": "tavla"}, "bot": {"level": "easy"},
     "match_length": 1}``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"rules": {"variant": "tavla"}, "bot": {"level": "easy"}, "match_length": 1},
+                {"match_length": 5, "bot": {"level": "hard"}, "trainer": True, "hint_limit": 3},
+                {"start": {"position": "4HPwATDgc/ABMA:QYkqASAAIAAA"}},
+            ]
+        },
+    )
     rules: RuleSet | None = None
     match_length: int = Field(1, ge=0, le=25, description="0: a money session (international only)")
     money: MoneyIn | None = Field(None, description="money: Jacoby, beaver, raccoon, automatic doubles")
@@ -101,6 +139,14 @@ class GameIn(BaseModel):
         None,
         max_length=32,
         description="the player (POST /v1/players) the game is recorded for; none: nothing",
+    )
+    start: StartIn | None = Field(
+        None, description="start from a position instead of the opening (a free game)"
+    )
+    free: bool | None = Field(
+        None,
+        description="a free game: neither archived nor counted for the player (always with start; default "
+        "false otherwise)",
     )
 
 
@@ -207,6 +253,7 @@ def _summary(session: Any) -> dict[str, Any]:
     st = session.state()
     bot = session.settings.bot
     return {
+        "free": session.settings.free,
         "rules": session.settings.rules.name,
         "match_length": session.settings.match_length,
         "bot": st.get("bot"),
@@ -291,6 +338,11 @@ async def create_game(
     if replay is not None:
         return replay
     data.pop("player", None)
+    start = None
+    if body.start is not None:
+        start, data = await _start_of(request, who, body, data)
+    elif body.free is not None:
+        data["free"] = body.free
     if body.player is not None:
         from services.store.players import PlayerRecords
 
@@ -314,18 +366,79 @@ async def create_game(
     session = await _in_thread(
         PlaySession, settings, evaluator=evaluator(request), now=now, bot_seed=bot_seed,
         trainer_ply=request.app.state.settings.trainer_ply,
-        seed=seed if settings.dice == "server" else None,
+        seed=seed if settings.dice == "server" else None, start=start,
     )  # fmt: skip
     game_id = "g" + secrets.token_hex(12)
     lang = language(request)
+    created: dict[str, Any] = {"settings": settings.to_dict()}
+    if start is not None:
+        created["start"] = start.to_dict()
+    events = [{"type": "created", "player": None, "details": created}]
+    if session.bot_pending:  # the start gives the bot the first decision
+        events += [_event_view(e, lang) for e in await _in_thread(session.resume, now)]
     view = _view(game_id, session, now, lang, created=now, player=body.player)
-    events = [{"type": "created", "player": None, "details": {"settings": settings.to_dict()}}]
+    if len(events) > 1:
+        view["events"] = events[1:]
     idem = (idempotency_key, fp, 201, view) if idempotency_key else None
+    recorded_for = None if settings.free else body.player  # a free game is not counted or archived
     await store_call(
         games.create, game_id, who.owner, session.to_json(), _summary(session), session.status, events, idem,
-        now, body.player,
+        now, recorded_for,
     )  # fmt: skip
     return JSONResponse(view, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
+
+
+async def _start_of(
+    request: Request, who: Client, body: GameIn, data: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The :class:`~pulvezar.play.start.Start` of ``body.start`` and the settings to start it with: a
+    position's match length (unless the body sets one), or "play from here": the replayed match's rules,
+    length and bot, under what the body sets itself.  Always a free game."""
+    from pulvezar.play.start import Start
+
+    st = body.start
+    assert st is not None
+    data.pop("start", None)
+    if body.free is False:
+        raise invalid("free", "a game from a position is always free (not archived or counted)")
+    if (st.position is None) == (st.game is None):
+        raise invalid("start", "give either position, or game and step")
+    if st.position is not None:
+        if st.step is not None:
+            raise invalid("start.step", "step goes with game, not with position")
+        try:
+            start = Start.parse(st.position, st.side)
+        except PulvezarError as e:
+            raise invalid(e.field or "start.position", str(e)) from None
+        if "match_length" not in body.model_fields_set and start.match_length is not None:
+            data["match_length"] = start.match_length
+        return start, {**data, "free": True}
+    if st.step is None:
+        raise invalid("start.step", "play from here needs the step of the game's replay")
+    if "side" in st.model_fields_set:
+        raise invalid("start.side", "play from here keeps your side of the replayed match")
+    _, _, replayed_session = await _load(request, who, st.game)  # type: ignore[arg-type]
+    if replayed_session.status != "finished":
+        raise ProblemError(
+            409, "play from here starts from a finished game", kind="game-state",
+            errors=[("start.game", "not finished")],
+        )  # fmt: skip
+    steps = await _in_thread(_steps, replayed_session)
+    if st.step >= len(steps):
+        raise invalid("start.step", f"the game has steps 0 to {len(steps) - 1}")
+    step = steps[st.step]
+    if step["start"] is None:
+        raise invalid("start.step", f"no game starts at step {st.step} ({step['phase']}: {step['action']})")
+    base = replayed_session.settings.to_dict()
+    base.pop("clock", None)
+    own = {k: data[k] for k in body.model_fields_set if k in data and k not in ("start", "free", "player")}
+    return Start.parse(step["start"], step["side"]), {**base, **own, "free": True}
+
+
+def _steps(session: Any) -> list[dict[str, Any]]:
+    from pulvezar.play.replay import replay_steps
+
+    return replay_steps(session.to_record())
 
 
 class GameSummary(BaseModel):
@@ -338,6 +451,7 @@ class GameSummary(BaseModel):
     bot: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     hints_used: int = Field(0, description="hints asked for in the match")
+    free: bool = Field(False, description="a free game: not archived or counted for a player")
     created: float
     updated: float
     href: str
@@ -369,6 +483,7 @@ async def list_games(
                 rules=g.summary.get("rules", "?"), match_length=g.summary.get("match_length", 0),
                 score=g.summary.get("score"), game=g.summary.get("game"), bot=g.summary.get("bot"),
                 result=g.summary.get("result"), hints_used=g.summary.get("hints_used", 0),
+                free=g.summary.get("free", False),
             )
             for g in rows
         ],
@@ -525,6 +640,60 @@ async def export(
     return Response(
         text, media_type=_MEDIA[format],
         headers={"Content-Disposition": f'attachment; filename="{game_id}.{format}"'},
+    )  # fmt: skip
+
+
+class CubeState(BaseModel):
+    value: int
+    owner: int | None = Field(description="0 you, 1 the bot, null centred")
+
+
+class ReplayStep(BaseModel):
+    step: int = Field(description="from 0; POST /v1/games with start {game, step} plays from here")
+    game: int = Field(description="the game of the match, from 1")
+    player: int = Field(description="who acts: 0 you, 1 the bot")
+    action: str = Field(description="roll, play, double, take, drop, beaver, raccoon, resign, accept, reject")
+    dice: list[int] | None = Field(description="a roll's dice; a play's dice")
+    notation: str | None = Field(description="a play")
+    value: int | None = Field(description="the cube offered (double), the level (resign)")
+    phase: str = Field(description="the game's phase before the step")
+    score: list[int] = Field(description="yours, the bot's")
+    crawford: bool
+    cube: CubeState
+    position_id: str = Field(description="before the step, seen from the side on roll (or the doubler)")
+    match_id: str | None
+    gnubg_id: str | None
+    xgid: str | None = Field(description="you at the bottom")
+    start: str | None = Field(description="the ID a game from here starts from; null: none can")
+    side: Literal["on_roll", "opponent"] = Field(description="your side in that ID")
+
+
+class Replay(BaseModel):
+    id: str
+    rules: str
+    match_length: int
+    bot: dict[str, Any]
+    score: list[int]
+    steps: list[ReplayStep]
+
+
+@router.get(
+    "/{game_id}/replay", summary="Every step of a finished match with its IDs (and where to play from)"
+)
+async def replay(game_id: GameId, request: Request, who: Who) -> Replay:
+    _, _, session = await _load(request, who, game_id)
+    if session.status != "finished":
+        raise ProblemError(
+            409,
+            "a match is replayed when it is over",
+            kind="game-state",
+            errors=[("game_id", "not finished")],
+        )
+    steps = await _in_thread(_steps, session)
+    st = session.state()
+    return Replay(
+        id=game_id, rules=session.settings.rules.name, match_length=session.settings.match_length,
+        bot=st["bot"], score=st["score"], steps=[ReplayStep(**x) for x in steps],
     )  # fmt: skip
 
 
