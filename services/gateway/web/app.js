@@ -2,7 +2,7 @@
 // The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
 // /?view=analysis[&job=<id>], /?view=book, /?view=daily, /?view=statistics|cards[&player=<id>],
 // /?view=library[&q=][&rules=], /?view=training[&player=<id>][&lesson=<id>], /?view=met[&length=][&table=],
-// /?view=deep[&position=][&dice=][&job=], /?view=similar[&position=]. The services views use are in shell.js; nothing
+// /?view=deep[&position=][&dice=][&job=], /?view=similar[&position=], /?view=replay[&game=][&step=]. The services views use are in shell.js; nothing
 // imports this module.
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { initialLang, setLang, t } from "./i18n.js";
@@ -21,6 +21,7 @@ const VIEWS = {
   met: () => import("./views/met.js"),
   deep: () => import("./views/deep.js"),
   similar: () => import("./views/similar.js"),
+  replay: () => import("./views/replay.js"),
 };
 let cleanup = null;
 let renders = 0;

@@ -6,6 +6,7 @@ import { navigate, remember, toast } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
+import { extraOptions, clockLine } from "../play_options.js";
 
 addMessages({
   en: {
@@ -44,7 +45,7 @@ addMessages({
     ev_resign: "{who} offered to resign: {level}.", ev_accept: "{who} accepted.", ev_reject: "{who} rejected.",
     ev_timeout: "{who} ran out of time.", ev_game_end: "{who} won the game: {points} point(s), {how}.",
     ev_game_start: "Game {game} starts (score {a} – {b}).", ev_finished: "The match is over.",
-    pl_you_lc: "you",
+    pl_you_lc: "you", pl_replay: "Replay",
   },
   de: {
     pl_new: "Neues Spiel", pl_rules: "Regeln", pl_international: "International", pl_tavla: "Tavla",
@@ -82,7 +83,7 @@ addMessages({
     ev_resign: "{who} bietet Aufgabe an: {level}.", ev_accept: "{who} nimmt an.", ev_reject: "{who} lehnt ab.",
     ev_timeout: "{who}: Zeit abgelaufen.", ev_game_end: "{who} gewinnt das Spiel: {points} Punkt(e), {how}.",
     ev_game_start: "Spiel {game} beginnt (Stand {a} – {b}).", ev_finished: "Das Match ist vorbei.",
-    pl_you_lc: "Sie",
+    pl_you_lc: "Sie", pl_replay: "Wiedergabe",
   },
   tr: {
     pl_new: "Yeni oyun", pl_rules: "Kurallar", pl_international: "Uluslararası", pl_tavla: "Tavla",
@@ -120,7 +121,7 @@ addMessages({
     ev_resign: "{who} pes etmeyi teklif etti: {level}.", ev_accept: "{who} kabul etti.", ev_reject: "{who} reddetti.",
     ev_timeout: "{who} süresini doldurdu.", ev_game_end: "{who} oyunu kazandı: {points} sayı, {how}.",
     ev_game_start: "{game}. oyun başlıyor (skor {a} – {b}).", ev_finished: "Maç bitti.",
-    pl_you_lc: "siz",
+    pl_you_lc: "siz", pl_replay: "Tekrar izle",
   },
 });
 
@@ -273,7 +274,8 @@ function startForm(g) {
   const dice = sel("pl-dice", ["server", "client"], "pl_", "server");
   const autoForced = h("input", { type: "checkbox", id: "pl-auto" });
   const tavlaRow = h("div", { class: "row" }, h("label", {}, hs, " ", t("pl_hit_and_stop")), h("label", {}, mbo, " ", t("pl_must_bear_off")));
-  const moneyRow = h("div", { class: "row" }, h("label", {}, jacoby, " ", t("pl_jacoby")), h("label", {}, beaver, " ", t("pl_beaver")), h("label", {}, raccoon, " ", t("pl_raccoon")));
+  const more = extraOptions();
+  const moneyRow = h("div", { class: "row" }, h("label", {}, jacoby, " ", t("pl_jacoby")), h("label", {}, beaver, " ", t("pl_beaver")), h("label", {}, raccoon, " ", t("pl_raccoon")), more.autoLabel);
   const sync = () => {
     const tavla = variant.value === "tavla";
     tavlaRow.hidden = !tavla;
@@ -293,7 +295,7 @@ function startForm(g) {
       bot: { level: level.value, style: style.value }, trainer: trainer.checked, dice: dice.value, auto_forced: autoForced.checked,
     };
     if (!tavla && body.match_length === 0) body.money = { jacoby: jacoby.checked, beaver: beaver.checked, raccoon: raccoon.checked };
-    return body;
+    return more.apply(body, { tavla, money: body.match_length === 0 });
   };
   const form = h("form", { class: "start-form panel", id: "pl-start-form", onsubmit: (e) => { e.preventDefault(); start(g, newGame(), error); } },
     h("h2", {}, t("pl_new")),
@@ -303,6 +305,7 @@ function startForm(g) {
     h("div", { class: "row" }, h("label", {}, t("pl_dice"), " ", dice)),
     h("div", { class: "row" }, h("label", {}, trainer, " ", t("pl_trainer"))),
     h("div", { class: "row" }, h("label", {}, autoForced, " ", t("pl_auto_forced"))),
+    ...more.rows,
     error,
     h("div", { class: "buttons" }, h("button", { type: "submit", id: "pl-start" }, t("pl_start"))));
   const running = h("section", { class: "panel", id: "pl-running" });
@@ -432,7 +435,9 @@ function statusHead(game, board) {
       `${t("pl_game", { n: game.game })} · ${t("pl_score", { a: score[0], b: score[1] })} · `,
       game.match_length ? t("pl_match_to", { n: game.match_length }) : t("pl_money"),
       game.crawford ? " · Crawford" : "",
-      game.status === "playing" ? ` · ${game.to_act === 0 ? t("pl_your_turn") : t("pl_bots_turn")}` : ""),
+      game.status === "playing" ? ` · ${game.to_act === 0 ? t("pl_your_turn") : t("pl_bots_turn")}` : "",
+      game.settings?.free ? h("span", { class: "badge", id: "pl-free" }, t("po_free_badge")) : null),
+    clockLine(game)?.el,
     h("p", { class: "muted" }, t("pl_pips", { a: board.pips[0], b: board.pips[1] })));
 }
 
@@ -585,7 +590,8 @@ function finishedPanel(g) {
   return h("section", { class: "panel finished", id: "pl-finished" },
     h("p", { class: "status-line" }, r.winner == null ? t("pl_finished_money", { a: score[0], b: score[1] }) : t("pl_finished", { who: who(r.winner), a: score[0], b: score[1] })),
     game.dice_mode === "server" ? verify : null, out, links,
-    h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-analyse", onclick: () => analyse(g.game) }, t("pl_analyse"))));
+    h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-analyse", onclick: () => analyse(g.game) }, t("pl_analyse")),
+      h("button", { type: "button", id: "pl-replay", onclick: () => navigate({ view: "replay", game: g.game.id }) }, t("pl_replay"))));
 }
 
 /** "Analyse this game": the finished match as an analysis job, opened in the analysis view. */
