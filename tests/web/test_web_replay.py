@@ -1,5 +1,5 @@
 """Play from a position, the replay of a finished match and "play from here", and the start form's further
-options (the match clock, automatic doubles) in the browser (issue 30), in English and German and on a phone."""
+options (the match clock, automatic doubles) in the browser (issue 30), in English, German, on a phone."""
 
 from __future__ import annotations
 
