@@ -165,3 +165,30 @@ class Statistics(BaseModel):
     exercises: dict[str, ExerciseResults] = Field(
         description="per exercise (pip-count, bear-off, take-point): first answers, right, streaks"
     )
+
+
+class BookBest(BaseModel):
+    play: str = Field(description="the book's best play")
+    equity: float = Field(description="its cubeless equity")
+
+
+class YourOpening(BaseModel):
+    play: str = Field(description="your most frequent play with this roll")
+    times: int = Field(description="games you played it in")
+    games: int = Field(description="games you opened with this roll")
+    win_rate: float = Field(description="the games with that play you won")
+    gap: float | None = Field(description="the best play's equity minus yours (0: the book's best)")
+    gap_from: str | None = Field(description="book: the book's values; N-ply: a search (not in the book)")
+    in_book: bool = Field(description="the play is one of the book's candidates")
+
+
+class OpeningRow(BaseModel):
+    roll: str
+    dice: list[int]
+    best: BookBest
+    you: YourOpening | None = Field(description="null: you have not opened with this roll yet")
+
+
+class YourOpenings(BaseModel):
+    rules: str
+    rows: list[OpeningRow] = Field(description="one per opening roll of the book")

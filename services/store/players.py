@@ -288,6 +288,7 @@ def record_events(
     context = {
         "level": "adaptive" if adaptive is not None else level,
         "match_length": summary.get("match_length", 0),
+        "rules": summary.get("rules", "international"),
         "opponent_rating": adaptive if adaptive is not None else LEVEL_RATINGS.get(str(level)),
         "month": time.strftime("%Y-%m", time.gmtime(now)),
         "time": now,

@@ -28,7 +28,8 @@ def test_counters_agree_with_the_events(name: str, make: Callable[..., PlaySessi
     s = make(cfg, evaluator=Fixed(0.5))
     rng = random.Random(name)
     events = drive(s, rng, steps=400 if cfg["match_length"] == 0 else 3000)
-    context = {"level": cfg["bot"]["level"], "match_length": cfg["match_length"]}
+    rules = "tavla" if name == "tavla" else "international"
+    context = {"level": cfg["bot"]["level"], "match_length": cfg["match_length"], "rules": rules}
     stats = fold(None, events, context)
 
     # batch by batch, at random cuts, as the store folds each request's events
@@ -64,7 +65,22 @@ def test_counters_agree_with_the_events(name: str, make: Callable[..., PlaySessi
     level = stats["by_level"][cfg["bot"]["level"]]
     assert (level["games_played"], level["games_won"]) == (stats["games_played"], stats["games_won"])
 
+    # the opening plays of the games the player opened, from the match record: the roll before the first play
+    opened: dict[str, dict[str, list[int]]] = {}
+    for g in s.to_record().games:
+        first = next((i for i, a in enumerate(g.actions) if a.kind == "play"), None)
+        if first is None or g.winner is None or g.actions[first].player != 0 or not g.actions[first].notation:
+            continue
+        dice = g.actions[first - 1].dice
+        assert dice is not None
+        roll = f"{max(dice)}{min(dice)}"
+        counts = opened.setdefault(roll, {}).setdefault(g.actions[first].notation or "", [0, 0])
+        counts[0] += 1
+        counts[1] += int(g.winner == 0)
+    assert stats["openings"].get(rules, {}) == opened and (opened or name == "money")
+
     r = report(stats)
+    assert "openings" not in r and "opening_game" not in r
     assert r["win_rate"] == stats["games_won"] / stats["games_played"]
     assert r["dice"]["total"] == sum(stats["dice"]) and r["dice"]["expected"] == r["dice"]["total"] / 6
 

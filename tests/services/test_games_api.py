@@ -885,3 +885,42 @@ def test_play_from_a_position_replay_and_play_from_here(platform: Platform) -> N
     assert errors["errors"][0]["field"] == "start.step"
     errors = problem(http.post("/v1/games", json={"start": {"game": done["id"], "step": len(steps)}}), 422)
     assert errors["errors"][0]["field"] == "start.step"
+
+
+def test_your_openings_row_of_the_book(platform: Platform) -> None:
+    """The opening book's "you" row (issue 30): a player's most frequent play with each roll they opened with,
+    from their games against the bots; the book's loss as the gap where the book holds the play."""
+    http = platform.http
+    player = http.post("/v1/players", json={"name": "Opener"}).json()
+    opened: dict[str, dict[str, int]] = {}
+    for seed in range(6):
+        st = new_game(http, {"match_length": 1, "bot": {"level": "easy"}, "player": player["id"]})
+        done, _ = play_out(http, st, random.Random(100 + seed))
+        steps = http.get(f"{done['href']}/replay").json()["steps"]
+        first = next(s for s in steps if s["action"] == "play")
+        if first["player"] == 0 and first["notation"]:
+            roll = "".join(str(d) for d in sorted(first["dice"], reverse=True))
+            opened.setdefault(roll, {}).setdefault(first["notation"], 0)
+            opened[roll][first["notation"]] += 1
+    free = new_game(http, {"start": {"position": "4HPwATDgc/ABMA"}, "player": player["id"]})
+    play_out(http, free, random.Random(9))  # a free game counts for nothing
+    r = http.get(f"/v1/players/{player['id']}/openings", params={"rules": "international"})
+    assert r.status_code == 200, r.text
+    rows = {x["roll"]: x for x in r.json()["rows"]}
+    assert len(rows) == 15 and all(x["best"]["play"] for x in rows.values())
+    for roll, row in rows.items():
+        mine = opened.get(roll, {})
+        if not mine:
+            assert row["you"] is None, roll
+            continue
+        you = row["you"]
+        assert you["games"] == sum(mine.values()) and you["times"] == max(mine.values()), roll
+        assert you["play"] in mine and 0 <= you["win_rate"] <= 1
+        assert you["gap"] is None or you["gap"] >= -1e-9
+        if you["in_book"]:
+            assert you["gap_from"] == "book"
+    assert any(x["you"] for x in rows.values()) == bool(opened)
+    assert problem(http.get(f"/v1/players/{player['id']}/openings", params={"rules": "x"}), 422)
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert other.get(f"/v1/players/{player['id']}/openings").status_code == 404
+    other.close()

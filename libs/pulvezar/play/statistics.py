@@ -53,6 +53,9 @@ EMPTY: dict[str, Any] = {
     "achievements": {},  # id: when it was reached (seconds since the epoch)
     "daily": {},  # "international" | "tavla" (the daily position), "cube": first attempts (:func:`_daily`)
     "cube": 1,  # the cube of the game in play (a gammon of a game with the cube on 4 or more)
+    # the player's opening plays: rules name -> roll ("31") -> play -> [games, won] (:func:`_opening`)
+    "openings": {},
+    "opening_game": None,  # the game in play's opening so far: {"roll", "play"} while the player opened it
 }
 #: the bots' ratings (the app manual's, section 5.7)
 LEVEL_RATINGS = {"easy": 1200.0, "medium": 1500.0, "hard": 1700.0, "master": 1900.0}
@@ -160,6 +163,7 @@ def fold(
         if kind == "daily":
             _daily(out, details, when)
             continue
+        _opening(out, e, str(context.get("rules") or "international"))
         if kind in ("take", "beaver", "raccoon") and details.get("cube"):
             out["cube"] = int(details["cube"])  # the cube the game is now played for
         if kind == "opening":
@@ -221,6 +225,35 @@ def fold(
                 if level == "master":
                     _reach(out, "master_match", when)
     return out
+
+
+def _opening(out: dict[str, Any], e: Mapping[str, Any], rules: str) -> None:
+    """Follow a game's opening: the roll and the play of a game the player opened (international: won
+    the opening roll; Tavla: also opened a later game as its previous winner), counted with the game's
+    result at its end in ``openings[rules][roll][play] = [games, won]``."""
+    kind, d, player = e.get("type"), e.get("details") or {}, e.get("player")
+    game = out.get("opening_game")
+    if kind == "opening" and d.get("winner") is not None:
+        dice = sorted((int(x) for x in d.get("dice") or ()), reverse=True)
+        tavla = rules.startswith("tavla")  # the winner rolls again
+        mine = d["winner"] == HUMAN and len(dice) == 2
+        out["opening_game"] = (
+            {"roll": None if tavla else f"{dice[0]}{dice[1]}", "play": None} if mine else None
+        )
+    elif kind == "game_start":
+        out["opening_game"] = {"roll": None, "play": None} if d.get("opener") == HUMAN else None
+    elif game is not None and player == HUMAN and kind == "roll" and game["roll"] is None:
+        a, b = sorted((int(x) for x in d["dice"]), reverse=True)
+        game["roll"] = f"{a}{b}"
+    elif game is not None and player == HUMAN and kind == "play" and game["roll"] and game["play"] is None:
+        game["play"] = str(d.get("notation") or "")
+    elif kind == "game_end":
+        if game is not None and game.get("play"):
+            by_roll = out["openings"].setdefault(rules, {}).setdefault(game["roll"], {})
+            counts = by_roll.setdefault(game["play"], [0, 0])
+            counts[0] += 1
+            counts[1] += int(d.get("winner") == HUMAN)
+        out["opening_game"] = None
 
 
 def _day_before(date: str) -> str:
@@ -324,7 +357,8 @@ def report(
     total = sum(counts)
     value, ladder = float(s.pop("rating")), s.pop("ladder")
     # read by pulvezar.play.progress, .exercises and the lessons routes
-    for derived in ("achievements", "cube", "analysed", "types", "plan", "exercises", "lessons"):
+    for derived in ("achievements", "cube", "analysed", "types", "plan", "exercises", "lessons", "openings",
+                    "opening_game"):  # fmt: skip
         s.pop(derived, None)
     s["daily"] = daily_report(s, today)
     rank_id, names = rank(value)

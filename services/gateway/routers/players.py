@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
-from services.gateway.learner_models import Archive, PlayedMatch, Statistics, WeeklyPlan
+from services.gateway.learner_models import Archive, PlayedMatch, Statistics, WeeklyPlan, YourOpenings
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 
@@ -301,3 +301,49 @@ async def daily_calendar(
             break
         days.append(DayResult(date=date, state=found.get(date, "not_tried")))  # type: ignore[arg-type]
     return DailyCalendar(month=month, rules=rules, kind=kind, days=days)
+
+
+@router.get(
+    "/{player_id}/openings",
+    summary='The opening book\'s "you" row: your most frequent play with each opening roll, how often, the '
+    "win rate, the gap to the book's best",
+)
+async def your_openings(
+    player_id: PlayerId,
+    request: Request,
+    who: Who,
+    rules: Annotated[
+        Literal["international", "tavla"], Query(description="the book's rule set")
+    ] = "international",
+) -> YourOpenings:
+    """From the player's games against the bots that they opened (not free games); a play the book does not
+    hold is valued by a 2-ply search of the roll (its gap at that search)."""
+    import asyncio
+
+    from pulvezar.book.personal import your_openings as rows_of
+    from services.gateway.routers.book import shipped
+    from services.gateway.routers.games import evaluator
+
+    counters = await store_call(records(request).statistics, who.owner, player_id)
+    if counters is None:
+        raise _not_found(player_id)
+    book = shipped(rules)
+    ev = evaluator(request)
+
+    def gap_of(dice: tuple[int, int], position_id: str) -> tuple[float, int] | None:
+        from pulvezar.rules.position import Position
+        from pulvezar.search.hint import searcher
+
+        ranked = searcher(ev, book_rules).rank(Position.from_position_id(book.position_id), dice, 2)
+        top = ranked[0].ply
+        mine = next((c for c in ranked if c.play.position.position_id == position_id), None)
+        return (
+            None if mine is None else (ranked[0].cubeless_equity - mine.cubeless_equity, min(top, mine.ply))
+        )
+
+    from pulvezar.rules.rules import Rules
+
+    book_rules = Rules.tavla() if rules == "tavla" else Rules.international()
+    counts = (counters.get("openings") or {}).get(rules, {})
+    rows = await asyncio.to_thread(rows_of, book, counts, gap_of)
+    return YourOpenings(rules=rules, rows=rows)  # type: ignore[arg-type]

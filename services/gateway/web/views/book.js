@@ -1,11 +1,14 @@
 // The opening book (GET /v1/opening-book?rules=international|tavla): for each opening roll the best candidates
-// with loss and win/gammon chances, and the best reply to each of the opponent's rolls after the best play; a
-// board shows the selected play's arrows. The address carries the state: /?view=book&rules=tavla&roll=31.
+// with loss and win/gammon chances, and the best reply to each of the opponent's rolls after the chosen
+// candidate; a board shows the selected play's arrows. With a player chosen, the "you" row (GET
+// /v1/players/{id}/openings): their most frequent play with the roll, how often, the win rate and the gap to the
+// book's best. The address carries the state: /?view=book&rules=tavla&roll=31[&player=<id>].
 import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t, addMessages } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
+import { playerPicker } from "../players.js";
 
 addMessages({
   en: {
@@ -15,7 +18,8 @@ addMessages({
     bk_replies: "Best replies after {p}", bk_reply_roll: "Their roll", bk_reply: "Best reply",
     bk_reply_eq: "Equity (theirs)", bk_show: "Show", bk_board_opening: "The opening position: {p} for {r}",
     bk_board_reply: "After {p}: the opponent plays {q} with {r}", bk_meta: "Equities: the mean of a {ply}-ply search and a rollout of {trials} trials; chances from the rollout. Made by {engine} {version} on {date}.",
-    bk_none: "No book for this rule set.",
+    bk_none: "No book for this rule set.", bk_you: "You", bk_you_none: "You have not opened with {r} yet.",
+    bk_you_line: "{n} of your {g} games with {r} · won {w} · gap {gap}", bk_gap_search: "({ply} search; not in the book)",
   },
   de: {
     bk_title: "Eröffnungsbuch", bk_international: "International", bk_tavla: "Tavla", bk_rules: "Regeln",
@@ -24,7 +28,8 @@ addMessages({
     bk_replies: "Beste Antworten nach {p}", bk_reply_roll: "Ihr Wurf", bk_reply: "Beste Antwort",
     bk_reply_eq: "Equity (Gegner)", bk_show: "Zeigen", bk_board_opening: "Die Ausgangsstellung: {p} mit {r}",
     bk_board_reply: "Nach {p}: der Gegner zieht {q} mit {r}", bk_meta: "Equity: Mittel aus einer Suche mit {ply} Halbzügen und einer Simulation mit {trials} Spielen; Chancen aus der Simulation. Erstellt von {engine} {version} am {date}.",
-    bk_none: "Kein Buch für diese Regeln.",
+    bk_none: "Kein Buch für diese Regeln.", bk_you: "Du", bk_you_none: "Du hast noch nie mit {r} eröffnet.",
+    bk_you_line: "{n} deiner {g} Spiele mit {r} · gewonnen {w} · Abstand {gap}", bk_gap_search: "(Suche {ply}; nicht im Buch)",
   },
   tr: {
     bk_title: "Açılış kitabı", bk_international: "Uluslararası", bk_tavla: "Tavla", bk_rules: "Kurallar",
@@ -33,7 +38,8 @@ addMessages({
     bk_replies: "{p} sonrası en iyi cevaplar", bk_reply_roll: "Rakibin zarı", bk_reply: "En iyi cevap",
     bk_reply_eq: "Equity (rakip)", bk_show: "Göster", bk_board_opening: "Başlangıç pozisyonu: {r} ile {p}",
     bk_board_reply: "{p} sonrası: rakip {r} ile {q} oynar", bk_meta: "Equity: {ply} katlı arama ile {trials} denemelik rollout'un ortalaması; olasılıklar rollout'tan. {engine} {version}, {date}.",
-    bk_none: "Bu kurallar için kitap yok.",
+    bk_none: "Bu kurallar için kitap yok.", bk_you: "Sen", bk_you_none: "Henüz {r} ile açılış yapmadın.",
+    bk_you_line: "{r} ile {g} oyunundan {n} tanesi · kazanma {w} · fark {gap}", bk_gap_search: "({ply} arama; kitapta yok)",
   },
 });
 
@@ -51,13 +57,41 @@ export async function mount(el, params) {
   el.classList.add("bk-view");
   b.tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("bk_rules") },
     RULES.map((r) => h("button", { type: "button", dataset: { rules: r }, "aria-pressed": String(r === b.rules),
-      onclick: () => { if (r !== b.rules) { b.rules = r; b.rollKey = null; load(b); } } }, t(`bk_${r}`))));
+      onclick: () => { if (r !== b.rules) { b.rules = r; b.rollKey = null; load(b); yours(b); } } }, t(`bk_${r}`))));
   b.rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("bk_rolls") });
   b.detail = h("section", { class: "bk-detail", id: "bk-detail", "aria-live": "polite" });
   b.meta = h("p", { class: "muted bk-meta", id: "bk-meta" });
-  el.append(h("h1", {}, t("bk_title")), b.tabs, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), b.rollsList, b.detail, b.meta);
+  b.pickerBox = h("div", { class: "bk-player" });
+  el.append(h("h1", {}, t("bk_title")), b.tabs, b.pickerBox, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), b.rollsList, b.detail, b.meta);
   load(b);
+  try {
+    const picker = await playerPicker(params.player, (id) => { b.player = id; yours(b); }, b.controller.signal);
+    b.player = picker.id;
+    b.pickerBox.append(picker.el);
+    yours(b);
+  } catch { /* no store behind this gateway: the book without the "you" row */ }
   return () => b.controller.abort();
+}
+
+/** The chosen player's "you" rows of the rule set's book, then the roll shown again with its row. */
+async function yours(b) {
+  b.you = null;
+  if (!b.player) return;
+  try {
+    const { rows } = await api(`/v1/players/${encodeURIComponent(b.player)}/openings?rules=${b.rules}`, { signal: b.controller.signal });
+    b.you = Object.fromEntries(rows.map((r) => [r.roll, r.you]));
+  } catch { return; }
+  if (b.book && b.rollKey) select(b, b.rollKey, false);
+}
+
+function youLine(b, key, showPlay) {
+  if (!b.you) return null;
+  const you = b.you[key];
+  if (!you) return h("p", { class: "muted bk-you", id: "bk-you" }, t("bk_you_none", { r: rollText(key) }));
+  const gap = you.gap == null ? "–" : `${fmtEq(-you.gap)}${you.gap_from && you.gap_from !== "book" ? ` ${t("bk_gap_search", { ply: you.gap_from })}` : ""}`;
+  return h("p", { class: "bk-you", id: "bk-you" }, h("strong", {}, `${t("bk_you")}: `),
+    h("button", { type: "button", class: "bk-show", onclick: () => showPlay(you.play) }, you.play), " · ",
+    t("bk_you_line", { n: you.times, g: you.games, r: rollText(key), w: fmtPct(you.win_rate), gap }));
 }
 
 // ---- the rule set's book: the list of opening rolls
@@ -92,7 +126,7 @@ async function load(b) {
 // ---- one roll: its board, the candidates and the best replies
 function select(b, key, focus = true) {
   b.rollKey = key;
-  remember({ view: "book", rules: b.rules === "international" ? null : b.rules, roll: key });
+  remember({ view: "book", rules: b.rules === "international" ? null : b.rules, roll: key, player: b.player || null });
   for (const button of b.rollsList.querySelectorAll("button.bk-roll")) button.setAttribute("aria-pressed", String(button.dataset.roll === key));
   const entry = b.book.rolls.find((r) => r.roll === key);
   if (!entry) return;
@@ -103,31 +137,37 @@ function select(b, key, focus = true) {
     for (const tr of candTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.play === candidate));
     for (const tr of replyTable.querySelectorAll("tbody tr")) tr.setAttribute("aria-selected", String(tr.dataset.roll === reply));
   };
-  const showCandidate = (c) => {
+  let replyTable = h("table");
+  const repliesBox = h("div", { id: "bk-replies-box" });
+  const drawPlay = (play) => {
     const board = boardFromPosition(start.mine, start.theirs);
     board.dice = entry.dice;
-    drawBoard(boardBox, board, { arrows: arrowsOfNotation(c.play), label: t("bk_board_opening", { p: c.play, r: rollText(key) }) });
-    caption.textContent = t("bk_board_opening", { p: c.play, r: rollText(key) });
+    drawBoard(boardBox, board, { arrows: arrowsOfNotation(play), label: t("bk_board_opening", { p: play, r: rollText(key) }) });
+    caption.textContent = t("bk_board_opening", { p: play, r: rollText(key) });
+  };
+  // the replies after a candidate: its own where the book has them (the best's always)
+  const showCandidate = (c) => {
+    drawPlay(c.play);
+    const after = c.replies || (c === entry.candidates[0] ? entry.replies : null);
+    replyTable = repliesTable(after?.replies || [], (rep) => showReply(after, rep));
+    repliesBox.replaceChildren(...(after ? [h("h3", {}, t("bk_replies", { p: after.play })), h("div", { class: "an-table-wrap" }, replyTable)] : []));
     mark(c.play, null);
   };
-  const showReply = (rep) => {
-    const after = decodePositionId(entry.replies.position_id);
-    const board = boardFromPosition(after.mine, after.theirs, { onRollIsBottom: false });
+  const showReply = (after, rep) => {
+    const pos = decodePositionId(after.position_id);
+    const board = boardFromPosition(pos.mine, pos.theirs, { onRollIsBottom: false });
     board.dice = rep.dice;
-    const label = t("bk_board_reply", { p: entry.replies.play, q: rep.play, r: rollText(rep.roll) });
+    const label = t("bk_board_reply", { p: after.play, q: rep.play, r: rollText(rep.roll) });
     drawBoard(boardBox, board, { arrows: arrowsOfNotation(rep.play), label });
     caption.textContent = label;
-    mark(null, rep.roll);
+    mark(after.play, rep.roll);
   };
   const candTable = candidatesTable(entry, showCandidate);
-  const replies = entry.replies?.replies || [];
-  const replyTable = repliesTable(replies, showReply);
   b.detail.replaceChildren(
     h("div", { class: "bk-left" }, h("h2", {}, t("bk_roll", { r: rollText(key) })), boardBox, caption),
     h("div", { class: "bk-right" },
       h("h3", {}, t("bk_candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
-      replies.length ? h("h3", {}, t("bk_replies", { p: entry.replies.play })) : null,
-      replies.length ? h("div", { class: "an-table-wrap" }, replyTable) : null));
+      youLine(b, key, (play) => { drawPlay(play); mark(null, null); }), repliesBox));
   showCandidate(entry.candidates[0]);
   if (focus) candTable.querySelector("button")?.focus({ preventScroll: true });
 }
