@@ -45,6 +45,36 @@ def test_a_bad_request_names_the_field(change: dict[str, Any], field: str) -> No
     assert e.value.field == field
 
 
+CUBE = {"position": RACE, "ply": 1, "trials": 144, "priority": "interactive"}  # no dice: the cube decision
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"plays": ["24/14"]}, "plays"),
+        ({"rules": "tavla"}, "rules"),
+        ({"cube": {"owner": "opponent"}}, "cube"),
+        ({"cube": {"value": 3}}, "cube.value"),
+        ({"cube": {"match_length": 5, "score": 4, "opponent_score": 2, "crawford": True}}, "cube"),
+        ({"cube": {"colour": "red"}}, "cube.colour"),
+        ({"dice": [6, 4], "cube": {"value": 2}}, "cube"),
+    ],
+)
+def test_a_bad_cube_request_names_the_field(change: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidJob) as e:
+        checked(DeepRequest, {**CUBE, **change})
+    assert e.value.field == field
+
+
+def test_a_cube_decision_takes_an_xgids_cube_and_score() -> None:
+    req = checked(DeepRequest, {"position": "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:1:0:7:10"})
+    assert req.dice is None and req.cube is not None
+    assert (req.cube["value"], req.cube["owner"], req.cube["match_length"]) == (2, "player", 7)
+    assert (req.cube["score"], req.cube["opponent_score"]) == (3, 1)
+    rolled = checked(DeepRequest, {"position": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:3:1:0:7:10"})
+    assert rolled.dice == (5, 2) and rolled.cube is None  # an XGID's dice: its checker play
+
+
 def local_report(model: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """The library's values of the job's chunks here, one process, the workers' torch thread count."""
     import torch
@@ -110,3 +140,45 @@ def test_a_deep_analysis_through_the_workers(platform: Any) -> None:
     lib = deep_analysis(Position.from_position_id(RACE), (6, 4), here["plays"], net, trials=144, ply=1)
     np.testing.assert_allclose([d.equity for d in lib], [x["equity"] for x in cands], atol=1e-5)
     assert [d.notation for d in lib] == [x["play"] for x in cands]
+
+
+def test_a_deep_cube_decision_through_the_workers(platform: Any) -> None:
+    """No dice: the cube decision by the cube search and a cubeful rollout of no double and double/take, the
+    same bits as the library's chunks here; the right actions cost nothing and are playable."""
+    import torch
+
+    from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.rollouts.chunks import plan_chunks
+
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        r = c.post("/v1/deep-analyses", json=CUBE)
+        assert r.status_code == 202, r.text
+        assert r.json()["chunks_total"] == 1 + 2
+        done = wait_for(c, r.headers["Location"], ("done", "failed"), timeout=120)
+        assert done["state"] == "done", done
+        report = c.get(f"{r.headers['Location']}/result").json()["report"]
+    spec = checked(DeepRequest, CUBE).model_dump(exclude={"priority", "player"})
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        local = NetEvaluator.load(platform.model, device="cpu")
+        chunks: list[Any] = [["cube-ply"]] + [["cube-rollout", f, n] for f, n in plan_chunks(144, e2e.CHUNK)]
+        here = DeepAnalyses.report(spec, [DeepAnalyses.compute(spec, ch, local) for ch in chunks])
+    finally:
+        torch.set_num_threads(before)
+    assert report == here  # the same bits
+    cube = report["cube"]
+    assert report["candidates"] == [] and report["trials_done"] == 144
+    assert cube["action"] and cube["cube"]["owner"] == "centre" and cube["double_pass"] == 1.0
+    for branch in ("no_double", "double_take"):
+        b = cube[branch]
+        assert b["equity"] == pytest.approx(0.5 * (b["ply_equity"] + b["rollout_equity"]))
+        assert len(b["halves"]) == 2 and b["rollout_se"] > 0
+    choices = {x["action"]: x for x in cube["choices"]}
+    assert set(choices) == {"no double", "double", "take", "pass"}
+    right = "double" if cube["double"] else "no double"
+    assert choices[right]["cost"] == 0 and choices[right]["playable"]
+    assert choices[cube["response"]]["cost"] == 0 and choices[cube["response"]]["playable"]
+    for x in choices.values():
+        band = cube["double_noise"] if x["action"] in ("double", "no double") else cube["take_noise"]
+        assert x["playable"] == (x["cost"] <= 2.0 * band)

@@ -30,3 +30,31 @@ def test_a_deep_analysis(page: Any) -> None:
     page.select_option("#lang", "de")
     expect(page.locator("h1")).to_have_text("Tiefenanalyse")
     expect(page.locator("#dp-table tbody tr")).to_have_count(5)  # the job again, from the address
+
+
+def test_a_deep_cube_decision(page: Any) -> None:
+    """No dice: the cube decision of a race (88 against 111 pips) by the cube search and a cubeful rollout."""
+    page.goto("/?view=deep&position=cHfuAAC4ezcAAA")
+    page.fill("#dp-dice", "")
+    page.select_option("#dp-trials", "72")
+    page.select_option("#dp-ply", "0")
+    page.locator("#dp-start").click()
+    expect(page.locator("#dp-state")).to_have_attribute("data-state", "done", timeout=120_000)
+    expect(page.locator("#dp-decision")).to_contain_text("Decision: ")
+    expect(page.locator("#dp-cube tbody tr")).to_have_count(3)
+    choices = page.locator("#dp-choices tbody tr")
+    expect(choices).to_have_count(4)
+    expect(
+        page.locator("#dp-choices tr[data-action='take'], #dp-choices tr[data-action='pass']")
+    ).to_have_count(2)
+    expect(page.locator("#dp-choices tr.playable")).not_to_have_count(0)  # the right actions cost nothing
+    page.select_option("#lang", "de")
+    expect(page.locator("#dp-decision")).to_contain_text("Entscheidung: ")
+
+
+@pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
+def test_the_deep_analysis_on_a_phone(page: Any) -> None:
+    page.goto("/?view=deep")
+    expect(page.locator("#dp-board svg.board")).to_be_visible()
+    expect(page.locator("#dp-start")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

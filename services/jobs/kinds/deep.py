@@ -1,4 +1,7 @@
-"""Deep analyses of one checker decision as a job (``POST /v1/deep-analyses``, the app manual's 5.7 preset).
+"""Deep analyses of one decision as a job (``POST /v1/deep-analyses``, the app manual's 5.7 preset).
+
+Without dice (and no XGID with rolled dice) the decision is the cube decision before the roll:
+:mod:`services.jobs.kinds.deep_cube`.  With dice, a checker play:
 
 Each candidate play of the roll is valued twice, as :func:`pulvezar.rollouts.deep.deep_analysis` does: by a
 3-ply search and by a rollout (6,912 trials: two independent seed halves, every candidate with the same dice),
@@ -33,6 +36,7 @@ from pulvezar import PulvezarError
 from pulvezar.rollouts.chunks import plan_chunks
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import JobKind, JobRequest
+from services.jobs.kinds import deep_cube
 from services.jobs.kinds.evaluations import RulesOption, _checked, _position, rules_of
 from services.jobs.rollout_report import decode_values, encode_values
 
@@ -58,6 +62,12 @@ EXAMPLES = [
         "ply": 2,
         "plays": ["24/14", "24/18 13/9", "8/2 6/2"],
     },
+    {"position": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"},
+    {
+        "position": "4HPwATDgc/ABMA",
+        "cube": {"value": 2, "owner": "player", "match_length": 7, "score": 2, "opponent_score": 4},
+        "trials": 1296,
+    },
 ]
 
 
@@ -66,7 +76,17 @@ class DeepRequest(JobRequest):
     position: Annotated[str, Field(max_length=100), AfterValidator(_checked)] = Field(
         description="Position ID or XGID, the player on roll's view"
     )
-    dice: Annotated[Roll, BeforeValidator(_dice)] = Field(description='the roll: [3, 1] or "31"')
+    dice: Annotated[Roll | None, BeforeValidator(_dice)] = Field(
+        None,
+        description='the roll: [3, 1] or "31" (default: an XGID\'s rolled dice); none: the cube decision '
+        "before the roll",
+    )
+    cube: dict[str, Any] | None = Field(
+        None,
+        description="a cube decision's cube and score as the player on roll sees them: value, owner (centre, "
+        "player, opponent), match_length (0: money), score, opponent_score, crawford, jacoby, beaver; "
+        "default: an XGID's own, else centred money",
+    )
     rules: RulesField = Field(
         default_factory=RulesOption, description="international (default) or tavla with its options"
     )
@@ -86,6 +106,14 @@ class DeepRequest(JobRequest):
     def _legal(self) -> DeepRequest:
         if self.trials % 36:
             raise _invalid(("trials",), "a multiple of 36 (whole blocks of first rolls)", self.trials)
+        if self.dice is None and (self.position.startswith("XGID=") or ":" in self.position):
+            from pulvezar.rules.xgid import XGID
+
+            self.dice = XGID.parse(self.position).rolled
+        if self.dice is None:
+            return self._cube_decision()
+        if self.cube is not None:
+            raise _invalid(("cube",), "the cube options are for a cube decision (no dice)", self.cube)
         position, rules = _position(self.position), rules_of({"rules": self.rules.model_dump()})
         legal = rules.legal_plays(position, self.dice)
         if len(legal) < 2:
@@ -96,6 +124,19 @@ class DeepRequest(JobRequest):
                 legal.find(play)
             except PulvezarError as e:
                 raise _invalid(("plays", i), str(e), play) from None
+        return self
+
+    def _cube_decision(self) -> DeepRequest:
+        if self.rules.variant != "international":
+            raise _invalid(("rules",), "Tavla is played without a cube: give the dice", self.rules.variant)
+        if self.plays is not None:
+            raise _invalid(("plays",), "a cube decision (no dice) has no plays", self.plays)
+        try:
+            self.cube = deep_cube.cube_options(self.cube, self.position)
+            spec = self.model_dump(exclude={"priority", "player"})
+            deep_cube.check(spec)
+        except InvalidJob as e:
+            raise _invalid(tuple(e.field.split(".")), e.message, self.cube) from None
         return self
 
 
@@ -126,7 +167,10 @@ class DeepReport(BaseModel):
     ply: int = Field(description="the search depth")
     trials: int = Field(description="rollout trials per candidate asked for")
     trials_done: int = Field(description="rollout trials per candidate done")
-    candidates: list[DeepCandidateOut] = Field(description="best first once ranked; the chunk order before")
+    candidates: list[DeepCandidateOut] = Field(
+        description="a checker play's: best first once ranked; the chunk order before (none: a cube decision)"
+    )
+    cube: deep_cube.DeepCubeOut | None = Field(None, description="a cube decision's values and decision")
 
 
 def candidates_of(spec: Mapping[str, Any], evaluator: Any) -> list[Any]:
@@ -147,7 +191,9 @@ class DeepAnalyses(JobKind):
     name = "deep"
     route = "deep-analyses"
     noun = "deep analysis"
-    summary = "one checker decision: 3-ply plus a 6,912-trial rollout per candidate, with the noise band"
+    summary = (
+        "one decision (a checker play, or the cube before the roll): a search plus a 6,912-trial rollout"
+    )
     Request = DeepRequest
     Report = DeepReport
 
@@ -169,10 +215,13 @@ class DeepAnalyses(JobKind):
 
     def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
         req: DeepRequest = request
+        grid = plan_chunks(req.trials, self.settings.chunk_size)
+        fields = req.model_dump(exclude={"priority", "player"})
+        if req.dice is None:
+            return fields, [["cube-ply"]] + [["cube-rollout", first, k] for first, k in grid]
         n = len(req.plays) if req.plays else req.candidates
         chunks: list[Any] = [["ply", i] for i in range(n)]
-        chunks += [["rollout", first, k] for first, k in plan_chunks(req.trials, self.settings.chunk_size)]
-        fields = req.model_dump(exclude={"priority", "player"})
+        chunks += [["rollout", first, k] for first, k in grid]
         fields["dice"] = list(req.dice)
         return fields, chunks
 
@@ -182,6 +231,8 @@ class DeepAnalyses(JobKind):
         from pulvezar.rollouts.engine import rollout_plays
         from pulvezar.search.hint import searcher
 
+        if spec["dice"] is None:
+            return deep_cube.compute(spec, chunk, evaluator)
         plays = candidates_of(spec, evaluator)
         ids = [p.position.position_id for p in plays]
         rules = rules_of(spec)
@@ -212,7 +263,10 @@ class DeepAnalyses(JobKind):
             "trials": spec["trials"],
             "trials_done": 0,
             "candidates": [],
+            "cube": None,
         }
+        if spec["dice"] is None:
+            return {**out, **deep_cube.report(spec, done)}
         if not done:
             return out
         ids = done[0]["ids"]
@@ -247,7 +301,7 @@ class DeepAnalyses(JobKind):
     def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
         # a 3-ply value of one play costs about as much as 36 rollout trials of all candidates (a guess
         # for the ETA only)
-        return 36.0 if chunk[0] == "ply" else float(chunk[2])
+        return 36.0 if chunk[0] in ("ply", "cube-ply") else float(chunk[2])
 
 
 def _candidate(play: str, pid: str, p: Mapping[str, Any] | None, ro: Any) -> dict[str, Any]:
