@@ -195,3 +195,20 @@ def test_the_rollouts_ply_is_sent(page: Any) -> None:
         page.click("#ro-start")
     assert json.loads(sent.value.post_data or "{}")["ply"] == 1
     page.locator("#ro-cancel").click()
+
+
+def test_a_cube_decision_rollout(page: Any) -> None:
+    """Without dice, the rollout form rolls out the cube decision (issue 30): no double and double/take with
+    the same dice, double/pass exact, and the action by rollout."""
+    page.goto("/?position=cHfuAAC4ezcAAA")  # a race, 88 against 111 pips
+    expect(page.locator("#ro-cube")).to_be_visible()
+    page.check("#ro-cube")
+    page.fill("#ro-trials", "72")
+    page.fill("#ro-truncate", "0")
+    with page.expect_request(lambda r: r.url.endswith("/v1/rollouts") and r.method == "POST") as sent:
+        page.click("#ro-start")
+    req = json.loads(sent.value.post_data or "{}")
+    assert req["kind"] == "cube" and req["cube"]["value"] == 1 and "dice" not in req
+    expect(page.locator("#ro-text")).to_have_attribute("data-state", "done", timeout=90_000)
+    expect(page.locator("#ro-results tbody tr")).to_have_count(3)
+    expect(page.locator("#ro-cube-action")).to_contain_text("By rollout: ")

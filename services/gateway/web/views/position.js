@@ -35,6 +35,8 @@ addMessages({
     pos_rollout_progress: "{done} of {total} trials", pos_eta: "about {s} s left", pos_state: "State: {state}",
     pos_ci: "95% interval", pos_position_itself: "this position", pos_rollout_done: "Rollout done.",
     pos_rollout_cancelled: "Rollout cancelled.", pos_rollout_failed: "Rollout failed: {error}",
+    pos_ro_cube: "the cube decision (no double, double/take)", pos_ro_nd: "No double", pos_ro_dt: "Double, take",
+    pos_ro_dp: "Double, pass", pos_ro_action: "By rollout: {a} (noise of DT − ND ±{n})",
     pos_pips: "Pips: {bottom} (on roll) – {top}", pos_wrong_side: "That point holds the other side's checkers.",
     pos_full: "Each side has 15 checkers.",
   },
@@ -65,6 +67,8 @@ addMessages({
     pos_rollout_progress: "{done} von {total} Partien", pos_eta: "noch etwa {s} s", pos_state: "Zustand: {state}",
     pos_ci: "95%-Intervall", pos_position_itself: "diese Stellung", pos_rollout_done: "Rollout fertig.",
     pos_rollout_cancelled: "Rollout abgebrochen.", pos_rollout_failed: "Rollout fehlgeschlagen: {error}",
+    pos_ro_cube: "die Würfelentscheidung (kein Doppel, Doppel/annehmen)", pos_ro_nd: "Kein Doppel", pos_ro_dt: "Doppel, annehmen",
+    pos_ro_dp: "Doppel, abgeben", pos_ro_action: "Nach Rollout: {a} (Rauschen von DT − ND ±{n})",
     pos_pips: "Pips: {bottom} (am Zug) – {top}", pos_wrong_side: "Auf diesem Punkt stehen Steine der anderen Seite.",
     pos_full: "Jede Seite hat 15 Steine.",
   },
@@ -95,6 +99,8 @@ addMessages({
     pos_rollout_progress: "{total} denemeden {done} tanesi", pos_eta: "yaklaşık {s} sn kaldı", pos_state: "Durum: {state}",
     pos_ci: "%95 aralığı", pos_position_itself: "bu pozisyon", pos_rollout_done: "Rollout bitti.",
     pos_rollout_cancelled: "Rollout iptal edildi.", pos_rollout_failed: "Rollout başarısız: {error}",
+    pos_ro_cube: "küp kararı (katlama yok, katla/kabul)", pos_ro_nd: "Katlama yok", pos_ro_dt: "Katla, kabul",
+    pos_ro_dp: "Katla, ret", pos_ro_action: "Rollout'a göre: {a} (DT − ND gürültüsü ±{n})",
     pos_pips: "Pip: {bottom} (sıradaki) – {top}", pos_wrong_side: "O hanede diğer tarafın pulları var.",
     pos_full: "Her tarafın 15 pulu vardır.",
   },
@@ -329,6 +335,7 @@ function visibility(v) {
   v.resignBox.hidden = tavla || !!s.dice;
   v.cubeBox.hidden = !!s.dice && !tavla;
   v.ro.box.querySelector(".dice-only").hidden = !s.dice;
+  v.ro.box.querySelector(".cube-only").hidden = !!s.dice || tavla;
 }
 
 function readForm(v) {
@@ -509,6 +516,7 @@ function rolloutPanel(v) {
     truncate: h("input", { type: "number", id: "ro-truncate", min: 0, max: 1000, value: 10, class: "num-input" }),
     topN: h("input", { type: "number", id: "ro-top", min: 1, max: 64, value: 3, class: "num-input" }),
     ply: h("select", { id: "ro-ply" }, [0, 1, 2].map((n) => h("option", { value: n }, String(n)))),
+    cube: h("input", { type: "checkbox", id: "ro-cube" }),
     start: h("button", { type: "button", id: "ro-start", onclick: () => startRollout(v) }, t("pos_rollout_start")),
     cancel: h("button", { type: "button", id: "ro-cancel", hidden: true, onclick: () => cancelRollout(v) }, t("pos_rollout_cancel")),
     bar: h("progress", { id: "ro-progress", max: 1, value: 0, hidden: true }),
@@ -517,7 +525,8 @@ function rolloutPanel(v) {
   };
   ro.box = h("section", { class: "rollout panel", id: "pos-rollout" }, h("h3", {}, t("pos_rollout")),
     h("div", { class: "ro-form" }, h("label", {}, t("pos_trials"), " ", ro.trials), " ", h("label", {}, t("pos_truncate"), " ", ro.truncate), " ",
-      h("label", { class: "dice-only" }, t("pos_top"), " ", ro.topN), " ", h("label", {}, t("pos_rollout_ply"), " ", ro.ply)),
+      h("label", { class: "dice-only" }, t("pos_top"), " ", ro.topN), " ", h("label", {}, t("pos_rollout_ply"), " ", ro.ply), " ",
+      h("label", { class: "cube-only" }, ro.cube, " ", t("pos_ro_cube"))),
     h("div", { class: "buttons" }, ro.start, ro.cancel), ro.bar, ro.text, ro.table);
   v.ro = ro;
   return ro.box;
@@ -532,6 +541,8 @@ function rolloutRequest(v) {
     req.dice = s.dice;
     const plays = s.candidates.slice(0, Math.max(1, +ro.topN.value || 3)).map((c) => c.notation).filter(Boolean);
     if (plays.length) req.plays = plays;
+  } else if (ro.cube.checked && s.rules.variant !== "tavla") {
+    Object.assign(req, { kind: "cube", cube: cubeBody(s) }); // no double and double/take with the same dice
   }
   return req;
 }
@@ -605,8 +616,18 @@ function showJob(v, job, event = "progress") {
   ro.text.dataset.state = event === "progress" ? job.state : event;
   const res = (job.result?.results || job.results || [])[0];
   if (!res) return;
+  if (res.kind === "cube") { cubeRows(v, res); return; }
   const rows = res.candidates ? res.candidates.map((c) => ({ name: c.play, ...c })) : [{ name: t("pos_position_itself"), ...res }];
   ro.table.replaceChildren(ciTable(rows, ciScale(rollout, rows)));
+}
+
+/** A cube decision's rollout: no double and double/take with their intervals, double/pass, the action. */
+function cubeRows(v, res) {
+  if (res.nd == null) return;
+  const rows = [{ name: t("pos_ro_nd"), equity: res.nd, se: res.nd_se }];
+  if (res.dt != null) rows.push({ name: t("pos_ro_dt"), equity: res.dt, se: res.dt_se }, { name: t("pos_ro_dp"), equity: res.dp, se: 0 });
+  v.ro.table.replaceChildren(ciTable(rows, ciScale(v.rollout, rows)),
+    h("p", { class: "status-line", id: "ro-cube-action" }, t("pos_ro_action", { a: res.action, n: (1.96 * (res.noise || 0)).toFixed(3) })));
 }
 
 /** The equity scale of the intervals: it only widens while the rollout runs, so the bars stay comparable. */
