@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class LevelResults(BaseModel):
@@ -183,12 +183,43 @@ class YourOpening(BaseModel):
 
 
 class OpeningRow(BaseModel):
-    roll: str
-    dice: list[int]
-    best: BookBest
+    roll: str = Field(description="the opening roll, e.g. 31")
+    dice: list[int] = Field(description="the same as two dice")
+    best: BookBest = Field(description="the book's best play of the roll")
     you: YourOpening | None = Field(description="null: you have not opened with this roll yet")
 
 
 class YourOpenings(BaseModel):
-    rules: str
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "rules": "international",
+                    "rows": [
+                        {
+                            "roll": "31",
+                            "dice": [3, 1],
+                            "best": {"play": "8/5 6/5", "equity": 0.1602},
+                            "you": {
+                                "play": "8/5 6/5",
+                                "times": 12,
+                                "games": 14,
+                                "win_rate": 0.5833,
+                                "gap": 0.0,
+                                "gap_from": "book",
+                                "in_book": True,
+                            },
+                        },
+                        {
+                            "roll": "42",
+                            "dice": [4, 2],
+                            "best": {"play": "8/4 6/4", "equity": 0.1231},
+                            "you": None,
+                        },
+                    ],
+                }
+            ]
+        }
+    )
+    rules: str = Field(description="international or tavla")
     rows: list[OpeningRow] = Field(description="one per opening roll of the book")

@@ -56,7 +56,7 @@ def test_the_training_routes_bodies_have_examples_that_validate() -> None:
     from services.gateway.routers.book import QuizAnswer
     from services.gateway.routers.cards import CardIn
     from services.gateway.routers.exercises import AnswerIn
-    from services.gateway.routers.games import ActionIn
+    from services.gateway.routers.games import ActionIn, GameIn
     from services.gateway.routers.lessons import StepAnswer
     from services.jobs.kinds.deep import DeepRequest
 
@@ -69,6 +69,7 @@ def test_the_training_routes_bodies_have_examples_that_validate() -> None:
         "/v1/opening-book/quiz/answers": QuizAnswer,
         "/v1/players/{player_id}/cards": CardIn,
         "/v1/games/{game_id}/actions": ActionIn,
+        "/v1/games": GameIn,
     }
     for path, model in routes.items():
         body = spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
@@ -76,4 +77,45 @@ def test_the_training_routes_bodies_have_examples_that_validate() -> None:
         examples = schema.get("examples")
         assert examples, path
         for example in examples:
+            model.model_validate(example)
+
+
+#: issue 30's routes that answer JSON: their parameters and their answers carry examples
+TRAINING_GETS = (
+    "/v1/games/{game_id}/replay",
+    "/v1/games/{game_id}/card.png",
+    "/v1/positions/{position}/board.png",
+    "/v1/positions/{position}/board.svg",
+    "/v1/match-equity/table",
+    "/v1/lessons",
+    "/v1/lessons/{lesson_id}",
+    "/v1/exercises/{kind}/next",
+    "/v1/opening-book/quiz",
+    "/v1/players/{player_id}/openings",
+)
+
+
+def test_the_training_routes_parameters_and_answers_have_examples() -> None:
+    """Every parameter of issue 30's GET routes has an example; each JSON answer's model has examples that
+    validate as answers of that model."""
+    from pydantic import BaseModel
+
+    from services.gateway.app import create_app
+    from services.gateway.learner_models import YourOpenings
+    from services.gateway.routers import book, exercises, games, lessons, met
+    from services.jobs.kinds.deep import DeepReport
+
+    spec = create_app().openapi()
+    for path in TRAINING_GETS:
+        for p in spec["paths"][path]["get"].get("parameters", []):
+            assert p.get("examples") or p["schema"].get("examples"), (path, p["name"])
+    answers: list[type[BaseModel]] = [
+        games.Replay, YourOpenings, met.EquityTable, book.QuizQuestion, book.QuizResult, lessons.LessonList,
+        lessons.Lesson, lessons.StepResult, exercises.ExerciseOut, exercises.AnswerOut, DeepReport,
+    ]  # fmt: skip
+    schemas = spec["components"]["schemas"]
+    for model in answers:
+        assert schemas[model.__name__].get("examples"), model.__name__
+        # (the published schema leaves out an example's nulls: the model's own examples are validated)
+        for example in model.model_json_schema()["examples"]:
             model.model_validate(example)

@@ -226,6 +226,14 @@ async def get_book_job(
 
 # ---- the opening quiz (issue 30): a random opening roll, the best play found, a player's streak
 class QuizQuestion(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"rules": "international", "roll": "31", "dice": [3, 1], "position_id": "4HPwATDgc/ABMA"}
+            ]
+        }
+    )
+
     rules: str = Field(description="international or tavla")
     roll: str = Field(description="the opening roll to play, e.g. 31")
     dice: list[int] = Field(description="the same as two dice")
@@ -244,6 +252,19 @@ class QuizAnswer(BaseModel):
 
 
 class QuizResult(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "correct": False,
+                    "best": "8/5 6/5",
+                    "loss": 0.1436,
+                    "counters": {"tried": 12, "correct": 9, "streak": 0, "best_streak": 5},
+                }
+            ]
+        }
+    )
+
     correct: bool = Field(description="the book's best play (in any order of its moves)")
     best: str = Field(description="the book's best play")
     loss: float | None = Field(
@@ -254,7 +275,7 @@ class QuizResult(BaseModel):
 
 @router.get("/quiz", summary="A random opening roll of the book to find the best play for")
 async def quiz(
-    rules: Annotated[Variant, Query(description="the book's rule set")] = "international",
+    rules: Annotated[Variant, Query(description="the book's rule set", examples=["tavla"])] = "international",
 ) -> QuizQuestion:
     import secrets
 

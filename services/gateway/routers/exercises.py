@@ -19,11 +19,39 @@ from services.gateway.security import Client, client
 
 router = APIRouter(prefix="/v1/exercises", tags=["exercises"])
 Who = Annotated[Client, Depends(client)]
-Kind = Annotated[Literal["pip-count", "bear-off", "take-point"], Path(description="the exercise")]
-ExerciseId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
+Kind = Annotated[
+    Literal["pip-count", "bear-off", "take-point"], Path(description="the exercise", examples=["bear-off"])
+]
+ExerciseId = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9]+$",
+        description="the exercise's id",
+        examples=["x1b2c3d4e5f6"],
+    ),
+]
 
 
 class ExerciseOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "x1b2c3d4e5f6",
+                    "kind": "bear-off",
+                    "position_id": "ZgIAQFQAAAAAAA",
+                    "dice": [3, 6],
+                    "match_length": None,
+                    "score": None,
+                    "cube_value": None,
+                    "time_limit_s": None,
+                }
+            ]
+        }
+    )
+
     id: str = Field(description="answer it at POST /v1/exercises/{kind}/{id}/answers")
     kind: str = Field(description="pip-count, bear-off or take-point")
     position_id: str | None = Field(None, description="pip-count, bear-off: the position, on roll's view")
@@ -49,6 +77,21 @@ class AnswerIn(BaseModel):
 
 
 class AnswerOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "correct": False,
+                    "first_attempt": True,
+                    "attempt": 1,
+                    "details": {"loss": 0.0412},
+                    "answer": {"play": "6/off 5/2", "position_id": "ZgIAQAkAAAAAAA", "equity": 0.725612},
+                    "counters": {"tried": 8, "correct": 6, "streak": 0, "best_streak": 4},
+                }
+            ]
+        }
+    )
+
     correct: bool = Field(description="whether the answer is right (a pip count: also in time)")
     first_attempt: bool = Field(description="only the first answer counts for the counters")
     attempt: int = Field(description="1 for the first")
@@ -71,9 +114,12 @@ async def next_exercise(
     kind: Kind,
     request: Request,
     who: Who,
-    player: Annotated[str | None, Query(max_length=32, description="the player it counts for")] = None,
+    player: Annotated[
+        str | None,
+        Query(max_length=32, description="the player it counts for", examples=["p3f0c5e1a2b4c6d8e0f1a2b3c"]),
+    ] = None,
     screen_reader: Annotated[
-        bool, Query(description="the player uses a screen reader: no time limit")
+        bool, Query(description="the player uses a screen reader: no time limit", examples=[True])
     ] = False,
 ) -> ExerciseOut:
     from pulvezar.play.exercises import make

@@ -48,7 +48,9 @@ logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
 Who = Annotated[Client, Depends(client)]
-GameId = Annotated[str, Path(min_length=1, max_length=64, description="a game's id")]
+GameId = Annotated[
+    str, Path(min_length=1, max_length=64, description="a game's id", examples=["g0123456789abcdef01234567"])
+]
 
 
 # ---- request bodies --------------------------------------------------------------------------------
@@ -669,6 +671,60 @@ class ReplayStep(BaseModel):
 
 
 class Replay(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "g0123456789abcdef01234567",
+                    "rules": "international",
+                    "match_length": 3,
+                    "bot": {"level": "easy", "style": "balanced", "margin": 0.04},
+                    "score": [3, 1],
+                    "steps": [
+                        {
+                            "step": 0,
+                            "game": 1,
+                            "player": 1,
+                            "action": "roll",
+                            "dice": [3, 1],
+                            "notation": None,
+                            "value": None,
+                            "phase": "opening",
+                            "score": [0, 0],
+                            "crawford": False,
+                            "cube": {"value": 1, "owner": None},
+                            "position_id": "4HPwATDgc/ABMA",
+                            "match_id": "cAkAAAAAAAAA",
+                            "gnubg_id": "4HPwATDgc/ABMA:cAkAAAAAAAAA",
+                            "xgid": None,
+                            "start": None,
+                            "side": "on_roll",
+                        },
+                        {
+                            "step": 3,
+                            "game": 1,
+                            "player": 0,
+                            "action": "play",
+                            "dice": [6, 4],
+                            "notation": "24/14",
+                            "value": None,
+                            "phase": "move",
+                            "score": [0, 0],
+                            "crawford": False,
+                            "cube": {"value": 1, "owner": None},
+                            "position_id": "4HPwATDgc/ABMA",
+                            "match_id": "cInpAAAAAAAA",
+                            "gnubg_id": "4HPwATDgc/ABMA:cInpAAAAAAAA",
+                            "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:3:10",
+                            "start": "4HPwATDgc/ABMA:cInpAAAAAAAA",
+                            "side": "on_roll",
+                        },
+                    ],
+                }
+            ]
+        }
+    )
+
     id: str
     rules: str
     match_length: int
@@ -711,7 +767,8 @@ async def result_card(
     request: Request,
     who: Who,
     game: Annotated[
-        int | None, Query(ge=1, le=999, description="the game of the match (default: the last ended)")
+        int | None,
+        Query(ge=1, le=999, description="the game of the match (default: the last ended)", examples=[2]),
     ] = None,
 ) -> Response:
     from pulvezar.play.card import card_lines, game_luck

@@ -17,9 +17,16 @@ from services.gateway.security import Client, client
 
 router = APIRouter(prefix="/v1/lessons", tags=["lessons"])
 Who = Annotated[Client, Depends(client)]
-LessonId = Annotated[str, Path(max_length=40, pattern=r"^[a-z-]+$", description="e.g. openings")]
+LessonId = Annotated[
+    str, Path(max_length=40, pattern=r"^[a-z-]+$", description="e.g. openings", examples=["pip-counting"])
+]
 PlayerQuery = Annotated[
-    str | None, Query(max_length=32, description="the player (POST /v1/players) whose progress to show")
+    str | None,
+    Query(
+        max_length=32,
+        description="the player (POST /v1/players) whose progress to show",
+        examples=["p3f0c5e1a2b4c6d8e0f1a2b3c"],
+    ),
 ]
 
 
@@ -36,6 +43,24 @@ class LessonSummary(BaseModel):
 
 
 class LessonList(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "lessons": [
+                        {
+                            "id": "pip-counting",
+                            "title": "Pip counting",
+                            "steps": 6,
+                            "progress": {"done": [0, 1], "completed": None},
+                        },
+                        {"id": "openings", "title": "Openings", "steps": 7, "progress": None},
+                    ]
+                }
+            ]
+        }
+    )
+
     lessons: list[LessonSummary] = Field(description="the five lessons, in the manual's order")
 
 
@@ -51,6 +76,23 @@ class Step(BaseModel):
 
 
 class Lesson(LessonSummary):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "openings",
+                    "title": "Openings",
+                    "steps": 2,
+                    "progress": None,
+                    "items": [
+                        {"kind": "read", "text": "With 3-1, make your 5-point: 8/5 6/5."},
+                        {"kind": "play", "text": "Play 3-1.", "position": "4HPwATDgc/ABMA", "dice": [3, 1]},
+                    ],
+                }
+            ]
+        }
+    )
+
     items: list[Step] = Field(description="the steps, in order")
 
 
@@ -75,6 +117,14 @@ class StepAnswer(BaseModel):
 
 
 class StepResult(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"correct": True, "expected": "8/5 6/5", "progress": {"done": [0, 1], "completed": None}}
+            ]
+        }
+    )
+
     correct: bool = Field(description="false: not the lesson's play (the board refuses it) or a wrong count")
     expected: Any = Field(description="the right play or counts once answered right; null while not")
     progress: Progress | None = Field(description="with player: the player's progress in the lesson")
@@ -136,7 +186,7 @@ async def get_lesson(lesson_id: LessonId, request: Request, who: Who, player: Pl
 )
 async def answer_step(
     lesson_id: LessonId,
-    step: Annotated[int, Path(ge=0, le=99, description="the step, from 0")],
+    step: Annotated[int, Path(ge=0, le=99, description="the step, from 0", examples=[2])],
     body: StepAnswer,
     request: Request,
     who: Who,

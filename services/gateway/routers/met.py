@@ -6,7 +6,7 @@ from functools import cache
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pulvezar.met import MatchEquity
 from services.gateway.problems import invalid
@@ -76,6 +76,19 @@ async def match_equity(
 
 
 class EquityTable(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "table": "Kazaross-XG2",
+                    "length": 3,
+                    "pre_crawford": [[0.5, 0.6774, 0.7508], [0.3226, 0.5, 0.5995], [0.2492, 0.4005, 0.5]],
+                    "post_crawford": [0.5, 0.512, 0.6774],
+                }
+            ]
+        }
+    )
+
     table: str = Field(description="the table's name")
     length: int = Field(description="the rows and columns: 1- to length-away")
     pre_crawford: list[list[float]] = Field(
@@ -92,8 +105,12 @@ class EquityTable(BaseModel):
     "/table", summary="The match-equity table up to length-away (as the app's match-equity card shows)"
 )
 async def equity_table(
-    length: Annotated[int, Query(ge=1, le=25, description="rows and columns: 1- to length-away")] = 7,
-    table_name: Annotated[Table, Query(alias="table", description="kazaross-xg2 or tavla")] = "kazaross-xg2",
+    length: Annotated[
+        int, Query(ge=1, le=25, description="rows and columns: 1- to length-away", examples=[11])
+    ] = 7,
+    table_name: Annotated[
+        Table, Query(alias="table", description="kazaross-xg2 or tavla", examples=["tavla"])
+    ] = "kazaross-xg2",
 ) -> EquityTable:
     met = table(table_name)
     if length > met.length:

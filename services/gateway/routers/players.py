@@ -24,7 +24,16 @@ from services.gateway.security import Client, client
 
 router = APIRouter(prefix="/v1/players", tags=["players"])
 Who = Annotated[Client, Depends(client)]
-PlayerId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
+PlayerId = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9]+$",
+        description="a player's id",
+        examples=["p3f0c5e1a2b4c6d8e0f1a2b3c"],
+    ),
+]
 
 
 class PlayerIn(BaseModel):
@@ -313,7 +322,7 @@ async def your_openings(
     request: Request,
     who: Who,
     rules: Annotated[
-        Literal["international", "tavla"], Query(description="the book's rule set")
+        Literal["international", "tavla"], Query(description="the book's rule set", examples=["tavla"])
     ] = "international",
 ) -> YourOpenings:
     """From the player's games against the bots that they opened (not free games); a play the book does not

@@ -164,8 +164,10 @@ def _score(parsed: Parsed) -> str | None:
 @router.get("/{position:path}/board.svg", response_class=Response, summary="The board as an SVG picture")
 async def board_svg(
     position: PositionPath,
-    cube: Annotated[bool, Query(description="draw the doubling cube")] = True,
-    ids: Annotated[bool, Query(description="write the position's IDs under the board")] = True,
+    cube: Annotated[bool, Query(description="draw the doubling cube", examples=[False])] = True,
+    ids: Annotated[
+        bool, Query(description="write the position's IDs under the board", examples=[False])
+    ] = True,
 ) -> Response:
     text = _picture(position, cube, ids)
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
@@ -173,7 +175,11 @@ async def board_svg(
 
 Caption = Annotated[
     list[Annotated[str, Field(max_length=120)]] | None,
-    Query(max_length=2, description="up to two lines of explanation under the board"),
+    Query(
+        max_length=2,
+        description="up to two lines of explanation under the board",
+        examples=[["Slot the 5-point: a blot now, a point later."]],
+    ),
 ]
 
 
@@ -186,17 +192,21 @@ Caption = Annotated[
 async def board_png(
     position: PositionPath,
     play: Annotated[
-        str | None, Query(max_length=60, description="a play drawn as arrows, e.g. 8/5 6/5")
+        str | None,
+        Query(max_length=60, description="a play drawn as arrows, e.g. 8/5 6/5", examples=["8/5 6/5"]),
     ] = None,
     dice: Annotated[
-        str | None, Query(pattern="^[1-6]{2}$", description="the roll, e.g. 31 (default: the ID's)")
+        str | None,
+        Query(pattern="^[1-6]{2}$", description="the roll, e.g. 31 (default: the ID's)", examples=["31"]),
     ] = None,
     rules: Annotated[
-        Literal["international", "tavla"], Query(description="the play's rule set")
+        Literal["international", "tavla"], Query(description="the play's rule set", examples=["tavla"])
     ] = "international",
     caption: Caption = None,
-    cube: Annotated[bool, Query(description="draw the doubling cube")] = True,
-    ids: Annotated[bool, Query(description="write the position's IDs under the board")] = False,
+    cube: Annotated[bool, Query(description="draw the doubling cube", examples=[False])] = True,
+    ids: Annotated[
+        bool, Query(description="write the position's IDs under the board", examples=[True])
+    ] = False,
 ) -> Response:
     data = await asyncio.to_thread(_png, position, cube, ids, play, dice, rules, tuple(caption or ()))
     return Response(data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"})

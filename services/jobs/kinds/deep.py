@@ -164,6 +164,48 @@ class DeepCandidateOut(BaseModel):
 
 
 class DeepReport(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "ply": 3,
+                    "trials": 6912,
+                    "trials_done": 6912,
+                    "cube": None,
+                    "candidates": [
+                        {
+                            "play": "24/18 13/9",
+                            "position_id": "4HPwATDgc/ACIA",
+                            "ply_equity": 0.0012,
+                            "ply_probabilities": [0.5, 0.14, 0.01, 0.13, 0.01],
+                            "rollout_equity": 0.0031,
+                            "rollout_trials": 6912,
+                            "halves": [0.0019, 0.0025],
+                            "equity": 0.0022,
+                            "noise": 0.0011,
+                            "loss": 0.0,
+                            "loss_noise": 0.0,
+                            "playable": True,
+                        },
+                        {
+                            "play": "24/14",
+                            "position_id": "4HPwATDgc/ABKA",
+                            "ply_equity": -0.0031,
+                            "ply_probabilities": [0.49, 0.13, 0.01, 0.13, 0.01],
+                            "rollout_equity": 0.0004,
+                            "rollout_trials": 6912,
+                            "halves": [-0.0018, -0.0009],
+                            "equity": -0.0014,
+                            "noise": 0.0011,
+                            "loss": 0.0036,
+                            "loss_noise": 0.0008,
+                            "playable": False,
+                        },
+                    ],
+                }
+            ]
+        }
+    )
     ply: int = Field(description="the search depth")
     trials: int = Field(description="rollout trials per candidate asked for")
     trials_done: int = Field(description="rollout trials per candidate done")
