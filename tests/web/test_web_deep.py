@@ -48,6 +48,7 @@ def test_a_deep_cube_decision(page: Any) -> None:
         page.locator("#dp-choices tr[data-action='take'], #dp-choices tr[data-action='pass']")
     ).to_have_count(2)
     expect(page.locator("#dp-choices tr.playable")).not_to_have_count(0)  # the right actions cost nothing
+    shot(page, "deep-cube")
     page.select_option("#lang", "de")
     expect(page.locator("#dp-decision")).to_contain_text("Entscheidung: ")
 

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 from bench_platform import LOCAL_KEY, Api
+from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -30,6 +31,7 @@ def test_similar_positions(page: Any, saved: dict[str, Any]) -> None:
     expect(hit).to_contain_text("split after 6-4")
     expect(hit.locator("svg.board")).to_be_visible()
     expect(page.locator("#sm-size")).to_contain_text("positions searched")
+    shot(page, "similar")
     page.select_option("#lang", "de")
     expect(page.locator("h1")).to_have_text("Ähnliche Stellungen")
     page.select_option("#lang", "tr")
