@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import pytest
+from bench_platform import LOCAL_KEY, Api
 from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -137,3 +138,55 @@ def test_daily_puzzle(page: Any, platform: Any) -> None:
     page.keyboard.press("Enter")
     expect(page.locator("#dy-result .dy-verdict")).to_be_visible()
     expect(page.locator("#dy-reason")).to_contain_text("no double")
+
+
+@pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
+def test_daily_on_a_phone(page: Any, platform: Any) -> None:
+    produce_today(platform)  # (written once: the desktop test's puzzles where it ran first)
+    page.goto("/?view=daily")
+    expect(page.locator("#dy-board svg.board")).to_be_visible()
+    expect(page.locator("#dy-check")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_book_replies_after_each_candidate_and_your_row(page: Any, platform: Any) -> None:
+    """Issue 30: the replies after a candidate that is not the best, and the "you" row of a player who
+    opened a game (the game resigned at once: a 1-point match is over after it)."""
+    api = Api(platform.url, LOCAL_KEY)
+    player = api.call("POST", "/v1/players", {"name": "Book reader"})
+    roll = None
+    for _ in range(12):
+        st = api.call(
+            "POST", "/v1/games", {"match_length": 1, "bot": {"level": "easy"}, "player": player["id"]}
+        )
+        st = api.call("POST", f"{st['href']}/actions", {"action": "roll"})
+        if (
+            "play" in st["actions"]
+            and st["to_act"] == 0
+            and roll is None
+            and st["legal_plays"][0]["notation"]
+        ):
+            roll = "".join(str(d) for d in sorted(st["dice"], reverse=True))
+            play = st["legal_plays"][0]["notation"]
+            st = api.call("POST", f"{st['href']}/actions", {"action": "play", "notation": play})
+        while st["status"] == "playing":  # resign at once (or answer the bot's offer)
+            action = "resign" if "resign" in st["actions"] else st["actions"][0]
+            st = api.call("POST", f"{st['href']}/actions", {"action": action})
+        if roll is not None:
+            break
+    assert roll is not None, "the player never won an opening roll"
+    page.goto(f"/?view=book&roll={roll}&player={player['id']}")
+    you = page.locator("#bk-you")
+    expect(you).to_contain_text(f"You: {play}")
+    expect(you).to_contain_text(f"1 of your 1 games with {roll[0]}-{roll[1]}")
+    book = api.call("GET", "/v1/opening-book")
+    other = next(r["roll"] for r in book["rolls"] if len(r["candidates"]) > 1 and r["roll"] != roll)
+    page.locator(f"#bk-rolls button[data-roll='{other}']").click()
+    expect(page.locator("#bk-you")).to_contain_text(f"You have not opened with {other[0]}-{other[1]} yet.")
+    second = page.locator("#bk-candidates tbody tr").nth(1)
+    second.locator("button").click()
+    after = second.get_attribute("data-play")
+    expect(page.locator("#bk-replies-box h3")).to_contain_text(f"after {after}")
+    expect(page.locator("#bk-replies tbody tr")).to_have_count(21)
+    page.locator("#bk-replies tbody tr").nth(5).locator("button").click()
+    expect(page.locator("#bk-caption")).to_contain_text(f"After {after}")

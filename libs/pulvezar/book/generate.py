@@ -36,7 +36,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,8 @@ class BookSettings:
     rollout_ply: int = 0
     #: search depth of the opponent's replies
     reply_ply: int = 3
+    #: the replies after the best play only (``"best"``), or after every candidate (``"all"``)
+    replies_to: str = "best"
     chunk_size: int = 72
 
     def __post_init__(self) -> None:
@@ -123,6 +125,8 @@ class BookSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise BookError(f"an integer {lo}..{hi} is required, got {v!r}", field=name)
+        if self.replies_to not in ("best", "all"):
+            raise BookError(f"'best' or 'all', got {self.replies_to!r}", field="replies_to")
         if self.luck not in LUCK:
             raise BookError(f"one of {', '.join(LUCK)}, got {self.luck!r}", field="luck")
         if not isinstance(self.threshold, int | float) or not 0 <= self.threshold <= 2:
@@ -206,6 +210,10 @@ class BookSettings:
         parser.add_argument("--threshold", type=float, default=d.threshold)
         parser.add_argument("--ply", type=int, default=d.ply, help="search depth of the candidates")
         parser.add_argument("--reply-ply", type=int, default=d.reply_ply)
+        parser.add_argument(
+            "--replies-to", choices=("best", "all"), default=d.replies_to,
+            help="the replies after the best play only, or after every candidate",
+        )  # fmt: skip
         parser.add_argument("--rollout-ply", type=int, default=d.rollout_ply)
         parser.add_argument("--luck", choices=LUCK, default=d.luck, help="variance reduction's 21 rolls")
         parser.add_argument("--truncate", type=int, default=d.truncate)
@@ -246,7 +254,8 @@ class BookSettings:
 
     def work_key(self) -> dict[str, Any]:
         """What a work directory must agree on: what decides a trial's numbers.  The trials, the
-        rolls, the search (``ply``, ``candidates``, ``threshold``) and ``reply_ply`` are left out:
+        rolls, the search (``ply``, ``candidates``, ``threshold``) and the replies (``reply_ply``,
+        ``replies_to``) are left out:
         their items are named by them, so a directory serves books of other such settings and
         reuses every trial of every candidate they share."""
         return {
@@ -405,7 +414,7 @@ class BookGenerator:
             _atomic_write(path, (json.dumps(want, indent=2, sort_keys=True) + "\n").encode())
 
     def path(self, item: WorkItem) -> Path:
-        """The file of a search item, or of a replies item (named by the best play, which must be
+        """The file of a search item, or of a replies item (the replies to the best play, which must be
         known: its rollout is done)."""
         name = roll_name(item.roll)
         if item.kind == "search":
@@ -414,15 +423,29 @@ class BookGenerator:
             best = self._best_position_id(item.roll)
             if best is None:
                 raise BookError(f"the rollout of {name} is not done", field="roll")
-            return self.workdir / f"replies-{name}-{position_tag(best)}-p{self.settings.reply_ply}.json"
+            return self.reply_path(item.roll, best)
         raise ValueError(f"a {item.kind} item has one file per candidate (chunk_path)")
+
+    def reply_path(self, roll: Dice, position_id: str) -> Path:
+        """The file of the replies to one play of ``roll`` (by the position after it)."""
+        tag = position_tag(position_id)
+        return self.workdir / f"replies-{roll_name(roll)}-{tag}-p{self.settings.reply_ply}.json"
+
+    def _replied(self, roll: Dice) -> list[str]:
+        """The position IDs of the plays of ``roll`` whose replies the settings ask for (best first)."""
+        valued = self.valued(roll)
+        if valued is None:
+            return []
+        wanted = valued if self.settings.replies_to == "all" else valued[:1]
+        return [c.position_id for c in wanted]
 
     def chunk_path(self, item: WorkItem, position_id: str) -> Path:
         return self.workdir / item.chunk_filename(position_id)
 
     def done(self, item: WorkItem) -> bool:
         if item.kind == "replies":
-            return self._best_position_id(item.roll) is not None and self.path(item).exists()
+            replied = self._replied(item.roll)
+            return bool(replied) and all(self.reply_path(item.roll, pid).exists() for pid in replied)
         if item.kind == "chunk":
             if not self.done(WorkItem("search", item.roll)):
                 return False
@@ -508,8 +531,12 @@ class BookGenerator:
                 np.save(buf, v, allow_pickle=False)
                 _atomic_write(self.chunk_path(item, cands[i]["position_id"]), buf.getvalue())
         elif item.kind == "replies":
-            data = self.replies(item.roll)
-            _atomic_write(self.path(item), json.dumps(data, indent=1).encode())
+            valued = {c.position_id: c for c in self.valued(item.roll) or []}
+            for pid in self._replied(item.roll):  # each play's replies saved as they are done
+                path = self.reply_path(item.roll, pid)
+                if not path.exists():
+                    data = best_replies(self.settings, valued[pid], self.evaluator)
+                    _atomic_write(path, json.dumps(data, indent=1).encode())
         else:  # pragma: no cover - items() makes only these
             raise ValueError(item.kind)
 
@@ -594,11 +621,15 @@ class BookGenerator:
         valued = self.valued(roll)
         if valued is None:
             return None
-        rep = self._load_json(WorkItem("replies", roll))
-        replies = None
-        if rep is not None and rep["position_id"] == valued[0].position_id:
-            replies = replies_of(rep)
-        return BookRoll(roll_name(roll), roll, tuple(valued), replies)
+        cands = []
+        for c in valued:  # each candidate with the replies to it, where they are done
+            p = self.reply_path(roll, c.position_id)
+            rep = json.loads(p.read_text()) if p.exists() else None
+            ask = self.settings.replies_to == "all" or c is valued[0]
+            if rep is not None and rep["position_id"] == c.position_id and ask:
+                c = replace(c, replies=replies_of(rep))
+            cands.append(c)
+        return BookRoll(roll_name(roll), roll, tuple(cands), cands[0].replies)
 
     def book(self) -> Book:
         """The book of what is done: every roll whose rollout and replies are finished."""

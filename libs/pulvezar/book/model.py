@@ -15,11 +15,16 @@ A book file is one JSON object (``format_version`` 1)::
                  "candidates": [{"play": "8/5 6/5", "position_id": ..., "equity": ..., "loss": 0.0,
                                  "search_equity": ..., "rollout_equity": ..., "rollout_se": ...,
                                  "rollout_diff_se": ..., "trials": ..., "probabilities": {...},
-                                 "search_probabilities": {...}}],
+                                 "search_probabilities": {...},
+                                 "replies": {...}}],        # optional: the replies after this play
                  "replies": {"play": "8/5 6/5", "position_id": ..., "ply": 3,
                              "replies": [{"roll": "11", "dice": [1, 1], "play": ..., "equity": ...,
                                           "probabilities": {...}}]}}]
     }
+
+A roll's ``replies`` are those after its best play (every book has them); a candidate's own
+``replies`` (same form) are there in books made with ``replies_to = "all"`` (the replies after every
+candidate: the shipped books), and are then the best's ``replies`` again for the first candidate.
 
 Values are cubeless equities of the player who plays.  A candidate's ``equity`` is the mean of
 its ``search_equity`` (the N-ply search) and its ``rollout_equity``; its ``probabilities`` are the
@@ -105,6 +110,8 @@ class BookCandidate:
     search_probabilities: dict[str, float]
     #: standard error of (the best's rollout equity - this one's), same-dice pairs; None in old books
     rollout_diff_se: float | None = None
+    #: the opponent's best replies after this play (books made with ``replies_to = "all"``)
+    replies: BookReplies | None = None
 
 
 @dataclass(frozen=True)
@@ -206,28 +213,32 @@ def roll_json(r: BookRoll) -> dict[str, Any]:
                 "trials": c.trials,
                 "probabilities": dict(c.probabilities),
                 "search_probabilities": dict(c.search_probabilities),
+                **({} if c.replies is None else {"replies": replies_json(c.replies)}),
             }
             for c in r.candidates
         ],
-        "replies": None,
+        "replies": None if r.replies is None else replies_json(r.replies),
     }
-    if r.replies is not None:
-        out["replies"] = {
-            "play": r.replies.play,
-            "position_id": r.replies.position_id,
-            "ply": r.replies.ply,
-            "replies": [
-                {
-                    "roll": x.roll,
-                    "dice": list(x.dice),
-                    "play": x.play,
-                    "equity": x.equity,
-                    "probabilities": dict(x.probabilities),
-                }
-                for x in r.replies.replies
-            ],
-        }
     return out
+
+
+def replies_json(replies: BookReplies) -> dict[str, Any]:
+    """The JSON form of the replies after one play."""
+    return {
+        "play": replies.play,
+        "position_id": replies.position_id,
+        "ply": replies.ply,
+        "replies": [
+            {
+                "roll": x.roll,
+                "dice": list(x.dice),
+                "play": x.play,
+                "equity": x.equity,
+                "probabilities": dict(x.probabilities),
+            }
+            for x in replies.replies
+        ],
+    }
 
 
 def read_book(path: str | Path) -> Book:
@@ -304,6 +315,9 @@ def _candidate(v: Any, f: str) -> BookCandidate:
         "trials", "probabilities", "search_probabilities",
     )  # fmt: skip
     o = _obj(v, f, keys)
+    replies = _replies(o.get("replies"), f"{f}.replies")
+    if replies is not None and replies.position_id != o["position_id"]:
+        raise BookError("the replies are after another play", field=f"{f}.replies.position_id")
     return BookCandidate(
         play=_str(o["play"], f"{f}.play"),
         position_id=_str(o["position_id"], f"{f}.position_id"),
@@ -320,6 +334,7 @@ def _candidate(v: Any, f: str) -> BookCandidate:
             if o.get("rollout_diff_se") is None
             else _num(o["rollout_diff_se"], f"{f}.rollout_diff_se", 0.0, 3.0)
         ),
+        replies=replies,
     )
 
 
@@ -435,6 +450,31 @@ _DICE = {
     "items": {"type": "integer", "minimum": 1, "maximum": 6},
 }
 _ROLL = {"type": "string", "pattern": "^[1-6][1-6]$"}
+_REPLIES = {
+    "type": "object",
+    "required": ["play", "position_id", "ply", "replies"],
+    "properties": {
+        "play": {"type": "string"},
+        "position_id": {"type": "string"},
+        "ply": {"type": "integer", "minimum": 0, "maximum": 3},
+        "replies": {
+            "type": "array",
+            "minItems": 21,
+            "maxItems": 21,
+            "items": {
+                "type": "object",
+                "required": ["roll", "dice", "play", "equity", "probabilities"],
+                "properties": {
+                    "roll": _ROLL,
+                    "dice": _DICE,
+                    "play": {"type": "string"},
+                    "equity": _NUM,
+                    "probabilities": _PROBS,
+                },
+            },
+        },
+    },
+}
 
 BOOK_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -525,39 +565,11 @@ BOOK_SCHEMA: dict[str, Any] = {
                                 "trials": {"type": "integer", "minimum": 1},
                                 "probabilities": _PROBS,
                                 "search_probabilities": _PROBS,
+                                "replies": _REPLIES,
                             },
                         },
                     },
-                    "replies": {
-                        "oneOf": [
-                            {"type": "null"},
-                            {
-                                "type": "object",
-                                "required": ["play", "position_id", "ply", "replies"],
-                                "properties": {
-                                    "play": {"type": "string"},
-                                    "position_id": {"type": "string"},
-                                    "ply": {"type": "integer", "minimum": 0, "maximum": 3},
-                                    "replies": {
-                                        "type": "array",
-                                        "minItems": 21,
-                                        "maxItems": 21,
-                                        "items": {
-                                            "type": "object",
-                                            "required": ["roll", "dice", "play", "equity", "probabilities"],
-                                            "properties": {
-                                                "roll": _ROLL,
-                                                "dice": _DICE,
-                                                "play": {"type": "string"},
-                                                "equity": _NUM,
-                                                "probabilities": _PROBS,
-                                            },
-                                        },
-                                    },
-                                },
-                            },
-                        ]
-                    },
+                    "replies": {"oneOf": [{"type": "null"}, _REPLIES]},
                 },
             },
         },

@@ -377,10 +377,10 @@ async def create_game(
         created["start"] = start.to_dict()
     events = [{"type": "created", "player": None, "details": created}]
     if session.bot_pending:  # the start gives the bot the first decision
-        events += [_event_view(e, lang) for e in await _in_thread(session.resume, now)]
+        events += await _in_thread(session.resume, now)
     view = _view(game_id, session, now, lang, created=now, player=body.player)
     if len(events) > 1:
-        view["events"] = events[1:]
+        view["events"] = [_event_view(e, lang) for e in events[1:]]
     idem = (idempotency_key, fp, 201, view) if idempotency_key else None
     recorded_for = None if settings.free else body.player  # a free game is not counted or archived
     await store_call(
