@@ -158,6 +158,30 @@ def test_a_wider_search_reuses_every_trial_of_the_candidates_it_shares(tiny: Boo
     assert without_date(generate_book(TINY, tmp_path)) == without_date(tiny)
 
 
+def test_replies_after_every_candidate_reuse_the_best_ones(tiny: Book, tmp_path: Path) -> None:
+    """``replies_to = "all"`` on the same work directory: the best plays' replies are read again, each other
+    candidate gets the replies after it (the same search as the best's), and the book names the setting."""
+    generate_book(TINY, tmp_path)
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("replies-*.json")}
+    every = BookSettings(**{**TINY.__dict__, "replies_to": "all"})
+    book = generate_book(every, tmp_path)
+    after = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("replies-*.json")}
+    assert all(after[name] == t for name, t in before.items())  # untouched
+    assert len(after) == sum(len(r.candidates) for r in book.rolls) > len(before)
+    assert book.settings["replies_to"] == "all" and tiny.settings["replies_to"] == "best"
+    for r in book.rolls:
+        assert r.replies == tiny.roll(r.roll).replies == r.candidates[0].replies
+        for c in r.candidates:
+            assert (
+                c.replies is not None and c.replies.position_id == c.position_id and c.replies.play == c.play
+            )
+            assert len(c.replies.replies) == 21
+    assert all(c.replies is None for r in tiny.rolls for c in r.candidates[1:])
+    again = Book.from_json(json.loads(json.dumps(book.to_json())))
+    assert again.to_json() == book.to_json()
+    jsonschema.validate(book.to_json(), BOOK_SCHEMA)
+
+
 def test_a_packed_work_directory_continues_elsewhere(tiny: Book, tmp_path: Path) -> None:
     """pack/unpack: reproducible parts, append-only (a part holds what earlier ones do not), checked
     sums, nothing overwritten, and the book extends from the unpacked work."""
@@ -315,6 +339,15 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
     for r in book.rolls:
         legal = rules.legal_plays(Position.start(), r.dice)
         assert r.replies is not None and r.replies.play == r.best.play and len(r.replies.replies) == 21
+        # the replies after every candidate (issue 30), not only after the best
+        assert settings.replies_to == "all"
+        for c in r.candidates:
+            assert (
+                c.replies is not None
+                and c.replies.position_id == c.position_id
+                and len(c.replies.replies) == 21
+            )
+            assert c.replies.ply == settings.reply_ply
         for c in r.candidates:
             assert legal.find(c.play).position.position_id == c.position_id
             assert c.equity == pytest.approx((c.search_equity + c.rollout_equity) / 2, abs=1.5e-6)
