@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 Array = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
 MAX_CUBE_PLY = 2
+#: the deepest cube search of batch work (a deep analysis: seconds per position, too slow for a request)
+MAX_DEEP_CUBE_PLY = 3
 
 NO_DOUBLE = "No double, take"
 NO_DOUBLE_BEAVER = "No double, beaver"
@@ -293,8 +295,10 @@ def cube_decision(
     *,
     ply: int | None = None,
     level: str | None = None,
+    max_ply: int = MAX_CUBE_PLY,
 ) -> CubeDecision:
-    """The cube decision of the player on roll at ``ply`` (0..2) or a hint level.
+    """The cube decision of the player on roll at ``ply`` (0..``max_ply``, at most
+    :data:`MAX_DEEP_CUBE_PLY`) or a hint level.
 
     >>> from pulvezar.rules.position import Position
     >>> d = cube_decision(CubeState(Position.start()))
@@ -309,8 +313,9 @@ def cube_decision(
         depth = STRENGTHS[level].ply if ply is None else ply
     else:
         depth = 0 if ply is None else ply
-    if not 0 <= depth <= MAX_CUBE_PLY:
-        raise PulvezarError(f"cube decisions search 0..{MAX_CUBE_PLY} plies, got {depth}", field="ply")
+    top = min(max_ply, MAX_DEEP_CUBE_PLY)
+    if not 0 <= depth <= top:
+        raise PulvezarError(f"cube decisions search 0..{top} plies, got {depth}", field="ply")
     search = searcher(evaluator, state.rules)
     board = np.frombuffer(state.position.board, dtype=np.uint8).reshape(1, 50)
     cube, met = state.cube, state.table

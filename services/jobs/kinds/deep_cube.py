@@ -1,12 +1,13 @@
 """The deep analysis of a cube decision (``POST /v1/deep-analyses`` without dice): the part of
 :mod:`services.jobs.kinds.deep` that values no double, double/take and double/pass.
 
-As for a checker play, each value is the mean of a search and a rollout: the cube search at its deepest
-(:data:`pulvezar.cube.decision.MAX_CUBE_PLY`, 2 ply: a deeper cube search does not exist) and a cubeful
-rollout of no double and double/take with the same dice (:func:`pulvezar.rollouts.rollout_cube`; 6,912
-trials in two independent seed halves, cut on the fixed chunk grid); double/pass is exact.  The decision is
-taken from the means; the noise bands are half the rollout's standard errors of DT - ND (the doubler's
-choice, paired) and of DT (the taker's, against the exact pass); an action whose cost is inside ``z`` bands
+As for a checker play, each value is the mean of a search and a rollout: the cube search at the request's
+depth (3 ply by default: :data:`pulvezar.cube.decision.MAX_DEEP_CUBE_PLY`, deeper than a request's cube
+decision may search) and a cubeful rollout of no double and double/take with the same dice
+(:func:`pulvezar.rollouts.rollout_cube`; 6,912 trials in two independent seed halves, cut on the fixed chunk
+grid); double/pass is exact.  The decision is taken from the means; the noise bands are half the rollout's
+standard errors of DT - ND (the doubler's choice, paired) and of DT (the taker's, against the exact pass); an
+action whose cost is inside ``z`` bands
 is *playable*.
 """
 
@@ -93,13 +94,13 @@ def check(spec: Mapping[str, Any]) -> None:
 
 
 def compute(spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
-    from pulvezar.cube.decision import MAX_CUBE_PLY, cube_decision
+    from pulvezar.cube.decision import MAX_DEEP_CUBE_PLY, cube_decision
     from pulvezar.rollouts import rollout_cube
 
     state = cube_state_of(_item(spec))
     if chunk[0] == "cube-ply":
-        depth = min(int(spec["ply"]), MAX_CUBE_PLY)
-        d = cube_decision(state, evaluator, ply=depth)
+        depth = int(spec["ply"])
+        d = cube_decision(state, evaluator, ply=depth, max_ply=MAX_DEEP_CUBE_PLY)
         return {"part": "cube-ply", "ply": depth, "nd": d.nd, "dt": d.dt, "dp": d.dp}
     first, trials = int(chunk[1]), int(chunk[2])
     cr = rollout_cube(state, trials=trials, first_trial=first, seed=spec["seed"], evaluator=evaluator)
@@ -124,7 +125,7 @@ def _branch(ply: float | None, ro: Any) -> dict[str, Any]:
 
 def report(spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The cube part of the report (``cube``) and the rollout's trials so far."""
-    from pulvezar.cube.decision import MAX_CUBE_PLY, _decide
+    from pulvezar.cube.decision import _decide
     from pulvezar.rollouts.cube import CubeRollout
 
     item = _item(spec)
@@ -136,7 +137,7 @@ def report(spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dic
     nd = _branch(None if ply is None else ply["nd"], None if cr is None else cr.no_double)
     dt = _branch(None if ply is None else ply["dt"], None if cr is None else cr.double_take)
     out: dict[str, Any] = {
-        "cube": spec["cube"], "ply": min(int(spec["ply"]), MAX_CUBE_PLY), "no_double": nd, "double_take": dt,
+        "cube": spec["cube"], "ply": int(spec["ply"]), "no_double": nd, "double_take": dt,
         "double_pass": 1.0, "action": None, "double": None, "response": None, "double_noise": None,
         "take_noise": None, "choices": [], "mwc": None,
     }  # fmt: skip
