@@ -157,6 +157,9 @@ def test_a_deep_cube_decision_through_the_workers(platform: Any) -> None:
         done = wait_for(c, r.headers["Location"], ("done", "failed"), timeout=120)
         assert done["state"] == "done", done
         report = c.get(f"{r.headers['Location']}/result").json()["report"]
+        bad = c.post("/v1/deep-analyses", json={**CUBE, "cube": {"owner": "opponent"}})
+        assert bad.status_code == 422 and bad.headers["content-type"] == "application/problem+json"
+        assert bad.json()["errors"][0]["field"] == "cube"
     spec = checked(DeepRequest, CUBE).model_dump(exclude={"priority", "player"})
     before = torch.get_num_threads()
     torch.set_num_threads(1)
