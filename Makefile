@@ -136,7 +136,7 @@ bench-learner: $(STAMP)
 book: $(STAMP)
 	for r in international tavla; do \
 	  if [ -d data/book/work/$$r ]; then $(VENV)/bin/pulvezar book unpack --archive data/book/work/$$r --workdir runs/book/$$r || exit 1; fi; \
-	  $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r || exit 1; \
+	  $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r --replies-to all || exit 1; \
 	  $(VENV)/bin/pulvezar book pack --workdir runs/book/$$r --archive data/book/work/$$r || exit 1; \
 	done
 
