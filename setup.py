@@ -35,5 +35,21 @@ setup(
                 "-Wno-unused-parameter",
             ],
         ),
+        Extension(
+            "pulvezar.eval._qnet",
+            sources=["libs/pulvezar/eval/_qnet.c"],
+            depends=["libs/pulvezar/eval/_forward.c", "libs/pulvezar/eval/_features.c"],  # included
+            # integer sums, and the dense tail's float sums without fused multiply-add: the same bits
+            # from the AVX2 and the portable kernels
+            extra_compile_args=[
+                "-O3",
+                "-std=c11",
+                "-ffp-contract=off",
+                "-Wall",
+                "-Wextra",
+                "-Wno-unused-parameter",
+                "-Wno-unused-function",
+            ],
+        ),
     ]
 )

@@ -20,7 +20,7 @@ import io
 import json
 import os
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # PyTorch is imported by the nets only: rules, search and cli
     import torch  # remote evaluator run without it
 
     from pulvezar.eval.nets import ValueNet
+    from pulvezar.eval.quantised import QuantisedNet
 
 Probs = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
@@ -168,11 +169,30 @@ class Evaluator(Protocol):
         ...
 
 
+def evaluate_plays(
+    evaluator: Evaluator, parents: Boards, index: npt.NDArray[np.intp], after: Boards
+) -> Probs:
+    """``evaluator.evaluate_boards(after)`` for boards that are plays of the side on roll in
+    ``parents[index[i]]`` seen by the opponent (on roll next); an evaluator with an
+    ``evaluate_plays`` method (the quantised kernel's, which updates each play from its parent)
+    gets the parents too."""
+    method = getattr(evaluator, "evaluate_plays", None)
+    if method is not None:
+        result: Probs = method(parents, index, after)
+        return result
+    return evaluator.evaluate_boards(after)
+
+
 class EvaluatorBase:
     """Convenience methods on top of :meth:`evaluate_boards`."""
 
     def evaluate_boards(self, boards: Boards) -> Probs:
         raise NotImplementedError
+
+    def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
+        """The probabilities of ``after`` (see :func:`evaluate_plays`); by default
+        :meth:`evaluate_boards`'s."""
+        return self.evaluate_boards(after)
 
     def evaluate(self, position: Position) -> Probs:
         """The five probabilities of one position."""
@@ -185,7 +205,12 @@ class EvaluatorBase:
     def play_equities(self, plays: Sequence[Play], rules: Rules | None = None) -> npt.NDArray[np.float64]:
         """0-ply cubeless equity of each play for the player who makes it."""
         results = boards_of([p.position for p in plays])
-        after = self.evaluate_boards(swap_boards(results))  # the opponent is on roll
+        parents = list(dict.fromkeys(p.start for p in plays))
+        where = {start: i for i, start in enumerate(parents)}
+        index = np.fromiter((where[p.start] for p in plays), dtype=np.intp, count=len(plays))
+        after = self.evaluate_plays(
+            boards_of(parents), index, swap_boards(results)
+        )  # the opponent is on roll
         result: npt.NDArray[np.float64] = equity(flip(after), rules)
         return result
 
@@ -250,10 +275,14 @@ class NetEvaluator(EvaluatorBase):
     without it the contact net does, as it did before models had a third net.  All nets take the
     inputs of one encoding version.
 
-    On the CPU the nets run in C (:mod:`pulvezar.eval._forward`: the encoding and a sparse
-    forward pass, a board's value independent of its batch; every encoding version, up to
-    ``_forward.MAX_LAYERS`` hidden layers), on other devices in PyTorch; ``c_forward = False``
-    forces PyTorch.  Both agree to float32 rounding.
+    On the CPU the nets run in C: plain nets (ReLU, equal widths) in float
+    (:mod:`pulvezar.eval._forward`: the encoding and a sparse forward pass, a board's value
+    independent of its batch; every encoding version, up to ``_forward.MAX_LAYERS`` hidden layers),
+    or, with ``quantised`` (the default for other nets), in fixed point on the accumulator kernel
+    (:mod:`pulvezar.eval.quantised`), where :meth:`evaluate_plays` updates each play's first layer
+    from its parent's.  On other devices they run in PyTorch; ``c_forward = False`` forces PyTorch
+    for plain nets.  The float kernel agrees with PyTorch to float32 rounding, the quantised one
+    within the bounds its tests hold.
     """
 
     c_forward: bool = True
@@ -269,6 +298,7 @@ class NetEvaluator(EvaluatorBase):
         two_sided: TwoSidedBearoff | None = None,
         *,
         crashed_net: ValueNet | None = None,
+        quantised: bool | None = None,
     ) -> None:
         features = FEATURES_BY_VERSION[encoding_version]
         for net in (contact_net, race_net, crashed_net):
@@ -286,6 +316,8 @@ class NetEvaluator(EvaluatorBase):
         self.races = BearoffRaces(bearoff or OneSidedBearoff.default())
         self.two_sided = two_sided or TwoSidedBearoff.default()
         self.info = info
+        nets = [n for n in (contact_net, race_net, crashed_net) if n is not None]
+        self.quantised = any(not n.uniform for n in nets) if quantised is None else quantised
 
     @property
     def nets(self) -> dict[str, ValueNet]:
@@ -301,6 +333,9 @@ class NetEvaluator(EvaluatorBase):
         """The raw net's output (no class routing)."""
         if len(boards) == 0:
             return np.zeros((0, 5))
+        q = self._quantised_net(net)
+        if q is not None:
+            return q.evaluate(boards)
         weights = self._c_weights(net)
         if weights is not None:
             raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50).tobytes()
@@ -317,7 +352,9 @@ class NetEvaluator(EvaluatorBase):
         """The C forward pass's weights of ``net``, or None where PyTorch must run it."""
         if not self.c_forward or self.device.type != "cpu":
             return None
-        if not 1 <= net.layers <= _forward.MAX_LAYERS or net.hidden > _forward.MAX_WIDTH:
+        if net.activation != "relu":
+            return None  # the float C kernel knows ReLU only
+        if not 1 <= net.layers <= _forward.MAX_LAYERS or max(net.widths) > _forward.MAX_WIDTH:
             return None
         version = self.encoding_version
         if version not in (1, 2, 3, 4) or net.features != FEATURES_BY_VERSION[version]:
@@ -328,8 +365,41 @@ class NetEvaluator(EvaluatorBase):
             w = cache[id(net)] = _CWeights(net)
         return w
 
+    def _quantised_net(self, net: ValueNet) -> QuantisedNet | None:
+        """``net`` quantised for the accumulator kernel when this evaluator runs it there, else None."""
+        if not self.quantised or self.device.type != "cpu":
+            return None
+        from pulvezar.eval.quantised import QuantisedNet
+
+        cache: dict[int, tuple[ValueNet, tuple[int, ...], QuantisedNet]] = self.__dict__.setdefault(
+            "_q_cache", {}
+        )
+        entry = cache.get(id(net))
+        stamp = net.stamp()
+        if entry is None or entry[0] is not net or entry[1] != stamp:
+            entry = cache[id(net)] = (net, stamp, QuantisedNet.from_value_net(net, self.encoding_version))
+        return entry[2]
+
     def evaluate_boards(self, boards: Boards) -> Probs:
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        return self._route(boards, lambda net, mask: self.net_probabilities(net, boards[mask]))
+
+    def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
+        """:meth:`evaluate_boards` of ``after``; on the quantised kernel each play's first layer is
+        updated from its parent's (the same bits)."""
+        after = np.ascontiguousarray(after, dtype=np.uint8).reshape(-1, 50)
+
+        def run(net: ValueNet, mask: npt.NDArray[np.bool_]) -> Probs:
+            q = self._quantised_net(net)
+            if q is None:
+                return self.net_probabilities(net, after[mask])
+            return q.children(parents, np.asarray(index)[mask], after[mask])
+
+        return self._route(after, run)
+
+    def _route(self, boards: Boards, run: Callable[[ValueNet, npt.NDArray[np.bool_]], Probs]) -> Probs:
+        """Each board's probabilities by its class: exact where the game is over or a bear-off
+        database holds it, else ``run(net, mask)`` for the boards of each net."""
         two_sided = self.two_sided
         flags = board_flags(boards, two_sided.points, two_sided.max_checkers)
         done, out = _terminal(boards, flags)
@@ -352,7 +422,7 @@ class NetEvaluator(EvaluatorBase):
             routes.append((rest & is_crashed, self.crashed_net))
         for mask, net in routes:
             if mask.any():
-                out[mask] = self.net_probabilities(net, boards[mask])
+                out[mask] = run(net, mask)
         if rest.any():  # a side that has borne off a checker cannot be gammoned: no net may say otherwise
             out[rest & ((flags & _forward.FLAG_MINE_OFF) != 0), 3:5] = 0.0
             out[rest & ((flags & _forward.FLAG_THEIRS_OFF) != 0), 1:3] = 0.0
@@ -385,9 +455,11 @@ class NetEvaluator(EvaluatorBase):
         return ModelInfo(self.encoding_version, run, digest, names)
 
     @classmethod
-    def load(cls, path: str | Path, device: str | torch.device | None = None) -> NetEvaluator:
+    def load(
+        cls, path: str | Path, device: str | torch.device | None = None, quantised: bool | None = None
+    ) -> NetEvaluator:
         """Load a model file, checking its checksum and encoding version; its crashed net when it has
-        one (files without one load as they always did)."""
+        one (files without one load as they always did); ``quantised`` as for the constructor."""
         path = Path(path)
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
@@ -419,6 +491,7 @@ class NetEvaluator(EvaluatorBase):
             info=info,
             encoding_version=version,
             crashed_net=nets.get("crashed"),
+            quantised=quantised,
         )
 
 

@@ -10,6 +10,8 @@ construction.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -18,21 +20,57 @@ from pulvezar.eval.encoding import FEATURES
 OUTPUTS = 5
 
 
-class ValueNet(nn.Module):
-    """An MLP from the encoding to the five cumulative probabilities."""
+ACTIVATIONS = ("relu", "crelu")
 
-    def __init__(self, hidden: int = 128, layers: int = 1, features: int = FEATURES) -> None:
+
+class ClippedReLU(nn.Module):
+    """``min(max(x, 0), 1)``: the activation of nets meant for the quantised kernel, whose
+    activations then fit a fixed scale (:mod:`pulvezar.eval.quantised`)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(x, 0.0, 1.0)
+
+
+class ValueNet(nn.Module):
+    """An MLP from the encoding to the five cumulative probabilities.
+
+    ``layers`` hidden layers of ``hidden`` units each, or of the given ``widths`` (the first layer's
+    first: a wide first layer and narrow later ones suit the quantised kernel's accumulator); ReLU
+    after each, or ``activation="crelu"`` (:class:`ClippedReLU`).
+    """
+
+    def __init__(
+        self,
+        hidden: int = 128,
+        layers: int = 1,
+        features: int = FEATURES,
+        widths: list[int] | tuple[int, ...] | None = None,
+        activation: str = "relu",
+    ) -> None:
         super().__init__()
-        self.hidden = hidden
-        self.layers = layers
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation is one of {ACTIVATIONS}")
+        sizes = list(widths) if widths else [hidden] * layers
+        if not sizes or min(sizes) < 1:
+            raise ValueError("a net has at least one hidden layer of at least one unit")
+        self.widths = tuple(sizes)
+        self.hidden = sizes[0]
+        self.layers = len(sizes)
         self.features = features
+        self.activation = activation
         blocks: list[nn.Module] = []
         width = features
-        for _ in range(layers):
-            blocks += [nn.Linear(width, hidden), nn.ReLU()]
-            width = hidden
+        for size in sizes:
+            blocks += [nn.Linear(width, size), ClippedReLU() if activation == "crelu" else nn.ReLU()]
+            width = size
         self.body = nn.Sequential(*blocks)
         self.head = nn.Linear(width, OUTPUTS)
+        self._own = list(self.parameters())
+
+    def stamp(self) -> tuple[int, ...]:
+        """Changes whenever a parameter does (in place, as training and ``load_state_dict`` change
+        them): the parameters' versions, cheaply, for caches of copies of the weights."""
+        return tuple(p._version for p in self._own)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         c = torch.sigmoid(self.head(self.body(x)))
@@ -43,8 +81,18 @@ class ValueNet(nn.Module):
         lbg = lg * c[:, 4]
         return torch.stack([win, wg, wbg, lg, lbg], dim=1)
 
-    def config(self) -> dict[str, int]:
-        return {"hidden": self.hidden, "layers": self.layers, "features": self.features}
+    @property
+    def uniform(self) -> bool:
+        """Whether this is a plain net: ReLU, every hidden layer as wide (what the float C kernel runs)."""
+        return self.activation == "relu" and len(set(self.widths)) == 1
+
+    def config(self) -> dict[str, Any]:
+        """Keyword arguments that rebuild this net (a plain net's as they always were)."""
+        cfg: dict[str, Any] = {"hidden": self.hidden, "layers": self.layers, "features": self.features}
+        if not self.uniform:
+            cfg["widths"] = list(self.widths)
+            cfg["activation"] = self.activation
+        return cfg
 
 
 def equity(probs: torch.Tensor) -> torch.Tensor:

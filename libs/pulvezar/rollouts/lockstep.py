@@ -21,6 +21,7 @@ from pulvezar.eval.evaluator import (
     Probs,
     default_evaluator,
     equity,
+    evaluate_plays,
     flip,
     screen_evaluator,
     swap_boards,
@@ -60,9 +61,12 @@ def plays_of(boards: Boards, dice: Ints, rules: Rules) -> tuple[Boards, npt.NDAr
     return after, np.frombuffer(counts, dtype=np.int64).astype(np.intp)
 
 
-def _mover_values(evaluator: Evaluator, after: Boards, rules: Rules) -> tuple[Probs, npt.NDArray[np.float64]]:
-    """The mover's probabilities and cubeless equities after each play (``after``: opponent on roll)."""
-    probs = evaluator.evaluate_boards(after)
+def _mover_values(
+    evaluator: Evaluator, boards: Boards, index: npt.NDArray[np.intp], after: Boards, rules: Rules
+) -> tuple[Probs, npt.NDArray[np.float64]]:
+    """The mover's probabilities and cubeless equities after each play (``after``: opponent on roll;
+    ``after[i]`` a play of ``boards[index[i]]``)."""
+    probs = evaluate_plays(evaluator, boards, index, after)
     done, exact = terminal(after)
     probs[done] = exact[done]
     mover = flip(probs)
@@ -82,7 +86,7 @@ def _first_best(values: npt.NDArray[np.float64], seg: Ints, starts: Ints) -> npt
 def greedy_chooser(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
     """0-ply: the play with the best cubeless equity by the evaluator (first of equals)."""
     after, counts = plays_of(boards, dice, rules)
-    mover, eq = _mover_values(evaluator, after, rules)
+    mover, eq = _mover_values(evaluator, boards, np.repeat(np.arange(len(counts)), counts), after, rules)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
     first = _first_best(eq, np.repeat(np.arange(len(counts)), counts), starts)
     return np.ascontiguousarray(after[first]), mover[first]
@@ -112,7 +116,7 @@ def screened_chooser(screen: Evaluator, keep: int = 3) -> Chooser:
             first = _first_best(np.where(kept, -np.inf, cheap), seg, starts)
             kept[first[first < len(after)]] = True
         rows = np.flatnonzero(kept)  # generator order within each roll
-        mover, eq = _mover_values(evaluator, after[rows], rules)
+        mover, eq = _mover_values(evaluator, boards, seg[rows], after[rows], rules)
         kseg = seg[rows]
         pick = _first_best(eq, kseg, np.searchsorted(kseg, np.arange(n)).astype(np.intp))
         return np.ascontiguousarray(after[rows[pick]]), mover[pick]

@@ -1,0 +1,675 @@
+/*
+ * pulvezar.eval._qnet: quantised nets whose first layer is an accumulator, updated per play.
+ *
+ * A net's first layer is split in two.  The *slot* part is a sum over the 50 slots of a board
+ * (each side's points 1..24 and its bar, in the owner's numbering) of one row per (side, slot,
+ * count): every encoding of pulvezar is, apart from its dense tail, such a sum (points' units,
+ * the bar, checkers off, pips, blots and made points are all per-slot terms).  Its rows are
+ * int32 at the accumulator scale, so a board's sum is exact whatever order it is added in, and
+ * a play's board is its parent's sum plus the rows of the slots whose counts changed (at most
+ * eight of the mover's and two of the opponent's).  The *dense* part (the contact flag and the
+ * hand-made features and terms of encodings v2-v4, from _forward.c) is computed per board: the
+ * contact flag adds an int32 row, the rest in float32, one hidden unit at a time in input order,
+ * rounded to the accumulator.
+ *
+ * Then: activation a = clamp(round(acc / 2^shift), 0, cap) in int16; each later layer int16
+ * weights, int32 sums, the same activation; the head's five int32 sums / 2^head_shift are the
+ * logits of ValueNet's conditional sigmoids.  Every sum is an integer, so the AVX2 code and the
+ * portable code (the same source compiled for the baseline CPU) give the same bits; the scales
+ * are chosen by pulvezar.eval.quantised so that no sum can overflow.
+ *
+ * make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers) -> capsule
+ *   rows   int32 [2][25][16][h1p]: side (0 = on roll), slot, count, unit (h1p = h1 padded to 16);
+ *          the count-0 rows are zero (their sum is in bias1)
+ *   bias1  int32 [h1p]; contact int32 [h1p]: the row of the contact flag; version: the encoding of
+ *          the dense tail (1-4: its 0, 10, 28 or 36 inputs, encoding[BASE:]); wx float32 [nx][h1p],
+ *          already at the accumulator scale
+ *   layers a sequence of (w int16 [out][in_p], b int32 [out], shifts uint8 [out], cap, wide), the head
+ *          last; wide: int64 sums (else int32, for a layer whose sums cannot overflow it)
+ *          (out 5): a hidden unit's activation is clamp(round(sum / 2^shift), 0, cap), a logit sum / 2^shift
+ * evaluate(net, boards, out)          out: N*5 float64 probabilities, each board from scratch
+ * children(net, parents, index, boards, out)
+ *        boards[i]: a play of the side on roll in parents[index[i]] (index: int32 per board), seen by
+ *        the opponent, who is on roll next (the board `evaluate` would take); out: its probabilities,
+ *        the first layer updated from its parent's (the same bits as `evaluate`).  Boards of one
+ *        parent in a row share its sum.
+ * sums(net, boards) / child_sums(net, parents, index, boards) -> int32 bytes N*h1p: the slot part
+ *        (bias included), from scratch / updated from the parents
+ * simd([level]) -> the kernel in use (1 AVX2, 0 portable); a level forces one (tests)
+ */
+#include "_forward.c"
+
+#ifdef __x86_64__
+#include <immintrin.h>
+#endif
+
+#define SLOTS 25
+#define COUNTS 16
+#define MAX_QLAYERS 4 /* later layers, the head included */
+
+typedef struct {
+    int h1, h1p, version, nx, race, nl;
+    int32_t *rows, *bias1, *contact_row;
+    float *wx;
+    int shift1, cap1;
+    int in[MAX_QLAYERS], out[MAX_QLAYERS], cap[MAX_QLAYERS], wide[MAX_QLAYERS];
+    uint8_t *shift[MAX_QLAYERS]; /* per output: its sum / 2^shift is the activation (the logit) */
+    int16_t *w[MAX_QLAYERS];
+    int32_t *b[MAX_QLAYERS];
+    int widest;
+} QNet;
+
+static int use_avx2 = 0;
+
+static void qnet_destroy(QNet *q) {
+    free(q->rows);
+    free(q->bias1);
+    free(q->contact_row);
+    free(q->wx);
+    for (int l = 0; l < q->nl; l++) {
+        free(q->w[l]);
+        free(q->b[l]);
+        free(q->shift[l]);
+    }
+    free(q);
+}
+
+static void qnet_free(PyObject *cap) {
+    QNet *q = PyCapsule_GetPointer(cap, "pulvezar.qnet");
+    if (q) qnet_destroy(q);
+}
+
+static void *aligned_copy(const Py_buffer *b) {
+    size_t n = ((size_t)b->len + 63) / 64 * 64;
+    void *p = aligned_alloc(64, n ? n : 64);
+    if (p) {
+        memset(p, 0, n ? n : 64);
+        memcpy(p, b->buf, (size_t)b->len);
+    }
+    return p;
+}
+
+#define INL static inline __attribute__((always_inline))
+
+static inline const int32_t *row_of(const QNet *q, int side, int slot, int n) {
+    return q->rows + ((size_t)((side * SLOTS + slot) * COUNTS + n)) * q->h1p;
+}
+
+/* acc = bias + the rows of `mine` (side 0) and `theirs` (side 1). */
+INL void scratch_sum(const QNet *q, const uint8_t *mine, const uint8_t *theirs, int32_t *acc) {
+    const int h = q->h1p;
+    memcpy(acc, q->bias1, (size_t)h * sizeof(int32_t));
+    for (int side = 0; side < 2; side++) {
+        const uint8_t *c = side ? theirs : mine;
+        for (int s = 0; s < SLOTS; s++) {
+            if (!c[s]) continue;
+            const int32_t *r = row_of(q, side, s, c[s]);
+            for (int j = 0; j < h; j++) acc[j] += r[j];
+        }
+    }
+}
+
+/* acc = base + the changes of one side's slots from `from` to `to`. */
+INL void update_side(const QNet *q, int side, const uint8_t *from, const uint8_t *to, int32_t *acc) {
+    const int h = q->h1p;
+    for (int s = 0; s < SLOTS; s++) {
+        if (from[s] == to[s]) continue;
+        const int32_t *add = row_of(q, side, s, to[s]), *sub = row_of(q, side, s, from[s]);
+        for (int j = 0; j < h; j++) acc[j] += add[j] - sub[j];
+    }
+}
+
+/* The dense tail of one board (seen from the side on roll) into x; returns the contact flag. */
+static int dense_inputs(const QNet *q, const uint8_t *mine, float *x) {
+    const uint8_t *theirs = mine + 25;
+    int mb = back_of(mine), tb = back_of(theirs);
+    int contact = mb >= 0 && tb >= 0 && mb + tb >= 23;
+    int k = 0;
+    if (q->version >= 2) {
+        side_features_fast(mine, theirs, x + k);
+        side_features_fast(theirs, mine, x + k + NF);
+        k += 2 * NF;
+    }
+    if (q->version >= 3) {
+        side_terms(mine, theirs, x + k);
+        side_terms(theirs, mine, x + k + TERMS);
+        k += 2 * TERMS;
+    }
+    if (q->version >= 4) {
+        if (q->race) race_terms(mine, theirs, x + k);
+        else memset(x + k, 0, 2 * RTERMS * sizeof(float));
+    }
+    return contact;
+}
+
+
+/* z[o] = b[o] + sum_i in[i] * w[o][i] for o < no (ni a multiple of 16): exact integer sums (each
+ * product below 2^30, the sums in int64, so none can overflow). */
+INL void dots_portable(const int16_t *in, const int16_t *w, int ni, int no, const int32_t *b, int64_t *z) {
+    for (int o = 0; o < no; o++) {
+        const int16_t *wr = w + (size_t)o * ni;
+        int64_t s = 0;
+        for (int i = 0; i < ni; i++) s += (int32_t)in[i] * (int32_t)wr[i];
+        z[o] = s + b[o];
+    }
+}
+
+/* The same sums in int32, for a layer whose sums cannot overflow it (the quantiser checks). */
+INL void dots32_portable(const int16_t *in, const int16_t *w, int ni, int no, const int32_t *b, int64_t *z) {
+    for (int o = 0; o < no; o++) {
+        const int16_t *wr = w + (size_t)o * ni;
+        int32_t s = 0;
+        for (int i = 0; i < ni; i++) s += (int32_t)in[i] * (int32_t)wr[i];
+        z[o] = (int64_t)s + b[o];
+    }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* The same sums with AVX2, four outputs at a time: pairs of products in int32 (below 2^31), added
+ * in int64 lanes. */
+__attribute__((target("avx2"))) static inline __m256i madd64(__m256i acc, __m256i x, const int16_t *w) {
+    __m256i p = _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w));
+    acc = _mm256_add_epi64(acc, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(p)));
+    return _mm256_add_epi64(acc, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(p, 1)));
+}
+
+__attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v) {
+    int64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, v);
+    return t[0] + t[1] + t[2] + t[3];
+}
+
+__attribute__((target("avx2"))) static inline void dots_avx2(const int16_t *in, const int16_t *w, int ni, int no,
+                                                             const int32_t *b, int64_t *z) {
+    int o = 0;
+    for (; o + 4 <= no; o += 4) {
+        const int16_t *w0 = w + (size_t)o * ni, *w1 = w0 + ni, *w2 = w1 + ni, *w3 = w2 + ni;
+        __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0; i < ni; i += 16) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
+            s0 = madd64(s0, x, w0 + i);
+            s1 = madd64(s1, x, w1 + i);
+            s2 = madd64(s2, x, w2 + i);
+            s3 = madd64(s3, x, w3 + i);
+        }
+        z[o] = hsum64(s0) + b[o];
+        z[o + 1] = hsum64(s1) + b[o + 1];
+        z[o + 2] = hsum64(s2) + b[o + 2];
+        z[o + 3] = hsum64(s3) + b[o + 3];
+    }
+    if (o < no) dots_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
+}
+__attribute__((target("avx2"))) static inline void dots32_avx2(const int16_t *in, const int16_t *w, int ni, int no,
+                                                               const int32_t *b, int64_t *z) {
+    int o = 0;
+    for (; o + 4 <= no; o += 4) {
+        const int16_t *w0 = w + (size_t)o * ni, *w1 = w0 + ni, *w2 = w1 + ni, *w3 = w2 + ni;
+        __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0; i < ni; i += 16) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
+            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w0 + i))));
+            s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w1 + i))));
+            s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w2 + i))));
+            s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w3 + i))));
+        }
+        __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s0, s1), _mm256_hadd_epi32(s2, s3));
+        __m128i r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        int32_t t[4];
+        _mm_storeu_si128((__m128i *)t, r);
+        for (int k = 0; k < 4; k++) z[o + k] = (int64_t)t[k] + b[o + k];
+    }
+    if (o < no) dots32_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
+}
+#define DOTS(wide, in, w, ni, no, b, z)                                                    \
+    (wide ? (avx2 ? dots_avx2(in, w, ni, no, b, z) : dots_portable(in, w, ni, no, b, z)) \
+          : (avx2 ? dots32_avx2(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z)))
+#else
+#define DOTS(wide, in, w, ni, no, b, z) \
+    (wide ? dots_portable(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z))
+#endif
+
+static float sigmoid_f(float z) { return 1.0f / (1.0f + expf(-z)); }
+
+/* From the slot sums `acc` (overwritten) and the board (its dense tail): the five probabilities. */
+INL void finish(const QNet *q, int avx2, int32_t *acc, int contact, const float *x, float *fs, int16_t *a0,
+                int16_t *a1, int64_t *z, double *outp) {
+    const int h = q->h1p;
+    if (contact)
+        for (int j = 0; j < h; j++) acc[j] += q->contact_row[j];
+    if (q->nx) {
+        for (int j = 0; j < h; j++) fs[j] = 0.0f;
+        for (int e = 0; e < q->nx; e++) { /* input order per unit: the same float sums on every CPU */
+            const float v = x[e];
+            if (v == 0.0f) continue;
+            const float *w = q->wx + (size_t)e * h;
+            for (int j = 0; j < h; j++) fs[j] += v * w[j];
+        }
+        for (int j = 0; j < h; j++) {
+            const float f = fs[j];
+            acc[j] += (int32_t)(f + (f >= 0.0f ? 0.5f : -0.5f)); /* to nearest */
+        }
+    }
+    const int sh = q->shift1, cap = q->cap1;
+    const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
+    for (int j = 0; j < h; j++) {
+        int32_t t = (acc[j] + half) >> sh;
+        a0[j] = (int16_t)(t < 0 ? 0 : t > cap ? cap : t);
+    }
+    int16_t *in = a0, *nxt = a1;
+    for (int l = 0; l < q->nl; l++) {
+        const int ni = q->in[l], no = q->out[l];
+        DOTS(q->wide[l], in, q->w[l], ni, no, q->b[l], z);
+        if (l + 1 == q->nl) break;
+        const int lc = q->cap[l];
+        const uint8_t *ls = q->shift[l];
+        for (int o = 0; o < no; o++) {
+            const int64_t lh = ls[o] ? (int64_t)1 << (ls[o] - 1) : 0;
+            int64_t t = (z[o] + lh) >> ls[o];
+            nxt[o] = (int16_t)(t < 0 ? 0 : t > lc ? lc : t);
+        }
+        for (int o = no; o < q->in[l + 1]; o++) nxt[o] = 0;
+        int16_t *tmp = in;
+        in = nxt;
+        nxt = tmp;
+    }
+    const uint8_t *hs = q->shift[q->nl - 1];
+    float c[5];
+    for (int o = 0; o < 5; o++) c[o] = sigmoid_f((float)((double)z[o] * ldexp(1.0, -hs[o])));
+    float win = c[0], wg = win * c[1], wbg = wg * c[2], lg = (1.0f - win) * c[3], lbg = lg * c[4];
+    outp[0] = win;
+    outp[1] = wg;
+    outp[2] = wbg;
+    outp[3] = lg;
+    outp[4] = lbg;
+}
+
+/* Scratch memory of one call. */
+typedef struct {
+    int32_t *base, *acc;
+    int64_t *z;
+    float *fs, *x;
+    int16_t *a0, *a1;
+} Work;
+
+static int work_alloc(const QNet *q, Work *w) {
+    size_t h = (size_t)q->h1p, wide = (size_t)(q->widest > q->h1p ? q->widest : q->h1p) + 16;
+    w->base = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
+    w->acc = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
+    w->fs = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
+    w->z = aligned_alloc(64, (wide * 8 + 63) / 64 * 64);
+    w->a0 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
+    w->a1 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
+    w->x = malloc(64 * sizeof(float)); /* the dense tail: at most 36 */
+    if (!w->base || !w->acc || !w->fs || !w->z || !w->a0 || !w->a1 || !w->x) return -1;
+    memset(w->a0, 0, wide * 2);
+    memset(w->a1, 0, wide * 2);
+    return 0;
+}
+
+static void work_free(Work *w) {
+    free(w->base);
+    free(w->acc);
+    free(w->fs);
+    free(w->z);
+    free(w->a0);
+    free(w->a1);
+    free(w->x);
+}
+
+/* The kernels, one body compiled twice: for AVX2 and for the baseline CPU. */
+#define KERNELS(SUFFIX, ATTR)                                                                            \
+    ATTR static void evaluate_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, double *out,  \
+                                       Work *w) {                                                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                             \
+            const uint8_t *b = boards + 50 * i;                                                          \
+            scratch_sum(q, b, b + 25, w->acc);                                                           \
+            int contact = dense_inputs(q, b, w->x);                                                      \
+            finish(q, AVX, w->acc, contact, w->x, w->fs, w->a0, w->a1, w->z, out + 5 * i);                    \
+        }                                                                                                \
+    }                                                                                                    \
+    ATTR static void children_##SUFFIX(const QNet *q, const uint8_t *parents, const int32_t *index,         \
+                                       const uint8_t *boards, Py_ssize_t n, double *out, Work *w,       \
+                                       int32_t *sums) {                                                 \
+        /* boards[i]: a play of the side on roll in parents[index[i]], seen by the opponent (on roll    \
+         * next): its side 0 was the parent's side 1 */                                                 \
+        int32_t current = -1;                                                                           \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                             \
+            const uint8_t *b = boards + 50 * i, *parent = parents + 50 * (size_t)index[i];              \
+            if (index[i] != current) {                                                                   \
+                scratch_sum(q, parent + 25, parent, w->base);                                            \
+                current = index[i];                                                                      \
+            }                                                                                            \
+            int32_t *acc = sums ? sums + (size_t)i * q->h1p : w->acc;                                    \
+            memcpy(acc, w->base, (size_t)q->h1p * sizeof(int32_t));                                      \
+            update_side(q, 0, parent + 25, b, acc);                                                      \
+            update_side(q, 1, parent, b + 25, acc);                                                      \
+            if (sums) continue;                                                                          \
+            int contact = dense_inputs(q, b, w->x);                                                      \
+            finish(q, AVX, acc, contact, w->x, w->fs, w->a0, w->a1, w->z, out + 5 * i);                  \
+        }                                                                                                \
+    }                                                                                                    \
+    ATTR static void sums_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, int32_t *sums) {  \
+        for (Py_ssize_t i = 0; i < n; i++)                                                               \
+            scratch_sum(q, boards + 50 * i, boards + 50 * i + 25, sums + (size_t)i * q->h1p);            \
+    }
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define AVX 1
+KERNELS(avx2, __attribute__((target("avx2"))))
+#undef AVX
+#define HAVE_AVX2 1
+#else
+#define HAVE_AVX2 0
+#endif
+#define AVX 0
+KERNELS(portable, )
+#undef AVX
+
+static void run_evaluate(const QNet *q, const uint8_t *b, Py_ssize_t n, double *out, Work *w) {
+#if HAVE_AVX2
+    if (use_avx2) return evaluate_avx2(q, b, n, out, w);
+#endif
+    evaluate_portable(q, b, n, out, w);
+}
+
+static void run_children(const QNet *q, const uint8_t *p, const int32_t *index, const uint8_t *b, Py_ssize_t n,
+                         double *out, Work *w, int32_t *sums) {
+#if HAVE_AVX2
+    if (use_avx2) return children_avx2(q, p, index, b, n, out, w, sums);
+#endif
+    children_portable(q, p, index, b, n, out, w, sums);
+}
+
+static void run_sums(const QNet *q, const uint8_t *b, Py_ssize_t n, int32_t *sums) {
+#if HAVE_AVX2
+    if (use_avx2) return sums_avx2(q, b, n, sums);
+#endif
+    sums_portable(q, b, n, sums);
+}
+
+/* ---- Python ------------------------------------------------------------------------------ */
+
+static const char *take_layer(QNet *q, int l, PyObject *item, int in_width) {
+    Py_buffer wb, bb, sb;
+    int cap, wide;
+    if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "y*y*y*ip", &wb, &bb, &sb, &cap, &wide))
+        return "each layer is a (w, b, shifts, cap, wide) tuple";
+    const char *err = NULL;
+    Py_ssize_t no = bb.len / 4, ni = (in_width + 15) / 16 * 16;
+    if (bb.len % 4 || no < 1 || no > MAX_WIDTH) err = "bad layer width";
+    else if (wb.len != no * ni * 2) err = "a layer's weight has the wrong size (out x in padded to 16, int16)";
+    else if (sb.len != no || cap < 0 || cap > 32767) err = "bad shifts or cap";
+    for (Py_ssize_t o = 0; !err && o < no; o++)
+        if (((const uint8_t *)sb.buf)[o] > 30) err = "a shift is at most 30";
+    if (!err) {
+        q->in[l] = (int)ni;
+        q->out[l] = (int)no;
+        q->cap[l] = cap;
+        q->wide[l] = wide;
+        q->w[l] = aligned_copy(&wb);
+        q->b[l] = aligned_copy(&bb);
+        q->shift[l] = aligned_copy(&sb);
+        if (!q->w[l] || !q->b[l] || !q->shift[l]) err = "out of memory";
+        if (no > q->widest) q->widest = (int)no;
+        if (ni > q->widest) q->widest = (int)ni;
+    }
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&sb);
+    return err;
+}
+
+static PyObject *f_make(PyObject *self, PyObject *args) {
+    int h1, version, shift1, cap1;
+    Py_buffer rows, bias1, contact, wx;
+    PyObject *layers;
+    if (!PyArg_ParseTuple(args, "iy*y*y*iy*iiO", &h1, &rows, &bias1, &contact, &version, &wx, &shift1, &cap1,
+                          &layers))
+        return NULL;
+    const char *err = NULL;
+    QNet *q = calloc(1, sizeof(QNet));
+    PyObject *seq = NULL, *cap = NULL;
+    if (!q) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    q->h1 = h1;
+    q->h1p = (h1 + 15) / 16 * 16;
+    q->version = version;
+    q->nx = features_of(version) ? features_of(version) - BASE : -1;
+    if (h1 < 1 || h1 > MAX_WIDTH) err = "bad first-layer width";
+    else if (q->nx < 0) err = "the dense tail is that of encoding 1 to 4";
+    else if (contact.len != (Py_ssize_t)q->h1p * 4) err = "contact has the wrong size";
+    else if (rows.len != (Py_ssize_t)2 * SLOTS * COUNTS * q->h1p * 4) err = "rows has the wrong size";
+    else if (bias1.len != (Py_ssize_t)q->h1p * 4) err = "bias1 has the wrong size";
+    else if (wx.len != (Py_ssize_t)q->nx * q->h1p * 4) err = "wx has the wrong size";
+    else if (shift1 < 0 || shift1 > 30 || cap1 < 0 || cap1 > 32767) err = "bad shift1 or cap1";
+    if (err) goto fail;
+    if (version >= 4 && !rolls_reach && build_reach() < 0) {
+        err = "out of memory for the v4 tables";
+        goto fail;
+    }
+    q->shift1 = shift1;
+    q->cap1 = cap1;
+    q->rows = aligned_copy(&rows);
+    q->bias1 = aligned_copy(&bias1);
+    q->contact_row = aligned_copy(&contact);
+    q->wx = aligned_copy(&wx);
+    if (!q->rows || !q->bias1 || !q->contact_row || !q->wx) {
+        err = "out of memory";
+        goto fail;
+    }
+    q->race = 0;
+    if (version >= 4) /* v4's race terms, the tail's last inputs: any weight on them? */
+        for (size_t e = (size_t)(q->nx - 2 * RTERMS) * q->h1p; e < (size_t)q->nx * q->h1p; e++)
+            q->race |= q->wx[e] != 0.0f;
+    seq = PySequence_Fast(layers, "layers must be a sequence");
+    if (!seq) goto done;
+    Py_ssize_t nl = PySequence_Fast_GET_SIZE(seq);
+    if (nl < 1 || nl > MAX_QLAYERS) {
+        err = "1 to 4 later layers (the head last)";
+        goto fail;
+    }
+    q->widest = q->h1p;
+    int width = q->h1p;
+    for (Py_ssize_t l = 0; l < nl; l++) {
+        err = take_layer(q, (int)l, PySequence_Fast_GET_ITEM(seq, l), width);
+        q->nl = (int)l + (q->w[l] != NULL);
+        if (err) goto fail;
+        width = q->out[l];
+    }
+    if (q->out[nl - 1] != 5) {
+        err = "the head has five outputs";
+        goto fail;
+    }
+    cap = PyCapsule_New(q, "pulvezar.qnet", qnet_free);
+    if (cap) q = NULL;
+    goto done;
+fail:
+    if (err) PyErr_SetString(PyExc_ValueError, err);
+done:
+    if (q) qnet_destroy(q);
+    Py_XDECREF(seq);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&bias1);
+    PyBuffer_Release(&contact);
+    PyBuffer_Release(&wx);
+    return cap;
+}
+
+static QNet *qnet_of(PyObject *cap) {
+    QNet *q = PyCapsule_GetPointer(cap, "pulvezar.qnet");
+    if (q && q->version >= 4 && q->race && !bo_off) {
+        PyErr_SetString(PyExc_ValueError, "encoding v4 needs the bear-off tables: call set_bearoff first");
+        return NULL;
+    }
+    return q;
+}
+
+static const char *check_board_bytes(const uint8_t *b, Py_ssize_t len) {
+    if (len % 50) return "boards must be a multiple of 50 bytes";
+    for (Py_ssize_t i = 0; i < len; i += 50) {
+        int m = 0, t = 0;
+        for (int s = 0; s < 25; s++) {
+            m += b[i + s];
+            t += b[i + 25 + s];
+        }
+        if (m > 15 || t > 15) return "a side has more than 15 checkers";
+    }
+    return NULL;
+}
+
+static PyObject *f_evaluate(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    Py_buffer boards, out;
+    if (!PyArg_ParseTuple(args, "Oy*w*", &cap, &boards, &out)) return NULL;
+    PyObject *res = NULL;
+    QNet *q = qnet_of(cap);
+    Work w = {0};
+    const char *err = NULL;
+    Py_ssize_t n = boards.len / 50;
+    if (!q) goto done;
+    if ((err = check_board_bytes(boards.buf, boards.len))) goto fail;
+    if (out.len != n * 5 * (Py_ssize_t)sizeof(double)) {
+        err = "out has the wrong size";
+        goto fail;
+    }
+    if (work_alloc(q, &w) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS run_evaluate(q, boards.buf, n, out.buf, &w);
+    Py_END_ALLOW_THREADS res = Py_None;
+    Py_INCREF(res);
+    goto done;
+fail:
+    PyErr_SetString(PyExc_ValueError, err);
+done:
+    work_free(&w);
+    PyBuffer_Release(&boards);
+    PyBuffer_Release(&out);
+    return res;
+}
+
+static PyObject *children_call(PyObject *args, int want_sums) {
+    PyObject *cap;
+    Py_buffer parents, index, boards, out = {0};
+    int ok = want_sums ? PyArg_ParseTuple(args, "Oy*y*y*", &cap, &parents, &index, &boards)
+                       : PyArg_ParseTuple(args, "Oy*y*y*w*", &cap, &parents, &index, &boards, &out);
+    if (!ok) return NULL;
+    PyObject *res = NULL;
+    QNet *q = qnet_of(cap);
+    Work w = {0};
+    const char *err = NULL;
+    Py_ssize_t n = boards.len / 50, np_ = parents.len / 50;
+    if (!q) goto done;
+    if ((err = check_board_bytes(boards.buf, boards.len)) || (err = check_board_bytes(parents.buf, parents.len)))
+        goto fail;
+    if (index.len != n * 4) err = "index must hold one int32 per board";
+    else if (!want_sums && out.len != n * 5 * (Py_ssize_t)sizeof(double)) err = "out has the wrong size";
+    for (Py_ssize_t i = 0; !err && i < n; i++) {
+        int32_t k = ((const int32_t *)index.buf)[i];
+        if (k < 0 || k >= np_) err = "an index is not that of a parent";
+    }
+    if (err) goto fail;
+    if (work_alloc(q, &w) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (want_sums) {
+        res = PyBytes_FromStringAndSize(NULL, n * q->h1p * 4);
+        if (!res) goto done;
+        int32_t *sums = (int32_t *)PyBytes_AS_STRING(res);
+        run_children(q, parents.buf, index.buf, boards.buf, n, NULL, &w, sums);
+    } else {
+        Py_BEGIN_ALLOW_THREADS run_children(q, parents.buf, index.buf, boards.buf, n, out.buf, &w, NULL);
+        Py_END_ALLOW_THREADS res = Py_None;
+        Py_INCREF(res);
+    }
+    goto done;
+fail:
+    PyErr_SetString(PyExc_ValueError, err);
+done:
+    work_free(&w);
+    PyBuffer_Release(&parents);
+    PyBuffer_Release(&index);
+    PyBuffer_Release(&boards);
+    if (!want_sums) PyBuffer_Release(&out);
+    return res;
+}
+
+static PyObject *f_children(PyObject *self, PyObject *args) { return children_call(args, 0); }
+static PyObject *f_child_sums(PyObject *self, PyObject *args) { return children_call(args, 1); }
+
+static PyObject *f_sums(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    Py_buffer boards;
+    if (!PyArg_ParseTuple(args, "Oy*", &cap, &boards)) return NULL;
+    PyObject *res = NULL;
+    QNet *q = qnet_of(cap);
+    const char *err;
+    if (q) {
+        if ((err = check_board_bytes(boards.buf, boards.len))) PyErr_SetString(PyExc_ValueError, err);
+        else {
+            Py_ssize_t n = boards.len / 50;
+            res = PyBytes_FromStringAndSize(NULL, n * q->h1p * 4);
+            if (res) run_sums(q, boards.buf, n, (int32_t *)PyBytes_AS_STRING(res));
+        }
+    }
+    PyBuffer_Release(&boards);
+    return res;
+}
+
+static int cpu_avx2(void) {
+#if HAVE_AVX2
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+static PyObject *f_simd(PyObject *self, PyObject *args) {
+    int level = -1;
+    if (!PyArg_ParseTuple(args, "|i", &level)) return NULL;
+    if (level == 1 && !cpu_avx2()) {
+        PyErr_SetString(PyExc_ValueError, "this CPU has no AVX2");
+        return NULL;
+    }
+    if (level == 0 || level == 1) use_avx2 = level;
+    else if (level != -1) {
+        PyErr_SetString(PyExc_ValueError, "level is 0 (portable) or 1 (AVX2)");
+        return NULL;
+    }
+    return PyLong_FromLong(use_avx2);
+}
+
+static PyMethodDef qnet_methods[] = {
+    {"make", f_make, METH_VARARGS, "make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers) -> a quantised net"},
+    {"evaluate", f_evaluate, METH_VARARGS, "evaluate(net, boards, out): probabilities, each board from scratch"},
+    {"children", f_children, METH_VARARGS,
+     "children(net, parents, index, boards, out): probabilities of plays, updated from their parents"},
+    {"sums", f_sums, METH_VARARGS, "sums(net, boards) -> int32 bytes: first-layer slot sums from scratch"},
+    {"child_sums", f_child_sums, METH_VARARGS,
+     "child_sums(net, parents, index, boards) -> int32 bytes: the plays' slot sums, updated"},
+    {"simd", f_simd, METH_VARARGS, "simd([level]) -> the kernel in use: 1 AVX2, 0 portable"},
+    {"set_bearoff", f_set_bearoff, METH_VARARGS,
+     "set_bearoff(off, first, positions, slots): the one-sided database for encoding v4's terms"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef qnet_module = {PyModuleDef_HEAD_INIT, "_qnet",
+                                         "Quantised nets with an incrementally updated first layer.", -1,
+                                         qnet_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__qnet(void) {
+    init_rolls();
+    use_avx2 = cpu_avx2();
+    PyObject *m = PyModule_Create(&qnet_module);
+    if (m) {
+        PyModule_AddIntConstant(m, "SLOTS", SLOTS);
+        PyModule_AddIntConstant(m, "COUNTS", COUNTS);
+        PyModule_AddIntConstant(m, "BASE", BASE);
+        PyModule_AddIntConstant(m, "MAX_LAYERS", MAX_QLAYERS);
+    }
+    return m;
+}
