@@ -17,6 +17,7 @@ from pulvezar.search import (
     EvalCache,
     FilterStage,
     MoveFilter,
+    Prune,
     Search,
     hint,
     move_filter,
@@ -218,3 +219,60 @@ def test_forced_and_empty_plays(small: NetEvaluator) -> None:
     closed = Position.from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
     cands = hint(closed, (6, 5), ply=1, evaluator=small)
     assert len(cands) == 1 and cands[0].notation == "" and cands[0].ply == 1
+
+
+def brute_one_ply_pruned(ev: NetEvaluator, cheap: NetEvaluator, keep: int, after: Position) -> np.ndarray:
+    """:func:`brute_one_ply` where each roll's reply is the best by ``ev`` of the ``keep`` best by ``cheap``
+    (first of equals, generator order)."""
+    opp = after.swap()
+    total = np.zeros(5)
+    for (d1, d2), w in zip(ROLLS, ROLL_WEIGHTS, strict=True):
+        replies = list(INTL.legal_plays(opp, (d1, d2)))
+        screen = [-equity(cheap.evaluate(r.position.swap())[None, :], INTL)[0] for r in replies]
+        order = sorted(range(len(replies)), key=lambda i: (-screen[i], i))[:keep]
+        best, best_probs = -np.inf, np.zeros(5)
+        for i in sorted(order):
+            mover = ev.evaluate(replies[i].position.swap())
+            eq = -equity(mover[None, :], INTL)[0]
+            if eq > best + 1e-12:
+                best, best_probs = eq, mover
+        total += w * best_probs
+    return total
+
+
+def test_pruning_values_only_the_cheap_nets_best_replies(small: NetEvaluator) -> None:
+    torch.manual_seed(3)
+    cheap = NetEvaluator(ValueNet(4), ValueNet(4), device="cpu")
+    s = Search(small, INTL, prune=Prune(cheap, keep=2))
+    pos = midgame_positions(1, seed=8)[0]
+    cands = s.rank(pos, (6, 2), ply=1, filter=ALL)
+    for c in cands[:3]:
+        np.testing.assert_allclose(c.probs, brute_one_ply_pruned(small, cheap, 2, c.play.position), atol=1e-6)
+    with pytest.raises(ValueError, match="at least one"):
+        Prune(cheap, keep=0)
+
+
+def test_pruning_that_keeps_every_play_changes_nothing(small: NetEvaluator) -> None:
+    pos = midgame_positions(1, seed=9)[0]
+    plain = Search(small, INTL).rank(pos, (5, 3), ply=2, filter=FILTERS["tiny"])
+    pruned = Search(small, INTL, prune=Prune(default_evaluator(), keep=10_000)).rank(
+        pos, (5, 3), ply=2, filter=FILTERS["tiny"]
+    )
+    assert [c.play for c in plain] == [c.play for c in pruned]
+    np.testing.assert_array_equal([c.probs for c in plain], [c.probs for c in pruned])
+
+
+def test_the_cache_values_plays_as_boards(small: NetEvaluator) -> None:
+    from pulvezar.rollouts.lockstep import plays_of
+    from pulvezar.search.cache import CachedEvaluator
+
+    boards = np.stack([np.frombuffer(p.board, dtype=np.uint8) for p in midgame_positions(6, seed=5)])
+    dice = np.array([(3, 1), (6, 6), (5, 2), (4, 1), (2, 2), (6, 5)])
+    after, counts = plays_of(boards, dice, INTL)
+    index = np.repeat(np.arange(len(boards)), counts)
+    cached = CachedEvaluator(small)
+    np.testing.assert_array_equal(
+        cached.evaluate_plays(boards, index, np.concatenate([after, after[:5]])),
+        small.evaluate_boards(np.concatenate([after, after[:5]])),
+    )
+    assert cached.evaluated == len(np.unique(after, axis=0))

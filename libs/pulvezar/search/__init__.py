@@ -8,7 +8,7 @@
 from pulvezar.search.cache import CachedEvaluator, EvalCache
 from pulvezar.search.filters import FILTERS, FilterStage, MoveFilter, move_filter
 from pulvezar.search.hint import STRENGTHS, Strength, hint, searcher
-from pulvezar.search.plies import MAX_PLY, ROLL_WEIGHTS, ROLLS, Candidate, Search
+from pulvezar.search.plies import MAX_PLY, ROLL_WEIGHTS, ROLLS, Candidate, Prune, Search
 
 __all__ = [
     "FILTERS",
@@ -21,6 +21,7 @@ __all__ = [
     "EvalCache",
     "FilterStage",
     "MoveFilter",
+    "Prune",
     "Search",
     "Strength",
     "hint",

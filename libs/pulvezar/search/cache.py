@@ -8,10 +8,12 @@ are the five probabilities stored as 40 bytes.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
-from pulvezar.eval.evaluator import Boards, Evaluator, Probs
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, evaluate_plays
 
 DEFAULT_SIZE = 1 << 17  # entries; about 250 bytes each
 
@@ -88,6 +90,30 @@ class CachedEvaluator:
         if len(boards) == 0:
             return np.zeros((0, 5))
         uniq, inv = unique_boards(boards)
+        return self._evaluate(uniq, inv, lambda idx: self.evaluator.evaluate_boards(uniq[idx]))
+
+    def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
+        """:meth:`evaluate_boards` of plays (see :func:`pulvezar.eval.evaluator.evaluate_plays`):
+        the wrapped evaluator gets each missing board with a parent, in the order they came."""
+        if len(after) == 0:
+            return np.zeros((0, 5))
+        after = np.ascontiguousarray(after, dtype=np.uint8)
+        view = after.view(np.dtype((np.void, after.shape[1]))).ravel()
+        _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+        order = np.argsort(first)  # first occurrences in their order: one parent's plays stay together
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        first = first[order]
+        uniq, parent = after[first], np.asarray(index)[first]
+        return self._evaluate(
+            uniq,
+            rank[inv.ravel()],
+            lambda idx: evaluate_plays(self.evaluator, parents, parent[idx], uniq[idx]),
+        )
+
+    def _evaluate(
+        self, uniq: Boards, inv: npt.NDArray[np.intp], run: Callable[[npt.NDArray[np.intp]], Probs]
+    ) -> Probs:
         keys = [b.tobytes() for b in uniq]
         found, known = self.cache.lookup(keys)
         out = np.empty((len(uniq), 5))
@@ -97,7 +123,7 @@ class CachedEvaluator:
         missing[found] = False
         if missing.any():
             idx = np.flatnonzero(missing)
-            probs = self.evaluator.evaluate_boards(uniq[idx])
+            probs = run(idx)
             self.calls += 1
             self.evaluated += len(idx)
             out[idx] = probs

@@ -37,6 +37,7 @@ from pulvezar.eval.evaluator import (
     Probs,
     default_evaluator,
     equity,
+    evaluate_plays,
     flip,
     swap_boards,
     terminal,
@@ -48,6 +49,35 @@ from pulvezar.search.cache import CachedEvaluator, EvalCache, unique_boards
 from pulvezar.search.filters import MoveFilter, move_filter
 
 REC = _kernel.REC
+
+
+@dataclass(frozen=True)
+class Prune:
+    """Pruning for search, as GNU Backgammon's pruning nets: where a search chooses a reply by 0-ply
+    equity (inside every expansion), each roll's plays are valued by a cheap ``evaluator`` first and
+    only its ``keep`` best by the search's own.  Candidates at the top are not pruned (the move
+    filters screen them)."""
+
+    evaluator: Evaluator
+    keep: int = 4
+
+    def __post_init__(self) -> None:
+        if self.keep < 1:
+            raise ValueError("a pruning keeps at least one play")
+
+
+def _first_best(
+    values: npt.NDArray[np.float64], seg: npt.NDArray[np.intp], starts: npt.NDArray[np.intp]
+) -> npt.NDArray[np.intp]:
+    """Per segment (``seg``: each row's, ``starts``: each segment's first row), the first row whose
+    value is the segment's best within 1e-12; ``len(values)`` for a segment without a finite value."""
+    best = np.maximum.reduceat(values, starts)
+    is_best = (values >= best[seg] - 1e-12) & np.isfinite(values)
+    first = np.full(len(starts), len(values), dtype=np.intp)
+    np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
+    return first
+
+
 MAX_PLY = 3
 ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
 """The 21 distinct rolls, larger die first."""
@@ -113,11 +143,13 @@ class Search:
         evaluator: Evaluator | None = None,
         rules: Rules | None = None,
         cache: EvalCache | None = None,
+        prune: Prune | None = None,
     ) -> None:
         self.evaluator: Evaluator = evaluator if evaluator is not None else default_evaluator()
         self.rules = rules or Rules.international()
         self.cache = cache if cache is not None else EvalCache()
         self.cached = CachedEvaluator(self.evaluator, self.cache)
+        self.prune = prune
         self._flags = _rules_flags(self.rules)
 
     # ---- values of positions ------------------------------------------------
@@ -154,28 +186,67 @@ class Search:
 
     def _expand(self, boards: Boards, ply: int) -> Probs:
         """Average over the 21 rolls of the best reply (0-ply choice) valued at ``ply - 1``."""
-        gen, flags = _kernel.generate, self._flags
-        recs = [gen(b.tobytes(), d1, d2, flags) for b in boards for d1, d2 in ROLLS]
-        counts = np.fromiter((len(r) // REC for r in recs), dtype=np.intp, count=len(recs))
-        results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, REC)[:, :50]
-        after = swap_boards(results)  # the opponent of the mover is on roll
-        first = self._best_of_segments(after, counts)
+        rolled = np.repeat(boards, len(ROLLS), axis=0)
+        dice = np.tile(np.array(ROLLS, dtype=np.uint8), (len(boards), 1))
+        out, raw_counts = _kernel.generate_many(rolled.tobytes(), dice.tobytes(), self._flags)
+        counts = np.frombuffer(raw_counts, dtype=np.int64).astype(np.intp)
+        after = swap_boards(
+            np.frombuffer(out, dtype=np.uint8).reshape(-1, 50)
+        )  # the mover's opponent on roll
+        first = self._best_of_segments(after, counts, rolled)
         chosen = after[first]
         reply = self.probabilities(chosen, ply - 1)  # at 1 ply: cache hits, evaluated just above
         mover = flip(reply).reshape(len(boards), len(ROLLS), 5)
         result: Probs = np.einsum("nrk,r->nk", mover, ROLL_WEIGHTS)
         return result
 
-    def _best_of_segments(self, after: Boards, counts: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
-        """Index of the first best 0-ply play in each segment of ``counts`` plays."""
-        mover_eq = equity(flip(self.cached.evaluate_boards(after)), self.rules)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+    def _best_of_segments(
+        self, after: Boards, counts: npt.NDArray[np.intp], parents: Boards | None = None
+    ) -> npt.NDArray[np.intp]:
+        """Index of the first best 0-ply play in each segment of ``counts`` plays (of ``parents``,
+        one a segment, when given: the quantised kernel updates each play from its parent)."""
         seg = np.repeat(np.arange(len(counts)), counts)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        if self.prune is not None and parents is not None:
+            return self._best_of_pruned(after, counts, parents, seg, starts)
+        if parents is None:
+            probs = self.cached.evaluate_boards(after)
+        else:
+            probs = self.cached.evaluate_plays(parents, seg, after)
+        mover_eq = equity(flip(probs), self.rules)
         best = np.maximum.reduceat(mover_eq, starts)
         is_best = mover_eq >= best[seg] - 1e-12
         first = np.full(len(counts), len(mover_eq), dtype=np.intp)
         np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
         return first
+
+    def _best_of_pruned(
+        self,
+        after: Boards,
+        counts: npt.NDArray[np.intp],
+        parents: Boards,
+        seg: npt.NDArray[np.intp],
+        starts: npt.NDArray[np.intp],
+    ) -> npt.NDArray[np.intp]:
+        """:meth:`_best_of_segments` with :attr:`prune`: every play valued by the cheap net, the
+        ``keep`` best of each segment by the search's evaluator, the first best of those chosen."""
+        assert self.prune is not None
+        cheap = equity(flip(evaluate_plays(self.prune.evaluator, parents, seg, after)), self.rules)
+        big = counts > self.prune.keep
+        kept = ~big[seg]  # segments of at most `keep` plays are valued whole
+        if big.any():
+            values = np.where(kept, -np.inf, cheap)
+            for _ in range(self.prune.keep):  # the best not yet kept of each segment, first of equals
+                first = _first_best(values, seg, starts)
+                first = first[big & (first < len(after))]
+                kept[first] = True
+                values[first] = -np.inf
+        rows = np.flatnonzero(kept)  # generator order within each segment
+        probs = self.cached.evaluate_plays(parents, seg[rows], after[rows])
+        mover_eq = equity(flip(probs), self.rules)
+        kseg = seg[rows]
+        pick = _first_best(mover_eq, kseg, np.searchsorted(kseg, np.arange(len(counts))).astype(np.intp))
+        return rows[pick]
 
     def play_probabilities(self, results: Boards, ply: int) -> Probs:
         """Probabilities at ``ply`` of plays' resulting boards (mover's view), for the mover."""

@@ -37,7 +37,8 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
   same for the labels): the differences between sibling positions, which decide the play.
   Held out, the **decision loss** is the teacher's equity lost by the net's choice in each
   group (x 1000); ``stop_on = "decision"`` stops early on it.
-- **Nets**: fresh nets of ``encoding`` (version), ``layers`` hidden layers; ``crashed_hidden > 0``
+- **Nets**: fresh nets of ``encoding`` (version), ``layers`` hidden layers (or the layer ``widths``
+  and ``race_widths`` given, and ``activation="crelu"`` for the quantised kernel); ``crashed_hidden > 0``
   adds a crashed net (crashed positions leave the contact net; from ``--init`` it starts as
   a copy of the contact net); an ``--init`` model of a lower encoding is widened (the new
   inputs start with zero weights).  ``train`` names the nets to train (``--train crashed,race``:
@@ -114,6 +115,11 @@ class FitConfig:
     stop_on: str = "loss"  # early stopping on the held-out "loss", equity "rmse" or group "decision" loss
     train: str = ""  # comma-separated nets to train (the others are --init's, unchanged); "" = every net
     fresh: str = ""  # comma-separated nets that start fresh (this config's sizes) even with --init
+    widths: str = (
+        ""  # fresh contact and crashed nets: comma-separated layer widths (overrides hidden, layers)
+    )
+    race_widths: str = ""  # fresh race net: comma-separated layer widths (overrides race_hidden, race_layers)
+    activation: str = "relu"  # fresh nets: "relu", or "crelu" (clipped, for the quantised kernel)
 
     def nets(self) -> tuple[str, ...]:
         """The nets of the model this fit makes."""
@@ -361,9 +367,12 @@ class FitRun:
 
     def _fresh_net(self, name: str, features: int) -> ValueNet:
         cfg = self.config
+        text = cfg.race_widths if name == "race" else cfg.widths
+        widths = [int(w) for w in text.split(",") if w.strip()] or None
         if name == "race":
-            return ValueNet(cfg.race_hidden, cfg.race_layers, features)
-        return ValueNet(cfg.crashed_hidden if name == "crashed" else cfg.hidden, cfg.layers, features)
+            return ValueNet(cfg.race_hidden, cfg.race_layers, features, widths, cfg.activation)
+        hidden = cfg.crashed_hidden if name == "crashed" else cfg.hidden
+        return ValueNet(hidden, cfg.layers, features, widths, cfg.activation)
 
     def _split(self, corpus: Rows, groups: Rows, version: int) -> tuple[dict[str, Data], dict[str, Any]]:
         cfg = self.config
@@ -725,14 +734,14 @@ def _copy_state(net: ValueNet) -> dict[str, torch.Tensor]:
 
 
 def _copy_net(net: ValueNet) -> ValueNet:
-    new = ValueNet(net.hidden, net.layers, net.features)
+    new = ValueNet(**net.config())
     new.load_state_dict(_copy_state(net))
     return new
 
 
 def widen(net: ValueNet, features: int) -> ValueNet:
     """``net`` taking ``features`` inputs: the first ones as before, the new ones with zero weights."""
-    new = ValueNet(net.hidden, net.layers, features)
+    new = ValueNet(**{**net.config(), "features": features})
     state = _copy_state(net)
     w = state["body.0.weight"]
     state["body.0.weight"] = torch.cat([w, torch.zeros(w.shape[0], features - w.shape[1], dtype=w.dtype)], 1)

@@ -102,6 +102,8 @@ PRESETS: dict[str, LabelConfig] = {
     "0ply": LabelConfig(shard=100_000, international="gnubg-nn-0ply", tavla="pulvezar-v2-0ply"),
     "sage1": LabelConfig(international="bgsage-1ply", tavla="pulvezar-v3-1ply"),
     "sage2": LabelConfig(international="bgsage-2ply", tavla="pulvezar-v3-2ply"),
+    "v3-0ply": LabelConfig(shard=100_000, international="pulvezar-v3-0ply", tavla="pulvezar-v3-0ply"),
+    "v3-1ply": LabelConfig(shard=20_000, international="pulvezar-v3-1ply", tavla="pulvezar-v3-1ply"),
 }
 """Named label sets: ``--set 1ply 2ply`` labels the whole corpus cheaply first, then deeply."""
 
