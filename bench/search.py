@@ -28,6 +28,12 @@ the same file without the ``eval`` lines is timed too and subtracted position
 by position ("eval alone", the median of the differences); the whole run, less gnubg's start-up timed
 with an empty command file, divided by the positions is printed as a check.
 
+**Pruning** (issue 32): ``--prune N`` times pulvezar's hints with :class:`~pulvezar.search.Prune`
+(the shipped screening net, 64 units, on the quantised kernel, keeping each roll's ``N`` best replies
+for the search's net); ``--agreement M`` instead compares the pruned and the unpruned search on ``M``
+decisions: the miss rate (the unpruned best play not chosen) and the equity that costs by the unpruned
+values.
+
 **Strength** (``--strength``): pulvezar playing by ``hint`` at 1 ply and at 2
 plies with the normal filter (``--me``) against gnubg 0-ply (the net's choice,
 PyPI ``gnubg_nn``) and gnubg 2-ply (``gnubg_nn.best_move(board, d1, d2,
@@ -63,8 +69,8 @@ import torch
 from pulvezar import MatchId, Position, Rules, format_gnubg_id
 from pulvezar.cube import cube_decision
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import Evaluator, NetEvaluator, default_evaluator
-from pulvezar.search import ROLLS, Search, hint, searcher
+from pulvezar.eval.evaluator import SCREEN_MODEL, Evaluator, NetEvaluator, default_evaluator
+from pulvezar.search import ROLLS, Prune, Search, hint, searcher
 
 RULES = Rules.international()
 GNUBG_CACHE = 1 << 19
@@ -112,6 +118,10 @@ def main() -> int:
     ap.add_argument("--me", type=int, choices=[1, 2], action="append", help="pulvezar's ply (repeatable)")
     ap.add_argument("--vs", choices=["gnubg0", "gnubg2"], action="append", help="opponent (repeatable)")
     ap.add_argument("--pairs", type=int, default=40, help="duplicate pairs (2 games each) per match")
+    ap.add_argument("--prune", type=int, default=0, help="pulvezar prunes with the screening net, keeping N")
+    ap.add_argument(
+        "--agreement", type=int, default=0, help="only the pruned/unpruned agreement on N decisions"
+    )
     args = ap.parse_args()
 
     ev = default_evaluator()
@@ -120,14 +130,48 @@ def main() -> int:
     if args.strength:
         return strength(ev, args.me or [1, 2], args.vs or ["gnubg0", "gnubg2"], args.pairs, args.seed)
     print(f"machine: {platform.processor() or platform.machine()}, torch threads {torch.get_num_threads()}")
-    time_hints(ev, args.positions, args.ply, args.seed)
+    prune = pruning(args.prune)
+    if args.agreement:
+        return agreement(ev, args.agreement, args.ply, args.seed, prune or pruning(4))
+    time_hints(ev, args.positions, args.ply, args.seed, prune)
     if not args.no_cube:
         time_cube(ev, args.cube_positions, args.seed + 1)
     return 0
 
 
-def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int) -> None:
-    search = Search(ev, RULES)
+def pruning(keep: int) -> Prune | None:
+    """Pruning by the shipped screening net on the quantised kernel, keeping ``keep`` (0: none)."""
+    if keep <= 0:
+        return None
+    return Prune(NetEvaluator.load(SCREEN_MODEL, quantised=True), keep)
+
+
+def agreement(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune) -> int:
+    """How often pruning loses the unpruned search's best play (the miss rate), on ``n`` decisions."""
+    cases = positions(n, seed)
+    misses, lost, t_plain, t_pruned = 0, 0.0, 0.0, 0.0
+    for p, dice in cases:
+        t = time.perf_counter()
+        plain = Search(ev, RULES).rank(p, dice, ply, "normal")
+        t_plain += time.perf_counter() - t
+        t = time.perf_counter()
+        pruned = Search(ev, RULES, prune=prune).rank(p, dice, ply, "normal")[0]
+        t_pruned += time.perf_counter() - t
+        if pruned.play != plain[0].play:
+            misses += 1
+            lost += plain[0].equity - next(c.equity for c in plain if c.play == pruned.play)
+    n = len(cases)
+    print(f"{n} decisions, {ply}-ply, normal filter, pruning keeps {prune.keep} of each roll's replies "
+          "by the screening net:")  # fmt: skip
+    print(f"  the unpruned best play chosen on {100 * (1 - misses / n):.2f}% (miss rate "
+          f"{100 * misses / n:.2f}%), {1000 * lost / n:.3f} milli-points lost a decision by "
+          f"the unpruned search's values; {1000 * t_plain / n:.0f} ms vs {1000 * t_pruned / n:.0f} ms "
+          "a hint")  # fmt: skip
+    return 0
+
+
+def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune | None = None) -> None:
+    search = Search(ev, RULES, prune=prune)
     cases = positions(n + 1, seed)
     try:
         import gnubg
@@ -166,7 +210,8 @@ def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int) -> None:
             pairs = sorted(zip(move[::2], move[1::2], strict=True))
             agree[prune] += ours_moves == pairs
 
-    print(f"net device: {ev.device}; {len(cases)} positions, {ply}-ply hint, normal filter")
+    pruned = f", pruning keeps {prune.keep}" if prune else ""
+    print(f"net device: {ev.device}; {len(cases)} positions, {ply}-ply hint, normal filter{pruned}")
     print(f"pulvezar            {ms(ours)}")
     hits, misses = hits + search.cache.hits, misses + search.cache.misses
     per = search.cached.evaluated / len(cases)

@@ -335,8 +335,9 @@ static void work_free(Work *w) {
         int32_t current = -1;                                                                           \
         for (Py_ssize_t i = 0; i < n; i++) {                                                             \
             const uint8_t *b = boards + 50 * i, *parent = parents + 50 * (size_t)index[i];              \
-            if (index[i] != current) {                                                                   \
-                scratch_sum(q, parent + 25, parent, w->base);                                            \
+            if (index[i] != current) { /* a new parent: its sum, unless it is the last one's board */   \
+                if (current < 0 || memcmp(parent, parents + 50 * (size_t)current, 50))                  \
+                    scratch_sum(q, parent + 25, parent, w->base);                                        \
                 current = index[i];                                                                      \
             }                                                                                            \
             int32_t *acc = sums ? sums + (size_t)i * q->h1p : w->acc;                                    \
