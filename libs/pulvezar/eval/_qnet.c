@@ -19,7 +19,7 @@
  * are chosen by pulvezar.eval.quantised so that no sum can overflow.
  *
  * make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers) -> capsule
- *   rows   int32 [2][25][16][h1p]: side (0 = on roll), slot, count, unit (h1p = h1 padded to 16);
+ *   rows   int32 [2][25][16][h1p]: side (0 = on roll), slot, count, unit (h1p = h1 padded to 64);
  *          the count-0 rows are zero (their sum is in bias1)
  *   bias1  int32 [h1p]; contact int32 [h1p]: the row of the contact flag; version: the encoding of
  *          the dense tail (1-4: its 0, 10, 28 or 36 inputs, encoding[BASE:]); wx float32 [nx][h1p],
@@ -49,7 +49,7 @@
 
 typedef struct {
     int h1, h1p, version, nx, race, nl;
-    int32_t *rows, *bias1, *contact_row;
+    int32_t *rows, *bias1, *contact_row, *zero;
     float *wx;
     int shift1, cap1;
     int in[MAX_QLAYERS], out[MAX_QLAYERS], cap[MAX_QLAYERS], wide[MAX_QLAYERS];
@@ -65,6 +65,7 @@ static void qnet_destroy(QNet *q) {
     free(q->rows);
     free(q->bias1);
     free(q->contact_row);
+    free(q->zero);
     free(q->wx);
     for (int l = 0; l < q->nl; l++) {
         free(q->w[l]);
@@ -95,28 +96,105 @@ static inline const int32_t *row_of(const QNet *q, int side, int slot, int n) {
     return q->rows + ((size_t)((side * SLOTS + slot) * COUNTS + n)) * q->h1p;
 }
 
-/* acc = bias + the rows of `mine` (side 0) and `theirs` (side 1). */
-INL void scratch_sum(const QNet *q, const uint8_t *mine, const uint8_t *theirs, int32_t *acc) {
-    const int h = q->h1p;
-    memcpy(acc, q->bias1, (size_t)h * sizeof(int32_t));
+/* The rows of a board's occupied slots (`mine` side 0, `theirs` side 1), each against the zero row:
+ * its sum is the bias plus these.  Returns their count (at most 50). */
+INL int scratch_rows(const QNet *q, const uint8_t *mine, const uint8_t *theirs, const int32_t **add,
+                     const int32_t **sub) {
+    int n = 0;
     for (int side = 0; side < 2; side++) {
         const uint8_t *c = side ? theirs : mine;
-        for (int s = 0; s < SLOTS; s++) {
-            if (!c[s]) continue;
-            const int32_t *r = row_of(q, side, s, c[s]);
-            for (int j = 0; j < h; j++) acc[j] += r[j];
+        for (int s = 0; s < SLOTS; s++)
+            if (c[s]) {
+                add[n] = row_of(q, side, s, c[s]);
+                sub[n++] = q->zero;
+            }
+    }
+    return n;
+}
+
+/* The rows that take one side's slots from `from` to `to`: n more (add, sub) pairs. */
+INL int change_rows(const QNet *q, int side, const uint8_t *from, const uint8_t *to, const int32_t **add,
+                    const int32_t **sub, int n) {
+    for (int s = 0; s < SLOTS; s++)
+        if (from[s] != to[s]) {
+            add[n] = row_of(q, side, s, to[s]);
+            sub[n++] = row_of(q, side, s, from[s]);
         }
+    return n;
+}
+
+/* One pass over the first layer, 64 units at a time kept in L1: t = base + sum_k (add[k] - sub[k])
+ * (the slot sum: into `sums` when given), then plus the contact row and the dense tail when given,
+ * and the activations into a0. */
+INL void activate64_portable(const int32_t *t, int sh, int32_t half, int32_t cap, int16_t *out) {
+    for (int j = 0; j < 64; j++) {
+        int32_t v = (t[j] + half) >> sh;
+        out[j] = (int16_t)(v < 0 ? 0 : v > cap ? cap : v);
     }
 }
 
-/* acc = base + the changes of one side's slots from `from` to `to`. */
-INL void update_side(const QNet *q, int side, const uint8_t *from, const uint8_t *to, int32_t *acc) {
-    const int h = q->h1p;
-    for (int s = 0; s < SLOTS; s++) {
-        if (from[s] == to[s]) continue;
-        const int32_t *add = row_of(q, side, s, to[s]), *sub = row_of(q, side, s, from[s]);
-        for (int j = 0; j < h; j++) acc[j] += add[j] - sub[j];
+
+INL void accumulate_portable(const QNet *q, const int32_t *base, const int32_t **add, const int32_t **sub, int n,
+                             const int32_t *contact, const int32_t *dense, int32_t *sums, int16_t *a0) {
+    const int h = q->h1p, sh = q->shift1, cap = q->cap1;
+    const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
+    for (int j0 = 0; j0 < h; j0 += 64) { /* h1p is a multiple of 64 */
+        int32_t t[64];
+        for (int j = 0; j < 64; j++) t[j] = base[j0 + j];
+        for (int k = 0; k < n; k++) {
+            const int32_t *a = add[k] + j0, *d = sub[k] + j0;
+            for (int j = 0; j < 64; j++) t[j] += a[j] - d[j];
+        }
+        if (sums) memcpy(sums + j0, t, sizeof t);
+        if (contact)
+            for (int j = 0; j < 64; j++) t[j] += contact[j0 + j];
+        if (dense)
+            for (int j = 0; j < 64; j++) t[j] += dense[j0 + j];
+        activate64_portable(t, sh, half, cap, a0 + j0);
     }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define LD(p) _mm256_loadu_si256((const __m256i *)(p))
+/* The same pass with AVX2: a block's 64 sums stay in eight registers. */
+__attribute__((target("avx2"))) static inline void accumulate_avx2(const QNet *q, const int32_t *base,
+                                                                   const int32_t **add, const int32_t **sub,
+                                                                   int n, const int32_t *contact,
+                                                                   const int32_t *dense, int32_t *sums,
+                                                                   int16_t *a0) {
+    const int h = q->h1p, sh = q->shift1, cap = q->cap1;
+    const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
+    for (int j0 = 0; j0 < h; j0 += 64) {
+        __m256i t[8];
+        for (int r = 0; r < 8; r++) t[r] = LD(base + j0 + 8 * r);
+        for (int k = 0; k < n; k++) {
+            const int32_t *a = add[k] + j0, *d = sub[k] + j0;
+            for (int r = 0; r < 8; r++) t[r] = _mm256_add_epi32(t[r], _mm256_sub_epi32(LD(a + 8 * r), LD(d + 8 * r)));
+        }
+        if (sums)
+            for (int r = 0; r < 8; r++) _mm256_storeu_si256((__m256i *)(sums + j0 + 8 * r), t[r]);
+        if (contact)
+            for (int r = 0; r < 8; r++) t[r] = _mm256_add_epi32(t[r], LD(contact + j0 + 8 * r));
+        if (dense)
+            for (int r = 0; r < 8; r++) t[r] = _mm256_add_epi32(t[r], LD(dense + j0 + 8 * r));
+        const __m128i count = _mm_cvtsi32_si128(sh);
+        const __m256i hv = _mm256_set1_epi32(half), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(cap);
+        for (int r = 0; r < 8; r++)
+            t[r] = _mm256_min_epi32(_mm256_max_epi32(_mm256_sra_epi32(_mm256_add_epi32(t[r], hv), count), lo), hi);
+        for (int r = 0; r < 8; r += 2) /* values in [0, cap]: the pack saturates nothing */
+            _mm256_storeu_si256((__m256i *)(a0 + j0 + 8 * r),
+                                _mm256_permute4x64_epi64(_mm256_packs_epi32(t[r], t[r + 1]), 0xd8));
+    }
+}
+#undef LD
+#define ACCUMULATE(...) (avx2 ? accumulate_avx2(__VA_ARGS__) : accumulate_portable(__VA_ARGS__))
+#else
+#define ACCUMULATE(...) accumulate_portable(__VA_ARGS__)
+#endif
+
+INL void accumulate(const QNet *q, int avx2, const int32_t *base, const int32_t **add, const int32_t **sub, int n,
+                    const int32_t *contact, const int32_t *dense, int32_t *sums, int16_t *a0) {
+    ACCUMULATE(q, base, add, sub, n, contact, dense, sums, a0);
 }
 
 /* The dense tail of one board (seen from the side on roll) into x; returns the contact flag. */
@@ -230,31 +308,24 @@ __attribute__((target("avx2"))) static inline void dots32_avx2(const int16_t *in
 
 static float sigmoid_f(float z) { return 1.0f / (1.0f + expf(-z)); }
 
-/* From the slot sums `acc` (overwritten) and the board (its dense tail): the five probabilities. */
-INL void finish(const QNet *q, int avx2, int32_t *acc, int contact, const float *x, float *fs, int16_t *a0,
-                int16_t *a1, int64_t *z, double *outp) {
+/* The dense tail's float sums, per unit in input order, rounded to the accumulator (into `dense`). */
+INL void dense_sums(const QNet *q, const float *x, float *fs, int32_t *dense) {
     const int h = q->h1p;
-    if (contact)
-        for (int j = 0; j < h; j++) acc[j] += q->contact_row[j];
-    if (q->nx) {
-        for (int j = 0; j < h; j++) fs[j] = 0.0f;
-        for (int e = 0; e < q->nx; e++) { /* input order per unit: the same float sums on every CPU */
-            const float v = x[e];
-            if (v == 0.0f) continue;
-            const float *w = q->wx + (size_t)e * h;
-            for (int j = 0; j < h; j++) fs[j] += v * w[j];
-        }
-        for (int j = 0; j < h; j++) {
-            const float f = fs[j];
-            acc[j] += (int32_t)(f + (f >= 0.0f ? 0.5f : -0.5f)); /* to nearest */
-        }
+    for (int j = 0; j < h; j++) fs[j] = 0.0f;
+    for (int e = 0; e < q->nx; e++) { /* input order per unit: the same float sums on every CPU */
+        const float v = x[e];
+        if (v == 0.0f) continue;
+        const float *w = q->wx + (size_t)e * h;
+        for (int j = 0; j < h; j++) fs[j] += v * w[j];
     }
-    const int sh = q->shift1, cap = q->cap1;
-    const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
     for (int j = 0; j < h; j++) {
-        int32_t t = (acc[j] + half) >> sh;
-        a0[j] = (int16_t)(t < 0 ? 0 : t > cap ? cap : t);
+        const float f = fs[j];
+        dense[j] = (int32_t)(f + (f >= 0.0f ? 0.5f : -0.5f)); /* to nearest */
     }
+}
+
+/* From the first layer's activations a0: the later layers and the five probabilities. */
+INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, double *outp) {
     int16_t *in = a0, *nxt = a1;
     for (int l = 0; l < q->nl; l++) {
         const int ni = q->in[l], no = q->out[l];
@@ -285,22 +356,23 @@ INL void finish(const QNet *q, int avx2, int32_t *acc, int contact, const float 
 
 /* Scratch memory of one call. */
 typedef struct {
-    int32_t *base, *acc;
+    int32_t *base, *dense;
     int64_t *z;
     float *fs, *x;
     int16_t *a0, *a1;
+    const int32_t *add[64], *sub[64]; /* the rows of one board: at most 50 */
 } Work;
 
 static int work_alloc(const QNet *q, Work *w) {
     size_t h = (size_t)q->h1p, wide = (size_t)(q->widest > q->h1p ? q->widest : q->h1p) + 16;
     w->base = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
-    w->acc = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
+    w->dense = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
     w->fs = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
     w->z = aligned_alloc(64, (wide * 8 + 63) / 64 * 64);
     w->a0 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
     w->a1 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
     w->x = malloc(64 * sizeof(float)); /* the dense tail: at most 36 */
-    if (!w->base || !w->acc || !w->fs || !w->z || !w->a0 || !w->a1 || !w->x) return -1;
+    if (!w->base || !w->dense || !w->fs || !w->z || !w->a0 || !w->a1 || !w->x) return -1;
     memset(w->a0, 0, wide * 2);
     memset(w->a1, 0, wide * 2);
     return 0;
@@ -308,7 +380,7 @@ static int work_alloc(const QNet *q, Work *w) {
 
 static void work_free(Work *w) {
     free(w->base);
-    free(w->acc);
+    free(w->dense);
     free(w->fs);
     free(w->z);
     free(w->a0);
@@ -317,14 +389,23 @@ static void work_free(Work *w) {
 }
 
 /* The kernels, one body compiled twice: for AVX2 and for the baseline CPU. */
+/* One board's probabilities from its first-layer base and row list (the dense tail from the board). */
+#define BOARD_OUT(base, n, b, outp)                                                                      \
+    do {                                                                                                 \
+        int contact_ = dense_inputs(q, b, w->x);                                                         \
+        if (q->nx) dense_sums(q, w->x, w->fs, w->dense);                                                 \
+        accumulate(q, AVX, base, w->add, w->sub, n, contact_ ? q->contact_row : NULL, q->nx ? w->dense : NULL, \
+                   NULL, w->a0);                                                                         \
+        finish(q, AVX, w->a0, w->a1, w->z, outp);                                                        \
+    } while (0)
+
 #define KERNELS(SUFFIX, ATTR)                                                                            \
     ATTR static void evaluate_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, double *out,  \
                                        Work *w) {                                                       \
         for (Py_ssize_t i = 0; i < n; i++) {                                                             \
             const uint8_t *b = boards + 50 * i;                                                          \
-            scratch_sum(q, b, b + 25, w->acc);                                                           \
-            int contact = dense_inputs(q, b, w->x);                                                      \
-            finish(q, AVX, w->acc, contact, w->x, w->fs, w->a0, w->a1, w->z, out + 5 * i);                    \
+            int k = scratch_rows(q, b, b + 25, w->add, w->sub);                                          \
+            BOARD_OUT(q->bias1, k, b, out + 5 * i);                                                      \
         }                                                                                                \
     }                                                                                                    \
     ATTR static void children_##SUFFIX(const QNet *q, const uint8_t *parents, const int32_t *index,         \
@@ -336,22 +417,27 @@ static void work_free(Work *w) {
         for (Py_ssize_t i = 0; i < n; i++) {                                                             \
             const uint8_t *b = boards + 50 * i, *parent = parents + 50 * (size_t)index[i];              \
             if (index[i] != current) { /* a new parent: its sum, unless it is the last one's board */   \
-                if (current < 0 || memcmp(parent, parents + 50 * (size_t)current, 50))                  \
-                    scratch_sum(q, parent + 25, parent, w->base);                                        \
+                if (current < 0 || memcmp(parent, parents + 50 * (size_t)current, 50)) {                \
+                    int k = scratch_rows(q, parent + 25, parent, w->add, w->sub);                        \
+                    accumulate(q, AVX, q->bias1, w->add, w->sub, k, NULL, NULL, w->base, w->a0);              \
+                }                                                                                        \
                 current = index[i];                                                                      \
             }                                                                                            \
-            int32_t *acc = sums ? sums + (size_t)i * q->h1p : w->acc;                                    \
-            memcpy(acc, w->base, (size_t)q->h1p * sizeof(int32_t));                                      \
-            update_side(q, 0, parent + 25, b, acc);                                                      \
-            update_side(q, 1, parent, b + 25, acc);                                                      \
-            if (sums) continue;                                                                          \
-            int contact = dense_inputs(q, b, w->x);                                                      \
-            finish(q, AVX, acc, contact, w->x, w->fs, w->a0, w->a1, w->z, out + 5 * i);                  \
+            int k = change_rows(q, 0, parent + 25, b, w->add, w->sub, 0);                                \
+            k = change_rows(q, 1, parent, b + 25, w->add, w->sub, k);                                    \
+            if (sums)                                                                                    \
+                accumulate(q, AVX, w->base, w->add, w->sub, k, NULL, NULL, sums + (size_t)i * q->h1p, w->a0); \
+            else                                                                                         \
+                BOARD_OUT(w->base, k, b, out + 5 * i);                                                   \
         }                                                                                                \
     }                                                                                                    \
-    ATTR static void sums_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, int32_t *sums) {  \
-        for (Py_ssize_t i = 0; i < n; i++)                                                               \
-            scratch_sum(q, boards + 50 * i, boards + 50 * i + 25, sums + (size_t)i * q->h1p);            \
+    ATTR static void sums_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, int32_t *sums,    \
+                                   Work *w) {                                                           \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                             \
+            const uint8_t *b = boards + 50 * i;                                                          \
+            int k = scratch_rows(q, b, b + 25, w->add, w->sub);                                          \
+            accumulate(q, AVX, q->bias1, w->add, w->sub, k, NULL, NULL, sums + (size_t)i * q->h1p, w->a0);    \
+        }                                                                                                \
     }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -381,11 +467,11 @@ static void run_children(const QNet *q, const uint8_t *p, const int32_t *index, 
     children_portable(q, p, index, b, n, out, w, sums);
 }
 
-static void run_sums(const QNet *q, const uint8_t *b, Py_ssize_t n, int32_t *sums) {
+static void run_sums(const QNet *q, const uint8_t *b, Py_ssize_t n, int32_t *sums, Work *w) {
 #if HAVE_AVX2
-    if (use_avx2) return sums_avx2(q, b, n, sums);
+    if (use_avx2) return sums_avx2(q, b, n, sums, w);
 #endif
-    sums_portable(q, b, n, sums);
+    sums_portable(q, b, n, sums, w);
 }
 
 /* ---- Python ------------------------------------------------------------------------------ */
@@ -435,7 +521,7 @@ static PyObject *f_make(PyObject *self, PyObject *args) {
         goto done;
     }
     q->h1 = h1;
-    q->h1p = (h1 + 15) / 16 * 16;
+    q->h1p = (h1 + 63) / 64 * 64; /* whole blocks of 64 units */
     q->version = version;
     q->nx = features_of(version) ? features_of(version) - BASE : -1;
     if (h1 < 1 || h1 > MAX_WIDTH) err = "bad first-layer width";
@@ -455,8 +541,9 @@ static PyObject *f_make(PyObject *self, PyObject *args) {
     q->rows = aligned_copy(&rows);
     q->bias1 = aligned_copy(&bias1);
     q->contact_row = aligned_copy(&contact);
+    q->zero = calloc((size_t)q->h1p, sizeof(int32_t));
     q->wx = aligned_copy(&wx);
-    if (!q->rows || !q->bias1 || !q->contact_row || !q->wx) {
+    if (!q->rows || !q->bias1 || !q->contact_row || !q->zero || !q->wx) {
         err = "out of memory";
         goto fail;
     }
@@ -613,8 +700,13 @@ static PyObject *f_sums(PyObject *self, PyObject *args) {
         if ((err = check_board_bytes(boards.buf, boards.len))) PyErr_SetString(PyExc_ValueError, err);
         else {
             Py_ssize_t n = boards.len / 50;
-            res = PyBytes_FromStringAndSize(NULL, n * q->h1p * 4);
-            if (res) run_sums(q, boards.buf, n, (int32_t *)PyBytes_AS_STRING(res));
+            Work w = {0};
+            if (work_alloc(q, &w) < 0) PyErr_NoMemory();
+            else {
+                res = PyBytes_FromStringAndSize(NULL, n * q->h1p * 4);
+                if (res) run_sums(q, boards.buf, n, (int32_t *)PyBytes_AS_STRING(res), &w);
+            }
+            work_free(&w);
         }
     }
     PyBuffer_Release(&boards);

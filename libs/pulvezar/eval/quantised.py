@@ -53,8 +53,8 @@ ACC_BITS = 16
 DENSE_FROM = _qnet.BASE - 1  # the encodings' dense tail: the contact flag, then v2-v4's additions
 
 
-def _pad(n: int) -> int:
-    return (n + 15) // 16 * 16
+def _pad(n: int, unit: int = 16) -> int:
+    return (n + unit - 1) // unit * unit
 
 
 def slot_encoding(version: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -114,7 +114,7 @@ class QuantisedNet:
         ws = [m.weight.detach().double().numpy() for m in linear]
         bs = [m.bias.detach().double().numpy() for m in linear]
         h1 = ws[0].shape[0]
-        h1p = _pad(h1)
+        h1p = _pad(h1, 64)  # the kernel's first layer runs in blocks of 64 units
         acc_scale = 2.0**ACC_BITS
         const, g = slot_encoding(version)
         w1 = np.zeros((h1p, ws[0].shape[1]))
