@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -24,6 +24,7 @@ help:
 	@echo "make generations  each generation of runs/sup-a against gnubg 0-ply and PubEval (bench/generations.py)"
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
+	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
 	@echo "make bench-learner   a player's statistics read with 10,000 games recorded (bench/learner_stats.py)"
 	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
 	@echo "make corpus     build the position corpus and label it with the teachers (hours; resumable; data/corpus/README.md)"
@@ -128,6 +129,9 @@ bench-similar: $(STAMP)
 
 bench-learner: $(STAMP)
 	$(PY) bench/learner_stats.py
+
+bench-quantised: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) bench/quantised.py
 
 # the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
 # on the platform's workers instead: python -m services.jobs.book --rules ... --out ...)
