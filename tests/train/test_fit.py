@@ -148,3 +148,16 @@ def test_training_only_some_nets_keeps_the_others_bit_for_bit(tmp_path: Path) ->
         FitRun(config(init=str(init), train="crashed"), tmp_path / "x").run(log=lambda s: None)
     with pytest.raises(ValueError, match="needs --init"):
         FitRun(config(train="race"), tmp_path / "y").run(log=lambda s: None)
+
+
+def test_nets_for_the_quantised_kernel(tmp_path: Path) -> None:
+    """``widths`` and ``activation="crelu"`` make nets of those shapes, which load and run quantised."""
+    cfg = config(max_positions=800, epochs=1, widths="32,8", race_widths="16,4", activation="crelu")
+    assert FitRun(cfg, tmp_path / "q").run(log=lambda s: None)
+    ev = NetEvaluator.load(tmp_path / "q" / "model.pt", device="cpu")
+    assert ev.contact_net.widths == (32, 8) and ev.race_net.widths == (16, 4)
+    assert ev.contact_net.activation == "crelu" and ev.quantised
+    boards = boards_of_keys(read_npz(CORPUS / "positions.npz")["keys"][:300])
+    ev.quantised = False  # PyTorch: clipped ReLU is not the float kernel's
+    np.testing.assert_allclose(NetEvaluator.load(tmp_path / "q" / "model.pt").evaluate_boards(boards),
+                               ev.evaluate_boards(boards), atol=3e-3)  # fmt: skip
