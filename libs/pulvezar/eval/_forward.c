@@ -39,7 +39,7 @@
 
 /* The hand-made features of encoding v2: _features.c's code, included so that the forward pass
  * computes them per board without a second pass (its own module init comes along, unused here),
- * with a faster equivalent of its shots() (shots_fast below, tested equal to it). */
+ * with a faster equivalent of its shots() (shots_bits below, tested equal to it). */
 #include "_features.c"
 
 #define PER_SIDE 101
@@ -111,72 +111,47 @@ static int encode_side(const uint8_t *c, int base, int *idx, float *val, float *
     return k;
 }
 
-/* shots() of _features.c by blot-source pairs instead of rolls x sources: rolls (d1 <= d2,
- * index roll_index[d1][d2]) with which O hits at least one blot of S; the same count. */
-static int roll_index[7][7];
-static uint32_t contains_die[7]; /* rolls with a die d (the double d-d included) */
-static int roll_weight[21];
-
-static void init_rolls(void) {
-    int r = 0;
-    for (int d1 = 1; d1 <= 6; d1++)
-        for (int d2 = d1; d2 <= 6; d2++) {
-            roll_index[d1][d2] = roll_index[d2][d1] = r;
-            roll_weight[r] = d1 == d2 ? 1 : 2;
-            r++;
-        }
-    for (int d = 1; d <= 6; d++) {
-        contains_die[d] = 0;
-        for (int e = 1; e <= 6; e++) contains_die[d] |= 1u << roll_index[d][e];
+/* shots() of _features.c with bitmasks (bit p = S's point p): for each roll, the points O's checkers
+ * reach from all its sources at once, direct, combined through an open point, and by doubles step by step
+ * over open points; with several O checkers on the bar only the entering move.  The same count. */
+static double shots_bits(const View *v) {
+    const uint32_t m24 = 0x1FFFFFEu; /* points 1..24 */
+    uint32_t blots = 0, blocked = 0, src = 0;
+    for (int p = 1; p <= 24; p++) {
+        blots |= (uint32_t)(v->s[p] == 1) << p;
+        blocked |= (uint32_t)(v->s[p] >= 2) << p;
     }
-}
-
-static int open_for_o(const View *v, int p) { return p <= 24 && v->s[p] < 2; }
-
-static double shots_fast(const View *v) {
-    int blots[24], nb = 0;
-    for (int p = 1; p <= 24; p++)
-        if (v->s[p] == 1) blots[nb++] = p;
-    if (!nb) return 0.0;
-    int sources[25], ns = 0;
+    if (!blots) return 0.0;
     if (v->o[0] > 0) {
-        sources[ns++] = 0;
+        src = 1u; /* O must enter first: only the bar's checker moves */
     } else {
-        for (int q = 1; q <= 23; q++)
-            if (v->o[q]) sources[ns++] = q;
+        for (int q = 1; q <= 23; q++) src |= (uint32_t)(v->o[q] > 0) << q;
     }
-    const uint32_t all = (1u << 21) - 1;
-    uint32_t hit = 0;
-    for (int k = 0; k < ns && hit != all; k++) {
-        int q = sources[k];
-        int several_on_bar = q == 0 && v->o[0] > 1;
-        for (int i = 0; i < nb; i++) {
-            int d = blots[i] - q;
-            if (d <= 0) continue;
-            if (d <= 6) hit |= contains_die[d];
-            if (several_on_bar) continue; /* only the entering move itself */
-            for (int d1 = 1; d1 <= 6; d1++) { /* two different dice, either order via an open point */
-                int d2 = d - d1;
-                if (d2 <= d1 || d2 > 6) continue;
-                if (open_for_o(v, q + d1) || open_for_o(v, q + d2)) hit |= 1u << roll_index[d1][d2];
-            }
-            for (int x = 1; x <= 6; x++) { /* doubles: 2, 3 or 4 steps over open points */
-                if (d % x || d / x < 2 || d / x > 4) continue;
-                int ok = 1;
-                for (int j = 1; j < d / x && ok; j++) ok = open_for_o(v, q + j * x);
-                if (ok) hit |= 1u << roll_index[x][x];
-            }
+    const uint32_t open = ~blocked & m24;
+    const int several = v->o[0] > 1;
+    int count = 0;
+    for (int d1 = 1; d1 <= 6; d1++) {
+        const uint32_t a = (src << d1) & m24;
+        /* doubles: up to four steps, each landing on an open point */
+        uint32_t cur = src, hit = 0;
+        for (int k = 0; k < (several ? 1 : 4) && cur; k++) {
+            cur = (cur << d1) & open;
+            hit |= cur & blots;
+        }
+        if (hit) count += 1;
+        for (int d2 = d1 + 1; d2 <= 6; d2++) {
+            const uint32_t b = (src << d2) & m24;
+            uint32_t h = (a | b) & blots;
+            if (!several) h |= ((((a & open) << d2) | ((b & open) << d1)) & m24) & blots;
+            if (h) count += 2;
         }
     }
-    int count = 0;
-    for (int r = 0; r < 21; r++)
-        if (hit & (1u << r)) count += roll_weight[r];
     return count / 36.0;
 }
 
-/* side_features() of _features.c with shots_fast(). */
+/* side_features() of _features.c with shots_bits(). */
 static void side_features_fast(const uint8_t *self, const uint8_t *other, float *out) {
-    side_features_with(self, other, out, shots_fast);
+    side_features_with(self, other, out, shots_bits);
 }
 
 static int back_of(const uint8_t *c) {
@@ -890,7 +865,6 @@ static struct PyModuleDef forward_module = {PyModuleDef_HEAD_INIT, "_forward",
                                             forward_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__forward(void) {
-    init_rolls();
     PyObject *m = PyModule_Create(&forward_module);
     if (m) {
         PyModule_AddIntConstant(m, "BASE", BASE);

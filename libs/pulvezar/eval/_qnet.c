@@ -755,7 +755,6 @@ static struct PyModuleDef qnet_module = {PyModuleDef_HEAD_INIT, "_qnet",
                                          qnet_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__qnet(void) {
-    init_rolls();
     use_avx2 = cpu_avx2();
     PyObject *m = PyModule_Create(&qnet_module);
     if (m) {
