@@ -39,7 +39,7 @@
 
 /* The hand-made features of encoding v2: _features.c's code, included so that the forward pass
  * computes them per board without a second pass (its own module init comes along, unused here),
- * with a faster equivalent of its shots() (shots_bits below, tested equal to it). */
+ * computed faster from bitmasks (side_features_fast below, tested equal to them). */
 #include "_features.c"
 
 #define PER_SIDE 101
@@ -111,29 +111,46 @@ static int encode_side(const uint8_t *c, int base, int *idx, float *val, float *
     return k;
 }
 
-/* shots() of _features.c with bitmasks (bit p = S's point p): for each roll, the points O's checkers
- * reach from all its sources at once, direct, combined through an open point, and by doubles step by step
- * over open points; with several O checkers on the bar only the entering move.  The same count. */
-static double shots_bits(const View *v) {
-    const uint32_t m24 = 0x1FFFFFEu; /* points 1..24 */
-    uint32_t blots = 0, blocked = 0, src = 0;
+/* One side S's checkers and the other side O's, as bitmasks of S's points 1..24 (bit p = point p; O's
+ * point 25 - p is S's point p), and both bars. */
+typedef struct {
+    uint32_t made_s, blot_s, occ_o, made_o;
+    int bar_s, bar_o, rear_s;
+} Masks;
+
+static void side_masks(const uint8_t *self, const uint8_t *other, Masks *m) {
+    uint32_t occ_s = 0, made_s = 0, blot_s = 0, occ_o = 0, made_o = 0;
     for (int p = 1; p <= 24; p++) {
-        blots |= (uint32_t)(v->s[p] == 1) << p;
-        blocked |= (uint32_t)(v->s[p] >= 2) << p;
+        const int c = self[p - 1], d = other[24 - p];
+        occ_s |= (uint32_t)(c > 0) << p;
+        made_s |= (uint32_t)(c >= 2) << p;
+        blot_s |= (uint32_t)(c == 1) << p;
+        occ_o |= (uint32_t)(d > 0) << p;
+        made_o |= (uint32_t)(d >= 2) << p;
     }
+    m->made_s = made_s;
+    m->blot_s = blot_s;
+    m->occ_o = occ_o;
+    m->made_o = made_o;
+    m->bar_s = self[24];
+    m->bar_o = other[24];
+    m->rear_s = self[24] ? 25 : occ_s ? 31 - __builtin_clz(occ_s) : 0; /* rearmost(): 25 = the bar */
+}
+
+/* shots() of _features.c with bitmasks: for each roll, the points O's checkers reach from all its sources
+ * at once, direct, combined through an open point, and by doubles step by step over open points; with
+ * several O checkers on the bar only the entering move.  The same count. */
+static double shots_bits(const Masks *m) {
+    const uint32_t m24 = 0x1FFFFFEu; /* points 1..24 */
+    const uint32_t blots = m->blot_s;
     if (!blots) return 0.0;
-    if (v->o[0] > 0) {
-        src = 1u; /* O must enter first: only the bar's checker moves */
-    } else {
-        for (int q = 1; q <= 23; q++) src |= (uint32_t)(v->o[q] > 0) << q;
-    }
-    const uint32_t open = ~blocked & m24;
-    const int several = v->o[0] > 1;
+    const uint32_t src = m->bar_o ? 1u : m->occ_o & 0xFFFFFEu; /* on the bar O must enter first */
+    const uint32_t open = ~m->made_s & m24;
+    const int several = m->bar_o > 1;
     int count = 0;
     for (int d1 = 1; d1 <= 6; d1++) {
         const uint32_t a = (src << d1) & m24;
-        /* doubles: up to four steps, each landing on an open point */
-        uint32_t cur = src, hit = 0;
+        uint32_t cur = src, hit = 0; /* doubles: up to four steps, each landing on an open point */
         for (int k = 0; k < (several ? 1 : 4) && cur; k++) {
             cur = (cur << d1) & open;
             hit |= cur & blots;
@@ -149,9 +166,52 @@ static double shots_bits(const View *v) {
     return count / 36.0;
 }
 
-/* side_features() of _features.c with shots_bits(). */
+/* The longest run of set bits. */
+static int longest_run_bits(uint32_t x) {
+    int n = 0;
+    for (; x; n++) x &= x << 1;
+    return n;
+}
+
+/* escapes() of _features.c on O's made points as a bitmask. */
+static double escapes_bits(uint32_t made_o, int r) {
+    const int lo = r - 12 < 1 ? 1 : r - 12;
+    const uint32_t window = made_o & (uint32_t)(((1ull << r) - 1) & ~((1ull << lo) - 1)); /* points lo..r-1 */
+    if (!window) return 1.0;
+    const int last = __builtin_ctz(window);
+    int count = 0;
+    for (int d1 = 1; d1 <= 6; d1++)
+        for (int d2 = d1; d2 <= 6; d2++) {
+            int ok = 0;
+            const int steps = d1 == d2 ? 4 : 2;
+            for (int order = 0; order < (d1 == d2 ? 1 : 2) && !ok; order++) {
+                int at = r;
+                for (int k = 0; k < steps; k++) {
+                    const int d = (d1 == d2) ? d1 : ((k == 0) ^ order ? d1 : d2);
+                    const int to = at - d;
+                    if (to >= 1 && (made_o >> to & 1u)) break;
+                    at = to;
+                    if (at < last) {
+                        ok = 1;
+                        break;
+                    }
+                }
+            }
+            if (ok) count += d1 == d2 ? 1 : 2;
+        }
+    return count / 36.0;
+}
+
+/* side_features() of _features.c from bitmasks: the same five values, bit for bit. */
 static void side_features_fast(const uint8_t *self, const uint8_t *other, float *out) {
-    side_features_with(self, other, out, shots_bits);
+    Masks m;
+    side_masks(self, other, &m);
+    const int r = m.rear_s;
+    out[0] = (float)shots_bits(&m);
+    out[1] = (float)(longest_run_bits(m.made_s) / 6.0);
+    out[2] = (float)(r ? longest_run_bits(m.made_o & (uint32_t)(((1ull << r) - 1) & ~1ull)) / 6.0 : 0.0);
+    out[3] = (float)(__builtin_popcount(m.made_s & 0x1F80000u) / 3.0); /* points 19..24 */
+    out[4] = (float)(r ? escapes_bits(m.made_o, r) : 0.0);
 }
 
 static int back_of(const uint8_t *c) {
