@@ -281,7 +281,8 @@ static void side_terms(const uint8_t *s, const uint8_t *o, float *out) {
 #define RK 40  /* rolls tracked */
 #define RP 376 /* pips 0 .. 375 (15 checkers on the bar) */
 #define RD 31  /* dice 0 .. 30 */
-static double *rolls_reach;                 /* rolls_reach[(k * RP + p) * RD + d], k < RK */
+static double *rolls_reach;                 /* rolls_reach[(p * RD + d) * RK + k], k < RK: one (p, d)'s
+                                              * k in a row */
 static double *bo_off, *bo_first;     /* cumulative: P(done within k rolls), positions x bo_slots */
 static int bo_positions, bo_slots;    /* beyond bo_slots rolls a distribution is complete */
 static long bo_comb[16][7];           /* C(s + j - 1, j), the database index's terms */
@@ -321,7 +322,15 @@ static int build_reach(void) {
         nxt = t;
     }
     free(cur), free(nxt);
-    rolls_reach = r;
+    double *by_pd = malloc((size_t)RK * RP * RD * sizeof(double)); /* the side_cdfs order: k last */
+    if (!by_pd) {
+        free(r);
+        return -1;
+    }
+    for (int k = 0; k < RK; k++)
+        for (size_t pd = 0; pd < (size_t)RP * RD; pd++) by_pd[pd * RK + k] = r[(size_t)k * RP * RD + pd];
+    free(r);
+    rolls_reach = by_pd;
     return 0;
 }
 
@@ -366,10 +375,10 @@ static void side_cdfs(const uint8_t *s, double *off, double *first) {
     }
     int p = pips < RP ? pips : RP - 1, d = dice_off < RD ? dice_off : RD - 1;
     int p1 = to_home + lowest < RP ? to_home + lowest : RP - 1, d1 = dice_home + 1 < RD ? dice_home + 1 : RD - 1;
+    const double *ro = rolls_reach + ((size_t)p * RD + d) * RK, *rf = rolls_reach + ((size_t)p1 * RD + d1) * RK;
     for (int k = 0; k < RK; k++) {
-        const double *rk = rolls_reach + (size_t)k * RP * RD;
-        off[k] = rk[p * RD + d];
-        first[k] = total < 15 ? 1.0 : rk[p1 * RD + d1];
+        off[k] = ro[k];
+        first[k] = total < 15 ? 1.0 : rf[k];
     }
 }
 
