@@ -137,16 +137,18 @@ def duplicate(f: NetEvaluator, q: NetEvaluator, pairs: int, seed: int) -> None:
 
 
 def candidate(spec: str) -> NetEvaluator:
-    """An untrained evaluator of a candidate architecture, ``VERSION:WxWxW`` (clipped ReLU)."""
+    """An untrained evaluator of a candidate architecture, ``VERSION:WxWxW`` (clipped ReLU;
+    ``VERSION:WxWxWL``: the hand-made inputs join the second layer)."""
     import torch
 
     from pulvezar.eval.nets import ValueNet
 
     version, widths = spec.split(":")
-    sizes = [int(w) for w in widths.split("x")]
+    late = widths.endswith("L")
+    sizes = [int(w) for w in widths.rstrip("L").split("x")]
     torch.manual_seed(0)
     feats = FEATURES_BY_VERSION[int(version)]
-    nets = [ValueNet(features=feats, widths=sizes, activation="crelu") for _ in range(3)]
+    nets = [ValueNet(features=feats, widths=sizes, activation="crelu", late=late) for _ in range(3)]
     return NetEvaluator(nets[0], nets[2], encoding_version=int(version), crashed_net=nets[1], device="cpu")
 
 

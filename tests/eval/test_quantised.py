@@ -45,9 +45,9 @@ def random_games(rules: Rules, n: int, seed: int) -> tuple[np.ndarray, np.ndarra
     return np.frombuffer(b"".join(boards), dtype=np.uint8).reshape(-1, 50), np.array(dice)
 
 
-def small_net(version: int, widths: list[int], seed: int = 0) -> ValueNet:
+def small_net(version: int, widths: list[int], seed: int = 0, late: bool = False) -> ValueNet:
     torch.manual_seed(seed)
-    net = ValueNet(features=FEATURES_BY_VERSION[version], widths=widths, activation="crelu")
+    net = ValueNet(features=FEATURES_BY_VERSION[version], widths=widths, activation="crelu", late=late)
     with torch.no_grad():  # weights of a trained net's size, not an initialiser's
         for p in net.parameters():
             p.mul_(3.0)
@@ -83,7 +83,11 @@ def test_the_portable_kernel_gives_the_avx2_kernels_bits() -> None:
     boards, dice = random_games(Rules.international(), 300, seed=3)
     after, counts = plays_of(boards, dice, Rules.international())
     index = np.repeat(np.arange(len(boards)), counts)
-    for net in (small_net(4, [96, 32, 8]), small_net(1, [40, 12], seed=1)):
+    for net in (
+        small_net(4, [96, 32, 8]),
+        small_net(1, [40, 12], seed=1),
+        small_net(4, [70, 24, 8], late=True),
+    ):
         q = QuantisedNet.from_value_net(net, 4 if net.features == FEATURES_BY_VERSION[4] else 1)
         try:
             results = []
@@ -104,6 +108,19 @@ def test_a_clipped_relu_net_agrees_with_its_float_self() -> None:
     got = QuantisedNet.from_value_net(net, 4).evaluate(boards)
     assert np.abs(got - expected).max() < 2e-3
     assert np.abs(equity(got) - equity(expected)).mean() < 5e-4
+
+
+@pytest.mark.parametrize("version", [2, 4])
+def test_a_net_whose_hand_made_inputs_join_late_agrees_with_its_float_self(version: int) -> None:
+    net = small_net(version, [128, 32, 16], seed=version, late=True)
+    boards, dice = random_games(Rules.international(), 2000, seed=12)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(encode(boards, version))).double().numpy()
+    q = QuantisedNet.from_value_net(net, version)
+    assert np.abs(q.evaluate(boards) - expected).max() < 2e-3
+    after, counts = plays_of(boards[:300], dice[:300], Rules.international())
+    index = np.repeat(np.arange(300), counts)
+    assert (q.children(boards[:300], index, after) == q.evaluate(after)).all()
 
 
 def test_the_shipped_net_quantised_keeps_its_values_and_choices() -> None:

@@ -18,12 +18,13 @@
  * portable code (the same source compiled for the baseline CPU) give the same bits; the scales
  * are chosen by pulvezar.eval.quantised so that no sum can overflow.
  *
- * make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers) -> capsule
+ * make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers[, wl]) -> capsule
  *   rows   int32 [2][25][16][h1p]: side (0 = on roll), slot, count, unit (h1p = h1 padded to 64);
  *          the count-0 rows are zero (their sum is in bias1)
  *   bias1  int32 [h1p]; contact int32 [h1p]: the row of the contact flag; version: the encoding of
  *          the dense tail (1-4: its 0, 10, 28 or 36 inputs, encoding[BASE:]); wx float32 [nx][h1p],
- *          already at the accumulator scale
+ *          already at the accumulator scale; or, for a net whose hand-made inputs join its second layer,
+ *          wx empty and wl float32 [nx][out of the first later layer], each output's at its sum's scale
  *   layers a sequence of (w int16 [out][in_p], b int32 [out], shifts uint8 [out], cap, wide), the head
  *          last; wide: int64 sums (else int32, for a layer whose sums cannot overflow it)
  *          (out 5): a hidden unit's activation is clamp(round(sum / 2^shift), 0, cap), a logit sum / 2^shift
@@ -50,7 +51,9 @@
 typedef struct {
     int h1, h1p, version, nx, race, nl;
     int32_t *rows, *bias1, *contact_row, *zero;
-    float *wx;
+    float *wx;   /* the dense tail's first-layer weights [nx][h1p] (none with late inputs) */
+    int late;    /* the dense tail joins the first later layer instead (wl [nx][out[0]]) */
+    float *wl;
     int shift1, cap1;
     int in[MAX_QLAYERS], out[MAX_QLAYERS], cap[MAX_QLAYERS], wide[MAX_QLAYERS];
     uint8_t *shift[MAX_QLAYERS]; /* per output: its sum / 2^shift is the activation (the logit) */
@@ -67,6 +70,7 @@ static void qnet_destroy(QNet *q) {
     free(q->contact_row);
     free(q->zero);
     free(q->wx);
+    free(q->wl);
     for (int l = 0; l < q->nl; l++) {
         free(q->w[l]);
         free(q->b[l]);
@@ -325,11 +329,22 @@ INL void dense_sums(const QNet *q, const float *x, float *fs, int32_t *dense) {
 }
 
 /* From the first layer's activations a0: the later layers and the five probabilities. */
-INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, double *outp) {
+INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, const float *x, float *fs,
+                double *outp) {
     int16_t *in = a0, *nxt = a1;
     for (int l = 0; l < q->nl; l++) {
         const int ni = q->in[l], no = q->out[l];
         DOTS(q->wide[l], in, q->w[l], ni, no, q->b[l], z);
+        if (l == 0 && q->late) { /* the dense tail: float sums per output in input order, rounded */
+            for (int o = 0; o < no; o++) fs[o] = 0.0f;
+            for (int e = 0; e < q->nx; e++) {
+                const float v = x[e];
+                if (v == 0.0f) continue;
+                const float *w = q->wl + (size_t)e * no;
+                for (int o = 0; o < no; o++) fs[o] += v * w[o];
+            }
+            for (int o = 0; o < no; o++) z[o] += (int64_t)(fs[o] + (fs[o] >= 0.0f ? 0.5f : -0.5f));
+        }
         if (l + 1 == q->nl) break;
         const int lc = q->cap[l];
         const uint8_t *ls = q->shift[l];
@@ -367,7 +382,7 @@ static int work_alloc(const QNet *q, Work *w) {
     size_t h = (size_t)q->h1p, wide = (size_t)(q->widest > q->h1p ? q->widest : q->h1p) + 16;
     w->base = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
     w->dense = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
-    w->fs = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
+    w->fs = aligned_alloc(64, (wide * 4 + 63) / 64 * 64); /* the first layer, or a late tail's outputs */
     w->z = aligned_alloc(64, (wide * 8 + 63) / 64 * 64);
     w->a0 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
     w->a1 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
@@ -393,10 +408,11 @@ static void work_free(Work *w) {
 #define BOARD_OUT(base, n, b, outp)                                                                      \
     do {                                                                                                 \
         int contact_ = dense_inputs(q, b, w->x);                                                         \
-        if (q->nx) dense_sums(q, w->x, w->fs, w->dense);                                                 \
-        accumulate(q, AVX, base, w->add, w->sub, n, contact_ ? q->contact_row : NULL, q->nx ? w->dense : NULL, \
+        const int early_ = q->nx && !q->late;                                                            \
+        if (early_) dense_sums(q, w->x, w->fs, w->dense);                                                \
+        accumulate(q, AVX, base, w->add, w->sub, n, contact_ ? q->contact_row : NULL, early_ ? w->dense : NULL, \
                    NULL, w->a0);                                                                         \
-        finish(q, AVX, w->a0, w->a1, w->z, outp);                                                        \
+        finish(q, AVX, w->a0, w->a1, w->z, w->x, w->fs, outp);                                           \
     } while (0)
 
 #define KERNELS(SUFFIX, ATTR)                                                                            \
@@ -508,10 +524,10 @@ static const char *take_layer(QNet *q, int l, PyObject *item, int in_width) {
 
 static PyObject *f_make(PyObject *self, PyObject *args) {
     int h1, version, shift1, cap1;
-    Py_buffer rows, bias1, contact, wx;
+    Py_buffer rows, bias1, contact, wx, wl = {0};
     PyObject *layers;
-    if (!PyArg_ParseTuple(args, "iy*y*y*iy*iiO", &h1, &rows, &bias1, &contact, &version, &wx, &shift1, &cap1,
-                          &layers))
+    if (!PyArg_ParseTuple(args, "iy*y*y*iy*iiO|y*", &h1, &rows, &bias1, &contact, &version, &wx, &shift1, &cap1,
+                          &layers, &wl))
         return NULL;
     const char *err = NULL;
     QNet *q = calloc(1, sizeof(QNet));
@@ -529,7 +545,8 @@ static PyObject *f_make(PyObject *self, PyObject *args) {
     else if (contact.len != (Py_ssize_t)q->h1p * 4) err = "contact has the wrong size";
     else if (rows.len != (Py_ssize_t)2 * SLOTS * COUNTS * q->h1p * 4) err = "rows has the wrong size";
     else if (bias1.len != (Py_ssize_t)q->h1p * 4) err = "bias1 has the wrong size";
-    else if (wx.len != (Py_ssize_t)q->nx * q->h1p * 4) err = "wx has the wrong size";
+    else if (wl.buf && wl.len && wx.len) err = "the dense tail goes to the first layer (wx) or late (wl), not both";
+    else if (!(wl.buf && wl.len) && wx.len != (Py_ssize_t)q->nx * q->h1p * 4) err = "wx has the wrong size";
     else if (shift1 < 0 || shift1 > 30 || cap1 < 0 || cap1 > 32767) err = "bad shift1 or cap1";
     if (err) goto fail;
     if (version >= 4 && !rolls_reach && build_reach() < 0) {
@@ -547,10 +564,6 @@ static PyObject *f_make(PyObject *self, PyObject *args) {
         err = "out of memory";
         goto fail;
     }
-    q->race = 0;
-    if (version >= 4) /* v4's race terms, the tail's last inputs: any weight on them? */
-        for (size_t e = (size_t)(q->nx - 2 * RTERMS) * q->h1p; e < (size_t)q->nx * q->h1p; e++)
-            q->race |= q->wx[e] != 0.0f;
     seq = PySequence_Fast(layers, "layers must be a sequence");
     if (!seq) goto done;
     Py_ssize_t nl = PySequence_Fast_GET_SIZE(seq);
@@ -570,6 +583,24 @@ static PyObject *f_make(PyObject *self, PyObject *args) {
         err = "the head has five outputs";
         goto fail;
     }
+    if (wl.buf && wl.len) {
+        if (nl < 2 || wl.len != (Py_ssize_t)q->nx * q->out[0] * 4) {
+            err = "wl has the wrong size (nx x the first later layer's width), or there is no hidden layer for it";
+            goto fail;
+        }
+        q->late = 1;
+        q->wl = aligned_copy(&wl);
+        if (!q->wl) {
+            err = "out of memory";
+            goto fail;
+        }
+    }
+    q->race = 0;
+    if (version >= 4) { /* v4's race terms, the tail's last inputs: any weight on them? */
+        const float *wd = q->late ? q->wl : q->wx;
+        const size_t per = q->late ? (size_t)q->out[0] : (size_t)q->h1p;
+        for (size_t e = (size_t)(q->nx - 2 * RTERMS) * per; e < (size_t)q->nx * per; e++) q->race |= wd[e] != 0.0f;
+    }
     cap = PyCapsule_New(q, "pulvezar.qnet", qnet_free);
     if (cap) q = NULL;
     goto done;
@@ -582,6 +613,7 @@ done:
     PyBuffer_Release(&bias1);
     PyBuffer_Release(&contact);
     PyBuffer_Release(&wx);
+    if (wl.buf) PyBuffer_Release(&wl);
     return cap;
 }
 
@@ -738,7 +770,7 @@ static PyObject *f_simd(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef qnet_methods[] = {
-    {"make", f_make, METH_VARARGS, "make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers) -> a quantised net"},
+    {"make", f_make, METH_VARARGS, "make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers[, wl]) -> a quantised net"},
     {"evaluate", f_evaluate, METH_VARARGS, "evaluate(net, boards, out): probabilities, each board from scratch"},
     {"children", f_children, METH_VARARGS,
      "children(net, parents, index, boards, out): probabilities of plays, updated from their parents"},

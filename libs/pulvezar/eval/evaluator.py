@@ -352,8 +352,8 @@ class NetEvaluator(EvaluatorBase):
         """The C forward pass's weights of ``net``, or None where PyTorch must run it."""
         if not self.c_forward or self.device.type != "cpu":
             return None
-        if net.activation != "relu":
-            return None  # the float C kernel knows ReLU only
+        if net.activation != "relu" or net.late:
+            return None  # the float C kernel knows ReLU nets whose inputs all enter the first layer
         if not 1 <= net.layers <= _forward.MAX_LAYERS or max(net.widths) > _forward.MAX_WIDTH:
             return None
         version = self.encoding_version

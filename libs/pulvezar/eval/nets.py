@@ -15,7 +15,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from pulvezar.eval.encoding import FEATURES
+from pulvezar.eval.encoding import FEATURES, FEATURES_BY_VERSION
+
+LATE_FROM = FEATURES_BY_VERSION[1]
+"""Where the hand-made inputs begin: encoding v1 (the board, the pips, the contact flag) comes first."""
 
 OUTPUTS = 5
 
@@ -36,7 +39,10 @@ class ValueNet(nn.Module):
 
     ``layers`` hidden layers of ``hidden`` units each, or of the given ``widths`` (the first layer's
     first: a wide first layer and narrow later ones suit the quantised kernel's accumulator); ReLU
-    after each, or ``activation="crelu"`` (:class:`ClippedReLU`).
+    after each, or ``activation="crelu"`` (:class:`ClippedReLU`).  With ``late``, the encoding's
+    hand-made inputs (from :data:`LATE_FROM` on: encodings v2-v4's features and terms) skip the first
+    layer and join the second beside the first layer's outputs: the kernel then pays for them per
+    unit of the narrow second layer instead of the wide first one.
     """
 
     def __init__(
@@ -46,6 +52,7 @@ class ValueNet(nn.Module):
         features: int = FEATURES,
         widths: list[int] | tuple[int, ...] | None = None,
         activation: str = "relu",
+        late: bool = False,
     ) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
@@ -53,16 +60,19 @@ class ValueNet(nn.Module):
         sizes = list(widths) if widths else [hidden] * layers
         if not sizes or min(sizes) < 1:
             raise ValueError("a net has at least one hidden layer of at least one unit")
+        if late and (len(sizes) < 2 or features <= LATE_FROM):
+            raise ValueError("late hand-made inputs need two hidden layers and an encoding that has them")
+        self.late = late
         self.widths = tuple(sizes)
         self.hidden = sizes[0]
         self.layers = len(sizes)
         self.features = features
         self.activation = activation
         blocks: list[nn.Module] = []
-        width = features
-        for size in sizes:
+        width = LATE_FROM if late else features
+        for i, size in enumerate(sizes):
             blocks += [nn.Linear(width, size), ClippedReLU() if activation == "crelu" else nn.ReLU()]
-            width = size
+            width = size + (features - LATE_FROM if late and i == 0 else 0)
         self.body = nn.Sequential(*blocks)
         self.head = nn.Linear(width, OUTPUTS)
         self._own = list(self.parameters())
@@ -73,7 +83,12 @@ class ValueNet(nn.Module):
         return tuple(p._version for p in self._own)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        c = torch.sigmoid(self.head(self.body(x)))
+        if self.late:
+            h = self.body[1](self.body[0](x[:, :LATE_FROM]))
+            h = self.body[2:](torch.cat([h, x[:, LATE_FROM:]], dim=1))
+        else:
+            h = self.body(x)
+        c = torch.sigmoid(self.head(h))
         win = c[:, 0]
         wg = win * c[:, 1]
         wbg = wg * c[:, 2]
@@ -84,7 +99,7 @@ class ValueNet(nn.Module):
     @property
     def uniform(self) -> bool:
         """Whether this is a plain net: ReLU, every hidden layer as wide (what the float C kernel runs)."""
-        return self.activation == "relu" and len(set(self.widths)) == 1
+        return self.activation == "relu" and len(set(self.widths)) == 1 and not self.late
 
     def config(self) -> dict[str, Any]:
         """Keyword arguments that rebuild this net (a plain net's as they always were)."""
@@ -92,6 +107,8 @@ class ValueNet(nn.Module):
         if not self.uniform:
             cfg["widths"] = list(self.widths)
             cfg["activation"] = self.activation
+        if self.late:
+            cfg["late"] = True
         return cfg
 
 

@@ -124,7 +124,11 @@ class QuantisedNet:
         rows = np.rint(acc_scale * (g.astype(np.float64) @ w1[:, :DENSE_FROM].T))
         bias1 = np.rint(acc_scale * (b1 + w1[:, :DENSE_FROM] @ const.astype(np.float64)))
         contact = np.rint(acc_scale * w1[:, DENSE_FROM])
-        wx = (acc_scale * w1[:, DENSE_FROM + 1 :].T).astype(np.float32)
+        late = getattr(net, "late", False)
+        wx = (acc_scale * w1[:, DENSE_FROM + 1 :].T).astype(np.float32)  # empty for a net with late inputs
+        tail = np.zeros((0, 0))
+        if late:  # the second layer's inputs beyond the first layer's outputs: the hand-made ones
+            tail, ws[1] = ws[1][:, h1:], ws[1][:, :h1]
         caps = _caps(net, version, sample, act_bits)
         shift1 = ACC_BITS - act_bits
         layers: list[tuple[bytes, bytes, bytes, int, bool]] = []
@@ -141,6 +145,8 @@ class QuantisedNet:
             wide = bool((caps[i] * np.abs(wq.astype(np.int64)).sum(axis=1) + np.abs(bq)).max() >= 2**31 - 1)
             layers.append((wpad.tobytes(), bq.tobytes(), shifts.astype(np.uint8).tobytes(), cap, wide))
             width = _pad(w.shape[0])
+            if i == 0 and late:  # each output's tail weights at its sum's scale, [input][output]
+                wl = (tail * np.exp2(act_bits + bits)[:, None]).T.astype(np.float32)
         capsule = _qnet.make(
             h1,
             rows.astype(np.int32).tobytes(),
@@ -151,6 +157,7 @@ class QuantisedNet:
             shift1,
             caps[0],
             layers,
+            *([np.ascontiguousarray(wl).tobytes()] if late else []),
         )
         return cls(capsule, h1, version, Scales(ACC_BITS, act_bits, tuple(caps), tuple(w_bits)))
 

@@ -120,6 +120,9 @@ class FitConfig:
     )
     race_widths: str = ""  # fresh race net: comma-separated layer widths (overrides race_hidden, race_layers)
     activation: str = "relu"  # fresh nets: "relu", or "crelu" (clipped, for the quantised kernel)
+    late: int = (
+        0  # fresh contact and crashed nets: 1 = the hand-made inputs join the second layer (ValueNet late)
+    )
 
     def nets(self) -> tuple[str, ...]:
         """The nets of the model this fit makes."""
@@ -372,7 +375,7 @@ class FitRun:
         if name == "race":
             return ValueNet(cfg.race_hidden, cfg.race_layers, features, widths, cfg.activation)
         hidden = cfg.crashed_hidden if name == "crashed" else cfg.hidden
-        return ValueNet(hidden, cfg.layers, features, widths, cfg.activation)
+        return ValueNet(hidden, cfg.layers, features, widths, cfg.activation, late=bool(cfg.late))
 
     def _split(self, corpus: Rows, groups: Rows, version: int) -> tuple[dict[str, Data], dict[str, Any]]:
         cfg = self.config
