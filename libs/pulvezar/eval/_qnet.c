@@ -261,50 +261,42 @@ __attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v) {
     return t[0] + t[1] + t[2] + t[3];
 }
 
-__attribute__((target("avx2"))) static inline void dots_avx2(const int16_t *in, const int16_t *w, int ni, int no,
-                                                             const int32_t *b, int64_t *z) {
+/* The same sums with AVX2, four outputs at a time: int64 lanes when `wide` (pairs of products below 2^31
+ * widened and added), else int32 lanes reduced at the end. */
+__attribute__((target("avx2"))) static inline void dots_avx2(int wide, const int16_t *in, const int16_t *w, int ni,
+                                                             int no, const int32_t *b, int64_t *z) {
     int o = 0;
     for (; o + 4 <= no; o += 4) {
-        const int16_t *w0 = w + (size_t)o * ni, *w1 = w0 + ni, *w2 = w1 + ni, *w3 = w2 + ni;
-        __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+        const int16_t *wr[4] = {w + (size_t)o * ni, w + (size_t)(o + 1) * ni, w + (size_t)(o + 2) * ni,
+                                w + (size_t)(o + 3) * ni};
+        __m256i s[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                        _mm256_setzero_si256()};
         for (int i = 0; i < ni; i += 16) {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
-            s0 = madd64(s0, x, w0 + i);
-            s1 = madd64(s1, x, w1 + i);
-            s2 = madd64(s2, x, w2 + i);
-            s3 = madd64(s3, x, w3 + i);
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
+            for (int r = 0; r < 4; r++)
+                s[r] = wide ? madd64(s[r], x, wr[r] + i)
+                            : _mm256_add_epi32(s[r], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(wr[r] + i))));
         }
-        z[o] = hsum64(s0) + b[o];
-        z[o + 1] = hsum64(s1) + b[o + 1];
-        z[o + 2] = hsum64(s2) + b[o + 2];
-        z[o + 3] = hsum64(s3) + b[o + 3];
-    }
-    if (o < no) dots_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
-}
-__attribute__((target("avx2"))) static inline void dots32_avx2(const int16_t *in, const int16_t *w, int ni, int no,
-                                                               const int32_t *b, int64_t *z) {
-    int o = 0;
-    for (; o + 4 <= no; o += 4) {
-        const int16_t *w0 = w + (size_t)o * ni, *w1 = w0 + ni, *w2 = w1 + ni, *w3 = w2 + ni;
-        __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-        for (int i = 0; i < ni; i += 16) {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
-            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w0 + i))));
-            s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w1 + i))));
-            s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w2 + i))));
-            s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w3 + i))));
+        for (int r = 0; r < 4; r++) {
+            int32_t t32[8];
+            if (wide) {
+                z[o + r] = hsum64(s[r]) + b[o + r];
+                continue;
+            }
+            _mm256_storeu_si256((__m256i *)t32, s[r]);
+            int32_t t = 0;
+            for (int k = 0; k < 8; k++) t += t32[k];
+            z[o + r] = (int64_t)t + b[o + r];
         }
-        __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s0, s1), _mm256_hadd_epi32(s2, s3));
-        __m128i r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-        int32_t t[4];
-        _mm_storeu_si128((__m128i *)t, r);
-        for (int k = 0; k < 4; k++) z[o + k] = (int64_t)t[k] + b[o + k];
     }
-    if (o < no) dots32_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
+    if (o < no) {
+        if (wide) dots_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
+        else dots32_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
+    }
 }
-#define DOTS(wide, in, w, ni, no, b, z)                                                    \
-    (wide ? (avx2 ? dots_avx2(in, w, ni, no, b, z) : dots_portable(in, w, ni, no, b, z)) \
-          : (avx2 ? dots32_avx2(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z)))
+#define DOTS(wide, in, w, ni, no, b, z)       \
+    (avx2 ? dots_avx2(wide, in, w, ni, no, b, z) \
+          : (wide ? dots_portable(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z)))
 #else
 #define DOTS(wide, in, w, ni, no, b, z) \
     (wide ? dots_portable(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z))
