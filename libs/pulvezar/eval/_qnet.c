@@ -395,7 +395,6 @@ static void work_free(Work *w) {
     free(w->x);
 }
 
-/* The kernels, one body compiled twice: for AVX2 and for the baseline CPU. */
 /* One board's probabilities from its first-layer base and row list (the dense tail from the board). */
 #define BOARD_OUT(base, n, b, outp)                                                                      \
     do {                                                                                                 \
@@ -407,6 +406,7 @@ static void work_free(Work *w) {
         finish(q, AVX, w->a0, w->a1, w->z, w->x, w->fs, outp);                                           \
     } while (0)
 
+/* The kernels, one body compiled twice: for AVX2 and for the baseline CPU. */
 #define KERNELS(SUFFIX, ATTR)                                                                            \
     ATTR static void evaluate_##SUFFIX(const QNet *q, const uint8_t *boards, Py_ssize_t n, double *out,  \
                                        Work *w) {                                                       \
