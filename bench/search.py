@@ -130,10 +130,10 @@ def main() -> int:
     if args.strength:
         return strength(ev, args.me or [1, 2], args.vs or ["gnubg0", "gnubg2"], args.pairs, args.seed)
     print(f"machine: {platform.processor() or platform.machine()}, torch threads {torch.get_num_threads()}")
-    prune = pruning(args.prune)
+    ours = pruning(args.prune)
     if args.agreement:
-        return agreement(ev, args.agreement, args.ply, args.seed, prune or pruning(4))
-    time_hints(ev, args.positions, args.ply, args.seed, prune)
+        return agreement(ev, args.agreement, args.ply, args.seed, ours or pruning(4))
+    time_hints(ev, args.positions, args.ply, args.seed, ours)
     if not args.no_cube:
         time_cube(ev, args.cube_positions, args.seed + 1)
     return 0
@@ -170,8 +170,8 @@ def agreement(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune) -> in
     return 0
 
 
-def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune | None = None) -> None:
-    search = Search(ev, RULES, prune=prune)
+def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int, pruning: Prune | None = None) -> None:
+    search = Search(ev, RULES, prune=pruning)
     cases = positions(n + 1, seed)
     try:
         import gnubg
@@ -210,7 +210,7 @@ def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune | Non
             pairs = sorted(zip(move[::2], move[1::2], strict=True))
             agree[prune] += ours_moves == pairs
 
-    pruned = f", pruning keeps {prune.keep}" if prune else ""
+    pruned = f", pruning keeps {pruning.keep}" if pruning else ""
     print(f"net device: {ev.device}; {len(cases)} positions, {ply}-ply hint, normal filter{pruned}")
     print(f"pulvezar            {ms(ours)}")
     hits, misses = hits + search.cache.hits, misses + search.cache.misses
