@@ -7,6 +7,7 @@ Every ``/v1`` route depends on :func:`services.gateway.security.client` (API key
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -32,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import pulvezar
 from services.common.jsonlog import log
+from services.common.owners import owner_of
 from services.gateway import problems, webapp
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
@@ -219,6 +221,11 @@ def create_app(
             except Exception:  # the rollout endpoints answer 503; the rest works
                 logger.exception("no job store")
         app.state.jobs = Jobs(store)
+        shares = {owner_of(secret): key.share for secret, key in s.api_keys.items()}
+        try:  # the keys' fair-share weights (a Redis that is down now keeps the ones it had)
+            await asyncio.to_thread(app.state.jobs.set_shares, shares)
+        except Exception as e:
+            log(logger, logging.WARNING, "fair shares not set", error=repr(e))
         log(
             logger,
             logging.INFO,

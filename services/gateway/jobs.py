@@ -129,6 +129,20 @@ class Jobs:
     ) -> str:
         return _text(await call_store(self._store().submit_batch, positions, priority=priority, owner=owner))
 
+    def backlog(self, owner: str) -> tuple[int, int]:
+        """``(jobs, trials)`` an owner has unfinished (the durable store's; (0, 0) without one)."""
+        if self.records is None:
+            return 0, 0
+        jobs, trials = self.records.backlog(owner)
+        return int(jobs), int(trials)
+
+    def set_shares(self, shares: dict[str, int]) -> None:
+        """Owners' fair-share weights into the scheduler (:mod:`services.jobs.scheduler`)."""
+        scheduler = getattr(self.store, "scheduler", None)
+        if scheduler is not None:
+            for owner, share in shares.items():
+                scheduler.set_share(owner, share)
+
     def owner_lookup(self) -> Callable[[str], str | None] | None:
         """The durable store's owner of a job, for :meth:`Client.check` (None without a store)."""
         if self.records is None:
@@ -212,6 +226,7 @@ class KindJobs:
 
     def __init__(self, kind: Any, jobs: Jobs) -> None:
         self.kind = kind
+        self.jobs = jobs
         base = jobs.store
         ready = base is not None and all(hasattr(base, a) for a in ("redis", "app", "settings"))
         self.store = (

@@ -34,6 +34,8 @@ _TITLES = {
     "unauthorized": "Missing or invalid API key",
     "rate-limited": "Rate limit exceeded",
     "quota-exceeded": "Daily quota exceeded",
+    "too-many-jobs": "Too many unfinished jobs",
+    "too-many-trials": "Too many queued trials",
     "too-large": "Request too large",
     "not-found": "Not found",
 }

@@ -355,8 +355,42 @@ class Client:
             self.refund(jobs, trials)
             raise
 
-    async def submit(self, trials: int, call: Callable[[], Awaitable[str]]) -> str:
-        """Charge one job and ``trials``, submit with ``call`` and own the new job; its id."""
+    def admit(self, backlog: tuple[int, int], trials: int) -> None:
+        """429 when one more job of ``trials`` would take the key over its limits on unfinished jobs
+        and queued trials (``backlog``: what it has unfinished now)."""
+        jobs, queued = backlog
+        limits = self.limits
+        if jobs + 1 > limits.max_running_jobs:
+            raise ProblemError(
+                429,
+                f"{jobs} unfinished jobs: at most {limits.max_running_jobs} at once; wait for some to end",
+                kind="too-many-jobs",
+                headers={"Retry-After": "10"},
+            )
+        if trials and queued + trials > limits.max_queued_trials:
+            raise ProblemError(
+                429,
+                f"{queued} trials queued and {trials} more: at most {limits.max_queued_trials} at once",
+                kind="too-many-trials",
+                headers={"Retry-After": "10"},
+            )
+
+    async def submit(
+        self,
+        trials: int,
+        call: Callable[[], Awaitable[str]],
+        backlog: Callable[[str], tuple[int, int]] | None = None,
+    ) -> str:
+        """Check the key's limits on unfinished work (``backlog(owner)``: its unfinished jobs and
+        queued trials), charge one job and ``trials``, submit with ``call`` and own the new job; its id.
+        Two submissions at once may both pass the limits' check (they are a fair-use bound, not a bill)."""
+        if backlog is not None:
+            try:
+                have = await asyncio.to_thread(backlog, self.owner)
+            except Exception as e:  # the store is down: the submission itself answers 503
+                logger.warning("backlog unknown: %r", e)
+            else:
+                self.admit(have, trials)
         job_id = await self.spend(1, trials, call)
         await asyncio.to_thread(self.claim, job_id)
         return job_id

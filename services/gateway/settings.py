@@ -19,6 +19,13 @@ class ApiKey(BaseModel):
     burst: int = Field(20, ge=1, description="token bucket size: requests allowed at once")
     daily_jobs: int = Field(200, ge=0, description="rollout and batch jobs per UTC day")
     daily_trials: int = Field(5_000_000, ge=0, description="rollout trials per UTC day (all jobs)")
+    max_running_jobs: int = Field(100, ge=1, description="unfinished jobs at once (every kind)")
+    max_queued_trials: int = Field(
+        2_000_000, ge=1, description="trials of unfinished rollout and batch jobs at once"
+    )
+    share: int = Field(
+        1, ge=1, le=100, description="fair-share weight: chunks per turn when keys compete for workers"
+    )
 
 
 class GatewaySettings(BaseSettings):

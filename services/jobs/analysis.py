@@ -228,7 +228,7 @@ class AnalysisStore(ChunkedJobs):
                 created=spec["created"], blobs={f"file:{m}": data for m, data in enumerate(files)},
             )  # fmt: skip
         self.write(job_id, spec, files, {}, {})
-        self.enqueue(job_id, priority, range(len(chunks)))
+        self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         return job_id
 
     def write(
@@ -456,7 +456,7 @@ class AnalysisStore(ChunkedJobs):
         if self.records is not None:
             self.records.forget_chunks(job_id, failed)
             self.records.reopen(job_id, chunks)
-        self.enqueue(job_id, spec["priority"], todo)
+        self.enqueue(job_id, spec["priority"], todo, owner=self.owner(job_id) or spec.get("owner"))
         return len(todo)
 
 

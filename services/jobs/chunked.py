@@ -133,11 +133,36 @@ class ChunkedJobs:
         raise NotImplementedError
 
     # ---- sending ---------------------------------------------------------
-    def enqueue(self, job_id: str, priority: str, numbers: Iterable[int]) -> None:
-        """Send chunk tasks ``numbers`` of the job to the queue of ``priority``."""
-        queue = QUEUES[priority]
-        for n in numbers:
-            self.app.send_task(self.task, args=[job_id, n], queue=queue)
+    @property
+    def scheduler(self) -> Any:
+        """The fair scheduler (:mod:`services.jobs.scheduler`) that sends this store's chunks."""
+        if getattr(self, "_scheduler", None) is None:
+            from services.jobs.scheduler import FairScheduler
+
+            self._scheduler = FairScheduler(self.redis, self.app, self.settings.lease_s)
+        return self._scheduler
+
+    def task_args(self) -> list[Any]:
+        """The chunk task's arguments before ``[job_id, n]``."""
+        return []
+
+    def enqueue(self, job_id: str, priority: str, numbers: Iterable[int], owner: str | None = None) -> None:
+        """Chunks ``numbers`` of the job become pending in the fair scheduler under ``owner`` (default:
+        the owner recorded for the job), which sends them to the queue of ``priority`` as workers free up."""
+        if owner is None and not self.scheduler.knows(job_id):
+            owner = self.owner(job_id)
+        self.scheduler.add(
+            job_id,
+            numbers,
+            task=self.task,
+            prefix=self.task_args(),
+            queue=QUEUES[priority],
+            priority=priority,
+            owner=owner,
+            cancel_key=self.cancel_key(job_id),
+            ttl_s=self.settings.job_ttl_s,
+        )
+        self.scheduler.feed()
 
     # ---- reading ---------------------------------------------------------
     def row(self, job_id: str) -> Any:
@@ -208,6 +233,7 @@ class ChunkedJobs:
         keys = [self.key(job_id, part) for part in ("spec", "cancel", "started", "error")]
         keys += [self.chunk_key(job_id, n) for n in range(self.chunk_count(job_id, spec))]
         self.redis.delete(*keys, *self.job_keys(job_id, spec))
+        self.scheduler.forget(job_id)
         if self.records is not None:
             self.records.delete(job_id)
         return True
@@ -240,7 +266,17 @@ class ChunkedJobs:
         stored = self.records.chunk_numbers(job_id)
         spec = dict(row.spec)
         todo = [n for n in range(self.chunk_count(job_id, spec)) if n not in stored]
-        self.enqueue(job_id, row.priority or spec.get("priority", "batch"), todo)
+        self.enqueue(job_id, row.priority or spec.get("priority", "batch"), todo, owner=row.owner)
+        return len(todo)
+
+    def resume(self, job_id: str) -> int:
+        """Schedule again the chunks of a job in Redis that have no record (the scheduler lost them);
+        how many.  Chunks that are running meanwhile only run twice, to the same bits."""
+        spec = self.spec(job_id)
+        numbers = list(range(self.chunk_count(job_id, spec)))
+        todo = [n for n in numbers if n not in self.records_of(job_id, numbers)]
+        if todo:
+            self.enqueue(job_id, spec.get("priority", "batch"), todo)
         return len(todo)
 
     def sync(self, job_id: str) -> str:

@@ -34,7 +34,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, text
-from services.jobs.settings import QUEUES
 
 
 class JobRequest(BaseModel):
@@ -150,14 +149,12 @@ class JobKind(ChunkedJobs):
                 created=spec["created"],
             )
         self.redis.set(self.spec_key(job_id), json.dumps(spec), ex=self.settings.job_ttl_s)
-        self.enqueue(job_id, priority, range(len(chunks)))
+        self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         self.accepted(request, owner, job_id)
         return job_id
 
-    def enqueue(self, job_id: str, priority: str, numbers: Any) -> None:
-        queue = QUEUES[priority]
-        for n in numbers:
-            self.app.send_task(self.task, args=[self.name, job_id, n], queue=queue)
+    def task_args(self) -> list[Any]:
+        return [self.name]
 
     def restore(self, job_id: str, row: Any) -> None:
         pipe = self.redis.pipeline(transaction=True)

@@ -132,7 +132,7 @@ class JobStore(ChunkedJobs):
                 job_id, kind, spec, owner=owner, priority=priority, chunk_list=chunks, created=spec["created"]
             )
         self.write(job_id, spec, [Chunk(n, *c) for n, c in enumerate(chunks)], {})
-        self.enqueue(job_id, priority, range(len(chunks)))
+        self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         return job_id
 
     def write(

@@ -55,6 +55,13 @@ class RolloutSettings(BaseSettings):
         gt=0,
         description="an unacknowledged chunk is redelivered after this long (longer than a chunk!)",
     )
+    lease_s: float = Field(
+        30.0,
+        gt=0,
+        description="a sent chunk whose worker stops renewing its lease runs again this long after",
+    )
+    tick_s: float = Field(1.0, gt=0, description="how often each worker registers its slots and feeds")
+    worker_ttl_s: float = Field(10.0, gt=0, description="a worker not heard of this long has no slots")
     restore_interval_s: float = Field(10, gt=0, description="how often workers look for such chunks")
     max_retries: int = Field(2, ge=0, description="retries of a chunk that raised an error")
     concurrency: int = Field(1, ge=1, description="worker processes (prefork pool)")

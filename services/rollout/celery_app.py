@@ -30,10 +30,12 @@ Celery start-up (seconds of CPU on a busy worker) and a broadcast round trip thr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -42,7 +44,7 @@ from celery import Celery, bootsteps
 from celery.schedules import crontab
 
 from services.jobs.broker import DAILY_TASK, RECONCILE_TASK, configure
-from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
+from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
 #: the daily puzzles for today and tomorrow (UTC), every six hours (idempotent: existing ones are skipped)
 DAILY_SCHEDULE = {"minute": "5", "hour": "*/6"}
@@ -94,6 +96,56 @@ class Heartbeat(bootsteps.StartStopStep):
         self.path.unlink(missing_ok=True)
 
 
+class SchedulerTick(bootsteps.StartStopStep):
+    """A worker that consumes the chunk queues registers its slots with the fair scheduler and feeds it
+    every ``tick_s`` seconds (:mod:`services.jobs.scheduler`), from a thread of the main process (a Redis
+    that hangs never stalls the event loop).  The tick also hands expired leases' chunks out again."""
+
+    requires: ClassVar[tuple[str, ...]] = ("celery.worker.components:Timer",)
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        super().__init__(worker, **kwargs)
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.scheduler: Any = None
+
+    def start(self, worker: Any) -> None:
+        consumed = set(worker.app.amqp.queues.consume_from or worker.app.amqp.queues)
+        if not consumed & {INTERACTIVE_QUEUE, BATCH_QUEUE}:
+            return  # a background-only worker takes no chunks
+        import redis
+
+        from services.jobs.scheduler import FairScheduler
+
+        s = RolloutSettings()
+        client = redis.Redis.from_url(s.redis_url, socket_timeout=5, socket_connect_timeout=5)
+        self.scheduler = FairScheduler(client, worker.app, s.lease_s)
+        self.thread = threading.Thread(
+            target=self.loop,
+            args=(worker.hostname, int(worker.concurrency), s),
+            name="scheduler-tick",
+            daemon=True,
+        )
+        self.thread.start()
+
+    def loop(self, node: str, slots: int, s: RolloutSettings) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.scheduler.register(node, slots, s.worker_ttl_s)
+                self.scheduler.feed()
+            except Exception:  # Redis is away: try again at the next tick
+                pass
+            self.stopping.wait(s.tick_s)
+
+    def stop(self, worker: Any) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(10)
+            with contextlib.suppress(Exception):
+                self.scheduler.unregister(worker.hostname)
+            self.thread = None
+
+
 def make_app(settings: RolloutSettings | None = None) -> Celery:
     s = settings or RolloutSettings()
     celery = Celery("pulvezar-rollout", broker=s.redis_url, backend=s.backend_url or s.redis_url)
@@ -127,6 +179,7 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
             "options": {"queue": BACKGROUND_QUEUE, "expires": store.reconcile_interval_s},
         }
     celery.steps["worker"].add(Heartbeat)
+    celery.steps["worker"].add(SchedulerTick)
     return celery
 
 

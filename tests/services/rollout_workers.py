@@ -187,3 +187,12 @@ class Workers:
             w.signal_stop()
         for w in self.running:
             w.stop()
+
+
+#: what is pending somewhere: the Celery queues and the fair scheduler's turn lists
+PENDING_LISTS = ("rollouts.interactive", "rollouts.batch", "sched:rr:interactive", "sched:rr:batch")
+
+
+def idle(r: Any) -> bool:
+    """Nothing in the Celery queues, nothing pending in the fair scheduler and no chunk out (leased)."""
+    return all(r.llen(q) == 0 for q in PENDING_LISTS) and not r.zcard("sched:leases")

@@ -27,14 +27,18 @@ from typing import Any
 import httpx
 import redis
 from procutil import free_port, wait_until
-from rollout_workers import Workers
+from rollout_workers import Workers, idle
 
 from services.jobs.rollout import JobStore
-from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
+from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import make_app
 
 CHUNK = 72
-VISIBILITY_S = 5.0
+# a lost chunk comes back through its lease in the fair scheduler (LEASE_S); Celery's own redelivery after
+# its visibility timeout is the backstop, longer than any test's wait, so tests see the scheduler at work
+VISIBILITY_S = 60.0
+LEASE_S = 3.0
+TICK_S = 0.25
 EVAL_DELAY_MS = 60
 # every module's keys: {key: owner name}
 API_KEYS = {
@@ -43,6 +47,11 @@ API_KEYS = {
     "store-key-2": "store-key-2",
     "kinds-key": "kinds",
 }
+
+
+# a key with small limits on unfinished work and a fair share of 3 (test_fair_shares.py)
+LIMITED_KEY = "limited-key"
+LIMITED = {"rate_per_s": 1000, "burst": 1000, "max_running_jobs": 2, "max_queued_trials": 400, "share": 3}
 
 
 class RedisProcess:
@@ -123,7 +132,10 @@ class SharedPlatform:
             db.upgrade(self.database)
             self.redis = RedisProcess(redis_binary)
             self.redis_url = self.redis.url
-            keys = {k: {"name": name, "rate_per_s": 1000, "burst": 1000} for k, name in API_KEYS.items()}
+            keys: dict[str, dict[str, Any]] = {
+                k: {"name": name, "rate_per_s": 1000, "burst": 1000} for k, name in API_KEYS.items()
+            }
+            keys[LIMITED_KEY] = {"name": "limited", **LIMITED}
             self.env = {
                 "PULVEZAR_DATABASE_URL": self.database,
                 "PULVEZAR_ROLLOUT_REDIS_URL": self.redis_url,
@@ -133,6 +145,9 @@ class SharedPlatform:
                 "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": str(EVAL_DELAY_MS),
                 "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
                 "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+                "PULVEZAR_ROLLOUT_LEASE_S": str(LEASE_S),
+                "PULVEZAR_ROLLOUT_TICK_S": str(TICK_S),
+                "PULVEZAR_ROLLOUT_WORKER_TTL_S": "3",
                 "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
                 "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp / "metrics"),
                 "PULVEZAR_GATEWAY_REDIS_URL": self.redis_url,
@@ -162,7 +177,7 @@ class SharedPlatform:
             wait_until(ready, 30, "the gateway's /readyz", every=0.1)
             self.workers.join(starting)
             settings = RolloutSettings(
-                redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S
+                redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S
             )
             # Redis only, as the library's JobStore is used without a database (the workers store their
             # chunks in the durable store when it has the job, and log when it has not)
@@ -191,7 +206,7 @@ class SharedPlatform:
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings(
-            redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S
+            redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S
         )
         return JobStore(
             redis.Redis.from_url(self.redis_url, decode_responses=True),
@@ -201,7 +216,8 @@ class SharedPlatform:
         )
 
     def queues_empty(self) -> bool:
-        return all(self.store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
+        """Nothing in the Celery queues, nothing pending or sent in the fair scheduler."""
+        return idle(self.store.redis)
 
     def ready(self, workers: int = 2) -> Workers:
         """At least ``workers`` live workers and empty queues (what earlier tests queued has run or been

@@ -39,17 +39,18 @@ from services.jobs.analysis import (  # noqa: E402
     progress_key,
     spec_key,
 )
-from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
+from services.jobs.settings import INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 SHORT = DATA / "match1495872.txt"  # 1 point, 1 game
 LONG = DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat"  # 7 points, 4 games
 TINY = DATA / "gnubg_roll_then_resign_1p.mat"  # 1 point, 1 game of two plays
-VISIBILITY_S = 5.0
+VISIBILITY_S = 60.0  # Celery's backstop; a lost game comes back through its lease (LEASE_S)
+LEASE_S = 3.0
 
 from procutil import wait_until  # noqa: E402
-from rollout_workers import Worker, Workers  # noqa: E402
+from rollout_workers import Worker, Workers, idle  # noqa: E402
 
 # ---- Redis, workers, the store ---------------------------------------------------------
 
@@ -69,6 +70,9 @@ def worker_env(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPa
         "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "10",
         "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
         "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
+        "PULVEZAR_ROLLOUT_LEASE_S": str(LEASE_S),
+        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
+        "PULVEZAR_ROLLOUT_WORKER_TTL_S": "3",
         "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
         "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
     }
@@ -85,7 +89,7 @@ def workers(worker_env: dict[str, str]) -> Iterator[Workers]:
 
 @pytest.fixture(scope="module")
 def store(redis_url: str) -> AnalysisStore:
-    s = RolloutSettings(redis_url=redis_url, visibility_timeout_s=VISIBILITY_S)
+    s = RolloutSettings(redis_url=redis_url, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S)
     limits = AnalysisJobSettings(max_level="2ply", max_file_bytes=64 * 1024, max_matches=3)
     return AnalysisStore(redis.Redis.from_url(redis_url, decode_responses=True), make_app(s), s, limits)
 
@@ -122,7 +126,7 @@ def reference(path: Path, local: NetEvaluator) -> dict[str, Any]:
 
 
 def queues_empty(store: AnalysisStore) -> bool:
-    return all(store.redis.llen(q) == 0 for q in (INTERACTIVE_QUEUE, BATCH_QUEUE))
+    return idle(store.redis)
 
 
 def match_file(path: Path, **extra: Any) -> dict[str, Any]:
@@ -280,7 +284,7 @@ def test_worker_killed_mid_game_gives_the_same_analysis(
     victim.kill()
     lost_key = f"analysis:{job_id}:chunk:{lost['chunk']}"
     assert not store.redis.exists(lost_key), "the game finished before the kill"
-    workers.ensure(2)  # a replacement; the lost game comes back after the visibility timeout
+    workers.ensure(2)  # a replacement; the lost game comes back when its lease expires
     wait_done(store, job_id, timeout=180)
     final = store.status(job_id)
     assert_equals_reference(final, 0, LONG, local)

@@ -351,7 +351,9 @@ async def submit_files(
     matches are recorded for (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
     store = store or analyses(request)
     job_id = await who.submit(
-        0, lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner)
+        0,
+        lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner),
+        request.app.state.jobs.backlog,
     )
     try:
         status = await store.status(job_id, games=False)

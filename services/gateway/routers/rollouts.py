@@ -193,7 +193,9 @@ async def submit_rollout(
 ) -> JSONResponse:
     params = _params(body, body, body.position, "position", request.app.state.settings)
     job_id = await who.submit(
-        body.trials, lambda: store.submit_rollout(params, priority=body.priority, owner=who.owner)
+        body.trials,
+        lambda: store.submit_rollout(params, priority=body.priority, owner=who.owner),
+        store.backlog,
     )
     return await _submitted("rollout", job_id, store)
 
@@ -225,7 +227,9 @@ async def submit_batch(
     trials = body.trials * len(positions)
     try:
         job_id = await who.submit(
-            trials, lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner)
+            trials,
+            lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner),
+            store.backlog,
         )
     except ProblemError as e:
         raise _options_at_top(e) from None

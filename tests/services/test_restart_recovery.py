@@ -1,0 +1,169 @@
+"""Redis and the workers killed together mid-job, and started again (as `make run` after a crash): the job
+finishes in seconds, with the library's numbers.
+
+Redis keeps the job across the restart (its append-only file, as `make run`'s Redis has it), but the chunk
+that was running is left in Celery's unacknowledged set, which Celery redelivers only after its visibility
+timeout (an hour by default).  The fair scheduler's lease on that chunk expires instead, and the chunk is
+sent again (issue 31: before the scheduler, such a job sat `running` with no chunk delivered).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+redis = pytest.importorskip("redis")
+pytest.importorskip("celery")
+
+from procutil import free_port, wait_until  # noqa: E402
+from rollout_workers import Worker  # noqa: E402
+from shared_platform import small_model  # noqa: E402
+
+from pulvezar import Position  # noqa: E402
+from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
+from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
+from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.settings import RolloutSettings  # noqa: E402
+from services.rollout.celery_app import make_app  # noqa: E402
+
+START = "4HPwATDgc/ABMA"
+CHUNK = 72
+LEASE_S = 3.0
+
+
+class PersistentRedis:
+    """A redis-server that writes every command to its append-only file, in its own folder."""
+
+    def __init__(self, binary: str, folder: Path) -> None:
+        self.binary, self.folder, self.port = binary, folder, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        persist = ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                *persist,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url)
+
+        def up() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.exceptions.ConnectionError:
+                assert self.proc is not None and self.proc.poll() is None, "redis-server exited"
+                return False
+
+        wait_until(up, 20, "redis-server")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def persistent_redis(redis_binary: str, tmp_path: Path) -> Iterator[PersistentRedis]:
+    server = PersistentRedis(redis_binary, tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
+    persistent_redis: PersistentRedis, tmp_path: Path
+) -> None:
+    model = small_model(tmp_path / "small.pt")
+    env = {
+        "PULVEZAR_ROLLOUT_REDIS_URL": persistent_redis.url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model),
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
+        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "60",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_LEASE_S": str(LEASE_S),
+        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path / "metrics"),
+    }  # Celery's visibility timeout stays at its default, an hour
+    settings = RolloutSettings(redis_url=persistent_redis.url, chunk_size=CHUNK, lease_s=LEASE_S)
+
+    def job_store() -> JobStore:
+        client = redis.Redis.from_url(persistent_redis.url, decode_responses=True)
+        return JobStore(client, app=make_app(settings), settings=settings)
+
+    worker = Worker(env, "before", metrics_port=-1).ready()
+    workers: list[Any] = [worker]
+    try:
+        store = job_store()
+        opts = {"seed": 41, "truncate": 6}
+        job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+        wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
+        wait_until(lambda: store.redis.hlen("unacked") >= 1, 30, "a chunk in flight", every=0.01)
+        persistent_redis.kill()  # mid-chunk: the host went down
+        worker.kill()
+        persistent_redis.start()  # from its append-only file
+        store = job_store()
+        before = store.status(job)
+        assert before["state"] == "running" and before["chunks_done"] < 6
+        assert store.redis.hlen("unacked") >= 1  # Celery's copy waits for its visibility timeout
+        worker = Worker(env, "after", metrics_port=-1)
+        workers.append(worker)
+        worker.ready()
+        restarted = time.monotonic()
+        with _torch_threads(1):
+            want = rollout_chunked(
+                Position.from_position_id(START),
+                6 * CHUNK,
+                chunk_size=CHUNK,
+                evaluator=NetEvaluator.load(model, device="cpu"),
+                **opts,
+            )
+        wait_until(lambda: store.status(job)["state"] == "done", 60, "the job to finish", every=0.1)
+        took = time.monotonic() - restarted
+        got = store.rollout_results(job)[0][0]
+        np.testing.assert_array_equal(got.values, want.values)
+        # the lost chunk came back after its lease, not Celery's hour: the rest is the chunks' own time
+        left = 6 - before["chunks_done"]
+        seconds = max(r["seconds"] for r in _records(store, job))
+        assert took <= LEASE_S + left * seconds + 10, (took, left, seconds)
+    finally:
+        for w in workers:
+            w.kill()
+
+
+def _records(store: JobStore, job: str) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(v) for v in store.redis.mget([f"job:{job}:chunk:{n}" for n in range(6)]) if v]
+
+
+@contextlib.contextmanager
+def _torch_threads(n: int) -> Iterator[None]:
+    """Torch with the workers' thread count: a float32 matmul's last bit depends on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
