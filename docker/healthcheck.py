@@ -60,11 +60,17 @@ def heartbeat_ok(path: Path, max_age_s: float) -> bool:
 
 
 def broker_ok(url: str) -> bool:
-    """The scheduler's Redis answers PING within 3 s."""
+    """The scheduler's Redis answers PING within 3 s (through the sentinels for a ``redis+sentinel://``)."""
     import redis
 
     try:
-        return bool(redis.Redis.from_url(url, socket_timeout=3, socket_connect_timeout=3).ping())
+        from services.common.redis_url import connect
+    except ImportError:  # run from a checkout, not the image (PYTHONPATH=/app there)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from services.common.redis_url import connect
+
+    try:
+        return bool(connect(url, socket_timeout=3, socket_connect_timeout=3).ping())
     except (redis.exceptions.RedisError, OSError):
         return False
 

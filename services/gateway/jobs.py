@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from services.common.redis_url import connect as connect_redis
 from services.gateway.problems import ProblemError, invalid
 from services.store.db import StoreUnavailable
 
@@ -36,7 +37,6 @@ class JobStoreLike(Protocol):
 def store_from_url(url: str) -> JobStoreLike:
     """The rollout service's ``JobStore`` on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*``
     settings, such as the chunk size, apply).  Imported late: the gateway runs without Celery."""
-    import redis
 
     from services.jobs.broker import client
     from services.jobs.rollout import JobStore
@@ -47,7 +47,7 @@ def store_from_url(url: str) -> JobStoreLike:
     settings = RolloutSettings(redis_url=url)
     database = StoreSettings().url  # the durable store, the system of record, when configured
     return JobStore(
-        redis.Redis.from_url(url, decode_responses=True),
+        connect_redis(url, decode_responses=True),
         app=client(settings),
         settings=settings,
         records=JobRecords(database) if database else None,

@@ -25,6 +25,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
 from services.common.owners import owner_of
+from services.common.redis_url import connect as connect_redis
 from services.gateway.problems import ProblemError, retry_after
 from services.gateway.settings import ApiKey
 
@@ -119,9 +120,7 @@ class SharedLimits:
 
     @classmethod
     def from_url(cls, url: str) -> SharedLimits:
-        import redis
-
-        return cls(redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0))
+        return cls(connect_redis(url, socket_timeout=1.0, socket_connect_timeout=1.0))
 
     def _key(self, secret: str, what: str) -> str:
         digest = hashlib.sha256(secret.encode()).hexdigest()[:24]

@@ -77,6 +77,7 @@ from pulvezar.book.generate import (
 )
 from pulvezar.book.model import BookCandidate, BookError, BookRoll, roll_name
 from pulvezar.rules.position import Position
+from services.common.redis_url import connect as connect_redis
 from services.jobs.book_store import LEASE_S, STATES, TERMINAL, BookStore, book_key
 from services.jobs.broker import BOOK_TASK
 from services.jobs.errors import text
@@ -266,7 +267,6 @@ def scheduled_key(book_id: str) -> str:
 
 def schedule(jobs: BookJobs, book_id: str, countdown: float = 0.0) -> bool:
     """Queue a driver for ``book_id`` unless one is queued already; True when one was queued.
-
     Sent through the job store's Celery app (its broker is the store's Redis, whichever process calls).
     """
     if not jobs.redis.set(scheduled_key(book_id), "1", nx=True, ex=SCHEDULED_TTL_S):
@@ -284,12 +284,11 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--redis-url", default=None, help="default: PULVEZAR_ROLLOUT_REDIS_URL")
     args = ap.parse_args(argv)
-    import redis
 
     from services.jobs.settings import RolloutSettings
 
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
-    store = JobStore(redis.Redis.from_url(rs.redis_url, decode_responses=True), settings=rs)
+    store = JobStore(connect_redis(rs.redis_url, decode_responses=True), settings=rs)
     try:
         settings = BookSettings.from_args(args, chunk_size=store.chunk_size)
         jobs = BookJobs(store)

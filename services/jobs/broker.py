@@ -27,7 +27,12 @@ def configure(celery: Any, s: RolloutSettings) -> None:
     redelivered chunk could be restored into two lists), priority order, late acknowledgement."""
     from kombu import Exchange, Queue
 
+    from services.common.redis_url import celery_broker
+
+    broker, sentinel = celery_broker(s.redis_url)
+    backend, backend_sentinel = celery_broker(s.backend_url or s.redis_url)
     transport = {
+        **sentinel,
         "queue_order_strategy": "priority",
         "visibility_timeout": s.visibility_timeout_s,
         "unacked_restore_interval": s.restore_interval_s,
@@ -35,6 +40,9 @@ def configure(celery: Any, s: RolloutSettings) -> None:
         "unacked_mutex_expire": 30,  # a worker killed while restoring blocks restores this long
     }
     celery.conf.update(
+        broker_url=broker,
+        result_backend=backend,
+        result_backend_transport_options=backend_sentinel,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
@@ -56,6 +64,6 @@ def client(settings: RolloutSettings | None = None) -> Any:
     from celery import Celery
 
     s = settings or RolloutSettings()
-    celery = Celery("pulvezar-jobs", broker=s.redis_url, backend=s.backend_url or s.redis_url)
-    configure(celery, s)
+    celery = Celery("pulvezar-jobs")
+    configure(celery, s)  # the broker and backend too (plain Redis or Sentinel)
     return celery

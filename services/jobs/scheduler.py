@@ -198,6 +198,10 @@ class Sent:
     queue: str
 
 
+def _str(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
 def lease_member(job_id: str, n: int) -> str:
     return f"{job_id}|{n}"
 
@@ -256,6 +260,28 @@ class FairScheduler:
         pipe.llen(f"sched:job:{job_id}:redo")
         (nxt, tot), redo = pipe.execute()
         return (int(tot) - int(nxt) if nxt is not None else 0) + int(redo)
+
+    def backlog(self) -> dict[str, int]:
+        """Chunks pending (not sent yet) per priority, over every owner's listed jobs: what should drive
+        autoscaling now that the Celery queues hold only chunks for free slots.  Read in two pipelined
+        rounds, not atomically (a gauge)."""
+        out = {}
+        for prio in PRIORITIES:
+            owners = self.redis.lrange(f"sched:rr:{prio}", 0, -1)
+            pipe = self.redis.pipeline(transaction=False)
+            for owner in owners:
+                pipe.lrange(f"sched:jobs:{prio}:{_str(owner)}", 0, -1)
+            jobs = [_str(j) for listed in pipe.execute() for j in listed]
+            pipe = self.redis.pipeline(transaction=False)
+            for job in jobs:
+                pipe.hmget(f"sched:job:{job}", "next", "total")
+                pipe.llen(f"sched:job:{job}:redo")
+            found = pipe.execute()
+            total = 0
+            for (nxt, tot), redo in zip(found[::2], found[1::2], strict=True):
+                total += (int(tot) - int(nxt) if nxt is not None and tot is not None else 0) + int(redo)
+            out[prio] = total
+        return out
 
     def set_share(self, owner: str, share: int) -> None:
         """``owner`` gets ``share`` chunks per turn (1 by default)."""

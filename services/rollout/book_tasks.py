@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from services.common.redis_url import connect as connect_redis
 from services.jobs.book import TERMINAL, BookJobs, schedule, scheduled_key
 from services.jobs.broker import BOOK_TASK
 from services.jobs.rollout import JobStore
@@ -36,13 +37,11 @@ def book_jobs() -> BookJobs:
     with the durable store when ``PULVEZAR_DATABASE_URL`` is set."""
     global _jobs
     if _jobs is None:
-        import redis
-
         from services.store.jobs import JobRecords
         from services.store.settings import StoreSettings
 
         settings = RolloutSettings()
-        client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+        client = connect_redis(settings.redis_url, decode_responses=True)
         url = StoreSettings().url
         records = JobRecords(url) if url else None
         _jobs = BookJobs(JobStore(client, app=app, settings=settings, records=records))

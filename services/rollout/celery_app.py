@@ -113,12 +113,11 @@ class SchedulerTick(bootsteps.StartStopStep):
         consumed = set(worker.app.amqp.queues.consume_from or worker.app.amqp.queues)
         if not consumed & {INTERACTIVE_QUEUE, BATCH_QUEUE}:
             return  # a background-only worker takes no chunks
-        import redis
-
+        from services.common.redis_url import connect
         from services.jobs.scheduler import FairScheduler
 
         s = RolloutSettings()
-        client = redis.Redis.from_url(s.redis_url, socket_timeout=5, socket_connect_timeout=5)
+        client = connect(s.redis_url, socket_timeout=5, socket_connect_timeout=5)
         self.scheduler = FairScheduler(client, worker.app, s.lease_s)
         self.thread = threading.Thread(
             target=self.loop,
@@ -148,7 +147,7 @@ class SchedulerTick(bootsteps.StartStopStep):
 
 def make_app(settings: RolloutSettings | None = None) -> Celery:
     s = settings or RolloutSettings()
-    celery = Celery("pulvezar-rollout", broker=s.redis_url, backend=s.backend_url or s.redis_url)
+    celery = Celery("pulvezar-rollout")
     configure(celery, s)  # the broker's side, shared with the job stores' senders
     celery.conf.update(
         worker_hijack_root_logger=False,

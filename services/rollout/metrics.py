@@ -85,6 +85,19 @@ class QueueDepth(Collector):
                 continue
             g.add_metric([queue], depth)
         yield g
+        pending = GaugeMetricFamily(
+            "pulvezar_rollout_pending_chunks",
+            "Chunks pending in the fair scheduler, not sent yet (what autoscaling reads)",
+            labels=["priority"],
+        )
+        try:
+            from services.jobs.scheduler import FairScheduler
+
+            for prio, n in FairScheduler(self.redis, None).backlog().items():
+                pending.add_metric([prio], float(n))
+        except Exception:  # Redis down: report nothing rather than fail the scrape
+            pass
+        yield pending
 
 
 def serve(port: int, host: str, redis_client: Any) -> int | None:

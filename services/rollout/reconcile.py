@@ -21,6 +21,7 @@ import logging
 from typing import Any
 
 from services.common.jsonlog import log
+from services.common.redis_url import connect as connect_redis
 from services.jobs.broker import RECONCILE_TASK
 from services.jobs.chunked import ENDED
 from services.jobs.rollout import JobStore
@@ -81,15 +82,13 @@ def job_store() -> JobStore:
     """This worker process's job store with the durable store (the task's)."""
     global _store
     if _store is None:
-        import redis
-
         from services.jobs.settings import RolloutSettings
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings()
         url = StoreSettings().url
         _store = JobStore(
-            redis.Redis.from_url(settings.redis_url, decode_responses=True),
+            connect_redis(settings.redis_url, decode_responses=True),
             app=app,
             settings=settings,
             records=JobRecords(url) if url else None,

@@ -19,6 +19,7 @@ from pulvezar.eval.evaluator import Evaluator, screen_evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.search.hint import searcher
 from services.common.jsonlog import log
+from services.common.redis_url import connect as connect_redis
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.rollout import JobStore
 from services.jobs.rollout_items import Item
@@ -69,9 +70,7 @@ def store_chunk(job_id: str, n: int, record: dict[str, Any], complete: bool = Tr
 def redis_client() -> Any:
     global _redis
     if _redis is None:
-        import redis
-
-        _redis = redis.Redis.from_url(settings.redis_url)
+        _redis = connect_redis(settings.redis_url)
     return _redis
 
 

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from services.common import jsonlog
+from services.common.redis_url import connect as connect_redis
 from services.common.settings import cli_overrides
 from services.jobs.settings import BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
@@ -54,13 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         stale.unlink()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
 
-    import redis
-
     from services.rollout import metrics
 
-    port = metrics.serve(
-        settings.metrics_port, settings.metrics_host, redis.Redis.from_url(settings.redis_url)
-    )
+    port = metrics.serve(settings.metrics_port, settings.metrics_host, connect_redis(settings.redis_url))
     os.environ["PULVEZAR_ROLLOUT_BOUND_METRICS_PORT"] = str(-1 if port is None else port)
 
     from services.rollout import tasks  # noqa: F401  (registers the task and the signal handlers)

@@ -17,6 +17,8 @@ import argparse
 import os
 import sys
 
+from services.common.redis_url import connect as connect_redis
+
 EXIT_USAGE = 2
 
 
@@ -69,12 +71,10 @@ def parser() -> argparse.ArgumentParser:
 def import_archive(url: str, redis_url: str, owner: str) -> int:
     """The entries of Redis's ``archive:entries`` (the archive before it was kept per key) into ``owner``'s
     archive in the database; how many."""
-    import redis
-
     from services.common import archive_store
     from services.store.archive import SqlArchive
 
-    _, index = archive_store.load_index(redis.Redis.from_url(redis_url, decode_responses=True))
+    _, index = archive_store.load_index(connect_redis(redis_url, decode_responses=True))
     return SqlArchive(url, owner).import_entries(index.entries)
 
 

@@ -319,7 +319,7 @@ def test_services_select_their_pods(rendered: tuple[str, dict[tuple[str, str], O
 
 
 # A JSON schema of the ScaledObject fields used here (KEDA v2, keda.sh/v1alpha1; field names and types
-# as in KEDA's CRD keda.sh_scaledobjects.yaml, trigger metadata as in its Redis list scaler docs).
+# as in KEDA's CRD keda.sh_scaledobjects.yaml, trigger metadata as in its Prometheus scaler docs).
 SCALED_OBJECT_SCHEMA: Obj = {
     "type": "object",
     "required": ["apiVersion", "kind", "metadata", "spec"],
@@ -371,20 +371,15 @@ SCALED_OBJECT_SCHEMA: Obj = {
         },
     },
 }
-REDIS_LIST_METADATA = {
-    "address",
-    "addressFromEnv",
-    "host",
-    "port",
-    "hostFromEnv",
-    "portFromEnv",
-    "passwordFromEnv",
-    "usernameFromEnv",
-    "databaseIndex",
-    "listName",
-    "listLength",
-    "activationListLength",
-    "enableTLS",
+PROMETHEUS_METADATA = {
+    "serverAddress",
+    "query",
+    "threshold",
+    "activationThreshold",
+    "namespace",
+    "customHeaders",
+    "ignoreNullValues",
+    "unsafeSsl",
 }
 
 
@@ -396,32 +391,27 @@ def test_keda_scaledobject(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> 
     target = spec["scaleTargetRef"]
     assert (target.get("kind", "Deployment"), target["name"]) in objs
     assert spec.get("minReplicaCount", 0) <= spec["maxReplicaCount"]
-
-    sys.path.insert(0, str(ROOT))
-    try:
-        settings = pytest.importorskip("services.jobs.settings")
-        queues = set(settings.QUEUES.values())
-    finally:
-        sys.path.remove(str(ROOT))
-    redis = objs["Service", "redis"]
-    namespace = redis["metadata"]["namespace"]
-    port = redis["spec"]["ports"][0]["port"]
-    listed = set()
+    # the fair scheduler's backlog drives the scaling (the Celery queues stay about empty): a gauge the
+    # workers export, which the pods' Prometheus annotations let Prometheus scrape
+    metrics = (ROOT / "services" / "rollout" / "metrics.py").read_text()
+    workers = objs["Deployment", "rollout"]["spec"]["template"]["metadata"]["annotations"]
+    assert workers["prometheus.io/scrape"] == "true"
     for trigger in spec["triggers"]:
-        assert trigger["type"] == "redis"
+        assert trigger["type"] == "prometheus"
         meta = trigger["metadata"]
-        assert set(meta) <= REDIS_LIST_METADATA, set(meta) - REDIS_LIST_METADATA
-        assert meta["address"] == f"redis.{namespace}.svc.cluster.local:{port}"
-        assert int(meta["listLength"]) >= 1
-        listed.add(meta["listName"])
-    assert listed == queues, "every Celery queue of the workers drives the scaling"
+        assert set(meta) <= PROMETHEUS_METADATA, set(meta) - PROMETHEUS_METADATA
+        assert meta["serverAddress"].startswith("http")
+        assert float(meta["threshold"]) >= 1
+        names = set(re.findall(r"pulvezar_[a-z_]+", meta["query"]))
+        assert names == {"pulvezar_rollout_pending_chunks"}
+        assert all(f'"{name}"' in metrics for name in names)
 
 
 def test_scaledobject_schema_rejects_mistakes() -> None:
     bad = yaml.safe_load((K8S / "base" / "rollout-scaledobject.yaml").read_text())
     bad["metadata"]["namespace"] = "pulvezar"
     jsonschema.validate(bad, SCALED_OBJECT_SCHEMA)
-    bad["spec"]["triggers"][0]["metadata"]["listLength"] = 8  # not a string
+    bad["spec"]["triggers"][0]["metadata"]["threshold"] = 8  # not a string
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, SCALED_OBJECT_SCHEMA)
 
@@ -435,7 +425,7 @@ def compose_schema() -> Obj:
     return dict(json.loads(vendor.joinpath("compose-spec.json").read_text()))
 
 
-@pytest.mark.parametrize("name", ["compose.yaml", "compose.gpu.yaml"])
+@pytest.mark.parametrize("name", ["compose.yaml", "compose.gpu.yaml", "compose.sentinel.yaml"])
 def test_compose_file_follows_the_compose_spec(name: str) -> None:
     validator = jsonschema.Draft202012Validator(compose_schema())
     errors = [
@@ -443,6 +433,27 @@ def test_compose_file_follows_the_compose_spec(name: str) -> None:
         for e in validator.iter_errors(yaml.safe_load((ROOT / "deploy" / name).read_text()))
     ]
     assert not errors
+
+
+def test_the_sentinel_override_moves_every_redis_url_to_the_sentinels() -> None:
+    base = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())["services"]
+    override = yaml.safe_load((ROOT / "deploy" / "compose.sentinel.yaml").read_text())["services"]
+    sys.path.insert(0, str(ROOT))
+    try:
+        from services.common.redis_url import parse_sentinel
+    finally:
+        sys.path.remove(str(ROOT))
+    for name, svc in base.items():
+        for var in svc.get("environment") or {}:
+            if var.endswith("_REDIS_URL"):
+                url = override[name]["environment"][var]
+                s = parse_sentinel(url)
+                assert s.master == "pulvezar" and len(s.sentinels) == 3, (name, var)
+                assert {h for h, _ in s.sentinels} <= set(override), "every sentinel is a service"
+    sentinels = [n for n in override if n.startswith("sentinel")]
+    assert len(sentinels) == 3
+    for n in sentinels:
+        assert "sentinel monitor pulvezar redis 6379 2" in " ".join(override[n]["command"])
 
 
 def test_compose_schema_rejects_mistakes() -> None:

@@ -80,7 +80,9 @@ def test_owners_take_turns_and_a_flood_does_not_delay_another_owner(r: Any) -> N
     for i in range(50):
         add(s, f"a{i:02d}", range(2), "flooder")
     add(s, "b", range(3), "other")
+    assert s.backlog() == {"interactive": 0, "batch": 103}
     order = [run_one(s, app) for _ in range(8)]
+    assert s.backlog() == {"interactive": 0, "batch": 95}
     # the flooder's jobs first come first served among themselves; the other owner every second chunk
     assert order == [("a00", 0), ("b", 0), ("a00", 1), ("b", 1), ("a01", 0), ("b", 2), ("a01", 1), ("a02", 0)]
     name, args, queue = app.sent[0]

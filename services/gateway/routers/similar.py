@@ -26,6 +26,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex, check_date
 from services.common import archive_store
+from services.common.redis_url import connect as connect_redis
 from services.gateway.daily_models import (
     ArchiveEntryOut,
     LibraryChange,
@@ -64,9 +65,8 @@ def archive_redis(request: Request) -> Any:
             raise ProblemError(
                 503, "the archive is not configured on this gateway (no Redis)", kind="archive-unavailable"
             )
-        import redis
 
-        r = state.archive_redis = redis.Redis.from_url(url, decode_responses=True)
+        r = state.archive_redis = connect_redis(url, decode_responses=True)
     return r
 
 
