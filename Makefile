@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised cluster-drill book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
+	@echo "make cluster-drill   the platform on separate hosts (network namespaces), broken mid-job (root; issue 31)"
 	@echo "make bench-learner   a player's statistics read with 10,000 games recorded (bench/learner_stats.py)"
 	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
 	@echo "make corpus     build the position corpus and label it with the teachers (hours; resumable; data/corpus/README.md)"
@@ -49,6 +50,10 @@ system-deps:
 	@if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "installing postgresql (a real database for the store's tests) from the distribution"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	fi
+	@if ! command -v ip >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then \
+		echo "installing iproute2 and util-linux (make cluster-drill makes network namespaces)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 util-linux; \
 	fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 		echo "installing chromium (the web client's browser tests drive it headless) from the distribution"; \
@@ -126,6 +131,12 @@ bench-analysis: $(STAMP)
 
 bench-similar: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/similar.py
+
+# issue 31: the platform on separate hosts (network namespaces on a bridge of its own), broken mid-job;
+# needs root (it says so and exits 77 where it cannot run); removes everything it made, also on Ctrl-C
+cluster-drill: $(STAMP)
+	@$(MAKE) --no-print-directory system-deps
+	$(PY) deploy/cluster/drill.py
 
 bench-learner: $(STAMP)
 	$(PY) bench/learner_stats.py
