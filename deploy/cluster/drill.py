@@ -257,7 +257,7 @@ class Drill:
         """The primary's address as the sentinel on ``data2`` names it (asked inside that namespace)."""
         ask = (
             f"import redis; a = redis.Redis('{self.ip('data2')}', {PORTS['sentinel']}, socket_timeout=2)"
-            f".sentinel_get_master_addr_by_name('{MASTER}'); print(a[0] if a else '')"
+            f".sentinel_get_master_addr_by_name('{MASTER}'); print(a[0].decode() if a else '')"
         )
         ns = self.node("data2").ns
         out = subprocess.run(

@@ -174,3 +174,27 @@ def test_tavla_rules_and_shipped_net_sanity() -> None:
     race = rollout(RACE, trials=72, evaluator=ev)
     zero = equity(ev.evaluate(RACE)[None, :])[0]
     assert abs(race.equity - zero) < 0.15  # a trained net's race value is close to its rollout
+
+
+@pytest.mark.parametrize("cubeful", [False, True])
+def test_deep_candidates_in_groups_give_the_same_bits(small, monkeypatch, cubeful) -> None:
+    """At 1 ply the candidates are simulated a group at a time (memory); the grouping changes no bit."""
+    from pulvezar.rollouts import engine
+
+    plays = list(RULES.legal_plays(Position.start(), (3, 1)))[:3]
+    opts = {"trials": 4, "seed": 9, "evaluator": small, "truncate": 2, "ply": 1, "cubeful": cubeful}
+    monkeypatch.setattr(engine, "DEEP_TRIALS_AT_ONCE", 1000)
+    together = rollout_plays(Position.start(), (3, 1), plays, **opts)
+    monkeypatch.setattr(engine, "DEEP_TRIALS_AT_ONCE", 4)  # one candidate at a time
+    calls = []
+    simulate, cubeful_rollout = engine._simulate, engine.cubeful_rollout
+    monkeypatch.setattr(engine, "_simulate", lambda *a: calls.append(1) or simulate(*a))
+    monkeypatch.setattr(engine, "cubeful_rollout", lambda *a: calls.append(1) or cubeful_rollout(*a))
+    grouped = rollout_plays(Position.start(), (3, 1), plays, **opts)
+    assert len(calls) == 3  # three groups
+    assert len(grouped) == len(together) == 3
+    for a, b in zip(together, grouped, strict=True):
+        assert np.array_equal(a.values, b.values)
+        if cubeful:
+            assert a.cubeful is not None and b.cubeful is not None
+            assert np.array_equal(a.cubeful, b.cubeful)

@@ -32,6 +32,9 @@ from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 
+#: trials of a deeper-than-0-ply rollout of candidate plays simulated at once (memory; see rollout_plays)
+DEEP_TRIALS_AT_ONCE = 72
+
 if TYPE_CHECKING:
     from pulvezar.cubeful.janowski import Cube
     from pulvezar.met.equity import MatchEquity
@@ -132,14 +135,23 @@ def rollout_plays(
     for r in results:
         if r not in legal:
             raise ValueError(f"{r!r} is not a legal play of {dice} from {position!r}")
-    n = len(results)
     ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
-    if cubeful:
-        c, m = cubeful_options(cube, met, s.rules)
-        return cubeful_rollout([r.swap() for r in results], False, c, m, ids, s)
-    start = np.repeat(swap_boards(boards_of(results)), trials, axis=0)
-    values = _simulate(start, np.zeros(n * trials, dtype=bool), np.tile(ids, n), s)
-    return [
-        RolloutResult(ids, values[c * trials : (c + 1) * trials], seed, s.rules, variance_reduction)
-        for c in range(n)
-    ]
+    # Deeper trials hold every candidate's look-ahead in memory at once (about 2 GB per 72 trials at
+    # 1 ply): candidates go in groups of at most DEEP_TRIALS_AT_ONCE trials.  The evaluator values each
+    # board on its own, so the grouping does not change a bit.
+    group = len(results) if ply == 0 else max(1, DEEP_TRIALS_AT_ONCE // trials)
+    out: list[RolloutResult] = []
+    for g in range(0, len(results), group):
+        part = results[g : g + group]
+        if cubeful:
+            c, m = cubeful_options(cube, met, s.rules)
+            out += cubeful_rollout([r.swap() for r in part], False, c, m, ids, s)
+            continue
+        n = len(part)
+        start = np.repeat(swap_boards(boards_of(part)), trials, axis=0)
+        values = _simulate(start, np.zeros(n * trials, dtype=bool), np.tile(ids, n), s)
+        out += [
+            RolloutResult(ids, values[c * trials : (c + 1) * trials], seed, s.rules, variance_reduction)
+            for c in range(n)
+        ]
+    return out
