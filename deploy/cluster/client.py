@@ -107,9 +107,62 @@ def stored(redis_url: str, database_url: str, jobs: dict[str, Any]) -> dict[str,
     return out
 
 
+def durable(base: str, key: str, jobs: dict[str, Any], phase: str, limit_s: float) -> dict[str, Any]:
+    """What a client reads back of what the platform keeps (before: it also uploads a match and saves a
+    library position, and waits for today's daily puzzle): uploads, the archive behind similar
+    positions, the library, the daily puzzle, the served opening book, the job listings (its own and,
+    as an operator key, the platform's) and the jobs' reports.  Compared before and after Redis is
+    emptied, it must not change."""
+    import hashlib
+
+    out: dict[str, Any] = {}
+    end = time.monotonic() + limit_s
+    with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=30) as c:
+
+        def get(path: str, **kw: Any) -> httpx.Response:
+            while True:  # bounded: the gateway may be reconnecting to a new primary
+                try:
+                    r = c.request(kw.pop("method", "GET"), path, **kw)
+                    if r.status_code < 500 or time.monotonic() > end:
+                        return r
+                except httpx.TransportError:
+                    if time.monotonic() > end:
+                        raise
+                time.sleep(0.5)
+
+        if phase == "before":
+            match = (
+                Path(__file__).resolve().parents[2] / "tests" / "formats" / "data" / "test.mat"
+            ).read_bytes()
+            r = get("/v1/matches", method="POST", files={"file": ("test.mat", match)})
+            assert r.status_code == 200, r.text
+            r = get(
+                "/v1/library/positions", method="POST", json={"position": "4HPwATDgc/ABMA", "name": "start"}
+            )
+            assert r.status_code in (200, 201), r.text
+            while get("/v1/daily/today").status_code == 404 and time.monotonic() < end:
+                time.sleep(1)
+        out["uploads"] = [m["id"] for m in get("/v1/matches").json()["matches"]]
+        similar = get("/v1/positions/similar", method="POST", json={"position": "4HPwATDgc/ABMA"}).json()
+        out["similar"] = sorted(h["id"] for h in similar["hits"])
+        out["library"] = sorted(e["id"] for e in get("/v1/library/positions").json()["positions"])
+        daily = get("/v1/daily/today")
+        out["daily"] = daily.json() if daily.status_code == 200 else daily.status_code
+        book = get("/v1/opening-book")
+        out["book"] = (
+            hashlib.sha256(book.content).hexdigest() if book.status_code == 200 else book.status_code
+        )
+        out["jobs"] = [(j["id"], j["kind"], j["state"]) for j in get("/v1/jobs").json()["jobs"]]
+        platform = get("/v1/jobs", params={"scope": "platform"}).json()["jobs"]
+        out["platform jobs"] = [(j["id"], j["kind"], j["state"]) for j in platform]
+        out["reports"] = {name: get(f"{job['href']}/result").json() for name, job in jobs.items()}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("command", choices=["submit", "watch", "stored"])
+    p.add_argument("command", choices=["submit", "watch", "stored", "durable"])
+    p.add_argument("--phase", choices=["before", "after"], default="before")
     p.add_argument("--base", default="")
     p.add_argument("--key", default="")
     p.add_argument("--jobs", type=Path, help="JSON: what to submit (submit) or the submitted jobs")
@@ -124,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         result = submit(a.base, a.key, given)
     elif a.command == "watch":
         result = watch(a.base, a.key, given, a.log, a.limit_s)
+    elif a.command == "durable":
+        result = durable(a.base, a.key, given, a.phase, a.limit_s)
     else:
         result = stored(a.redis_url, a.database_url, given)
     tmp = a.out.with_suffix(".tmp")

@@ -44,6 +44,13 @@ LOCK = "/run/pulvezar-cluster-drill.lock"  # one drill at a time on a machine (t
 PORTS = {"pg": 5432, "redis": 6379, "sentinel": 26379, "rules": 50051, "evaluator": 50052, "gateway": 8000}
 HOSTS = {"data": 10, "data2": 11, "gw": 12, "ev": 13, "w1": 21, "w2": 22, "w3": 23, "client": 30}
 MASTER = "pulvezar"
+# today's daily puzzle, made by the background worker at its start, with little work (as the tests do)
+DAILY = {
+    "PULVEZAR_DAILY_ON_START": "1", "PULVEZAR_DAILY_GAMES": "2", "PULVEZAR_DAILY_TRIALS": "36",
+    "PULVEZAR_DAILY_TRUNCATE": "4", "PULVEZAR_DAILY_CUBE_TRIALS": "36", "PULVEZAR_DAILY_CUBE_TRUNCATE": "4",
+    "PULVEZAR_DAILY_MAX_SCREENED": "6", "PULVEZAR_DAILY_SCREEN_PLY": "1",
+    "PULVEZAR_DAILY_CUBE_SCREEN_PLY": "0",
+}  # fmt: skip
 START = "4HPwATDgc/ABMA"
 CHUNK = 72
 
@@ -121,7 +128,7 @@ class Drill:
             "PULVEZAR_DAILY_ON_START": "0",
             "PULVEZAR_GATEWAY_REDIS_URL": self.redis_url,
             "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
-                {KEY: {"name": "drill", "rate_per_s": 200, "burst": 400}}
+                {KEY: {"name": "drill", "rate_per_s": 200, "burst": 400, "operator": True}}
             ),
         }
 
@@ -217,12 +224,16 @@ class Drill:
         gw.start("gateway", cmd, env, cwd=ROOT)
 
     def start_worker(
-        self, node: str, queues: str = "rollouts.interactive,rollouts.batch", beat: bool = False
+        self,
+        node: str,
+        queues: str = "rollouts.interactive,rollouts.batch",
+        beat: bool = False,
+        env: dict[str, str] | None = None,
     ) -> None:
         n = self.node(node)
         beat_file = n.folder / "heartbeat"
         beat_file.unlink(missing_ok=True)
-        env = {**self.env, "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(beat_file)}
+        env = {**self.env, **(env or {}), "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(beat_file)}
         cmd = [
             PY,
             "-m",
@@ -246,6 +257,14 @@ class Drill:
         if beat:
             cmd += ["-B", "--schedule", str(n.folder / "celerybeat-schedule")]
         n.start("worker", cmd, env, cwd=ROOT)
+
+    def flush_redis(self) -> None:
+        """FLUSHALL on the current primary (found through the sentinels, from ``data2``)."""
+        code = f"from services.common.redis_url import connect; connect('{self.redis_url}').flushall()"
+        ns = self.node("data2").ns
+        subprocess.run(
+            ["ip", "netns", "exec", ns, PY, "-c", code], check=True, env=self.env, cwd=ROOT, timeout=30
+        )
 
     def worker_ready(self, node: str) -> bool:
         return (self.node(node).folder / "heartbeat").exists()
@@ -374,13 +393,14 @@ def reference(work: dict[str, Any], out: Path) -> None:
 # ---- the drill ----------------------------------------------------------------------------------------
 
 
-def run_drill(folder: Path, limit_s: float) -> dict[str, Any]:
+def run_drill(folder: Path, limit_s: float, summary: dict[str, Any]) -> None:
+    """The drill; ``summary`` is filled as it goes (what was checked before a failure stays in it)."""
     t0 = time.monotonic()
     cluster = netns.Cluster(folder)
     d = Drill(folder, cluster)
     ref: subprocess.Popen[bytes] | None = None
     checks: dict[str, bool] = {}
-    summary: dict[str, Any] = {"nodes": {}, "checks": checks}
+    summary.update({"nodes": {}, "checks": checks})
     try:
         for name in HOSTS:
             if name != "w3":
@@ -397,7 +417,7 @@ def run_drill(folder: Path, limit_s: float) -> dict[str, Any]:
         d.start_gateway()
         for node in ("w1", "w2"):
             d.start_worker(node)
-        d.start_worker("data2", queues="rollouts.background", beat=True)
+        d.start_worker("data2", queues="rollouts.background", beat=True, env=DAILY)
         wait_until(lambda: all(d.worker_ready(n) for n in ("w1", "w2", "data2")), 180, "the workers")
         wait_until(d.gateway_ready, 120, "the gateway")
         d.event("platform up", seconds=round(time.monotonic() - t0, 1))
@@ -479,13 +499,25 @@ def run_drill(folder: Path, limit_s: float) -> dict[str, Any]:
         summary["failover"] = failover_stall(stored.get("records") or [], killed)
         summary["events"] = d.events
 
+        # nothing only in Redis: what a client reads back is the same after Redis is emptied on purpose
+        before = d.client_result(
+            d.client("durable", jobs, "durable-before", phase="before", limit_s="240"), "durable-before", 300
+        )
+        d.flush_redis()
+        d.event("redis emptied (FLUSHALL on the primary)")
+        after = d.client_result(
+            d.client("durable", jobs, "durable-after", phase="after", limit_s="120"), "durable-after", 180
+        )
+        for part in ("uploads", "similar", "library", "daily", "book", "jobs", "platform jobs", "reports"):
+            checks[f"{part} survive an emptied Redis"] = before[part] == after[part] and bool(before[part])
+        checks["daily run listed for the operator"] = any(k == "daily" for _, k, _ in after["platform jobs"])
+
         # throughput: the same rollout on one worker node, then on two
         summary["throughput"] = throughput(d, work)
     finally:
         if ref is not None and ref.poll() is None:
             ref.kill()
         summary["seconds"] = round(time.monotonic() - t0, 1)
-    return summary
 
 
 def by_node(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -591,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, stop)
     summary: dict[str, Any] = {"ran": True}
     try:
-        summary.update(run_drill(folder, a.limit_s))
+        run_drill(folder, a.limit_s, summary)
     except (Exception, KeyboardInterrupt) as e:
         summary["error"] = f"{type(e).__name__}: {e}"
     finally:

@@ -129,6 +129,21 @@ class Jobs:
     ) -> str:
         return _text(await call_store(self._store().submit_batch, positions, priority=priority, owner=owner))
 
+    async def row(self, job_id: str) -> Any:
+        """The durable store's row of a job, or None (501 without a store, 503 while it is down)."""
+        records = self.records
+        if records is None:
+            raise ProblemError(
+                501, "reading jobs needs the durable store (PULVEZAR_DATABASE_URL)", kind="no-store"
+            )
+        try:
+            return await asyncio.to_thread(records.get, job_id)
+        except StoreUnavailable:
+            raise ProblemError(
+                503, "the database is unavailable; try again shortly", kind="store-unavailable",
+                headers={"Retry-After": "5"},
+            ) from None  # fmt: skip
+
     def backlog(self, owner: str) -> tuple[int, int]:
         """``(jobs, trials)`` an owner has unfinished (the durable store's; (0, 0) without one)."""
         if self.records is None:
@@ -152,8 +167,8 @@ class Jobs:
     async def delete(self, job_id: str) -> bool:
         return bool(await call_store(self._store().delete, job_id))
 
-    async def listing(self, owner: str, **query: Any) -> tuple[list[Any], str | None]:
-        """The owner's jobs from the durable store (501 without one)."""
+    async def listing(self, owner: str | None, **query: Any) -> tuple[list[Any], str | None]:
+        """The owner's jobs from the durable store (501 without one); None: the platform's own."""
         records = self.records
         if records is None:
             raise ProblemError(

@@ -38,6 +38,7 @@ _TITLES = {
     "too-many-trials": "Too many queued trials",
     "too-large": "Request too large",
     "not-found": "Not found",
+    "forbidden": "Not allowed for this key",
 }
 _KINDS = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}
 _LOCATIONS = ("body", "query", "path", "header", "cookie")

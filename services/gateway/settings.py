@@ -23,6 +23,9 @@ class ApiKey(BaseModel):
     max_queued_trials: int = Field(
         2_000_000, ge=1, description="trials of unfinished rollout and batch jobs at once"
     )
+    operator: bool = Field(
+        False, description="may see the platform's own jobs (daily puzzles, ...): GET /v1/jobs?scope=platform"
+    )
     share: int = Field(
         1, ge=1, le=100, description="fair-share weight: chunks per turn when keys compete for workers"
     )

@@ -67,6 +67,13 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     except Exception as e:
         counts["failed"] += 1
         log(logger, logging.WARNING, "book jobs not reconciled", error=repr(e))
+    try:  # daily runs whose worker died: failed, not "queued" for ever (a run holds its lock this long)
+        from services.rollout.daily_tasks import DailyTaskSettings
+
+        counts["abandoned"] = store.records.abandon("daily", DailyTaskSettings().lock_s)
+    except Exception as e:
+        counts["failed"] += 1
+        log(logger, logging.WARNING, "daily runs not reconciled", error=repr(e))
     counts["expired"] = store.records.expire(s.retention_days * 86400, s.max_jobs_per_owner)
     from services.store.matches import MatchUploads
 
@@ -99,6 +106,6 @@ def job_store() -> JobStore:
 @app.task(name=RECONCILE_TASK, ignore_result=True)
 def reconcile_task() -> dict[str, Any]:
     counts = reconcile(job_store())
-    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed", "books")):
+    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed", "books", "abandoned")):
         log(logger, logging.INFO, "reconciled", **counts)
     return counts

@@ -221,6 +221,25 @@ class JobRecords:
         with session(self.url) as s:
             return [JobRow.of(j) for j in s.scalars(q).all()]
 
+    def abandon(self, kind: str, older_than_s: float) -> int:
+        """Unfinished jobs of ``kind`` not updated for ``older_than_s`` seconds become failed (their
+        worker is gone; for kinds that no reconciler resumes, as the daily runs); how many."""
+        now = time.time()
+        with session(self.url) as s:
+            rows = s.scalars(
+                select(Job).where(
+                    Job.kind == kind, Job.state.not_in(FINAL), Job.updated_at < now - older_than_s
+                )
+            ).all()
+            for job in rows:
+                job.state, job.error, job.updated_at, job.finished_at = (
+                    "failed",
+                    "abandoned: its worker stopped",
+                    now,
+                    now,
+                )
+            return len(rows)
+
     def backlog(self, owner: str, limit: int = 10_000) -> tuple[int, int]:
         """``(jobs, trials)``: an owner's unfinished jobs (every kind) and the trials of its unfinished
         rollout and batch jobs (their whole chunk lists), for the per-key limits."""

@@ -49,6 +49,8 @@ API_KEYS = {
 }
 
 
+# a key that may see the platform's own jobs (test_durable_store.py)
+OPERATOR_KEY = "operator-key"
 # a key with small limits on unfinished work and a fair share of 3 (test_fair_shares.py)
 LIMITED_KEY = "limited-key"
 LIMITED = {"rate_per_s": 1000, "burst": 1000, "max_running_jobs": 2, "max_queued_trials": 400, "share": 3}
@@ -136,6 +138,7 @@ class SharedPlatform:
                 k: {"name": name, "rate_per_s": 1000, "burst": 1000} for k, name in API_KEYS.items()
             }
             keys[LIMITED_KEY] = {"name": "limited", **LIMITED}
+            keys[OPERATOR_KEY] = {"name": "operator", "rate_per_s": 1000, "burst": 1000, "operator": True}
             self.env = {
                 "PULVEZAR_DATABASE_URL": self.database,
                 "PULVEZAR_ROLLOUT_REDIS_URL": self.redis_url,

@@ -13,6 +13,7 @@ kills is its own).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.rollouts.chunks import rollout_chunked
 from services.jobs.rollout import JobStore
 from services.rollout.reconcile import reconcile
+from services.store.db import session as records_session
+from services.store.models import Job
 
 pytestmark = [
     pytest.mark.slow,
@@ -249,3 +252,37 @@ def test_analysis_survives_gateway_workers_and_redis(platform: Any, service_proc
         gw.terminate()
     assert got["games"] == want["games"]
     assert [p["pr"] for p in got["summary"]["players"]] == [p["pr"] for p in want["players"]]
+
+
+def test_the_platforms_own_jobs_for_operator_keys_and_abandoned_daily_runs(platform: Any) -> None:
+    """Daily runs are jobs without an owner: an operator key lists and reads them (scope=platform), any
+    other key gets 403 for the scope and 404 for the job; a run whose worker died becomes failed."""
+    from shared_platform import OPERATOR_KEY
+
+    from services.store.jobs import JobRecords
+
+    records = JobRecords(platform.database)
+    stamp = int(time.time() * 1000)
+    fresh, stale = f"daily-{stamp}-1", f"daily-{stamp}-2"
+    records.create(fresh, "daily", {"dates": ["2026-12-04"]})
+    records.create(stale, "daily", {"dates": ["2026-12-03"]}, created=time.time() - 7200)
+    with records_session(platform.database) as s:  # its worker died two hours ago
+        s.get(Job, stale).updated_at = time.time() - 7200
+    assert records.abandon("daily", 3600) == 1
+    assert records.get(stale).state == "failed" and "abandoned" in (records.get(stale).error or "")
+    assert records.get(fresh).state == "queued"
+    with client(platform.base, OPERATOR_KEY) as op, client(platform.base) as c:
+        listed = op.get("/v1/jobs", params={"scope": "platform", "kind": "daily"}).json()["jobs"]
+        assert {fresh, stale} <= {j["id"] for j in listed}
+        one = op.get(f"/v1/jobs/{stale}")
+        assert one.status_code == 200 and one.json()["state"] == "failed" and one.json()["kind"] == "daily"
+        assert one.json()["href"] == f"/v1/jobs/{stale}"
+        refused = c.get("/v1/jobs", params={"scope": "platform"})
+        assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "scope"
+        assert c.get(f"/v1/jobs/{stale}").status_code == 404
+        assert op.get("/v1/jobs").json()["jobs"] == []  # its own: none
+        mine = c.post("/v1/rollouts", json={"position": START, "trials": CHUNK, "truncate": 2})
+        got = c.get(f"/v1/jobs/{mine.json()['id']}").json()
+        assert got["kind"] == "rollout" and got["href"] == mine.headers["Location"]
+        assert op.get(f"/v1/jobs/{mine.json()['id']}").status_code == 404
+        wait_done(c, mine.headers["Location"])

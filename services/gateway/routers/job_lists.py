@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import Jobs
+from services.gateway.problems import ProblemError
 from services.gateway.security import Client, client
 from services.jobs.kinds import kinds
 
@@ -48,6 +49,7 @@ HREFS = {
     "batch": "/v1/batch-rollouts",
     "analysis": "/v1/analyses",
     "book": "/v1/opening-book/jobs",
+    "daily": "/v1/jobs",  # the platform's own (operators: scope=platform)
     **{name: f"/v1/{kind.route}" for name, kind in kinds().items()},
 }
 #: every kind a job listing may ask for
@@ -58,6 +60,28 @@ Cursor = Annotated[str | None, Query(max_length=200, description="from the last 
 StateFilter = Annotated[list[States] | None, Query(description="only jobs in these states")]
 
 
+Scope = Annotated[
+    Literal["mine", "platform"],
+    Query(
+        description="mine: your jobs; platform: the platform's own (daily puzzles, ...), for operator keys"
+    ),
+]
+
+
+def owner_for(who: Client, scope: str) -> str | None:
+    """Whose jobs ``who`` lists with ``scope`` (None: the platform's); 403 for a key that is no operator."""
+    if scope == "mine":
+        return who.owner
+    if not who.limits.operator:
+        raise ProblemError(
+            403,
+            "the platform's jobs are for operator keys",
+            kind="forbidden",
+            errors=[("scope", "not allowed")],
+        )
+    return None
+
+
 async def job_list(
     who: Client,
     store: Jobs,
@@ -65,8 +89,10 @@ async def job_list(
     state: list[States] | None,
     limit: int,
     cursor: str | None,
+    scope: str = "mine",
 ) -> JobList:
-    rows, nxt = await store.listing(who.owner, kinds=kinds, states=state, limit=limit, cursor=cursor)
+    owner = owner_for(who, scope)
+    rows, nxt = await store.listing(owner, kinds=kinds, states=state, limit=limit, cursor=cursor)
     return JobList(
         jobs=[JobSummary(**r.summary(), href=f"{HREFS.get(r.kind, '/v1/jobs')}/{r.id}") for r in rows],
         next_cursor=nxt,
@@ -81,8 +107,26 @@ async def list_jobs(
     state: StateFilter = None,
     limit: Limit = 50,
     cursor: Cursor = None,
+    scope: Scope = "mine",
 ) -> JobList:
-    return await job_list(who, store, list(kind) if kind else None, state, limit, cursor)
+    return await job_list(who, store, list(kind) if kind else None, state, limit, cursor, scope)
+
+
+@router.get(
+    "/jobs/{job_id}",
+    response_model=JobSummary,
+    summary="One of your jobs (or, for operator keys, the platform's), from the durable store",
+    responses={404: {"description": "no such job of yours"}},
+)
+async def get_job(
+    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[Jobs, Depends(jobs)]
+) -> JobSummary:
+    row = await store.row(job_id)
+    mine = row is not None and row.owner == who.owner
+    platform = row is not None and row.owner is None and who.limits.operator
+    if not (mine or platform):
+        raise ProblemError(404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")])
+    return JobSummary(**row.summary(), href=f"{HREFS.get(row.kind, '/v1/jobs')}/{row.id}")
 
 
 def add_list_route(on: APIRouter, path: str, kind: str, noun: str, tags: list[str] | None = None) -> None:
