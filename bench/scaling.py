@@ -179,13 +179,19 @@ def bench_postgres(url: str, seconds: float) -> dict[str, Any]:
         rate(lambda i: records.create(f"job-{i}", "rollout", spec, owner="o", chunk_list=chunks), seconds), 1
     )
     record = chunk_record()
-    records.create("chunky", "rollout", spec, owner="o", chunk_list=[[0, 0, 72]] * 1_000_000)
+    for size in (18, 2_000, 20_000):  # a typical job, a large batch, a very large one
+        chunk_list = [[0, 72 * k, 72] for k in range(size)]
 
-    def store(i: int) -> None:
-        records.add_chunks("chunky", {i: record})
-        records.complete_if_done("chunky")
+        def store(i: int, size: int = size, chunk_list: list[list[int]] = chunk_list) -> None:
+            job = f"chunky-{size}-{i // size}"  # a new job once the last one is complete
+            if i % size == 0:
+                records.create(job, "rollout", spec, owner="o", chunk_list=chunk_list)
+            records.add_chunks(job, {i % size: record})
+            records.complete_if_done(job)
 
-    out["chunk records stored per s (add_chunks + complete_if_done)"] = round(rate(store, seconds), 1)
+        out[f"chunk records stored per s, job of {size} chunks (add_chunks + complete_if_done)"] = round(
+            rate(store, seconds / 2), 1
+        )
     return out
 
 

@@ -142,6 +142,11 @@ def durable(base: str, key: str, jobs: dict[str, Any], phase: str, limit_s: floa
             assert r.status_code in (200, 201), r.text
             while get("/v1/daily/today").status_code == 404 and time.monotonic() < end:
                 time.sleep(1)
+            # the gateway's own call to the evaluator service on its host (gw -> ev)
+            r = get("/v1/evaluate", method="POST", json={"positions": ["4HPwATDgc/ABMA", "sGfwATDgc/ABMA"]})
+            out["evaluate"] = (
+                [e["equity"] for e in r.json()["evaluations"]] if r.status_code == 200 else r.text
+            )
         out["uploads"] = [m["id"] for m in get("/v1/matches").json()["matches"]]
         similar = get("/v1/positions/similar", method="POST", json={"position": "4HPwATDgc/ABMA"}).json()
         out["similar"] = sorted(h["id"] for h in similar["hits"])

@@ -383,10 +383,21 @@ def reference(work: dict[str, Any], out: Path) -> None:
         batch.append(
             [rollout_chunked(it.position, b["trials"], chunk_size=CHUNK, **it.options(ev)).values.tolist()]
         )
+    from pulvezar.eval.evaluator import equity
+
+    positions = [Position.from_position_id(p) for p in ("4HPwATDgc/ABMA", "sGfwATDgc/ABMA")]
+    evaluate = [float(equity(ev.evaluate(p)[None, :])[0]) for p in positions]
     record = read_mat(work["analysis"]["file"].encode())
     analysis = analyse_match(record, AnalysisSettings.from_level("2ply"), evaluator=ev).to_json()
     out.write_text(
-        json.dumps({"rollout": [[x.values.tolist() for x in rollout]], "batch": batch, "analysis": analysis})
+        json.dumps(
+            {
+                "rollout": [[x.values.tolist() for x in rollout]],
+                "batch": batch,
+                "analysis": analysis,
+                "evaluate": evaluate,
+            }
+        )
     )
 
 
@@ -510,6 +521,10 @@ def run_drill(folder: Path, limit_s: float, summary: dict[str, Any]) -> None:
         )
         for part in ("uploads", "similar", "library", "daily", "book", "jobs", "platform jobs", "reports"):
             checks[f"{part} survive an emptied Redis"] = before[part] == after[part] and bool(before[part])
+        got_eval = before.get("evaluate")
+        checks["gateway on gw -> evaluator service on ev"] = isinstance(got_eval, list) and all(
+            abs(a - b) < 1e-5 for a, b in zip(got_eval, want["evaluate"], strict=True)
+        )
         checks["daily run listed for the operator"] = any(k == "daily" for _, k, _ in after["platform jobs"])
 
         # throughput: the same rollout on one worker node, then on two

@@ -236,12 +236,43 @@ class BookStore:
             raw = text(self.redis.get(book_key(book_id, "book")))
         return None if raw is None else Book.from_json(json.loads(raw))
 
+    def heal(self, book_id: str) -> bool:
+        """Parts that Redis lost while it kept the job (a failover loses the newest writes, not the
+        spec) written back from the durable store (:meth:`rehydrate` adds only what is missing); whether
+        something was missing."""
+        records = self.records
+        if records is None:
+            return False
+        pipe = self.redis.pipeline(transaction=False)
+        checked = []
+        for name in records.blob_names(book_id):
+            part, _, roll = name.partition(":")
+            if part in ("search", "replies") and roll:
+                pipe.hexists(book_key(book_id, part), roll)
+            elif part in ("valued", "rollout", "book"):
+                pipe.exists(book_key(book_id, part))
+            else:
+                continue
+            checked.append(name)
+        missing = [name for name, there in zip(checked, pipe.execute(), strict=True) if not there]
+        if missing == ["rollout"] and not records.blob(book_id, "rollout"):
+            missing = []  # dropped on purpose: the rollouts are submitted again
+        if not missing:
+            row = records.get(book_id)
+            failed = row is not None and row.state == "failed"
+            if not (failed and not self.redis.exists(book_key(book_id, "error"))):
+                return False
+        return self.rehydrate(book_id)
+
     def state(self, book_id: str) -> str:
         self.spec(book_id)
-        if self.redis.exists(book_key(book_id, "book")):
-            return "done"
-        if self.redis.exists(book_key(book_id, "error")):
-            return "failed"
+        for attempt in (0, 1):
+            if self.redis.exists(book_key(book_id, "book")):
+                return "done"
+            if self.redis.exists(book_key(book_id, "error")):
+                return "failed"
+            if attempt == 0 and not self.heal(book_id):  # Redis may have lost the newest parts
+                break
         settings = self.settings_of(book_id)
         names = [roll_name(r) for r in settings.roll_list]
         searched = self._hash(book_id, "search")
