@@ -176,3 +176,24 @@ def test_expire_removes_old_finished_jobs(store_url: str) -> None:
     assert rows(store_url, JobChunk, "old-done") == 0 and rows(store_url, JobBlob, "old-failed") == 0
     assert {j.id for j in jobs.list("k1", limit=10)[0]} == {"new-done", "old-running"}  # unfinished stay
     assert jobs.expire(older_than_s=86_400) == 0
+
+
+def test_a_job_completes_when_its_last_chunk_is_stored(store_url: str) -> None:
+    """``complete_if_done`` counts the stored chunks against the chunk list's length (read in SQL)."""
+    records = JobRecords(store_url)
+    records.create("c", "rollout", {}, chunk_list=[[0, 0, 72], [0, 72, 72], [0, 144, 72]])
+    records.add_chunks("c", {0: {"v": 0}, 1: {"v": 1}})
+    assert not records.complete_if_done("c") and records.get("c").state == "running"  # type: ignore[union-attr]
+    records.add_chunks("c", {2: {"v": 2}})
+    assert records.complete_if_done("c")
+    row = records.get("c")
+    assert row is not None and row.state == "done" and row.finished_at is not None
+    assert records.complete_if_done("c")  # done stays done
+    records.create("empty", "rollout", {}, chunk_list=[])
+    assert records.complete_if_done("empty")  # nothing to do: done at once
+    records.create("daily-1", "daily", {})  # no chunk list at all (JSON null): never done by chunks
+    records.add_chunks("daily-1", {0: {"v": 0}})
+    assert not records.complete_if_done("daily-1") and records.get("daily-1").state == "running"  # type: ignore[union-attr]
+    assert not records.complete_if_done("nobody")
+    records.set_state("daily-1", "failed", "x")
+    assert not records.complete_if_done("daily-1")
