@@ -6,7 +6,9 @@ plays of a roll, or as its cube decision (``kind: "cube"``: no double and double
 :func:`pulvezar.rollouts.chunks.plan_chunks`, and one chunk task per chunk goes to the queue of the
 job's priority.  The keys are :class:`~services.jobs.chunked.ChunkedJobs`' under ``job:{id}:``, and
 
-``job:{id}:chunks``     list, entry ``n`` = JSON ``[item, first_trial, trials]`` of chunk ``n``
+``job:{id}:chunks``     list, entry ``n`` = JSON ``[item, first_trial, trials]`` of chunk ``n``, or
+                        ``[item, first_trial, trials, c0, c1]`` when candidate plays are cut by
+                        candidates too (:meth:`JobStore.plan`)
                         (a list, so that :meth:`JobStore.extend` appends chunks atomically)
 
 A chunk's record holds its values (:mod:`services.jobs.rollout_report`); :meth:`JobStore.status` merges
@@ -28,11 +30,16 @@ from pulvezar.rollouts.stats import RolloutResult
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
-from services.jobs.rollout_items import PRIORITIES, integer, normalise_item
+from services.jobs.rollout_items import PRIORITIES, candidate_groups, integer, normalise_item
 from services.jobs.rollout_report import Chunk, chunk_results, summarize
 from services.jobs.settings import QUEUES, RolloutSettings
 
 __all__ = ["InvalidJob", "JobNotFound", "JobStateError", "JobStore"]
+
+
+def _work(c: Chunk) -> int:
+    """A chunk's work: its trials times its candidates (1 when not cut by candidates)."""
+    return c.trials * (c.candidates[1] - c.candidates[0] if c.candidates else 1)
 
 
 class JobStore(ChunkedJobs):
@@ -110,9 +117,7 @@ class JobStore(ChunkedJobs):
         if priority not in QUEUES:
             raise InvalidJob("priority", f"one of {', '.join(PRIORITIES)}, got {priority!r}")
         chunks = [
-            (i, first, n)
-            for i, item in enumerate(items)
-            for first, n in plan_chunks(item["trials"], self.chunk_size)
+            c for i, item in enumerate(items) for c in self.plan(i, item, 0, item["trials"], self.chunk_size)
         ]
         if len(chunks) > self.settings.max_chunks:
             raise InvalidJob(
@@ -131,9 +136,25 @@ class JobStore(ChunkedJobs):
             self.records.create(
                 job_id, kind, spec, owner=owner, priority=priority, chunk_list=chunks, created=spec["created"]
             )
-        self.write(job_id, spec, [Chunk(n, *c) for n, c in enumerate(chunks)], {})
+        self.write(job_id, spec, [Chunk.of(n, c) for n, c in enumerate(chunks)], {})
         self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         return job_id
+
+    def plan(
+        self, i: int, item: Mapping[str, Any], first_trial: int, trials: int, chunk_size: int
+    ) -> list[list[int]]:
+        """Item ``i``'s chunks for trials ``first_trial ..``: on the fixed grid of trials and, for candidate
+        plays that would not fit ``chunk_seconds`` together, by groups of candidates (each trial range's
+        groups together, so that the candidates advance side by side).  A candidate's values do not depend
+        on the others in its chunk (the evaluator values each board on its own), so the cut changes no bit."""
+        out = []
+        for first, n in plan_chunks(trials, chunk_size, first_trial):
+            groups = candidate_groups(item, n, self.settings.chunk_seconds)
+            if groups is None:
+                out.append([i, first, n])
+            else:
+                out += [[i, first, n, c0, c1] for c0, c1 in groups]
+        return out
 
     def write(
         self, job_id: str, spec: dict[str, Any], chunks: list[Chunk], records: Mapping[int, Mapping[str, Any]]
@@ -144,19 +165,19 @@ class JobStore(ChunkedJobs):
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(self.spec_key(job_id), json.dumps(spec), ex=ttl)
         pipe.delete(self.chunks_key(job_id))
-        pipe.rpush(self.chunks_key(job_id), *(json.dumps([c.item, c.first, c.trials]) for c in chunks))
+        pipe.rpush(self.chunks_key(job_id), *(json.dumps(c.stored()) for c in chunks))
         pipe.expire(self.chunks_key(job_id), ttl)
         self.write_once(pipe, job_id, records)
         pipe.execute()
 
     def restore(self, job_id: str, row: Any) -> None:
-        chunks = [Chunk(n, *c) for n, c in enumerate(row.chunk_list or [])]
+        chunks = [Chunk.of(n, c) for n, c in enumerate(row.chunk_list or [])]
         self.write(job_id, dict(row.spec), chunks, self.records.chunks(job_id))
 
     # ---- reading -------------------------------------------------------
     def chunks(self, job_id: str) -> list[Chunk]:
         raw = self.redis.lrange(self.chunks_key(job_id), 0, -1)
-        return [Chunk(n, *json.loads(text(r) or "null")) for n, r in enumerate(raw)]
+        return [Chunk.of(n, json.loads(text(r) or "null")) for n, r in enumerate(raw)]
 
     def chunk_count(self, job_id: str, spec: Mapping[str, Any]) -> int:
         """The length of the chunk list (Redis's, else the durable store's), without reading the records."""
@@ -178,7 +199,7 @@ class JobStore(ChunkedJobs):
             row = self.row(job_id)
             if row is None:
                 raise self.not_found(job_id)
-            chunks = [Chunk(n, *c) for n, c in enumerate(row.chunk_list or [])]
+            chunks = [Chunk.of(n, c) for n, c in enumerate(row.chunk_list or [])]
             stored = self.records.chunks(job_id)
             return dict(row.spec), chunks, [stored.get(c.n) for c in chunks]
         chunks = self.chunks(job_id)
@@ -228,10 +249,18 @@ class JobStore(ChunkedJobs):
         full: bool,
     ) -> dict[str, Any]:
         finished = [(c, r) for c, r in zip(chunks, records, strict=True) if r is not None]
-        trials_total = sum(c.trials for c in chunks)
-        trials_done = sum(c.trials for c, _ in finished)
+        # a range of trials counts once all of its candidate groups are done; progress and the ETA
+        # count trial-candidates (a chunk's work)
+        ranges: dict[tuple[int, int], list[bool]] = {}
+        for c, r in zip(chunks, records, strict=True):
+            ranges.setdefault((c.item, c.first), []).append(r is not None)
+        trials_of = {(c.item, c.first): c.trials for c in chunks}
+        trials_total = sum(trials_of.values())
+        trials_done = sum(trials_of[k] for k, done in ranges.items() if all(done))
+        work_total = sum(_work(c) for c in chunks)
+        work_done = sum(_work(c) for c, _ in finished)
         state, error = self.state_of(job_id, len(finished), 0, len(chunks))
-        eta, elapsed = timing([r for _, r in finished], trials_done, trials_total - trials_done, state)
+        eta, elapsed = timing([r for _, r in finished], work_done, work_total - work_done, state)
         results = []
         for i, item in enumerate(spec["items"]):
             mine = [r for c, r in finished if c.item == i]
@@ -246,7 +275,7 @@ class JobStore(ChunkedJobs):
             "trials_total": trials_total,
             "chunks_done": len(finished),
             "chunks_total": len(chunks),
-            "progress": trials_done / trials_total if trials_total else 0.0,
+            "progress": work_done / work_total if work_total else 0.0,
             "eta_s": eta,
             "elapsed_s": elapsed,
             "positions": len(spec["items"]),
@@ -271,7 +300,7 @@ class JobStore(ChunkedJobs):
                 try:
                     pipe.watch(key)
                     existing = [
-                        Chunk(n, *json.loads(text(r) or "null"))
+                        Chunk.of(n, json.loads(text(r) or "null"))
                         for n, r in enumerate(pipe.lrange(key, 0, -1))
                     ]
                     ends = [0] * len(spec["items"])
@@ -282,16 +311,16 @@ class JobStore(ChunkedJobs):
                             "more_trials", f"a position has at most {self.settings.max_trials} trials"
                         )
                     new = [
-                        (i, first, n)
-                        for i in range(len(spec["items"]))
-                        for first, n in plan_chunks(more, spec["chunk_size"], ends[i])
+                        c
+                        for i, item in enumerate(spec["items"])
+                        for c in self.plan(i, item, ends[i], more, spec["chunk_size"])
                     ]
                     if len(existing) + len(new) > self.settings.max_chunks:
                         raise InvalidJob(
                             "more_trials", f"the job would have more than {self.settings.max_chunks} chunks"
                         )
                     pipe.multi()
-                    pipe.rpush(key, *(json.dumps(list(c)) for c in new))
+                    pipe.rpush(key, *(json.dumps(c) for c in new))
                     pipe.expire(key, self.settings.job_ttl_s)
                     pipe.expire(self.spec_key(job_id), self.settings.job_ttl_s)
                     pipe.execute()
@@ -299,7 +328,5 @@ class JobStore(ChunkedJobs):
                 except WatchError:
                     continue
         if self.records is not None:  # the longer chunk list is accepted once it is stored
-            self.records.reopen(
-                job_id, [[c.item, c.first, c.trials] for c in existing] + [list(c) for c in new]
-            )
+            self.records.reopen(job_id, [c.stored() for c in existing] + new)
         self.enqueue(job_id, spec["priority"], range(len(existing), len(existing) + len(new)))

@@ -275,6 +275,31 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     return item
 
 
+#: seconds a trial of one candidate takes on one core at 0 ply, whole game (bench/scaling.py: 24 ms)
+TRIAL_SECONDS = 0.025
+#: how much a trial's half-move costs at 1 and 2 ply against 0 ply (measured at 1 ply: about 150 times)
+PLY_COST = (1.0, 150.0, 3000.0)
+#: the half-moves of a whole game, for truncated trials' share
+GAME_HALF_MOVES = 60
+
+
+def candidate_groups(item: Mapping[str, Any], trials: int, seconds: float) -> list[tuple[int, int]] | None:
+    """The candidate plays of ``item`` cut into groups that take about ``seconds`` for ``trials`` trials
+    on one core (estimated from the ply and the truncation), or None when all fit in one chunk (also for
+    items without candidates, and cube decisions)."""
+    plays = item.get("plays")
+    if not plays or item.get("kind") == "cube":
+        return None
+    share = min(item["truncate"], GAME_HALF_MOVES) / GAME_HALF_MOVES if item.get("truncate") else 1.0
+    cost = (
+        trials * TRIAL_SECONDS * PLY_COST[min(int(item.get("ply") or 0), 2)] * max(share, 1 / GAME_HALF_MOVES)
+    )
+    group = max(1, int(seconds // cost))
+    if group >= len(plays):
+        return None
+    return [(c, min(c + group, len(plays))) for c in range(0, len(plays), group)]
+
+
 def _cube_item(
     params: Mapping[str, Any],
     field: str,

@@ -32,16 +32,28 @@ def decode_values(record: Mapping[str, Any]) -> np.ndarray[Any, Any]:
 
 @dataclass(frozen=True)
 class Chunk:
-    """Chunk ``n`` of a job: trials ``first .. first + trials - 1`` of item ``item``."""
+    """Chunk ``n`` of a job: trials ``first .. first + trials - 1`` of item ``item`` and, for an item of
+    candidate plays cut by candidates too, candidates ``candidates[0] .. candidates[1] - 1`` (None: all).
+    Stored as ``[item, first, trials]`` or ``[item, first, trials, c0, c1]``."""
 
     n: int
     item: int
     first: int
     trials: int
+    candidates: tuple[int, int] | None = None
+
+    @classmethod
+    def of(cls, n: int, stored: Iterable[int]) -> Chunk:
+        item, first, trials, *cands = stored
+        return cls(n, item, first, trials, (cands[0], cands[1]) if cands else None)
+
+    def stored(self) -> list[int]:
+        return [self.item, self.first, self.trials, *(self.candidates or ())]
 
 
 def chunk_results(item: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> list[RolloutResult]:
-    """The merged results of an item's finished chunks: one, or one per candidate play."""
+    """The merged results of an item's finished chunks: one, or one per candidate play (none until every
+    candidate has a finished chunk: chunks cut by candidates finish one group at a time)."""
     rules = rules_of(item["rules"])
     records = list(records)
     ncand = len(item["plays"]) if item["plays"] is not None else 1
@@ -49,14 +61,15 @@ def chunk_results(item: Mapping[str, Any], records: Iterable[Mapping[str, Any]])
         ncand = int(records[0]["shape"][0])
     parts: list[list[RolloutResult]] = [[] for _ in range(ncand)]
     for rec in records:
-        values = decode_values(rec).reshape(ncand, rec["trials"], 5)
-        cubeful = decode_values(rec["cubeful"]).reshape(ncand, rec["trials"]) if rec.get("cubeful") else None
+        c0, c1 = rec.get("candidates") or (0, ncand)
+        values = decode_values(rec).reshape(c1 - c0, rec["trials"], 5)
+        cf_all = decode_values(rec["cubeful"]).reshape(c1 - c0, rec["trials"]) if rec.get("cubeful") else None
         ids = np.arange(rec["first"], rec["first"] + rec["trials"], dtype=np.int64)
-        for c in range(ncand):
-            cf = None if cubeful is None else cubeful[c]
+        for k in range(c1 - c0):
+            cf = None if cf_all is None else cf_all[k]
             vr = item["variance_reduction"]
-            parts[c].append(RolloutResult(ids, values[c], item["seed"], rules, vr, cf))
-    return [RolloutResult.merge(p) for p in parts] if parts[0] else []
+            parts[c0 + k].append(RolloutResult(ids, values[k], item["seed"], rules, vr, cf))
+    return [RolloutResult.merge(p) for p in parts] if all(parts) else []
 
 
 def cubeful_difference_noise(a: RolloutResult, b: RolloutResult) -> float:

@@ -44,6 +44,12 @@ class RolloutSettings(BaseSettings):
         "auto", description="inprocess: auto = CUDA when torch sees a GPU; bits differ between CPU and GPU"
     )
     chunk_size: int = Field(DEFAULT_CHUNK_SIZE, description="trials per chunk task (a multiple of 36)")
+    chunk_seconds: float = Field(
+        3.0,
+        gt=0,
+        description="a chunk of candidate plays holds as many candidates as fit this long on one core "
+        "(estimated; the unit of fairness between keys)",
+    )
     max_trials: int = Field(1_000_000, ge=1, description="trials per position of one job")
     max_positions: int = Field(1000, ge=1, description="positions of one batch job")
     max_chunks: int = Field(100_000, ge=1, description="chunk tasks of one job")

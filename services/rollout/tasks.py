@@ -106,10 +106,11 @@ def evaluator_route() -> Route:
 
 
 def compute_chunk(
-    item: Item, first: int, trials: int, ev: Evaluator
+    item: Item, first: int, trials: int, ev: Evaluator, candidates: tuple[int, int] | None = None
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None]:
     """Values of trials ``first .. first + trials - 1`` of ``item``: shape (candidates or 1, trials, 5),
-    and, for a cubeful item, the cubeful equities, shape (candidates or 1, trials).
+    and, for a cubeful item, the cubeful equities, shape (candidates or 1, trials).  ``candidates``:
+    only candidate plays ``c0 .. c1 - 1`` (a chunk cut by candidates).
 
     A cube item's chunk holds its branches in the first axis: no double, then double/take where
     the player on roll may double (:func:`~pulvezar.rollouts.rollout_cube`).
@@ -131,9 +132,8 @@ def compute_chunk(
         results = [rollout(item.position, trials=trials, first_trial=first, **opts)]
     else:
         assert item.dice is not None
-        results = rollout_plays(
-            item.position, item.dice, list(item.plays), trials=trials, first_trial=first, **opts
-        )
+        plays = list(item.plays) if candidates is None else list(item.plays)[candidates[0] : candidates[1]]
+        results = rollout_plays(item.position, item.dice, plays, trials=trials, first_trial=first, **opts)
     values = np.stack([r.values for r in results])
     if results[0].cubeful is None:
         return values, None
@@ -148,12 +148,14 @@ def _load(r: Any, job_id: str, n: int) -> tuple[dict[str, Any], Any] | None:
 
 
 def _compute(spec: dict[str, Any], chunk: Any, ev: Evaluator) -> dict[str, Any]:
-    index, first, trials = chunk
-    values, cubeful = compute_chunk(Item.of(spec["items"][index]), first, trials, ev)
+    index, first, trials, *cut = chunk
+    candidates = (cut[0], cut[1]) if cut else None
+    values, cubeful = compute_chunk(Item.of(spec["items"][index]), first, trials, ev, candidates)
     return {
         "item": index,
         "first": first,
         "trials": trials,
+        **({"candidates": list(candidates)} if candidates else {}),
         **encode_values(values),
         **({"cubeful": encode_values(cubeful)} if cubeful is not None else {}),
     }

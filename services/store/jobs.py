@@ -262,7 +262,11 @@ class JobRecords:
         with session(self.url) as s:
             rows = s.execute(q).all()
         trials = sum(
-            int(c[2]) for kind, chunks in rows if kind in ("rollout", "batch") for c in (chunks or [])
+            int(c[2])
+            for kind, chunks in rows
+            if kind in ("rollout", "batch")
+            for c in (chunks or [])
+            if len(c) < 5 or c[3] == 0  # a range cut by candidates counts once
         )
         return len(rows), trials
 

@@ -237,3 +237,18 @@ def test_a_keys_limits_on_unfinished_work_and_its_share_through_the_gateway(shar
         for job in (second, again):
             c.delete(f"/v1/rollouts/{job.json()['id']}")
     wait_until(shared_platform.queues_empty, 60, "the cancelled jobs to drain", every=0.1)
+
+
+def test_candidate_plays_are_cut_to_about_a_chunks_time() -> None:
+    """The estimate behind chunks of a few seconds: 24 ms a whole 0-ply trial of one candidate, the
+    truncated share of a game, 150 times that at 1 ply."""
+    from services.jobs.rollout_items import candidate_groups
+
+    plays = [{"play": f"p{i}", "position_id": f"x{i}"} for i in range(16)]
+    whole = {"plays": plays, "truncate": None, "ply": 0}
+    assert candidate_groups(whole, 72, 3.0) == [(i, i + 1) for i in range(16)]  # 1.8 s a candidate
+    assert candidate_groups({**whole, "truncate": 10}, 72, 3.0) == [(0, 10), (10, 16)]  # 0.3 s each
+    assert candidate_groups({**whole, "plays": plays[:3], "truncate": 10}, 72, 3.0) is None
+    assert candidate_groups({**whole, "truncate": 10, "ply": 1}, 72, 3.0) == [(i, i + 1) for i in range(16)]
+    assert candidate_groups({**whole, "plays": None}, 72, 3.0) is None
+    assert candidate_groups({**whole, "kind": "cube"}, 72, 3.0) is None

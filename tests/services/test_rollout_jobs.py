@@ -317,6 +317,54 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     assert status["ply"] == 1 and status["cubeful"] is False and "cubeful_equity" not in status
 
 
+def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
+    two_workers: Workers, store: JobStore, local: NetEvaluator
+) -> None:
+    """Candidate plays that would not fit a chunk's time together are cut by candidates too (here every
+    candidate alone: chunk_seconds tiny); the job equals rollout_plays_chunked of all of them at once,
+    its trials count once per range, and it can be extended."""
+    from services.jobs.rollout_items import candidate_groups
+
+    quick = JobStore(
+        store.redis, app=store.app, settings=store.settings.model_copy(update={"chunk_seconds": 1e-6})
+    )
+    after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+    plays = ["8/5 6/5", "24/23 13/10", "13/9"]
+    opts = {"seed": 14, "truncate": 3}
+    job = quick.submit_rollout({"xgid": after_31, "plays": plays, "trials": 2 * CHUNK, **opts})
+    chunks = quick.chunks(job)
+    assert [(c.first, c.candidates) for c in chunks] == [
+        (0, (0, 1)), (0, (1, 2)), (0, (2, 3)), (CHUNK, (0, 1)), (CHUNK, (1, 2)), (CHUNK, (2, 3))
+    ]  # fmt: skip
+    item = quick.spec(job)["items"][0]
+    assert candidate_groups(item, CHUNK, 3.0) is None  # the platform's default: all three in one chunk
+    with worker_threads():
+        want = rollout_plays_chunked(
+            Position.from_xgid(after_31),
+            (3, 1),
+            [Position.from_position_id(p["position_id"]) for p in item["plays"]],
+            3 * CHUNK,
+            chunk_size=CHUNK,
+            evaluator=local,
+            **opts,
+        )
+    wait_state(quick, job, ("done",))
+    s = quick.status(job)
+    assert (
+        s["trials_done"] == s["trials_total"] == 2 * CHUNK and s["chunks_total"] == 6 and s["progress"] == 1
+    )
+    records = [json.loads(quick.redis.get(f"job:{job}:chunk:{n}")) for n in range(6)]
+    assert [r["candidates"] for r in records] == [[0, 1], [1, 2], [2, 3]] * 2
+    quick.extend(job, CHUNK)  # the new range is cut the same way
+    assert [c.candidates for c in quick.chunks(job)[6:]] == [(0, 1), (1, 2), (2, 3)]
+    wait_state(quick, job, ("done",))
+    got = quick.rollout_results(job)[0]
+    assert len(got) == 3
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.values, w.values)
+    assert [c["trials"] for c in quick.status(job)["results"][0]["candidates"]] == [3 * CHUNK] * 3
+
+
 def test_batch_job_returns_results_per_position(
     two_workers: Workers, store: JobStore, local: NetEvaluator
 ) -> None:
