@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -34,3 +35,16 @@ def log_entry(line: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"msg": "(not JSON)", "line": line.rstrip()}
     return entry if isinstance(entry, dict) else {"msg": "(not JSON)", "line": line.rstrip()}
+
+
+@contextlib.contextmanager
+def torch_threads(n: int = 1) -> Iterator[None]:
+    """Torch with the workers' thread count (a float32 matmul's last bit depends on it)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -57,28 +57,22 @@ LIMITED = {"rate_per_s": 1000, "burst": 1000, "max_running_jobs": 2, "max_queued
 
 
 class RedisProcess:
-    """A redis-server on a fixed port that a test may kill and start again empty."""
+    """A redis-server on a fixed port that a test may kill and start again: empty, or, with ``folder``,
+    from the append-only file it keeps there (every write synced, as a careful deployment keeps it)."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, binary: str, folder: Path | None = None) -> None:
         self.binary = binary
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.persist = ["--appendonly", "no"]
+        if folder is not None:
+            self.persist = ["--dir", str(folder), "--appendonly", "yes", "--appendfsync", "always"]
         self.start()
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *self.persist],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -9,8 +9,6 @@ sent again (issue 31: before the scheduler, such a job sat `running` with no chu
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,9 +20,9 @@ import pytest
 redis = pytest.importorskip("redis")
 pytest.importorskip("celery")
 
-from procutil import free_port, wait_until  # noqa: E402
+from procutil import torch_threads, wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
-from shared_platform import small_model  # noqa: E402
+from shared_platform import RedisProcess, small_model  # noqa: E402
 
 from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
@@ -38,51 +36,9 @@ CHUNK = 72
 LEASE_S = 3.0
 
 
-class PersistentRedis:
-    """A redis-server that writes every command to its append-only file, in its own folder."""
-
-    def __init__(self, binary: str, folder: Path) -> None:
-        self.binary, self.folder, self.port = binary, folder, free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        persist = ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
-        self.proc = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.folder),
-                *persist,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis.from_url(self.url)
-
-        def up() -> bool:
-            try:
-                return bool(client.ping())
-            except redis.exceptions.ConnectionError:
-                assert self.proc is not None and self.proc.poll() is None, "redis-server exited"
-                return False
-
-        wait_until(up, 20, "redis-server")
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
 @pytest.fixture
-def persistent_redis(redis_binary: str, tmp_path: Path) -> Iterator[PersistentRedis]:
-    server = PersistentRedis(redis_binary, tmp_path)
-    server.start()
+def persistent_redis(redis_binary: str, tmp_path: Path) -> Iterator[RedisProcess]:
+    server = RedisProcess(redis_binary, folder=tmp_path)
     try:
         yield server
     finally:
@@ -90,7 +46,7 @@ def persistent_redis(redis_binary: str, tmp_path: Path) -> Iterator[PersistentRe
 
 
 def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
-    persistent_redis: PersistentRedis, tmp_path: Path
+    persistent_redis: RedisProcess, tmp_path: Path
 ) -> None:
     model = small_model(tmp_path / "small.pt")
     env = {
@@ -129,7 +85,7 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
         workers.append(worker)
         worker.ready()
         restarted = time.monotonic()
-        with _torch_threads(1):
+        with torch_threads(1):
             want = rollout_chunked(
                 Position.from_position_id(START),
                 6 * CHUNK,
@@ -154,16 +110,3 @@ def _records(store: JobStore, job: str) -> list[dict[str, Any]]:
     import json
 
     return [json.loads(v) for v in store.redis.mget([f"job:{job}:chunk:{n}" for n in range(6)]) if v]
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    """Torch with the workers' thread count: a float32 matmul's last bit depends on it."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)

@@ -3,10 +3,8 @@ mid-job, the sentinels promote the replica, and the job finishes with the librar
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +12,7 @@ import pytest
 redis = pytest.importorskip("redis")
 pytest.importorskip("celery")
 
-from procutil import wait_until  # noqa: E402
+from procutil import torch_threads, wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
 from sentinel_redis import SentinelRedis  # noqa: E402
 from shared_platform import small_model  # noqa: E402
@@ -75,7 +73,7 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
         wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
         took = sentinel.kill_primary()
         assert took < 20
-        with _torch_threads(1):
+        with torch_threads(1):
             want = rollout_chunked(
                 Position.from_position_id(START),
                 8 * CHUNK,
@@ -95,16 +93,3 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
         assert sentinel.primary_port() == sentinel.ports["replica"]
     finally:
         worker.kill()
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[Any]:
-    """Torch with the workers' thread count: a float32 matmul's last bit depends on it."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
