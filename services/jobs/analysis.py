@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.jobs.analysis_archive import (
+    ARCHIVE_RETRY_KEY,
     archive_entries,
     archive_match,
     owner_archive,
@@ -354,13 +355,39 @@ class AnalysisStore(ChunkedJobs):
             record_for_learner(self.records.url, spec["learner"], job_id, m, games, summary)
         if self.redis.set(summary_key(job_id, m), json.dumps(summary), nx=True, ex=self.settings.job_ttl_s):
             archive = owner_archive(self.redis, self.records, spec.get("owner"))
-            archive_match(archive, job_id, m, record, games, self.file(job_id, m))
+            archive_match(archive, job_id, m, record, games, self.file(job_id, m), self.redis)
             store_match_result(self.records, job_id, m, record, games, summary)
         else:  # another caller was first: theirs is the same
             again = text(self.redis.get(summary_key(job_id, m)))
             if again is not None:
                 summary = json.loads(again)
         return summary
+
+    def archive_again(self, limit: int = 100) -> tuple[int, int]:
+        """Retry the archive writes that failed (:data:`ARCHIVE_RETRY_KEY`); ``(written, failed)``
+        matches.  A retry that fails again stays noted; one whose job is gone is dropped."""
+        written = failed = 0
+        for raw in self.redis.srandmember(ARCHIVE_RETRY_KEY, limit) or []:
+            member = text(raw) or ""
+            job_id, _, m_text = member.partition("|")
+            try:
+                spec = self.spec(job_id)
+                m = int(m_text)
+                games = self._games(job_id, m, spec)
+            except (LookupError, ValueError):
+                self.redis.srem(ARCHIVE_RETRY_KEY, member)
+                continue
+            if games is None:
+                self.redis.srem(ARCHIVE_RETRY_KEY, member)
+                continue
+            self.redis.srem(ARCHIVE_RETRY_KEY, member)  # noted again by archive_match if it fails again
+            archive = owner_archive(self.redis, self.records, spec.get("owner"))
+            data = self.file(job_id, m)
+            if archive_match(archive, job_id, m, self.record(job_id, m, spec), games, data, self.redis):
+                written += 1
+            else:
+                failed += 1
+        return written, failed
 
     def _games(self, job_id: str, m: int, spec: Mapping[str, Any]) -> list[Any] | None:
         """Match ``m``'s :class:`~pulvezar.analysis.match.GameAnalysis` per game, or None until all

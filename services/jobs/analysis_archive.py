@@ -57,19 +57,41 @@ def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict
     return out
 
 
-def archive_match(archive: Any, job_id: str, m: int, record: Any, games: Sequence[Any], data: bytes) -> int:
+#: matches whose archive write failed (``"{job}|{m}"``), retried by the reconciler
+ARCHIVE_RETRY_KEY = "archive:retry"
+
+
+def archive_match(
+    archive: Any,
+    job_id: str,
+    m: int,
+    record: Any,
+    games: Sequence[Any],
+    data: bytes,
+    redis_client: Any = None,
+) -> int:
     """Best effort: add the checker plays of an analysed match to its owner's archive of positions
     ("similar positions": ``archive`` is a :class:`services.common.archive_store.RedisArchive` or a
     :class:`services.store.archive.SqlArchive`), once per match of a job (the caller won the summary's
     ``SET NX``).  Returns how many entries were written; 0 when the archive refuses them (logged): an
-    analysis never fails because of the archive."""
+    analysis never fails because of the archive.  With ``redis_client``, a failed write (the database
+    down) is noted under :data:`ARCHIVE_RETRY_KEY` for the reconciler to retry (entries are written by
+    id, so a retry writes the same entries once)."""
     try:
         entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
         return int(archive.add_match_positions(entries))
     except Exception:
-        logger.exception(
-            "archive of analysed positions failed", extra={"fields": {"job": job_id, "match": m}}
-        )
+        fields = {"fields": {"job": job_id, "match": m}}
+        noted = False
+        if redis_client is not None:
+            try:
+                noted = bool(redis_client.sadd(ARCHIVE_RETRY_KEY, f"{job_id}|{m}") is not None)
+            except Exception:
+                logger.warning("archive retry not noted", exc_info=True)
+        if noted:  # the reconciler writes it later: a warning, not an error
+            logger.warning("archive of analysed positions failed; retried later", exc_info=True, extra=fields)
+        else:
+            logger.exception("archive of analysed positions failed", extra=fields)
         return 0
 
 

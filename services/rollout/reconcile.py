@@ -11,6 +11,7 @@ For every unfinished chunked job of the durable store (rollouts, analyses, the k
   written back from the database and its unfinished chunks queued again (:meth:`JobStore.rehydrate`);
   the fixed chunk grid makes the recomputed chunks the same bits.
 
+Archive writes of analysed matches that failed (the database down at that moment) are retried.
 Finished jobs older than ``PULVEZAR_DATABASE_RETENTION_DAYS`` are removed.  Idempotent: two
 reconcilers at once only queue a chunk twice, and a chunk computed twice is written once.
 """
@@ -59,6 +60,12 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
         except Exception as e:
             counts["failed"] += 1
             log(logger, logging.WARNING, "job not reconciled", job=row.id, error=repr(e))
+    try:  # analysed matches whose archive write failed (the database was down then)
+        counts["archived"], still = owners["analysis"].archive_again()
+        counts["failed"] += still
+    except Exception as e:
+        counts["failed"] += 1
+        log(logger, logging.WARNING, "archive writes not retried", error=repr(e))
     try:  # book jobs: a driver for each unfinished one that has none (Redis lost it, or its worker)
         from services.jobs.book import BookJobs
         from services.rollout.book_tasks import recover
@@ -106,6 +113,7 @@ def job_store() -> JobStore:
 @app.task(name=RECONCILE_TASK, ignore_result=True)
 def reconcile_task() -> dict[str, Any]:
     counts = reconcile(job_store())
-    if any(counts.get(k) for k in ("rehydrated", "requeued", "expired", "failed", "books", "abandoned")):
+    noteworthy = ("rehydrated", "requeued", "expired", "failed", "books", "abandoned", "archived")
+    if any(counts.get(k) for k in noteworthy):
         log(logger, logging.INFO, "reconciled", **counts)
     return counts

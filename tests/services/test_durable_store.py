@@ -286,3 +286,41 @@ def test_the_platforms_own_jobs_for_operator_keys_and_abandoned_daily_runs(platf
         assert got["kind"] == "rollout" and got["href"] == mine.headers["Location"]
         assert op.get(f"/v1/jobs/{mine.json()['id']}").status_code == 404
         wait_done(c, mine.headers["Location"])
+
+
+def test_an_archive_write_lost_to_a_database_outage_is_retried(platform: Any) -> None:
+    """The database goes down while a match is analysed: the analysis finishes from Redis, its archive
+    write fails and is noted; once the database is back, the reconciler writes the match's positions."""
+    from services.common.owners import owner_of
+    from services.jobs.analysis_archive import ARCHIVE_RETRY_KEY
+    from services.store.archive import SqlArchive
+
+    store, pg = job_store(platform), platform.pg
+    short = Path(__file__).resolve().parent / "data" / "match1495872.txt"
+    archive = SqlArchive(platform.database, owner_of(KEY))
+    before = len(archive.load_index()[1].entries)
+    with client(platform.base) as c:
+        body = {"file": short.read_text(), "filename": short.name, "level": "0ply"}
+        r = c.post("/v1/analyses", json=body)
+        assert r.status_code == 202, r.text
+        href, job = r.headers["Location"], r.json()["id"]
+
+        def started() -> bool:
+            logs = [e for w in platform.workers.running for e in list(w.logs)]
+            return any(e.get("job") == job and "chunk started" in str(e.get("msg")) for e in logs)
+
+        wait_until(started, 60, "the game to start", every=0.05)
+        pg.stop()
+        try:
+            wait_until(
+                lambda: c.get(href).json()["state"] == "done", 120, "the analysis to finish", every=0.2
+            )
+            assert store.redis.sismember(ARCHIVE_RETRY_KEY, f"{job}|0")
+        finally:
+            pg.start()
+    assert len(archive.load_index()[1].entries) == before  # nothing was written while it was down
+    counts = reconcile(store)
+    assert counts["archived"] == 1
+    assert len(archive.load_index()[1].entries) > before
+    assert not store.redis.sismember(ARCHIVE_RETRY_KEY, f"{job}|0")
+    assert reconcile(store)["archived"] == 0  # done once
