@@ -15,9 +15,10 @@ MASTER = "pulvezar"
 
 class SentinelRedis:
     """``primary`` and ``replica`` (redis-server processes) and three sentinels watching them (quorum 2,
-    a primary not answering for ``down_ms`` is failed over)."""
+    a primary not answering for ``down_ms`` is failed over: long enough that a loaded machine, e.g. CI with
+    the cluster drill beside it, does not fail over a live primary)."""
 
-    def __init__(self, binary: str, folder: Path, down_ms: int = 1000) -> None:
+    def __init__(self, binary: str, folder: Path, down_ms: int = 3000) -> None:
         self.binary, self.folder = binary, folder
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.ports = {name: free_port() for name in ("primary", "replica", "s1", "s2", "s3")}
@@ -81,6 +82,22 @@ class SentinelRedis:
         """The port of the primary the sentinels name now."""
         _host, port = redis.Redis(port=self.ports["s1"]).sentinel_get_master_addr_by_name(MASTER)
         return int(port)
+
+    def failovers(self) -> int:
+        """How many failovers the sentinels have made (the primary's configuration epoch)."""
+        return int(redis.Redis(port=self.ports["s1"]).sentinel_master(MASTER)["config-epoch"])
+
+    def roles(self) -> dict[str, str]:
+        """``primary``/``replica`` -> the role each server reports now (or why it did not answer)."""
+        out = {}
+        for name in ("primary", "replica"):
+            try:
+                out[name] = str(
+                    redis.Redis(port=self.ports[name], socket_timeout=2).info("replication")["role"]
+                )
+            except redis.exceptions.RedisError as e:
+                out[name] = repr(e)
+        return out
 
     def kill_primary(self) -> float:
         """SIGKILL the primary; the time it took the sentinels to promote the replica (seconds)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,6 +41,20 @@ def test_sentinel_urls_are_parsed_and_given_to_celery() -> None:
             parse_sentinel(bad)
 
 
+def diagnosis(sentinel: SentinelRedis, client: Any, worker: Worker) -> str:
+    """What a failure message needs: failovers, roles, the scheduler's keys and the worker's last logs."""
+    try:
+        keys = {k: client.type(k) for k in client.scan_iter("sched:*")}
+    except redis.exceptions.RedisError as e:
+        keys = {"error": repr(e)}
+    logs = [{k: e.get(k) for k in ("msg", "line", "chunk", "error") if k in e} for e in worker.logs[-25:]]
+    return (
+        f"failovers {sentinel.failovers()}, roles {sentinel.roles()}, primary port {sentinel.primary_port()}"
+        f" (ports {sentinel.ports}), scheduler keys {keys}, worker alive {worker.proc.poll() is None},"
+        f" worker logs {logs}"
+    )
+
+
 @pytest.fixture
 def sentinel(redis_binary: str, tmp_path: Path) -> Iterator[SentinelRedis]:
     group = SentinelRedis(redis_binary, tmp_path)
@@ -70,7 +85,13 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
     try:
         opts = {"seed": 51, "truncate": 6}
         job = store.submit_rollout({"position": START, "trials": 8 * CHUNK, **opts})
-        wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
+        try:
+            wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
+        except AssertionError as e:
+            raise AssertionError(f"{e}; {diagnosis(sentinel, client, worker)}") from None
+        assert sentinel.failovers() == 0, (
+            f"a failover before the primary's loss: {diagnosis(sentinel, client, worker)}"
+        )
         took = sentinel.kill_primary()
         assert took < 20
         with torch_threads(1):
@@ -88,7 +109,10 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
             except redis.exceptions.ConnectionError:  # a moment while the client finds the new primary
                 return False
 
-        wait_until(done, 90, "the job to finish on the new primary", every=0.2)
+        try:
+            wait_until(done, 90, "the job to finish on the new primary", every=0.2)
+        except AssertionError as e:
+            raise AssertionError(f"{e}; {diagnosis(sentinel, client, worker)}") from None
         np.testing.assert_array_equal(store.rollout_results(job)[0][0].values, want.values)
         assert sentinel.primary_port() == sentinel.ports["replica"]
     finally:
