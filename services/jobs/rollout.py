@@ -3,12 +3,13 @@
 Each position is an *item* (:mod:`services.jobs.rollout_items`), rolled out as a whole, as candidate
 plays of a roll, or as its cube decision (``kind: "cube"``: no double and double/take, chunk values
 ``(2, trials, ...)``).  At submission every item's trials are cut into chunks on the fixed grid of
-:func:`pulvezar.rollouts.chunks.plan_chunks`, and one chunk task per chunk goes to the queue of the
-job's priority.  The keys are :class:`~services.jobs.chunked.ChunkedJobs`' under ``job:{id}:``, and
+:func:`pulvezar.rollouts.chunks.plan_chunks`, cut further to about ``chunk_seconds`` of work
+(:meth:`JobStore.plan`), and one chunk task per chunk goes to the queue of the job's priority.
+The keys are :class:`~services.jobs.chunked.ChunkedJobs`' under ``job:{id}:``, and
 
 ``job:{id}:chunks``     list, entry ``n`` = JSON ``[item, first_trial, trials]`` of chunk ``n``, or
                         ``[item, first_trial, trials, c0, c1]`` when candidate plays are cut by
-                        candidates too (:meth:`JobStore.plan`)
+                        candidates too; ``first_trial`` off the grid where trials were cut
                         (a list, so that :meth:`JobStore.extend` appends chunks atomically)
 
 A chunk's record holds its values (:mod:`services.jobs.rollout_report`); :meth:`JobStore.status` merges
@@ -30,7 +31,7 @@ from pulvezar.rollouts.stats import RolloutResult
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
-from services.jobs.rollout_items import PRIORITIES, candidate_groups, integer, normalise_item
+from services.jobs.rollout_items import PRIORITIES, chunk_cut, integer, normalise_item
 from services.jobs.rollout_report import Chunk, chunk_results, summarize
 from services.jobs.settings import QUEUES, RolloutSettings
 
@@ -143,17 +144,21 @@ class JobStore(ChunkedJobs):
     def plan(
         self, i: int, item: Mapping[str, Any], first_trial: int, trials: int, chunk_size: int
     ) -> list[list[int]]:
-        """Item ``i``'s chunks for trials ``first_trial ..``: on the fixed grid of trials and, for candidate
-        plays that would not fit ``chunk_seconds`` together, by groups of candidates (each trial range's
-        groups together, so that the candidates advance side by side).  A candidate's values do not depend
-        on the others in its chunk (the evaluator values each board on its own), so the cut changes no bit."""
-        out = []
+        """Item ``i``'s chunks for trials ``first_trial ..``: on the fixed grid of trials, and cut further
+        where a grid chunk would take much longer than ``chunk_seconds`` (:func:`chunk_cut`): candidate
+        plays by groups (each run of trials' groups together, so that the candidates advance side by
+        side), and a candidate or position that alone is too slow (1 ply) by shorter runs of trials.  A
+        trial's values depend on neither the other candidates nor the other trials of its chunk (the C
+        evaluator values each board on its own; dice follow ``(seed, trial)``), so no cut changes a bit."""
+        out: list[list[int]] = []
         for first, n in plan_chunks(trials, chunk_size, first_trial):
-            groups = candidate_groups(item, n, self.settings.chunk_seconds)
-            if groups is None:
-                out.append([i, first, n])
-            else:
-                out += [[i, first, n, c0, c1] for c0, c1 in groups]
+            step, groups = chunk_cut(item, n, self.settings.chunk_seconds)
+            for start in range(first, first + n, step):
+                length = min(step, first + n - start)
+                if groups is None:
+                    out.append([i, start, length])
+                else:
+                    out += [[i, start, length, c0, c1] for c0, c1 in groups]
         return out
 
     def write(

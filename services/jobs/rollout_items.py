@@ -275,29 +275,50 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     return item
 
 
-#: seconds a trial of one candidate takes on one core at 0 ply, whole game (bench/scaling.py: 24 ms)
-TRIAL_SECONDS = 0.025
-#: how much a trial's half-move costs at 1 and 2 ply against 0 ply (measured at 1 ply: about 150 times)
-PLY_COST = (1.0, 150.0, 3000.0)
+#: seconds a half-move of one trial of one candidate takes on one core, by (ply, variance reduction):
+#: a whole 0-ply trial with variance reduction 25 ms (bench/scaling.py); measured here without it about 6.5
+#: times less, at 1 ply about 150 times more without it and 700 times more with it (each of its half-moves
+#: values the 21 rolls at 1 ply); 2 ply about 20 times 1 ply
+HALF_MOVE_SECONDS = {
+    (0, True): 0.025 / 60,
+    (0, False): 0.004 / 60,
+    (1, True): 0.3,
+    (1, False): 0.015,
+    (2, True): 6.0,
+    (2, False): 0.3,
+}
 #: the half-moves of a whole game, for truncated trials' share
 GAME_HALF_MOVES = 60
 
 
-def candidate_groups(item: Mapping[str, Any], trials: int, seconds: float) -> list[tuple[int, int]] | None:
-    """The candidate plays of ``item`` cut into groups that take about ``seconds`` for ``trials`` trials
-    on one core (estimated from the ply and the truncation), or None when all fit in one chunk (also for
-    items without candidates, and cube decisions)."""
-    plays = item.get("plays")
-    if not plays or item.get("kind") == "cube":
-        return None
-    share = min(item["truncate"], GAME_HALF_MOVES) / GAME_HALF_MOVES if item.get("truncate") else 1.0
-    cost = (
-        trials * TRIAL_SECONDS * PLY_COST[min(int(item.get("ply") or 0), 2)] * max(share, 1 / GAME_HALF_MOVES)
-    )
-    group = max(1, int(seconds // cost))
-    if group >= len(plays):
-        return None
-    return [(c, min(c + group, len(plays))) for c in range(0, len(plays), group)]
+def trial_seconds(item: Mapping[str, Any]) -> float:
+    """The estimated seconds of one trial of one candidate (or of the position) of ``item`` on one core,
+    from its ply, variance reduction and truncation; a cube decision simulates two lines (no double,
+    double/take)."""
+    half_moves = max(1, min(int(item.get("truncate") or GAME_HALF_MOVES), GAME_HALF_MOVES))
+    lines = 2 if item.get("kind") == "cube" else 1
+    ply = min(int(item.get("ply") or 0), 2)
+    return HALF_MOVE_SECONDS[ply, bool(item.get("variance_reduction", True))] * half_moves * lines
+
+
+def chunk_cut(
+    item: Mapping[str, Any], trials: int, seconds: float
+) -> tuple[int, list[tuple[int, int]] | None]:
+    """How a range of ``trials`` trials of ``item`` is cut so that each piece takes about ``seconds`` on
+    one core: ``(trials per piece, candidate groups)``, groups None when the candidates stay together.
+
+    Candidates are grouped first (all that fit the whole range); a candidate, or a position, that alone
+    does not fit is cut into shorter runs of trials (a 1-ply trial takes about 150 0-ply ones)."""
+    cost = trial_seconds(item)
+    plays = item.get("plays") if item.get("kind") != "cube" else None
+    candidates = len(plays) if plays else 1
+    if cost * trials * candidates <= seconds:
+        return trials, None
+    if cost * trials <= seconds:  # whole range, several candidates a piece
+        group = int(seconds / (cost * trials) + 1e-9)
+        return trials, [(c, min(c + group, candidates)) for c in range(0, candidates, group)]
+    step = min(trials, max(1, int(seconds / cost + 1e-9)))
+    return step, ([(c, c + 1) for c in range(candidates)] if plays else None)
 
 
 def _cube_item(

@@ -47,7 +47,7 @@ class RolloutSettings(BaseSettings):
     chunk_seconds: float = Field(
         3.0,
         gt=0,
-        description="a chunk of candidate plays holds as many candidates as fit this long on one core "
+        description="a chunk holds as many candidate plays and trials as fit this long on one core "
         "(estimated; the unit of fairness between keys)",
     )
     max_trials: int = Field(1_000_000, ge=1, description="trials per position of one job")

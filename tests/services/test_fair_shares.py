@@ -239,16 +239,24 @@ def test_a_keys_limits_on_unfinished_work_and_its_share_through_the_gateway(shar
     wait_until(shared_platform.queues_empty, 60, "the cancelled jobs to drain", every=0.1)
 
 
-def test_candidate_plays_are_cut_to_about_a_chunks_time() -> None:
-    """The estimate behind chunks of a few seconds: 24 ms a whole 0-ply trial of one candidate, the
-    truncated share of a game, 150 times that at 1 ply."""
-    from services.jobs.rollout_items import candidate_groups
+def test_chunks_are_cut_to_about_a_chunks_time() -> None:
+    """The estimate behind chunks of a few seconds: 25 ms a whole 0-ply trial of one candidate, the
+    truncated share of a game, 0.3 s a half-move at 1 ply with variance reduction and 15 ms without;
+    candidates are grouped first, and a candidate or position too slow alone is cut into shorter runs
+    of trials."""
+    from services.jobs.rollout_items import chunk_cut
 
     plays = [{"play": f"p{i}", "position_id": f"x{i}"} for i in range(16)]
     whole = {"plays": plays, "truncate": None, "ply": 0}
-    assert candidate_groups(whole, 72, 3.0) == [(i, i + 1) for i in range(16)]  # 1.8 s a candidate
-    assert candidate_groups({**whole, "truncate": 10}, 72, 3.0) == [(0, 10), (10, 16)]  # 0.3 s each
-    assert candidate_groups({**whole, "plays": plays[:3], "truncate": 10}, 72, 3.0) is None
-    assert candidate_groups({**whole, "truncate": 10, "ply": 1}, 72, 3.0) == [(i, i + 1) for i in range(16)]
-    assert candidate_groups({**whole, "plays": None}, 72, 3.0) is None
-    assert candidate_groups({**whole, "kind": "cube"}, 72, 3.0) is None
+    one_each = [(i, i + 1) for i in range(16)]
+    assert chunk_cut(whole, 72, 3.0) == (72, one_each)  # 1.8 s a candidate
+    assert chunk_cut({**whole, "truncate": 10}, 72, 3.0) == (72, [(0, 10), (10, 16)])  # 0.3 s each
+    assert chunk_cut({**whole, "plays": plays[:3], "truncate": 10}, 72, 3.0) == (72, None)
+    assert chunk_cut({**whole, "truncate": 4, "ply": 1}, 72, 3.0) == (2, one_each)  # 1.2 s a trial
+    assert chunk_cut({**whole, "ply": 1}, 72, 3.0) == (1, one_each)  # 18 s: one trial, no less
+    plain = {**whole, "ply": 1, "truncate": 4, "variance_reduction": False}
+    assert chunk_cut(plain, 72, 3.0) == (50, one_each)  # 60 ms a trial
+    assert chunk_cut({**whole, "plays": None}, 72, 3.0) == (72, None)
+    assert chunk_cut({**plain, "plays": None}, 72, 3.0) == (50, None)
+    assert chunk_cut({**whole, "kind": "cube"}, 72, 3.0) == (60, None)  # two lines: 50 ms a trial
+    assert chunk_cut({**whole, "kind": "cube", "truncate": 6}, 72, 3.0) == (72, None)

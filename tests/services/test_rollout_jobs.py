@@ -240,16 +240,23 @@ def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
 def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     two_workers: Workers, store: JobStore, local: NetEvaluator
 ) -> None:
-    """A 1-ply job and cubeful jobs (a match cube; candidate plays with every play valued in the luck)
-    against the library, bit for bit."""
+    """A 1-ply job (cut into runs of trials) and cubeful jobs (a match cube; candidate plays with every
+    play valued in the luck) against the library on the grid, bit for bit."""
     from pulvezar.cubeful.janowski import Cube
     from pulvezar.rollouts import rollout
     from pulvezar.search.hint import searcher
 
     after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
     cube = {"value": 2, "owner": "player", "match_length": 7, "score": 2, "opponent_score": 4}
+    from services.jobs.rollout_items import trial_seconds
+
     ply_opts = {"seed": 12, "truncate": 2, "ply": 1, "variance_reduction": False}  # 21x less work
-    deep = store.submit_rollout({"position": START, "trials": CHUNK, **ply_opts})
+    cost = trial_seconds(ply_opts)
+    quick = JobStore(  # chunks of 24 of these trials: the grid chunk is cut into three runs
+        store.redis, app=store.app, settings=store.settings.model_copy(update={"chunk_seconds": 24 * cost})
+    )
+    deep = quick.submit_rollout({"position": START, "trials": CHUNK, **ply_opts})
+    assert [(c.first, c.trials) for c in quick.chunks(deep)] == [(0, 24), (24, 24), (48, 24)]
     cubeful = store.submit_batch(
         [
             {"position": START, "cube": cube},
@@ -320,24 +327,29 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
 def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
     two_workers: Workers, store: JobStore, local: NetEvaluator
 ) -> None:
-    """Candidate plays that would not fit a chunk's time together are cut by candidates too (here every
-    candidate alone: chunk_seconds tiny); the job equals rollout_plays_chunked of all of them at once,
-    its trials count once per range, and it can be extended."""
-    from services.jobs.rollout_items import candidate_groups
+    """Candidate plays that would not fit a chunk's time together are cut by candidates, and a candidate
+    too slow alone by runs of trials (here 24 trials of one candidate a chunk: chunk_seconds small); the
+    job equals rollout_plays_chunked of all of them at once on the grid, its trials count once per run,
+    and it can be extended."""
+    from services.jobs.rollout_items import chunk_cut, trial_seconds
 
-    quick = JobStore(
-        store.redis, app=store.app, settings=store.settings.model_copy(update={"chunk_seconds": 1e-6})
-    )
     after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
     plays = ["8/5 6/5", "24/23 13/10", "13/9"]
     opts = {"seed": 14, "truncate": 3}
+    per_trial = trial_seconds({"truncate": 3, "ply": 0})
+    quick = JobStore(
+        store.redis,
+        app=store.app,
+        settings=store.settings.model_copy(update={"chunk_seconds": 24 * per_trial}),
+    )
     job = quick.submit_rollout({"xgid": after_31, "plays": plays, "trials": 2 * CHUNK, **opts})
     chunks = quick.chunks(job)
-    assert [(c.first, c.candidates) for c in chunks] == [
-        (0, (0, 1)), (0, (1, 2)), (0, (2, 3)), (CHUNK, (0, 1)), (CHUNK, (1, 2)), (CHUNK, (2, 3))
-    ]  # fmt: skip
+    runs = [(first, 24) for first in range(0, 2 * CHUNK, 24)]
+    assert [(c.first, c.trials, c.candidates) for c in chunks] == [
+        (first, n, (k, k + 1)) for first, n in runs for k in range(3)
+    ]
     item = quick.spec(job)["items"][0]
-    assert candidate_groups(item, CHUNK, 3.0) is None  # the platform's default: all three in one chunk
+    assert chunk_cut(item, CHUNK, 3.0) == (CHUNK, None)  # the platform's default: all three in one chunk
     with worker_threads():
         want = rollout_plays_chunked(
             Position.from_xgid(after_31),
@@ -350,13 +362,16 @@ def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
         )
     wait_state(quick, job, ("done",))
     s = quick.status(job)
+    n = len(chunks)
     assert (
-        s["trials_done"] == s["trials_total"] == 2 * CHUNK and s["chunks_total"] == 6 and s["progress"] == 1
+        s["trials_done"] == s["trials_total"] == 2 * CHUNK and s["chunks_total"] == n and s["progress"] == 1
     )
-    records = [json.loads(quick.redis.get(f"job:{job}:chunk:{n}")) for n in range(6)]
-    assert [r["candidates"] for r in records] == [[0, 1], [1, 2], [2, 3]] * 2
+    records = [json.loads(quick.redis.get(f"job:{job}:chunk:{k}")) for k in range(n)]
+    assert [r["candidates"] for r in records] == [[0, 1], [1, 2], [2, 3]] * len(runs)
     quick.extend(job, CHUNK)  # the new range is cut the same way
-    assert [c.candidates for c in quick.chunks(job)[6:]] == [(0, 1), (1, 2), (2, 3)]
+    assert [(c.first, c.candidates) for c in quick.chunks(job)[n:]] == [
+        (first, (k, k + 1)) for first in range(2 * CHUNK, 3 * CHUNK, 24) for k in range(3)
+    ]
     wait_state(quick, job, ("done",))
     got = quick.rollout_results(job)[0]
     assert len(got) == 3
