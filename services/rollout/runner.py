@@ -15,12 +15,13 @@ cancelled, gone (the job is unknown, or Redis went away: the reconciler queues i
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,23 +101,21 @@ class LeaseKeeper:
 _leases = LeaseKeeper()
 
 
-def run(
-    task: Task,
-    kind: ChunkKind,
-    job_id: str,
-    n: int,
-    redis_client: Any,
-    evaluator: Callable[[], Evaluator],
-    settings: RolloutSettings,
-) -> str:
-    """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened.  The chunk holds its lease
-    in the fair scheduler while it runs; when it ends (unless it is retried) the lease is released and
-    the scheduler sends the next chunk for the freed slot."""
-    scheduler = FairScheduler(redis_client, task.app, settings.lease_s)
+@functools.lru_cache(maxsize=8)
+def _scheduler(redis_client: Any, app: Any, lease_s: float) -> FairScheduler:
+    """The pool process's scheduler for this Redis client and app (its scripts registered once)."""
+    return FairScheduler(redis_client, app, lease_s)
+
+
+@contextlib.contextmanager
+def chunk_lease(scheduler: FairScheduler, kind: ChunkKind, job_id: str, n: int) -> Iterator[None]:
+    """Chunk ``n`` holds its lease in the fair scheduler while the block runs; when the block ends (unless
+    the chunk is retried: it keeps its lease) the lease is released and the scheduler sends the next
+    chunk for the freed slot."""
     _leases.hold(scheduler, job_id, n)
     retrying = False
     try:
-        return _run(task, kind, job_id, n, redis_client, evaluator, settings)
+        yield
     except Retry:
         retrying = True
         raise
@@ -137,7 +136,7 @@ def run(
                 )
 
 
-def _run(
+def run(
     task: Task,
     kind: ChunkKind,
     job_id: str,
@@ -146,71 +145,79 @@ def _run(
     evaluator: Callable[[], Evaluator],
     settings: RolloutSettings,
 ) -> str:
-    r, store, logger = redis_client, kind.store, kind.logger
-    prefix = "" if kind.name == "rollout" else f"{kind.name} "
-    if r.exists(store.chunk_key(job_id, n)):
-        kind.duplicate(r, job_id, n)
-        kind.counter.labels("duplicate").inc()
-        return "duplicate"
-    if r.exists(store.cancel_key(job_id)):
-        kind.counter.labels("cancelled").inc()
-        return "cancelled"
-    loaded = kind.load(r, job_id, n)
-    if loaded is None:  # expired, or not ours
-        kind.counter.labels("gone").inc()
-        log(logger, logging.WARNING, f"{prefix}chunk of an unknown job", job=job_id, chunk=n)
-        return "gone"
-    spec, chunk = loaded
-    r.set(store.started_key(job_id), str(time.time()), nx=True, ex=settings.job_ttl_s)
-    fields = kind.started_fields(spec, chunk)
-    log(logger, logging.INFO, f"{prefix}chunk started", job=job_id, chunk=n, **fields, pid=os.getpid())
-    started, t0 = time.time(), time.perf_counter()
-    try:
-        ev = CheckedEvaluator(
-            evaluator(),
-            lambda: bool(r.exists(store.cancel_key(job_id))),
-            delay_s=settings.eval_delay_ms / 1e3,
-        )
-        ev.check()
-        out = kind.compute(spec, chunk, ev)
-    except Cancelled:
-        kind.counter.labels("cancelled").inc()
-        log(logger, logging.INFO, f"{prefix}chunk cancelled", job=job_id, chunk=n)
-        return "cancelled"
-    except RedisConnectionError as e:  # the store went away, not the job: no failure to record
-        kind.counter.labels("gone").inc()
-        log(
-            logger,
-            logging.WARNING,
-            "chunk abandoned: Redis is unreachable",
-            job=job_id,
-            chunk=n,
-            error=repr(e),
-        )
-        return "gone"  # the reconciler queues it again from the durable store
-    except Exception as e:
-        if task.request.retries < settings.max_retries:
-            kind.counter.labels("retried").inc()
-            log(
-                logger, logging.WARNING, f"{prefix}chunk failed, retrying", job=job_id, chunk=n, error=repr(e)
+    """Run chunk ``n`` of job ``job_id`` of ``kind`` under its lease (:func:`chunk_lease`); returns what
+    happened."""
+    with chunk_lease(_scheduler(redis_client, task.app, settings.lease_s), kind, job_id, n):
+        r, store, logger = redis_client, kind.store, kind.logger
+        prefix = "" if kind.name == "rollout" else f"{kind.name} "
+        if r.exists(store.chunk_key(job_id, n)):
+            kind.duplicate(r, job_id, n)
+            kind.counter.labels("duplicate").inc()
+            return "duplicate"
+        if r.exists(store.cancel_key(job_id)):
+            kind.counter.labels("cancelled").inc()
+            return "cancelled"
+        loaded = kind.load(r, job_id, n)
+        if loaded is None:  # expired, or not ours
+            kind.counter.labels("gone").inc()
+            log(logger, logging.WARNING, f"{prefix}chunk of an unknown job", job=job_id, chunk=n)
+            return "gone"
+        spec, chunk = loaded
+        r.set(store.started_key(job_id), str(time.time()), nx=True, ex=settings.job_ttl_s)
+        fields = kind.started_fields(spec, chunk)
+        log(logger, logging.INFO, f"{prefix}chunk started", job=job_id, chunk=n, **fields, pid=os.getpid())
+        started, t0 = time.time(), time.perf_counter()
+        try:
+            ev = CheckedEvaluator(
+                evaluator(),
+                lambda: bool(r.exists(store.cancel_key(job_id))),
+                delay_s=settings.eval_delay_ms / 1e3,
             )
-            raise task.retry(exc=e, countdown=1) from e
-        kind.counter.labels("failed").inc()
-        kind.failed(r, job_id, n, spec, chunk, e)
-        logger.exception(f"{prefix}chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
-        return "failed"
-    seconds = time.perf_counter() - t0
-    record = {
-        **out,
-        "seconds": seconds,
-        "started": started,
-        "finished": time.time(),
-        "worker": f"{socket.gethostname()}:{os.getpid()}",
-    }
-    if not kind.write(r, job_id, n, record):
-        kind.counter.labels("duplicate").inc()
-        return "duplicate"
-    kind.counter.labels("done").inc()
-    log(logger, logging.INFO, f"{prefix}chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
-    kind.finished(job_id, n, spec, chunk, record)
-    return "done"
+            ev.check()
+            out = kind.compute(spec, chunk, ev)
+        except Cancelled:
+            kind.counter.labels("cancelled").inc()
+            log(logger, logging.INFO, f"{prefix}chunk cancelled", job=job_id, chunk=n)
+            return "cancelled"
+        except RedisConnectionError as e:  # the store went away, not the job: no failure to record
+            kind.counter.labels("gone").inc()
+            log(
+                logger,
+                logging.WARNING,
+                "chunk abandoned: Redis is unreachable",
+                job=job_id,
+                chunk=n,
+                error=repr(e),
+            )
+            return "gone"  # the reconciler queues it again from the durable store
+        except Exception as e:
+            if task.request.retries < settings.max_retries:
+                kind.counter.labels("retried").inc()
+                log(
+                    logger,
+                    logging.WARNING,
+                    f"{prefix}chunk failed, retrying",
+                    job=job_id,
+                    chunk=n,
+                    error=repr(e),
+                )
+                raise task.retry(exc=e, countdown=1) from e
+            kind.counter.labels("failed").inc()
+            kind.failed(r, job_id, n, spec, chunk, e)
+            logger.exception(f"{prefix}chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
+            return "failed"
+        seconds = time.perf_counter() - t0
+        record = {
+            **out,
+            "seconds": seconds,
+            "started": started,
+            "finished": time.time(),
+            "worker": f"{socket.gethostname()}:{os.getpid()}",
+        }
+        if not kind.write(r, job_id, n, record):
+            kind.counter.labels("duplicate").inc()
+            return "duplicate"
+        kind.counter.labels("done").inc()
+        log(logger, logging.INFO, f"{prefix}chunk done", job=job_id, chunk=n, seconds=round(seconds, 4))
+        kind.finished(job_id, n, spec, chunk, record)
+        return "done"
