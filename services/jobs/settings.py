@@ -44,6 +44,9 @@ class RolloutSettings(BaseSettings):
         "auto", description="inprocess: auto = CUDA when torch sees a GPU; bits differ between CPU and GPU"
     )
     chunk_size: int = Field(DEFAULT_CHUNK_SIZE, description="trials per chunk task (a multiple of 36)")
+    proc_alive_timeout_s: float = Field(
+        60.0, gt=0, description="how long a new pool process may take to come up before Celery replaces it"
+    )
     chunk_seconds: float = Field(
         3.0,
         gt=0,

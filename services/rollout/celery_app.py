@@ -128,12 +128,23 @@ class SchedulerTick(bootsteps.StartStopStep):
         self.thread.start()
 
     def loop(self, node: str, slots: int, s: RolloutSettings) -> None:
+        import logging
+
+        from services.common.jsonlog import log
+
+        logger = logging.getLogger("pulvezar.services.rollout")
+        failing = False
         while not self.stopping.is_set():
             try:
                 self.scheduler.register(node, slots, s.worker_ttl_s)
                 self.scheduler.feed()
-            except Exception:  # Redis is away: try again at the next tick
-                pass
+                if failing:
+                    log(logger, logging.INFO, "scheduler tick recovered", node=node)
+                failing = False
+            except Exception as e:  # Redis is away: try again at the next tick (said once a streak)
+                if not failing:
+                    log(logger, logging.WARNING, "scheduler tick failed", node=node, error=repr(e))
+                failing = True
             self.stopping.wait(s.tick_s)
 
     def stop(self, worker: Any) -> None:
@@ -152,6 +163,9 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
     celery.conf.update(
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
+        # a new pool process may take long to come up on a loaded machine (Celery's default, 4 s, kills
+        # and replaces it meanwhile, again and again)
+        worker_proc_alive_timeout=s.proc_alive_timeout_s,
         include=[
             "services.rollout.tasks",
             "services.rollout.analysis_tasks",

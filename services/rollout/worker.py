@@ -60,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     port = metrics.serve(settings.metrics_port, settings.metrics_host, connect_redis(settings.redis_url))
     os.environ["PULVEZAR_ROLLOUT_BOUND_METRICS_PORT"] = str(-1 if port is None else port)
 
+    # torch imported once here, before the pool forks: a pool process then starts in milliseconds instead
+    # of importing it (seconds; on a loaded machine longer than Celery waits for a new process to come up,
+    # which then kills and replaces it, again and again).  Nothing runs on torch in this process, so no
+    # thread pool crosses the fork.
+    import torch  # noqa: F401
+
     from services.rollout import tasks  # noqa: F401  (registers the task and the signal handlers)
     from services.rollout.celery_app import app
 

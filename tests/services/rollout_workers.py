@@ -196,3 +196,27 @@ PENDING_LISTS = ("rollouts.interactive", "rollouts.batch", "sched:rr:interactive
 def idle(r: Any) -> bool:
     """Nothing in the Celery queues, nothing pending in the fair scheduler and no chunk out (leased)."""
     return all(r.llen(q) == 0 for q in PENDING_LISTS) and not r.zcard("sched:leases")
+
+
+def scheduler_state(r: Any) -> dict[str, Any]:
+    """The fair scheduler's keys with their contents, the Celery queues' lengths and Redis's clock: what a
+    failure message needs when chunks stop flowing."""
+    out: dict[str, Any] = {}
+    try:
+        for key in sorted(r.scan_iter("sched:*")):
+            kind = r.type(key)
+            kind = kind.decode() if isinstance(kind, bytes) else kind
+            if kind == "hash":
+                out[str(key)] = r.hgetall(key)
+            elif kind == "list":
+                out[str(key)] = r.lrange(key, 0, 20)
+            elif kind == "zset":
+                out[str(key)] = r.zrange(key, 0, 20, withscores=True)
+            elif kind == "set":
+                out[str(key)] = r.smembers(key)
+        out["queues"] = {q: r.llen(q) for q in ("rollouts.interactive", "rollouts.batch")}
+        out["unacked"] = r.hlen("unacked")
+        out["time"] = r.time()
+    except Exception as e:  # Redis away: say so
+        out["error"] = repr(e)
+    return out

@@ -21,7 +21,7 @@ redis = pytest.importorskip("redis")
 pytest.importorskip("celery")
 
 from procutil import torch_threads, wait_until  # noqa: E402
-from rollout_workers import Worker  # noqa: E402
+from rollout_workers import Worker, scheduler_state  # noqa: E402
 from shared_platform import RedisProcess, small_model  # noqa: E402
 
 from pulvezar import Position  # noqa: E402
@@ -72,7 +72,15 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
         store = job_store()
         opts = {"seed": 41, "truncate": 6}
         job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
-        wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
+        try:
+            wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
+        except AssertionError as e:
+            logs = [
+                {k: x.get(k) for k in ("msg", "line", "chunk", "error") if k in x} for x in worker.logs[-25:]
+            ]
+            raise AssertionError(
+                f"{e}; scheduler {scheduler_state(store.redis)}; worker logs {logs}"
+            ) from None
         wait_until(lambda: store.redis.hlen("unacked") >= 1, 30, "a chunk in flight", every=0.01)
         persistent_redis.kill()  # mid-chunk: the host went down
         worker.kill()

@@ -14,7 +14,7 @@ redis = pytest.importorskip("redis")
 pytest.importorskip("celery")
 
 from procutil import torch_threads, wait_until  # noqa: E402
-from rollout_workers import Worker  # noqa: E402
+from rollout_workers import Worker, scheduler_state  # noqa: E402
 from sentinel_redis import SentinelRedis  # noqa: E402
 from shared_platform import small_model  # noqa: E402
 
@@ -43,14 +43,11 @@ def test_sentinel_urls_are_parsed_and_given_to_celery() -> None:
 
 def diagnosis(sentinel: SentinelRedis, client: Any, worker: Worker) -> str:
     """What a failure message needs: failovers, roles, the scheduler's keys and the worker's last logs."""
-    try:
-        keys = {k: client.type(k) for k in client.scan_iter("sched:*")}
-    except redis.exceptions.RedisError as e:
-        keys = {"error": repr(e)}
+    keys = scheduler_state(client)
     logs = [{k: e.get(k) for k in ("msg", "line", "chunk", "error") if k in e} for e in worker.logs[-25:]]
     return (
         f"failovers {sentinel.failovers()}, roles {sentinel.roles()}, primary port {sentinel.primary_port()}"
-        f" (ports {sentinel.ports}), scheduler keys {keys}, worker alive {worker.proc.poll() is None},"
+        f" (ports {sentinel.ports}), scheduler {keys}, worker alive {worker.proc.poll() is None},"
         f" worker logs {logs}"
     )
 
