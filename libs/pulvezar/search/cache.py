@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -40,17 +41,15 @@ class EvalCache:
     def lookup(self, keys: list[bytes]) -> tuple[list[int], Probs]:
         """Indices of the keys found and their probabilities, ``(len(found), 5)``."""
         data = self._data
-        found: list[int] = []
-        values: list[bytes] = []
-        for i, k in enumerate(keys):
-            v = data.get(k)
-            if v is not None:
-                data.move_to_end(k)
-                found.append(i)
-                values.append(v)
+        got = list(map(data.get, keys))
+        found = [i for i, v in enumerate(got) if v is not None]
+        touch = data.move_to_end
+        for i in found:
+            touch(keys[i])
         self.hits += len(found)
         self.misses += len(keys) - len(found)
-        probs = np.frombuffer(b"".join(values), dtype=np.float64).reshape(-1, 5).copy()
+        raw = b"".join([v for v in got if v is not None])  # in the order found
+        probs = np.frombuffer(raw, dtype=np.float64).reshape(-1, 5).copy()
         return found, probs
 
     def store(self, keys: list[bytes], probs: Probs) -> None:
@@ -58,11 +57,21 @@ class EvalCache:
         if self.size == 0:
             return
         data = self._data
-        raw = np.ascontiguousarray(probs, dtype=np.float64).tobytes()
-        for i, k in enumerate(keys):
-            data[k] = raw[40 * i : 40 * i + 40]
+        data.update(zip(keys, row_bytes(np.asarray(probs, dtype=np.float64)), strict=True))
         while len(data) > self.size:
             data.popitem(last=False)
+
+
+def row_bytes(rows: npt.NDArray[np.generic]) -> list[bytes]:
+    """Each row of a 2-D array as one ``bytes`` (made in C: the keys of a batch of boards).
+
+    >>> row_bytes(np.array([[1, 2], [3, 4]], dtype=np.uint8))
+    [b'\\x01\\x02', b'\\x03\\x04']
+    """
+    rows = np.ascontiguousarray(rows)
+    width = rows.shape[1] * rows.dtype.itemsize
+    keys = rows.view(np.dtype((np.void, width))).ravel().tolist()
+    return cast(list[bytes], keys)
 
 
 def unique_boards(boards: Boards) -> tuple[Boards, np.ndarray]:
@@ -114,7 +123,7 @@ class CachedEvaluator:
     def _evaluate(
         self, uniq: Boards, inv: npt.NDArray[np.intp], run: Callable[[npt.NDArray[np.intp]], Probs]
     ) -> Probs:
-        keys = [b.tobytes() for b in uniq]
+        keys = row_bytes(uniq)
         found, known = self.cache.lookup(keys)
         out = np.empty((len(uniq), 5))
         if found:

@@ -45,7 +45,7 @@ from pulvezar.eval.evaluator import (
 from pulvezar.rules import _kernel
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
-from pulvezar.search.cache import CachedEvaluator, EvalCache, unique_boards
+from pulvezar.search.cache import CachedEvaluator, EvalCache, row_bytes, unique_boards
 from pulvezar.search.filters import MoveFilter, move_filter
 
 REC = _kernel.REC
@@ -170,7 +170,7 @@ class Search:
         todo = np.flatnonzero(~done & ~final)
         if len(todo):
             tag = bytes([ply])
-            keys = [uniq[i].tobytes() + tag for i in todo]
+            keys = [k + tag for k in row_bytes(uniq[todo])]
             found, known = self.cache.lookup(keys)
             if found:
                 out[todo[found]] = known
