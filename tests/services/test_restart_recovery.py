@@ -9,6 +9,7 @@ sent again (issue 31: before the scheduler, such a job sat `running` with no chu
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,15 +73,8 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
         store = job_store()
         opts = {"seed": 41, "truncate": 6}
         job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
-        try:
+        with explained(store, worker):
             wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
-        except AssertionError as e:
-            logs = [
-                {k: x.get(k) for k in ("msg", "line", "chunk", "error") if k in x} for x in worker.logs[-25:]
-            ]
-            raise AssertionError(
-                f"{e}; scheduler {scheduler_state(store.redis)}; worker logs {logs}"
-            ) from None
         wait_until(lambda: store.redis.hlen("unacked") >= 1, 30, "a chunk in flight", every=0.01)
         persistent_redis.kill()  # mid-chunk: the host went down
         worker.kill()
@@ -101,7 +95,8 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
                 evaluator=NetEvaluator.load(model, device="cpu"),
                 **opts,
             )
-        wait_until(lambda: store.status(job)["state"] == "done", 60, "the job to finish", every=0.1)
+        with explained(store, worker):
+            wait_until(lambda: store.status(job)["state"] == "done", 60, "the job to finish", every=0.1)
         took = time.monotonic() - restarted
         got = store.rollout_results(job)[0][0]
         np.testing.assert_array_equal(got.values, want.values)
@@ -112,6 +107,18 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
     finally:
         for w in workers:
             w.kill()
+
+
+@contextlib.contextmanager
+def explained(store: JobStore, worker: Worker) -> Iterator[None]:
+    """A wait that fails says what the scheduler and the worker were doing."""
+    try:
+        yield
+    except AssertionError as e:
+        logs = [{k: x.get(k) for k in ("msg", "line", "chunk", "error") if k in x} for x in worker.logs[-25:]]
+        raise AssertionError(
+            f"{e}; scheduler {scheduler_state(store.redis)}; {worker.name}'s logs {logs}"
+        ) from None
 
 
 def _records(store: JobStore, job: str) -> list[dict[str, Any]]:
