@@ -308,7 +308,7 @@ def chunk_cut(
     one core: ``(trials per piece, candidate groups)``, groups None when the candidates stay together.
 
     Candidates are grouped first (all that fit the whole range); a candidate, or a position, that alone
-    does not fit is cut into shorter runs of trials (a 1-ply trial takes about 150 0-ply ones)."""
+    does not fit is cut into shorter runs of trials (1 ply: :data:`HALF_MOVE_SECONDS`)."""
     cost = trial_seconds(item)
     plays = item.get("plays") if item.get("kind") != "cube" else None
     candidates = len(plays) if plays else 1

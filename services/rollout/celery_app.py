@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import socket
 import tempfile
@@ -43,6 +44,7 @@ from typing import Any, ClassVar
 from celery import Celery, bootsteps
 from celery.schedules import crontab
 
+from services.common.jsonlog import log
 from services.jobs.broker import DAILY_TASK, RECONCILE_TASK, configure
 from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
@@ -128,10 +130,6 @@ class SchedulerTick(bootsteps.StartStopStep):
         self.thread.start()
 
     def loop(self, node: str, slots: int, s: RolloutSettings) -> None:
-        import logging
-
-        from services.common.jsonlog import log
-
         logger = logging.getLogger("pulvezar.services.rollout")
         failing = False
         while not self.stopping.is_set():
