@@ -117,6 +117,10 @@ class Worker:
                 total += float(line.rsplit(" ", 1)[1])
         return total
 
+    def tail(self, n: int = 25) -> list[dict[str, Any]]:
+        """The last ``n`` log entries, shortened to what a failure message needs."""
+        return [{k: e[k] for k in ("msg", "line", "chunk", "error") if k in e} for e in self.logs[-n:]]
+
     def kill(self) -> None:
         """SIGKILL the whole worker (main process and pool) at once."""
         if self.proc.poll() is None:

@@ -115,7 +115,7 @@ def explained(store: JobStore, worker: Worker) -> Iterator[None]:
     try:
         yield
     except AssertionError as e:
-        logs = [{k: x.get(k) for k in ("msg", "line", "chunk", "error") if k in x} for x in worker.logs[-25:]]
+        logs = worker.tail()
         raise AssertionError(
             f"{e}; scheduler {scheduler_state(store.redis)}; {worker.name}'s logs {logs}"
         ) from None

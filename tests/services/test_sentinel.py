@@ -44,7 +44,7 @@ def test_sentinel_urls_are_parsed_and_given_to_celery() -> None:
 def diagnosis(sentinel: SentinelRedis, client: Any, worker: Worker) -> str:
     """What a failure message needs: failovers, roles, the scheduler's keys and the worker's last logs."""
     keys = scheduler_state(client)
-    logs = [{k: e.get(k) for k in ("msg", "line", "chunk", "error") if k in e} for e in worker.logs[-25:]]
+    logs = worker.tail()
     return (
         f"failovers {sentinel.failovers()}, roles {sentinel.roles()}, primary port {sentinel.primary_port()}"
         f" (ports {sentinel.ports}), scheduler {keys}, worker alive {worker.proc.poll() is None},"
