@@ -87,8 +87,10 @@ def test_the_portable_kernel_gives_the_avx2_kernels_bits() -> None:
         small_net(4, [96, 32, 8]),
         small_net(1, [40, 12], seed=1),
         small_net(4, [70, 24, 8], late=True),
+        small_net(2, [64, 80, 12], seed=2),  # a layer of more than 64 outputs (two passes of the sparse sums)
     ):
-        q = QuantisedNet.from_value_net(net, 4 if net.features == FEATURES_BY_VERSION[4] else 1)
+        version = next(v for v, f in FEATURES_BY_VERSION.items() if f == net.features)
+        q = QuantisedNet.from_value_net(net, version)
         try:
             results = []
             for level in (1, 0):

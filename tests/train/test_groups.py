@@ -20,7 +20,7 @@ from pulvezar.train.corpus import (
     sha256_file,
     write_npz,
 )
-from pulvezar.train.fit import FitConfig, FitRun, decision_loss
+from pulvezar.train.fit import GROUP_STRIDE, FitConfig, FitRun, decision_loss, holdout_mask
 from pulvezar.train.groups import ROLLS_STRIDE, GroupsConfig, best_of_groups, build, draw_rolls, top
 from pulvezar.train.labels import PRESETS, LabelConfig, LabelRun
 
@@ -175,3 +175,17 @@ def test_fit_on_groups_learns_the_teachers_choices(groups: Path, tmp_path: Path)
     assert info["best_epoch"]["contact"] == 1 + min(
         range(len(rows) - 1), key=lambda k: float(rows[k + 1]["contact_holdout_decision_loss"])
     )
+
+
+def test_a_decision_is_held_out_in_every_source_or_in_none() -> None:
+    """Two label sets of the same decisions (keys: source * GROUP_STRIDE + decision): a decision's rows
+    are held out together, so no teacher's labels of a held-out decision train the net."""
+    decisions = np.repeat(np.arange(2_000, dtype=np.int64), 3)
+    group = np.concatenate([1 * GROUP_STRIDE + decisions, 2 * GROUP_STRIDE + decisions])
+    mask = holdout_mask(500, group, 0.1, seed=4)
+    corpus, rows = mask[:500], mask[500:]
+    assert corpus.sum() == 50
+    first, second = rows[: len(decisions)], rows[len(decisions) :]
+    assert np.array_equal(first, second) and 0.07 < first.mean() < 0.13
+    assert all(len(set(first[decisions == d])) == 1 for d in range(0, 2_000, 97))
+    assert np.array_equal(mask, holdout_mask(500, group, 0.1, seed=4))

@@ -4,6 +4,7 @@ supervised generations and of fit) still reads such a file's contact and race ne
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -65,3 +66,40 @@ def test_compose_takes_each_named_net_from_its_model(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no such net"):
         model(tmp_path / "c.pt", 3, False)
         compose_models(tmp_path / "c.pt", {"crashed": tmp_path / "a.pt"}, tmp_path / "n.pt")
+
+
+def test_compose_widens_a_net_of_a_lower_encoding_without_changing_its_values(tmp_path: Path) -> None:
+    """A v2 contact net in a v4 model: the same probabilities (zero weights on the newer inputs), and
+    the quantised kernel runs it as the v2 net it is, bit for bit."""
+    from pulvezar.eval.encoding import FEATURES_BY_VERSION
+    from pulvezar.eval.evaluator import boards_of
+    from pulvezar.eval.quantised import QuantisedNet
+    from pulvezar.rules import Position
+    from pulvezar.train.compose import compose_models
+
+    f2, f4 = FEATURES_BY_VERSION[2], FEATURES_BY_VERSION[4]
+    NetEvaluator(
+        ValueNet(16, features=f4), ValueNet(8, features=f4), device="cpu", encoding_version=4,
+        crashed_net=ValueNet(12, features=f4),
+    ).save(tmp_path / "a.pt", {"name": "unit"})  # fmt: skip
+    torch.manual_seed(5)
+    v2 = NetEvaluator(
+        ValueNet(features=f2, widths=[64, 16], activation="crelu"), ValueNet(8, features=f2),
+        device="cpu", encoding_version=2, quantised=False,
+    )  # fmt: skip
+    v2.save(tmp_path / "v2.pt", {"name": "unit"})
+    composed = compose_models(tmp_path / "a.pt", {"contact": tmp_path / "v2.pt"}, tmp_path / "m.pt")
+    loaded = NetEvaluator.load(tmp_path / "m.pt", quantised=False)
+    assert loaded.encoding_version == 4 and loaded.contact_net.features == f4
+    assert composed.info is not None and composed.info.run["composed"]["contact"]["encoding"] == 2
+    boards = boards_of([Position.start(), Position.from_position_id("sGfwATDgc/ABMA")])
+    np.testing.assert_allclose(
+        loaded.net_probabilities(loaded.contact_net, boards), v2.net_probabilities(v2.contact_net, boards),
+        atol=1e-6,
+    )  # fmt: skip
+    wide = QuantisedNet.from_value_net(loaded.contact_net, 4)
+    narrow = QuantisedNet.from_value_net(v2.contact_net, 2)
+    assert wide.version == 2
+    assert np.array_equal(wide.evaluate(boards), narrow.evaluate(boards))
+    with pytest.raises(ValueError, match="above the base"):
+        compose_models(tmp_path / "v2.pt", {"contact": tmp_path / "a.pt"}, tmp_path / "n.pt")

@@ -16,7 +16,10 @@
  * weights, int32 sums, the same activation; the head's five int32 sums / 2^head_shift are the
  * logits of ValueNet's conditional sigmoids.  Every sum is an integer, so the AVX2 code and the
  * portable code (the same source compiled for the baseline CPU) give the same bits; the scales
- * are chosen by pulvezar.eval.quantised so that no sum can overflow.
+ * are chosen by pulvezar.eval.quantised so that no sum can overflow.  The AVX2 code sums a layer
+ * of int32 sums from its nonzero input pairs only (a clipped ReLU leaves many units at zero), each
+ * pair's weights to every output in a row, and computes the dense tail per block of 64 units with
+ * the block's sums in registers.
  *
  * make(h1, rows, bias1, contact, version, wx, shift1, cap1, layers[, wl]) -> capsule
  *   rows   int32 [2][25][16][h1p]: side (0 = on roll), slot, count, unit (h1p = h1 padded to 64);
@@ -58,6 +61,9 @@ typedef struct {
     int in[MAX_QLAYERS], out[MAX_QLAYERS], cap[MAX_QLAYERS], wide[MAX_QLAYERS];
     uint8_t *shift[MAX_QLAYERS]; /* per output: its sum / 2^shift is the activation (the logit) */
     int16_t *w[MAX_QLAYERS];
+    int16_t *wt[MAX_QLAYERS]; /* int32-sum layers: w by input pairs, [in/2][outp][2] (outp: out padded to 8) */
+    int outp[MAX_QLAYERS];
+    int32_t *act[MAX_QLAYERS]; /* with wt: [4][outp] the bias, shift, max(shift - 1, 0) and shift > 0, padded */
     int32_t *b[MAX_QLAYERS];
     int widest;
 } QNet;
@@ -73,6 +79,8 @@ static void qnet_destroy(QNet *q) {
     free(q->wl);
     for (int l = 0; l < q->nl; l++) {
         free(q->w[l]);
+        free(q->wt[l]);
+        free(q->act[l]);
         free(q->b[l]);
         free(q->shift[l]);
     }
@@ -139,7 +147,7 @@ INL void activate64_portable(const int32_t *t, int sh, int32_t half, int32_t cap
 
 
 INL void accumulate_portable(const QNet *q, const int32_t *base, const int32_t **add, const int32_t **sub, int n,
-                             const int32_t *contact, const int32_t *dense, int32_t *sums, int16_t *a0) {
+                             const int32_t *contact, const float *x, int32_t *sums, int16_t *a0) {
     const int h = q->h1p, sh = q->shift1, cap = q->cap1;
     const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
     for (int j0 = 0; j0 < h; j0 += 64) { /* h1p is a multiple of 64 */
@@ -152,8 +160,16 @@ INL void accumulate_portable(const QNet *q, const int32_t *base, const int32_t *
         if (sums) memcpy(sums + j0, t, sizeof t);
         if (contact)
             for (int j = 0; j < 64; j++) t[j] += contact[j0 + j];
-        if (dense)
-            for (int j = 0; j < 64; j++) t[j] += dense[j0 + j];
+        if (x) { /* the dense tail: float sums per unit in input order, rounded to nearest */
+            float f[64] = {0};
+            for (int e = 0; e < q->nx; e++) {
+                const float v = x[e];
+                if (v == 0.0f) continue;
+                const float *w = q->wx + (size_t)e * h + j0;
+                for (int j = 0; j < 64; j++) f[j] = f[j] + v * w[j];
+            }
+            for (int j = 0; j < 64; j++) t[j] += (int32_t)(f[j] + (f[j] >= 0.0f ? 0.5f : -0.5f));
+        }
         activate64_portable(t, sh, half, cap, a0 + j0);
     }
 }
@@ -164,7 +180,7 @@ INL void accumulate_portable(const QNet *q, const int32_t *base, const int32_t *
 __attribute__((target("avx2"))) static inline void accumulate_avx2(const QNet *q, const int32_t *base,
                                                                    const int32_t **add, const int32_t **sub,
                                                                    int n, const int32_t *contact,
-                                                                   const int32_t *dense, int32_t *sums,
+                                                                   const float *x, int32_t *sums,
                                                                    int16_t *a0) {
     const int h = q->h1p, sh = q->shift1, cap = q->cap1;
     const int32_t half = sh ? (int32_t)1 << (sh - 1) : 0;
@@ -179,8 +195,22 @@ __attribute__((target("avx2"))) static inline void accumulate_avx2(const QNet *q
             for (int r = 0; r < 8; r++) _mm256_storeu_si256((__m256i *)(sums + j0 + 8 * r), t[r]);
         if (contact)
             for (int r = 0; r < 8; r++) t[r] = _mm256_add_epi32(t[r], LD(contact + j0 + 8 * r));
-        if (dense)
-            for (int r = 0; r < 8; r++) t[r] = _mm256_add_epi32(t[r], LD(dense + j0 + 8 * r));
+        if (x) { /* the dense tail: float sums per unit in input order (no fused multiply-add), rounded */
+            __m256 f[8];
+            for (int r = 0; r < 8; r++) f[r] = _mm256_setzero_ps();
+            for (int e = 0; e < q->nx; e++) {
+                if (x[e] == 0.0f) continue;
+                const __m256 v = _mm256_set1_ps(x[e]);
+                const float *w = q->wx + (size_t)e * h + j0;
+                for (int r = 0; r < 8; r++) f[r] = _mm256_add_ps(f[r], _mm256_mul_ps(v, _mm256_loadu_ps(w + 8 * r)));
+            }
+            const __m256 pos = _mm256_set1_ps(0.5f), neg = _mm256_set1_ps(-0.5f), zero = _mm256_setzero_ps();
+            for (int r = 0; r < 8; r++) {
+                const __m256 ge = _mm256_cmp_ps(f[r], zero, _CMP_GE_OQ);
+                const __m256 rounded = _mm256_add_ps(f[r], _mm256_blendv_ps(neg, pos, ge));
+                t[r] = _mm256_add_epi32(t[r], _mm256_cvttps_epi32(rounded));
+            }
+        }
         const __m128i count = _mm_cvtsi32_si128(sh);
         const __m256i hv = _mm256_set1_epi32(half), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(cap);
         for (int r = 0; r < 8; r++)
@@ -197,8 +227,8 @@ __attribute__((target("avx2"))) static inline void accumulate_avx2(const QNet *q
 #endif
 
 INL void accumulate(const QNet *q, int avx2, const int32_t *base, const int32_t **add, const int32_t **sub, int n,
-                    const int32_t *contact, const int32_t *dense, int32_t *sums, int16_t *a0) {
-    ACCUMULATE(q, base, add, sub, n, contact, dense, sums, a0);
+                    const int32_t *contact, const float *x, int32_t *sums, int16_t *a0) {
+    ACCUMULATE(q, base, add, sub, n, contact, x, sums, a0);
 }
 
 /* The dense tail of one board (seen from the side on roll) into x; returns the contact flag. */
@@ -294,31 +324,96 @@ __attribute__((target("avx2"))) static inline void dots_avx2(int wide, const int
         else dots32_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
     }
 }
-#define DOTS(wide, in, w, ni, no, b, z)       \
-    (avx2 ? dots_avx2(wide, in, w, ni, no, b, z) \
-          : (wide ? dots_portable(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z)))
+/* An int32-sum layer with AVX2 from the nonzero input pairs only (clipped ReLU leaves many units at
+ * zero): each pair, broadcast, multiplies its row of `wt` ([in/2][outp][2]) into all the outputs'
+ * sums at once, 64 outputs (eight registers) a pass.  Integer sums: the same as dots32_portable. */
+__attribute__((target("avx2"))) static inline void pair_block(const int32_t *pairs, const int *nz, int m,
+                                                              const int16_t *wt, int outp, int ob, int nr,
+                                                              __m256i *acc) {
+    for (int r = 0; r < nr; r++) acc[r] = _mm256_setzero_si256();
+    for (int k = 0; k < m; k++) {
+        const __m256i v = _mm256_set1_epi32(pairs[nz[k]]);
+        const int16_t *wr = wt + ((size_t)nz[k] * outp + ob) * 2;
+        for (int r = 0; r < nr; r++)
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(v, _mm256_load_si256((const __m256i *)(wr + 16 * r))));
+    }
+}
+
+__attribute__((target("avx2"))) static inline void dots_pairs_avx2(const int16_t *in, const int16_t *wt, int ni,
+                                                                   int no, int outp, const int32_t *b, int64_t *z) {
+    int32_t pairs[MAX_WIDTH / 2 + 8];
+    int nz[MAX_WIDTH / 2 + 8], m = 0;
+    memcpy(pairs, in, (size_t)ni * 2);
+    for (int p = 0; p < ni / 2; p++) {
+        nz[m] = p;
+        m += pairs[p] != 0;
+    }
+    for (int ob = 0; ob < outp; ob += 64) {
+        __m256i acc[8];
+        const int nr = (outp - ob) / 8 < 8 ? (outp - ob) / 8 : 8;
+        switch (nr) { /* constant register counts, so the sums stay in registers */
+        case 1: pair_block(pairs, nz, m, wt, outp, ob, 1, acc); break;
+        case 2: pair_block(pairs, nz, m, wt, outp, ob, 2, acc); break;
+        case 4: pair_block(pairs, nz, m, wt, outp, ob, 4, acc); break;
+        case 8: pair_block(pairs, nz, m, wt, outp, ob, 8, acc); break;
+        default: pair_block(pairs, nz, m, wt, outp, ob, nr, acc); break;
+        }
+        int32_t t[64];
+        for (int r = 0; r < nr; r++) _mm256_storeu_si256((__m256i *)(t + 8 * r), acc[r]);
+        for (int j = 0; j < 8 * nr && ob + j < no; j++) z[ob + j] = (int64_t)t[j] + b[ob + j];
+    }
+}
+
+/* A hidden int32-sum layer with AVX2, sums and activations at once: round(sum / 2^shift) as
+ * (sum >> shift) + bit (shift - 1) of the sum (no overflow near 2^31), clamped to [0, cap]; the
+ * same values as finish's int64 path.  Writes q->in[l + 1] activations (zeros past the outputs). */
+__attribute__((target("avx2"))) static inline void layer_pairs_avx2(const QNet *q, int l, const int16_t *in,
+                                                                    int16_t *nxt) {
+    const int ni = q->in[l], outp = q->outp[l];
+    int32_t pairs[MAX_WIDTH / 2 + 8];
+    int nz[MAX_WIDTH / 2 + 8], m = 0;
+    memcpy(pairs, in, (size_t)ni * 2);
+    for (int p = 0; p < ni / 2; p++) {
+        nz[m] = p;
+        m += pairs[p] != 0;
+    }
+    const int32_t *act = q->act[l];
+    const __m256i one = _mm256_set1_epi32(1), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(q->cap[l]);
+    for (int ob = 0; ob < outp; ob += 64) {
+        __m256i acc[8];
+        const int nr = (outp - ob) / 8 < 8 ? (outp - ob) / 8 : 8;
+        switch (nr) {
+        case 1: pair_block(pairs, nz, m, q->wt[l], outp, ob, 1, acc); break;
+        case 2: pair_block(pairs, nz, m, q->wt[l], outp, ob, 2, acc); break;
+        case 4: pair_block(pairs, nz, m, q->wt[l], outp, ob, 4, acc); break;
+        case 8: pair_block(pairs, nz, m, q->wt[l], outp, ob, 8, acc); break;
+        default: pair_block(pairs, nz, m, q->wt[l], outp, ob, nr, acc); break;
+        }
+        for (int r = 0; r < nr; r++) {
+            const int o = ob + 8 * r;
+#define LDA(k) _mm256_loadu_si256((const __m256i *)(act + (k) * outp + o))
+            const __m256i z = _mm256_add_epi32(acc[r], LDA(0));
+            const __m256i half = _mm256_and_si256(_mm256_srav_epi32(z, LDA(2)), LDA(3));
+            __m256i t = _mm256_add_epi32(_mm256_srav_epi32(z, LDA(1)), _mm256_and_si256(half, one));
+#undef LDA
+            t = _mm256_min_epi32(_mm256_max_epi32(t, lo), hi);
+            const __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+            _mm_storeu_si128((__m128i *)(nxt + o), packed);
+        }
+    }
+    for (int o = outp; o < q->in[l + 1]; o++) nxt[o] = 0;
+}
+
+#define DOTS(l, in, ni, no, z)                                                                              \
+    (avx2 ? (q->wide[l] ? dots_avx2(1, in, q->w[l], ni, no, q->b[l], z)                                     \
+                        : dots_pairs_avx2(in, q->wt[l], ni, no, q->outp[l], q->b[l], z))                     \
+          : (q->wide[l] ? dots_portable(in, q->w[l], ni, no, q->b[l], z) : dots32_portable(in, q->w[l], ni, no, q->b[l], z)))
 #else
-#define DOTS(wide, in, w, ni, no, b, z) \
-    (wide ? dots_portable(in, w, ni, no, b, z) : dots32_portable(in, w, ni, no, b, z))
+#define DOTS(l, in, ni, no, z)                                                                              \
+    (q->wide[l] ? dots_portable(in, q->w[l], ni, no, q->b[l], z) : dots32_portable(in, q->w[l], ni, no, q->b[l], z))
 #endif
 
 static float sigmoid_f(float z) { return 1.0f / (1.0f + expf(-z)); }
-
-/* The dense tail's float sums, per unit in input order, rounded to the accumulator (into `dense`). */
-INL void dense_sums(const QNet *q, const float *x, float *fs, int32_t *dense) {
-    const int h = q->h1p;
-    for (int j = 0; j < h; j++) fs[j] = 0.0f;
-    for (int e = 0; e < q->nx; e++) { /* input order per unit: the same float sums on every CPU */
-        const float v = x[e];
-        if (v == 0.0f) continue;
-        const float *w = q->wx + (size_t)e * h;
-        for (int j = 0; j < h; j++) fs[j] += v * w[j];
-    }
-    for (int j = 0; j < h; j++) {
-        const float f = fs[j];
-        dense[j] = (int32_t)(f + (f >= 0.0f ? 0.5f : -0.5f)); /* to nearest */
-    }
-}
 
 /* From the first layer's activations a0: the later layers and the five probabilities. */
 INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, const float *x, float *fs,
@@ -326,7 +421,16 @@ INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, c
     int16_t *in = a0, *nxt = a1;
     for (int l = 0; l < q->nl; l++) {
         const int ni = q->in[l], no = q->out[l];
-        DOTS(q->wide[l], in, q->w[l], ni, no, q->b[l], z);
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (avx2 && !q->wide[l] && l + 1 < q->nl && !(l == 0 && q->late)) {
+            layer_pairs_avx2(q, l, in, nxt);
+            int16_t *tmp = in;
+            in = nxt;
+            nxt = tmp;
+            continue;
+        }
+#endif
+        DOTS(l, in, ni, no, z);
         if (l == 0 && q->late) { /* the dense tail: float sums per output in input order, rounded */
             for (int o = 0; o < no; o++) fs[o] = 0.0f;
             for (int e = 0; e < q->nx; e++) {
@@ -363,7 +467,7 @@ INL void finish(const QNet *q, int avx2, int16_t *a0, int16_t *a1, int64_t *z, c
 
 /* Scratch memory of one call. */
 typedef struct {
-    int32_t *base, *dense;
+    int32_t *base;
     int64_t *z;
     float *fs, *x;
     int16_t *a0, *a1;
@@ -373,13 +477,12 @@ typedef struct {
 static int work_alloc(const QNet *q, Work *w) {
     size_t h = (size_t)q->h1p, wide = (size_t)(q->widest > q->h1p ? q->widest : q->h1p) + 16;
     w->base = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
-    w->dense = aligned_alloc(64, (h * 4 + 63) / 64 * 64);
     w->fs = aligned_alloc(64, (wide * 4 + 63) / 64 * 64); /* the first layer, or a late tail's outputs */
     w->z = aligned_alloc(64, (wide * 8 + 63) / 64 * 64);
     w->a0 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
     w->a1 = aligned_alloc(64, (wide * 2 + 63) / 64 * 64);
     w->x = malloc(64 * sizeof(float)); /* the dense tail: at most 36 */
-    if (!w->base || !w->dense || !w->fs || !w->z || !w->a0 || !w->a1 || !w->x) return -1;
+    if (!w->base || !w->fs || !w->z || !w->a0 || !w->a1 || !w->x) return -1;
     memset(w->a0, 0, wide * 2);
     memset(w->a1, 0, wide * 2);
     return 0;
@@ -387,7 +490,6 @@ static int work_alloc(const QNet *q, Work *w) {
 
 static void work_free(Work *w) {
     free(w->base);
-    free(w->dense);
     free(w->fs);
     free(w->z);
     free(w->a0);
@@ -400,8 +502,7 @@ static void work_free(Work *w) {
     do {                                                                                                 \
         int contact_ = dense_inputs(q, b, w->x);                                                         \
         const int early_ = q->nx && !q->late;                                                            \
-        if (early_) dense_sums(q, w->x, w->fs, w->dense);                                                \
-        accumulate(q, AVX, base, w->add, w->sub, n, contact_ ? q->contact_row : NULL, early_ ? w->dense : NULL, \
+        accumulate(q, AVX, base, w->add, w->sub, n, contact_ ? q->contact_row : NULL, early_ ? w->x : NULL,   \
                    NULL, w->a0);                                                                         \
         finish(q, AVX, w->a0, w->a1, w->z, w->x, w->fs, outp);                                           \
     } while (0)
@@ -505,6 +606,26 @@ static const char *take_layer(QNet *q, int l, PyObject *item, int in_width) {
         q->b[l] = aligned_copy(&bb);
         q->shift[l] = aligned_copy(&sb);
         if (!q->w[l] || !q->b[l] || !q->shift[l]) err = "out of memory";
+        if (!err && !wide) { /* the same weights by input pairs, for the AVX2 kernel's sparse sums */
+            const int outp = (int)(no + 7) / 8 * 8;
+            q->outp[l] = outp;
+            q->wt[l] = aligned_alloc(64, ((size_t)ni * outp * 2 + 63) / 64 * 64);
+            q->act[l] = calloc((size_t)4 * outp, sizeof(int32_t));
+            if (!q->wt[l] || !q->act[l]) err = "out of memory";
+            else {
+                for (Py_ssize_t o = 0; o < no; o++) {
+                    const int sh = ((const uint8_t *)sb.buf)[o];
+                    q->act[l][o] = ((const int32_t *)bb.buf)[o];
+                    q->act[l][outp + o] = sh;
+                    q->act[l][2 * outp + o] = sh ? sh - 1 : 0;
+                    q->act[l][3 * outp + o] = sh > 0;
+                }
+                memset(q->wt[l], 0, (size_t)ni * outp * 2);
+                for (Py_ssize_t o = 0; o < no; o++)
+                    for (Py_ssize_t i = 0; i < ni; i++)
+                        q->wt[l][((size_t)(i / 2) * outp + o) * 2 + i % 2] = q->w[l][(size_t)o * ni + i];
+            }
+        }
         if (no > q->widest) q->widest = (int)no;
         if (ni > q->widest) q->widest = (int)ni;
     }

@@ -73,6 +73,16 @@ def slot_encoding(version: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np
     return const.astype(np.float32), g.astype(np.float32)
 
 
+def used_version(w1: npt.NDArray[np.float64], version: int) -> int:
+    """The lowest encoding version whose inputs carry every nonzero weight of the first layer ``w1``
+    (the encodings are prefixes of one another): a net widened from v2 to v4 with zero weights on the
+    new inputs runs at v2's cost, its values unchanged."""
+    for v in sorted(FEATURES_BY_VERSION):
+        if v <= version and not w1[:, FEATURES_BY_VERSION[v] :].any():
+            return v
+    return version
+
+
 @dataclass(frozen=True)
 class Scales:
     """The fixed-point scales of a quantised net (bits: a value ``x`` is stored as ``x * 2**bits``)."""
@@ -107,12 +117,15 @@ class QuantisedNet:
             raise ValueError("act_bits is 1 to 14")
         if version not in FEATURES_BY_VERSION or net.features != FEATURES_BY_VERSION[version]:
             raise ValueError(f"the net does not take encoding v{version}'s inputs")
-        if version >= 4:
-            ensure_race_tables()
-            _set_bearoff()
         linear = [m for m in net.body if isinstance(m, torch.nn.Linear)] + [net.head]
         ws = [m.weight.detach().double().numpy() for m in linear]
         bs = [m.bias.detach().double().numpy() for m in linear]
+        if not getattr(net, "late", False):  # inputs with zero weights are not computed at all
+            version = used_version(ws[0], version)
+            ws[0] = ws[0][:, : FEATURES_BY_VERSION[version]]
+        if version >= 4:
+            ensure_race_tables()
+            _set_bearoff()
         h1 = ws[0].shape[0]
         h1p = _pad(h1, 64)  # the kernel's first layer runs in blocks of 64 units
         acc_scale = 2.0**ACC_BITS

@@ -5,9 +5,13 @@ each into one model without training again::
 
     pulvezar train compose --base runs/e1/model.pt --net race=runs/e2/model.pt --out M.pt
 
-Every model must share the base's encoding version.  The file's run metadata is the base's, with
-``composed`` naming the file (and its sha256) each net came from and that net's own fit metadata
-(its teachers, positions and curve summary), so the model card can say where each net learned.
+A net of a lower encoding version than the base's is widened to it with zero weights on the newer
+inputs (the encodings are prefixes of one another), so its values are unchanged and the quantised
+kernel computes only the inputs it uses (:func:`pulvezar.eval.quantised.used_version`).
+
+The file's run metadata is the base's, with ``composed`` naming the file (and its sha256) each net
+came from and that net's own fit metadata (its teachers, positions and curve summary), so the model
+card can say where each net learned.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pulvezar.eval.encoding import FEATURES_BY_VERSION
 from pulvezar.eval.evaluator import NetEvaluator
+from pulvezar.train.fit import widen
 
 
 def compose_models(
@@ -29,17 +35,20 @@ def compose_models(
         if name not in first.nets:
             raise ValueError(f"{name}: the base model has no such net ({', '.join(first.nets)})")
         other = NetEvaluator.load(path, device="cpu")
-        if other.encoding_version != first.encoding_version:
+        if other.encoding_version > first.encoding_version:
             raise ValueError(
-                f"{path}: encoding v{other.encoding_version}, not the base's v{first.encoding_version}"
+                f"{path}: encoding v{other.encoding_version}, above the base's v{first.encoding_version}"
             )
         if name not in other.nets:
             raise ValueError(f"{path} has no {name} net")
         chosen[name] = other.nets[name]
+        if other.encoding_version < first.encoding_version:  # zero weights on the newer inputs
+            chosen[name] = widen(chosen[name], FEATURES_BY_VERSION[first.encoding_version])
         run = other.info.run if other.info is not None else {}
         sources[name] = {
             "file": str(path),
             "sha256": other.info.sha256 if other.info is not None else None,
+            "encoding": other.encoding_version,
             "run": {k: v for k, v in run.items() if k != "composed"},
         }
     ev = NetEvaluator(

@@ -30,8 +30,9 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
   cubeless equity RMSE, seconds, per net besides) and ``curve.png`` when matplotlib is
   installed.
 - **Decision groups** (``groups``, :mod:`pulvezar.train.groups`): label sets of decision-group
-  files join the data as whole groups (one roll's candidate positions, each group held out or
-  not as a whole, each label set its own groups); a batch is a set of whole groups, and besides
+  files join the data as whole groups (one roll's candidate positions, each label set its own
+  groups; a decision is held out in every source or in none, so one teacher's labels of a
+  held-out decision never train the net); a batch is a set of whole groups, and besides
   the cross-entropy each batch pays ``group_weight`` times the mean squared error of the
   *centred* cubeless equities (each position's equity minus its group's mean, against the
   same for the labels): the differences between sibling positions, which decide the play.
@@ -212,6 +213,20 @@ def load_groups(cfg: FitConfig) -> tuple[Rows, dict[str, Any]]:
     return Rows(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Rows))), info
 
 
+def holdout_mask(
+    n_corpus: int, group: npt.NDArray[np.int64], share: float, seed: int
+) -> npt.NDArray[np.bool_]:
+    """Which rows are held out: ``share`` of the ``n_corpus`` corpus positions, then of the group rows
+    (keys ``group``) a ``share`` of the decisions, each decision held out in every source or in none
+    (a source's labels of a held-out decision never train the net)."""
+    holdout = np.zeros(n_corpus, dtype=bool)
+    holdout[np.random.default_rng(seed_of(seed, 1)).permutation(n_corpus)[: round(share * n_corpus)]] = True
+    decision = group % GROUP_STRIDE
+    ud = np.unique(decision)
+    held = ud[np.random.default_rng(seed_of(seed, 3)).random(len(ud)) < share]
+    return np.concatenate([holdout, np.isin(decision, held)])
+
+
 def _atomic_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -379,13 +394,8 @@ class FitRun:
 
     def _split(self, corpus: Rows, groups: Rows, version: int) -> tuple[dict[str, Data], dict[str, Any]]:
         cfg = self.config
-        rng = np.random.default_rng(seed_of(cfg.seed, 1))
         n0 = len(corpus.boards)
-        holdout = np.zeros(n0, dtype=bool)
-        holdout[rng.permutation(n0)[: round(cfg.holdout * n0)]] = True
-        ug = np.unique(groups.group)
-        held = ug[np.random.default_rng(seed_of(cfg.seed, 3)).random(len(ug)) < cfg.holdout]
-        holdout = np.concatenate([holdout, np.isin(groups.group, held)])
+        holdout = holdout_mask(n0, groups.group, cfg.holdout, cfg.seed)
         boards = np.concatenate([corpus.boards, groups.boards])
         probs = np.concatenate([corpus.probs, groups.probs])
         teacher = np.concatenate([corpus.teacher, groups.teacher])
