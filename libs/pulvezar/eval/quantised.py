@@ -12,8 +12,9 @@ A :class:`~pulvezar.eval.nets.ValueNet` becomes a :class:`QuantisedNet` with the
 - activations: int16 at ``2**act_bits`` per unit, ReLU clamped at ``cap`` (twice the largest
   activation on sample positions, rounded up to a power of two, at most 32767);
 - later layers and the head: int16 weights at ``2**w_bits`` per output unit (the finest that holds
-  the unit's largest weight, at most ``2**14``), int32 sums where no sum can overflow with every
-  input at its cap, else int64 sums; a unit's sum divided by ``2**w_bits``
+  the unit's largest weight, at most ``2**14``, and at which no sum of the layer can leave int32
+  with every input at its cap, where that costs no unit more than ``W_BITS_GIVEN`` bits), int32
+  sums where no sum can overflow, else int64 sums; a unit's sum divided by ``2**w_bits``
   is its next activation, the head's divided by ``2**(act_bits + w_bits)`` its logits.
 
 The sums are integers, so the AVX2 kernel and the portable one give the same bits, and a play's
@@ -50,6 +51,7 @@ Probs = npt.NDArray[np.float64]
 SLOTS = _qnet.SLOTS  # per side: points 1..24 and the bar
 COUNTS = _qnet.COUNTS  # checkers on a slot: 0..15
 ACC_BITS = 16
+W_BITS_GIVEN = 1  # bits of a later layer's weight precision given up at most for int32 sums (else int64)
 DENSE_FROM = _qnet.BASE - 1  # the encodings' dense tail: the contact flag, then v2-v4's additions
 
 
@@ -149,7 +151,7 @@ class QuantisedNet:
         width = h1p
         for i, (w, b) in enumerate(zip(ws[1:], bs[1:], strict=True)):
             head = i == len(ws) - 2
-            wq, bq, bits = _quantise_rows(w, b, act_bits)
+            wq, bq, bits = _quantise_rows(w, b, act_bits, caps[i])
             w_bits.append(tuple(int(x) for x in bits))
             wpad = np.zeros((w.shape[0], width), dtype=np.int16)
             wpad[:, : w.shape[1]] = wq
@@ -216,16 +218,24 @@ def _index(index: npt.NDArray[np.integer[Any]]) -> bytes:
 
 
 def _quantise_rows(
-    w: npt.NDArray[np.float64], b: npt.NDArray[np.float64], act_bits: int
+    w: npt.NDArray[np.float64], b: npt.NDArray[np.float64], act_bits: int, in_cap: int = 0
 ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int32], npt.NDArray[np.int64]]:
     """A layer's weights in int16 and biases in int32, each output unit (row) at the finest scale
-    ``2**bits`` (at most 2**14) at which its weights fit int16 and its bias int32 (the kernel's sums
-    are int64: no bound on them is needed)."""
+    ``2**bits`` (at most 2**14) at which its weights fit int16 and its bias int32; with ``in_cap``
+    (its inputs' activation cap), at most the scale at which the unit's sum fits int32 whatever its
+    inputs (the kernel's fast path), where no unit gives up more than :data:`W_BITS_GIVEN` bits for it
+    (else the kernel sums the layer in int64)."""
     top = np.maximum(np.abs(w).max(axis=1), 1e-12)
     bits = np.minimum(14, np.floor(np.log2(32767.0 / top))).astype(np.int64)
     bits = np.minimum(bits, np.floor(np.log2((2**31 - 1) / np.maximum(np.abs(b), 1e-12))) - act_bits).astype(
         np.int64
     )
+    if in_cap:  # cap * sum|rint(w * 2**bits)| + |bias| < 2**31 - 1, rounding included
+        worst = in_cap * np.abs(w).sum(axis=1) + np.abs(b) * 2.0**act_bits
+        room = (2.0**31 - 2 - in_cap * w.shape[1]) / worst
+        fit = np.floor(np.log2(np.maximum(room, 1e-12))).astype(np.int64)
+        if (fit >= bits - W_BITS_GIVEN).all():
+            bits = np.minimum(bits, fit)
     wq = np.rint(w * np.exp2(bits)[:, None])
     bq = np.rint(b * np.exp2(act_bits + bits))
     return wq.astype(np.int16), bq.astype(np.int32), bits
