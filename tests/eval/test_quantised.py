@@ -168,3 +168,18 @@ def test_bad_input_is_refused_clearly() -> None:
         _qnet.make(16, b"", b"", b"", 1, b"", 0, 1, [])
     with pytest.raises(ValueError, match="act_bits"):
         QuantisedNet.from_value_net(small_net(1, [16]), 1, act_bits=15)
+
+
+def test_a_layer_gives_up_at_most_one_bit_for_int32_sums() -> None:
+    """A unit whose worst-case sum leaves int32 at the finest scale by less than 2x gets one bit less
+    and fits; a layer that would need more bits keeps the finest scale (the kernel sums it in int64)."""
+    from pulvezar.eval.quantised import _quantise_rows
+
+    cap = 1 << 12
+    w = np.full((3, 512), 0.05)  # worst sums at 2**14: 1.7e9 (fits), 2.6e9 (does not), 1.7e9
+    w[1] *= 1.5
+    b = np.zeros(3)
+    wq, _, bits = _quantise_rows(w, b, 12, cap)
+    assert bits.tolist() == [14, 13, 14] and _quantise_rows(w, b, 12)[2].tolist() == [14, 14, 14]
+    assert (cap * np.abs(wq.astype(np.int64)).sum(axis=1)).max() < 2**31 - 1
+    assert _quantise_rows(w * 8, b, 12, cap)[2].tolist() == [14, 14, 14]  # three bits short: int64
