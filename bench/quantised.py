@@ -169,10 +169,15 @@ def api_decisions(ev: NetEvaluator, cases: list[tuple[Position, tuple[int, int]]
         ev.best_play(p, d, RULES)
 
 
-def speed(f: NetEvaluator, q: NetEvaluator, candidates: list[str], n: int, rounds: int, batch: int) -> None:
+def speed(
+    f: NetEvaluator, q: NetEvaluator, path: str | Path, candidates: list[str], n: int, rounds: int, batch: int
+) -> None:
     """Each round on decisions of its own: gnubg-nn caches evaluations, and repeats would flatter it."""
     all_cases = decisions(n * rounds, seed=3)
     engines: list[tuple[str, NetEvaluator]] = [("shipped, float", f), ("shipped, quantised", q)]
+    auto = NetEvaluator.load(path)
+    if auto.quantised:  # some nets quantised: plain ones stay in float by default
+        engines.append(("shipped, as loaded (plain nets in float)", auto))
     engines += [(f"candidate {c} (untrained)", candidate(c)) for c in candidates]
     best: dict[str, float] = {}
 
@@ -231,7 +236,7 @@ def main() -> int:
             choices(f, q, args.decisions)
         elif part == "speed":
             cands = [c for c in args.candidates.split(",") if c]
-            speed(f, q, cands, args.speed_decisions, args.rounds, args.batch)
+            speed(f, q, path, cands, args.speed_decisions, args.rounds, args.batch)
         elif part == "match":
             duplicate(f, q, args.pairs, args.seed)
         else:

@@ -155,6 +155,21 @@ def test_an_evaluator_of_clipped_relu_nets_runs_them_quantised(tmp_path) -> None
     assert (ev.evaluate_plays(boards, index, after) == ev.evaluate_boards(after)).all()
 
 
+def test_by_default_only_the_nets_the_float_kernel_cannot_run_are_quantised() -> None:
+    """A clipped contact net beside a plain race net: the contact net on the accumulator kernel, the
+    race net in float (its values those of a float evaluator, bit for bit); quantised=True: both."""
+    torch.manual_seed(3)
+    race = ValueNet(32, features=FEATURES_BY_VERSION[4])
+    mixed = NetEvaluator(small_net(4, [64, 16]), race, device="cpu", encoding_version=4)
+    every = NetEvaluator(mixed.contact_net, race, device="cpu", encoding_version=4, quantised=True)
+    plain = NetEvaluator(mixed.contact_net, race, device="cpu", encoding_version=4, quantised=False)
+    assert mixed._quantised_net(race) is None and mixed._quantised_net(mixed.contact_net) is not None
+    assert every._quantised_net(race) is not None
+    boards, _ = random_games(Rules.international(), 200, seed=4)
+    assert (mixed.net_probabilities(race, boards) == plain.net_probabilities(race, boards)).all()
+    assert (mixed.net_probabilities(race, boards) != every.net_probabilities(race, boards)).any()
+
+
 def test_bad_input_is_refused_clearly() -> None:
     q = QuantisedNet.from_value_net(small_net(1, [16, 8]), 1)
     start = boards_of([Position.start()])

@@ -278,11 +278,12 @@ class NetEvaluator(EvaluatorBase):
     On the CPU the nets run in C: plain nets (ReLU, equal widths) in float
     (:mod:`pulvezar.eval._forward`: the encoding and a sparse forward pass, a board's value
     independent of its batch; every encoding version, up to ``_forward.MAX_LAYERS`` hidden layers),
-    or, with ``quantised`` (the default for other nets), in fixed point on the accumulator kernel
-    (:mod:`pulvezar.eval.quantised`), where :meth:`evaluate_plays` updates each play's first layer
-    from its parent's.  On other devices they run in PyTorch; ``c_forward = False`` forces PyTorch
-    for plain nets.  The float kernel agrees with PyTorch to float32 rounding, the quantised one
-    within the bounds its tests hold.
+    or in fixed point on the accumulator kernel (:mod:`pulvezar.eval.quantised`), where
+    :meth:`evaluate_plays` updates each play's first layer from its parent's: by default the nets
+    the float kernel does not run (clipped ReLU, unequal widths), and every net with
+    ``quantised=True`` (``False``: none).  On other devices they run in PyTorch; ``c_forward =
+    False`` forces PyTorch for plain nets.  The float kernel agrees with PyTorch to float32
+    rounding, the quantised one within the bounds its tests hold.
     """
 
     c_forward: bool = True
@@ -318,6 +319,7 @@ class NetEvaluator(EvaluatorBase):
         self.info = info
         nets = [n for n in (contact_net, race_net, crashed_net) if n is not None]
         self.quantised = any(not n.uniform for n in nets) if quantised is None else quantised
+        self._plain_in_float = quantised is None  # by default plain nets stay on the float kernel
 
     @property
     def nets(self) -> dict[str, ValueNet]:
@@ -368,6 +370,8 @@ class NetEvaluator(EvaluatorBase):
     def _quantised_net(self, net: ValueNet) -> QuantisedNet | None:
         """``net`` quantised for the accumulator kernel when this evaluator runs it there, else None."""
         if not self.quantised or self.device.type != "cpu":
+            return None
+        if net.uniform and getattr(self, "_plain_in_float", False) and self._c_weights(net) is not None:
             return None
         from pulvezar.eval.quantised import QuantisedNet
 
