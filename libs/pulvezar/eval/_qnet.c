@@ -339,25 +339,40 @@ __attribute__((target("avx2"))) static inline void pair_block(const int32_t *pai
     }
 }
 
-__attribute__((target("avx2"))) static inline void dots_pairs_avx2(const int16_t *in, const int16_t *wt, int ni,
-                                                                   int no, int outp, const int32_t *b, int64_t *z) {
-    int32_t pairs[MAX_WIDTH / 2 + 8];
-    int nz[MAX_WIDTH / 2 + 8], m = 0;
+/* The nonzero int32 pairs of `ni` int16 inputs: their values into `pairs`, their indices into `nz`;
+ * returns how many. */
+static inline int nonzero_pairs(const int16_t *in, int ni, int32_t *pairs, int *nz) {
+    int m = 0;
     memcpy(pairs, in, (size_t)ni * 2);
     for (int p = 0; p < ni / 2; p++) {
         nz[m] = p;
         m += pairs[p] != 0;
     }
+    return m;
+}
+
+/* The sums of outputs ob.. (up to 64) into acc; returns the registers used (8 outputs each). */
+__attribute__((target("avx2"))) static inline int pair_sums64(const int32_t *pairs, const int *nz, int m,
+                                                              const int16_t *wt, int outp, int ob, __m256i *acc) {
+    const int nr = (outp - ob) / 8 < 8 ? (outp - ob) / 8 : 8;
+    switch (nr) { /* constant register counts, so the sums stay in registers */
+    case 1: pair_block(pairs, nz, m, wt, outp, ob, 1, acc); break;
+    case 2: pair_block(pairs, nz, m, wt, outp, ob, 2, acc); break;
+    case 4: pair_block(pairs, nz, m, wt, outp, ob, 4, acc); break;
+    case 8: pair_block(pairs, nz, m, wt, outp, ob, 8, acc); break;
+    default: pair_block(pairs, nz, m, wt, outp, ob, nr, acc); break;
+    }
+    return nr;
+}
+
+__attribute__((target("avx2"))) static inline void dots_pairs_avx2(const int16_t *in, const int16_t *wt, int ni,
+                                                                   int no, int outp, const int32_t *b, int64_t *z) {
+    int32_t pairs[MAX_WIDTH / 2 + 8];
+    int nz[MAX_WIDTH / 2 + 8];
+    const int m = nonzero_pairs(in, ni, pairs, nz);
     for (int ob = 0; ob < outp; ob += 64) {
         __m256i acc[8];
-        const int nr = (outp - ob) / 8 < 8 ? (outp - ob) / 8 : 8;
-        switch (nr) { /* constant register counts, so the sums stay in registers */
-        case 1: pair_block(pairs, nz, m, wt, outp, ob, 1, acc); break;
-        case 2: pair_block(pairs, nz, m, wt, outp, ob, 2, acc); break;
-        case 4: pair_block(pairs, nz, m, wt, outp, ob, 4, acc); break;
-        case 8: pair_block(pairs, nz, m, wt, outp, ob, 8, acc); break;
-        default: pair_block(pairs, nz, m, wt, outp, ob, nr, acc); break;
-        }
+        const int nr = pair_sums64(pairs, nz, m, wt, outp, ob, acc);
         int32_t t[64];
         for (int r = 0; r < nr; r++) _mm256_storeu_si256((__m256i *)(t + 8 * r), acc[r]);
         for (int j = 0; j < 8 * nr && ob + j < no; j++) z[ob + j] = (int64_t)t[j] + b[ob + j];
@@ -369,26 +384,15 @@ __attribute__((target("avx2"))) static inline void dots_pairs_avx2(const int16_t
  * same values as finish's int64 path.  Writes q->in[l + 1] activations (zeros past the outputs). */
 __attribute__((target("avx2"))) static inline void layer_pairs_avx2(const QNet *q, int l, const int16_t *in,
                                                                     int16_t *nxt) {
-    const int ni = q->in[l], outp = q->outp[l];
+    const int outp = q->outp[l];
     int32_t pairs[MAX_WIDTH / 2 + 8];
-    int nz[MAX_WIDTH / 2 + 8], m = 0;
-    memcpy(pairs, in, (size_t)ni * 2);
-    for (int p = 0; p < ni / 2; p++) {
-        nz[m] = p;
-        m += pairs[p] != 0;
-    }
+    int nz[MAX_WIDTH / 2 + 8];
+    const int m = nonzero_pairs(in, q->in[l], pairs, nz);
     const int32_t *act = q->act[l];
     const __m256i one = _mm256_set1_epi32(1), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(q->cap[l]);
     for (int ob = 0; ob < outp; ob += 64) {
         __m256i acc[8];
-        const int nr = (outp - ob) / 8 < 8 ? (outp - ob) / 8 : 8;
-        switch (nr) {
-        case 1: pair_block(pairs, nz, m, q->wt[l], outp, ob, 1, acc); break;
-        case 2: pair_block(pairs, nz, m, q->wt[l], outp, ob, 2, acc); break;
-        case 4: pair_block(pairs, nz, m, q->wt[l], outp, ob, 4, acc); break;
-        case 8: pair_block(pairs, nz, m, q->wt[l], outp, ob, 8, acc); break;
-        default: pair_block(pairs, nz, m, q->wt[l], outp, ob, nr, acc); break;
-        }
+        const int nr = pair_sums64(pairs, nz, m, q->wt[l], outp, ob, acc);
         for (int r = 0; r < nr; r++) {
             const int o = ob + 8 * r;
 #define LDA(k) _mm256_loadu_si256((const __m256i *)(act + (k) * outp + o))
