@@ -11,6 +11,7 @@ evaluation speed beside gnubg's, measured in the same run.
 
     .venv/bin/python bench/strength.py --opponent gnubg0 --pairs 300
     .venv/bin/python bench/strength.py --opponent pubeval --pairs 300
+    .venv/bin/python bench/strength.py --opponent sage0 --pairs 1000   # Open Sage's raw net (bgsage)
 """
 
 from __future__ import annotations
@@ -68,6 +69,21 @@ class Player:
 
 def equity_player(name: str, judge: Callable[[np.ndarray], np.ndarray]) -> Player:
     return Player(name, lambda _pos, results: int(np.argmax(judge(results))))
+
+
+def sage_equities(results: np.ndarray) -> np.ndarray:
+    """Mover's cubeless equity of result boards (mover view) by Open Sage's raw net (its "1ply",
+    pulvezar's 0 ply; ``bgsage``, a bench extra), one thread."""
+    from decisions import sage_mover_equity
+
+    return sage_mover_equity(results, "1ply")
+
+
+def opponent(name: str) -> Player:
+    """The opponent named on the command line."""
+    if name == "pubeval":
+        return pubeval_player()
+    return equity_player(name, {"gnubg0": gnubg_equities, "sage0": sage_equities}[name])
 
 
 def pubeval_player() -> Player:
@@ -219,7 +235,7 @@ def speed(net: NetEvaluator, seconds: float = 2.0, pool_size: int = 40_000) -> d
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--opponent", choices=["gnubg0", "pubeval"], action="append")
+    ap.add_argument("--opponent", choices=["gnubg0", "sage0", "pubeval"], action="append")
     ap.add_argument("--pairs", type=int, default=200, help="duplicate pairs (2 games each)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", help="model file (default: the shipped net)")
@@ -234,9 +250,11 @@ def main() -> int:
     net = NetEvaluator.load(args.model) if args.model else default_evaluator()
     judge = gnubg_equities if args.judge == "gnubg0" else net_equities(net)
     me = equity_player("pulvezar-0ply", net_equities(net))
-    print(f"date {date.today()}  machine {platform.node()} nproc={os.cpu_count()}  model {net.info}")
+    sha = net.info.sha256[:16] if net.info is not None else "-"
+    model = f"{args.model or 'default'} ({sha})"
+    print(f"date {date.today()}  machine {platform.node()} nproc={os.cpu_count()}  model {model}")
     for opp_name in args.opponent or ["pubeval", "gnubg0"]:
-        opp = pubeval_player() if opp_name == "pubeval" else equity_player("gnubg0", gnubg_equities)
+        opp = opponent(opp_name)
         print(f"pulvezar 0-ply vs {opp.name}: {args.pairs} duplicate pairs, judge {args.judge}")
         r = match(me, opp, args.pairs, args.seed, judge, print)
         print(
