@@ -291,10 +291,10 @@ __attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v) {
     return t[0] + t[1] + t[2] + t[3];
 }
 
-/* The same sums with AVX2, four outputs at a time: int64 lanes when `wide` (pairs of products below 2^31
- * widened and added), else int32 lanes reduced at the end. */
-__attribute__((target("avx2"))) static inline void dots_avx2(int wide, const int16_t *in, const int16_t *w, int ni,
-                                                             int no, const int32_t *b, int64_t *z) {
+/* An int64-sum layer with AVX2, four outputs at a time (pairs of products below 2^31 widened and
+ * added in int64 lanes); int32-sum layers take dots_pairs_avx2. */
+__attribute__((target("avx2"))) static inline void dots64_avx2(const int16_t *in, const int16_t *w, int ni, int no,
+                                                               const int32_t *b, int64_t *z) {
     int o = 0;
     for (; o + 4 <= no; o += 4) {
         const int16_t *wr[4] = {w + (size_t)o * ni, w + (size_t)(o + 1) * ni, w + (size_t)(o + 2) * ni,
@@ -303,27 +303,13 @@ __attribute__((target("avx2"))) static inline void dots_avx2(int wide, const int
                         _mm256_setzero_si256()};
         for (int i = 0; i < ni; i += 16) {
             const __m256i x = _mm256_loadu_si256((const __m256i *)(in + i));
-            for (int r = 0; r < 4; r++)
-                s[r] = wide ? madd64(s[r], x, wr[r] + i)
-                            : _mm256_add_epi32(s[r], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(wr[r] + i))));
+            for (int r = 0; r < 4; r++) s[r] = madd64(s[r], x, wr[r] + i);
         }
-        for (int r = 0; r < 4; r++) {
-            int32_t t32[8];
-            if (wide) {
-                z[o + r] = hsum64(s[r]) + b[o + r];
-                continue;
-            }
-            _mm256_storeu_si256((__m256i *)t32, s[r]);
-            int32_t t = 0;
-            for (int k = 0; k < 8; k++) t += t32[k];
-            z[o + r] = (int64_t)t + b[o + r];
-        }
+        for (int r = 0; r < 4; r++) z[o + r] = hsum64(s[r]) + b[o + r];
     }
-    if (o < no) {
-        if (wide) dots_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
-        else dots32_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
-    }
+    if (o < no) dots_portable(in, w + (size_t)o * ni, ni, no - o, b + o, z + o);
 }
+
 /* An int32-sum layer with AVX2 from the nonzero input pairs only (clipped ReLU leaves many units at
  * zero): each pair, broadcast, multiplies its row of `wt` ([in/2][outp][2]) into all the outputs'
  * sums at once, 64 outputs (eight registers) a pass.  Integer sums: the same as dots32_portable. */
@@ -409,7 +395,7 @@ __attribute__((target("avx2"))) static inline void layer_pairs_avx2(const QNet *
 }
 
 #define DOTS(l, in, ni, no, z)                                                                              \
-    (avx2 ? (q->wide[l] ? dots_avx2(1, in, q->w[l], ni, no, q->b[l], z)                                     \
+    (avx2 ? (q->wide[l] ? dots64_avx2(in, q->w[l], ni, no, q->b[l], z)                                      \
                         : dots_pairs_avx2(in, q->wt[l], ni, no, q->outp[l], q->b[l], z))                     \
           : (q->wide[l] ? dots_portable(in, q->w[l], ni, no, q->b[l], z) : dots32_portable(in, q->w[l], ni, no, q->b[l], z)))
 #else

@@ -371,7 +371,7 @@ class NetEvaluator(EvaluatorBase):
         """``net`` quantised for the accumulator kernel when this evaluator runs it there, else None."""
         if not self.quantised or self.device.type != "cpu":
             return None
-        if net.uniform and getattr(self, "_plain_in_float", False) and self._c_weights(net) is not None:
+        if net.uniform and self._plain_in_float and self._c_weights(net) is not None:
             return None
         from pulvezar.eval.quantised import QuantisedNet
 
