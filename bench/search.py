@@ -1,6 +1,6 @@
 """Time per 2-ply hint and per cube decision, pulvezar against GNU Backgammon; and playing strength.
 
-    .venv/bin/python bench/search.py [--positions 20] [--ply 2] [--device cpu]
+    .venv/bin/python bench/search.py [--positions 20] [--ply 2] [--device cpu] [--model M]
     .venv/bin/python bench/search.py --strength [--me 1 --me 2] [--vs gnubg0 --vs gnubg2] [--pairs 40]
 
 Positions come from seeded random games (a random legal play each turn; one
@@ -112,6 +112,7 @@ def main() -> int:
     ap.add_argument("--ply", type=int, default=2)
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--device", default=None, help="torch device of the net (default: cuda if present)")
+    ap.add_argument("--model", default=None, help="model file (default: the shipped net)")
     ap.add_argument("--cube-positions", type=int, default=20, help="positions for the cube decision timing")
     ap.add_argument("--no-cube", action="store_true", help="skip the cube decision timing")
     ap.add_argument("--strength", action="store_true", help="play matches instead of timing")
@@ -125,8 +126,8 @@ def main() -> int:
     args = ap.parse_args()
 
     ev = default_evaluator()
-    if args.device:
-        ev = NetEvaluator.load(ev_path(), device=args.device)
+    if args.device or args.model:
+        ev = NetEvaluator.load(args.model or ev_path(), device=args.device)
     if args.strength:
         return strength(ev, args.me or [1, 2], args.vs or ["gnubg0", "gnubg2"], args.pairs, args.seed)
     print(f"machine: {platform.processor() or platform.machine()}, torch threads {torch.get_num_threads()}")

@@ -98,10 +98,32 @@ class Heartbeat(bootsteps.StartStopStep):
         self.path.unlink(missing_ok=True)
 
 
+#: held while a scheduler tick runs in the main process, and by a fork of that process (a new pool process)
+#: for the time of the fork: a tick must not be halfway through when the pool forks, or the child inherits
+#: its locks held (kombu's and functools' ``cached_property`` locks, taken by ``send_task``) by a thread that
+#: the child does not have, and deadlocks the first time it sends a chunk itself
+_TICKING = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _TICKING
+    _TICKING = threading.Lock()  # the child's copy was held by the forking thread: start it fresh
+
+
+os.register_at_fork(
+    before=lambda: _TICKING.acquire(),
+    after_in_parent=lambda: _TICKING.release(),
+    after_in_child=_after_fork_in_child,
+)
+
+
 class SchedulerTick(bootsteps.StartStopStep):
     """A worker that consumes the chunk queues registers its slots with the fair scheduler and feeds it
     every ``tick_s`` seconds (:mod:`services.jobs.scheduler`), from a thread of the main process (a Redis
-    that hangs never stalls the event loop).  The tick also hands expired leases' chunks out again."""
+    that hangs never stalls the event loop).  The tick also hands expired leases' chunks out again.
+
+    A tick and a fork of the main process (the pool starting or replacing a process) exclude each other
+    (:data:`_TICKING`)."""
 
     requires: ClassVar[tuple[str, ...]] = ("celery.worker.components:Timer",)
 
@@ -133,16 +155,17 @@ class SchedulerTick(bootsteps.StartStopStep):
         logger = logging.getLogger("pulvezar.services.rollout")
         failing = False
         while not self.stopping.is_set():
-            try:
-                self.scheduler.register(node, slots, s.worker_ttl_s)
-                self.scheduler.feed()
-                if failing:
-                    log(logger, logging.INFO, "scheduler tick recovered", node=node)
-                failing = False
-            except Exception as e:  # Redis is away: try again at the next tick (said once a streak)
-                if not failing:
-                    log(logger, logging.WARNING, "scheduler tick failed", node=node, error=repr(e))
-                failing = True
+            with _TICKING:  # its log lines too: a fork must not find stderr's lock held either
+                try:
+                    self.scheduler.register(node, slots, s.worker_ttl_s)
+                    self.scheduler.feed()
+                    if failing:
+                        log(logger, logging.INFO, "scheduler tick recovered", node=node)
+                    failing = False
+                except Exception as e:  # Redis is away: try again at the next tick (said once a streak)
+                    if not failing:
+                        log(logger, logging.WARNING, "scheduler tick failed", node=node, error=repr(e))
+                    failing = True
             self.stopping.wait(s.tick_s)
 
     def stop(self, worker: Any) -> None:

@@ -5,9 +5,12 @@ durable store, shared by every task of the process.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import os
+import signal
+import sys
 import threading
 from typing import Any
 
@@ -211,6 +214,8 @@ def _process_init(**_: Any) -> None:
     """A fresh pool process: its own Redis connection and torch threads; the evaluator is chosen (and
     the model loaded) in the background, so the choice shows in the start-up log."""
     global _redis, _records
+    # stacks on demand (services.rollout.worker); Celery has put a logging proxy in place of sys.stderr
+    faulthandler.register(signal.SIGUSR2, file=sys.__stderr__, all_threads=True)
     _redis = _records = None
     _evaluator.reset()  # nothing made in the parent process crosses the fork
     if settings.torch_threads:

@@ -4,14 +4,19 @@ A Celery worker (prefork pool) on the rollout queues, interactive first (``--que
 rollouts.background``: the worker of the platform's own long tasks, daily puzzles and book drivers),
 with JSON logs on stderr and the Prometheus metrics of all its pool processes on one port.  Settings come from
 ``PULVEZAR_ROLLOUT_*`` (command-line flags win); see :mod:`services.jobs.settings`.
+
+``SIGUSR2`` to the worker's processes prints every thread's Python stack to stderr (:mod:`faulthandler`;
+SIGUSR1 is Celery's and billiard's): ``kill -USR2 -<pgid>`` shows where a stuck chunk waits.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import faulthandler
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in overrides.items():
         os.environ[f"PULVEZAR_ROLLOUT_{name.upper()}"] = str(value)
     jsonlog.configure("rollout", settings.log_level)
+    faulthandler.register(signal.SIGUSR2, all_threads=True)  # the pool processes register again
 
     # multiprocess metrics: the directory must be set before prometheus_client is imported
     if settings.metrics_dir is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,6 +18,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: called when a wait times out, before it fails; each returns what it can tell about the processes waited
+#: for (rollout_workers: every live worker's thread stacks), printed to stderr (the failure's captured output)
+ON_TIMEOUT: list[Callable[[], str]] = []
+
+
+def explain_timeout() -> None:
+    for explain in ON_TIMEOUT:
+        try:
+            text = explain()
+        except Exception as e:  # an explanation never hides the failure itself
+            text = f"({explain.__qualname__} failed: {e!r})"
+        if text:
+            print(text, file=sys.stderr)
+
+
 def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
     """Poll ``cond`` until it returns something truthy; fail after ``timeout`` seconds."""
     end = time.monotonic() + timeout
@@ -25,6 +41,7 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
         if value:
             return value
         time.sleep(every)
+    explain_timeout()
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 

@@ -6,6 +6,7 @@ once), with its JSON log lines collected and its Prometheus metrics on a free po
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -14,13 +15,16 @@ import sys
 import threading
 import time
 import urllib.request
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from procutil import log_entry, wait_until
+from procutil import ON_TIMEOUT, explain_timeout, log_entry, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the workers started and not yet stopped: a failing test prints their stacks (conftest.py)
+LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
 class Worker:
@@ -61,6 +65,7 @@ class Worker:
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.metrics_port = -1
         threading.Thread(target=self._read, args=(log_file,), daemon=True).start()
+        LIVE.add(self)
 
     def _read(self, log_file: Path | None) -> None:
         assert self.proc.stderr is not None
@@ -84,6 +89,7 @@ class Worker:
             try:
                 entry = self._lines.get(timeout=max(0.0, end - time.monotonic()))
             except queue.Empty:
+                explain_timeout()
                 raise AssertionError(
                     f"{self.name}: no {what} within {timeout}s; logs: {self.logs[-20:]}"
                 ) from None
@@ -121,6 +127,16 @@ class Worker:
         """The last ``n`` log entries, shortened to what a failure message needs."""
         return [{k: e[k] for k in ("msg", "line", "chunk", "error") if k in e} for e in self.logs[-n:]]
 
+    def stacks(self, wait: float = 2.0) -> list[str]:
+        """Every thread's Python stack in each of the worker's processes (SIGUSR2 to its process group:
+        :mod:`services.rollout.worker`), as the stderr lines they printed within ``wait`` seconds."""
+        if self.proc.poll() is not None:
+            return []
+        start = len(self.logs)
+        os.killpg(self.proc.pid, signal.SIGUSR2)
+        time.sleep(wait)
+        return [str(e.get("line", e.get("msg", ""))) for e in self.logs[start:]]
+
     def kill(self) -> None:
         """SIGKILL the whole worker (main process and pool) at once."""
         if self.proc.poll() is None:
@@ -138,6 +154,21 @@ class Worker:
             self.proc.wait(20)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def live_stacks() -> str:
+    """Every live worker's thread stacks (for a wait that timed out)."""
+    out = []
+    for worker in list(LIVE):
+        logs = [json.dumps(e) for e in worker.logs[-40:]]
+        lines = worker.stacks()
+        if lines:
+            out.append(f"---- worker {worker.name}: last logs\n" + "\n".join(logs))
+            out.append(f"---- worker {worker.name}: stacks (SIGUSR2)\n" + "\n".join(lines))
+    return "\n".join(out)
+
+
+ON_TIMEOUT.append(live_stacks)
 
 
 class Workers:

@@ -126,13 +126,19 @@ def test_undo_and_legal_play_buttons_in_an_international_game(page: Any) -> None
             break
         assert page.locator("#pl-roll").count(), page.locator("#pl-events").inner_text()
     if not page.locator("#pl-legal").is_visible():
-        page.click("details.legal summary")
+        page.click("details.legal summary")  # more than 24 plays start folded
     first = page.locator("#pl-legal button").first
     notation = first.inner_text()
     first.click()
     expect(page.locator("#pl-pending")).to_contain_text(notation)
     page.click("#pl-undo")
     expect(page.locator("#pl-pending")).to_have_count(0)
+    expect(page.locator("#pl-legal")).to_be_visible()  # a list the player opened stays open
+    page.click("details.legal summary")  # and one folded stays folded, though a hint draws the panel again
+    page.click("#pl-hint")
+    expect(page.locator("#pl-hints")).to_be_visible()
+    expect(page.locator("#pl-legal")).to_be_hidden()
+    page.click("details.legal summary")
     page.locator("#pl-legal button").first.click()
     page.click("#pl-confirm")
     expect(page.locator("#pl-events")).to_contain_text(f"You played {notation}")

@@ -506,8 +506,9 @@ function movePanel(g, current) {
     if (st.steps.length > 1) buttons.append(h("button", { type: "button", id: "pl-reset", onclick: () => { g.pending = null; moves.reset(); g.selected = null; render(g); } }, t("pl_reset")));
   }
   const legal = g.game.legal_plays;
-  const list = h("details", { class: "legal", open: legal.length <= 24 },
-    h("summary", {}, t("pl_legal", { n: legal.length })),
+  // a long list starts folded; once the player opens or folds it, it stays so across re-renders
+  const list = h("details", { class: "legal", open: g.legalOpen ?? legal.length <= 24 },
+    h("summary", { onclick: () => { g.legalOpen = !list.open; } }, t("pl_legal", { n: legal.length })),
     h("div", { class: "legal-plays", id: "pl-legal" }, legal.map((p) => h("button", {
       type: "button", class: "legal-play", "aria-pressed": pending === p ? "true" : "false",
       onclick: () => { moves.reset(); g.selected = null; g.pending = p; render(g); g.root.querySelector("#pl-confirm")?.focus(); },
