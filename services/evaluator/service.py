@@ -21,7 +21,7 @@ from pulvezar.cube import (
     should_resign,
 )
 from pulvezar.cube.decision import MAX_CUBE_PLY
-from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, boards_of, equity, flip, swap_boards
+from pulvezar.eval.evaluator import NetEvaluator, boards_of, default_model_path, equity, flip, swap_boards
 from pulvezar.search import FILTERS, Candidate, hint
 from services.common import convert
 from services.common.errors import BadArgument, RpcAbort
@@ -136,7 +136,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         """Load the model (off the event loop), start the batcher and run one batch through it."""
         s = self.settings
         device = None if s.device == "auto" else s.device
-        path = s.model_path or DEFAULT_MODEL
+        path = s.model_path or default_model_path()  # PULVEZAR_MODEL names a candidate, as in the library
         net = await asyncio.to_thread(NetEvaluator.load, path, device)
         self.model = net.info.sha256 if net.info else ""
         self.model_name = Path(path).stem

@@ -16,7 +16,7 @@ class EvaluatorSettings(ServiceSettings):
 
     port: int = Field(50052, ge=0, le=65535)
     metrics_port: int = Field(9102, ge=-1, le=65535)
-    model_path: Path | None = Field(None, description="model file; default: the shipped net")
+    model_path: Path | None = Field(None, description="default: PULVEZAR_MODEL, else the shipped net")
     device: Literal["auto", "cpu", "cuda"] = "auto"  # auto: CUDA when torch sees a GPU
     max_batch_size: int = Field(1024, ge=1, description="boards per forward pass")
     max_wait_ms: float = Field(2.0, ge=0, description="how long a batch waits for more requests")

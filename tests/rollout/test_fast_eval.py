@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from pulvezar.eval import _features, _forward
-from pulvezar.eval.encoding import contact
+from pulvezar.eval.encoding import contact, encode
 from pulvezar.eval.evaluator import BearoffRaces, NetEvaluator, board_flags, default_evaluator, terminal
 from pulvezar.eval.nets import ValueNet
 
@@ -94,6 +94,8 @@ def test_features_equal_the_reference(boards) -> None:
 
 @pytest.mark.parametrize("which", ["shipped", "v1"])
 def test_c_forward_agrees_with_pytorch(boards, which) -> None:
+    """Every net the float C kernel runs (a clipped net, trained for the quantised kernel, is that kernel's:
+    ``tests/eval/test_quantised.py``), against the net in PyTorch."""
     if which == "shipped":
         ev = default_evaluator()
     else:
@@ -102,17 +104,20 @@ def test_c_forward_agrees_with_pytorch(boards, which) -> None:
             ValueNet(48, features=204), ValueNet(24, features=204), device="cpu", encoding_version=1
         )
     live = boards[~terminal(boards)[0]]
-    for net in (ev.contact_net, ev.race_net):
-        assert ev._c_weights(net) is not None
-        ev.c_forward = False
-        ref = ev.net_probabilities(net, live)
-        ev.c_forward = True
+    checked = 0
+    for net in ev.nets.values():
+        if ev._c_weights(net) is None:
+            assert net.activation != "relu" and ev._quantised_net(net) is not None
+            continue
+        with torch.no_grad():
+            ref = net(torch.from_numpy(encode(live, ev.encoding_version))).numpy()
         fast = ev.net_probabilities(net, live)
         assert np.abs(fast - ref).max() < 2e-6
         # a board's value does not depend on its batch
         one = np.concatenate([ev.net_probabilities(net, live[i : i + 1]) for i in range(50)])
         assert np.array_equal(one, fast[:50])
-    ev.c_forward = True
+        checked += 1
+    assert checked >= (2 if which == "v1" else 1)
 
 
 def test_changed_weights_are_picked_up(boards) -> None:

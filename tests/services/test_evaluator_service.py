@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 
 from pulvezar import XGID, Position, Rules
 from pulvezar.cube import CubeState, cube_decision, resignation_decision, should_resign
-from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, boards_of, default_evaluator, equity
+from pulvezar.eval.evaluator import NetEvaluator, boards_of, default_evaluator, default_model_path, equity
 from pulvezar.search import hint
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def test_model_info_names_the_model_and_its_device(stub: Stub, library: NetEvalu
     info = stub.ModelInfo(pb.ModelInfoRequest(), timeout=5)
     assert info.model == library.info.sha256  # type: ignore[union-attr]
     assert (info.device, info.accelerator) == ("cpu", False)
-    assert info.name == DEFAULT_MODEL.stem and info.max_packed_boards == 65536
+    assert info.name == default_model_path().stem and info.max_packed_boards == 65536
 
 
 def _packed(*boards: bytes) -> pb.EvaluatePackedRequest:
