@@ -1,4 +1,4 @@
-"""Shared by every test folder: the bear-off tables built once.
+"""Shared by every test folder: the bear-off tables built once, and the ``bench_module`` fixture.
 
 Without ``make bearoff`` (``data/bearoff/*.bin`` are not committed) every :class:`NetEvaluator` builds the
 one-sided table again: a second or more each time, and the training and evaluation tests make dozens of
@@ -15,12 +15,20 @@ and every build is the same bytes (``tests/eval/test_bearoff.py`` checks that, w
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import pytest
+
 from pulvezar.eval import bearoff
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 def _write_missing(cls: Any, path: Any) -> None:
@@ -61,3 +69,20 @@ bearoff.OneSidedBearoff.default = staticmethod(  # type: ignore[method-assign,as
 bearoff.TwoSidedBearoff.default = staticmethod(  # type: ignore[method-assign,assignment]
     _once(bearoff.TwoSidedBearoff.default, bearoff.DEFAULT_TWO_SIDED_PATH)
 )
+
+
+@pytest.fixture(scope="session")
+def bench_module() -> Callable[[str], ModuleType]:
+    """``bench_module("decisions")`` imports ``bench/decisions.py`` (a script, not a package module) once."""
+
+    def load(name: str) -> ModuleType:
+        key = f"bench_{name}"
+        if key not in sys.modules:
+            spec = importlib.util.spec_from_file_location(key, BENCH / f"{name}.py")
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[key] = module
+            spec.loader.exec_module(module)
+        return sys.modules[key]
+
+    return load

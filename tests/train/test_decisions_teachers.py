@@ -7,8 +7,6 @@ hundreds of milli-points per decision, so the checks against gnubg-nn's judge be
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,13 +24,8 @@ SET = ROOT / "data" / "decisions" / "gnubg2.npz"
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_decisions", ROOT / "bench" / "decisions.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_decisions"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def bench(bench_module):
+    return bench_module("decisions")
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,19 +13,10 @@ from pulvezar import Position
 from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, equity
 from pulvezar.search.plies import Search
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def bench() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "bench_tavla_decisions", ROOT / "bench" / "tavla_decisions.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_tavla_decisions"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def bench(bench_module: Callable[[str], Any]) -> Any:
+    return bench_module("tavla_decisions")
 
 
 @pytest.fixture(scope="module")
