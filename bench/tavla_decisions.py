@@ -21,7 +21,6 @@ by the same judge, so every loss is the judge's.  Prints per variant the mean lo
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import time
 from pathlib import Path
@@ -32,17 +31,13 @@ import numpy as np
 from pulvezar import Position, Rules
 from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator, equity
 from pulvezar.search.plies import Search
-from pulvezar.train.corpus import RULESETS, seed_of, selfplay_block
+from pulvezar.train.corpus import RULESETS, seed_of, selfplay_block, sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SET = ROOT / "data" / "decisions" / "tavla2.npz"
 VARIANTS: tuple[Rules, ...] = RULESETS[1:]  # plain Tavla, hit and stop, must bear off, both
 START = Position.start().board
 BLUNDER = 0.08
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -89,7 +84,7 @@ def judge_variant(
 def build(args: argparse.Namespace) -> int:
     judge_path = Path(args.judge)
     data = _load(args.out)
-    if data and str(data["judge_sha256"]) != _sha256(judge_path):
+    if data and str(data["judge_sha256"]) != sha256_file(judge_path):
         raise SystemExit(f"{args.out} was judged by another net ({str(data['judge_sha256'])[:12]})")
     search = Search(NetEvaluator.load(judge_path, device="cpu"))
     done = set(int(v) for v in data.get("variant", []))
@@ -113,7 +108,7 @@ def build(args: argparse.Namespace) -> int:
             "judged_equity": np.array([e for vals in values for e in vals]),
         }
         data = {k: np.concatenate([data[k], new[k]]) if k in data else new[k] for k in new}
-        data["judge_sha256"] = np.array(_sha256(judge_path))
+        data["judge_sha256"] = np.array(sha256_file(judge_path))
         data["judge_name"] = np.array(judge_path.stem)
         data["seed"] = np.array(args.seed)
         _save(args.out, data)
@@ -161,7 +156,7 @@ def score(args: argparse.Namespace) -> int:
     if not data:
         raise SystemExit(f"no decisions in {args.set}: run `build` first")
     shipped = [Path(args.judge_model)] if args.judge_model else _model_paths()
-    judge = Judge(data, next((p for p in shipped if _sha256(p) == str(data["judge_sha256"])), None))
+    judge = Judge(data, next((p for p in shipped if sha256_file(p) == str(data["judge_sha256"])), None))
     judge_id = f"{data['judge_name']}, {str(data['judge_sha256'])[:12]}"
     print(f"{len(data['board'])} Tavla decisions judged by pulvezar 2-ply ({judge_id}); "
           f"loss per decision x 1000 [95% CI] (blunders >= {BLUNDER})")  # fmt: skip
