@@ -3,11 +3,13 @@ rollout workers and the gateway's bots share."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 
 from pulvezar.eval.evaluator import Boards, Probs, terminal
+from pulvezar.rules.rules import Rules
 
 
 class GrpcEvaluator:
@@ -15,6 +17,8 @@ class GrpcEvaluator:
 
     Boards travel packed (``N x 50`` bytes), probabilities come back as float64, so the numbers are
     the service's to the last bit; batches larger than ``max_boards`` go in several requests.
+    :meth:`for_rules` gives the client whose requests name a rule set (the service evaluates them with
+    its model's nets for it, where it has some).
     """
 
     def __init__(self, target: str, max_boards: int = 32768, timeout_s: float = 60.0) -> None:
@@ -29,6 +33,27 @@ class GrpcEvaluator:
         self.max_boards = max_boards
         self.timeout_s = timeout_s
         self.model = ""
+        self.rules: Any = None  # the RuleSet message of the requests; None: international
+        self._root = self
+        self._views: dict[str, GrpcEvaluator] = {}
+
+    def for_rules(self, rules: Rules) -> GrpcEvaluator:
+        """This client with its requests under ``rules`` (one per rule set, sharing the channel)."""
+        root = self._root
+        if rules.variant == "international":
+            return root
+        view = root._views.get(rules.name)
+        if view is None:
+            from services.common.pulvezar_proto.v1 import rules_pb2
+
+            view = copy.copy(root)
+            view.rules = rules_pb2.RuleSet(
+                variant=rules_pb2.VARIANT_TAVLA,
+                hit_and_stop=rules.hit_and_stop,
+                must_bear_off=rules.must_bear_off,
+            )
+            root._views[rules.name] = view
+        return view
 
     def info(self, timeout_s: float) -> Any:
         """The service's ``ModelInfo`` (waits up to ``timeout_s`` for the service to come up)."""
@@ -45,7 +70,7 @@ class GrpcEvaluator:
         for start in range(0, len(todo), self.max_boards):
             idx = todo[start : start + self.max_boards]
             request = self._pb.EvaluatePackedRequest(
-                boards=boards[idx].tobytes(), format=self._pb.FLOAT_FORMAT_FLOAT64
+                boards=boards[idx].tobytes(), format=self._pb.FLOAT_FORMAT_FLOAT64, rules=self.rules
             )
             reply = self.stub.EvaluatePacked(request, timeout=self.timeout_s)
             if reply.count != len(idx):

@@ -24,7 +24,7 @@ import asyncio
 import concurrent.futures
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -81,12 +81,41 @@ class Job:
 
 
 class BatchedEvaluator:
-    """An ``Evaluator`` for one worker thread: every call goes through the service's batcher."""
+    """An ``Evaluator`` for one worker thread: every call goes through the service's batcher, or the
+    batcher of the model's own nets for a rule set (:meth:`for_rules`, with the same job)."""
 
-    def __init__(self, batcher: MicroBatcher, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        batcher: MicroBatcher,
+        loop: asyncio.AbstractEventLoop,
+        variants: Mapping[str, MicroBatcher] | None = None,
+        parent: BatchedEvaluator | None = None,
+    ) -> None:
         self.batcher = batcher
         self.loop = loop
-        self.job: Job | None = None
+        self.variants = variants or {}
+        self._parent = parent
+        self._children: dict[str, BatchedEvaluator] = {}
+        self._job: Job | None = None
+
+    @property
+    def job(self) -> Job | None:
+        return self._parent.job if self._parent is not None else self._job
+
+    @job.setter
+    def job(self, job: Job | None) -> None:
+        self._job = job
+
+    def for_rules(self, rules: Rules) -> BatchedEvaluator:
+        """The evaluator for games under ``rules``: through the batcher of the model's nets for them."""
+        root = self._parent or self
+        batcher = root.variants.get(rules.name)
+        if batcher is None:
+            return root
+        child = root._children.get(rules.name)
+        if child is None:
+            child = root._children[rules.name] = BatchedEvaluator(batcher, root.loop, parent=root)
+        return child
 
     def evaluate_boards(self, boards: Boards) -> Probs:
         if len(boards) == 0:
@@ -104,8 +133,15 @@ class BatchedEvaluator:
 class Analyst:
     """Runs library calls ``fn(evaluator)`` in worker threads (see the module notes)."""
 
-    def __init__(self, batcher: MicroBatcher, workers: int, queue: int) -> None:
+    def __init__(
+        self,
+        batcher: MicroBatcher,
+        workers: int,
+        queue: int,
+        variants: Mapping[str, MicroBatcher] | None = None,
+    ) -> None:
         self.batcher = batcher
+        self.variants = dict(variants or {})
         self.queue = queue
         self._heavy = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="analysis")
         self._light = concurrent.futures.ThreadPoolExecutor(LIGHT_WORKERS, thread_name_prefix="analysis-0ply")
@@ -119,7 +155,7 @@ class Analyst:
         ev: BatchedEvaluator | None = getattr(self._local, "evaluator", None)
         if ev is None:
             assert self._loop is not None
-            ev = self._local.evaluator = BatchedEvaluator(self.batcher, self._loop)
+            ev = self._local.evaluator = BatchedEvaluator(self.batcher, self._loop, self.variants)
         return ev
 
     def _call(self, job: Job, fn: Callable[[BatchedEvaluator], T]) -> T:

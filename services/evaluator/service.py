@@ -21,7 +21,15 @@ from pulvezar.cube import (
     should_resign,
 )
 from pulvezar.cube.decision import MAX_CUBE_PLY
-from pulvezar.eval.evaluator import NetEvaluator, boards_of, default_model_path, equity, flip, swap_boards
+from pulvezar.eval.evaluator import (
+    NetEvaluator,
+    boards_of,
+    default_model_path,
+    equity,
+    flip,
+    swap_boards,
+    variant_rulesets,
+)
 from pulvezar.search import FILTERS, Candidate, hint
 from services.common import convert
 from services.common.errors import BadArgument, RpcAbort
@@ -126,6 +134,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     def __init__(self, settings: EvaluatorSettings) -> None:
         self.settings = settings
         self.batcher: MicroBatcher | None = None
+        self.variant_batchers: dict[str, MicroBatcher] = {}  # by rule set: the model's own nets for it
         self.analyst: Analyst | None = None
         self.model = ""
         self.model_name = ""
@@ -141,18 +150,28 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         self.model = net.info.sha256 if net.info else ""
         self.model_name = Path(path).stem
         self.device = str(net.device)
-        evaluate: Callable[[Boards], Probs] = net.evaluate_boards
-        if s.batch_delay_ms:
-            evaluate = _slowed(evaluate, s.batch_delay_ms / 1e3)
-        self.batcher = MicroBatcher(
-            evaluate,
-            max_batch_size=s.max_batch_size,
-            max_wait_s=s.max_wait_ms / 1e3,
-            queue_size=s.queue_size,
-        )
-        self.batcher.start()
-        await self.batcher.submit(boards_of([Position.start()]))
-        self.analyst = Analyst(self.batcher, s.analysis_workers, s.analysis_queue)
+
+        def batcher(ev: NetEvaluator) -> MicroBatcher:
+            evaluate: Callable[[Boards], Probs] = ev.evaluate_boards
+            if s.batch_delay_ms:
+                evaluate = _slowed(evaluate, s.batch_delay_ms / 1e3)
+            b = MicroBatcher(
+                evaluate,
+                max_batch_size=s.max_batch_size,
+                max_wait_s=s.max_wait_ms / 1e3,
+                queue_size=s.queue_size,
+            )
+            b.start()
+            return b
+
+        self.batcher = batcher(net)
+        for rules in variant_rulesets():
+            own = net.for_rules(rules)
+            if own is not net:
+                self.variant_batchers[rules.name] = batcher(own)
+        for b in (self.batcher, *self.variant_batchers.values()):
+            await b.submit(boards_of([Position.start()]))
+        self.analyst = Analyst(self.batcher, s.analysis_workers, s.analysis_queue, self.variant_batchers)
         log(
             logger,
             logging.INFO,
@@ -166,16 +185,19 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def stop(self) -> None:
         if self.analyst is not None:
             self.analyst.stop()
-        if self.batcher is not None:
-            await self.batcher.stop()
+        for b in (*self.variant_batchers.values(), self.batcher):
+            if b is not None:
+                await b.stop()
 
-    async def _evaluate(self, boards: Boards, context: grpc.aio.ServicerContext) -> Probs:
+    async def _evaluate(self, boards: Boards, context: grpc.aio.ServicerContext, rules: Rules) -> Probs:
+        """``boards`` evaluated by the model's nets for ``rules`` (its base nets unless it has own ones)."""
         if self.batcher is None:
             raise RpcAbort(grpc.StatusCode.UNAVAILABLE, "the evaluator is still loading its model")
         check_deadline(context, "evaluation")
         remaining = context.time_remaining()
+        batcher = self.variant_batchers.get(rules.name, self.batcher)
         try:
-            return await asyncio.wait_for(self.batcher.submit(boards), remaining)
+            return await asyncio.wait_for(batcher.submit(boards), remaining)
         except QueueFull as e:
             raise RpcAbort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e)) from None
         except BatcherStopped as e:
@@ -192,7 +214,8 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     ) -> pb.EvaluatePackedResponse:
         boards = packed.boards(request.boards, self.settings.max_packed_boards)
         dtype = packed.dtype(request.format)
-        probs = await self._evaluate(boards, context)
+        rules = convert.rules(request.rules)
+        probs = await self._evaluate(boards, context, rules)
         return pb.EvaluatePackedResponse(
             probabilities=np.ascontiguousarray(probs, dtype=dtype).tobytes(),
             format=request.format or pb.FLOAT_FORMAT_FLOAT64,
@@ -212,6 +235,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             device=self.device,
             accelerator=self.device != "cpu",
             max_packed_boards=self.settings.max_packed_boards,
+            variants=sorted(self.variant_batchers),
         )
 
     @_rpc
@@ -227,7 +251,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             )
         positions = [convert.position(ref, f"positions[{i}]") for i, ref in enumerate(request.positions)]
         rules = convert.rules(request.rules)
-        probs = await self._evaluate(boards_of(positions), context)
+        probs = await self._evaluate(boards_of(positions), context, rules)
         return pb.EvaluateResponse(evaluations=_evaluations(probs, rules), model=self.model)
 
     @_rpc
@@ -239,7 +263,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         rules = convert.rules(request.rules)
         plays = convert.legal_plays(rules, start, roll)
         # each play's result with the opponent on roll, as EvaluatorBase.play_equities does
-        after = await self._evaluate(swap_boards(boards_of(plays.positions())), context)
+        after = await self._evaluate(swap_boards(boards_of(plays.positions())), context, rules)
         mover = flip(after)
         best = int(np.argmax(equity(mover, rules)))
         return pb.BestPlayResponse(

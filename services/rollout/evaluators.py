@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pulvezar.eval.evaluator import Boards, Evaluator, Probs
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, for_rules
+from pulvezar.rules.rules import Rules
 from services.common.remote_evaluator import GrpcEvaluator
 from services.jobs.settings import RolloutSettings
 
@@ -49,6 +50,19 @@ class CheckedEvaluator:
         self.delay_s = delay_s
         self.check_every_s = check_every_s
         self._next_check = 0.0
+        self._views: dict[str, CheckedEvaluator] = {}
+
+    def for_rules(self, rules: Rules) -> Evaluator:
+        """The inner evaluator's for ``rules`` (:func:`~pulvezar.eval.evaluator.for_rules`), checked alike."""
+        inner = for_rules(self.inner, rules)
+        if inner is self.inner:
+            return self
+        view = self._views.get(rules.name)
+        if view is None or view.inner is not inner:
+            view = self._views[rules.name] = CheckedEvaluator(
+                inner, self.cancelled, self.delay_s, self.check_every_s
+            )
+        return view
 
     def check(self) -> None:
         now = time.monotonic()

@@ -585,3 +585,63 @@ def test_a_model_that_cannot_load_exits_1_and_never_serves(tmp_path: Path, servi
     # it exits by itself; a SIGTERM here would race its last steps after "stopped" (seen as -15 under load)
     assert svc.wait_exit() == 1
     assert not any(e["msg"] == "serving" for e in svc.logs)
+
+
+def test_a_models_own_nets_for_a_rule_set_serve_its_requests(start: Any, tmp_path: Path) -> None:
+    """A model with nets of its own for Tavla with "must bear off" (issue 28): requests under that rule
+    set (EvaluatePacked, Evaluate, Hint, a worker's client) are answered by them, others by the base."""
+    import copy
+
+    import torch
+
+    from services.rollout.evaluators import GrpcEvaluator
+
+    base = default_evaluator()
+    mb, hs = Rules.tavla(must_bear_off=True), Rules.tavla(hit_and_stop=True)
+    own = copy.deepcopy(base.contact_net)
+    with torch.no_grad():
+        own.head.bias[0] += 1.0  # values every contact board otherwise
+    path = tmp_path / "variant.pt"
+    NetEvaluator(
+        base.contact_net, base.race_net, device="cpu", encoding_version=base.encoding_version,
+        crashed_net=base.crashed_net, variants={mb.name: {"contact": own}},
+    ).save(path, {"name": "variant-test"})  # fmt: skip
+    model = NetEvaluator.load(path, device="cpu")
+    svc = start("services.evaluator", "--device", "cpu", "--model-path", str(path))
+    client = GrpcEvaluator(svc.address, max_boards=700)
+    try:
+        stub = Stub(svc.channel)
+        assert list(stub.ModelInfo(pb.ModelInfoRequest(), timeout=5).variants) == [mb.name]
+        boards = random_boards(1500, seed=41)
+        msgs = {
+            "international": rpb.RuleSet(),
+            mb.name: rpb.RuleSet(variant=rpb.VARIANT_TAVLA, must_bear_off=True),
+            hs.name: rpb.RuleSet(variant=rpb.VARIANT_TAVLA, hit_and_stop=True),
+        }
+        got = {}
+        for rules in (Rules.international(), mb, hs):
+            reply = stub.EvaluatePacked(
+                pb.EvaluatePackedRequest(boards=boards.tobytes(), rules=msgs[rules.name])
+            )
+            got[rules.name] = np.frombuffer(reply.probabilities, dtype="<f8").reshape(-1, 5)
+            np.testing.assert_array_equal(got[rules.name], model.for_rules(rules).evaluate_boards(boards))
+        assert not np.array_equal(got[mb.name], got["international"])
+        assert np.array_equal(got[hs.name], got["international"])  # no nets of its own: the base's
+        view = client.for_rules(mb)
+        assert view is client.for_rules(mb) and client.for_rules(Rules.international()) is client
+        np.testing.assert_array_equal(view.evaluate_boards(boards), got[mb.name])
+        np.testing.assert_array_equal(client.evaluate_boards(boards), got["international"])
+        positions = sample_positions(20, seed=3)
+        reply = stub.Evaluate(pb.EvaluateRequest(positions=[ref(p) for p in positions], rules=msgs[mb.name]))
+        probs = np.array([[getattr(e.probabilities, f) for f in _FIELDS] for e in reply.evaluations])
+        np.testing.assert_allclose(probs, model.for_rules(mb).evaluate_boards(boards_of(positions)), atol=TOL)
+        req = pb.HintRequest(position=ref(TAVLA), dice=dice(6, 2), rules=msgs[mb.name], ply=1)
+        cands = stub.Hint(req, timeout=30).candidates
+        want = hint(TAVLA, (6, 2), ply=1, rules=mb, evaluator=model)
+        assert [c.play.notation for c in cands] == [c.notation for c in want]
+        assert [c.equity for c in cands] == pytest.approx([c.equity for c in want], abs=TOL)
+        base_hint = hint(TAVLA, (6, 2), ply=1, rules=mb, evaluator=base)
+        assert want[0].equity != pytest.approx(base_hint[0].equity, abs=1e-3)  # the own nets did answer
+    finally:
+        client.close()
+        assert svc.terminate() == 0

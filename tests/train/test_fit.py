@@ -10,7 +10,7 @@ import pytest
 
 from pulvezar.cli import main as cli_main
 from pulvezar.eval.evaluator import MODELS, NetEvaluator, default_evaluator, equity
-from pulvezar.train.corpus import RACE, boards_of_keys, read_npz
+from pulvezar.train.corpus import RACE, boards_of_keys, keys_of, read_npz
 from pulvezar.train.fit import FitConfig, FitRun, labelled_shards, load_labels
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
@@ -161,3 +161,33 @@ def test_nets_for_the_quantised_kernel(tmp_path: Path) -> None:
     ev.quantised = False  # PyTorch: clipped ReLU is not the float kernel's
     np.testing.assert_allclose(NetEvaluator.load(tmp_path / "q" / "model.pt").evaluate_boards(boards),
                                ev.evaluate_boards(boards), atol=3e-3)  # fmt: skip
+
+
+def test_a_tavla_rule_sets_fit_keeps_the_inputs_the_init_net_uses(tmp_path: Path) -> None:
+    """``rules`` trains on that rule set's positions only; ``keep_inputs`` keeps a widened net's zero
+    weights on the inputs it does not use (the quantised kernel's cost stays its own), and without it
+    they learn (so the check can fail)."""
+    from pulvezar.eval.encoding import FEATURES_BY_VERSION
+    from pulvezar.eval.quantised import used_version
+    from pulvezar.train.corpus import RULE_NAMES
+
+    init = MODELS / "pulvezar-v2.pt"  # encoding v2, widened to v4 by the fit
+    mb = "tavla+must_bear_off"
+    kw = dict(init=str(init), encoding=4, rules=mb, train="contact", max_positions=1_200, epochs=1, lr=3e-4)
+    boards, _, _, _, _ = load_labels(config(**kw), labelled_shards(config(**kw), 1_200))
+    corpus = read_npz(CORPUS / "positions.npz")
+    keys = {k.tobytes() for k in corpus["keys"][corpus["rules"] == RULE_NAMES.index(mb)]}
+    assert len(boards) == 1_200 and all(k.tobytes() in keys for k in keys_of(boards))
+    for keep, want in ((0, 4), (1, 2)):
+        workdir = tmp_path / f"keep{keep}"
+        assert FitRun(config(**kw, keep_inputs=keep), workdir).run(log=lambda s: None)
+        ev = NetEvaluator.load(workdir / "model.pt", device="cpu")
+        w1 = ev.contact_net.body[0].weight.detach().numpy()
+        assert ev.encoding_version == 4 and w1.shape[1] == FEATURES_BY_VERSION[4]
+        assert used_version(w1, 4) == want
+        assert ev.info is not None and ev.info.run["best_epoch"]["contact"] == 1  # it did learn
+        assert ev.info is not None and ev.info.run["config_rules"] == mb
+    with pytest.raises(ValueError, match="rules is one of"):
+        config(rules="chess").rules_id()
+    with pytest.raises(ValueError, match="decision groups are international"):
+        FitRun(config(**kw, groups="runs/groups:0ply"), tmp_path / "g").run(log=lambda s: None)

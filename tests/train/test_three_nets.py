@@ -103,3 +103,40 @@ def test_compose_widens_a_net_of_a_lower_encoding_without_changing_its_values(tm
     assert np.array_equal(wide.evaluate(boards), narrow.evaluate(boards))
     with pytest.raises(ValueError, match="above the base"):
         compose_models(tmp_path / "v2.pt", {"contact": tmp_path / "a.pt"}, tmp_path / "n.pt")
+
+
+def test_compose_gives_a_rule_set_nets_of_its_own(tmp_path: Path) -> None:
+    """``variants``: a Tavla rule set's nets from other model files (the rest are the base's); a model
+    composed again keeps them; the command line's ``--variant RULES:NAME=MODEL``."""
+    from pulvezar import Rules
+    from pulvezar.cli import main as cli_main
+    from pulvezar.train.compose import compose_models
+
+    a, b = model(tmp_path / "a.pt", 1, True), model(tmp_path / "b.pt", 2, True)
+    mb, hs = Rules.tavla(must_bear_off=True), Rules.tavla(hit_and_stop=True)
+    compose_models(
+        tmp_path / "a.pt", {}, tmp_path / "m.pt", variants={mb.name: {"contact": tmp_path / "b.pt"}}
+    )
+    loaded = NetEvaluator.load(tmp_path / "m.pt")
+    assert loaded.info is not None and loaded.info.variants == (mb.name,)
+    own = loaded.for_rules(mb)
+    for name, want in (("contact", b), ("crashed", a), ("race", a)):
+        for x, y in zip(own.nets[name].parameters(), want.nets[name].parameters(), strict=True):
+            assert torch.equal(x, y)
+    b_sha = NetEvaluator.load(tmp_path / "b.pt").info.sha256  # type: ignore[union-attr]
+    assert loaded.info.run["variants"][mb.name]["contact"]["sha256"] == b_sha
+    compose_models(tmp_path / "m.pt", {"race": tmp_path / "b.pt"}, tmp_path / "n.pt")
+    again = NetEvaluator.load(tmp_path / "n.pt")
+    assert again.info is not None and again.info.variants == (mb.name,)
+    assert again.info.run["variants"][mb.name]["contact"]["sha256"] == b_sha
+    args = ["train", "compose", "--base", str(tmp_path / "m.pt"), "--out", str(tmp_path / "c.pt")]
+    assert cli_main([*args, "--variant", f"{hs.name}:crashed={tmp_path / 'b.pt'}"]) == 0
+    both = NetEvaluator.load(tmp_path / "c.pt")
+    assert both.info is not None and both.info.variants == (hs.name, mb.name)  # sorted
+    assert both.for_rules(hs).crashed_net is not both.crashed_net
+    with pytest.raises(SystemExit):
+        cli_main([*args, "--variant", f"{hs.name}={tmp_path / 'b.pt'}"])
+    with pytest.raises(ValueError, match="not a Tavla rule set"):
+        compose_models(
+            tmp_path / "a.pt", {}, tmp_path / "x.pt", variants={"backgammon": {"contact": tmp_path / "b.pt"}}
+        )

@@ -101,6 +101,9 @@ def compose_main(argv: list[str]) -> int:
     parser.add_argument("--base", required=True, help="the model whose other nets and metadata are kept")
     parser.add_argument("--net", action="append", default=[], metavar="NAME=MODEL",
                         help="take net NAME (contact, crashed, race) from MODEL; repeatable")  # fmt: skip
+    parser.add_argument("--variant", action="append", default=[], metavar="RULES:NAME=MODEL",
+                        help="net NAME of rule set RULES (e.g. tavla+must_bear_off:contact) from MODEL; "
+                        "repeatable")  # fmt: skip
     parser.add_argument("--out", required=True)
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
@@ -110,7 +113,14 @@ def compose_main(argv: list[str]) -> int:
         if not sep or not path:
             parser.error(f"--net {spec!r} is not NAME=MODEL")
         nets[name] = path
-    ev = compose_models(args.base, nets, args.out, args.note)
+    variants: dict[str, dict[str, str]] = {}
+    for spec in args.variant:
+        head, sep, path = spec.partition("=")
+        rules, colon, name = head.partition(":")
+        if not sep or not path or not colon or not rules or not name:
+            parser.error(f"--variant {spec!r} is not RULES:NAME=MODEL")
+        variants.setdefault(rules, {})[name] = path
+    ev = compose_models(args.base, nets, args.out, args.note, variants)
     print(f"wrote {args.out} (sha256 {ev.info.sha256[:16] if ev.info else '?'})")
     return 0
 

@@ -11,10 +11,16 @@ other races with all checkers of both sides in their home boards from the exact
 one-sided one; other races go to the race net, everything else to the contact net, except
 that a model with a crashed net sends it the contact positions with a crashed side (GNU
 Backgammon's test, :func:`pulvezar.eval.classes.crashed`; ``FLAG_CRASHED`` of the C flags).
+
+Rule sets: a model may hold nets of its own for a Tavla rule set (``variants``, keyed by
+:attr:`Rules.name`, e.g. ``tavla+must_bear_off``: hit and stop and must bear off change the
+game, and no single net knows which is played).  The search, rollouts and self-play ask
+:func:`for_rules` for the evaluator of their rule set; every other caller gets the base nets.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -169,6 +175,21 @@ class Evaluator(Protocol):
         ...
 
 
+def for_rules(evaluator: Evaluator, rules: Rules | None) -> Evaluator:
+    """The evaluator for games under ``rules``: ``evaluator.for_rules(rules)`` where it has that
+    method (a model with nets of its own for the rule set answers with them), else ``evaluator``.
+
+    >>> ev = default_evaluator()
+    >>> for_rules(ev, Rules.international()) is ev
+    True
+    """
+    method = getattr(evaluator, "for_rules", None)
+    if method is None or rules is None:
+        return evaluator
+    result: Evaluator = method(rules)
+    return result
+
+
 def evaluate_plays(
     evaluator: Evaluator, parents: Boards, index: npt.NDArray[np.intp], after: Boards
 ) -> Probs:
@@ -189,6 +210,10 @@ class EvaluatorBase:
     def evaluate_boards(self, boards: Boards) -> Probs:
         raise NotImplementedError
 
+    def for_rules(self, rules: Rules) -> EvaluatorBase:
+        """The evaluator for games under ``rules`` (see :func:`for_rules`); by default this one."""
+        return self
+
     def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
         """The probabilities of ``after`` (see :func:`evaluate_plays`); by default
         :meth:`evaluate_boards`'s."""
@@ -208,9 +233,8 @@ class EvaluatorBase:
         parents = list(dict.fromkeys(p.start for p in plays))
         where = {start: i for i, start in enumerate(parents)}
         index = np.fromiter((where[p.start] for p in plays), dtype=np.intp, count=len(plays))
-        after = self.evaluate_plays(
-            boards_of(parents), index, swap_boards(results)
-        )  # the opponent is on roll
+        ev = self.for_rules(rules) if rules is not None else self
+        after = ev.evaluate_plays(boards_of(parents), index, swap_boards(results))  # the opponent is on roll
         result: npt.NDArray[np.float64] = equity(flip(after), rules)
         return result
 
@@ -229,12 +253,14 @@ NET_NAMES: tuple[str, ...] = ("contact", "crashed", "race")
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What a model file says about itself; ``nets`` names the nets it holds (:data:`NET_NAMES`)."""
+    """What a model file says about itself; ``nets`` names the nets it holds (:data:`NET_NAMES`),
+    ``variants`` the rule sets it has nets of their own for (:attr:`Rules.name`)."""
 
     encoding_version: int
     run: dict[str, Any]
     sha256: str
     nets: tuple[str, ...] = ("contact", "race")
+    variants: tuple[str, ...] = ()
 
 
 class _CWeights:
@@ -284,6 +310,9 @@ class NetEvaluator(EvaluatorBase):
     ``quantised=True`` (``False``: none).  On other devices they run in PyTorch; ``c_forward =
     False`` forces PyTorch for plain nets.  The float kernel agrees with PyTorch to float32
     rounding, the quantised one within the bounds its tests hold.
+
+    ``variants`` maps a rule set's name (:attr:`Rules.name`, a Tavla one) to nets of its own that
+    replace some of the base nets (the rest are shared) in the evaluator :meth:`for_rules` gives for it.
     """
 
     c_forward: bool = True
@@ -300,11 +329,25 @@ class NetEvaluator(EvaluatorBase):
         *,
         crashed_net: ValueNet | None = None,
         quantised: bool | None = None,
+        variants: dict[str, dict[str, ValueNet]] | None = None,
     ) -> None:
         features = FEATURES_BY_VERSION[encoding_version]
-        for net in (contact_net, race_net, crashed_net):
+        variants = variants or {}
+        extra = [n for v in variants.values() for n in v.values()]
+        for net in (contact_net, race_net, crashed_net, *extra):
             if net is not None and net.features != features:
                 raise ValueError(f"the nets do not take encoding v{encoding_version}'s inputs")
+        known = {r.name for r in variant_rulesets()}
+        for name, vnets in variants.items():
+            if name not in known:
+                raise ValueError(
+                    f"variant nets for {name!r}: not a Tavla rule set ({', '.join(sorted(known))})"
+                )
+            allowed = {"contact", "race"} | ({"crashed"} if crashed_net is not None else set())
+            if not vnets or not set(vnets) <= allowed:
+                raise ValueError(
+                    f"variant {name}: nets {sorted(vnets)} not among the model's {sorted(allowed)}"
+                )
         import torch
 
         if encoding_version >= 4:
@@ -319,7 +362,34 @@ class NetEvaluator(EvaluatorBase):
         self.info = info
         nets = [n for n in (contact_net, race_net, crashed_net) if n is not None]
         self.quantised = any(not n.uniform for n in nets) if quantised is None else quantised
+        self._quantised_arg = quantised
         self._plain_in_float = quantised is None  # by default plain nets stay on the float kernel
+        self.variants = {
+            name: {k: n.to(self.device).eval() for k, n in vnets.items()} for name, vnets in variants.items()
+        }
+        self.rules_name: str | None = None  # the rule set whose nets these are (None: the base nets)
+        self._base: NetEvaluator | None = None
+        self._children: dict[str, NetEvaluator] = {}
+
+    def for_rules(self, rules: Rules) -> NetEvaluator:
+        """The evaluator for games under ``rules``: this model's nets of that rule set in place of the
+        base nets where it has them (:attr:`variants`; made once, sharing the rest), else the base."""
+        base = self._base if self._base is not None else self
+        vnets = base.variants.get(rules.name)
+        if vnets is None:
+            return base
+        child = base._children.get(rules.name)
+        if child is None:
+            child = copy.copy(base)  # shares the bear-off tables, the info and the kernels' caches
+            for name, net in vnets.items():
+                setattr(child, f"{name}_net", net)
+            nets = [n for n in (child.contact_net, child.race_net, child.crashed_net) if n is not None]
+            if base._quantised_arg is None:
+                child.quantised = any(not n.uniform for n in nets)
+            child.rules_name = rules.name
+            child._base = base
+            base._children[rules.name] = child
+        return child
 
     @property
     def nets(self) -> dict[str, ValueNet]:
@@ -434,8 +504,10 @@ class NetEvaluator(EvaluatorBase):
 
     # ---- model files -------------------------------------------------------
     def save(self, path: str | Path, run: dict[str, Any]) -> ModelInfo:
-        """Write the nets (contact, race and a crashed one when there is one) with their configuration
-        and metadata; returns the metadata."""
+        """Write the nets (contact, race and a crashed one when there is one, and the rule sets' own
+        nets when there are some) with their configuration and metadata; returns the metadata."""
+        if self._base is not None:
+            raise ValueError(f"this is the model's evaluator for {self.rules_name}: save the base model")
         state: dict[str, Any] = {
             "encoding_version": self.encoding_version,
             "contact": {"config": self.contact_net.config(), "state": self.contact_net.state_dict()},
@@ -444,7 +516,13 @@ class NetEvaluator(EvaluatorBase):
         }
         if self.crashed_net is not None:  # a two-net model's file stays as it always was
             state["crashed"] = {"config": self.crashed_net.config(), "state": self.crashed_net.state_dict()}
+        if self.variants:  # so do the files of models without them
+            state["variants"] = {
+                name: {k: {"config": n.config(), "state": n.state_dict()} for k, n in vnets.items()}
+                for name, vnets in sorted(self.variants.items())
+            }
         names = tuple(self.nets)
+        variant_names = tuple(sorted(self.variants))
         import torch
 
         buf = io.BytesIO()
@@ -454,9 +532,13 @@ class NetEvaluator(EvaluatorBase):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        meta = {"encoding_version": self.encoding_version, "nets": list(names), "run": run, "sha256": digest}
+        meta: dict[str, Any] = {
+            "encoding_version": self.encoding_version, "nets": list(names), "run": run, "sha256": digest
+        }  # fmt: skip
+        if variant_names:
+            meta["variants"] = list(variant_names)
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        return ModelInfo(self.encoding_version, run, digest, names)
+        return ModelInfo(self.encoding_version, run, digest, names, variant_names)
 
     @classmethod
     def load(
@@ -480,14 +562,18 @@ class NetEvaluator(EvaluatorBase):
         version = state["encoding_version"]
         if version not in FEATURES_BY_VERSION:
             raise ValueError(f"{path.name} was trained on encoding v{version}, which this pulvezar lacks")
-        nets: dict[str, ValueNet] = {}
-        for name in NET_NAMES:
-            if name == "crashed" and name not in state:
-                continue
-            net = ValueNet(**state[name]["config"])
-            net.load_state_dict(state[name]["state"])
-            nets[name] = net
-        info = ModelInfo(version, state["run"], digest, tuple(nets))
+
+        def net_of(entry: dict[str, Any]) -> ValueNet:
+            net = ValueNet(**entry["config"])
+            net.load_state_dict(entry["state"])
+            return net
+
+        nets = {name: net_of(state[name]) for name in NET_NAMES if name in state or name != "crashed"}
+        variants = {
+            name: {k: net_of(entry) for k, entry in vnets.items()}
+            for name, vnets in state.get("variants", {}).items()
+        }
+        info = ModelInfo(version, state["run"], digest, tuple(nets), tuple(sorted(variants)))
         return cls(
             nets["contact"],
             nets["race"],
@@ -496,7 +582,13 @@ class NetEvaluator(EvaluatorBase):
             encoding_version=version,
             crashed_net=nets.get("crashed"),
             quantised=quantised,
+            variants=variants,
         )
+
+
+def variant_rulesets() -> tuple[Rules, ...]:
+    """The rule sets a model may have nets of their own for: Tavla's four."""
+    return tuple(Rules.tavla(h, m) for h in (False, True) for m in (False, True))
 
 
 _DEFAULT: NetEvaluator | None = None

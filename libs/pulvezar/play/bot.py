@@ -24,7 +24,7 @@ import numpy.typing as npt
 from pulvezar.analysis.bots import Bot, Style
 from pulvezar.cube import cube_decision, resignation_decision, should_resign, sure_loss
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import Evaluator, equity
+from pulvezar.eval.evaluator import Evaluator, equity, for_rules
 from pulvezar.match.game import Game
 from pulvezar.play.settings import ADAPTIVE, BotSettings
 from pulvezar.rules.rules import Play
@@ -133,4 +133,4 @@ class BotPlayer:
 
     def _probs(self, game: Game) -> npt.NDArray[np.float64]:
         board = np.frombuffer(game.position.board, dtype=np.uint8).reshape(1, 50)
-        return np.asarray(self.evaluator.evaluate_boards(board)[0], dtype=np.float64)
+        return np.asarray(for_rules(self.evaluator, game.rules).evaluate_boards(board)[0], dtype=np.float64)

@@ -23,6 +23,7 @@ from pulvezar.eval.evaluator import (
     equity,
     evaluate_plays,
     flip,
+    for_rules,
     screen_evaluator,
     swap_boards,
     terminal,
@@ -286,7 +287,7 @@ def _setup(
         truncate,
         bearoff_stop,
         rules or Rules.international(),
-        evaluator or default_evaluator(),
+        for_rules(evaluator or default_evaluator(), rules),  # the model's own nets for the rule set
         chooser,
         luck_chooser if variance_reduction else None,
     )

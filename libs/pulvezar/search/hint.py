@@ -45,7 +45,7 @@ import numpy.typing as npt
 from pulvezar.cubeful.janowski import beavered, best_value, efficiency, emg, match_equities, money_equities
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
-from pulvezar.eval.evaluator import Boards, Evaluator, Probs, default_evaluator, flip
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, default_evaluator, flip, for_rules
 from pulvezar.match.game import Game, Phase
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
@@ -79,7 +79,7 @@ def searcher(evaluator: Evaluator | None = None, rules: Rules | None = None) -> 
     rules = rules or Rules.international()
     key = (id(ev), rules)
     s = _SEARCHES.get(key)
-    if s is None or s.evaluator is not ev:
+    if s is None or s.evaluator is not for_rules(ev, rules):
         if len(_SEARCHES) >= 8:
             _SEARCHES.pop(next(iter(_SEARCHES)))
         s = _SEARCHES[key] = Search(ev, rules)

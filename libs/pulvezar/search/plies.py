@@ -39,6 +39,7 @@ from pulvezar.eval.evaluator import (
     equity,
     evaluate_plays,
     flip,
+    for_rules,
     swap_boards,
     terminal,
 )
@@ -132,6 +133,8 @@ class Candidate:
 class Search:
     """Lookahead for one evaluator and rule set, with its own cache.
 
+    The evaluator is the given one's for the rule set (:func:`~pulvezar.eval.evaluator.for_rules`).
+
     >>> s = Search(rules=Rules.international())
     >>> best = s.rank(Position.start(), (3, 1), ply=0)[0]
     >>> best.notation
@@ -145,8 +148,10 @@ class Search:
         cache: EvalCache | None = None,
         prune: Prune | None = None,
     ) -> None:
-        self.evaluator: Evaluator = evaluator if evaluator is not None else default_evaluator()
         self.rules = rules or Rules.international()
+        self.evaluator: Evaluator = for_rules(  # a model's own nets for the rule set where it has them
+            evaluator if evaluator is not None else default_evaluator(), self.rules
+        )
         self.cache = cache if cache is not None else EvalCache()
         self.cached = CachedEvaluator(self.evaluator, self.cache)
         self.prune = prune

@@ -58,7 +58,7 @@ import numpy.typing as npt
 
 from pulvezar.eval.classes import crashed as crashed  # moved to the eval layer; importable from here too
 from pulvezar.eval.encoding import contact
-from pulvezar.eval.evaluator import BearoffRaces, Evaluator, equity, flip, swap_boards, terminal
+from pulvezar.eval.evaluator import BearoffRaces, Evaluator, equity, flip, for_rules, swap_boards, terminal
 from pulvezar.rules import _kernel
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
@@ -265,8 +265,10 @@ def selfplay_block(
 
     Each game draws an exploration rate from ``explore_rates``; each move is a uniformly
     random legal play with that probability, else the 0-ply best play under ``rules``
-    (Tavla: mars = 2).  Each visited position is kept with probability ``keep``.
+    (Tavla: mars = 2; the evaluator's nets for ``rules``, :func:`~pulvezar.eval.evaluator.for_rules`).
+    Each visited position is kept with probability ``keep``.
     """
+    evaluator = for_rules(evaluator, rules)
     flags = (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
         _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
     )

@@ -4,11 +4,12 @@
 (or resumes training of) the two nets of a model file on the labelled positions of a label
 set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.labels`):
 
-- **Data**: the international positions of ``corpus/positions.npz`` that carry a label of
-  the set (shards of ``corpus/labels-SET``, plus shards of the same set found only in
-  ``more_labels``, e.g. a labelling run's ``runs/corpus``; each shard is checked against
-  the corpus by its keys' digest).  Tavla positions are left out (their labels come from
-  pulvezar's own search and another rule set).  The shards used are recorded at the first
+- **Data**: the positions of ``corpus/positions.npz`` of one rule set (``rules``, by default
+  international) that carry a label of the set (shards of ``corpus/labels-SET``, plus shards of
+  the same set found only in ``more_labels``, e.g. a labelling run's ``runs/corpus``; each shard
+  is checked against the corpus by its keys' digest).  Positions of other rule sets are left out
+  (a Tavla rule set's labels come from pulvezar's own search under its rules; its nets are a
+  model's ``variants``, :mod:`pulvezar.train.compose`).  The shards used are recorded at the first
   start, so a resumed run reads the same data even when labelling has gone on since.  A
   label is the five cumulative probabilities of the player on roll, the evaluator's
   convention (checked against gnubg-nn and :func:`pulvezar.eval.evaluator.default_evaluator`
@@ -45,6 +46,9 @@ set of the committed corpus (:mod:`pulvezar.train.corpus`, :mod:`pulvezar.train.
   inputs start with zero weights).  ``train`` names the nets to train (``--train crashed,race``:
   the others are ``--init``'s, bit for bit, and their positions are not even loaded); ``fresh``
   names nets that start fresh, of this config's sizes, although there is an ``--init``.
+  ``keep_inputs``: a net trained from ``--init`` keeps the encoding it uses (the first layer's
+  weights on inputs it does not use, zero in a widened net, get no gradient), so the quantised
+  kernel still computes only those inputs (:func:`pulvezar.eval.quantised.used_version`).
 - **Result**: ``workdir/model.pt`` (with ``model.json``) through :meth:`NetEvaluator.save`,
   the best weights of each net, with run metadata naming the teachers and how many labels
   each gave (training and held-out), as the model card (``docs/models.md``) asks.
@@ -71,7 +75,17 @@ from pulvezar.eval import _forward
 from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, ensure_race_tables
 from pulvezar.eval.evaluator import NetEvaluator, equity
 from pulvezar.eval.nets import ValueNet
-from pulvezar.train.corpus import BEAROFF, CLASSES, CONTACT, CRASHED, RACE, boards_of_keys, read_npz, seed_of
+from pulvezar.train.corpus import (
+    BEAROFF,
+    CLASSES,
+    CONTACT,
+    CRASHED,
+    RACE,
+    RULE_NAMES,
+    boards_of_keys,
+    read_npz,
+    seed_of,
+)
 from pulvezar.train.labels import TEACHERS, UNLABELLED, keys_digest, read_labels, shard_path
 from pulvezar.train.supervised import bce, consistent, load_nets, resolve_device
 
@@ -124,6 +138,16 @@ class FitConfig:
     late: int = (
         0  # fresh contact and crashed nets: 1 = the hand-made inputs join the second layer (ValueNet late)
     )
+    rules: str = "international"  # the rule set (Rules.name) whose positions train the nets
+    keep_inputs: int = (
+        0  # 1 = nets trained from --init keep the encoding they use (no weight on other inputs)
+    )
+
+    def rules_id(self) -> int:
+        """The corpus's ``rules`` index of :attr:`rules`."""
+        if self.rules not in RULE_NAMES:
+            raise ValueError(f"rules is one of {', '.join(RULE_NAMES)}, got {self.rules!r}")
+        return RULE_NAMES.index(self.rules)
 
     def nets(self) -> tuple[str, ...]:
         """The nets of the model this fit makes."""
@@ -191,6 +215,8 @@ def load_groups(cfg: FitConfig) -> tuple[Rows, dict[str, Any]]:
     """The labelled positions of every decision-group source (bear-offs and finished games left out)."""
     parts: list[Rows] = []
     info: dict[str, Any] = {}
+    if cfg.group_sources() and cfg.rules_id() != 0:
+        raise ValueError("the decision groups are international: a fit of another rule set takes none")
     for k, (folder, name) in enumerate(cfg.group_sources(), start=1):
         g = read_npz(Path(folder) / "corpus.npz")
         probs, teacher = read_labels(folder, name, g)
@@ -234,6 +260,24 @@ def _atomic_bytes(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def keep_used_inputs(net: ValueNet, version: int) -> int:
+    """Mask the gradient of ``net``'s first-layer weights on the inputs beyond the encoding it uses
+    (:func:`pulvezar.eval.quantised.used_version`), so that training (Adam, no weight decay) leaves
+    them zero; returns that encoding version."""
+    from pulvezar.eval.quantised import used_version
+
+    first = net.body[0]
+    assert isinstance(first, torch.nn.Linear)
+    if net.late:  # the first layer takes only the raw inputs
+        return version
+    used = used_version(first.weight.detach().cpu().numpy(), version)
+    if used < version:
+        mask = torch.zeros_like(first.weight)
+        mask[:, : FEATURES_BY_VERSION[used]] = 1.0
+        first.weight.register_hook(lambda g: g * mask)  # type: ignore[no-untyped-call]
+    return used
+
+
 # ---- data ---------------------------------------------------------------------------------------
 
 
@@ -256,7 +300,8 @@ def labelled_shards(cfg: FitConfig, max_positions: int = 0) -> list[tuple[int, s
             continue
         if max_positions:
             t = read_npz(shard_path(out[-1][1], i, cfg.label_set))["teacher"]
-            have += int(((corpus["rules"][i * shard : (i + 1) * shard] == 0) & (t != UNLABELLED)).sum())
+            rules = corpus["rules"][i * shard : (i + 1) * shard]
+            have += int(((rules == cfg.rules_id()) & (t != UNLABELLED)).sum())
             if have >= max_positions:
                 break
     return out
@@ -278,7 +323,7 @@ def load_labels(
             s["keys_sha256"], keys_digest(corpus["keys"][lo:hi], corpus["rules"][lo:hi])
         ):
             raise ValueError(f"{shard_path(folder, i, cfg.label_set)} does not belong to {cfg.corpus}")
-        keep = (corpus["rules"][lo:hi] == 0) & (s["teacher"] != UNLABELLED)
+        keep = (corpus["rules"][lo:hi] == cfg.rules_id()) & (s["teacher"] != UNLABELLED)
         idx_l.append(lo + np.flatnonzero(keep))
         probs_l.append(s["probs"][keep].astype(np.float64))
         teacher_l.append(s["teacher"][keep])
@@ -462,6 +507,11 @@ class FitRun:
         data, counts = self._split(
             Rows(boards, probs, teacher, cls, np.full(len(boards), -1)), group_rows, version
         )
+        if cfg.keep_inputs:
+            fresh = set(cfg.fresh_nets()) if cfg.init else set(self.nets)
+            for n in self.nets:
+                if n not in fresh:
+                    keep_used_inputs(nets[n], version)
         opts: dict[str, torch.optim.Optimizer] = {
             n: torch.optim.Adam(nets[n].parameters(), lr=cfg.lr) for n in self.nets
         }

@@ -80,6 +80,9 @@ TEACHERS: tuple[str, ...] = (
     "pulvezar-v3-0ply",
     "pulvezar-v3-1ply",
     "pulvezar-v3-2ply",
+    "pulvezar-v4a-0ply",
+    "pulvezar-v4a-1ply",
+    "pulvezar-v4a-2ply",
 )
 """Teacher names by id. Append only: ids are stored in committed label shards."""
 UNLABELLED = 255
@@ -104,6 +107,7 @@ PRESETS: dict[str, LabelConfig] = {
     "sage2": LabelConfig(international="bgsage-2ply", tavla="pulvezar-v3-2ply"),
     "v3-0ply": LabelConfig(shard=100_000, international="pulvezar-v3-0ply", tavla="pulvezar-v3-0ply"),
     "v3-1ply": LabelConfig(shard=20_000, international="pulvezar-v3-1ply", tavla="pulvezar-v3-1ply"),
+    "v4a-2ply": LabelConfig(shard=2_500, international="pulvezar-v4a-2ply", tavla="pulvezar-v4a-2ply"),
 }
 """Named label sets: ``--set 1ply 2ply`` labels the whole corpus cheaply first, then deeply."""
 

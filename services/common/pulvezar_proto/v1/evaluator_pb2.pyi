@@ -89,12 +89,14 @@ class EvaluateResponse(_message.Message):
     def __init__(self, evaluations: _Optional[_Iterable[_Union[Evaluation, _Mapping]]] = ..., model: _Optional[str] = ...) -> None: ...
 
 class EvaluatePackedRequest(_message.Message):
-    __slots__ = ("boards", "format")
+    __slots__ = ("boards", "format", "rules")
     BOARDS_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     boards: bytes
     format: FloatFormat
-    def __init__(self, boards: _Optional[bytes] = ..., format: _Optional[_Union[FloatFormat, str]] = ...) -> None: ...
+    rules: _rules_pb2.RuleSet
+    def __init__(self, boards: _Optional[bytes] = ..., format: _Optional[_Union[FloatFormat, str]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ...) -> None: ...
 
 class EvaluatePackedResponse(_message.Message):
     __slots__ = ("probabilities", "format", "count", "model")
@@ -113,18 +115,20 @@ class ModelInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ModelInfoResponse(_message.Message):
-    __slots__ = ("model", "name", "device", "accelerator", "max_packed_boards")
+    __slots__ = ("model", "name", "device", "accelerator", "max_packed_boards", "variants")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
     ACCELERATOR_FIELD_NUMBER: _ClassVar[int]
     MAX_PACKED_BOARDS_FIELD_NUMBER: _ClassVar[int]
+    VARIANTS_FIELD_NUMBER: _ClassVar[int]
     model: str
     name: str
     device: str
     accelerator: bool
     max_packed_boards: int
-    def __init__(self, model: _Optional[str] = ..., name: _Optional[str] = ..., device: _Optional[str] = ..., accelerator: _Optional[bool] = ..., max_packed_boards: _Optional[int] = ...) -> None: ...
+    variants: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, model: _Optional[str] = ..., name: _Optional[str] = ..., device: _Optional[str] = ..., accelerator: _Optional[bool] = ..., max_packed_boards: _Optional[int] = ..., variants: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EvaluatedPlay(_message.Message):
     __slots__ = ("play", "evaluation")
