@@ -10,6 +10,10 @@ and every build is the same bytes (``tests/eval/test_bearoff.py`` checks that, w
   checksums are those of the committed JSON record beside it (else nothing is written, and
   ``test_bearoff.py`` says why); the processes the tests start (services, workers, ``make run``) read it;
 - in the tests' own process ``default()`` builds or reads each table once.
+
+A SIGTERM to a pytest process (a stopped CI job, ``kill``, ``timeout``) is turned into the
+KeyboardInterrupt of Ctrl-C, so the fixtures' teardown still stops the servers and workers the
+tests started instead of leaving them running.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import hashlib
 import importlib.util
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -45,6 +51,18 @@ def _write_missing(cls: Any, path: Any) -> None:
         os.replace(tmp, path)  # whole or not at all, whichever session writes it
     except (OSError, KeyError, ValueError):
         return  # a read-only checkout: every process builds its own
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    ):
+        signal.signal(signal.SIGTERM, _interrupt)
 
 
 _write_missing(bearoff.OneSidedBearoff, bearoff.DEFAULT_PATH)
