@@ -12,7 +12,9 @@ each variant has ``--per-variant``, and stores the plays the judge's 2-ply searc
 Written after each variant (a build resumes from the file).  ``score`` lets each ``--model`` choose at 0 ply
 among every legal play (``--ply 1``: at 1 ply too); a choice the judge did not value at 2 ply is valued then,
 by the same judge, so every loss is the judge's.  Prints per variant the mean loss per decision x 1000 with a
-95% interval and the share of blunders (loss >= 0.08).
+95% interval and the share of blunders (loss >= 0.08); with several models, each one's paired
+difference to the first (the same decisions, so a much tighter interval).  A model with nets of its
+own for a rule set (issue 28, ``variants``) plays and judges with them.
 
     .venv/bin/python bench/tavla_decisions.py build [--per-variant 1000] [--out data/decisions/tavla2.npz]
     .venv/bin/python bench/tavla_decisions.py score [data/decisions/tavla2.npz] --model M [--model ...]
@@ -160,20 +162,30 @@ def score(args: argparse.Namespace) -> int:
     judge_id = f"{data['judge_name']}, {str(data['judge_sha256'])[:12]}"
     print(f"{len(data['board'])} Tavla decisions judged by pulvezar 2-ply ({judge_id}); "
           f"loss per decision x 1000 [95% CI] (blunders >= {BLUNDER})")  # fmt: skip
+    runs: list[tuple[str, dict[int, np.ndarray]]] = []  # (model and plies, losses by variant)
     for model in args.model or [str(DEFAULT_MODEL)]:
-        ev = NetEvaluator.load(model, device="cpu")
+        ev = NetEvaluator.load(model, device="cpu")  # a model's own nets for a rule set are its search's
         for ply in sorted({0, *(args.ply or [])}):
             losses: dict[int, list[float]] = {v: [] for v in range(len(VARIANTS))}
             mine = [Search(ev, rules) for rules in VARIANTS]
             for i, board in enumerate(data["board"]):
                 v, dice = int(data["variant"][i]), (int(data["dice"][i][0]), int(data["dice"][i][1]))
                 losses[v].append(judge.loss(i, choices(mine[v], board.tobytes(), dice, ply)))
-            for v, ls in losses.items():
-                a = np.array(ls)
+            name = f"{Path(model).stem} {ply}-ply"
+            runs.append((name, {v: np.array(ls) for v, ls in losses.items()}))
+            for v, a in runs[-1][1].items():
                 half = 1.96 * a.std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else float("nan")
-                name, blunders = f"{Path(model).stem} {ply}-ply", 100 * (a >= BLUNDER).mean()
+                blunders = 100 * (a >= BLUNDER).mean()
                 print(f"  {name:24s} {VARIANTS[v].name:32s} {1000 * a.mean():6.2f} +- {1000 * half:5.2f}  "
                       f"blunders {blunders:4.1f}%  (n={len(a)})")  # fmt: skip
+    if len(runs) > 1:  # the same decisions: paired differences are much tighter than the rows above
+        first, base = runs[0]
+        print(f"paired differences against {first} (loss x 1000, 95% CI; negative: fewer points lost)")
+        for name, losses_of in runs[1:]:
+            for v in range(len(VARIANTS)):
+                d = losses_of[v] - base[v]
+                half = 1.96 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+                print(f"  {name:24s} {VARIANTS[v].name:32s} {1000 * d.mean():+6.2f} +- {1000 * half:5.2f}")
     return 0
 
 

@@ -273,3 +273,20 @@ def test_a_label_run_takes_only_listed_shards_from_the_committed_folder(built: P
     run = LabelRun(fresh, committed=committed)
     run.prepare(log=lambda s: None)
     assert run.done() == [0, 1] and run.config == FAST
+
+
+def test_the_committed_tavla_corpus_verifies_and_holds_each_rule_sets_positions() -> None:
+    """``data/tavla-corpus`` (issue 28): 25,000 positions of each Tavla rule set from pulvezar-v4a's
+    self-play, every one labelled by pulvezar-v4a 2-ply under its own rules; checksums and shards verify."""
+    folder = Path(__file__).resolve().parents[2] / "data" / "tavla-corpus"
+    assert verify(folder) == 44  # positions, corpus.json, labels json, status.json and 40 shards
+    corpus = read_npz(folder / "positions.npz")
+    assert np.bincount(corpus["rules"], minlength=len(RULE_NAMES)).tolist() == [
+        0,
+        25_000,
+        25_000,
+        25_000,
+        25_000,
+    ]
+    status = json.loads((folder / "status.json").read_text())["v4a-2ply"]
+    assert status["labelled"] == 100_000 and status["teachers"] == {"pulvezar-v4a-2ply": 100_000}

@@ -25,6 +25,7 @@ def built(bench: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any
     args = argparse.Namespace(out=out, judge=str(DEFAULT_MODEL), per_variant=2, games=8, seed=5)
     assert bench.build(args) == 0
     data: dict[str, Any] = bench._load(out)
+    data["path"] = out
     return data
 
 
@@ -64,3 +65,18 @@ def test_losses_are_the_judges_2ply_values_stored_or_computed(bench: Any, built:
         assert judge.loss(i, other) == pytest.approx(top - value, abs=1e-9)
         computed += 1
     assert computed == 3
+
+
+def test_score_prints_each_models_losses_and_paired_differences(
+    bench: Any, built: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two models on the same decisions: a row per model and variant, then the second's paired
+    difference to the first (here the same net twice: exactly zero)."""
+    model = str(DEFAULT_MODEL)
+    args = argparse.Namespace(set=built["path"], model=[model, model], ply=None, judge_model=model)
+    assert bench.score(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if "blunders" in line and "(n=2)" in line]
+    assert len(rows) == 8
+    paired = out[out.index(next(line for line in out if line.startswith("paired differences"))) + 1 :]
+    assert len(paired) == 4 and all("+0.00 +-  0.00" in line for line in paired)

@@ -119,6 +119,7 @@ def test_compose_gives_a_rule_set_nets_of_its_own(tmp_path: Path) -> None:
     )
     loaded = NetEvaluator.load(tmp_path / "m.pt")
     assert loaded.info is not None and loaded.info.variants == (mb.name,)
+    assert loaded.info.run["name"] == "m"  # the file's name, not the base's run
     own = loaded.for_rules(mb)
     for name, want in (("contact", b), ("crashed", a), ("race", a)):
         for x, y in zip(own.nets[name].parameters(), want.nets[name].parameters(), strict=True):

@@ -58,7 +58,9 @@ def compose_models(
             "file": str(path),
             "sha256": other.info.sha256 if other.info is not None else None,
             "encoding": other.encoding_version,
-            "run": {k: v for k, v in run.items() if k not in ("composed", "variants")},
+            "run": {
+                k: v for k, v in run.items() if k not in ("composed", "variants", "init")
+            },  # init: config_init
         }
 
     chosen = dict(first.nets)
@@ -79,6 +81,7 @@ def compose_models(
     )  # fmt: skip
     base_sha = first.info.sha256 if first.info is not None else None
     run = {**base_run, "composed": {"base": {"file": str(base), "sha256": base_sha}, **sources}}
+    run["name"] = Path(out).stem  # not the base's: the model card and the books name the file by it
     if own_sources:
         run["variants"] = own_sources
     if note:
