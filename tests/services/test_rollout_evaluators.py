@@ -64,3 +64,39 @@ def test_settings_that_decide_without_asking(settings: dict[str, str], path: str
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="evaluator_mode"):
         RolloutSettings(evaluator=GRPC, evaluator_mode="sometimes")  # type: ignore[arg-type]
+
+
+class _Inner:
+    """An evaluator with nets of its own for one rule set (as NetEvaluator.for_rules gives)."""
+
+    def __init__(self, own: _Inner | None = None) -> None:
+        self.own = own
+        self.calls = 0
+
+    def for_rules(self, rules: object) -> _Inner:
+        return self.own if self.own is not None and getattr(rules, "must_bear_off", False) else self
+
+    def evaluate_boards(self, boards: object) -> str:
+        self.calls += 1
+        return "own" if self.own is None else "base"
+
+
+def test_a_checked_evaluator_follows_the_inner_evaluators_rule_sets() -> None:
+    """A worker's cancellable wrapper gives the inner evaluator's evaluator for a rule set, still checked
+    for cancellation, made once per rule set; a rule set without own nets keeps the wrapper itself."""
+    from pulvezar import Rules
+    from pulvezar.eval.evaluator import for_rules
+    from services.rollout.evaluators import Cancelled, CheckedEvaluator
+
+    cancelled = [False]
+    own = _Inner()
+    base = _Inner(own)
+    checked = CheckedEvaluator(base, lambda: cancelled[0], check_every_s=0.0)  # type: ignore[arg-type]
+    mb = Rules.tavla(must_bear_off=True)
+    view = for_rules(checked, mb)
+    assert isinstance(view, CheckedEvaluator) and view.inner is own and for_rules(checked, mb) is view
+    assert for_rules(checked, Rules.tavla()) is checked
+    assert view.evaluate_boards(None) == "own" and checked.evaluate_boards(None) == "base"  # type: ignore[arg-type]
+    cancelled[0] = True
+    with pytest.raises(Cancelled):
+        view.evaluate_boards(None)  # type: ignore[arg-type]
