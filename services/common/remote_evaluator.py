@@ -18,17 +18,18 @@ class GrpcEvaluator:
     Boards travel packed (``N x 50`` bytes), probabilities come back as float64, so the numbers are
     the service's to the last bit; batches larger than ``max_boards`` go in several requests.
     :meth:`for_rules` gives the client whose requests name a rule set (the service evaluates them with
-    its model's nets for it, where it has some).
+    its model's nets for it, where it has some). Calls carry ``token`` (default: ``PULVEZAR_GRPC_TOKEN``).
     """
 
-    def __init__(self, target: str, max_boards: int = 32768, timeout_s: float = 60.0) -> None:
-        import grpc
-
+    def __init__(
+        self, target: str, max_boards: int = 32768, timeout_s: float = 60.0, token: str | None = None
+    ) -> None:
+        from services.common.grpc_auth import env_token, sync_channel
         from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc
 
         self._pb = evaluator_pb2
         self.target = target
-        self.channel = grpc.insecure_channel(target)
+        self.channel = sync_channel(target, token or env_token())
         self.stub: Any = evaluator_pb2_grpc.EvaluatorServiceStub(self.channel)
         self.max_boards = max_boards
         self.timeout_s = timeout_s

@@ -1,4 +1,5 @@
-"""The life of a grpc.aio service: health, reflection, metrics, signals, graceful shutdown.
+"""The life of a grpc.aio service: health, reflection, metrics, signals, graceful shutdown, and the
+shared token (:mod:`services.common.grpc_auth`) when ``PULVEZAR_GRPC_TOKEN`` is set.
 
 Handlers are wrapped with :func:`rpc`, which counts and times every call, checks
 the deadline first, and turns :class:`RpcAbort` (and stray library errors) into
@@ -23,6 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from pulvezar import PulvezarError
 from services.common import metrics
 from services.common.errors import BadArgument, RpcAbort
+from services.common.grpc_auth import TokenAuthInterceptor
 from services.common.jsonlog import log
 from services.common.settings import ServiceSettings
 
@@ -96,7 +98,9 @@ async def serve(
     and NOT_SERVING again while shutting down; new RPCs are refused from then
     on and in-flight ones get ``grace_period_s`` to finish.
     """
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    token = settings.grpc_token.get_secret_value() if settings.grpc_token else ""
+    interceptors = [TokenAuthInterceptor(token)] if token else []
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)], interceptors=interceptors)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     names = list(add_services(server))
@@ -119,6 +123,7 @@ async def serve(
         port=port,
         metrics_port=served[1] if served else None,
         services=names,
+        grpc_auth="token" if token else "none",
     )
 
     loop = asyncio.get_running_loop()

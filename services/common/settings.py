@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.common.grpc_auth import GRPC_TOKEN_ENV
 
 
 class ServiceSettings(BaseSettings):
-    """Read from ``PULVEZAR_<SERVICE>_<NAME>`` (e.g. ``PULVEZAR_RULES_PORT``)."""
+    """Read from ``PULVEZAR_<SERVICE>_<NAME>`` (e.g. ``PULVEZAR_RULES_PORT``); the gRPC token is every
+    service's ``PULVEZAR_GRPC_TOKEN``."""
+
+    model_config = SettingsConfigDict(populate_by_name=True)
 
     host: str = "0.0.0.0"
     port: int = Field(50051, ge=0, le=65535, description="gRPC port; 0 picks a free one")
     metrics_port: int = Field(9101, ge=-1, le=65535, description="Prometheus /metrics; 0 = any, -1 = off")
     grace_period_s: float = Field(5.0, ge=0, description="in-flight RPCs get this long on SIGTERM")
     log_level: str = "INFO"
+    grpc_token: SecretStr | None = Field(
+        None,
+        validation_alias=GRPC_TOKEN_ENV,
+        description="calls must carry `authorization: Bearer <token>` (health checks excepted); unset: open",
+    )
 
 
 def cli_overrides(**values: Any) -> dict[str, Any]:

@@ -1,0 +1,167 @@
+"""A shared token between the gRPC services and their clients (``PULVEZAR_GRPC_TOKEN``).
+
+Servers started with a token reject every call that lacks ``authorization: Bearer <token>`` metadata
+with UNAUTHENTICATED (the health service stays open for probes); clients add the metadata to every
+call. Without a token (local runs, tests) nothing is checked or sent.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+GRPC_TOKEN_ENV = "PULVEZAR_GRPC_TOKEN"
+OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
+
+
+def env_token() -> str | None:
+    """The token of this process's environment (``None`` when unset or empty)."""
+    return os.environ.get(GRPC_TOKEN_ENV) or None
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def _deny(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as ``handler`` that aborts with UNAUTHENTICATED."""
+    message = f"a valid `authorization: Bearer <token>` is required ({GRPC_TOKEN_ENV})"
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+
+    async def streaming(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        yield  # pragma: no cover - an async generator that never yields a message
+
+    des, ser = handler.request_deserializer, handler.response_serializer
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(streaming, des, ser)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(unary, des, ser)
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(streaming, des, ser)
+    return grpc.unary_unary_rpc_method_handler(unary, des, ser)
+
+
+class TokenAuthInterceptor(grpc.aio.ServerInterceptor):
+    """Lets through calls carrying ``authorization: Bearer <token>`` (constant-time compare) and the
+    health service's; every other call ends UNAUTHENTICATED before its handler runs."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("an empty gRPC token would accept everyone")
+        self._expected = f"Bearer {token}".encode()
+
+    def allowed(self, metadata: Any) -> bool:
+        for key, value in metadata or ():
+            if key == "authorization":
+                got = value.encode() if isinstance(value, str) else bytes(value)
+                return hmac.compare_digest(got, self._expected)
+        return False
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method  # type: ignore[attr-defined]
+        if handler is None or method.startswith(OPEN_PREFIXES):
+            return handler
+        if self.allowed(handler_call_details.invocation_metadata):  # type: ignore[attr-defined]
+            return handler
+        return _deny(handler)
+
+
+def _with_token(details: Any, token: str) -> Any:
+    """``details`` (a ClientCallDetails) with the bearer metadata added."""
+    metadata = [*(details.metadata or ()), *bearer(token)]
+    return details._replace(metadata=metadata)
+
+
+class _SyncToken(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def _go(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(_CallDetails.of(details, self.token), request)
+
+    intercept_unary_unary = _go
+    intercept_unary_stream = _go
+    intercept_stream_unary = _go
+    intercept_stream_stream = _go
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    """A sync ClientCallDetails with the bearer metadata (grpc's own type is not a namedtuple)."""
+
+    def __init__(
+        self, method: str, timeout: Any, metadata: Any, credentials: Any, wfr: Any, comp: Any
+    ) -> None:
+        self.method = method
+        self.timeout = timeout
+        self.metadata = metadata
+        self.credentials = credentials
+        self.wait_for_ready = wfr
+        self.compression = comp
+
+    @classmethod
+    def of(cls, d: Any, token: str) -> _CallDetails:
+        metadata = [*(d.metadata or ()), *bearer(token)]
+        return cls(d.method, d.timeout, metadata, d.credentials, d.wait_for_ready, d.compression)
+
+
+class _AioUnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_token(details, self.token), request)
+
+
+class _AioUnaryStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_token(details, self.token), request)
+
+
+class _AioStreamUnary(grpc.aio.StreamUnaryClientInterceptor):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    async def intercept_stream_unary(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
+        return await continuation(_with_token(details, self.token), request_iterator)
+
+
+class _AioStreamStream(grpc.aio.StreamStreamClientInterceptor):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    async def intercept_stream_stream(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
+        return await continuation(_with_token(details, self.token), request_iterator)
+
+
+def sync_channel(target: str, token: str | None) -> grpc.Channel:
+    """A blocking channel to ``target`` whose calls carry ``token`` (none without one)."""
+    channel = grpc.insecure_channel(target)
+    return grpc.intercept_channel(channel, _SyncToken(token)) if token else channel
+
+
+def aio_channel(target: str, token: str | None) -> grpc.aio.Channel:
+    """A ``grpc.aio`` channel to ``target`` whose calls carry ``token`` (none without one)."""
+    if not token:
+        return grpc.aio.insecure_channel(target)
+    kinds = (_AioUnaryUnary, _AioUnaryStream, _AioStreamUnary, _AioStreamStream)
+    return grpc.aio.insecure_channel(target, interceptors=[k(token) for k in kinds])
