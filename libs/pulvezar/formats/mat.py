@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from pulvezar.errors import AmbiguousPlayError, PulvezarError
+from pulvezar.formats.limits import DEFAULT_LIMITS, Limits, check_bytes, check_count, parse_int, split_lines
 from pulvezar.formats.record import (
     Action,
     GameRecord,
@@ -46,16 +47,15 @@ from pulvezar.rules.rules import LegalPlays, Play
 
 __all__ = ["read_mat", "write_mat"]
 
-_TAG = re.compile(r';\s*\[\s*([^"\]]*?)\s*"(.*)"\s*\]\s*$')
 _LENGTH = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"\s*Game\s+(\d+)\s*$", re.I)
-_SCORE = re.compile(r"\s*(.+?)\s*:\s*(\d+)\s+(.+?)\s*:\s*(\d+)\s*$")
 _MOVE_LINE = re.compile(r"\s*(\d+)\)")
 _ITEM_START = re.compile(
     r"\b[1-6][1-6]:|\b(?:Doubles|Beavers|Raccoons|Takes|Drops|Concedes|Resigns|Losses|Wins)\b", re.I
 )
-_DICE_ITEM = re.compile(r"([1-6])([1-6]):\s*(.*?)\s*$")
-_MOVES = re.compile(r"((bar|\d{1,2})(/(\d{1,2}|off|bar)\*?)+(\(\d\))?\s*)*", re.I)
+_DICE_ITEM = re.compile(r"([1-6])([1-6]):(.*)")  # the play: the rest, stripped
+# one whitespace-separated move of a play; possessive, so a long token costs linear time
+_MOVE_TOKEN = re.compile(r"(?:bar|\d{1,2}+)(?:/(?:\d{1,2}+|off|bar)\*?+)++(?:\(\d\))?+", re.I)
 _UNKNOWN = re.compile(r"\?+")
 _KEYWORDS = (
     ("double", re.compile(r"Doubles\s*=>\s*(\d+)\s*$", re.I)),
@@ -85,7 +85,8 @@ class _Item:
     value: int = 0
 
 
-def _decode(data: str | bytes) -> str:
+def _decode(data: str | bytes, limits: Limits) -> str:
+    check_bytes(len(data), limits)
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8-sig")
@@ -96,24 +97,69 @@ def _decode(data: str | bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _parse_cell(text: str, player: int, line: int, column: int) -> _Item:
+def _is_moves(text: str) -> bool:
+    """Whether ``text`` is a play's moves (``8/5 6/5``, ``bar/22* 13/11(2)``): linear in its length."""
+    return all(_MOVE_TOKEN.fullmatch(token) for token in text.split())
+
+
+def _tag(line: str) -> tuple[str, str] | None:
+    """A ``; [Name "value"]`` line's name and value (``line`` is stripped and starts with ``;``)."""
+    rest = line[1:].lstrip()
+    if not rest.startswith("["):
+        return None
+    body = rest[1:]
+    quote = body.find('"')
+    if quote < 0 or "]" in body[:quote]:
+        return None
+    tail = body[quote + 1 :].rstrip()
+    if not tail.endswith("]"):
+        return None
+    tail = tail[:-1].rstrip()
+    if not tail.endswith('"'):
+        return None
+    return body[:quote].strip(), tail[:-1]
+
+
+def _score(line: str) -> tuple[str, str, str, str] | None:
+    """The names and scores of a ``Ann : 0    Bob : 0`` line (a name may hold colons), in linear time."""
+    text = line.strip()
+    last = text.rfind(":")
+    if last < 0 or not (right := text[last + 1 :].strip()).isdecimal():
+        return None
+    left = text[:last].rstrip()
+    n = len(left)
+    colon = left.find(":")
+    while colon >= 0:  # the first colon followed by a score, spaces and the second name
+        i = colon + 1
+        while i < n and left[i].isspace():
+            i += 1
+        j = i
+        while j < n and left[j].isdecimal():
+            j += 1
+        if colon > 0 and i < j < n and left[j].isspace():
+            return left[:colon].strip(), left[i:j], left[j:].strip(), right
+        colon = left.find(":", colon + 1)
+    return None
+
+
+def _parse_cell(text: str, player: int, line: int, column: int, limits: Limits) -> _Item:
     m = _DICE_ITEM.match(text)
     if m:
-        moves = m.group(3)
+        moves = m.group(3).strip()
         if moves.lower() == "cannot move":
             moves = ""
-        if not (_MOVES.fullmatch(moves) or _UNKNOWN.fullmatch(moves)):
-            raise MatchFileError(f"cannot read the play {moves!r}", line=line, column=column)
+        if not (_is_moves(moves) or _UNKNOWN.fullmatch(moves)):
+            raise MatchFileError(f"cannot read the play {moves[:80]!r}", line=line, column=column)
         return _Item(player, "move", line, column, dice=(int(m.group(1)), int(m.group(2))), text=moves)
     for kind, rx in _KEYWORDS:
         m = rx.match(text)
         if m:
-            value = int(m.group(1)) if m.groups() else 0
+            value = parse_int(m.group(1), kind, limits, line=line, column=column) if m.groups() else 0
             return _Item(player, kind, line, column, value=value)
-    raise MatchFileError(f"cannot read {text.strip()!r}", line=line, column=column)
+    raise MatchFileError(f"cannot read {text.strip()[:80]!r}", line=line, column=column)
 
 
-def _parse_move_line(raw: str, line: int) -> list[_Item]:
+def _parse_move_line(raw: str, line: int, limits: Limits) -> list[_Item]:
     m = _MOVE_LINE.match(raw)
     assert m is not None
     start = m.end()
@@ -128,50 +174,59 @@ def _parse_move_line(raw: str, line: int) -> list[_Item]:
         if i > 1 or (i == 1 and items[0].player == 1):
             raise MatchFileError("more than two cells on a move line", line=line, column=start + s + 1)
         end = starts[i + 1] if i + 1 < len(starts) else len(rest)
-        items.append(_parse_cell(rest[s:end].strip(), player, line, start + s + 1))
+        items.append(_parse_cell(rest[s:end].strip(), player, line, start + s + 1, limits))
     return items
 
 
-def read_mat(data: str | bytes) -> MatchRecord:
+def read_mat(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
     """Read ``.mat`` text (``bytes``: UTF-8 with or without BOM, else Latin-1).
 
-    Raises :class:`MatchFileError` on lines that are not match text.  Games
+    Raises :class:`MatchFileError` on lines that are not match text, and its
+    :class:`~pulvezar.formats.limits.FileTooLargeError` beyond a cap of
+    ``limits`` (:data:`~pulvezar.formats.limits.DEFAULT_LIMITS`).  Games
     are replayed through the match model; a game is cut (``cut_at``) at the
     first action it does not allow, and the rest of that game is skipped.
     """
+    limits = limits or DEFAULT_LIMITS
     record = MatchRecord()
     games: list[tuple[GameRecord, list[_Item]]] = []
-    for n, raw in enumerate(_decode(data).split("\n"), start=1):
+    for n, raw in enumerate(split_lines(_decode(data, limits), limits), start=1):
         stripped = raw.strip()
         if not stripped:
             continue
         if stripped.startswith(";"):
-            tag = _TAG.match(stripped)
+            tag = _tag(stripped)
             if tag:
-                record.tags[tag.group(1)] = tag.group(2)
+                record.tags[tag[0]] = tag[1]
             else:
                 record.comments.append(stripped[1:].strip())
             continue
         if m := _LENGTH.match(raw):
-            record.length = int(m.group(1))
+            record.length = parse_int(m.group(1), "the match length", limits, line=n)
             continue
         if m := _GAME.match(raw):
             prev = games[-1][0] if games else None
-            games.append((GameRecord(number=int(m.group(1)), score=_next_score(prev)), []))
+            check_count("max_games", len(games) + 1, limits, "games", line=n)
+            number = parse_int(m.group(1), "the game number", limits, line=n)
+            games.append((GameRecord(number=number, score=_next_score(prev)), []))
             continue
         if not games:
             raise MatchFileError(f"unexpected text before the first game: {stripped!r}", line=n)
         rec, items = games[-1]
+        check_count("max_actions", len(items) + 1, limits, "action lines in a game", line=n)
         if _MOVE_LINE.match(raw):
-            items.extend(_parse_move_line(raw, n))
+            items.extend(_parse_move_line(raw, n, limits))
             continue
-        if not items and (m := _SCORE.match(raw)):
-            rec.score = (int(m.group(2)), int(m.group(4)))
+        if not items and (score := _score(raw)):
+            rec.score = (
+                parse_int(score[1], "a score", limits, line=n),
+                parse_int(score[3], "a score", limits, line=n),
+            )
             if not any(record.players):
-                record.players = (m.group(1), m.group(3))
+                record.players = (score[0], score[2])
             continue
         indent = len(raw) - len(raw.lstrip())
-        item = _parse_cell(stripped, 0 if indent <= _WINS_LEFT_MAX else 1, n, indent + 1)
+        item = _parse_cell(stripped, 0 if indent <= _WINS_LEFT_MAX else 1, n, indent + 1, limits)
         if item.kind != "win":
             raise MatchFileError(f"unexpected text {stripped!r}", line=n, column=indent + 1)
         items.append(item)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.limits import DEFAULT_LIMITS, FileTooLargeError, Limits, check_bytes, check_count
 from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
@@ -43,6 +44,7 @@ _RECORD = 2560
 _NOT_ANALYSED = -1000.0
 _MONEY = 99999
 _VARIATIONS = ("Backgammon", "Nackgammon", "Hypergammon", "Longgammon")
+_READ = ("temp.xg", "temp.xgc")  # the archive entries the reader uses; the others are never inflated
 
 # temp.xg record types
 _MATCH, _GAME, _CUBE, _MOVE, _GAME_END, _MATCH_END, _MISSING = range(7)
@@ -97,19 +99,28 @@ class _Rec:
 # ---- the container ------------------------------------------------------------------
 
 
-def _inflate(blob: bytes, where: int, what: str) -> bytes:
+def _inflate(blob: bytes, where: int, what: str, most: int) -> bytes:
+    """``blob`` inflated, never more than ``most`` bytes of it (more is a size mismatch)."""
     try:
         d = zlib.decompressobj()
-        out = d.decompress(blob) + d.flush()
+        out = d.decompress(blob, most + 1)
+        if len(out) <= most:
+            out += d.flush(most + 1 - len(out))
     except zlib.error as e:
         raise _fail(f"{what}: bad zlib data ({e})", where) from None
+    if len(out) > most:
+        raise _fail(f"{what}: inflates to more than {most} bytes", where)
     if not d.eof:
         raise _fail(f"{what}: the zlib stream is truncated", where)
     return out
 
 
-def _archive(data: bytes) -> dict[str, bytes]:
-    """The files of the zlib archive after the RGMH header, CRCs checked."""
+def _archive(data: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, bytes]:
+    """The entries of the zlib archive after the RGMH header that the reader uses, CRCs checked.
+
+    Each entry's declared size is checked against the caps before it is inflated, and it is
+    inflated to at most that size: a zip bomb costs no more than the caps allow.
+    """
     if len(data) < 4 or data[:4] != _MAGIC:
         raise _fail(f"not an eXtreme Gammon file: starts with {data[:4]!r}, not {_MAGIC!r}")
     if len(data) < _HEADER_SIZE + _ARCHIVE_TAIL:
@@ -121,16 +132,18 @@ def _archive(data: bytes) -> dict[str, bytes]:
     crc, count, _, reg_size, arc_size, compressed = struct.unpack_from("<Iiiiii", data, end)
     reg_start = end - reg_size
     start = reg_start - arc_size
-    if not (0 < count <= 64 and reg_size > 0 and arc_size >= 0 and start >= _HEADER_SIZE):
+    if not (count > 0 and reg_size > 0 and arc_size >= 0 and start >= _HEADER_SIZE):
         raise _fail("the archive index does not fit the file (truncated?)", end)
+    check_count("xg_max_entries", count, limits, "archive entries")
     if zlib.crc32(data[start:end]) != crc:
         raise _fail("archive CRC mismatch: the file is corrupt or truncated", start)
     registry = data[reg_start:end]
     if compressed:
-        registry = _inflate(registry, reg_start, "archive index")
+        registry = _inflate(registry, reg_start, "archive index", count * _FILE_ENTRY)
     if len(registry) < count * _FILE_ENTRY:
         raise _fail("the archive index is too short", reg_start)
     files: dict[str, bytes] = {}
+    total = 0
     for i in range(count):
         e = registry[i * _FILE_ENTRY : (i + 1) * _FILE_ENTRY]
         name = e[1 : 1 + min(e[0], 255)].decode("cp1252", "replace")
@@ -139,7 +152,18 @@ def _archive(data: bytes) -> dict[str, bytes]:
         lo, hi = start + at, start + at + csize
         if not (at >= 0 and csize >= 0 and hi <= reg_start and size >= 0):
             raise _fail(f"archive entry {name!r} lies outside the archive", reg_start)
-        body = data[lo:hi] if stored else _inflate(data[lo:hi], lo, name)
+        if name not in _READ or name in files:
+            continue
+        if size > limits.xg_max_entry_bytes:
+            raise FileTooLargeError(
+                "xg_max_entry_bytes", limits.xg_max_entry_bytes, f"archive entry {name!r} holds {size} bytes"
+            )
+        total += size
+        if total > limits.xg_max_total_bytes:
+            raise FileTooLargeError(
+                "xg_max_total_bytes", limits.xg_max_total_bytes, f"the archive entries hold {total} bytes"
+            )
+        body = data[lo:hi] if stored else _inflate(data[lo:hi], lo, name, size)
         if len(body) != size or zlib.crc32(body) != fcrc:
             raise _fail(f"archive entry {name!r}: size or CRC mismatch", lo)
         files[name] = body
@@ -444,24 +468,30 @@ def _missing(r: _Rec, number: int, score: tuple[int, int]) -> GameRecord:
     return rec
 
 
-def read_xg(data: bytes) -> MatchRecord:
+def read_xg(data: bytes, *, limits: Limits | None = None) -> MatchRecord:
     """Read an eXtreme Gammon ``.xg`` match file.
 
     Raises :class:`MatchFileError` when the bytes are not a readable ``.xg``
     file (wrong magic, truncation, bad zlib data, CRC mismatch, unknown
-    records).  Games are replayed through the match model and cut
+    records), its :class:`~pulvezar.formats.limits.FileTooLargeError` beyond a
+    cap of ``limits`` (input bytes, archive entries, inflated bytes, games,
+    records per game).  Games are replayed through the match model and cut
     (``cut_at``) at the first record the rules do not allow.
     """
+    limits = limits or DEFAULT_LIMITS
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise _fail(f"an .xg file is bytes, not {type(data).__name__}")
+    check_bytes(len(data), limits)
     try:
-        return _read(bytes(data))
+        return _read(bytes(data), limits)
     except MatchFileError:
         raise
     except (struct.error, IndexError, ValueError, OverflowError, UnicodeError) as e:  # pragma: no cover
         raise _fail(f"corrupt .xg data: {e}") from None
 
 
-def _read(data: bytes) -> MatchRecord:
-    files = _archive(data)
+def _read(data: bytes, limits: Limits) -> MatchRecord:
+    files = _archive(data, limits)
     xg = files.get("temp.xg")
     if xg is None:
         raise _fail(f"the archive has no temp.xg (it holds {sorted(files)})")
@@ -491,6 +521,7 @@ def _read(data: bytes) -> MatchRecord:
             s0, s1 = r.i32(12, 2)
             if not (0 <= s0 <= 99999 and 0 <= s1 <= 99999):
                 raise r.error(f"scores {s0}-{s1} out of range", 12)
+            check_count("max_games", len(record.games) + 1, limits, "games", line=1)
             rec = GameRecord(number=r.i32(48)[0], score=(s0, s1))
             rec.crawford = bool(r.data[20]) and crawford_rule and record.length > 0
             for key, at in (("comment_header", 56), ("comment_footer", 60)):
@@ -500,6 +531,7 @@ def _read(data: bytes) -> MatchRecord:
         elif kind in (_CUBE, _MOVE):
             if current is None:
                 raise r.error("a cube or move record outside a game", 8)
+            check_count("max_actions", len(current[1]) + 1, limits, "records in a game")
             current[1].append(r)
         elif kind == _GAME_END:
             if current is None:
