@@ -1,6 +1,7 @@
 """``python -m services.gateway [--host H] [--port N] [--rules ADDR] [--evaluator ADDR] [--redis-url URL]``.
 
-Binds the port itself (0: any free one) and logs ``listening`` with it, then serves with uvicorn
+Binds the port itself (0: any free one) and the admin port (``--metrics-port``: ``/metrics`` and ``/livez``
+from a thread, :mod:`services.gateway.admin`), logs ``listening`` with both, then serves with uvicorn
 until SIGTERM/SIGINT (in-flight requests get ``grace_period_s``).
 """
 
@@ -20,6 +21,7 @@ import uvicorn
 from services.common import jsonlog
 from services.common.jsonlog import log
 from services.common.settings import cli_overrides
+from services.gateway.admin import AdminServer
 from services.gateway.app import create_app
 from services.gateway.settings import GatewaySettings
 
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--metrics-port",
         type=int,
-        help="ignored: /metrics is on the HTTP port (accepted for uniformity)",
+        help="admin port: /metrics, /livez (0: any free, -1: none); env PULVEZAR_GATEWAY_METRICS_PORT",
     )
     parser.add_argument("--rules", dest="rules_address", help="Rules service host:port")
     parser.add_argument("--evaluator", dest="evaluator_address", help="Evaluator service host:port")
@@ -56,7 +58,6 @@ def main(argv: list[str] | None = None) -> int:
         "--grace-period", dest="grace_period_s", type=float, help="seconds for in-flight requests"
     )
     args = vars(parser.parse_args(argv))
-    args.pop("metrics_port")
     settings = GatewaySettings(**cli_overrides(**args))
     jsonlog.configure("gateway", settings.log_level)
 
@@ -70,8 +71,26 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     sock.listen(2048)
     port = sock.getsockname()[1]
+    app = create_app(settings)
+    admin = None
+    if settings.metrics_port >= 0:
+        try:
+            admin = AdminServer(
+                settings.host, settings.metrics_port, app.state.metrics.registry, app.state.heartbeat
+            )
+        except OSError as e:
+            log(
+                logger,
+                logging.ERROR,
+                "cannot bind",
+                host=settings.host,
+                port=settings.metrics_port,
+                error=str(e),
+            )
+            return 1
+        admin.start()
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         log_config=None,
         access_log=False,
         lifespan="on",
@@ -80,8 +99,13 @@ def main(argv: list[str] | None = None) -> int:
         proxy_headers=False,
     )
     server = Server(config)
-    log(logger, logging.INFO, "listening", host=settings.host, port=port, metrics_port=port)
-    asyncio.run(server.serve(sockets=[sock]))
+    metrics_port = admin.port if admin else port if settings.public_metrics else None
+    log(logger, logging.INFO, "listening", host=settings.host, port=port, metrics_port=metrics_port)
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    finally:
+        if admin is not None:
+            admin.close()
     log(logger, logging.INFO, "stopped", exit_code=0)
     return 0
 

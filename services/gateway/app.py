@@ -2,7 +2,9 @@
 
 Middleware, outermost first: request metrics, IDs and access logs; CORS; request body limits (413).
 Every ``/v1`` route depends on :func:`services.gateway.security.client` (API key, rate limit).
-``/healthz``, ``/readyz``, ``/metrics``, ``/docs`` and ``/openapi.json`` are open.
+``/healthz``, ``/readyz``, ``/metrics``, ``/docs`` and ``/openapi.json`` are open; production turns the last
+three off (``public_metrics``, ``public_docs``) and serves ``/metrics`` and ``/livez`` on the admin port
+(:mod:`services.gateway.admin`), whose liveness the event loop's heartbeat drives.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pulvezar
 from services.common.jsonlog import log
 from services.common.owners import owner_of
 from services.gateway import problems, webapp
+from services.gateway.admin import Heartbeat
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import (
@@ -235,7 +238,9 @@ def create_app(
             jobs=store is not None,
             keys=len(s.api_keys),
         )
+        beating = asyncio.create_task(app.state.heartbeat.run())
         yield
+        beating.cancel()
         await app.state.upstream.close()
 
     common: dict[int | str, dict[str, Any]] = {
@@ -252,9 +257,11 @@ def create_app(
         "(`application/problem+json`) naming the field at fault.",
         lifespan=lifespan,
         responses=common,  # type: ignore[arg-type]
+        **({} if s.public_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}),
     )
     app.state.settings = s
     app.state.metrics = metrics
+    app.state.heartbeat = Heartbeat(s.heartbeat_s, s.stale_after_s)
     app.state.guard = Guard(s.api_keys, SharedLimits.from_url(s.redis_url) if s.redis_url else None)
     app.state.upstream = upstream or Upstream(s)
     app.state.jobs = Jobs(job_store)
@@ -300,9 +307,12 @@ def create_app(
         body = Readiness(status="ready" if ready else "not ready", services=services, jobs=jobs)
         return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
 
-    @app.get("/metrics", tags=["health"], summary="Prometheus metrics", response_class=Response)
     async def prometheus() -> Response:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    if s.public_metrics:  # else on the admin port only (services/gateway/admin.py)
+        route = app.get("/metrics", tags=["health"], summary="Prometheus metrics", response_class=Response)
+        route(prometheus)
 
     app.add_middleware(BodyLimitMiddleware, limit=s.max_body_bytes, upload_limit=s.max_upload_bytes)
     if s.cors_origins:

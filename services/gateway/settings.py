@@ -7,7 +7,7 @@ API keys are a JSON object, secret -> limits, e.g.::
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,12 +32,24 @@ class ApiKey(BaseModel):
 
 
 class GatewaySettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PULVEZAR_GATEWAY_")
+    model_config = SettingsConfigDict(env_prefix="PULVEZAR_GATEWAY_", populate_by_name=True)
 
     host: str = "0.0.0.0"
     port: int = Field(8080, ge=0, le=65535, description="HTTP port; 0 picks a free one")
     log_level: str = "INFO"
     grace_period_s: float = Field(5.0, ge=0, description="in-flight requests get this long on SIGTERM")
+
+    # deployment (services/gateway/admin.py): the admin port, what the HTTP port shows, the gRPC token
+    metrics_port: int = Field(
+        -1, ge=-1, le=65535, description="admin port: /metrics and /livez from a thread; 0 = any, -1 = off"
+    )
+    public_metrics: bool = Field(True, description="/metrics on the HTTP port too (false in production)")
+    public_docs: bool = Field(True, description="/docs, /redoc and /openapi.json (false in production)")
+    heartbeat_s: float = Field(1.0, gt=0, description="how often the event loop proves it runs")
+    stale_after_s: float = Field(10.0, gt=0, description="/livez answers 503 when the loop is this late")
+    grpc_token: SecretStr | None = Field(
+        None, validation_alias="PULVEZAR_GRPC_TOKEN", description="sent to the Rules and Evaluator services"
+    )
 
     # upstream services
     rules_address: str = "127.0.0.1:50051"

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.common.grpc_auth import aio_channel
 from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc, rules_pb2_grpc
 from services.gateway.problems import grpc_problem
 from services.gateway.settings import GatewaySettings
@@ -27,7 +28,8 @@ class Upstream:
         ch = self._channels.get(name)
         if ch is None:
             address = self.settings.rules_address if name == "rules" else self.settings.evaluator_address
-            ch = self._channels[name] = grpc.aio.insecure_channel(address)
+            token = self.settings.grpc_token.get_secret_value() if self.settings.grpc_token else None
+            ch = self._channels[name] = aio_channel(address, token)  # the shared token, where set
         return ch
 
     @property
