@@ -17,8 +17,8 @@ cap                         default       applies to
 ``xg_max_entries``          64            files in an .xg archive
 ``xg_max_entry_bytes``      64 MiB        one inflated archive entry
 ``xg_max_total_bytes``      128 MiB       all inflated archive entries together
-``sgf_max_depth``           1,000         nested game trees (variations) of an SGF file
-``sgf_max_nodes``           1,000,000     nodes of an SGF file
+``sgf_max_depth``           100           nested game trees (variations) of an SGF file
+``sgf_max_nodes``           500,000       nodes of an SGF file
 ==========================  ============  ===============================================
 
 All readers are linear in their input: no regular expression with nested or
@@ -58,8 +58,8 @@ class Limits:
     xg_max_entries: int = 64
     xg_max_entry_bytes: int = 64 * _MIB
     xg_max_total_bytes: int = 128 * _MIB
-    sgf_max_depth: int = 1_000
-    sgf_max_nodes: int = 1_000_000
+    sgf_max_depth: int = 100
+    sgf_max_nodes: int = 500_000
 
 
 DEFAULT_LIMITS = Limits()

@@ -45,6 +45,14 @@ import re
 from dataclasses import dataclass, field, replace
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.limits import (
+    DEFAULT_LIMITS,
+    FileTooLargeError,
+    Limits,
+    check_bytes,
+    check_count,
+    parse_int,
+)
 from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions, Setup
 from pulvezar.rules.position import Position
@@ -104,12 +112,17 @@ class SgfTree:
         return nodes
 
 
-def parse_sgf(text: str) -> list[SgfTree]:
-    r"""Parse an SGF collection (any game) into trees.
+def parse_sgf(text: str, *, limits: Limits | None = None) -> list[SgfTree]:
+    r"""Parse an SGF collection (any game) into trees, without recursion.
+
+    Nesting deeper than ``limits.sgf_max_depth`` or more than ``limits.sgf_max_nodes``
+    nodes is a :class:`~pulvezar.formats.limits.FileTooLargeError`.
 
     >>> [t.nodes[1].props for t in parse_sgf("(;GM[6];C[a\\]b\\\\][c]XY[])")]
     [{'C': ['a]b\\', 'c'], 'XY': ['']}]
     """
+    limits = limits or DEFAULT_LIMITS
+    check_bytes(len(text), limits)
     pos, line, col0 = 0, 1, 0  # col0: offset of the current line's start
     n = len(text)
 
@@ -170,37 +183,46 @@ def parse_sgf(text: str) -> list[SgfTree]:
                 values.append(value())
                 skip_space()
 
-    def tree() -> SgfTree:
-        nonlocal pos
-        pos += 1  # "("
-        t = SgfTree()
-        while True:
-            skip_space()
-            if pos >= n:
-                raise error("a game tree is not closed with ')'")
-            c = text[pos]
-            if c == ";":
-                if t.children:
-                    raise error("a node after the variations of a game tree")
-                t.nodes.append(node())
-            elif c == "(":
-                t.children.append(tree())
-            elif c == ")":
-                pos += 1
-                if not t.nodes:
-                    raise error("an empty game tree")
-                return t
-            else:
-                raise error(f"unexpected {c!r}")
-
     trees: list[SgfTree] = []
+    open_trees: list[SgfTree] = []  # the game trees around pos, outermost first
+    count = 0
     while True:
         skip_space()
         if pos >= n:
+            if open_trees:
+                raise error("a game tree is not closed with ')'")
             break
-        if text[pos] != "(":
-            raise error(f"unexpected {text[pos]!r} outside a game tree")
-        trees.append(tree())
+        c = text[pos]
+        if not open_trees:
+            if c != "(":
+                raise error(f"unexpected {c!r} outside a game tree")
+            pos += 1
+            open_trees.append(SgfTree())
+            continue
+        t = open_trees[-1]
+        if c == ";":
+            if t.children:
+                raise error("a node after the variations of a game tree")
+            count += 1
+            check_count("sgf_max_nodes", count, limits, "nodes", line=line)
+            t.nodes.append(node())
+        elif c == "(":
+            if len(open_trees) >= limits.sgf_max_depth:
+                cap = limits.sgf_max_depth
+                raise FileTooLargeError("sgf_max_depth", cap, "game trees nested too deep", line=line)
+            pos += 1
+            child = SgfTree()
+            t.children.append(child)
+            open_trees.append(child)
+        elif c == ")":
+            pos += 1
+            if not t.nodes:
+                raise error("an empty game tree")
+            open_trees.pop()
+            if not open_trees:
+                trees.append(t)
+        else:
+            raise error(f"unexpected {c!r}")
     if not trees:
         raise MatchFileError("no game tree in the file", line=1)
     return trees
@@ -217,12 +239,12 @@ def _node_text(props: Props) -> str:
 def _decode(data: str | bytes) -> str:
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
-    charset = re.search(rb"CA\[([^\]]*)\]", data)
+    charset = re.search(rb"CA\[([^\]]{0,40})\]", data)  # bounded: linear on "CA[CA[CA[..."
     codecs = [charset.group(1).decode("ascii", "replace").strip()] if charset else []
     for codec in [*codecs, "utf-8-sig", "latin-1"]:
         try:
             return data.decode(codec).removeprefix("\ufeff")
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeError, LookupError, ValueError):  # idna and punycode raise UnicodeError
             continue
     raise AssertionError("latin-1 decodes any bytes")  # pragma: no cover
 
@@ -288,6 +310,7 @@ class _Reader:
     rec: GameRecord
     game: Game
     result: tuple[int, int, bool] | None  # RE: winner, points, resigned
+    limits: Limits = DEFAULT_LIMITS
     clamped: bool = False  # a resignation was read at a lower level than its points
 
     def act(self, action: Action) -> None:
@@ -334,7 +357,11 @@ class _Reader:
             return 0
         r = _RESIGN.fullmatch(value)
         if r:
-            self.resign(player, int(r.group(1)) if r.group(1) else None, nodes[i].line, props)
+            line = nodes[i].line
+            points = (
+                parse_int(r.group(1), "the points resigned", self.limits, line=line) if r.group(1) else None
+            )
+            self.resign(player, points, line, props)
             return 0
         if value in ("accept", "reject"):
             if g.phase is not Phase.RESIGNED or g.resigner == player:
@@ -392,9 +419,9 @@ class _Reader:
         turn = _COLOUR.index(props["PL"][0]) if props.get("PL", [""])[0] in ("W", "B") else g.turn
         cube, owner = g.cube_value, g.cube_owner
         if "CV" in props:
-            if not props["CV"][0].strip().isdigit():
-                raise _Cut(f"cannot read the cube value CV{props['CV']}")
-            cube = int(props["CV"][0])
+            if not props["CV"][0].strip().isdecimal():
+                raise _Cut(f"cannot read the cube value CV{props['CV'][:1]!r:.60}")
+            cube = parse_int(props["CV"][0], "the cube value CV", self.limits, line=0)
         if "CP" in props:
             owners = {"c": None, "w": 0, "b": 1}
             if props["CP"][0].strip().lower() not in owners:
@@ -485,50 +512,57 @@ def _options(trees: list[SgfTree]) -> SessionOptions:
     return SessionOptions(jacoby="jacoby" in ru, beaver=beaver, raccoon=beaver)
 
 
-def _mi(values: list[str]) -> tuple[dict[str, str], list[str]]:
-    known: dict[str, str] = {}
+def _mi(values: list[str], limits: Limits, line: int) -> tuple[dict[str, int], list[str]]:
+    known: dict[str, int] = {}
     extra: list[str] = []
     for v in values:
         key, _, val = v.partition(":")
-        if key in ("length", "game", "ws", "bs") and val.strip().isdigit():
-            known[key] = val.strip()
+        if key in ("length", "game", "ws", "bs") and val.strip().isdecimal():
+            known[key] = parse_int(val, f"MI[{key}]", limits, line=line)
         else:
             extra.append(v)
     return known, extra
 
 
-def read_sgf(data: str | bytes) -> MatchRecord:
+def read_sgf(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
     """Read a backgammon SGF collection (``bytes``: by its ``CA``, else UTF-8, else Latin-1).
 
-    Raises :class:`MatchFileError` on text that is not SGF or not backgammon.
+    Raises :class:`MatchFileError` on text that is not SGF or not backgammon,
+    its :class:`~pulvezar.formats.limits.FileTooLargeError` beyond a cap of
+    ``limits`` (bytes, nesting, nodes, games, nodes per game, digits).
     Games are replayed through the match model and cut (``cut_at``) at the
     first node they cannot follow; the game's result then comes from ``RE``.
     """
-    trees = parse_sgf(_decode(data))
+    limits = limits or DEFAULT_LIMITS
+    check_bytes(len(data), limits)
+    trees = parse_sgf(_decode(data), limits=limits)
+    check_count("max_games", len(trees), limits, "games")
     record = MatchRecord()
     crawford_done = False
     for gi, tree in enumerate(trees):
         nodes = tree.main_line()
+        check_count("max_actions", len(nodes) - 1, limits, "nodes in a game", line=nodes[0].line)
         root = dict(nodes[0].props)
+
         if root.get("GM", ["6"]) != ["6"]:
             raise MatchFileError(f"GM{root['GM']} is not backgammon (GM[6])", line=nodes[0].line)
-        known, extra = _mi(root.pop("MI", []))
+        known, extra = _mi(root.pop("MI", []), limits, nodes[0].line)
         names = (root.pop("PW", [""])[0], root.pop("PB", [""])[0])
         if gi == 0:
-            record.length = int(known.get("length", "0"))
+            record.length = known.get("length", 0)
             record.players = names
             if not record.length:
                 record.options = _options(trees)
         prev = record.games[-1] if record.games else None
-        score = (int(known["ws"]), int(known["bs"])) if "ws" in known and "bs" in known else _next_score(prev)
-        rec = GameRecord(number=int(known.get("game", str(gi))) + 1, score=score)
+        score = (known["ws"], known["bs"]) if "ws" in known and "bs" in known else _next_score(prev)
+        rec = GameRecord(number=known.get("game", gi) + 1, score=score)
         if extra:
             rec.props["MI"] = extra
         if len(tree.children) > 1:
             rec.notes.append(
                 f"line {nodes[0].line}: only the main line of {len(tree.children)} variations is read"
             )
-        result = _result(root.pop("RE", [""])[0], rec)
+        result = _result(root.pop("RE", [""])[0], rec, limits, nodes[0].line)
         ru = root.get("RU", [""])[0].split(":")
         if ru[0].lower() not in ("", "crawford") or "PostCrawfordGame" in ru:
             crawford_done = True
@@ -545,7 +579,7 @@ def read_sgf(data: str | bytes) -> MatchRecord:
                 record.tags[key] = values[0]
             else:
                 rec.props[key] = values
-        reader = _Reader(record, rec, record.new_game(rec), result)
+        reader = _Reader(record, rec, record.new_game(rec), result, limits)
         i = 1
         while i < len(nodes):
             try:
@@ -567,7 +601,7 @@ def _default_rules(rec: GameRecord) -> str:
     return "Crawford:CrawfordGame" if rec.crawford else "Crawford"
 
 
-def _result(text: str, rec: GameRecord) -> tuple[int, int, bool] | None:
+def _result(text: str, rec: GameRecord, limits: Limits, line: int) -> tuple[int, int, bool] | None:
     text = text.strip()
     if not text or text in ("0", "?", "Void"):
         return None
@@ -575,7 +609,8 @@ def _result(text: str, rec: GameRecord) -> tuple[int, int, bool] | None:
     if not m:
         rec.notes.append(f"cannot read the result RE[{text}]")
         return None
-    return _COLOUR.index(m.group(1).upper()), int(m.group(2) or 0), m.group(3) is not None
+    points = parse_int(m.group(2), "the points of RE", limits, line=line) if m.group(2) else 0
+    return _COLOUR.index(m.group(1).upper()), points, m.group(3) is not None
 
 
 def _next_score(prev: GameRecord | None) -> tuple[int, int]:
