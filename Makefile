@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised cluster-drill book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised load cluster-drill book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
+	@echo "make load       a client mix (plays, hints, games, jobs) against make run, 8 and 32 clients (bench/load.py; LOAD_ARGS=...)"
 	@echo "make cluster-drill   the platform on separate hosts (network namespaces), broken mid-job (root; issue 31)"
 	@echo "make bench-learner   a player's statistics read with 10,000 games recorded (bench/learner_stats.py)"
 	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
@@ -140,6 +141,9 @@ bench-similar: $(STAMP)
 cluster-drill: $(STAMP)
 	@$(MAKE) --no-print-directory system-deps
 	$(PY) deploy/cluster/drill.py
+
+load: $(STAMP)  # issue 40: requests/s, p50/p99 per route, RSS, a 2-ply hint's CPU against the library's
+	nice -n 10 $(PY) bench/load.py $(LOAD_ARGS)
 
 bench-learner: $(STAMP)
 	$(PY) bench/learner_stats.py
