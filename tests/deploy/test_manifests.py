@@ -48,7 +48,8 @@ Obj = dict[str, Any]
 def _merge(base: Any, patch: Any) -> Any:
     """A strategic merge patch, simplified: maps merge key by key (``null`` deletes); lists of maps that
     all have ``name`` merge item by item on ``name`` (containers, env, volumes, volumeMounts, ports with
-    names); any other list is replaced (as Kubernetes does for tolerations, args, command)."""
+    names; the patch's new items first, as kustomize puts them); any other list is replaced (as
+    Kubernetes does for tolerations, args, command)."""
     if isinstance(base, dict) and isinstance(patch, dict):
         out = dict(base)
         for key, value in patch.items():
@@ -62,12 +63,13 @@ def _merge(base: Any, patch: Any) -> Any:
     if named:
         out_list = [copy.deepcopy(i) for i in base]
         index = {item["name"]: n for n, item in enumerate(out_list)}
+        added = []
         for item in patch:
             if item["name"] in index:
                 out_list[index[item["name"]]] = _merge(out_list[index[item["name"]]], item)
             else:
-                out_list.append(copy.deepcopy(item))
-        return out_list
+                added.append(copy.deepcopy(item))
+        return added + out_list
     return copy.deepcopy(patch)
 
 
@@ -211,7 +213,7 @@ def test_platform_objects(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> N
 
     evaluator = objs["Deployment", "evaluator"]["spec"]["template"]["spec"]
     container = evaluator["containers"][0]
-    env = {e["name"]: e["value"] for e in container.get("env", [])}
+    env = {e["name"]: e.get("value") for e in container.get("env", [])}
     if overlay == "gpu":
         assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
         assert evaluator["nodeSelector"] and evaluator["tolerations"]
@@ -316,6 +318,275 @@ def test_services_select_their_pods(rendered: tuple[str, dict[tuple[str, str], O
         for port in svc["spec"]["ports"]:
             assert port["targetPort"] in ports, (name, port)
         assert workload["spec"]["selector"]["matchLabels"].items() <= labels.items(), name
+
+
+# ------------------------------------------------------------------------- hardening (issue 40, deployment)
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet")
+CLIENTS = ("gateway", "rollout", "background", "scheduler")  # the pods that use Redis, PostgreSQL, gRPC
+
+
+def workloads(objs: dict[tuple[str, str], Obj]) -> dict[str, Obj]:
+    """name -> pod template of every Deployment and StatefulSet."""
+    return {name: o["spec"]["template"] for (kind, name), o in objs.items() if kind in WORKLOAD_KINDS}
+
+
+def selects(selector: Obj, labels: dict[str, str]) -> bool:
+    """A label selector (matchLabels, matchExpressions with In / NotIn / Exists / DoesNotExist)."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for e in selector.get("matchExpressions", []):
+        key, op, values = e["key"], e["operator"], e.get("values", [])
+        ok = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": labels.get(key) not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def peer_matches(peer: Obj, src_ns: str, src_labels: dict[str, str]) -> bool:
+    """Does a NetworkPolicy peer (namespaceSelector and/or podSelector) take this source?"""
+    assert "ipBlock" not in peer, "no ipBlock peers here"
+    if "namespaceSelector" in peer:
+        if not selects(peer["namespaceSelector"], {"kubernetes.io/metadata.name": src_ns}):
+            return False
+    elif src_ns != "pulvezar":
+        return False
+    return selects(peer.get("podSelector", {}), src_labels)
+
+
+def rules_allow(rules: list[Obj], peer_key: str, ns: str, labels: dict[str, str], port: int) -> bool:
+    for rule in rules:
+        peers = rule.get(peer_key)
+        ports = rule.get("ports")
+        peer_ok = peers is None or any(peer_matches(p, ns, labels) for p in peers)
+        port_ok = ports is None or any(
+            p.get("port") == port and p.get("protocol", "TCP") == "TCP" for p in ports
+        )
+        if peer_ok and port_ok:
+            return True
+    return False
+
+
+def can_connect(
+    objs: dict[tuple[str, str], Obj], src: tuple[str, dict[str, str]], dst: str, port: int
+) -> bool:
+    """TCP from a pod (namespace, labels) to workload ``dst``'s pods on ``port``, as the policies say: the
+    destination's ingress and, for a source in the namespace, its egress must both allow it."""
+    policies = [o["spec"] for (kind, _), o in objs.items() if kind == "NetworkPolicy"]
+    src_ns, src_labels = src
+    dst_labels = workloads(objs)[dst]["metadata"]["labels"]
+
+    def allowed(direction: str, pod: dict[str, str], peer_key: str, ns: str, labels: dict[str, str]) -> bool:
+        mine = [p for p in policies if direction in p["policyTypes"] and selects(p["podSelector"], pod)]
+        return not mine or any(
+            rules_allow(p.get(direction.lower(), []), peer_key, ns, labels, port) for p in mine
+        )
+
+    ingress = allowed("Ingress", dst_labels, "from", src_ns, src_labels)
+    egress = src_ns != "pulvezar" or allowed("Egress", src_labels, "to", "pulvezar", dst_labels)
+    return ingress and egress
+
+
+def pod_of(objs: dict[tuple[str, str], Obj], name: str) -> tuple[str, dict[str, str]]:
+    return "pulvezar", workloads(objs)[name]["metadata"]["labels"]
+
+
+def test_network_policies_deny_by_default_and_allow_by_name(
+    rendered: tuple[str, dict[tuple[str, str], Obj]],
+) -> None:
+    _overlay, objs = rendered
+    policies = {name: o["spec"] for (kind, name), o in objs.items() if kind == "NetworkPolicy"}
+    deny = [
+        p
+        for p in policies.values()
+        if p["podSelector"] == {} and not p.get("ingress") and not p.get("egress")
+    ]
+    assert deny and set(deny[0]["policyTypes"]) == {"Ingress", "Egress"}, "a default deny of the namespace"
+    ingress_nginx = ("ingress-nginx", {"app.kubernetes.io/name": "ingress-nginx"})
+    monitoring = ("monitoring", {"app.kubernetes.io/name": "prometheus"})
+    stranger = ("pulvezar", {"app.kubernetes.io/name": "debug-shell"})
+    other_ns = ("default", {"app.kubernetes.io/name": "gateway"})
+    # from outside, only the gateway's API port
+    assert can_connect(objs, ingress_nginx, "gateway", 8000)
+    assert not can_connect(objs, ingress_nginx, "gateway", 9100), "the admin port is not public"
+    assert not can_connect(objs, other_ns, "gateway", 8000)
+    for dst, port in (("rules", 50051), ("evaluator", 50052), ("redis", 6379), ("postgres", 5432)):
+        for src in (ingress_nginx, stranger, other_ns, pod_of(objs, "rules"), pod_of(objs, "evaluator")):
+            assert not can_connect(objs, src, dst, port), (src, dst)
+        for client in CLIENTS:  # the gateway and the workers reach every back end
+            assert can_connect(objs, pod_of(objs, client), dst, port), (client, dst)
+    assert not can_connect(objs, pod_of(objs, "redis"), "postgres", 5432)
+    assert not can_connect(objs, pod_of(objs, "gateway"), "redis", 6380), "only the named ports"
+    # Prometheus scrapes the metrics ports, nothing else
+    for dst, port in (("gateway", 9100), ("rules", 9101), ("evaluator", 9102), ("rollout", 9103)):
+        assert can_connect(objs, monitoring, dst, port), dst
+    assert not can_connect(objs, monitoring, "redis", 6379)
+    # every pod may resolve names (egress to kube-dns on 53)
+    dns = [p for p in policies.values() if p["podSelector"] == {} and p.get("egress")]
+    assert dns and any(port["port"] == 53 for rule in dns[0]["egress"] for port in rule["ports"])
+    # every workload is selected by a policy of its own besides the namespace-wide ones
+    for name, pod in workloads(objs).items():
+        if name == "scheduler":  # a client only: no ingress at all
+            continue
+        own = [
+            p
+            for p in policies.values()
+            if p["podSelector"] and selects(p["podSelector"], pod["metadata"]["labels"])
+        ]
+        assert own, name
+
+
+def test_replicated_workloads_have_disruption_budgets(
+    rendered: tuple[str, dict[tuple[str, str], Obj]],
+) -> None:
+    _overlay, objs = rendered
+    budgets = [o["spec"] for (kind, _), o in objs.items() if kind == "PodDisruptionBudget"]
+    for (kind, name), o in objs.items():
+        if kind != "Deployment":
+            continue
+        replicated = o["spec"].get("replicas", 2) > 1  # no replicas: KEDA scales it
+        if not replicated and name != "evaluator":
+            continue
+        labels = o["spec"]["template"]["metadata"]["labels"]
+        mine = [b for b in budgets if selects(b["selector"], labels)]
+        assert len(mine) == 1, (name, len(mine))
+        b = mine[0]
+        if "minAvailable" in b:
+            assert b["minAvailable"] < o["spec"].get("replicas", 1) or b["minAvailable"] == 0, name
+        else:
+            assert b["maxUnavailable"] >= 1, name
+
+
+def secret_ref(env: list[Obj], name: str) -> tuple[str, str] | None:
+    for e in env:
+        if e["name"] == name and "valueFrom" in e:
+            ref = e["valueFrom"]["secretKeyRef"]
+            return ref["name"], ref["key"]
+    return None
+
+
+def container_env(objs: dict[tuple[str, str], Obj], container: Obj) -> dict[str, str]:
+    """A container's variables as Kubernetes resolves them (ConfigMap envFrom, then env with $(VAR)
+    references); a secret's value reads ``SECRET.<name>.<key>``."""
+    out: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        out.update(objs["ConfigMap", source["configMapRef"]["name"]]["data"])
+    for e in container.get("env", []):
+        if "valueFrom" in e:
+            ref = e["valueFrom"]["secretKeyRef"]
+            out[e["name"]] = f"SECRET.{ref['name']}.{ref['key']}"
+        else:
+            out[e["name"]] = re.sub(r"\$\((\w+)\)", lambda m: out.get(m.group(1), m.group(0)), e["value"])
+    return out
+
+
+def test_redis_requires_a_password_and_every_client_sends_it(
+    rendered: tuple[str, dict[tuple[str, str], Obj]],
+) -> None:
+    from redis.connection import parse_url
+
+    _overlay, objs = rendered
+    redis = objs["Deployment", "redis"]["spec"]["template"]["spec"]["containers"][0]
+    args = redis["args"]
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    assert options["--requirepass"] == "$(REDIS_PASSWORD)"
+    secret = secret_ref(redis["env"], "REDIS_PASSWORD")
+    assert secret is not None and secret_ref(redis["env"], "REDISCLI_AUTH") == secret  # the probes
+    assert redis["livenessProbe"]["exec"]["command"][0] == "redis-cli"
+    # maxmemory below the container's limit, noeviction (writes fail before the OOM killer comes)
+    units = {"mb": 2**20, "gb": 2**30, "Mi": 2**20, "Gi": 2**30}
+    size = lambda v: int(re.fullmatch(r"(\d+)(\w+)", v)[1]) * units[re.fullmatch(r"(\d+)(\w+)", v)[2]]  # type: ignore[index]  # noqa: E731
+    limit = size(redis["resources"]["limits"]["memory"])
+    assert 0.5 * limit <= size(options["--maxmemory"]) <= 0.85 * limit
+    assert options["--maxmemory-policy"] == "noeviction"
+
+    data = objs["ConfigMap", "pulvezar-settings"]["data"]
+    assert not [k for k in data if k.endswith("_REDIS_URL")], "no password-less Redis URL in the ConfigMap"
+    for name, pod in workloads(objs).items():
+        for c in pod["spec"]["containers"]:
+            env = container_env(objs, c)
+            urls = {k: v for k, v in env.items() if k.endswith("_REDIS_URL")}
+            if name in CLIENTS:
+                assert set(urls) == {"PULVEZAR_ROLLOUT_REDIS_URL", "PULVEZAR_GATEWAY_REDIS_URL"}, name
+            for var, url in urls.items():
+                parsed = parse_url(url)
+                assert parsed["password"] == f"SECRET.{secret[0]}.{secret[1]}", (name, var)
+                assert (parsed["host"], parsed["port"]) == ("redis", 6379), (name, var)
+            if name in ("rules", "evaluator", "postgres"):
+                assert not urls and "REDIS_PASSWORD" not in env, name  # least privilege
+
+
+def test_grpc_services_and_their_clients_share_a_token(
+    rendered: tuple[str, dict[tuple[str, str], Obj]],
+) -> None:
+    sys.path.insert(0, str(ROOT))
+    try:
+        from services.common.grpc_auth import GRPC_TOKEN_ENV
+    finally:
+        sys.path.remove(str(ROOT))
+    _overlay, objs = rendered
+    refs = set()
+    for name in ("rules", "evaluator", *CLIENTS):
+        container = objs["Deployment", name]["spec"]["template"]["spec"]["containers"][0]
+        ref = secret_ref(container.get("env", []), GRPC_TOKEN_ENV)
+        assert ref is not None, name
+        refs.add(ref)
+        if name in ("rules", "evaluator"):  # kubelet's gRPC probes call the health service: open
+            assert "grpc" in container["livenessProbe"], name
+    assert len(refs) == 1, refs
+
+
+def gateway_settings(env: dict[str, str]) -> Any:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from services.gateway.settings import GatewaySettings
+
+    prefix = "PULVEZAR_GATEWAY_"
+    named = {k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
+    named.pop("api_keys", None)  # a secret's placeholder here
+    return GatewaySettings(**{k: v for k, v in named.items() if "redis_url" not in k})
+
+
+def test_gateway_is_hardened(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
+    _overlay, objs = rendered
+    deployment = objs["Deployment", "gateway"]["spec"]["template"]
+    pod = deployment["spec"]
+    container = pod["containers"][0]
+    env = container_env(objs, container)
+    settings = gateway_settings(env)
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    # /metrics and /livez on the admin port, which neither the Service nor the Ingress routes
+    assert not settings.public_metrics and not settings.public_docs
+    assert ports["admin"] == settings.metrics_port != settings.port == ports["http"]
+    service_ports = objs["Service", "gateway"]["spec"]["ports"]
+    assert [p["targetPort"] for p in service_ports] == ["http"]
+    assert deployment["metadata"]["annotations"]["prometheus.io/port"] == str(settings.metrics_port)
+    # a liveness probe that sees a stuck event loop (not a TCP check), within a few heartbeats
+    live = container["livenessProbe"]
+    assert live["httpGet"] == {"path": "/livez", "port": "admin"} and "tcpSocket" not in live
+    assert settings.stale_after_s < live["periodSeconds"] * live.get("failureThreshold", 3)
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    # API keys from a Secret
+    assert secret_ref(container["env"], "PULVEZAR_GATEWAY_API_KEYS") == (
+        "pulvezar-gateway-keys",
+        "api-keys.json",
+    )
+    # preStop, then the streams' grace period, within the pod's termination grace
+    pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert pre_stop[0] == "sleep"
+    assert pod["terminationGracePeriodSeconds"] >= int(pre_stop[1]) + settings.grace_period_s + 5
+    # TLS at the Ingress for every host it routes
+    ingress = objs["Ingress", "gateway"]
+    hosts = {r["host"] for r in ingress["spec"]["rules"]}
+    tls = ingress["spec"]["tls"]
+    assert hosts <= {h for t in tls for h in t["hosts"]} and all(t["secretName"] for t in tls)
+    assert "cert-manager.io/cluster-issuer" in ingress["metadata"]["annotations"]
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/force-ssl-redirect"] == "true"
 
 
 # A JSON schema of the ScaledObject fields used here (KEDA v2, keda.sh/v1alpha1; field names and types
