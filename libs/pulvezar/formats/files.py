@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.limits import DEFAULT_LIMITS, Limits
 from pulvezar.formats.record import MatchRecord
 
 __all__ = ["READERS", "WRITERS", "FileError", "read_match", "write_match", "writer_for"]
@@ -73,18 +74,25 @@ def _is_gnubg_text(data: bytes) -> bool:
     return callable(sniff) and bool(sniff(data))
 
 
-def read_match(path: Path) -> MatchRecord:
-    """Read a match file, choosing the reader by extension (a ``.txt`` also by content)."""
+def read_match(path: Path, *, limits: Limits | None = None) -> MatchRecord:
+    """Read a match file, choosing the reader by extension (a ``.txt`` also by content).
+
+    A file over ``limits.max_bytes`` is refused before it is read.
+    """
     path = Path(path)
+    limits = limits or DEFAULT_LIMITS
     reader = _function(READERS, path, "read")
     try:
+        size = path.stat().st_size
+        if size > limits.max_bytes:
+            raise FileError(f"{path}: {size} bytes, more than allowed (cap max_bytes={limits.max_bytes})")
         data = path.read_bytes()
     except OSError as e:
         raise FileError(f"{path}: {e.strerror or e}") from None
     if path.suffix.lower() == ".txt" and _is_gnubg_text(data):
         reader = _function({".txt": _GNUBG_TEXT}, path, "read")
     try:
-        record = reader(data)
+        record = reader(data, limits=limits)
     except PulvezarError as e:
         raise FileError(f"{path}: {e}") from None
     except Exception as e:  # a reader's failure on a bad file is still the file's problem

@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.limits import DEFAULT_LIMITS, Limits, check_bytes, check_count, parse_int, split_lines
 from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Phase
 from pulvezar.rules.position import Position
@@ -136,16 +137,20 @@ class _Line:
             raise self.error(f"unexpected {self.text[self.pos :].strip()!r}")
 
 
-def read_gmd(data: str | bytes) -> MatchRecord:
+def read_gmd(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
     """Read a Gibbon match dump (``bytes``: UTF-8, else Latin-1).
 
     Raises :class:`MatchFileError` on a line that is not GMD (an unknown
-    keyword or rule, a bad colour, dice or move), with its line and column.
+    keyword or rule, a bad colour, dice or move), with its line and column,
+    and its :class:`~pulvezar.formats.limits.FileTooLargeError` beyond a cap
+    of ``limits`` (bytes, lines, line length, games, actions, digits).
     """
+    limits = limits or DEFAULT_LIMITS
+    check_bytes(len(data), limits)
     record = MatchRecord()
     games: list[list[_Item]] = []
     crawford = False
-    lines = _decode(data).split("\n")
+    lines = split_lines(_decode(data), limits)
     magic = _MAGIC.match(lines[0].split("#", 1)[0]) if lines else None
     if magic is None:
         raise MatchFileError("not a Gibbon match dump: the first line is not 'GMD-1'", line=1)
@@ -168,7 +173,10 @@ def read_gmd(data: str | bytes) -> MatchRecord:
             if value in ("unlimited", "money"):
                 record.length = 0
             else:
-                record.length = int(ln.take(_INT, "a match length").group(1))
+                m = ln.take(_INT, "a match length")
+                record.length = parse_int(
+                    m.group(1), "the match length", limits, line=n, column=m.start(1) + 1
+                )
         elif keyword == "player":
             player = ln.colour()
             if player is None:
@@ -185,12 +193,14 @@ def read_gmd(data: str | bytes) -> MatchRecord:
             crawford = True
         elif keyword == "game":
             ln.end()
+            check_count("max_games", len(games) + 1, limits, "games", line=n)
             games.append([])
         elif keyword in _ACTIONS:
             if not games:
                 ln.pos = head.start(1)
                 raise ln.error(f"{head.group(1)} before the first 'Game:'")
-            games[-1].append(_action(ln, keyword))
+            check_count("max_actions", len(games[-1]) + 1, limits, "actions in a game", line=n)
+            games[-1].append(_action(ln, keyword, limits))
         else:
             ln.pos = head.start(1)
             raise ln.error(f"unknown line kind {head.group(1)!r}")
@@ -208,7 +218,7 @@ def read_gmd(data: str | bytes) -> MatchRecord:
     return record
 
 
-def _action(ln: _Line, keyword: str) -> _Item:
+def _action(ln: _Line, keyword: str, limits: Limits) -> _Item:
     player = ln.colour()
     item = _Item(keyword, player, ln.number)
     if keyword == "roll":
@@ -225,14 +235,17 @@ def _action(ln: _Line, keyword: str) -> _Item:
                 raise ln.error("more than four movements")
             m = ln.take(_MOVEMENT, "a movement like 8/4")
             for token in (m.group(1), m.group(2)):
-                if token.isdigit() and not 1 <= int(token) <= 24:
+                if token.isdigit() and not (len(token) <= 2 and 1 <= int(token) <= 24):
                     ln.pos = m.start(1)
                     raise ln.error(f"a point is 1 to 24, bar or off: {m.group(0).strip()!r}")
             item.moves.append((_point(m.group(1)), _point(m.group(2))))
         return item
     if keyword == "resign":
         ln.colon()
-        item.value = int(ln.take(_INT, "the points resigned").group(1))
+        m = ln.take(_INT, "the points resigned")
+        item.value = parse_int(
+            m.group(1), "the points resigned", limits, line=ln.number, column=m.start(1) + 1
+        )
         if not item.value:
             raise ln.error("a resignation of 0 points")
         return item

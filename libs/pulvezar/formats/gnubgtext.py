@@ -66,6 +66,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from pulvezar.errors import AmbiguousPlayError, PulvezarError
+from pulvezar.formats.limits import DEFAULT_LIMITS, Limits, check_bytes, check_count, parse_int, split_lines
 from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action, match_id_of
 from pulvezar.match.game import Game, Phase
 from pulvezar.rules.matchid import GameState, MatchId
@@ -73,22 +74,25 @@ from pulvezar.rules.rules import LegalPlays, Play
 
 __all__ = ["IdMismatchError", "find_gnubg_play", "is_gnubg_text", "read_gnubg_text"]
 
-_SCORE = re.compile(
-    r"The score \(after (\d+) games?\) is: (.+?) (\d+), (.+) (\d+)"
-    r"(?: \(match to (\d+) points?\))?(?:, (Crawford game|post-Crawford play))?\s*$"
+# a score line, read in three linear steps: head, tail (one greedy group), then the first " N, "
+_SCORE_HEAD = re.compile(r"The score \(after (\d+) games?\) is: ")
+_SCORE_TAIL = re.compile(
+    r"(.*) (\d+)(?: \(match to (\d+) points?\))?(?:, (Crawford game|post-Crawford play))?\s*"
 )
-_MOVE = re.compile(r"Move number (\d+):\s+(.*?)\s*$")
+_SCORE_FIRST = re.compile(r" (\d+), ")
+_MOVE = re.compile(r"Move number (\d+):\s+(.*)")  # the heading: the rest, right-stripped
 _DICE = re.compile(r"to play ([1-6])([1-6])$")
 _DOUBLES_TO = re.compile(r"doubles to (\d+)$")
 _POSITION_ID = re.compile(r"\s*(?:GNU Backgammon\s+)?Position ID:\s*(\S+)\s*$")
 _MATCH_ID = re.compile(r"\s*Match ID\s*:\s*(\S+)\s*$")
 _WINS = re.compile(r"wins (\d+) points?(?: and the match)?\s*$")
-_INFO = re.compile(r"([^:]+):\s*(.*?)\s*$")
-_CANDIDATE = re.compile(
-    r"\*\s+(\d+)\.\s+(\S.*?)\s{2,}(\S.*?)\s+Eq\.:\s+([+-]?\d+\.\d+)(?:\s+\(([+-]?\d+\.\d+)\))?\s*$"
-)
+_INFO = re.compile(r"([^:]+):\s*(.*)")  # the value: the rest, right-stripped
+# a candidate line "* N. EVAL  MOVE  Eq.: +x (-y)", read in linear steps (see _candidate)
+_CANDIDATE_HEAD = re.compile(r"\*\s+(\d+)\.\s+(?=\S)")
+_CANDIDATE_TAIL = re.compile(r"\s+Eq\.:\s+([+-]?\d+\.\d+)(?:\s+\(([+-]?\d+\.\d+)\))?\s*")
+_GAP = re.compile(r"\s{2,}")
 _PROBABILITIES = re.compile(r"\s+(\d\.\d+) (\d\.\d+) (\d\.\d+) - (\d\.\d+) (\d\.\d+) (\d\.\d+)\s*$")
-_CUBE_ACTION = re.compile(r"Proper cube action:\s*(.*?)\s*$")
+_CUBE_ACTION = re.compile(r"Proper cube action:\s*(.*)")  # the action: the rest, right-stripped
 _VERBS = {
     "moves": "play",
     "cannot move": "play",
@@ -96,7 +100,10 @@ _VERBS = {
     "accepts": "answer",
     "rejects": "answer",
 }
-_SNIFF = re.compile(r"^\s*The score \(after \d+ games?\) is:|Position ID:\s*\S+\s*\n\s*Match ID\s*:", re.M)
+# linear: no "\s*" that could run over a run of newlines from every line start
+_SNIFF = re.compile(
+    r"^[^\S\n]*The score \(after \d+ games?\) is:|Position ID:[^\S\n]*\S{1,64}[^\S\n]*\n\s*Match ID\s*:", re.M
+)
 
 
 class IdMismatchError(MatchFileError):
@@ -158,6 +165,44 @@ def is_gnubg_text(data: str | bytes) -> bool:
     return _SNIFF.search(head) is not None
 
 
+def _score(line: str) -> tuple[str, str, str, str, str, str | None, str | None] | None:
+    """A score line's game count, names, scores, match length and Crawford note (the old one-regex form's
+    groups: the first ``" N, "`` after the first name, the last ``" N"`` before the optional notes)."""
+    head = _SCORE_HEAD.match(line)
+    if head is None:
+        return None
+    tail = _SCORE_TAIL.fullmatch(line, head.end())
+    if tail is None:
+        return None
+    left = tail.group(1)
+    first = _SCORE_FIRST.search(left, 1)
+    while first is not None and first.end() >= len(left):  # the second name is empty: a later " N, "
+        first = _SCORE_FIRST.search(left, first.start() + 1)
+    if first is None:
+        return None
+    name1, name2 = left[: first.start()], left[first.end() :]
+    return head.group(1), name1, first.group(1), name2, tail.group(2), tail.group(3), tail.group(4)
+
+
+def _candidate(line: str) -> tuple[str, str, str, str, str | None] | None:
+    """A candidate line's rank, evaluation, move, equity and equity loss: linear, no nested lazy groups."""
+    head = _CANDIDATE_HEAD.match(line)
+    eq = line.rfind("Eq.:")
+    if head is None or eq < 0:
+        return None
+    start = eq
+    while start > head.end() and line[start - 1].isspace():
+        start -= 1
+    tail = _CANDIDATE_TAIL.fullmatch(line, start)
+    if tail is None or start <= head.end():
+        return None
+    middle = line[head.end() : start]
+    gap = _GAP.search(middle)
+    if gap is None:
+        return None
+    return head.group(1), middle[: gap.start()], middle[gap.end() :], tail.group(1), tail.group(2)
+
+
 def _block(lines: list[str]) -> str:
     """Lines joined, leading and trailing blank lines dropped."""
     start, end = 0, len(lines)
@@ -173,25 +218,25 @@ def _props(analysis: list[str]) -> dict[str, list[str]]:
     text = _block(analysis)
     props: dict[str, list[str]] = {"gnubg_analysis": [text]} if text else {}
     for i, line in enumerate(analysis):
-        if (m := _CANDIDATE.match(line)) and "gnubg_move" not in props:
-            props["gnubg_rank"] = [m.group(1)]
-            props["gnubg_eval"] = [m.group(2)]
-            props["gnubg_move"] = [m.group(3)]
-            props["gnubg_equity"] = [m.group(4)]
-            if m.group(5) is not None:
-                props["gnubg_equity_loss"] = [m.group(5)]
+        if (c := _candidate(line)) and "gnubg_move" not in props:
+            props["gnubg_rank"] = [c[0]]
+            props["gnubg_eval"] = [c[1]]
+            props["gnubg_move"] = [c[2]]
+            props["gnubg_equity"] = [c[3]]
+            if c[4] is not None:
+                props["gnubg_equity_loss"] = [c[4]]
             if i + 1 < len(analysis) and (p := _PROBABILITIES.match(analysis[i + 1])):
                 props["gnubg_probabilities"] = list(p.groups())
         elif (m := _CUBE_ACTION.match(line)) and "gnubg_cube_action" not in props:
-            props["gnubg_cube_action"] = [m.group(1)]
+            props["gnubg_cube_action"] = [m.group(1).rstrip()]
     return props
 
 
 class _Reader:
     """Reads the texts of one match into games of records."""
 
-    def __init__(self, record: MatchRecord, prefix: str) -> None:
-        self.record, self.prefix = record, prefix
+    def __init__(self, record: MatchRecord, prefix: str, limits: Limits) -> None:
+        self.record, self.prefix, self.limits = record, prefix, limits
         self.games: list[_Game] = []
 
     def error(self, message: str, line: int, column: int = 1) -> MatchFileError:
@@ -210,10 +255,11 @@ class _Reader:
         game: _Game | None = None
         rec: _Record | None = None
         generator: list[str] = []  # "Output generated ... by GNU Backgammon ..."
-        for n, raw in enumerate(text.split("\n"), start=1):
+        for n, raw in enumerate(split_lines(text, self.limits), start=1):
             line = raw.rstrip()
-            if m := _SCORE.match(line):
-                game = self.start_game(m, n)
+            if score := _score(line):
+                check_count("max_games", len(self.games) + 1, self.limits, "games", line=n)
+                game = self.start_game(score, n)
                 section, rec = "", None
                 continue
             if game is None:
@@ -227,7 +273,7 @@ class _Reader:
                 if not line.strip():
                     section = ""
                 elif info := _INFO.match(line):
-                    self.record.tags[info.group(1).strip()] = info.group(2)
+                    self.record.tags[info.group(1).strip()] = info.group(2).rstrip()
                 else:
                     raise self.error(f"expected 'Key: value' in the match information, got {line!r}", n)
                 continue
@@ -236,7 +282,8 @@ class _Reader:
                     raise self.error("a record without its '* NAME ...' line", rec.line)
                 if game.win is not None:
                     raise self.error("a record after the end of the game", n)
-                rec = self.heading(m.group(2), n, m.start(2) + 1)
+                rec = self.heading(m.group(2).rstrip(), n, m.start(2) + 1)
+                check_count("max_actions", len(game.records) + 1, self.limits, "records in a game", line=n)
                 game.records.append(rec)
                 section = "board"
                 continue
@@ -291,9 +338,14 @@ class _Reader:
         if text not in self.record.comments:
             self.record.comments.append(text)
 
-    def start_game(self, m: re.Match[str], line: int) -> _Game:
-        players = (m.group(2), m.group(4))
-        length = int(m.group(6) or 0)
+    def start_game(self, m: tuple[str, str, str, str, str, str | None, str | None], line: int) -> _Game:
+        count, name1, score1, name2, score2, match_to, crawford = m
+
+        def number(digits: str, what: str) -> int:
+            return parse_int(digits, what, self.limits, line=line)
+
+        players = (name1, name2)
+        length = number(match_to, "the match length") if match_to else 0
         if not self.games and not any(self.record.players):
             self.record.players, self.record.length = players, length
         elif players != self.record.players:
@@ -301,9 +353,9 @@ class _Reader:
         elif length != self.record.length:
             raise self.error(f"a {length}-point game in a {self.record.length}-point match", line)
         rec = GameRecord(
-            number=int(m.group(1)) + 1,
-            score=(int(m.group(3)), int(m.group(5))),
-            crawford=m.group(7) == "Crawford game",
+            number=number(count, "the game count") + 1,
+            score=(number(score1, "a score"), number(score2, "a score")),
+            crawford=crawford == "Crawford game",
         )
         game = _Game(rec, line)
         self.games.append(game)
@@ -333,25 +385,31 @@ class _Reader:
         names = self.record.players
         for p in sorted((0, 1), key=lambda p: -len(names[p])):
             if line.startswith(names[p] + " ") and (m := _WINS.fullmatch(line, len(names[p]) + 1)):
-                return p, int(m.group(1)), n
+                return p, parse_int(m.group(1), "the points won", self.limits, line=n), n
         return None
 
 
-def read_gnubg_text(texts: str | bytes | Sequence[str | bytes], *, strict: bool = True) -> MatchRecord:
+def read_gnubg_text(
+    texts: str | bytes | Sequence[str | bytes], *, strict: bool = True, limits: Limits | None = None
+) -> MatchRecord:
     """Read gnubg text exports: one text, or several (consecutive games of one match).
 
     ``bytes``: UTF-8 (with or without BOM), else Latin-1.  Raises
     :class:`MatchFileError` on text that is not such an export (``text K:``
     names the text when there are several), and :class:`IdMismatchError` where
     the replay's Position ID or Match ID before a decision is not the file's
-    (``strict=False``: that game is cut there instead).
+    (``strict=False``: that game is cut there instead).  Beyond a cap of
+    ``limits`` (all texts' bytes together, lines, games, records per game,
+    digits): :class:`~pulvezar.formats.limits.FileTooLargeError`.
     """
+    limits = limits or DEFAULT_LIMITS
     items: Sequence[str | bytes] = [texts] if isinstance(texts, str | bytes) else texts
+    check_bytes(sum(len(data) for data in items), limits)
     record = MatchRecord()
     games: list[tuple[_Game, str]] = []
     for k, data in enumerate(items, start=1):
         prefix = f"text {k}: " if len(items) > 1 else ""
-        reader = _Reader(record, prefix)
+        reader = _Reader(record, prefix, limits)
         reader.read(_decode(data))
         games += [(g, prefix) for g in reader.games]
     for game, prefix in games:

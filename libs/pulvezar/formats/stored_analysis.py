@@ -93,11 +93,33 @@ __all__ = [
 ]
 
 CubeAction = Literal["no double", "double", "take", "pass"]
-_TEXT_CANDIDATE = re.compile(
-    r"^(\*)?\s+(\d+)\.\s+(\S.*?)\s{2,}(\S.*?)\s+(Eq\.|MWC):\s+([+-]?\d+\.\d+)(%?)(?:\s+\(([+-]?\d+\.\d+)%?\))?\s*$"
-)
+# a candidate line "* N. EVAL  MOVE  Eq.: +x (-y)", read in linear steps (see _text_candidate)
+_TEXT_CANDIDATE_HEAD = re.compile(r"(\*)?\s+(\d+)\.\s+(?=\S)")
+_TEXT_CANDIDATE_TAIL = re.compile(r"\s+(Eq\.|MWC):\s+([+-]?\d+\.\d+)(%?)(?:\s+\(([+-]?\d+\.\d+)%?\))?\s*")
+_GAP = re.compile(r"\s{2,}")
+_DIGITS = 9  # the most digits of a count or ply read from stored analysis
 _TEXT_CUBE = re.compile(r"^\d\.\s+(No (?:re)?double|(?:Re)?[Dd]ouble, (?:take|pass))\s+([+-]?\d+\.\d+)(%?)")
-_PLY = re.compile(r"(\d+)-ply")
+_PLY = re.compile(r"(?<!\d)(\d{1,9})-ply")
+
+
+def _text_candidate(line: str) -> tuple[str | None, ...] | None:
+    """The groups of a candidate line (played mark, rank, evaluation, move, Eq./MWC, equity, %, loss):
+    the evaluation ends at the first run of two spaces, the move at the last ``Eq.:``/``MWC:``."""
+    head = _TEXT_CANDIDATE_HEAD.match(line)
+    if head is None:
+        return None
+    eq = max(line.rfind("Eq.:"), line.rfind("MWC:"))
+    start = eq
+    while start > head.end() and line[start - 1].isspace():
+        start -= 1
+    tail = _TEXT_CANDIDATE_TAIL.fullmatch(line, start) if eq >= 0 else None
+    if tail is None or start <= head.end():
+        return None
+    middle = line[head.end() : start]
+    gap = _GAP.search(middle)
+    if gap is None:
+        return None
+    return head.group(1), head.group(2), middle[: gap.start()], middle[gap.end() :], *tail.groups()
 
 
 class StoredAnalysisError(PulvezarError):
@@ -199,13 +221,13 @@ def _floats(tokens: Sequence[str], where: tuple[int, int], what: str) -> list[fl
 
 def _version(tokens: list[str]) -> tuple[int, list[str]]:
     """gnubg's optional ``ver N`` after the evaluation kind (absent: version 0)."""
-    if len(tokens) >= 2 and tokens[0] == "ver" and tokens[1].isdigit():
+    if len(tokens) >= 2 and tokens[0] == "ver" and tokens[1].isdecimal() and len(tokens[1]) <= _DIGITS:
         return int(tokens[1]), tokens[2:]
     return 0, tokens
 
 
 def _plies(token: str, where: tuple[int, int], what: str) -> tuple[int, bool]:
-    m = re.fullmatch(r"(\d+)(C?)", token)
+    m = re.fullmatch(r"(\d{1,9})(C?)", token)
     if m is None:
         raise StoredAnalysisError(
             f"{what}: expected the ply ('2C'), got {token!r}", game=where[0], index=where[1]
@@ -277,7 +299,7 @@ def _sgf_checker(decision: Decision, rules: Rules, values: list[str]) -> StoredD
     where = (decision.game, decision.index)
     dice = decision.match_id.dice
     plays = rules.legal_plays(decision.position, dice)
-    if not values or not values[0].strip().isdigit():
+    if not values or not values[0].strip().isdecimal() or len(values[0].strip()) > _DIGITS:
         raise StoredAnalysisError(
             "A[...] must start with the played move's index", game=where[0], index=where[1]
         )
@@ -394,28 +416,32 @@ def _text_checker(decision: Decision, rules: Rules, text: str) -> StoredDecision
     cands: list[StoredCandidate] = []
     played: int | None = None
     for line in text.split("\n"):
-        m = _TEXT_CANDIDATE.match(line)
-        if m is None:
+        groups = _text_candidate(line)
+        if groups is None:
             continue
-        if m.group(5) != "Eq." or m.group(7):
+        mark, _, evaluation, move, unit, equity, percent, _ = groups
+        if unit != "Eq." or percent:
             raise StoredAnalysisError(
                 "the export shows match-winning chances; export with equities (EMG)",
                 game=where[0],
                 index=where[1],
             )
         try:
-            notation = find_gnubg_play(plays, m.group(4)).notation
+            notation = find_gnubg_play(plays, move or "").notation
         except PulvezarError:
             raise StoredAnalysisError(
-                f"the stored candidate {m.group(4)!r} is not a legal play here", game=where[0], index=where[1]
+                f"the stored candidate {move!r:.80} is not a legal play here", game=where[0], index=where[1]
             ) from None
-        ply = _PLY.search(m.group(3))
+        ply = _PLY.search(evaluation or "")
         cands.append(
             StoredCandidate(
-                notation, float(m.group(6)), int(ply.group(1)) if ply else None, "Cubeful" in m.group(3)
+                notation,
+                float(equity or 0),
+                int(ply.group(1)) if ply else None,
+                "Cubeful" in (evaluation or ""),
             )
         )
-        if m.group(1):
+        if mark:
             played = len(cands) - 1
     if not cands:
         if len(plays) <= 1:
@@ -538,7 +564,7 @@ class StoredStatistics:
         return 500.0 * (self.checker_error + self.cube_error) / (self.unforced + self.close_cube)
 
 
-_STAT_PAIR = re.compile(r"^(Unforced moves|Close or actual cube decisions)\s+(\d+)\s+(\d+)\s*$")
+_STAT_PAIR = re.compile(r"^(Unforced moves|Close or actual cube decisions)\s+(\d{1,9})\s+(\d{1,9})\s*$")
 _STAT_ERROR = re.compile(r"^Error total EMG \(MWC\)\s+([+-]?\d+\.\d+)\s+\([^)]*\)\s+([+-]?\d+\.\d+)")
 
 
@@ -562,7 +588,15 @@ def _text_statistics(block: str) -> list[tuple[int, int, float, float]]:
 
 
 def _sgf_statistics(values: list[str]) -> list[tuple[int, float, float, float | None]] | None:
-    """Per player (unforced, checker error, cube error, luck) of a ``GS`` property, or ``None``."""
+    """Per player (unforced, checker error, cube error, luck) of a ``GS`` property, or ``None``
+    (also where its figures are not numbers)."""
+    try:
+        return _sgf_statistics_figures(values)
+    except ValueError:
+        return None
+
+
+def _sgf_statistics_figures(values: list[str]) -> list[tuple[int, float, float, float | None]] | None:
     moves = next((v[2:].split() for v in values if v.startswith("M:")), None)
     cube = next((v[2:].split() for v in values if v.startswith("C:")), None)
     dice = next((v[2:].split() for v in values if v.startswith("D:")), None)
@@ -576,6 +610,8 @@ def _sgf_statistics(values: list[str]) -> list[tuple[int, float, float, float | 
     luck: list[float | None] = [None, None]
     if dice is not None and len(dice) == 14:
         luck = [float(dice[10]), float(dice[12])]  # EMG; the MWC figure follows each
+    if any(len(moves[p]) > _DIGITS for p in (0, 1)):
+        return None
     return [(int(moves[p]), chk[p], cube_err[p], luck[p]) for p in (0, 1)]
 
 
