@@ -15,7 +15,6 @@ from grpc_health.v1 import health_pb2
 
 from pulvezar import Position
 from pulvezar.eval.evaluator import boards_of
-from services.common.grpc_auth import bearer
 from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc, rules_pb2_grpc
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 
@@ -26,6 +25,12 @@ TOKEN = "s3cret-token-for-tests"
 ENV = {"PULVEZAR_GRPC_TOKEN": TOKEN}
 KEY = "auth-key"
 START = "4HPwATDgc/ABMA"
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
 LEGAL = pb.LegalPlaysRequest(position=pb.PositionRef(position_id=START), dice=pb.Dice(die1=3, die2=1))
 
 
