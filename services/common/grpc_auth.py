@@ -70,18 +70,17 @@ class TokenAuthInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(handler_call_details)
-        method = handler_call_details.method  # type: ignore[attr-defined]
+        method = handler_call_details.method
         if handler is None or method.startswith(OPEN_PREFIXES):
             return handler
-        if self.allowed(handler_call_details.invocation_metadata):  # type: ignore[attr-defined]
+        if self.allowed(handler_call_details.invocation_metadata):
             return handler
         return _deny(handler)
 
 
 def _with_token(details: Any, token: str) -> Any:
-    """``details`` (a ClientCallDetails) with the bearer metadata added."""
-    metadata = [*(details.metadata or ()), *bearer(token)]
-    return details._replace(metadata=metadata)
+    """``details`` (a grpc.aio ClientCallDetails) with the bearer metadata added."""
+    return details._replace(metadata=grpc.aio.Metadata(*(details.metadata or ()), *bearer(token)))
 
 
 class _SyncToken(
