@@ -236,6 +236,23 @@ class Service:
 # --------------------------------------------------------------------------------------------- plan
 
 
+#: the embedded Redis's ``maxmemory`` (``PULVEZAR_RUN_REDIS_MAXMEMORY``): a laptop's share; compose and k8s
+#: set theirs below the container's memory limit
+REDIS_MAXMEMORY = "512mb"
+
+
+def redis_command(binary: str, host: str, port: int, folder: Path, maxmemory: str) -> list[str]:
+    """The embedded Redis's command line: the queue and the jobs survive a restart of `make run`
+    (append-only file in the run dir); at most ``maxmemory`` (``noeviction``: a full Redis refuses new
+    writes, it never drops an accepted job); keyspace events of string commands wake the event streams."""
+    return [
+        *(binary, "--bind", host, "--port", str(port), "--save", ""),
+        *("--appendonly", "yes", "--appendfsync", "everysec"),
+        *("--maxmemory", maxmemory, "--maxmemory-policy", "noeviction", "--notify-keyspace-events", "K$"),
+        *("--dir", str(folder), "--daemonize", "no", "--protected-mode", "yes"),
+    ]
+
+
 def find_redis_server() -> str | None:
     override = os.environ.get("PULVEZAR_REDIS_SERVER")
     if override:
@@ -311,12 +328,7 @@ def plan(args: argparse.Namespace) -> list[Service]:
         services.append(
             Service(
                 "redis",
-                [
-                    # the queue and the jobs survive a restart of `make run` (append-only file in the run dir)
-                    *(binary, "--bind", host, "--port", str(redis_port), "--save", ""),
-                    *("--appendonly", "yes", "--appendfsync", "everysec"),
-                    *("--dir", str(redis_dir), "--daemonize", "no", "--protected-mode", "yes"),
-                ],
+                redis_command(binary, host, redis_port, redis_dir, args.redis_maxmemory),
                 base_env,
                 lambda: redis_ping(host, redis_port),
                 [redis_url],
@@ -561,6 +573,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("redis", "rules", "evaluator", "gateway"):
         parser.add_argument(f"--{name}-port", type=int, default=env_port(name), help="default: see above")
     parser.add_argument("--redis-url", default=os.environ.get("PULVEZAR_RUN_REDIS_URL"))
+    parser.add_argument(
+        "--redis-maxmemory",
+        default=os.environ.get("PULVEZAR_RUN_REDIS_MAXMEMORY", REDIS_MAXMEMORY),
+        help=f"the embedded Redis's memory limit (default {REDIS_MAXMEMORY}; noeviction above it)",
+    )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), help="the evaluator's device")
     parser.add_argument("--worker-concurrency", type=int, default=1)
     parser.add_argument("--no-worker", action="store_true", help="do not start the rollout worker")

@@ -336,6 +336,11 @@ class RedisArchive:
 
 
 # ---- daily puzzles --------------------------------------------------------------------------------
+#: how long Redis keeps a daily puzzle's copy (the durable store keeps the puzzle; a gateway that misses
+#: the copy reads it there and writes it back)
+DAILY_TTL_S = 400 * 86_400
+
+
 def daily_key(date: str, rules: str, kind: str) -> str:
     return f"daily:{date}:{rules}:{kind}"
 
@@ -347,4 +352,4 @@ def get_daily(redis: Any, date: str, rules: str, kind: str) -> dict[str, Any] | 
 
 def store_daily(redis: Any, date: str, rules: str, kind: str, puzzle_json: str) -> bool:
     """Write a puzzle once; ``False`` when one is there already (it stays)."""
-    return bool(redis.set(daily_key(date, rules, kind), puzzle_json, nx=True))
+    return bool(redis.set(daily_key(date, rules, kind), puzzle_json, nx=True, ex=DAILY_TTL_S))

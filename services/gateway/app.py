@@ -36,7 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import pulvezar
 from services.common.jsonlog import log
 from services.common.owners import owner_of
-from services.gateway import problems, webapp
+from services.gateway import idempotency, problems, webapp
 from services.gateway.admin import Heartbeat
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
@@ -267,6 +267,7 @@ def create_app(
     app.state.jobs = Jobs(job_store)
 
     problems.install(app)
+    idempotency.install(app)
     routers = (
         positions,
         plays,

@@ -279,6 +279,10 @@ class AnalysisStore(ChunkedJobs):
 
     def file(self, job_id: str, m: int) -> bytes:
         raw = text(self.redis.get(file_key(job_id, m)))
+        if raw is None and self.records is not None:  # an ended job's file left Redis (the reconciler)
+            kept = self.records.blob(job_id, f"file:{m}")
+            if kept is not None:
+                return kept
         if raw is None:
             raise JobNotFound(job_id)
         try:
@@ -481,6 +485,12 @@ class AnalysisStore(ChunkedJobs):
         pipe.execute()
         todo = [n for n, r in enumerate(records) if r is None or n in failed]
         if self.records is not None:
+            for m in range(len(spec["matches"])):  # the files the reconciler dropped when the job ended
+                if not self.redis.exists(file_key(job_id, m)):
+                    data = self.records.blob(job_id, f"file:{m}")
+                    if data is not None:
+                        encoded = base64.b64encode(data).decode()
+                        self.redis.set(file_key(job_id, m), encoded, ex=self.settings.job_ttl_s)
             self.records.forget_chunks(job_id, failed)
             self.records.reopen(job_id, chunks)
         self.enqueue(job_id, spec["priority"], todo, owner=self.owner(job_id) or spec.get("owner"))

@@ -12,8 +12,11 @@ For every unfinished chunked job of the durable store (rollouts, analyses, the k
   the fixed chunk grid makes the recomputed chunks the same bits.
 
 Archive writes of analysed matches that failed (the database down at that moment) are retried.
-Finished jobs older than ``PULVEZAR_DATABASE_RETENTION_DAYS`` are removed.  Idempotent: two
-reconcilers at once only queue a chunk twice, and a chunk computed twice is written once.
+Retention (:func:`services.store.retention.apply`, docs/store.md "Retention") removes what aged out of
+every table or is over an owner's cap; an ended analysis job's uploaded files leave Redis once the
+durable store holds them (:func:`drop_ended_files`); Redis's memory over ``MEMORY_WARN_RATIO`` of its
+``maxmemory`` is logged.  Idempotent: two reconcilers at once only queue a chunk twice, and a chunk
+computed twice is written once.
 """
 
 from __future__ import annotations
@@ -81,12 +84,61 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     except Exception as e:
         counts["failed"] += 1
         log(logger, logging.WARNING, "daily runs not reconciled", error=repr(e))
-    counts["expired"] = store.records.expire(s.retention_days * 86400, s.max_jobs_per_owner)
-    from services.store.matches import MatchUploads
+    try:  # uploaded files of ended analyses: the durable store has them (job_blobs)
+        counts["files_dropped"] = drop_ended_files(store.redis, store.records)
+    except Exception as e:
+        counts["failed"] += 1
+        log(logger, logging.WARNING, "ended jobs' files not dropped", error=repr(e))
+    from services.store.retention import apply as retain
 
-    uploads = MatchUploads(store.records.url)
-    counts["expired"] += uploads.expire(s.retention_days * 86400, s.max_jobs_per_owner)
+    gone = retain(store.records.url, s)
+    counts["expired"] = gone["jobs"] + gone["uploads"]
+    counts.update({f"expired_{name}": n for name, n in gone.items()})
+    watch_memory(store.redis)
     return counts
+
+
+#: where the reconciler left off in the ended analysis jobs (their ``finished_at``)
+FILES_WATERMARK = "pulvezar:retention:files-since"
+#: finished_at of jobs by several workers' clocks: look this far behind the watermark
+CLOCK_SLACK_S = 60.0
+#: Redis's memory above this share of its maxmemory is logged at each pass (the alert is on the gauge)
+MEMORY_WARN_RATIO = 0.8
+
+
+def drop_ended_files(redis: Any, records: Any, limit: int = 500) -> int:
+    """Remove from Redis the uploaded files (``analysis:{id}:file:{m}``) of analysis jobs that ended
+    since the last pass, each only when the durable store holds it (``file:{m}`` blob): the job's
+    results read it from there, and a resume puts it back.  How many files."""
+    from services.jobs.analysis import AnalysisStore
+
+    raw = redis.get(FILES_WATERMARK)
+    since = float(raw) if raw else 0.0
+    rows = records.ended_since("analysis", since, limit)
+    dropped = 0
+    for job_id, _finished in rows:
+        kept = [n for n in records.blob_names(job_id) if n.startswith("file:")]
+        keys = [AnalysisStore.file_key(job_id, int(n.split(":", 1)[1])) for n in kept]
+        if keys:
+            dropped += int(redis.delete(*keys))
+    if rows:  # a full batch goes on from its last; else the next pass looks a little behind (clocks)
+        last = rows[-1][1]
+        redis.set(FILES_WATERMARK, repr(last if len(rows) == limit else max(since, last - CLOCK_SLACK_S)))
+    return dropped
+
+
+def watch_memory(redis: Any) -> float | None:
+    """Redis's used share of ``maxmemory``, logged as a warning above :data:`MEMORY_WARN_RATIO`."""
+    from services.common.redis_memory import memory, used_ratio
+
+    try:
+        used, limit = memory(redis)
+    except Exception:
+        return None
+    ratio = used_ratio(used, limit)
+    if ratio >= MEMORY_WARN_RATIO:
+        log(logger, logging.WARNING, "Redis memory high", used=used, maxmemory=limit, ratio=round(ratio, 3))
+    return ratio
 
 
 _store: JobStore | None = None

@@ -118,6 +118,27 @@ class SqlArchive:
             row.version, row.data, row.updated_at = v, entry.as_dict(), time.time()
             return True
 
+    def remove_oldest(self, count: int, prefix: str = "match:") -> int:
+        """Remove the ``count`` least recently written live entries whose id starts with ``prefix``, as
+        tombstones of one new version (retention's cap); how many."""
+        if count <= 0:
+            return 0
+        with session(self.url) as s:
+            q = (
+                select(ArchiveRow)
+                .where(ArchiveRow.owner == self.owner, ArchiveRow.deleted.is_(False))
+                .where(ArchiveRow.id.startswith(prefix))
+                .order_by(ArchiveRow.updated_at, ArchiveRow.id)
+                .limit(count)
+                .with_for_update()
+            )
+            rows = list(s.scalars(q).all())
+            if rows:
+                v, now = self._bump(s), time.time()
+                for row in rows:
+                    row.version, row.deleted, row.data, row.updated_at = v, True, None, now
+            return len(rows)
+
     # ---- reading ---------------------------------------------------------------------------------
     def get_entry(self, entry_id: str) -> ArchiveEntry | None:
         with session(self.url) as s:

@@ -10,16 +10,16 @@ action is either stored with its events or not at all.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import and_, delete, func, or_, select, update
 
 from services.store.db import insert, session
 from services.store.idempotent import Remembered, remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
-from services.store.models import GameEvent, GameRow, IdempotentRequest
+from services.store.models import GameEvent, GameRow
 from services.store.players import record_events
 
 
@@ -50,6 +50,14 @@ class StoredGame:
 
 class GameRecords:
     """The games, their events and idempotent answers on the database at ``url``."""
+
+    #: called with a game's id once new events of it are committed (the gateway wakes its streams)
+    notify: ClassVar[Callable[[str], None] | None] = None
+
+    def _notify(self, game_id: str, events: Sequence[dict[str, Any]]) -> None:
+        hook = GameRecords.notify
+        if events and hook is not None:
+            hook(game_id)
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -97,6 +105,7 @@ class GameRecords:
             self._remember(s, owner, idempotency, now)
             if player_id is not None:
                 record_events(s, self.url, player_id, game_id, events, summary, now)
+        self._notify(game_id, events)
 
     def save(
         self,
@@ -127,6 +136,7 @@ class GameRecords:
             self._remember(s, game.owner, idempotency, now)
             if game.player_id is not None:
                 record_events(s, self.url, game.player_id, game.id, events, summary, now)
+        self._notify(game.id, events)
         return game.version + 1
 
     def delete(self, owner: str | None, game_id: str) -> bool:
@@ -139,19 +149,41 @@ class GameRecords:
             s.delete(g)
             return True
 
-    def expire(self, older_than_s: float) -> int:
-        """Remove finished games and idempotent answers older than ``older_than_s`` seconds; how many
-        games."""
-        cutoff = time.time() - older_than_s
+    def expire(
+        self,
+        older_than_s: float,
+        abandoned_after_s: float | None = None,
+        max_per_owner: int | None = None,
+        limit: int = 5_000,
+    ) -> int:
+        """Remove, with their events, the games recorded for no player (a player's games are kept while
+        the player exists: they are the learner's record) that finished more than ``older_than_s``
+        seconds ago, unfinished ones untouched for ``abandoned_after_s``, and, past ``max_per_owner``
+        such games of one owner, that owner's oldest finished ones; at most ``limit``; how many."""
+        now = time.time()
+        anonymous = GameRow.player_id.is_(None)
         with session(self.url) as s:
-            ids = list(
-                s.scalars(select(GameRow.id).where(GameRow.status == "finished", GameRow.updated_at < cutoff))
-            )
-            if ids:
-                s.execute(delete(GameEvent).where(GameEvent.game_id.in_(ids)))
-                s.execute(delete(GameRow).where(GameRow.id.in_(ids)))
-            s.execute(delete(IdempotentRequest).where(IdempotentRequest.created_at < cutoff))
-        return len(ids)
+            old = [and_(GameRow.status == "finished", GameRow.updated_at < now - older_than_s)]
+            if abandoned_after_s is not None:
+                old.append(and_(GameRow.status != "finished", GameRow.updated_at < now - abandoned_after_s))
+            ids = set(s.scalars(select(GameRow.id).where(anonymous, or_(*old)).limit(limit)).all())
+            if max_per_owner is not None:
+                counts = select(GameRow.owner, func.count().label("n")).where(anonymous)
+                counts = counts.group_by(GameRow.owner)
+                for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
+                    mine = GameRow.owner.is_(None) if owner is None else GameRow.owner == owner
+                    oldest = (
+                        select(GameRow.id)
+                        .where(mine, anonymous, GameRow.status == "finished")
+                        .order_by(GameRow.created_at, GameRow.id)
+                        .limit(min(limit, int(n) - max_per_owner))
+                    )
+                    ids.update(s.scalars(oldest).all())
+            gone = sorted(ids)[:limit]
+            if gone:
+                s.execute(delete(GameEvent).where(GameEvent.game_id.in_(gone)))
+                s.execute(delete(GameRow).where(GameRow.id.in_(gone)))
+        return len(gone)
 
     # ---- reading ---------------------------------------------------------------------------------
     def get(self, owner: str | None, game_id: str) -> StoredGame | None:

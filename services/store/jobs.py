@@ -228,6 +228,18 @@ class JobRecords:
         with session(self.url) as s:
             return sorted(s.scalars(select(JobBlob.name).where(JobBlob.job_id == job_id)).all())
 
+    def ended_since(self, kind: str, since: float, limit: int = 1000) -> list[tuple[str, float]]:
+        """``(id, finished_at)`` of the jobs of ``kind`` that reached a final state at or after ``since``,
+        in that order (the reconciler's watermark for what Redis may drop)."""
+        q = (
+            select(Job.id, Job.finished_at)
+            .where(Job.kind == kind, Job.state.in_(FINAL), Job.finished_at >= since)
+            .order_by(Job.finished_at, Job.id)
+            .limit(limit)
+        )
+        with session(self.url) as s:
+            return [(str(i), float(f)) for i, f in s.execute(q).all()]
+
     def unfinished(self, kinds: Iterable[str] | None = None, limit: int = 1000) -> list[JobRow]:
         """Jobs not in a final state, oldest first."""
         q = select(Job).where(Job.state.not_in(FINAL)).order_by(Job.created_at, Job.id).limit(limit)

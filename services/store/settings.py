@@ -1,4 +1,5 @@
-"""Settings of the durable store, from ``PULVEZAR_DATABASE_*`` environment variables."""
+"""Settings of the durable store, from ``PULVEZAR_DATABASE_*`` environment variables, with its retention
+(docs/store.md, "Retention": what each table keeps, for how long, and how many per owner)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,31 @@ class StoreSettings(BaseSettings):
     url: str | None = Field(None, description="SQLAlchemy URL of the database; unset: Redis only")
     connect_timeout_s: float = Field(3.0, gt=0, description="how long a connection attempt may take")
     retention_days: float = Field(
-        90.0, gt=0, description="finished jobs older than this are removed by the reconciler"
+        90.0, gt=0, description="finished jobs, uploads, archive tombstones older than this are removed"
     )
-    max_jobs_per_owner: int = Field(10_000, ge=1, description="stored jobs per API key (oldest go first)")
+    max_jobs_per_owner: int = Field(
+        10_000, ge=1, description="stored jobs (and uploads) per API key (oldest finished go first)"
+    )
     reconcile_interval_s: float = Field(15.0, gt=0, description="how often the reconciler runs")
+    game_retention_days: float = Field(
+        90.0, gt=0, description="finished games recorded for no player are removed this long after"
+    )
+    abandoned_game_days: float = Field(
+        30.0, gt=0, description="unfinished games of no player untouched this long are removed"
+    )
+    max_games_per_owner: int = Field(
+        10_000, ge=1, description="games of no player per API key (oldest finished go first)"
+    )
+    exercise_retention_days: float = Field(
+        30.0, gt=0, description="exercises issued this long ago are removed (counters keep their result)"
+    )
+    max_exercises_per_owner: int = Field(10_000, ge=1, description="stored exercises per API key")
+    max_archive_entries_per_owner: int = Field(
+        50_000, ge=1, description="archive positions per API key (oldest analysed-match entries go first)"
+    )
+    idempotency_retention_s: float = Field(
+        86_400.0, gt=0, description="answers to Idempotency-Key requests are kept this long for retries"
+    )
+    retention_batch: int = Field(
+        5_000, ge=1, description="rows removed per table and pass (the next pass removes more)"
+    )
