@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.common import sandbox
 from services.jobs.errors import InvalidJob
 from services.jobs.settings import QUEUES
 
@@ -65,6 +66,24 @@ def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
         raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
 
 
+def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
+    """What a job keeps of a match file's games: ``length``, ``players`` and ``actions`` (per game);
+    :class:`InvalidJob` naming ``field`` when it cannot be read or holds no game."""
+    record = read_record(data, fmt, field)
+    if not record.games:
+        raise InvalidJob(field, "the file holds no game")
+    return {
+        "length": record.length,
+        "players": list(record.players),
+        "actions": [len(g.actions) for g in record.games],
+    }
+
+
+#: what reads a submitted file: in a parser process within the gateway's ``sandbox.isolated`` block
+#: (tests point it at a deliberately slow reader)
+SUMMARY_TARGET = f"{__name__}:file_summary"
+
+
 def level_settings(level: str) -> Any:
     """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level."""
     from pulvezar.analysis.match import AnalysisSettings
@@ -76,7 +95,9 @@ def read_match(
     entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
 ) -> tuple[bytes, dict[str, Any]]:
     """One entry of a job's ``matches``: the file's bytes and what the job keeps of it (format, players,
-    length, actions per game); :class:`InvalidJob` naming ``{prefix}file`` (or format, filename)."""
+    length, actions per game); :class:`InvalidJob` naming ``{prefix}file`` (or format, filename).  The
+    file is read by :data:`SUMMARY_TARGET` through :func:`services.common.sandbox.run` (in a parser
+    process where the caller is :func:`~services.common.sandbox.isolated`)."""
     if not isinstance(entry, Mapping):
         raise InvalidJob(prefix.rstrip(".") or "file", f"an object is required, got {type(entry).__name__}")
     raw = entry.get("data")
@@ -98,18 +119,14 @@ def read_match(
         fmt = "mat"
     if fmt not in FORMATS:
         raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
-    record = read_record(data, fmt, f"{prefix}file")
-    if not record.games:
-        raise InvalidJob(f"{prefix}file", "the file holds no game")
-    info = {
-        "filename": filename,
-        "format": fmt,
-        "bytes": len(data),
-        "length": record.length,
-        "players": list(record.players),
-        "actions": [len(g.actions) for g in record.games],
-    }
-    return data, info
+    field = f"{prefix}file"
+    try:
+        summary = sandbox.run(SUMMARY_TARGET, data, fmt, field, field=field)
+    except sandbox.ParseRejected as e:
+        raise InvalidJob(e.field or field, e.reason) from None
+    except (sandbox.ParseTooSlow, sandbox.ParseTooLarge) as e:
+        raise InvalidJob(field, e.reason) from None
+    return data, {"filename": filename, "format": fmt, "bytes": len(data), **summary}
 
 
 def plan_job(

@@ -12,7 +12,6 @@ import asyncio
 import base64
 import binascii
 import logging
-import re
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -28,6 +27,7 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events, sse_response
+from services.gateway.uploads import content_disposition, parsing_isolated
 from services.jobs.analysis import AnalysisStore
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -350,11 +350,12 @@ async def submit_files(
     the job and its Location (also for a finished game of the Play API); ``learner``: the player the
     matches are recorded for (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
     store = store or analyses(request)
-    job_id = await who.submit(
-        0,
-        lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner),
-        request.app.state.jobs.backlog,
-    )
+    with parsing_isolated(request):  # the files are read in parser processes
+        job_id = await who.submit(
+            0,
+            lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner),
+            request.app.state.jobs.backlog,
+        )
     try:
         status = await store.status(job_id, games=False)
     except ProblemError:  # accepted all the same: the client polls the Location
@@ -423,11 +424,11 @@ async def get_sgf(
     sgf: str = await store.sgf(job_id, match)
     spec = await store.spec(job_id)
     name = spec["matches"][match].get("filename") or f"match-{match}"
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name.rsplit(".", 1)[0])[:80] or f"match-{match}"
+    stem = name.rsplit(".", 1)[0][:80] or f"match-{match}"
     return Response(
         sgf.encode("utf-8"),
         media_type=SGF_MEDIA_TYPE,
-        headers={"Content-Disposition": f'attachment; filename="{stem}-analysis.sgf"'},
+        headers={"Content-Disposition": content_disposition(f"{stem}-analysis.sgf")},
     )
 
 

@@ -42,6 +42,7 @@ from services.gateway.models import RuleSet
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.sse import sse
+from services.gateway.uploads import content_disposition
 
 logger = logging.getLogger("pulvezar.gateway")
 
@@ -641,7 +642,7 @@ async def export(
     text = await _in_thread(session.export, format, ("You", "pulvezar"))
     return Response(
         text, media_type=_MEDIA[format],
-        headers={"Content-Disposition": f'attachment; filename="{game_id}.{format}"'},
+        headers={"Content-Disposition": content_disposition(f"{game_id}.{format}")},
     )  # fmt: skip
 
 

@@ -5,11 +5,13 @@ With the durable store (``PULVEZAR_DATABASE_URL``) an upload is also kept for th
 by the same key is the same upload), ``GET /v1/matches`` lists the key's uploads (newest first, cursor
 pagination), ``GET /v1/matches/{id}`` answers as the upload did, ``GET /v1/matches/{id}/file`` returns
 the bytes and ``DELETE`` removes it.  Other keys get 404; without a store the list answers 501.
+
+Files are read in a parser process (:mod:`services.gateway.uploads`): a file that takes too long or too
+much memory to read is a 422 naming ``file``, and the gateway keeps answering meanwhile.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -21,6 +23,7 @@ from pulvezar.formats import MatchRecord, read_gmd, read_mat, read_sgf, read_xg
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
+from services.gateway.uploads import content_disposition, parse
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"], dependencies=[Depends(client)])
 
@@ -148,14 +151,28 @@ def _convert(record: MatchRecord, fmt: str, filename: str | None) -> MatchOut:
     )
 
 
-def _parse(data: bytes, fmt: str, filename: str | None) -> MatchOut:
+def read_upload(data: bytes, fmt: str, filename: str | None) -> dict[str, Any]:
+    """The answer to an upload, as plain data (run in a parser process: :data:`READ_TARGET`);
+    :class:`~services.common.sandbox.ParseRejected` naming ``file`` when the file cannot be read."""
+    from services.common.sandbox import ParseRejected
+
     try:
         record = _READERS[fmt](data)
-        return _convert(record, fmt, filename)
+        return _convert(record, fmt, filename).model_dump()
     except PulvezarError as e:
-        raise invalid("file", str(e)) from None
+        raise ParseRejected("file", str(e)) from None
+    except MemoryError:
+        raise
     except Exception as e:  # a reader's failure on a bad file is still the file's problem
-        raise invalid("file", f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
+        raise ParseRejected("file", f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
+
+
+#: what a parser process runs for an upload (tests point it at a deliberately slow reader)
+READ_TARGET = f"{__name__}:read_upload"
+
+
+async def _parse(data: bytes, fmt: str, filename: str | None, request: Request) -> MatchOut:
+    return MatchOut.model_validate(await parse(request, READ_TARGET, data, fmt, filename))
 
 
 @router.post(
@@ -184,7 +201,7 @@ async def upload_match(
     if not data:
         raise invalid("file", "the file is empty")
     fmt = _format(file.filename, data, format)
-    out = await asyncio.to_thread(_parse, data, fmt, file.filename)
+    out = await _parse(data, fmt, file.filename, request)
     if database_url(request):
         row, _ = await store_call(_uploads(request).put, who.owner, data, fmt, file.filename, _summary(out))
         out.id = row.id
@@ -274,7 +291,7 @@ async def get_match(match_id: UploadId, request: Request, who: Who) -> MatchOut:
     data = await store_call(uploads.data, who.owner, match_id) if row is not None else None
     if row is None or data is None:
         raise _missing(match_id)
-    out = await asyncio.to_thread(_parse, data, row.format, row.filename)
+    out = await _parse(data, row.format, row.filename, request)
     out.id = row.id
     return out
 
@@ -291,11 +308,10 @@ async def match_file(match_id: UploadId, request: Request, who: Who) -> Response
     data = await store_call(uploads.data, who.owner, match_id) if row is not None else None
     if row is None or data is None:
         raise _missing(match_id)
-    name = (row.filename or f"{row.id}.{row.format}").replace('"', "")
     return Response(
         data,
         media_type=_MEDIA.get(row.format, "text/plain; charset=utf-8"),
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers={"Content-Disposition": content_disposition(row.filename or f"{row.id}.{row.format}")},
     )
 
 
