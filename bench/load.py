@@ -1,12 +1,12 @@
 """``make load``: a realistic client mix against ``make run``, and a 2-ply hint's CPU through the gateway.
 
-    .venv/bin/python bench/load.py [--url URL --key KEY] [--clients 8,32] [--duration 60]
-                                   [--cpu-hints 30] [--json PATH]
+    .venv/bin/python bench/load.py [--url URL --key KEY [--attach PID]] [--clients 8,32] [--duration 60]
+                                   [--cpu-hints 30] [--cpu-concurrency 8] [--json PATH]
 
 Without ``--url`` it starts ``make run``'s platform (``deploy/local/run.py``, every service on free ports of
 127.0.0.1, a fresh run directory, no daily puzzles at start) with one API key whose rate limit and job
 quotas are high enough that the platform is measured, not the limiter; with ``--url`` it drives that
-gateway instead (loopback only; RSS and CPU are then not read).
+gateway instead (loopback only; RSS and CPU are read when ``--attach`` gives the pid of its ``run.py``).
 
 The mix (Locust, closed loop: each client sends its next request when the last one answered), by weight:
 legal plays 25, position lookups 15, 0-ply evaluations 10, 0-ply hints 20, 2-ply hints 10, games against
@@ -15,10 +15,10 @@ the bot 5 (start, roll, play, and the game's event stream read to its first even
 Each client-count runs ``--duration`` seconds; it prints requests/s, p50/p99 per route, answers by status
 (server errors apart from 429s) and the RSS of the gateway, evaluator and workers at its start and end.
 
-``--cpu-hints N`` first sends N 2-ply hints one at a time through the gateway and reads the CPU seconds
-of the gateway and evaluator processes (psutil) before and after, then times the same hints in the
-library (``pulvezar.search.hint`` in a fresh process, ``time.process_time``): the ratio is the deployed
-path's CPU per hint over the library's.
+``--cpu-hints N`` first sends N 2-ply hints one at a time through the gateway, then N others
+``--cpu-concurrency`` at a time, and reads the CPU seconds of the gateway and evaluator processes (psutil)
+before and after each set, then times the same hints in the library (``pulvezar.search.hint`` in a fresh
+process, ``time.process_time``): the ratio is the deployed path's CPU per hint over the library's.
 """
 
 from __future__ import annotations
@@ -106,20 +106,7 @@ class Platform:
             raise SystemExit("make run did not come up:\n" + "".join(self.output[-40:]))
 
     def processes(self) -> dict[str, list[Any]]:
-        """The platform's processes by service (a worker's forked children included)."""
-        import psutil
-
-        found: dict[str, list[Any]] = {name: [] for name in ROUTES}
-        for p in psutil.Process(self.proc.pid).children(recursive=True):
-            try:
-                line = " ".join(p.cmdline())
-            except psutil.Error:
-                continue
-            for name, mark in ROUTES.items():
-                if mark in line:
-                    found[name].append(p)
-                    break
-        return found
+        return processes(self.proc.pid)
 
     def stop(self) -> None:
         import signal
@@ -130,6 +117,36 @@ class Platform:
                 self.proc.wait(60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+class Attached:
+    """A platform started elsewhere (``--attach``): its ``run.py`` process id and its gateway's URL."""
+
+    def __init__(self, pid: int, url: str) -> None:
+        self.pid, self.url = pid, url
+
+    def processes(self) -> dict[str, list[Any]]:
+        return processes(self.pid)
+
+    def stop(self) -> None:
+        """Left running: whoever started it stops it."""
+
+
+def processes(pid: int) -> dict[str, list[Any]]:
+    """The processes under ``run.py``'s ``pid`` by service (a worker's forked children included)."""
+    import psutil
+
+    found: dict[str, list[Any]] = {name: [] for name in ROUTES}
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            line = " ".join(p.cmdline())
+        except psutil.Error:
+            continue
+        for name, mark in ROUTES.items():
+            if mark in line:
+                found[name].append(p)
+                break
+    return found
 
 
 def rss_mb(procs: dict[str, list[Any]]) -> dict[str, float]:
@@ -194,7 +211,7 @@ print(json.dumps(out))
 
 
 def cpu_per_hint(
-    url: str, key: str, platform: Platform, n: int, seed: int, concurrency: int = 8
+    url: str, key: str, platform: Platform | Attached, n: int, seed: int, concurrency: int = 8
 ) -> dict[str, float]:
     """CPU seconds per 2-ply hint: gateway + evaluator processes, and the library alone (see the notes);
     ``n`` hints one at a time, then ``n`` others ``concurrency`` at a time."""
@@ -384,9 +401,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running gateway (loopback); default: start make run's platform")
     parser.add_argument("--key", default=KEY, help="the API key for --url")
+    parser.add_argument(
+        "--attach", type=int, metavar="PID", help="with --url: the pid of the run.py serving it (RSS, CPU)"
+    )
     parser.add_argument("--clients", default="8,32", help="client counts, one run each")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds per client count")
     parser.add_argument("--cpu-hints", type=int, default=30, help="2-ply hints for the CPU ratio (0: none)")
+    parser.add_argument("--cpu-concurrency", type=int, default=8, help="then as many hints at a time")
     parser.add_argument("--seed", type=int, default=40)
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument(
@@ -397,11 +418,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--url must be a loopback address")
     result: dict[str, Any] = {"mixes": []}
     with tempfile.TemporaryDirectory(prefix="pulvezar-load-") as tmp:
-        platform = None if args.url else Platform(args.run_dir or Path(tmp) / "run")
-        url, key = (args.url, args.key) if args.url else (platform.url, KEY)  # type: ignore[union-attr]
+        platform: Platform | Attached | None
+        if args.url:
+            platform = Attached(args.attach, args.url) if args.attach else None
+            url, key = args.url, args.key
+        else:
+            platform = Platform(args.run_dir or Path(tmp) / "run")
+            url, key = platform.url, KEY
         try:
             if platform is not None and args.cpu_hints:
-                result["cpu"] = cpu_per_hint(url, key, platform, args.cpu_hints, args.seed)
+                result["cpu"] = cpu_per_hint(
+                    url, key, platform, args.cpu_hints, args.seed, args.cpu_concurrency
+                )
                 c = result["cpu"]
                 print(
                     f"2-ply hint CPU: gateway+evaluator {c['deployed_cpu_per_hint_s'] * 1e3:.1f} ms, "

@@ -38,6 +38,7 @@ from pulvezar import PulvezarError
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
+from services.gateway.links import links
 from services.gateway.models import RuleSet
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
@@ -330,7 +331,22 @@ async def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 # ---- routes ---------------------------------------------------------------------------------------
-@router.post("", status_code=201, summary="Start a game or match against a bot")
+_GAME = "/v1/games/{game_id}"
+_GAME_LINKS = {  # where a new game's id goes (OpenAPI links: clients and schemathesis's stateful phase)
+    "GetGame": ("GET", _GAME),
+    "Act": ("POST", f"{_GAME}/actions"),
+    "Events": ("GET", f"{_GAME}/events"),
+    "Export": ("GET", f"{_GAME}/export"),
+    "Replay": ("GET", f"{_GAME}/replay"),
+}
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Start a game or match against a bot",
+    responses=links(201, "The new game's state", "game_id", "/id", _GAME_LINKS),
+)
 async def create_game(
     body: GameIn, request: Request, who: Who, idempotency_key: IdempotencyKey = None
 ) -> JSONResponse:
