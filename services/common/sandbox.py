@@ -51,7 +51,9 @@ class ParseSettings(BaseSettings):
     queue: int = Field(8, ge=1, description="parses running or waiting at once; more: 503 + Retry-After")
     cpu_s: float = Field(10.0, gt=0, description="CPU seconds of one parse")
     timeout_s: float = Field(20.0, gt=0, description="wall-clock seconds of one parse (and of its wait)")
-    memory_mb: int = Field(1024, ge=16, description="memory a parser process may add to what it starts with")
+    memory_mb: int = Field(
+        512, ge=16, description="address space a parser process may add to what it starts with (MiB)"
+    )
 
 
 class ParseFailed(Exception):
@@ -100,6 +102,9 @@ def _cpu_s() -> float:
 def _serve(conn: Any, memory_bytes: int, cpu_s: float) -> None:
     """A parser process: run each ``(target, args)`` it is sent, answer ``("ok", result)``,
     ``("memory",)`` or ``("raised", field, message)``; exit when the parent's end closes."""
+    # under memory pressure the kernel kills a parser, not the API
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
     if memory_bytes:
         limit = _vm_bytes() + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
