@@ -57,6 +57,7 @@ from services.gateway.routers import (
     positions,
     rollouts,
     similar,
+    usage,
 )
 from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
@@ -268,6 +269,7 @@ def create_app(
 
     problems.install(app)
     idempotency.install(app)
+    usage.install(app)  # GET /v1/usage; refusals on cost carry their estimate and limit
     routers = (
         positions,
         plays,

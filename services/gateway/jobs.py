@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from services.common.redis_url import connect as connect_redis
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import PLATFORM
 from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -24,13 +25,19 @@ TERMINAL = frozenset(
 SUCCEEDED = frozenset({"done", "succeeded", "success", "completed"})
 
 
+#: what a store calls with a job's estimated core-seconds (:class:`~services.gateway.security.Admission`)
+Admit = Callable[[float], None]
+
+
 class JobStoreLike(Protocol):
-    def submit_rollout(self, params: dict[str, Any], priority: str = ..., owner: str | None = ...) -> Any: ...
+    def submit_rollout(
+        self, params: dict[str, Any], priority: str = ..., owner: str | None = ..., admit: Admit | None = ...
+    ) -> Any: ...
     def submit_batch(self, positions: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any: ...
     def status(self, job_id: str) -> Any: ...
     def result(self, job_id: str) -> Any: ...
     def cancel(self, job_id: str) -> Any: ...
-    def extend(self, job_id: str, more_trials: int) -> Any: ...
+    def extend(self, job_id: str, more_trials: int, admit: Admit | None = ...) -> Any: ...
     def delete(self, job_id: str) -> Any: ...
 
 
@@ -52,6 +59,23 @@ def store_from_url(url: str) -> JobStoreLike:
         settings=settings,
         records=JobRecords(database) if database else None,
     )
+
+
+def owner_lookup(store: Any) -> Callable[[str], str | None] | None:
+    """The durable store's owner of a job, for :meth:`~services.gateway.security.Client.check`:
+    :data:`~services.gateway.security.PLATFORM` for a row without one (the platform's own jobs), None
+    for no row; None without a durable store (then only the owners the gateway recorded count)."""
+    records = getattr(store, "records", None) if store is not None else None
+    if records is None:
+        return None
+
+    def lookup(job_id: str) -> str | None:
+        row = records.get(job_id)
+        if row is None:
+            return None
+        return str(row.owner) if row.owner is not None else PLATFORM
+
+    return lookup
 
 
 async def call_store(fn: Callable[..., Any], *args: Any, noun: str = "job", **kwargs: Any) -> Any:
@@ -121,13 +145,25 @@ class Jobs:
         """The durable store's jobs, or None (no store configured)."""
         return getattr(self.store, "records", None)
 
-    async def submit_rollout(self, params: dict[str, Any], priority: str, owner: str | None = None) -> str:
-        return _text(await call_store(self._store().submit_rollout, params, priority=priority, owner=owner))
+    async def submit_rollout(
+        self, params: dict[str, Any], priority: str, owner: str | None = None, admit: Admit | None = None
+    ) -> str:
+        store = self._store()
+        return _text(
+            await call_store(store.submit_rollout, params, priority=priority, owner=owner, admit=admit)
+        )
 
     async def submit_batch(
-        self, positions: list[dict[str, Any]], priority: str, owner: str | None = None
+        self,
+        positions: list[dict[str, Any]],
+        priority: str,
+        owner: str | None = None,
+        admit: Admit | None = None,
     ) -> str:
-        return _text(await call_store(self._store().submit_batch, positions, priority=priority, owner=owner))
+        store = self._store()
+        return _text(
+            await call_store(store.submit_batch, positions, priority=priority, owner=owner, admit=admit)
+        )
 
     async def row(self, job_id: str) -> Any:
         """The durable store's row of a job, or None (501 without a store, 503 while it is down)."""
@@ -159,10 +195,8 @@ class Jobs:
                 scheduler.set_share(owner, share)
 
     def owner_lookup(self) -> Callable[[str], str | None] | None:
-        """The durable store's owner of a job, for :meth:`Client.check` (None without a store)."""
-        if self.records is None:
-            return None
-        return getattr(self.store, "owner", None)
+        """The durable store's owner of a job, for :meth:`Client.check` (:func:`owner_lookup`)."""
+        return owner_lookup(self.store)
 
     async def delete(self, job_id: str) -> bool:
         return bool(await call_store(self._store().delete, job_id))
@@ -197,8 +231,8 @@ class Jobs:
     async def cancel(self, job_id: str) -> bool:
         return bool(await call_store(self._store().cancel, job_id))
 
-    async def extend(self, job_id: str, more_trials: int) -> Any:
-        return await call_store(self._store().extend, job_id, more_trials)
+    async def extend(self, job_id: str, more_trials: int, admit: Admit | None = None) -> Any:
+        return await call_store(self._store().extend, job_id, more_trials, admit=admit)
 
 
 async def cancel_or_remove(
@@ -257,11 +291,10 @@ class KindJobs:
         return self.store
 
     def owner_lookup(self) -> Callable[[str], str | None] | None:
-        store = self.store
-        return store.owner if store is not None and store.records is not None else None
+        return owner_lookup(self.store)
 
-    async def submit(self, body: Any, owner: str | None) -> str:
-        return _text(await call_store(self._store().submit, body, owner=owner))
+    async def submit(self, body: Any, owner: str | None, admit: Admit | None = None) -> str:
+        return _text(await call_store(self._store().submit, body, owner=owner, admit=admit))
 
     async def status(self, job_id: str) -> dict[str, Any]:
         return dict(await call_store(self._store().status, job_id, noun=self.kind.noun))

@@ -1,9 +1,20 @@
-"""API keys (``X-API-Key``), per-key token-bucket rate limits and per-key daily job/trial quotas.
+"""API keys (``X-API-Key``), per-key token-bucket rate limits, per-key daily job/trial quotas and
+cost-based admission (core-seconds per job and per UTC day).
 
-Jobs belong to the key that submitted them: another key gets 404 for them, as for a job that does not
-exist.  With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets, quotas and job owners
-live there, so all gateway replicas share them: each check is one atomic Lua script using Redis's clock;
-keys are stored by a hash of the secret, never the secret.  Without Redis they are in memory, per
+Every job has an owner: the key that submitted it, or the platform (:data:`PLATFORM`: jobs queued by
+the services or the command line, the durable store's ``NULL`` owner).  Another key gets 404 for a job,
+as for a job that does not exist; an operator key sees the platform's jobs too, never another key's; a
+job whose owner is not known (recorded neither in Redis, this process nor the durable store) is denied.
+
+Each job's cost is estimated in core-seconds by its store once it is planned and before anything is
+recorded (:class:`Admission`); an estimate over the key's ``max_job_core_s`` is a 422, one that would take
+the day's spending over ``daily_core_s`` a 429 until midnight UTC, both carrying ``estimate_core_s`` and
+``limit_core_s`` (:class:`CostProblem`).  The charge is the estimate (not the measured cost), refunded
+when the submission fails.
+
+With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets, quotas and job owners live
+there, so all gateway replicas share them: each check is one atomic Lua script using Redis's clock; keys
+are stored by a hash of the secret, never the secret.  Without Redis they are in memory, per
 process.  Should Redis fail mid-request, the check falls back to the process's own state (logged), never
 to a 500.
 """
@@ -64,6 +75,23 @@ class Usage:
     day: str
     jobs: int = 0
     trials: int = 0
+    core_s: float = 0.0
+
+
+#: the owner of the platform's own jobs (daily puzzles, books and batches queued by the services or the
+#: command line): the durable store records it as a ``NULL`` owner; no key's digest (:func:`owner_of`)
+#: can be this word
+PLATFORM = "platform"
+
+
+class CostProblem(ProblemError):
+    """A refusal on cost: the problem document carries ``estimate_core_s`` and ``limit_core_s`` (and, for
+    the daily budget, ``used_core_s``) as extension members (:func:`services.gateway.routers.usage.install`
+    renders them)."""
+
+    def __init__(self, status: int, detail: str, extra: dict[str, float], **kwargs: Any) -> None:
+        super().__init__(status, detail, **kwargs)
+        self.extra = extra
 
 
 def _seconds_to_midnight(now: datetime) -> float:
@@ -86,21 +114,30 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(1000 * (burst / rate + 60)))
 return tostring(wait)
 """
 
+# ARGV: jobs, trials, max jobs, max trials, core-seconds, max core-seconds (a day's); the used amounts
+# come back as strings (a Lua number would be cut to an integer)
 _CHARGE = """
 local jobs = tonumber(redis.call('HGET', KEYS[1], 'jobs') or '0')
 local trials = tonumber(redis.call('HGET', KEYS[1], 'trials') or '0')
-local dj, dt = tonumber(ARGV[1]), tonumber(ARGV[2])
-if jobs + dj > tonumber(ARGV[3]) or trials + dt > tonumber(ARGV[4]) then return {0, jobs, trials} end
+local core = tonumber(redis.call('HGET', KEYS[1], 'core_s') or '0')
+local dj, dt, dc = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
+if jobs + dj > tonumber(ARGV[3]) or trials + dt > tonumber(ARGV[4]) or core + dc > tonumber(ARGV[6]) then
+  return {0, jobs, trials, tostring(core)}
+end
 redis.call('HINCRBY', KEYS[1], 'jobs', dj)
 redis.call('HINCRBY', KEYS[1], 'trials', dt)
+redis.call('HINCRBYFLOAT', KEYS[1], 'core_s', dc)
 redis.call('EXPIRE', KEYS[1], 172800)
-return {1, jobs + dj, trials + dt}
+return {1, jobs + dj, trials + dt, tostring(core + dc)}
 """
 
 _REFUND = """
 local jobs = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'jobs') or '0') - tonumber(ARGV[1]))
 local trials = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'trials') or '0') - tonumber(ARGV[2]))
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'jobs', jobs, 'trials', trials) end
+local core = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'core_s') or '0') - tonumber(ARGV[3]))
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'jobs', jobs, 'trials', trials, 'core_s', tostring(core))
+end
 return 1
 """
 
@@ -129,20 +166,20 @@ class SharedLimits:
     def take(self, secret: str, rate: float, burst: float) -> float:
         return float(self._bucket(keys=[self._key(secret, "bucket")], args=[rate, burst]))
 
-    def charge(
-        self, secret: str, day: str, jobs: int, trials: int, max_jobs: int, max_trials: int
-    ) -> tuple[bool, int, int]:
-        ok, used_jobs, used_trials = self._charge(
-            keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials, max_jobs, max_trials]
-        )
-        return bool(ok), int(used_jobs), int(used_trials)
+    def charge(self, secret: str, day: str, used: Usage, limits: ApiKey) -> tuple[bool, Usage]:
+        """Add ``used`` (jobs, trials, core-seconds) to the day's usage unless it would pass ``limits``;
+        whether it did, and the usage before (refused) or after (charged)."""
+        args = [used.jobs, used.trials, limits.daily_jobs, limits.daily_trials]
+        args += [repr(float(used.core_s)), repr(float(limits.daily_core_s))]
+        ok, jobs, trials, core = self._charge(keys=[self._key(secret, f"quota:{day}")], args=args)
+        return bool(ok), Usage(day, int(jobs), int(trials), float(_str(core)))
 
-    def refund(self, secret: str, day: str, jobs: int, trials: int) -> None:
-        self._refund(keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials])
+    def refund(self, secret: str, day: str, jobs: int, trials: int, core_s: float = 0.0) -> None:
+        self._refund(keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials, repr(float(core_s))])
 
-    def usage(self, secret: str, day: str) -> tuple[int, int]:
-        jobs, trials = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials")
-        return int(jobs or 0), int(trials or 0)
+    def usage(self, secret: str, day: str) -> Usage:
+        jobs, trials, core = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials", "core_s")
+        return Usage(day, int(jobs or 0), int(trials or 0), float(_str(core) or 0))
 
     def claim(self, job_id: str, owner: str) -> None:
         self.client.set(f"{self.prefix}:owner:{job_id}", owner, ex=OWNER_TTL_S)
@@ -150,6 +187,10 @@ class SharedLimits:
     def owner(self, job_id: str) -> str | None:
         value = self.client.get(f"{self.prefix}:owner:{job_id}")
         return value.decode() if isinstance(value, bytes) else value
+
+
+def _str(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v) if v is not None else ""
 
 
 class Guard:
@@ -175,10 +216,14 @@ class Guard:
                 self._shared_failed("job owners")
 
     def owns(
-        self, job_id: str, secret: str, durable_owner: Callable[[str], str | None] | None = None
+        self,
+        job_id: str,
+        secret: str,
+        durable_owner: Callable[[str], str | None] | None = None,
+        operator: bool = False,
     ) -> bool:
-        """Whether ``secret``'s key may see the job: it submitted it, or no owner is recorded (a job
-        queued by another client of the store, e.g. the command line)."""
+        """Whether ``secret``'s key may see the job: it submitted it, or the job is the platform's
+        (:data:`PLATFORM`) and the key an ``operator``.  A job with no owner recorded anywhere is denied."""
         owner: str | None = None
         if self.shared is not None:
             try:
@@ -190,7 +235,11 @@ class Guard:
                 owner = self._owners.get(job_id)
         if owner is None and durable_owner is not None:
             owner = durable_owner(job_id)
-        return owner is None or hmac.compare_digest(owner, owner_of(secret))
+        if owner is None:
+            return False
+        if owner == PLATFORM:
+            return operator
+        return hmac.compare_digest(owner, owner_of(secret))
 
     def _shared_failed(self, what: str) -> None:
         logger.warning(
@@ -244,58 +293,50 @@ class Guard:
                 headers=retry_after(wait),
             )
 
-    def charge(self, secret: str, limits: ApiKey, jobs: int, trials: int) -> None:
-        """Count ``jobs`` and ``trials`` against today's quota (UTC), or 429 until midnight."""
+    def charge(self, secret: str, limits: ApiKey, jobs: int, trials: int, core_s: float = 0.0) -> None:
+        """Count ``jobs``, ``trials`` and ``core_s`` (a job's estimated cost) against today's quota (UTC):
+        a 422 for a job over the key's ``max_job_core_s``, a 429 until midnight over a daily limit."""
+        if core_s > limits.max_job_core_s:
+            raise CostProblem(
+                422,
+                f"the job would cost about {core_s:.0f} core-seconds, at most {limits.max_job_core_s:g} "
+                "per job: ask for fewer trials, a lower ply or fewer positions",
+                {"estimate_core_s": round(core_s, 3), "limit_core_s": float(limits.max_job_core_s)},
+                kind="job-too-costly",
+                title="Job too costly",
+                errors=[
+                    ("request", f"estimated {core_s:.0f} core-seconds, at most {limits.max_job_core_s:g}")
+                ],
+            )
         now = datetime.now(UTC)
         today = now.date().isoformat()
+        asked = Usage(today, jobs, trials, core_s)
         if self.shared is not None:
             try:
-                ok, *used_shared = self.shared.charge(
-                    secret, today, jobs, trials, limits.daily_jobs, limits.daily_trials
-                )
+                ok, used = self.shared.charge(secret, today, asked, limits)
             except Exception:
                 self._shared_failed("quotas")
             else:
                 if ok:
                     return
-                over = []
-                if used_shared[0] + jobs > limits.daily_jobs:
-                    over.append(f"{limits.daily_jobs} jobs")
-                if used_shared[1] + trials > limits.daily_trials:
-                    over.append(f"{limits.daily_trials} trials")
-                raise ProblemError(
-                    429,
-                    f"daily quota of {' and '.join(over)} exceeded "
-                    f"(used today: {used_shared[0]} jobs, {used_shared[1]} trials)",
-                    kind="quota-exceeded",
-                    headers=retry_after(_seconds_to_midnight(now)),
-                )
+                raise _over_quota(limits, asked, used, now)
         with self._lock:
             usage = self._usage.get(secret)
             if usage is None or usage.day != today:
                 usage = self._usage[secret] = Usage(today)
-            over = []
-            if usage.jobs + jobs > limits.daily_jobs:
-                over.append(f"{limits.daily_jobs} jobs")
-            if usage.trials + trials > limits.daily_trials:
-                over.append(f"{limits.daily_trials} trials")
-            if not over:
+            if not _over(limits, asked, usage):
                 usage.jobs += jobs
                 usage.trials += trials
+                usage.core_s += core_s
                 return
-            used = (usage.jobs, usage.trials)
-        raise ProblemError(
-            429,
-            f"daily quota of {' and '.join(over)} exceeded (used today: {used[0]} jobs, {used[1]} trials)",
-            kind="quota-exceeded",
-            headers=retry_after(_seconds_to_midnight(now)),
-        )
+            used = Usage(today, usage.jobs, usage.trials, usage.core_s)
+        raise _over_quota(limits, asked, used, now)
 
-    def refund(self, secret: str, jobs: int, trials: int) -> None:
+    def refund(self, secret: str, jobs: int, trials: int, core_s: float = 0.0) -> None:
         """Give back a charge whose job could not be submitted."""
         if self.shared is not None:
             try:
-                self.shared.refund(secret, datetime.now(UTC).date().isoformat(), jobs, trials)
+                self.shared.refund(secret, datetime.now(UTC).date().isoformat(), jobs, trials, core_s)
                 return
             except Exception:
                 self._shared_failed("quotas")
@@ -304,18 +345,76 @@ class Guard:
             if usage is not None:
                 usage.jobs = max(0, usage.jobs - jobs)
                 usage.trials = max(0, usage.trials - trials)
+                usage.core_s = max(0.0, usage.core_s - core_s)
 
     def usage(self, secret: str) -> Usage:
         today = datetime.now(UTC).date().isoformat()
         if self.shared is not None:
             try:
-                return Usage(today, *self.shared.usage(secret, today))
+                return self.shared.usage(secret, today)
             except Exception:
                 self._shared_failed("quotas")
         with self._lock:
             u = self._usage.get(secret)
-            today = datetime.now(UTC).date().isoformat()
-            return Usage(today) if u is None or u.day != today else Usage(u.day, u.jobs, u.trials)
+            if u is None or u.day != today:
+                return Usage(today)
+            return Usage(u.day, u.jobs, u.trials, u.core_s)
+
+
+def _over(limits: ApiKey, asked: Usage, used: Usage) -> list[str]:
+    """The daily limits that ``asked`` on top of ``used`` would pass, in words."""
+    over = []
+    if used.jobs + asked.jobs > limits.daily_jobs:
+        over.append(f"{limits.daily_jobs} jobs")
+    if used.trials + asked.trials > limits.daily_trials:
+        over.append(f"{limits.daily_trials} trials")
+    if used.core_s + asked.core_s > limits.daily_core_s:
+        over.append(f"{limits.daily_core_s:g} core-seconds")
+    return over
+
+
+def _over_quota(limits: ApiKey, asked: Usage, used: Usage, now: datetime) -> CostProblem:
+    over = " and ".join(_over(limits, asked, used)) or "the key's limits"
+    return CostProblem(
+        429,
+        f"daily quota of {over} exceeded (used today: {used.jobs} jobs, {used.trials} trials, "
+        f"{used.core_s:.0f} core-seconds; this job: about {asked.core_s:.0f} core-seconds)",
+        {
+            "estimate_core_s": round(asked.core_s, 3),
+            "limit_core_s": float(limits.daily_core_s),
+            "used_core_s": round(used.core_s, 3),
+        },
+        kind="quota-exceeded",
+        headers=retry_after(_seconds_to_midnight(now)),
+    )
+
+
+def seconds_to_reset(now: datetime | None = None) -> float:
+    """Seconds until the daily quotas start again (midnight UTC)."""
+    return _seconds_to_midnight(now or datetime.now(UTC))
+
+
+class Admission:
+    """One submission's charge, made by its store with the job's estimated cost once the job is planned
+    and before anything is recorded (``admit(core_s)``: 422 or 429 refuse it); :meth:`refund` gives it
+    back when the submission fails after all."""
+
+    def __init__(self, client: Client, jobs: int, trials: int) -> None:
+        self.client = client
+        self.jobs = jobs
+        self.trials = trials
+        self.charged: float | None = None
+
+    def __call__(self, core_s: float) -> None:
+        if self.charged is not None:  # charged once, whatever the store calls
+            return
+        self.client.charge(self.jobs, self.trials, core_s)
+        self.charged = core_s
+
+    def refund(self) -> None:
+        if self.charged is not None:
+            self.client.refund(self.jobs, self.trials, self.charged)
+            self.charged = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,11 +429,11 @@ class Client:
     def name(self) -> str:
         return self.limits.name
 
-    def charge(self, jobs: int, trials: int) -> None:
-        self.guard.charge(self.secret, self.limits, jobs, trials)
+    def charge(self, jobs: int, trials: int, core_s: float = 0.0) -> None:
+        self.guard.charge(self.secret, self.limits, jobs, trials, core_s)
 
-    def refund(self, jobs: int, trials: int) -> None:
-        self.guard.refund(self.secret, jobs, trials)
+    def refund(self, jobs: int, trials: int, core_s: float = 0.0) -> None:
+        self.guard.refund(self.secret, jobs, trials, core_s)
 
     @property
     def owner(self) -> str:
@@ -345,14 +444,19 @@ class Client:
         """This key owns the job it just submitted."""
         self.guard.claim(job_id, self.secret)
 
-    async def spend(self, jobs: int, trials: int, call: Callable[[], Awaitable[T]]) -> T:
-        """Charge the quota for ``call`` (429 over it), refunded if ``call`` fails."""
-        self.charge(jobs, trials)
+    async def spend(self, jobs: int, trials: int, call: Callable[[Admission], Awaitable[T]]) -> T:
+        """Charge the quota for ``call``: ``call(admit)`` makes the store call ``admit`` with the job's
+        estimated cost before it records anything (422 or 429 over the limits); refunded if ``call``
+        fails.  A call that never admits is charged nothing (the store did not plan a job)."""
+        admission = Admission(self, jobs, trials)
         try:
-            return await call()
+            out = await call(admission)
         except BaseException:
-            self.refund(jobs, trials)
+            admission.refund()
             raise
+        if admission.charged is None:
+            logger.error("a job was submitted without its cost: no admission by the store")
+        return out
 
     def admit(self, backlog: tuple[int, int], trials: int) -> None:
         """429 when one more job of ``trials`` would take the key over its limits on unfinished jobs
@@ -377,11 +481,12 @@ class Client:
     async def submit(
         self,
         trials: int,
-        call: Callable[[], Awaitable[str]],
+        call: Callable[[Admission], Awaitable[str]],
         backlog: Callable[[str], tuple[int, int]] | None = None,
     ) -> str:
         """Check the key's limits on unfinished work (``backlog(owner)``: its unfinished jobs and
-        queued trials), charge one job and ``trials``, submit with ``call`` and own the new job; its id.
+        queued trials), charge one job, ``trials`` and its cost (``call(admit)``: the store calls ``admit``
+        with its estimate, :meth:`spend`), submit with ``call`` and own the new job; its id.
         Two submissions at once may both pass the limits' check (they are a fair-use bound, not a bill)."""
         if backlog is not None:
             try:
@@ -395,9 +500,10 @@ class Client:
         return job_id
 
     def check(self, job_id: str, durable_owner: Callable[[str], str | None] | None = None) -> None:
-        """404 (as for a job that does not exist) unless this key may see the job; ``durable_owner``
-        answers where Redis and this process know no owner (the durable store's record)."""
-        if not self.guard.owns(job_id, self.secret, durable_owner):
+        """404 (as for a job that does not exist) unless this key may see the job (:meth:`Guard.owns`);
+        ``durable_owner`` answers where Redis and this process know no owner (the durable store's
+        record, :data:`PLATFORM` for its ``NULL`` owner)."""
+        if not self.guard.owns(job_id, self.secret, durable_owner, self.limits.operator):
             raise ProblemError(
                 404, f"no job {job_id!r}", kind="not-found", errors=[("job_id", "unknown job")]
             )

@@ -19,6 +19,14 @@ class ApiKey(BaseModel):
     burst: int = Field(20, ge=1, description="token bucket size: requests allowed at once")
     daily_jobs: int = Field(200, ge=0, description="rollout and batch jobs per UTC day")
     daily_trials: int = Field(5_000_000, ge=0, description="rollout trials per UTC day (all jobs)")
+    max_job_core_s: float = Field(
+        200_000.0,
+        gt=0,
+        description="the most a job may cost, in core-seconds as its kind estimates it (about 55 core-hours)",
+    )
+    daily_core_s: float = Field(
+        1_000_000.0, ge=0, description="core-seconds of jobs per UTC day (all kinds; about 280 core-hours)"
+    )
     max_running_jobs: int = Field(100, ge=1, description="unfinished jobs at once (every kind)")
     max_queued_trials: int = Field(
         2_000_000, ge=1, description="trials of unfinished rollout and batch jobs at once"

@@ -42,7 +42,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from services.jobs.analysis_archive import (
@@ -130,6 +130,20 @@ def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
     return True
 
 
+# ---- cost ---------------------------------------------------------------------------
+#: estimated core-seconds of one decision (a checker play or a cube action) by analysis level, and of a
+#: game whatever its length (reading, the match model); bench/job_costs.py checks them
+DECISION_SECONDS = {"0ply": 0.003, "1ply": 0.03, "2ply": 0.3, "3ply": 5.0, "deep": 20.0}
+GAME_SECONDS = 0.05
+
+
+def analysis_cost(level: str, infos: Sequence[Mapping[str, Any]]) -> float:
+    """The estimated core-seconds of analysing the matches of ``infos`` (each with ``actions``: the
+    actions of each game) at ``level``; what admission charges the job."""
+    per = DECISION_SECONDS[level]
+    return sum(GAME_SECONDS + per * int(n) for info in infos for n in info["actions"])
+
+
 # ---- the store ------------------------------------------------------------------
 
 
@@ -194,6 +208,7 @@ class AnalysisStore(ChunkedJobs):
         single: bool = False,
         owner: str | None = None,
         learner: Mapping[str, Any] | None = None,
+        admit: Callable[[float], None] | None = None,
     ) -> str:
         """Queue the analysis of one or more matches; returns the job id.
 
@@ -204,10 +219,13 @@ class AnalysisStore(ChunkedJobs):
         ``single``: name errors after the one-match request's fields (``file``, not
         ``matches[0].file``).  ``learner``: the player the matches are recorded for (``player``, its
         ``name`` and, optional, ``player_name``: which of each match's players it is; ``game_id``: the game
-        played here that the match is), see :func:`learner_sides`.  Raises :class:`InvalidJob` naming the
-        field.
+        played here that the match is), see :func:`learner_sides`.  ``admit``: called with the job's
+        estimated core-seconds (:func:`analysis_cost`) before anything is recorded.  Raises
+        :class:`InvalidJob` naming the field.
         """
         level, priority, files, infos, chunks = plan_job(matches, level, priority, single, self.limits)
+        if admit is not None:
+            admit(analysis_cost(level, infos))
         lib_settings = level_settings(level)
         job_id = secrets.token_hex(12)
         spec = {
@@ -231,6 +249,13 @@ class AnalysisStore(ChunkedJobs):
         self.write(job_id, spec, files, {}, {})
         self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         return job_id
+
+    def estimate(
+        self, matches: Sequence[Mapping[str, Any]], level: str | None = None, single: bool = False
+    ) -> float:
+        """What :meth:`submit` of ``matches`` at ``level`` would be charged, in core-seconds."""
+        level, _, _, infos, _ = plan_job(matches, level, None, single, self.limits)
+        return analysis_cost(level, infos)
 
     def write(
         self,

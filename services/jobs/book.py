@@ -40,13 +40,13 @@ settings and seeds give the same book.  A database that cannot be reached
 (:class:`~services.store.db.StoreUnavailable`) does not fail a job: the step is not recorded (nor
 written to Redis), :meth:`BookJobs.advance` raises, and the driver tries again later.
 
-The job's owner (``jobs.owner``) is the API key that first submitted its settings: the job lists of
-that key (``GET /v1/jobs``) show it.  The same settings are the same job, so another key that submits
-them gets that job (it continues it, or serves the finished book) without owning it: a book is shared,
-as the shipped ones are, and any key may read a book job by its id.
+The job's owner (``jobs.owner``, and ``owner`` in its spec) is the API key that submitted it (None: the
+platform's, e.g. the command line below); its batch rollout job has the same owner, so only that key
+(an operator key for the platform's) may read either: another key gets 404.
 
-The job id is a digest of the settings and the engine, so submitting the same settings again
-finds the same job: it continues it (a failed job is retried from its last finished step).
+The job id is a digest of the settings, the engine and the owner, so the owner submitting the same
+settings again finds the same job: it continues it (a failed job is retried from its last finished
+step); another key submitting them gets a job of its own.
 
 Command (one command regenerates a shipped book on the platform's workers)::
 
@@ -174,7 +174,9 @@ class BookJobs(BookStore):
             "ply": settings.rollout_ply,
         }
         spec = self.spec(book_id)
-        job = self.store.submit_batch(positions, priority=spec.get("priority", "batch"), defaults=defaults)
+        job = self.store.submit_batch(
+            positions, priority=spec.get("priority", "batch"), defaults=defaults, owner=spec.get("owner")
+        )
         if not self.redis.set(book_key(book_id, "rollout"), job, nx=True, ex=self.store.settings.job_ttl_s):
             self.store.cancel(job)  # another driver submitted first
             return

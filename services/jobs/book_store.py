@@ -27,6 +27,31 @@ STATES = ("searching", "rolling out", "replying", "done", "failed")
 TERMINAL = ("done", "failed")
 #: seconds a driver's lease lasts unless renewed (:meth:`services.jobs.book.BookJobs.run`)
 LEASE_S = 60
+#: estimated core-seconds of one position's search by ply, and the plays a search values (an opening
+#: roll has about 15 legal plays, a reply about 20); bench/job_costs.py checks them
+SEARCH_SECONDS = {0: 0.001, 1: 0.02, 2: 0.3, 3: 5.0}
+PLAYS_PER_SEARCH = 20
+
+
+def book_cost(settings: BookSettings) -> float:
+    """The estimated core-seconds of a book job: per roll its candidates' search, their rollouts
+    (:func:`~services.jobs.rollout_items.item_cost`) and the searches of the 21 replies to the best play
+    (to every candidate with ``replies_to="all"``)."""
+    from services.jobs.rollout_items import item_cost
+
+    item = {
+        "ply": settings.rollout_ply,
+        "variance_reduction": settings.variance_reduction,
+        "truncate": settings.truncate,
+        "plays": [None] * settings.candidates,
+    }
+    replied = settings.candidates if settings.replies_to == "all" else 1
+    per_roll = (
+        PLAYS_PER_SEARCH * SEARCH_SECONDS[settings.ply]
+        + item_cost(item, settings.trials)
+        + replied * 21 * PLAYS_PER_SEARCH * SEARCH_SECONDS[settings.reply_ply]
+    )
+    return per_roll * len(settings.roll_list)
 
 
 def book_key(book_id: str, part: str) -> str:
@@ -76,20 +101,37 @@ class BookStore:
         return BookSettings.from_json(spec["rules"], spec["settings"])
 
     @staticmethod
-    def job_id(settings: BookSettings, engine: dict[str, Any]) -> str:
-        """The id of the job of these settings and this engine (a digest of both)."""
-        raw = json.dumps({"settings": settings.to_json(), "rules": settings.rules_json(), "engine": engine},
-                         sort_keys=True)  # fmt: skip
+    def job_id(settings: BookSettings, engine: dict[str, Any], owner: str | None = None) -> str:
+        """The id of the job of these settings and this engine (a digest of both) for ``owner`` (None:
+        the platform's): each owner has its own job of the same settings."""
+        key: dict[str, Any] = {
+            "settings": settings.to_json(),
+            "rules": settings.rules_json(),
+            "engine": engine,
+        }
+        if owner is not None:
+            key["owner"] = owner
+        raw = json.dumps(key, sort_keys=True)
         return "book-" + hashlib.sha256(raw.encode()).hexdigest()[:24]
 
     # ---- submission -------------------------------------------------------------------
-    def submit(self, settings: BookSettings, priority: str = "batch", owner: str | None = None) -> str:
-        """Create the job of ``settings`` (or find it: same settings, same id) and return its id.
+    def submit(
+        self,
+        settings: BookSettings,
+        priority: str = "batch",
+        owner: str | None = None,
+        admit: Callable[[float], None] | None = None,
+    ) -> str:
+        """Create ``owner``'s job of ``settings`` (or find it: same settings and owner, same id) and return
+        its id (None: the platform's, as the command line submits).
 
         The rollouts are cut into the store's chunks: ``settings.chunk_size`` must be the store's
         (:class:`BookError`, field ``chunk_size``).  A failed job is made ready to continue.  With
-        the durable store the job is accepted once its row is there (``owner``: the first submitter's;
-        :class:`~services.store.db.StoreUnavailable` when the database cannot be reached).
+        the durable store the job is accepted once its row is there
+        (:class:`~services.store.db.StoreUnavailable` when the database cannot be reached).  ``admit``:
+        called with the job's estimated core-seconds (:func:`book_cost`) before anything is recorded
+        (a job found again is charged again: its work may be resumed).  Its batch rollout job has the
+        same owner (:meth:`services.jobs.book.BookJobs.advance`).
         """
         if settings.chunk_size != self.store.chunk_size:
             raise BookError(
@@ -97,10 +139,13 @@ class BookStore:
                 f"not {settings.chunk_size}",
                 field="chunk_size",
             )
+        if admit is not None:
+            admit(book_cost(settings))
         engine = self.engine()
-        book_id = self.job_id(settings, engine)
+        book_id = self.job_id(settings, engine, owner)
         spec = {
             "id": book_id,
+            "owner": owner,
             "rules": settings.rules_json(),
             "settings": settings.to_json(),
             "engine": engine,
@@ -137,7 +182,7 @@ class BookStore:
         its row before its first step is recorded there."""
         if book_id not in self._recorded:
             spec = self.spec(book_id)
-            self._create_row(book_id, spec, None, spec.get("priority"))
+            self._create_row(book_id, spec, spec.get("owner"), spec.get("priority"))
 
     def _retry_if_failed(self, book_id: str) -> None:
         if self.redis.get(book_key(book_id, "error")) is None:

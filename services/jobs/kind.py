@@ -1,6 +1,6 @@
 """A job kind in one file: :class:`JobKind`, the chunked job whose spec holds its own chunk list.
 
-A kind says four things and inherits the rest (submission, Redis and the durable store, state, ETA,
+A kind says five things and inherits the rest (submission, Redis and the durable store, state, ETA,
 cancel, delete, restore, the worker's steps, the REST routes):
 
 - ``Request``: the pydantic model of what a client sends; it is the gateway's request body too, and a
@@ -9,7 +9,9 @@ cancel, delete, restore, the worker's steps, the REST routes):
 - :meth:`JobKind.plan`: the checked request cut into chunks (JSON values), plus what the spec keeps;
 - :meth:`JobKind.compute`: one chunk's record, from the spec, the chunk and the worker's evaluator; it
   must not depend on what the process ran before (the same chunk gives the same bits on any worker);
-- ``Report`` and :meth:`JobKind.report`: the kind's part of the status, from the finished chunks' records.
+- ``Report`` and :meth:`JobKind.report`: the kind's part of the status, from the finished chunks' records;
+- :meth:`JobKind.chunk_cost`: a chunk's estimated core-seconds; their sum is what admission charges the
+  job before it is accepted (:meth:`JobKind.estimate`; :mod:`services.gateway.security`).
 
 A module of :mod:`services.jobs.kinds` that sets ``KIND = MyKind`` is found by the registry
 (:func:`services.jobs.kinds.kinds`): the workers run its chunks with one generic task
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -116,6 +118,21 @@ class JobKind(ChunkedJobs):
         """How much work a chunk is, for progress and the ETA (1 each unless a kind says otherwise)."""
         return 1.0
 
+    @classmethod
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+        """A chunk's estimated core-seconds on a worker; every kind says (admission charges the sum)."""
+        raise NotImplementedError(f"{cls.__name__} does not estimate its chunks' cost")
+
+    @classmethod
+    def cost(cls, spec: Mapping[str, Any]) -> float:
+        """The estimated core-seconds of a planned job (its spec, with ``chunks``)."""
+        return sum(cls.chunk_cost(spec, c) for c in spec["chunks"])
+
+    def estimate(self, body: JobRequest | Mapping[str, Any]) -> float:
+        """What :meth:`submit` of ``body`` would be charged, in core-seconds (nothing recorded)."""
+        fields, chunks = self.plan(checked(self.Request, body))
+        return self.cost({**fields, "chunks": chunks})
+
     def admit(self, request: Any, owner: str | None) -> None:
         """Checks that need the stores, before anything is recorded (:class:`InvalidJob` naming the
         field); none by default."""
@@ -124,9 +141,15 @@ class JobKind(ChunkedJobs):
         """What a kind records once its job is accepted (e.g. for a player); nothing by default."""
 
     # ---- submission -----------------------------------------------------------
-    def submit(self, body: JobRequest | Mapping[str, Any], owner: str | None = None) -> str:
+    def submit(
+        self,
+        body: JobRequest | Mapping[str, Any],
+        owner: str | None = None,
+        admit: Callable[[float], None] | None = None,
+    ) -> str:
         """Check ``body``, cut it into chunks, record the job (the durable store first: accepted once
-        it is there) and queue its chunks; the job's id.  Raises :class:`InvalidJob`."""
+        it is there) and queue its chunks; the job's id.  ``admit``: called with the job's estimated
+        core-seconds (:meth:`cost`) before anything is recorded.  Raises :class:`InvalidJob`."""
         request = checked(self.Request, body)
         self.admit(request, owner)
         fields, chunks = self.plan(request)
@@ -138,6 +161,8 @@ class JobKind(ChunkedJobs):
         priority = request.priority
         spec = {"id": job_id, "kind": self.name, "priority": priority, "created": time.time(), **fields}
         spec["chunks"] = chunks
+        if admit is not None:
+            admit(self.cost(spec))
         if self.records is not None:
             self.records.create(
                 job_id,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from redis.exceptions import WatchError
@@ -31,11 +31,15 @@ from pulvezar.rollouts.stats import RolloutResult
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
-from services.jobs.rollout_items import PRIORITIES, chunk_cut, integer, normalise_item
+from services.jobs.rollout_items import PRIORITIES, chunk_cut, integer, item_cost, normalise_item
 from services.jobs.rollout_report import Chunk, chunk_results, summarize
 from services.jobs.settings import QUEUES, RolloutSettings
 
 __all__ = ["InvalidJob", "JobNotFound", "JobStateError", "JobStore"]
+
+#: what a submission calls with the job's estimated core-seconds before anything is recorded (raising
+#: refuses the job): the gateway's admission (:class:`services.gateway.security.Admission`)
+Admit = Callable[[float], None]
 
 
 def _work(c: Chunk) -> int:
@@ -63,7 +67,11 @@ class JobStore(ChunkedJobs):
 
     # ---- submission ----------------------------------------------------
     def submit_rollout(
-        self, params: dict[str, Any], priority: str = "interactive", owner: str | None = None
+        self,
+        params: dict[str, Any],
+        priority: str = "interactive",
+        owner: str | None = None,
+        admit: Admit | None = None,
     ) -> str:
         """Queue a rollout of one position; returns the job id.
 
@@ -80,10 +88,26 @@ class JobStore(ChunkedJobs):
         "crawford", "jacoby", "beaver"}`` as the player on roll sees it; centred money by
         default).  ``kind: "cube"`` rolls out the cube decision of the position before the roll
         instead (no dice or plays; ``cube`` as above; always cubeful): the report gives the action,
-        ``nd``, ``dt``, ``dp``, their noise and the costs.  Raises :class:`InvalidJob`.
+        ``nd``, ``dt``, ``dp``, their noise and the costs.  ``admit``: called with the job's estimated
+        core-seconds (:meth:`estimate`) before it is recorded.  Raises :class:`InvalidJob`.
         """
         item = normalise_item(params, self.settings)
-        return self._submit("rollout", [item], priority, owner)
+        return self._submit("rollout", [item], priority, owner, admit)
+
+    @staticmethod
+    def estimate(items: Sequence[Mapping[str, Any]]) -> float:
+        """The estimated core-seconds of a job of checked ``items`` (:func:`item_cost` of each)."""
+        return sum(item_cost(item) for item in items)
+
+    def estimate_rollout(self, params: dict[str, Any]) -> float:
+        """What :meth:`submit_rollout` of ``params`` would be charged, in core-seconds."""
+        return self.estimate([normalise_item(params, self.settings)])
+
+    def estimate_batch(
+        self, positions: list[dict[str, Any]], defaults: dict[str, Any] | None = None
+    ) -> float:
+        """What :meth:`submit_batch` of ``positions`` would be charged, in core-seconds."""
+        return self.estimate(self._batch_items(positions, defaults))
 
     def submit_batch(
         self,
@@ -91,12 +115,18 @@ class JobStore(ChunkedJobs):
         priority: str = "batch",
         defaults: dict[str, Any] | None = None,
         owner: str | None = None,
+        admit: Admit | None = None,
     ) -> str:
         """Queue rollouts of many positions as one job; results come per position, in order.
 
         Each entry of ``positions`` takes the parameters of :meth:`submit_rollout`; ``defaults``
         fills the ones an entry leaves out (e.g. ``{"trials": 1296, "truncate": 11}``).
         """
+        return self._submit("batch", self._batch_items(positions, defaults), priority, owner, admit)
+
+    def _batch_items(
+        self, positions: list[dict[str, Any]], defaults: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
         if not isinstance(positions, list | tuple) or not positions:
             raise InvalidJob("positions", "a non-empty list of positions is required")
         if len(positions) > self.settings.max_positions:
@@ -112,9 +142,16 @@ class JobStore(ChunkedJobs):
                     if k not in p:
                         merged.pop(k, None)
             items.append(normalise_item(merged, self.settings, f"positions[{i}]."))
-        return self._submit("batch", items, priority, owner)
+        return items
 
-    def _submit(self, kind: str, items: list[dict[str, Any]], priority: str, owner: str | None = None) -> str:
+    def _submit(
+        self,
+        kind: str,
+        items: list[dict[str, Any]],
+        priority: str,
+        owner: str | None = None,
+        admit: Admit | None = None,
+    ) -> str:
         if priority not in QUEUES:
             raise InvalidJob("priority", f"one of {', '.join(PRIORITIES)}, got {priority!r}")
         chunks = [
@@ -124,6 +161,8 @@ class JobStore(ChunkedJobs):
             raise InvalidJob(
                 "trials", f"the job would have {len(chunks)} chunks, at most {self.settings.max_chunks}"
             )
+        if admit is not None:
+            admit(self.estimate(items))
         job_id = secrets.token_hex(12)
         spec = {
             "id": job_id,
@@ -289,16 +328,19 @@ class JobStore(ChunkedJobs):
         }
 
     # ---- changing --------------------------------------------------------
-    def extend(self, job_id: str, more_trials: int) -> None:
+    def extend(self, job_id: str, more_trials: int, admit: Admit | None = None) -> None:
         """Add ``more_trials`` trials to every position of the job, continuing its trial numbers
         (trial ``T`` onwards after ``T`` trials), and queue their chunks.  A finished job becomes
-        running again; a cancelled or failed one cannot be extended (:class:`JobStateError`)."""
+        running again; a cancelled or failed one cannot be extended (:class:`JobStateError`).
+        ``admit``: called with the added trials' estimated core-seconds before anything changes."""
         more = integer(more_trials, "more_trials", 1, self.settings.max_trials)
         if self.records is not None and not self.redis.exists(self.spec_key(job_id)):
             self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
         spec = self.spec(job_id)
         if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
             raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
+        if admit is not None:
+            admit(sum(item_cost(item, more) for item in spec["items"]))
         key = self.chunks_key(job_id)
         with self.redis.pipeline(transaction=True) as pipe:
             while True:  # optimistic: retry if another extend changed the chunk list meanwhile

@@ -301,6 +301,16 @@ def trial_seconds(item: Mapping[str, Any]) -> float:
     return HALF_MOVE_SECONDS[ply, bool(item.get("variance_reduction", True))] * half_moves * lines
 
 
+def item_cost(item: Mapping[str, Any], trials: int | None = None) -> float:
+    """The estimated core-seconds of ``trials`` trials (default: the item's) of a checked item: every
+    candidate (or the position, or a cube decision's two lines) at :func:`trial_seconds` a trial; what
+    admission charges a job (:mod:`services.gateway.security`)."""
+    plays = item.get("plays") if item.get("kind") != "cube" else None
+    candidates = len(plays) if plays else 1
+    n = int(item["trials"] if trials is None else trials)
+    return trial_seconds(item) * n * candidates
+
+
 def chunk_cut(
     item: Mapping[str, Any], trials: int, seconds: float
 ) -> tuple[int, list[tuple[int, int]] | None]:

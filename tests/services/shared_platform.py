@@ -46,6 +46,9 @@ API_KEYS = {
     "store-key-1": "store-key-1",
     "store-key-2": "store-key-2",
     "kinds-key": "kinds",
+    "owners-a": "owners-a",  # test_job_owners.py: two keys, each with its own jobs
+    "owners-b": "owners-b",
+    "costs-key": "costs",  # test_job_costs.py
 }
 
 

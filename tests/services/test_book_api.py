@@ -353,20 +353,19 @@ def test_a_book_job_is_in_the_durable_store_and_served_from_it_when_redis_lost_i
     partial = http.get(href).json()
     assert partial["state"] == "done" and partial["book"] == st["book"]
     assert rds.exists(f"book:{book_id}:book") and rds.hlen(f"book:{book_id}:replies") == 2
-    # the submitter's job list shows it; the batch rollouts it made belong to no key
+    # the submitter's job list shows it and the batch rollouts it made (the book owner's too)
     listed = http.get("/v1/jobs").json()["jobs"]
     mine = [j for j in listed if j["id"] == book_id]
     assert mine and mine[0]["kind"] == "book" and mine[0]["state"] == "done"
     assert mine[0]["href"] == href and http.get(mine[0]["href"]).json()["book"] == st["book"]
-    assert st["rollout_job"] not in [j["id"] for j in listed]
-    # another key submitting the same settings gets the same job, reads it, but does not own it
+    assert st["rollout_job"] in [j["id"] for j in listed]
+    # another key gets 404 for both (issue 40: every job has an owner); its own submission of the same
+    # settings would be a job of its own (the id digests the owner too)
     with httpx.Client(base_url=gateway, headers={"X-API-Key": OTHER}, timeout=60) as other:
-        theirs = other.post("/v1/opening-book/jobs", json=TINY)
-        assert theirs.status_code == 202 and theirs.json()["id"] == book_id
-        assert theirs.json()["state"] == "done" and theirs.json()["book"] == st["book"]
-        assert other.get(href).json()["book"] == st["book"]
+        assert other.get(href).status_code == 404
+        assert other.get(f"/v1/batch-rollouts/{st['rollout_job']}").status_code == 404
         assert book_id not in [j["id"] for j in other.get("/v1/jobs").json()["jobs"]]
-    assert db.get(book_id).owner == owner_of(KEY)  # type: ignore[union-attr]  # still the first
+    assert db.get(book_id).owner == owner_of(KEY)  # type: ignore[union-attr]
 
 
 def test_a_book_job_whose_redis_keys_are_lost_midway_continues_from_the_database(
@@ -414,8 +413,9 @@ def test_a_book_job_whose_redis_keys_are_lost_midway_continues_from_the_database
     forget(store.redis, book_id)
     fresh = BookJobs(store)
     assert fresh.book(book_id) == book and fresh.status(book_id)["state"] == "done"
-    assert fresh.submit(settings, owner="o2") == book_id and fresh.state(book_id) == "done"
+    assert fresh.submit(settings, owner="o1") == book_id and fresh.state(book_id) == "done"
     assert db.get(book_id).owner == "o1"  # type: ignore[union-attr]
+    assert fresh.job_id(settings, fresh.spec(book_id)["engine"], "o2") != book_id  # another owner's job
 
 
 def test_the_workers_finish_a_book_job_that_redis_lost(

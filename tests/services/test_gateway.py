@@ -639,13 +639,25 @@ class FakeJobStore:
         return {**job, "results": items}
 
     def submit_rollout(
-        self, params: dict[str, Any], priority: str = "interactive", owner: str | None = None
+        self,
+        params: dict[str, Any],
+        priority: str = "interactive",
+        owner: str | None = None,
+        admit: Any = None,
     ) -> str:
+        if admit is not None:  # the admission: a job's estimated core-seconds, before it is recorded
+            admit(0.025 * params["trials"])
         return self._new("rollout", params["trials"], params, priority)
 
     def submit_batch(
-        self, positions: list[dict[str, Any]], priority: str = "batch", owner: str | None = None
+        self,
+        positions: list[dict[str, Any]],
+        priority: str = "batch",
+        owner: str | None = None,
+        admit: Any = None,
     ) -> str:
+        if admit is not None:
+            admit(0.025 * sum(p["trials"] for p in positions))
         return self._new("batch", sum(p["trials"] for p in positions), positions, priority)
 
     def status(self, job_id: str) -> dict[str, Any] | None:
@@ -684,8 +696,10 @@ class FakeJobStore:
         del self.jobs[job_id]
         return True
 
-    def extend(self, job_id: str, more_trials: int) -> None:
+    def extend(self, job_id: str, more_trials: int, admit: Any = None) -> None:
         job = self.jobs[job_id]
+        if admit is not None:
+            admit(0.025 * more_trials * job["positions"])
         job["trials_total"] += more_trials * job["positions"]
         job["chunks_total"] += 1
         job["state"] = "running"

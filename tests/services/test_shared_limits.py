@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
 from services.gateway.problems import ProblemError
-from services.gateway.security import Guard, SharedLimits
+from services.gateway.security import PLATFORM, Guard, SharedLimits
 from services.gateway.settings import ApiKey, GatewaySettings
 
 TIGHT = "tight-secret"
@@ -81,7 +81,13 @@ def test_job_owners_are_shared_and_hashed(redis_server: str) -> None:
     two = Guard(limits, SharedLimits.from_url(redis_server))
     one.claim("job-1", QUOTA)
     assert two.owns("job-1", QUOTA) and not two.owns("job-1", TIGHT)  # another replica knows the owner
-    assert two.owns("job-from-the-command-line", TIGHT)  # no owner recorded: not refused
+    # issue 40: no owner recorded is refused; the platform's jobs are for operator keys only
+    assert not two.owns("job-from-the-command-line", TIGHT)
+    platform = lambda _job: PLATFORM  # noqa: E731  # the durable store's NULL owner
+    assert not two.owns("daily-job", TIGHT, platform) and two.owns(
+        "daily-job", TIGHT, platform, operator=True
+    )
+    assert not two.owns("job-1", TIGHT, platform, operator=True)  # an operator never sees another key's
     stored = [
         v.decode()
         for v in redis.Redis.from_url(redis_server).mget(

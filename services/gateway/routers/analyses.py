@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
 from services.gateway.durable import store_call
-from services.gateway.jobs import call_store, cancel_or_remove, not_done
+from services.gateway.jobs import call_store, cancel_or_remove, not_done, owner_lookup
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
@@ -67,10 +67,12 @@ class AnalysisJobs:
         single: bool,
         owner: str | None,
         learner: dict[str, Any] | None = None,
+        admit: Callable[[float], None] | None = None,
     ) -> str:
         return await self._run(
-            self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner
-        )
+            self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner,
+            admit=admit,
+        )  # fmt: skip
 
     async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
         return await self._run(self._store().status, job_id, games=games, match=match)
@@ -99,8 +101,7 @@ class AnalysisJobs:
 
 async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
     """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
-    lookup = getattr(store.store, "owner", None) if getattr(store.store, "records", None) else None
-    await asyncio.to_thread(who.check, job_id, lookup)
+    await asyncio.to_thread(who.check, job_id, owner_lookup(store.store))
 
 
 def analyses(request: Request) -> AnalysisJobs:
@@ -353,7 +354,9 @@ async def submit_files(
     with parsing_isolated(request):  # the files are read in parser processes
         job_id = await who.submit(
             0,
-            lambda: store.submit(matches, level, priority, single=single, owner=who.owner, learner=learner),
+            lambda admit: store.submit(
+            matches, level, priority, single=single, owner=who.owner, learner=learner, admit=admit
+        ),
             request.app.state.jobs.backlog,
         )
     try:

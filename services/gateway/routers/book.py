@@ -13,16 +13,18 @@ driver is gone (a lost worker, a Redis restarted empty) gets a new one when it i
 With the durable store (``PULVEZAR_DATABASE_URL``) a book job is a ``jobs`` row of kind ``book``,
 its finished steps and the finished book are stored there as they are done
 (:mod:`services.jobs.book`), and a job that Redis lost is served, and continued, from there.
-The job's owner is the key that first submitted its settings: ``GET /v1/jobs`` of that key lists it
-(``href`` here).  Another key submitting the same settings gets the same job (same id, 202, charged
-as usual) but does not own it, so its own list does not show it; any key may read a book job by its
-id, as before (a book is shared, as the shipped ones are).  A database that cannot be reached is a
-503 with Retry-After.
+A book job belongs to the key that submitted it (``GET /v1/jobs`` of that key lists it, ``href``
+here), and so does its batch rollout job (``rollout_job``); another key gets 404 for both, and
+submitting the same settings gives it a job of its own (the job id is a digest of the settings and the
+owner).  Each submission is charged the job's estimated core-seconds
+(:func:`services.jobs.book_store.book_cost`).  A database that cannot be reached is a 503 with
+Retry-After.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -34,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_book, roll_json
 from pulvezar.errors import PulvezarError
 from services.gateway.durable import store_call, unavailable
+from services.gateway.jobs import owner_lookup
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.jobs.book_models import BookStatus
@@ -184,9 +187,14 @@ async def submit_book_job(
     n_rolls = len(rolls) if rolls is not None else len(opening_rolls(body.rules))
     trials = body.trials * body.candidates * n_rolls
     try:
-        book_id = await who.spend(1, trials, lambda: asyncio.to_thread(_submit, jobs, body, rolls, who.owner))
+        book_id = await who.spend(
+            1, trials, lambda admit: asyncio.to_thread(_submit, jobs, body, rolls, who.owner, admit)
+        )
     except StoreUnavailable:  # not accepted (the quota is refunded)
         raise unavailable() from None
+    except BookError as e:
+        raise invalid(e.field or "request", str(e)) from None
+    await asyncio.to_thread(who.claim, book_id)
     await asyncio.to_thread(_schedule, jobs, book_id)
     st = await _status(jobs, book_id)
     return JSONResponse(_book_job(st), status_code=202, headers={"Location": st["href"]})
@@ -200,13 +208,22 @@ def _schedule(jobs: Any, book_id: str) -> None:
 
 
 def _submit(
-    jobs: Any, body: BookJobRequest, rolls: tuple[tuple[int, int], ...] | None, owner: str | None
+    jobs: Any,
+    body: BookJobRequest,
+    rolls: tuple[tuple[int, int], ...] | None,
+    owner: str | None,
+    admit: Callable[[float], None],
 ) -> str:
     from pulvezar.book.generate import BookSettings
 
     settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.chunk_size)
-    book_id: str = jobs.submit(settings, priority="batch", owner=owner)
+    book_id: str = jobs.submit(settings, priority="batch", owner=owner, admit=admit)
     return book_id
+
+
+async def _check(who: Client, jobs: Any, book_id: str) -> None:
+    """404 unless the caller's key owns the book job (an operator key: or it is the platform's)."""
+    await asyncio.to_thread(who.check, book_id, owner_lookup(jobs.store))
 
 
 @router.get(
@@ -215,10 +232,13 @@ def _submit(
 async def get_book_job(
     job_id: Annotated[str, PathParam(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")],
     request: Request,
-    _: Annotated[Client, Depends(client)],
+    who: Annotated[Client, Depends(client)],
 ) -> JSONResponse:
     jobs = _book_jobs(request)
+    await _check(who, jobs, job_id)
     st = await _status(jobs, job_id)
+    if st.get("rollout_job") and jobs.records is None:  # no durable owner: the book's owner owns it
+        await asyncio.to_thread(who.claim, st["rollout_job"])
     if st["state"] not in ("done", "failed") and not st["driver"]:
         await asyncio.to_thread(_schedule, jobs, job_id)  # no driver working or queued: queue one
     return JSONResponse(_book_job(st))

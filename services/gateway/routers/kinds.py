@@ -73,7 +73,9 @@ def add_routes(kind: Any) -> None:
         responses={202: {"description": "accepted; Location is the job's URL"}},
     )  # fmt: skip
     async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
-        job_id = await who.submit(0, lambda: s.submit(body, owner=who.owner), s.jobs.backlog)
+        job_id = await who.submit(
+            0, lambda admit: s.submit(body, owner=who.owner, admit=admit), s.jobs.backlog
+        )
         try:
             status = await s.status(job_id)
         except ProblemError:  # accepted all the same: the client polls the Location

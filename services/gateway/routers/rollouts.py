@@ -194,7 +194,7 @@ async def submit_rollout(
     params = _params(body, body, body.position, "position", request.app.state.settings)
     job_id = await who.submit(
         body.trials,
-        lambda: store.submit_rollout(params, priority=body.priority, owner=who.owner),
+        lambda admit: store.submit_rollout(params, priority=body.priority, owner=who.owner, admit=admit),
         store.backlog,
     )
     return await _submitted("rollout", job_id, store)
@@ -228,7 +228,7 @@ async def submit_batch(
     try:
         job_id = await who.submit(
             trials,
-            lambda: store.submit_batch(positions, priority=body.priority, owner=who.owner),
+            lambda admit: store.submit_batch(positions, priority=body.priority, owner=who.owner, admit=admit),
             store.backlog,
         )
     except ProblemError as e:
@@ -338,7 +338,9 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         if body.trials > limit:
             raise invalid("trials", f"at most {limit} more trials, got {body.trials}")
         positions = max(1, int(status.get("positions", 1) or 1))
-        await who.spend(0, body.trials * positions, lambda: store.extend(job_id, body.trials))
+        await who.spend(
+            0, body.trials * positions, lambda admit: store.extend(job_id, body.trials, admit=admit)
+        )
         return _job(kind, job_id, await store.status(job_id))
 
 

@@ -71,6 +71,10 @@ EXAMPLES = [
 ]
 
 
+#: estimated core-seconds of one search by ply (a checker play's value; a cube decision counts two)
+SEARCH_SECONDS = {0: 0.001, 1: 0.02, 2: 0.3, 3: 5.0}
+
+
 class DeepRequest(JobRequest):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES})
     position: Annotated[str, Field(max_length=100), AfterValidator(_checked)] = Field(
@@ -344,6 +348,19 @@ class DeepAnalyses(JobKind):
         # a 3-ply value of one play costs about as much as 36 rollout trials of all candidates (a guess
         # for the ETA only)
         return 36.0 if chunk[0] in ("ply", "cube-ply") else float(chunk[2])
+
+    @classmethod
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+        """A search of one candidate (or of the cube decision) at the spec's ply, or a rollout chunk's
+        trials of every candidate (0 ply with variance reduction, :func:`item_cost`)."""
+        from services.jobs.rollout_items import item_cost
+
+        if chunk[0] in ("ply", "cube-ply"):
+            return SEARCH_SECONDS[int(spec["ply"])] * (2 if chunk[0] == "cube-ply" else 1)
+        if chunk[0] == "cube-rollout":
+            return item_cost({"kind": "cube", "ply": 0}, int(chunk[2]))
+        candidates = len(spec["plays"]) if spec.get("plays") else int(spec["candidates"])
+        return item_cost({"ply": 0, "plays": [None] * candidates}, int(chunk[2]))
 
 
 def _candidate(play: str, pid: str, p: Mapping[str, Any] | None, ro: Any) -> dict[str, Any]:

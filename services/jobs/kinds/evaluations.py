@@ -23,6 +23,8 @@ from services.jobs.kind import JobKind, JobRequest
 MAX_POSITIONS = 100_000
 #: positions per chunk by ply (a 2-ply evaluation is about 400 0-ply ones)
 CHUNK = {0: 1024, 1: 64, 2: 4}
+#: estimated core-seconds of one position's evaluation by ply (bench/job_costs.py checks them)
+EVAL_SECONDS = {0: 0.001, 1: 0.01, 2: 0.15}
 NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
@@ -147,6 +149,10 @@ class Evaluations(JobKind):
     @classmethod
     def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
         return float(chunk[1])
+
+    @classmethod
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+        return EVAL_SECONDS[int(spec["ply"])] * float(chunk[1])
 
 
 KIND = Evaluations
