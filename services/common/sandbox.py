@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import importlib
 import math
 import os
@@ -320,37 +321,60 @@ def shared_pool() -> ParsePool:
 
 
 Failure = Callable[[ParseFailed, str], Exception]
-_current: contextvars.ContextVar[tuple[ParsePool, Failure | None] | None] = contextvars.ContextVar(
-    "parse_pool", default=None
-)
+
+
+@dataclasses.dataclass
+class Isolation:
+    """An :func:`isolated` block: its pool, how its failures are raised, and the reads done ahead."""
+
+    pool: ParsePool
+    failure: Failure | None = None
+    ahead: dict[tuple[Any, ...], tuple[bool, Any]] = dataclasses.field(default_factory=dict)
+
+    async def read_ahead(self, target: str, *args: Any) -> None:
+        """Run ``target(*args)`` now, from async code (the wait on the pool's own threads); a
+        :func:`run` of the same call within the block answers with its result or its failure."""
+        try:
+            self.ahead[(target, *args)] = (True, await self.pool.run_async(target, *args))
+        except ParseFailed as e:
+            self.ahead[(target, *args)] = (False, e)
+
+
+_current: contextvars.ContextVar[Isolation | None] = contextvars.ContextVar("parse_isolation", default=None)
 
 
 @contextlib.contextmanager
-def isolated(pool: ParsePool, failure: Failure | None = None) -> Iterator[ParsePool]:
+def isolated(pool: ParsePool, failure: Failure | None = None) -> Iterator[Isolation]:
     """Within this block (and the threads ``asyncio.to_thread`` starts from it), :func:`run` parses
     in ``pool``; ``failure(error, field)``: the exception to raise for a failed parse (the gateway's
     problem documents), else the :class:`ParseFailed` itself."""
-    token = _current.set((pool, failure))
+    iso = Isolation(pool, failure)
+    token = _current.set(iso)
     try:
-        yield pool
+        yield iso
     finally:
         _current.reset(token)
 
 
 def run(target: str, *args: Any, field: str = "file") -> Any:
-    """``target(*args)`` in the pool of the enclosing :func:`isolated` block, else in this process
-    (the target's errors then propagate as they are)."""
-    current = _current.get()
-    if current is None:
+    """``target(*args)`` in the pool of the enclosing :func:`isolated` block (or its result read ahead),
+    else in this process (the target's errors then propagate as they are)."""
+    iso = _current.get()
+    if iso is None:
         module, _, name = target.partition(":")
         return getattr(importlib.import_module(module), name)(*args)
-    pool, failure = current
     try:
-        return pool.run(target, *args)
+        done = iso.ahead.pop((target, *args), None)
+        if done is None:
+            return iso.pool.run(target, *args)
+        ok, out = done
+        if ok:
+            return out
+        raise out
     except ParseFailed as e:
-        if failure is None:
+        if iso.failure is None:
             raise
-        raise failure(e, field) from None
+        raise iso.failure(e, field) from None
 
 
 def main(argv: list[str]) -> None:

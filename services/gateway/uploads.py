@@ -18,7 +18,15 @@ from urllib.parse import quote
 
 from fastapi import Request
 
-from services.common.sandbox import ParseBusy, ParseFailed, ParsePool, ParseRejected, isolated, shared_pool
+from services.common.sandbox import (
+    Isolation,
+    ParseBusy,
+    ParseFailed,
+    ParsePool,
+    ParseRejected,
+    isolated,
+    shared_pool,
+)
 from services.gateway.problems import ProblemError, invalid
 
 RETRY_AFTER_S = 2
@@ -54,11 +62,29 @@ async def parse(request: Request, target: str, *args: Any, field: str = "file") 
 
 
 @contextlib.contextmanager
-def parsing_isolated(request: Request) -> Iterator[None]:
+def parsing_isolated(request: Request) -> Iterator[Isolation]:
     """Within this block the job stores read match files in the app's parser pool
     (:func:`services.common.sandbox.run`); a failed read is a problem naming the file's field."""
-    with isolated(parse_pool(request), problem):
-        yield
+    with isolated(parse_pool(request), problem) as iso:
+        yield iso
+
+
+async def read_ahead(iso: Isolation, matches: list[dict[str, Any]], single: bool, limits: Any = None) -> None:
+    """Read an analysis job's files in the pool now, before the job store plans the job in a thread and
+    takes these results (so that no thread of the default executor waits on a parser); an entry the store
+    will refuse anyway is left to it."""
+    from services.jobs.analysis_files import SUMMARY_TARGET, AnalysisJobSettings, entry_prefix, file_call
+    from services.jobs.errors import InvalidJob
+
+    limits = limits or AnalysisJobSettings()
+    if len(matches) > limits.max_matches:
+        return
+    for m, entry in enumerate(matches):
+        try:
+            data, fmt, field, _ = file_call(entry, entry_prefix(m, single), limits)
+        except InvalidJob:
+            continue
+        await iso.read_ahead(SUMMARY_TARGET, data, fmt, field)
 
 
 # ---- downloads ---------------------------------------------------------------------------------------

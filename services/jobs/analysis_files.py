@@ -91,13 +91,9 @@ def level_settings(level: str) -> Any:
     return AnalysisSettings.from_level(level)
 
 
-def read_match(
-    entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
-) -> tuple[bytes, dict[str, Any]]:
-    """One entry of a job's ``matches``: the file's bytes and what the job keeps of it (format, players,
-    length, actions per game); :class:`InvalidJob` naming ``{prefix}file`` (or format, filename).  The
-    file is read by :data:`SUMMARY_TARGET` through :func:`services.common.sandbox.run` (in a parser
-    process where the caller is :func:`~services.common.sandbox.isolated`)."""
+def file_call(entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings) -> tuple[Any, ...]:
+    """The checked arguments of an entry's read: ``(data, fmt, field, filename)``; :class:`InvalidJob`
+    naming ``{prefix}file`` (or format, filename)."""
     if not isinstance(entry, Mapping):
         raise InvalidJob(prefix.rstrip(".") or "file", f"an object is required, got {type(entry).__name__}")
     raw = entry.get("data")
@@ -119,7 +115,17 @@ def read_match(
         fmt = "mat"
     if fmt not in FORMATS:
         raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
-    field = f"{prefix}file"
+    return data, fmt, f"{prefix}file", filename
+
+
+def read_match(
+    entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
+) -> tuple[bytes, dict[str, Any]]:
+    """One entry of a job's ``matches``: the file's bytes and what the job keeps of it (format, players,
+    length, actions per game); :class:`InvalidJob` naming ``{prefix}file`` (or format, filename).  The
+    file is read by :data:`SUMMARY_TARGET` through :func:`services.common.sandbox.run` (in a parser
+    process where the caller is :func:`~services.common.sandbox.isolated`)."""
+    data, fmt, field, filename = file_call(entry, prefix, limits)
     try:
         summary = sandbox.run(SUMMARY_TARGET, data, fmt, field, field=field)
     except sandbox.ParseRejected as e:
@@ -127,6 +133,11 @@ def read_match(
     except (sandbox.ParseTooSlow, sandbox.ParseTooLarge) as e:
         raise InvalidJob(field, e.reason) from None
     return data, {"filename": filename, "format": fmt, "bytes": len(data), **summary}
+
+
+def entry_prefix(m: int, single: bool) -> str:
+    """The field prefix of entry ``m`` of a job's matches (none for a job of one file)."""
+    return "" if single else f"matches[{m}]."
 
 
 def plan_job(
@@ -156,8 +167,7 @@ def plan_job(
     infos: list[dict[str, Any]] = []
     chunks: list[list[int]] = []
     for m, entry in enumerate(matches):
-        prefix = "" if single else f"matches[{m}]."
-        data, info = read_match(entry, prefix, limits)
+        data, info = read_match(entry, entry_prefix(m, single), limits)
         files.append(data)
         infos.append(info)
         chunks += [[m, g] for g in range(len(info["actions"]))]

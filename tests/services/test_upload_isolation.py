@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -202,3 +203,32 @@ def test_the_hostile_mat_is_a_422_and_the_gateway_answers_meanwhile(gateway: Any
     assert answer and answer[0].status_code == 422, answer and answer[0].text
     assert [e["field"] for e in answer[0].json()["errors"]] == ["file"]
     assert httpx.get(f"{gateway.base}/healthz", timeout=30).status_code == 200
+
+
+def test_analysis_files_read_ahead_are_not_read_again() -> None:
+    """The gateway reads a submission's files in the pool first (its own threads); the store's plan, in a
+    thread of the same block, takes those results instead of reading again."""
+    from services.gateway.uploads import read_ahead
+
+    pool = small_pool()
+    limits = AnalysisJobSettings()  # type: ignore[call-arg]
+    good = (Path(__file__).parent / "data" / "gnubg_roll_then_resign_1p.mat").read_bytes()
+    junk = {"data": b"\x00junk", "format": "sgf"}
+    matches: list[dict[str, Any]] = [{"data": good, "filename": "a.mat"}, junk]
+
+    async def scenario() -> None:
+        with isolated(pool) as iso:
+            await read_ahead(iso, matches, False, limits)
+            assert len(iso.ahead) == 2
+            with pytest.raises(InvalidJob) as bad:
+                await asyncio.to_thread(plan_job, matches, "0ply", None, False, limits)
+            assert bad.value.field == "matches[1].file"
+            assert not iso.ahead  # both taken, neither read twice
+            await read_ahead(iso, matches[:1], True, limits)
+            plan = await asyncio.to_thread(plan_job, matches[:1], "0ply", None, True, limits)
+            assert plan[3][0]["players"] and not iso.ahead
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pool.close()

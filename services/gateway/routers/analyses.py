@@ -27,7 +27,7 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
 from services.gateway.sse import job_events, sse_response
-from services.gateway.uploads import content_disposition, parsing_isolated
+from services.gateway.uploads import content_disposition, parsing_isolated, read_ahead
 from services.jobs.analysis import AnalysisStore
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -351,7 +351,9 @@ async def submit_files(
     the job and its Location (also for a finished game of the Play API); ``learner``: the player the
     matches are recorded for (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
     store = store or analyses(request)
-    with parsing_isolated(request):  # the files are read in parser processes
+    with parsing_isolated(request) as isolation:  # the files are read in parser processes
+        if store.store is not None:
+            await read_ahead(isolation, matches, single, getattr(store.store, "limits", None))
         job_id = await who.submit(
             0,
             lambda admit: store.submit(
