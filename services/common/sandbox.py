@@ -106,6 +106,7 @@ def _serve(conn: Any, memory_bytes: int, cpu_s: float) -> None:
     # under memory pressure the kernel kills a parser, not the API
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default: no core files
     if memory_bytes:
         limit = _vm_bytes() + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -246,9 +247,11 @@ class ParsePool:
         if start:
             try:
                 return _Worker(self.settings)
-            except BaseException:
+            except BaseException as e:
                 with self._lock:
                     self._started -= 1
+                if isinstance(e, OSError):  # no process to be had now (fork failed, too many files)
+                    raise ParseBusy(BUSY) from e
                 raise
         try:
             return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
