@@ -36,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import pulvezar
 from services.common.jsonlog import log
 from services.common.owners import owner_of
+from services.common.redis_memory import RedisMemoryCollector
 from services.gateway import idempotency, problems, webapp
 from services.gateway.admin import Heartbeat
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
@@ -62,6 +63,7 @@ from services.gateway.routers import (
 from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
 from services.gateway.settings import GatewaySettings
+from services.gateway.sse import Streams
 from services.gateway.upstream import Upstream
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -242,6 +244,7 @@ def create_app(
         beating = asyncio.create_task(app.state.heartbeat.run())
         yield
         beating.cancel()
+        app.state.streams.close()
         await app.state.upstream.close()
 
     common: dict[int | str, dict[str, Any]] = {
@@ -266,6 +269,9 @@ def create_app(
     app.state.guard = Guard(s.api_keys, SharedLimits.from_url(s.redis_url) if s.redis_url else None)
     app.state.upstream = upstream or Upstream(s)
     app.state.jobs = Jobs(job_store)
+    app.state.streams = Streams(s)
+    if s.redis_url:  # Redis's memory against its maxmemory, for the alert (docs/store.md)
+        metrics.registry.register(RedisMemoryCollector(s.redis_url))
 
     problems.install(app)
     idempotency.install(app)

@@ -81,7 +81,14 @@ class GatewaySettings(BaseSettings):
     max_hint_ply: int = Field(
         2, ge=0, le=3, description="deepest hint search (cube decisions and resignations: at most 2)"
     )
-    sse_poll_s: float = Field(0.5, gt=0, description="how often /events polls the job store")
+    sse_poll_s: float = Field(0.5, gt=0, description="/events reads a job or game at most this often")
+    sse_fallback_poll_s: float = Field(
+        10.0, gt=0, description="/events reads a job or game this often without a notification"
+    )
+    sse_max_streams_per_key: int = Field(8, ge=1, description="event streams open at once per API key")
+    sse_max_lifetime_s: float = Field(
+        600.0, gt=0, description="an event stream ends after this long (the client reconnects)"
+    )
     sse_keepalive_s: float = Field(15.0, gt=0, description="comment lines that keep idle streams open")
     trainer_ply: int = Field(
         2,

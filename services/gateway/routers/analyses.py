@@ -26,7 +26,7 @@ from services.gateway.jobs import call_store, cancel_or_remove, not_done, owner_
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events, sse_response
+from services.gateway.sse import Pace, job_events, streams
 from services.gateway.uploads import content_disposition, parsing_isolated, read_ahead
 from services.jobs.analysis import AnalysisStore
 
@@ -451,8 +451,10 @@ async def analysis_events(
 ) -> StreamingResponse:
     await check(who, store, job_id)
     first = await store.status(job_id, games=False)  # 404 before the stream starts
-    settings = request.app.state.settings
-    return sse_response(_events(job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s))
+    keepalive = request.app.state.settings.sse_keepalive_s
+    return await streams(request).open(
+        who.owner, job_id, lambda pace: _events(job_id, first, store, pace, keepalive)
+    )
 
 
 @router.delete(
@@ -496,7 +498,7 @@ async def resume_analysis(
 
 
 async def _events(
-    job_id: str, status: dict[str, Any], store: AnalysisJobs, poll_s: float, keepalive_s: float
+    job_id: str, status: dict[str, Any], store: AnalysisJobs, pace: Pace, keepalive_s: float
 ) -> AsyncIterator[bytes]:
     """``progress`` events (without the per-game results) while the status changes, then one ``done``,
     ``failed`` or ``cancelled`` with the per-match summaries (the job's URL has the games)."""
@@ -512,5 +514,5 @@ async def _events(
         st: dict[str, Any] = await store.status(job_id, games=False)
         return st
 
-    async for chunk in job_events(status, poll, view, final, poll_s, keepalive_s):
+    async for chunk in job_events(status, poll, view, final, pace, keepalive_s):
         yield chunk

@@ -42,7 +42,7 @@ from services.gateway.links import links
 from services.gateway.models import RuleSet
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
-from services.gateway.sse import sse
+from services.gateway.sse import Pace, sse, streams
 from services.gateway.uploads import content_disposition
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -598,8 +598,8 @@ async def game_events(
     settings = request.app.state.settings
     lang = language(request)
 
-    async def stream() -> AsyncIterator[bytes]:
-        yield f"retry: {int(settings.sse_poll_s * 2000)}\n\n".encode()
+    async def stream(pace: Pace) -> AsyncIterator[bytes]:
+        yield f"retry: {pace.retry_ms}\n\n".encode()
         seen, quiet = start, time.monotonic()
         while True:
             try:
@@ -622,9 +622,9 @@ async def game_events(
                     quiet = time.monotonic()
                 if await request.is_disconnected():
                     return
-                await asyncio.sleep(settings.sse_poll_s)
+                await pace.wait(settings.sse_keepalive_s)
 
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+    return await streams(request).open(who.owner, f"game:{game_id}", stream)
 
 
 @router.post("/{game_id}/verify", summary="Check every roll of a finished game against the revealed seed")

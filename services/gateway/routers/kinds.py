@@ -11,6 +11,7 @@ No ``from __future__ import annotations`` here: the routes' types are the kind's
 each route is made.
 """
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import APIRouter, Depends, Request
@@ -21,7 +22,7 @@ from services.gateway.jobs import TERMINAL, Jobs, KindJobs, cancel_or_remove, no
 from services.gateway.problems import ProblemError
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events, sse_response
+from services.gateway.sse import Pace, job_events, streams
 from services.jobs.kinds import kinds
 
 router = APIRouter(prefix="/v1")
@@ -122,10 +123,10 @@ def add_routes(kind: Any) -> None:
         def view(st: dict[str, Any]) -> dict[str, Any]:
             return job(job_id, st).model_dump(mode="json")
 
-        stream = job_events(
-            first, lambda: s.status(job_id), view, final, settings.sse_poll_s, settings.sse_keepalive_s
-        )
-        return sse_response(stream)
+        def stream(pace: Pace) -> AsyncIterator[bytes]:
+            return job_events(first, lambda: s.status(job_id), view, final, pace, settings.sse_keepalive_s)
+
+        return await streams(request).open(who.owner, job_id, stream)
 
     @router.delete(
         f"{base}/{{job_id}}", response_model=model, tags=tags,

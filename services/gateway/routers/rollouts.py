@@ -32,7 +32,7 @@ from services.gateway.models import (
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route, jobs
 from services.gateway.security import Client, client
-from services.gateway.sse import job_events, sse_response
+from services.gateway.sse import Pace, job_events, streams
 from services.jobs.rollout_models import RolloutReport
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
@@ -290,9 +290,9 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     ) -> StreamingResponse:
         await check(who, store, job_id)
         first = await store.status(job_id)  # 404 before the stream starts
-        settings = request.app.state.settings
-        return sse_response(
-            _events(kind, job_id, first, store, settings.sse_poll_s, settings.sse_keepalive_s)
+        keepalive = request.app.state.settings.sse_keepalive_s
+        return await streams(request).open(
+            who.owner, job_id, lambda pace: _events(kind, job_id, first, store, pace, keepalive)
         )
 
     @router.delete(
@@ -353,7 +353,7 @@ async def _events(
     job_id: str,
     status: dict[str, Any],
     store: Jobs,
-    poll_s: float,
+    pace: Pace,
     keepalive_s: float,
 ) -> AsyncIterator[bytes]:
     """``progress`` events while the status changes, then one ``done``, ``failed`` or ``cancelled``."""
@@ -373,5 +373,5 @@ async def _events(
     def view(st: dict[str, Any]) -> dict[str, Any]:
         return _dump(_job(kind, job_id, st))
 
-    async for chunk in job_events(status, lambda: store.status(job_id), view, final, poll_s, keepalive_s):
+    async for chunk in job_events(status, lambda: store.status(job_id), view, final, pace, keepalive_s):
         yield chunk
