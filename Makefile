@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised load cluster-drill book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised load fuzz cluster-drill book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -26,6 +26,7 @@ help:
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
 	@echo "make load       a client mix (plays, hints, games, jobs) against make run, 8 and 32 clients (bench/load.py; LOAD_ARGS=...)"
+	@echo "make fuzz       hypothesis fuzzing of every match-file reader (bench/fuzz_parsers.py; FUZZ_ARGS=--seconds 60)"
 	@echo "make cluster-drill   the platform on separate hosts (network namespaces), broken mid-job (root; issue 31)"
 	@echo "make bench-learner   a player's statistics read with 10,000 games recorded (bench/learner_stats.py)"
 	@echo "make book       regenerate the opening books in data/book/ (resumable; see data/book/README.md)"
@@ -144,6 +145,9 @@ cluster-drill: $(STAMP)
 
 load: $(STAMP)  # issue 40: requests/s, p50/p99 per route, RSS, a 2-ply hint's CPU against the library's
 	nice -n 10 $(PY) bench/load.py $(LOAD_ARGS)
+
+fuzz: $(STAMP)  # issue 40: random and mutated match files against every reader; exit 1 on a finding
+	nice -n 10 $(PY) bench/fuzz_parsers.py $(FUZZ_ARGS)
 
 bench-learner: $(STAMP)
 	$(PY) bench/learner_stats.py
