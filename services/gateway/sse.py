@@ -236,7 +236,8 @@ class Streams:
                 errors=[("streams", f"{self.max_per_key} open")],
             )  # fmt: skip
         self._ensure_listener()
-        pace = Pace(self.min_s, self.fallback_s)
+        # without Redis nothing notifies a job's progress (a store in the process, as tests have): poll
+        pace = Pace(self.min_s, self.fallback_s if self.redis_url else self.min_s)
         with self._lock:
             self._paces.setdefault(topic, set()).add(pace)
         return sse_response(self._bounded(make(pace), who, slot, topic, pace))

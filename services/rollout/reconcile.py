@@ -12,11 +12,11 @@ For every unfinished chunked job of the durable store (rollouts, analyses, the k
   the fixed chunk grid makes the recomputed chunks the same bits.
 
 Archive writes of analysed matches that failed (the database down at that moment) are retried.
-Retention (:func:`services.store.retention.apply`, docs/store.md "Retention") removes what aged out of
-every table or is over an owner's cap; an ended analysis job's uploaded files leave Redis once the
-durable store holds them (:func:`drop_ended_files`); Redis's memory over ``MEMORY_WARN_RATIO`` of its
-``maxmemory`` is logged.  Idempotent: two reconcilers at once only queue a chunk twice, and a chunk
-computed twice is written once.
+Retention (:func:`services.store.retention.apply`, docs/store.md "Retention"; at most every
+``PULVEZAR_DATABASE_RETENTION_INTERVAL_S``) removes what aged out of every table or is over an owner's cap;
+an ended analysis job's uploaded files leave Redis once the durable store holds them
+(:func:`drop_ended_files`); Redis's memory over ``MEMORY_WARN_RATIO`` of its ``maxmemory`` is logged.
+Idempotent: two reconcilers at once only queue a chunk twice, and a chunk computed twice is written once.
 """
 
 from __future__ import annotations
@@ -89,15 +89,20 @@ def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[st
     except Exception as e:
         counts["failed"] += 1
         log(logger, logging.WARNING, "ended jobs' files not dropped", error=repr(e))
-    from services.store.retention import apply as retain
+    counts["expired"] = 0
+    if store.redis.set(RETENTION_LOCK, "1", nx=True, ex=max(1, int(s.retention_interval_s))):
+        from services.store.retention import apply as retain
 
-    gone = retain(store.records.url, s)
-    counts["expired"] = gone["jobs"] + gone["uploads"]
-    counts.update({f"expired_{name}": n for name, n in gone.items()})
+        gone = retain(store.records.url, s)
+        counts["expired"] = gone["jobs"] + gone["uploads"]
+        counts.update({f"expired_{name}": n for name, n in gone.items()})
     watch_memory(store.redis)
     return counts
 
 
+#: held for ``retention_interval_s`` by the pass that applies retention (its group-by scans are not for
+#: every 15 s, nor for two reconcilers at once)
+RETENTION_LOCK = "pulvezar:retention:lock"
 #: where the reconciler left off in the ended analysis jobs (their ``finished_at``)
 FILES_WATERMARK = "pulvezar:retention:files-since"
 #: finished_at of jobs by several workers' clocks: look this far behind the watermark

@@ -22,6 +22,9 @@ class StoreSettings(BaseSettings):
         10_000, ge=1, description="stored jobs (and uploads) per API key (oldest finished go first)"
     )
     reconcile_interval_s: float = Field(15.0, gt=0, description="how often the reconciler runs")
+    retention_interval_s: float = Field(
+        300.0, gt=0, description="how often a reconciler pass applies retention (one pass at a time)"
+    )
     game_retention_days: float = Field(
         90.0, gt=0, description="finished games recorded for no player are removed this long after"
     )
