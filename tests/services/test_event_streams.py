@@ -131,30 +131,36 @@ def test_streams_per_key_are_capped(gateway: str, job: str) -> None:
             c.close()
 
 
-def test_a_published_game_wakes_its_streams(redis_server: str) -> None:
-    """A game's stored events wake the streams of that game on every replica (Redis pub/sub)."""
+def test_a_stored_game_event_wakes_its_streams(redis_server: str, tmp_path: Any) -> None:
+    """A game's events stored (``GameRecords.save``) wake the streams of that game on every replica
+    (a PUBLISH that each gateway's listener hears), long before the fallback poll."""
     from services.gateway.settings import GatewaySettings
     from services.gateway.sse import Streams
+    from services.store.db import upgrade
     from services.store.games import GameRecords
 
-    async def scenario() -> float:
-        streams = Streams(GatewaySettings(redis_url=redis_server, sse_fallback_poll_s=300, sse_poll_s=0.01))
-        try:
-            response = await streams.open("k", "game:g1", lambda pace: one_wake(pace))
-            body = response.body_iterator
-            streams._ensure_listener()
-            await asyncio.sleep(0.5)  # the listener subscribes
-            assert GameRecords.notify is not None
-            t0 = time.monotonic()
-            await asyncio.to_thread(GameRecords.notify, "g1")  # as GameRecords.save does
-            async for _ in body:
-                pass
-            return time.monotonic() - t0
-        finally:
-            streams.close()
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    upgrade(url)
+    games = GameRecords(url)
+    games.create("g1", "k", {}, {}, "playing")
 
     async def one_wake(pace: Any) -> Any:
         await pace.wait()
         yield b"woken"
+
+    async def scenario() -> float:
+        streams = Streams(GatewaySettings(redis_url=redis_server, sse_fallback_poll_s=300, sse_poll_s=0.01))
+        try:
+            response = await streams.open("k", "game:g1", one_wake)
+            await asyncio.sleep(1.0)  # the listener subscribes
+            stored = games.get("k", "g1")
+            assert stored is not None
+            t0 = time.monotonic()
+            await asyncio.to_thread(games.save, stored, {"n": 1}, {}, "playing", [{"type": "roll"}])
+            async for _ in response.body_iterator:
+                pass
+            return time.monotonic() - t0
+        finally:
+            streams.close()
 
     assert asyncio.run(asyncio.wait_for(scenario(), 60)) < 30  # not the 300 s fallback
