@@ -133,7 +133,7 @@ def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
 # ---- cost ---------------------------------------------------------------------------
 #: estimated core-seconds of one decision (a checker play or a cube action) by analysis level, and of a
 #: game whatever its length (reading, the match model); bench/job_costs.py checks them
-DECISION_SECONDS = {"0ply": 0.003, "1ply": 0.03, "2ply": 0.3, "3ply": 5.0, "deep": 20.0}
+DECISION_SECONDS = {"0ply": 0.003, "1ply": 0.008, "2ply": 0.1, "3ply": 2.0, "deep": 10.0}
 GAME_SECONDS = 0.05
 
 

@@ -24,7 +24,7 @@ MAX_POSITIONS = 100_000
 #: positions per chunk by ply (a 2-ply evaluation is about 400 0-ply ones)
 CHUNK = {0: 1024, 1: 64, 2: 4}
 #: estimated core-seconds of one position's evaluation by ply (bench/job_costs.py checks them)
-EVAL_SECONDS = {0: 0.001, 1: 0.01, 2: 0.15}
+EVAL_SECONDS = {0: 0.0002, 1: 0.003, 2: 0.06}
 NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
