@@ -16,11 +16,13 @@ from typing import Any, ClassVar
 
 from sqlalchemy import and_, delete, func, or_, select, update
 
+from pulvezar import PulvezarError
 from services.store.db import insert, session
 from services.store.idempotent import Remembered, remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow
 from services.store.players import record_events
+from services.store.settings import StoreSettings
 
 
 class StaleGame(Exception):
@@ -59,8 +61,10 @@ class GameRecords:
         if events and hook is not None:
             hook(game_id)
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, max_open_per_owner: int | None = None) -> None:
         self.url = url
+        #: unfinished games per owner; one more is refused (``PULVEZAR_DATABASE_MAX_OPEN_GAMES_PER_OWNER``)
+        self.max_open_per_owner = max_open_per_owner or StoreSettings().max_open_games_per_owner
 
     def _events(self, s: Any, game_id: str, first: int, events: Sequence[dict[str, Any]], now: float) -> None:
         if events:
@@ -93,6 +97,8 @@ class GameRecords:
         it is recorded for (:mod:`services.store.players`)."""
         now = created if created is not None else time.time()
         with session(self.url) as s:
+            if status != "finished":
+                self._check_open(s, owner)
             s.add(
                 GameRow(
                     id=game_id, owner=owner, status=status, record=record, summary=summary, version=1,
@@ -106,6 +112,13 @@ class GameRecords:
             if player_id is not None:
                 record_events(s, self.url, player_id, game_id, events, summary, now)
         self._notify(game_id, events)
+
+    def _check_open(self, s: Any, owner: str | None) -> None:
+        mine = GameRow.owner.is_(None) if owner is None else GameRow.owner == owner
+        q = select(func.count()).select_from(GameRow).where(mine, GameRow.status != "finished")
+        if s.scalar(q) >= self.max_open_per_owner:
+            message = f"at most {self.max_open_per_owner} unfinished games per key: finish or delete one"
+            raise PulvezarError(message, field="games")
 
     def save(
         self,

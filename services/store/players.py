@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select
 
+from pulvezar import PulvezarError
 from services.store.db import session
 from services.store.idempotent import remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
@@ -32,6 +33,7 @@ from services.store.models import (
     owned_by,
 )
 from services.store.player_matches import game_finished
+from services.store.settings import StoreSettings
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,10 @@ def _mine(owner: str | None) -> object:
 class PlayerRecords:
     """The players on the database at ``url``."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, max_per_owner: int | None = None) -> None:
         self.url = url
+        #: players per owner; one more is refused (``PULVEZAR_DATABASE_MAX_PLAYERS_PER_OWNER``)
+        self.max_per_owner = max_per_owner or StoreSettings().max_players_per_owner
 
     def create(
         self,
@@ -71,6 +75,13 @@ class PlayerRecords:
             id="p" + secrets.token_hex(12), owner=owner, name=name, stats={}, created_at=now, updated_at=now
         )
         with session(self.url) as s:
+            if (
+                s.scalar(select(func.count()).select_from(PlayerRow).where(_mine(owner)))
+                >= self.max_per_owner
+            ):
+                raise PulvezarError(
+                    f"at most {self.max_per_owner} players per key: delete one first", field="players"
+                )
             s.add(row)
             s.flush()
             made = StoredPlayer.of(row)

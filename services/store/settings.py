@@ -38,6 +38,12 @@ class StoreSettings(BaseSettings):
         30.0, gt=0, description="exercises issued this long ago are removed (counters keep their result)"
     )
     max_exercises_per_owner: int = Field(10_000, ge=1, description="stored exercises per API key")
+    max_players_per_owner: int = Field(
+        10_000, ge=1, description="players per API key: one more is refused (422 naming `players`)"
+    )
+    max_open_games_per_owner: int = Field(
+        1_000, ge=1, description="unfinished games per API key: one more is refused (422 naming `games`)"
+    )
     max_archive_entries_per_owner: int = Field(
         50_000, ge=1, description="archive positions per API key (oldest analysed-match entries go first)"
     )

@@ -7,7 +7,9 @@ import re
 import time
 from pathlib import Path
 
-from pulvezar import Position
+import pytest
+
+from pulvezar import Position, PulvezarError
 from pulvezar.archive.similar import ArchiveEntry
 from services.store import retention
 from services.store.db import session
@@ -109,3 +111,21 @@ def test_docs_give_every_table_a_retention() -> None:
     section = text[text.index("## Retention") :]
     named = set(re.findall(r"^\| `([a-z_]+)`", section, flags=re.M))
     assert set(Base.metadata.tables) <= named, set(Base.metadata.tables) - named
+
+
+def test_players_and_open_games_are_capped_when_made(store_url: str) -> None:
+    """One player or unfinished game over a key's cap is refused, naming what is full (a 422)."""
+    players = PlayerRecords(store_url, max_per_owner=2)
+    players.create("k1", "a")
+    players.create("k1", "b")
+    with pytest.raises(PulvezarError) as err:
+        players.create("k1", "c")
+    assert err.value.field == "players" and len(players.list("k1")[0]) == 2
+    players.create("k2", "a")  # another key's count
+    games = GameRecords(store_url, max_open_per_owner=1)
+    games.create("open", "k1", {}, {}, "playing")
+    with pytest.raises(PulvezarError) as err:
+        games.create("second", "k1", {}, {}, "playing")
+    assert err.value.field == "games" and games.get("k1", "second") is None
+    games.create("done", "k1", {}, {}, "finished")  # finished games are retention's
+    games.create("theirs", "k2", {}, {}, "playing")
