@@ -162,3 +162,18 @@ def test_every_job_route_answers_404_to_a_key_that_does_not_own_the_job(
         code = call(a, method, url)
         assert 200 <= code < 300 or code in STATE_ANSWERS.get((method, path), ()), (method, url, job, code)
 
+
+def test_platform_jobs_are_for_operator_keys_and_operators_see_no_other_keys_jobs(
+    shared_platform: Any, clients: Any
+) -> None:
+    from shared_platform import OPERATOR_KEY
+
+    a, _ = clients
+    # a job the platform queued itself (no key: the durable store's NULL owner), as the services do
+    platform_job = shared_platform.durable_store().submit_rollout({"position": START, **QUICK})
+    mine = a.post("/v1/rollouts", json={"position": START, **QUICK}).json()["id"]
+    with httpx.Client(base_url=shared_platform.base, headers={"X-API-Key": OPERATOR_KEY}, timeout=60) as op:
+        assert op.get(f"/v1/rollouts/{platform_job}").status_code == 200
+        assert op.get(f"/v1/rollouts/{mine}").status_code == 404
+    assert a.get(f"/v1/rollouts/{platform_job}").status_code == 404
+    assert a.get(f"/v1/rollouts/{mine}").status_code == 200
