@@ -122,6 +122,7 @@ def test_board_png_to_share(http: httpx.Client) -> None:
         ({"play": "8-5"}, "play"),
         ({"dice": "71"}, "dice"),
         ([("caption", "a"), ("caption", "b"), ("caption", "c")], "caption"),
+        ({"caption": "a\x08b"}, "caption[0]"),  # no character XML refuses (was a 500 from the renderer)
     ):
         assert fields(http.get(f"/v1/positions/{START}/board.png", params=params)) == [field], params
     assert fields(http.get("/v1/positions/nonsense/board.png")) == ["position"]

@@ -174,7 +174,8 @@ async def board_svg(
 
 
 Caption = Annotated[
-    list[Annotated[str, Field(max_length=120)]] | None,
+    # no control character: XML (the picture is SVG) has no place for them
+    list[Annotated[str, Field(max_length=120, pattern=r"^[^\x00-\x1f\x7f\ufffe\uffff]*$")]] | None,
     Query(
         max_length=2,
         description="up to two lines of explanation under the board",
