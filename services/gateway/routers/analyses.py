@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from services.gateway.analysis_models import AnalysisForm, AnalysisJob, AnalysisRequest, MatchFile
 from services.gateway.durable import store_call
 from services.gateway.jobs import call_store, cancel_or_remove, not_done, owner_lookup
+from services.gateway.links import links
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
@@ -274,10 +275,19 @@ async def _form_upload(request: Request, limit: int) -> tuple[dict[str, Any], An
     "as a multipart upload (`file`, with `level`, `priority`, `format` and `filename` as form fields):\n\n"
     "    curl -H 'X-API-Key: local-dev-key' -F file=@match.sgf -F level=2ply localhost:8000/v1/analyses",
     responses={
-        202: {
-            "description": "accepted; the job is at the Location header (its status; only id, kind, "
-            "state, href, events and no matches when the store could not report it at once)"
-        },
+        **links(
+            202,
+            "accepted; the job is at the Location header (its status; only id, kind, state, href, events "
+            "and no matches when the store could not report it at once)",
+            "job_id",
+            "/job_id",
+            {  # where a new job's id goes (OpenAPI links: clients and schemathesis's stateful phase)
+                "GetJob": ("GET", "/v1/analyses/{job_id}"),
+                "Result": ("GET", "/v1/analyses/{job_id}/result"),
+                "Sgf": ("GET", "/v1/analyses/{job_id}/sgf"),
+                "Cancel": ("DELETE", "/v1/analyses/{job_id}"),
+            },
+        ),
         413: {"description": "a match file over the upload limit"},
         422: {"description": "bad input: the problem's errors name the fields"},
         503: {"description": "no job store behind this gateway"},
@@ -357,8 +367,8 @@ async def submit_files(
         job_id = await who.submit(
             0,
             lambda admit: store.submit(
-            matches, level, priority, single=single, owner=who.owner, learner=learner, admit=admit
-        ),
+                matches, level, priority, single=single, owner=who.owner, learner=learner, admit=admit
+            ),
             request.app.state.jobs.backlog,
         )
     try:

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import Field
 
 from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs, cancel_or_remove, not_done
+from services.gateway.links import links
 from services.gateway.models import (
     CubeInput,
     Dice,
@@ -178,12 +179,23 @@ async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
     return JSONResponse(_dump(job), status_code=202, headers={"Location": job.href})
 
 
+def _job_links(base: str) -> dict[str, tuple[str, str]]:
+    """Where a new job's id goes (OpenAPI links: clients and schemathesis's stateful phase)."""
+    job = f"{base}/{{job_id}}"
+    return {
+        "GetJob": ("GET", job),
+        "Result": ("GET", f"{job}/result"),
+        "Cancel": ("DELETE", job),
+        "Extend": ("POST", f"{job}/extend"),
+    }
+
+
 @router.post(
     "/rollouts",
     status_code=202,
     response_model=Job,
     summary="Start a rollout job",
-    responses={202: {"description": ACCEPTED}},
+    responses=links(202, ACCEPTED, "job_id", "/job_id", _job_links("/v1/rollouts")),
 )
 async def submit_rollout(
     body: RolloutRequest,
@@ -205,7 +217,7 @@ async def submit_rollout(
     status_code=202,
     response_model=Job,
     summary="Start a batch rollout job",
-    responses={202: {"description": ACCEPTED}},
+    responses=links(202, ACCEPTED, "job_id", "/job_id", _job_links("/v1/batch-rollouts")),
 )
 async def submit_batch(
     body: BatchRequest,
