@@ -15,8 +15,8 @@ cap                         default       applies to
 ``max_actions``             10,000        action lines / nodes / records of one game
 ``max_digits``              9             digits of one number (length, score, cube, ...)
 ``xg_max_entries``          64            files in an .xg archive
-``xg_max_entry_bytes``      64 MiB        one inflated archive entry
-``xg_max_total_bytes``      128 MiB       all inflated archive entries together
+``xg_max_entry_bytes``      32 MiB        one inflated archive entry
+``xg_max_total_bytes``      64 MiB        all inflated archive entries together
 ``sgf_max_depth``           100           nested game trees (variations) of an SGF file
 ``sgf_max_nodes``           500,000       nodes of an SGF file
 ==========================  ============  ===============================================
@@ -56,8 +56,8 @@ class Limits:
     max_actions: int = 10_000
     max_digits: int = 9
     xg_max_entries: int = 64
-    xg_max_entry_bytes: int = 64 * _MIB
-    xg_max_total_bytes: int = 128 * _MIB
+    xg_max_entry_bytes: int = 32 * _MIB
+    xg_max_total_bytes: int = 64 * _MIB
     sgf_max_depth: int = 100
     sgf_max_nodes: int = 500_000
 
