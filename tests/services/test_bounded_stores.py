@@ -1,4 +1,4 @@
-"""Bounded stores (issue 40), through the reconciler on a real Redis and a SQLite store: retention runs on every pass,
+"""Bounded stores (issue 40), through the reconciler on a real Redis and a SQLite store: retention runs,
 an ended analysis's uploaded files leave Redis (its results still read them), Redis has a ``maxmemory``
 with ``noeviction`` wherever the platform starts one, and its memory is exported for an alert."""
 
