@@ -284,7 +284,7 @@ def _outcome(fn: Callable[[Any], Any], data: Any) -> dict[str, Any]:
 
 
 def _best_cpu(fn: Callable[[Any], Any], data: Any) -> float:
-    """CPU seconds of one call, best of three; cheap calls are repeated until a round takes 20 ms."""
+    """CPU seconds of one call, best of three; cheap calls are repeated until a round takes 10 ms."""
     out = _outcome(fn, data)
     if out["outcome"] == "untyped":
         raise RuntimeError(f"{out['type']}: {out['message']}")
@@ -296,7 +296,7 @@ def _best_cpu(fn: Callable[[Any], Any], data: Any) -> float:
             for _ in range(reps):
                 _outcome(fn, data)
             best = min(best, time.process_time() - start)
-        if best >= 0.02 or reps >= 4096:
+        if best >= 0.01 or reps >= 4096:
             return max(best, 1e-6) / reps
         reps *= 8
 
