@@ -266,7 +266,6 @@ def run_mix(url: str, key: str, clients: int, duration: float, seed: int) -> dic
 
         def on_start(self) -> None:
             self.rng = random.Random(seed + id(self))
-            self.client.client.headers = {"X-API-Key": key}  # type: ignore[attr-defined]
 
         def _case(self) -> tuple[str, list[int]]:
             return self.rng.choice(cases)
