@@ -504,6 +504,8 @@ def test_redis_requires_a_password_and_every_client_sends_it(
     limit = size(redis["resources"]["limits"]["memory"])
     assert 0.5 * limit <= size(options["--maxmemory"]) <= 0.85 * limit
     assert options["--maxmemory-policy"] == "noeviction"
+    # the keyspace events of string commands wake the gateway's event streams (services/gateway/sse.py)
+    assert set(options["--notify-keyspace-events"]) >= {"K", "$"}
 
     data = objs["ConfigMap", "pulvezar-settings"]["data"]
     assert not [k for k in data if k.endswith("_REDIS_URL")], "no password-less Redis URL in the ConfigMap"
@@ -544,12 +546,17 @@ def test_grpc_services_and_their_clients_share_a_token(
 def gateway_settings(env: dict[str, str]) -> Any:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    from services.common.sandbox import ParseSettings
     from services.gateway.settings import GatewaySettings
 
     prefix = "PULVEZAR_GATEWAY_"
     named = {k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
     named.pop("api_keys", None)  # a secret's placeholder here
-    return GatewaySettings(**{k: v for k, v in named.items() if "redis_url" not in k})
+    parse = {k.removeprefix("parse_"): v for k, v in named.items() if k.startswith("parse_")}
+    ParseSettings(**parse)  # the parser processes' own settings class (services/common/sandbox.py)
+    return GatewaySettings(
+        **{k: v for k, v in named.items() if "redis_url" not in k and not k.startswith("parse_")}
+    )
 
 
 def test_gateway_is_hardened(rendered: tuple[str, dict[tuple[str, str], Obj]]) -> None:
