@@ -14,7 +14,8 @@ import logging
 import signal
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 
 import uvicorn
 
@@ -29,7 +30,15 @@ logger = logging.getLogger("pulvezar.gateway")
 
 
 class Server(uvicorn.Server):
-    """uvicorn re-raises SIGTERM after its graceful shutdown (exit status -15); this one exits 0."""
+    """uvicorn re-raises SIGTERM after its graceful shutdown (exit status -15); this one exits 0, and
+    ends the open event streams first (``on_exit``), which uvicorn would otherwise wait out."""
+
+    on_exit: Callable[[], None] | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.on_exit is not None:
+            self.on_exit()
+        super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -99,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         proxy_headers=False,
     )
     server = Server(config)
+    server.on_exit = app.state.streams.drain
     metrics_port = admin.port if admin else port if settings.public_metrics else None
     log(logger, logging.INFO, "listening", host=settings.host, port=port, metrics_port=metrics_port)
     try:

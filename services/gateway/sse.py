@@ -9,7 +9,10 @@ Every stream of the gateway goes through :class:`Streams`:
 - **wake-ups, not polling**: a stream reads its job or game again when Redis says it changed (keyspace
   notifications of the chunk, started, cancel and error keys that workers write; a ``PUBLISH`` on
   ``pulvezar:notify:<topic>`` after a game's events are stored), at most every ``sse_poll_s``, and
-  otherwise only every ``sse_fallback_poll_s`` (a missed notification costs that much delay, never a hang).
+  otherwise only every ``sse_fallback_poll_s`` (a missed notification costs that much delay, never a hang);
+- **a drain on shutdown**: on SIGTERM (:meth:`Streams.drain`) every open stream ends at once with a comment
+  (the client reconnects to another replica with ``Last-Event-ID``) and new ones get 503, so a stopping
+  gateway does not wait its whole grace period on streams.
 """
 
 from __future__ import annotations
@@ -61,19 +64,29 @@ def topic_of_key(key: str) -> str | None:
     return parts[1] if len(parts) >= 3 else None
 
 
+class Draining(Exception):
+    """The gateway is stopping: a stream waiting for its next read ends (:meth:`Streams.drain`)."""
+
+
 class Pace:
     """When a stream reads its job or game again: woken by a notification (no sooner than ``min_s``
-    after the last read), else after ``fallback_s``."""
+    after the last read), else after ``fallback_s``; :class:`Draining` once the gateway stops."""
 
     def __init__(self, min_s: float, fallback_s: float) -> None:
         self.min_s, self.fallback_s = min_s, fallback_s
         self.event = asyncio.Event()
         self.loop = asyncio.get_running_loop()
+        self.stopping = False
         self._last = time.monotonic()
 
     def notify(self) -> None:
         """Wake the stream (thread-safe)."""
         self.loop.call_soon_threadsafe(self.event.set)
+
+    def stop(self) -> None:
+        """End the stream at its next wait (thread-safe)."""
+        self.stopping = True
+        self.notify()
 
     @property
     def retry_ms(self) -> int:
@@ -84,9 +97,12 @@ class Pace:
         """Until notified (and ``min_s`` since the last wait returned), or ``fallback_s`` (or
         ``at_most_s``, when shorter) went by."""
         limit = self.fallback_s if at_most_s is None else min(self.fallback_s, at_most_s)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.event.wait(), limit)
+        if not self.stopping:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.event.wait(), limit)
         self.event.clear()
+        if self.stopping:
+            raise Draining
         pause = self.min_s - (time.monotonic() - self._last)
         if pause > 0:
             await asyncio.sleep(pause)
@@ -111,6 +127,7 @@ class Streams:
         self._listener: threading.Thread | None = None
         self._pubsub: Any = None
         self._closed = False
+        self._draining = False
         try:  # a game's stored events wake its streams on every replica
             from services.store.games import GameRecords
         except ImportError:  # no durable store installed: no games
@@ -181,6 +198,16 @@ class Streams:
         for p in paces:
             p.notify()
 
+    def drain(self) -> None:
+        """End every open stream now and refuse new ones (thread- and signal-safe: the gateway's
+        SIGTERM handler calls it before uvicorn's graceful shutdown waits for open responses)."""
+        self._draining = True
+        # no lock: a signal handler may interrupt the thread that holds it; list() of a dict's values and of
+        # a set are single steps under the GIL, and only this (interrupted) thread changes them
+        paces = [p for ps in list(self._paces.values()) for p in list(ps)]
+        for p in paces:
+            p.stop()
+
     def close(self) -> None:
         self._closed = True
         if self._pubsub is not None:
@@ -223,6 +250,9 @@ class Streams:
         """The response of a stream of ``topic`` made by ``make(pace)``, in one of ``owner``'s slots
         (a 429 when they are all taken), ended after the lifetime."""
         who, slot = owner or "", secrets.token_hex(8)
+        if self._draining:
+            raise ProblemError(503, "the gateway is stopping; reconnect", kind="unavailable",
+                               headers={"Retry-After": "1"})  # fmt: skip
         try:
             taken = await asyncio.to_thread(self._take, who, slot)
         except Exception as e:
@@ -240,6 +270,8 @@ class Streams:
         pace = Pace(self.min_s, self.fallback_s if self.redis_url else self.min_s)
         with self._lock:
             self._paces.setdefault(topic, set()).add(pace)
+        if self._draining:  # drained while this one was being opened
+            pace.stop()
         return sse_response(self._bounded(make(pace), who, slot, topic, pace))
 
     async def _bounded(
@@ -256,6 +288,9 @@ class Streams:
                 try:
                     chunk = await asyncio.wait_for(it.__anext__(), left)
                 except StopAsyncIteration:
+                    return
+                except Draining:
+                    yield b": the gateway is stopping; reconnect with Last-Event-ID\n\n"
                     return
                 except TimeoutError:
                     continue

@@ -164,3 +164,51 @@ def test_a_stored_game_event_wakes_its_streams(redis_server: str, tmp_path: Any)
             streams.close()
 
     assert asyncio.run(asyncio.wait_for(scenario(), 60)) < 30  # not the 300 s fallback
+
+
+def test_a_stopping_gateway_ends_its_streams_at_once(
+    gateway_process: type[GatewayProcess], redis_server: str, tmp_path: Any
+) -> None:
+    """SIGTERM ends every open stream with a comment saying to reconnect (another replica takes it up),
+    so the gateway exits long before its grace period; before, uvicorn waited the grace period out on the
+    open stream."""
+    import signal
+
+    from services.store.db import upgrade
+
+    grace_s = 90.0
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    upgrade(url)
+    env = {
+        "PULVEZAR_DATABASE_URL": url,
+        "PULVEZAR_GATEWAY_REDIS_URL": redis_server,
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_server,
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
+            {KEY: {"name": "streams", "rate_per_s": 1000, "burst": 1000}}
+        ),
+        "PULVEZAR_GATEWAY_GRACE_PERIOD_S": str(grace_s),
+        "PULVEZAR_GATEWAY_SSE_FALLBACK_POLL_S": "300",
+    }
+    gw = gateway_process(env, key=KEY)
+    try:
+        r = gw.http.post("/v1/rollouts", json={"position": START, "trials": 72, "truncate": 2})
+        assert r.status_code == 202, r.text
+        opened = time.monotonic()
+        with httpx.stream(
+            "GET",
+            f"{gw.base}/v1/rollouts/{r.json()['id']}/events",
+            headers={"X-API-Key": KEY},
+            timeout=grace_s * 2,
+        ) as resp:
+            assert resp.status_code == 200
+            seen = events(resp.iter_lines(), opened + grace_s * 2)
+            assert next(seen)[0] == "progress"
+            stopped = time.monotonic()
+            gw.svc.proc.send_signal(signal.SIGTERM)
+            rest = list(seen)
+        assert rest and rest[-1][0] == "comment" and "stopping" in rest[-1][1], rest
+        assert gw.svc.proc.wait(timeout=grace_s) == 0
+        assert time.monotonic() - stopped < grace_s / 3, "the gateway waited on its open stream"
+    finally:
+        if gw.svc.proc.poll() is None:
+            gw.svc.proc.kill()
