@@ -367,6 +367,8 @@ def plan(args: argparse.Namespace) -> list[Service]:
         "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
         "PULVEZAR_GATEWAY_RULES_ADDRESS": addresses["rules"],
         "PULVEZAR_GATEWAY_EVALUATOR_ADDRESS": addresses["evaluator"],
+        # the upload parser processes start with the gateway (services/common/sandbox.py)
+        "PULVEZAR_GATEWAY_PARSE_WARM": os.environ.get("PULVEZAR_GATEWAY_PARSE_WARM", "true"),
     }
     key_note = "API keys from PULVEZAR_GATEWAY_API_KEYS"
     if not os.environ.get("PULVEZAR_GATEWAY_API_KEYS"):  # a local run gets one key, printed below

@@ -55,6 +55,9 @@ class ParseSettings(BaseSettings):
     memory_mb: int = Field(
         512, ge=16, description="address space a parser process may add to what it starts with (MiB)"
     )
+    warm: bool = Field(
+        False, description="start the parser processes with the gateway (else at the first upload, ~2 s)"
+    )
 
 
 class ParseFailed(Exception):
@@ -257,6 +260,23 @@ class ParsePool:
             return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise ParseBusy(BUSY) from None
+
+    def warm(self) -> int:
+        """Start the processes not started yet (blocks: call it from a thread); how many it started."""
+        started = 0
+        while True:
+            with self._lock:
+                if self._started >= self.settings.workers:
+                    return started
+                self._started += 1
+            try:
+                worker = _Worker(self.settings)
+            except OSError:
+                with self._lock:
+                    self._started -= 1
+                return started
+            self._idle.put(worker)
+            started += 1
 
     def _retire(self, worker: _Worker) -> None:
         worker.kill()

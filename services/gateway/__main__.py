@@ -14,6 +14,7 @@ import logging
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
@@ -21,6 +22,7 @@ import uvicorn
 
 from services.common import jsonlog
 from services.common.jsonlog import log
+from services.common.sandbox import shared_pool
 from services.common.settings import cli_overrides
 from services.gateway.admin import AdminServer
 from services.gateway.app import create_app
@@ -107,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         server_header=False,
         proxy_headers=False,
     )
+    pool = shared_pool()
+    if pool.settings.warm:  # PULVEZAR_GATEWAY_PARSE_WARM: the first upload waits for no process start
+        threading.Thread(target=pool.warm, name="parse-warm", daemon=True).start()
     server = Server(config)
     server.on_exit = app.state.streams.drain
     metrics_port = admin.port if admin else port if settings.public_metrics else None

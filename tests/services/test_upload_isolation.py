@@ -75,6 +75,16 @@ def test_a_runaway_parse_is_stopped_and_the_pool_goes_on() -> None:
         pool.close()
 
 
+def test_a_warmed_pool_starts_its_processes_once() -> None:
+    pool = small_pool(workers=2)
+    try:
+        assert pool.warm() == 2 and pool.warm() == 0  # both started, none more
+        assert pool.run("builtins:len", b"ab") == 2  # an idle, started process serves it
+        assert pool.warm() == 0
+    finally:
+        pool.close()
+
+
 def test_a_parse_past_its_wall_clock_is_killed_and_one_more_is_refused_meanwhile() -> None:
     pool = small_pool(queue=1, cpu_s=600, timeout_s=2)
     try:
