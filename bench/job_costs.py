@@ -71,8 +71,19 @@ def jobs() -> list[tuple[str, str, dict[str, Any]]]:
             "/v1/analyses",
             {"file": MATCH.read_text(), "filename": MATCH.name, "level": "1ply"},
         ),
+        (
+            "analysis 2-ply (7p match)",
+            "/v1/analyses",
+            {"file": MATCH.read_text(), "filename": MATCH.name, "level": "2ply"},
+        ),
         ("evaluations 600 x 0-ply", "/v1/evaluations", {"positions": positions, "ply": 0}),
         ("evaluations 200 x 1-ply", "/v1/evaluations", {"positions": positions[:200], "ply": 1}),
+        ("evaluations 40 x 2-ply", "/v1/evaluations", {"positions": positions[:40], "ply": 2}),
+        (
+            "rollout 2-ply, truncated 1",
+            "/v1/rollouts",
+            {"position": START, "trials": 4, "ply": 2, "truncate": 1},
+        ),
         (
             "deep 2 candidates, 1-ply, 36 trials",
             "/v1/deep-analyses",
@@ -87,13 +98,15 @@ def jobs() -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def worker_cpu(root_pid: int | None) -> float:
-    """User + system CPU seconds of the rollout workers under ``root_pid`` (every process whose command
-    line runs ``services.rollout``), or of every such process on the machine when None."""
+    """User + system CPU seconds of the rollout workers and the Evaluator service under ``root_pid`` (every
+    process whose command line runs ``services.rollout`` or ``services.evaluator``: a worker may search
+    through the service), or of every such process on the machine when None."""
     procs = psutil.Process(root_pid).children(recursive=True) if root_pid else list(psutil.process_iter())
     total = 0.0
     for p in procs:
         try:
-            if "services.rollout" in " ".join(p.cmdline()) or "celery" in " ".join(p.cmdline()):
+            cmd = " ".join(p.cmdline())
+            if "services.rollout" in cmd or "celery" in cmd or "services.evaluator" in cmd:
                 t = p.cpu_times()
                 total += t.user + t.system
         except (psutil.NoSuchProcess, psutil.AccessDenied):
@@ -101,9 +114,11 @@ def worker_cpu(root_pid: int | None) -> float:
     return total
 
 
-def measure(api: bp.Api, root_pid: int | None) -> list[tuple[str, float, float]]:
+def measure(api: bp.Api, root_pid: int | None, only: str | None = None) -> list[tuple[str, float, float]]:
     rows = []
     for label, path, body in jobs():
+        if only and only not in label:
+            continue
         time.sleep(1.0)  # the previous job's last writes
         used = api.call("GET", "/v1/usage")["core_s"]["used"]
         cpu = worker_cpu(root_pid)
@@ -123,14 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--platform-url", help="a running platform's gateway (default: start make run here)")
     ap.add_argument("--api-key", default=bp.LOCAL_KEY)
+    ap.add_argument("--only", help="the jobs whose label holds this text (e.g. 2-ply)")
     args = ap.parse_args(argv)
     print(f"cpus={psutil.cpu_count()} {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     if args.platform_url:
-        measure(bp.Api(args.platform_url, args.api_key), None)
+        measure(bp.Api(args.platform_url, args.api_key), None, args.only)
         return 0
     env = {"PULVEZAR_DAILY_ON_START": "0", "PULVEZAR_ROLLOUT_TORCH_THREADS": "1"}
     with bp.LocalPlatform("--worker-concurrency", "1", env=env) as local:
-        measure(bp.Api(local.url), local.proc.pid)
+        measure(bp.Api(local.url), local.proc.pid, args.only)
     return 0
 
 
