@@ -65,3 +65,26 @@ def torch_threads(n: int = 1) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def run_coroutine(coro: Any) -> Any:
+    """``asyncio.run(coro)`` in a thread of its own: a session fixture may keep an event loop running in
+    this thread (Playwright's sync API does, in the xdist worker that ran a browser test first), where
+    ``asyncio.run`` refuses to start."""
+    import asyncio
+    import threading
+
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as e:  # re-raised in the caller's thread
+            out["error"] = e
+
+    t = threading.Thread(target=run, name="run-coroutine")
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")

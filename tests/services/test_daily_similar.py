@@ -32,7 +32,7 @@ from services.gateway.security import owner_of  # noqa: E402
 if TYPE_CHECKING:
     from conftest import GatewayProcess
 
-from procutil import wait_until  # noqa: E402
+from procutil import run_coroutine, wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
 
 KEY = "archive-key"
@@ -546,7 +546,6 @@ def test_library_entries_round_trip_through_redis(r: Any) -> None:
 
 
 def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
-    import asyncio
 
     from services.gateway.routers.similar import IndexCache
 
@@ -560,14 +559,14 @@ def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
 
     store = archive_store.RedisArchive(r)
     cache = IndexCache()
-    asyncio.run(cache.current(store))
+    run_coroutine(cache.current(store))
     assert cache.reloads == 1
     same(cache)
     old = cache.index
     archive_store.add_match_positions(r, match_entries("inc", game_positions(30, seed=9)))
     archive_store.delete_entry(r, "match:inc:1:3")
     archive_store.add_match_positions(r, match_entries("inc", game_positions(5, seed=10)))  # replaces 1..5
-    asyncio.run(cache.current(store))
+    run_coroutine(cache.current(store))
     assert cache.reloads == 1  # applied from the log
     same(cache)
     assert cache.index is not old and "match:inc:1:7" not in old  # queries in flight keep the old index
@@ -576,7 +575,7 @@ def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
     archive_store.delete_entry(r, "match:inc:1:9")
     archive_store.delete_entry(r, "match:inc:1:10")
     r.ltrim(archive_store.LOG, -1, -1)
-    asyncio.run(cache.current(store))
+    run_coroutine(cache.current(store))
     assert cache.reloads == 2
     same(cache)
     assert "match:inc:1:9" not in cache.index

@@ -13,6 +13,7 @@ import grpc
 import numpy as np
 import pytest
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+from procutil import run_coroutine
 
 from pulvezar import XGID, Position, Rules
 from pulvezar.cube import CubeState, cube_decision, resignation_decision, should_resign
@@ -535,7 +536,7 @@ def test_batcher_delivers_an_error_to_every_caller_of_the_batch() -> None:
         await b.stop()
         return results
 
-    results = asyncio.run(main())
+    results = run_coroutine(main())
     assert sizes == [5]
     assert all(isinstance(r, RuntimeError) and "fire" in str(r) for r in results)
 
@@ -555,7 +556,7 @@ def test_batcher_splits_results_and_respects_the_batch_size() -> None:
         await b.stop()
         return out
 
-    out = asyncio.run(main())
+    out = run_coroutine(main())
     assert [r.shape[0] for r in out] == [1, 2, 3, 1, 1]
     assert [int(r[0, 0]) for r in out] == [1, 2, 3, 1, 1]
     assert sizes == [3, 4, 1]  # 1+2 (3 would exceed 4), 3+1, 1
@@ -574,7 +575,7 @@ def test_batcher_refuses_when_the_queue_is_full() -> None:
         await asyncio.gather(*tasks)
         await b.stop()
 
-    asyncio.run(main())
+    run_coroutine(main())
 
 
 def test_a_model_that_cannot_load_exits_1_and_never_serves(tmp_path: Path, service_process: Any) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 import redis
-from procutil import wait_until
+from procutil import run_coroutine, wait_until
 
 pytest.importorskip("sqlalchemy")
 
@@ -163,7 +163,7 @@ def test_a_stored_game_event_wakes_its_streams(redis_server: str, tmp_path: Any)
         finally:
             streams.close()
 
-    assert asyncio.run(asyncio.wait_for(scenario(), 60)) < 30  # not the 300 s fallback
+    assert run_coroutine(asyncio.wait_for(scenario(), 60)) < 30  # not the 300 s fallback
 
 
 def test_a_stopping_gateway_ends_its_streams_at_once(

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from procutil import run_coroutine
 
 from services.common.sandbox import (
     ParseBusy,
@@ -171,7 +172,7 @@ def test_the_gateway_answers_while_a_reader_runs_away(app: Any) -> None:
         assert slow.status_code == 422, slow.text
         assert slow.json()["errors"] == [{"field": "file", "reason": "the file took too long to read"}]
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 # ---- issue 40's hostile .mat through a gateway process -----------------------------------------------
@@ -230,6 +231,6 @@ def test_analysis_files_read_ahead_are_not_read_again() -> None:
             assert plan[3][0]["players"] and not iso.ahead
 
     try:
-        asyncio.run(scenario())
+        run_coroutine(scenario())
     finally:
         pool.close()

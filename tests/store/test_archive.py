@@ -4,12 +4,12 @@ up from the versions and tombstones, puzzles written once."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 
 import numpy as np
 import pytest
+from procutil import run_coroutine
 
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
@@ -91,7 +91,7 @@ def test_index_catches_up_from_versions(store_url: str) -> None:
     a = SqlArchive(store_url, "owner-a")
     a.add_match_positions(entries("inc", 30, seed=9))
     cache = IndexCache()
-    asyncio.run(cache.current(a))
+    run_coroutine(cache.current(a))
     assert cache.reloads == 1 and len(cache.index) == 30
     old = cache.index
     a.delete_entry("match:inc:1:3")
@@ -99,7 +99,7 @@ def test_index_catches_up_from_versions(store_url: str) -> None:
     a.delete_entry("match:inc:1:9")
     a.add_match_positions(entries("more", 4, seed=11))
     SqlArchive(store_url, "owner-b").add_match_positions(entries("theirs", 6, seed=12))
-    asyncio.run(cache.current(a))
+    run_coroutine(cache.current(a))
     assert cache.reloads == 1  # applied from the versions, not reloaded
     v, fresh = a.load_index()
     assert cache.version == v and ids(cache.index) == ids(fresh)
@@ -111,7 +111,7 @@ def test_index_catches_up_from_versions(store_url: str) -> None:
         mine = {h.entry.id: round(h.similarity, 12) for h in cache.index.query(q, 1000, 0.0)}
         assert mine == {h.entry.id: round(h.similarity, 12) for h in fresh.query(q, 1000, 0.0)}
     cache.version += 100  # as if the database went back in time
-    asyncio.run(cache.current(a))
+    run_coroutine(cache.current(a))
     assert cache.reloads == 2 and ids(cache.index) == ids(fresh)
 
 
