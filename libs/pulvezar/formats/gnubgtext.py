@@ -184,23 +184,36 @@ def _score(line: str) -> tuple[str, str, str, str, str, str | None, str | None] 
     return head.group(1), name1, first.group(1), name2, tail.group(2), tail.group(3), tail.group(4)
 
 
-def _candidate(line: str) -> tuple[str, str, str, str, str | None] | None:
-    """A candidate line's rank, evaluation, move, equity and equity loss: linear, no nested lazy groups."""
-    head = _CANDIDATE_HEAD.match(line)
-    eq = line.rfind("Eq.:")
+def split_candidate(
+    line: str, head: re.Match[str] | None, markers: Sequence[str], tail_pattern: re.Pattern[str]
+) -> tuple[str, str, re.Match[str]] | None:
+    """A candidate line cut after its ``head`` match: the evaluation (up to the first run of two spaces),
+    the move (up to the last of ``markers``, e.g. ``Eq.:``) and the ``tail_pattern`` match from there;
+    linear, no nested lazy groups (gnubg's text export and its stored analyses share the layout)."""
+    eq = max(line.rfind(m) for m in markers)
     if head is None or eq < 0:
         return None
     start = eq
     while start > head.end() and line[start - 1].isspace():
         start -= 1
-    tail = _CANDIDATE_TAIL.fullmatch(line, start)
+    tail = tail_pattern.fullmatch(line, start)
     if tail is None or start <= head.end():
         return None
     middle = line[head.end() : start]
     gap = _GAP.search(middle)
     if gap is None:
         return None
-    return head.group(1), middle[: gap.start()], middle[gap.end() :], tail.group(1), tail.group(2)
+    return middle[: gap.start()], middle[gap.end() :], tail
+
+
+def _candidate(line: str) -> tuple[str, str, str, str, str | None] | None:
+    """A candidate line's rank, evaluation, move, equity and equity loss."""
+    head = _CANDIDATE_HEAD.match(line)
+    cut = split_candidate(line, head, ("Eq.:",), _CANDIDATE_TAIL)
+    if head is None or cut is None:
+        return None
+    evaluation, move, tail = cut
+    return head.group(1), evaluation, move, tail.group(1), tail.group(2)
 
 
 def _block(lines: list[str]) -> str:

@@ -74,7 +74,7 @@ from typing import Literal
 
 from pulvezar.cubeful.janowski import Cube, emg
 from pulvezar.errors import PulvezarError
-from pulvezar.formats.gnubgtext import find_gnubg_play
+from pulvezar.formats.gnubgtext import find_gnubg_play, split_candidate
 from pulvezar.formats.record import Decision, MatchRecord
 from pulvezar.formats.sgf import position_after_move
 from pulvezar.met.equity import MatchEquity
@@ -96,7 +96,6 @@ CubeAction = Literal["no double", "double", "take", "pass"]
 # a candidate line "* N. EVAL  MOVE  Eq.: +x (-y)", read in linear steps (see _text_candidate)
 _TEXT_CANDIDATE_HEAD = re.compile(r"(\*)?\s+(\d+)\.\s+(?=\S)")
 _TEXT_CANDIDATE_TAIL = re.compile(r"\s+(Eq\.|MWC):\s+([+-]?\d+\.\d+)(%?)(?:\s+\(([+-]?\d+\.\d+)%?\))?\s*")
-_GAP = re.compile(r"\s{2,}")
 _DIGITS = 9  # the most digits of a count or ply read from stored analysis
 _TEXT_CUBE = re.compile(r"^\d\.\s+(No (?:re)?double|(?:Re)?[Dd]ouble, (?:take|pass))\s+([+-]?\d+\.\d+)(%?)")
 _PLY = re.compile(r"(?<!\d)(\d{1,9})-ply")
@@ -106,20 +105,11 @@ def _text_candidate(line: str) -> tuple[str | None, ...] | None:
     """The groups of a candidate line (played mark, rank, evaluation, move, Eq./MWC, equity, %, loss):
     the evaluation ends at the first run of two spaces, the move at the last ``Eq.:``/``MWC:``."""
     head = _TEXT_CANDIDATE_HEAD.match(line)
-    if head is None:
+    cut = split_candidate(line, head, ("Eq.:", "MWC:"), _TEXT_CANDIDATE_TAIL)
+    if head is None or cut is None:
         return None
-    eq = max(line.rfind("Eq.:"), line.rfind("MWC:"))
-    start = eq
-    while start > head.end() and line[start - 1].isspace():
-        start -= 1
-    tail = _TEXT_CANDIDATE_TAIL.fullmatch(line, start) if eq >= 0 else None
-    if tail is None or start <= head.end():
-        return None
-    middle = line[head.end() : start]
-    gap = _GAP.search(middle)
-    if gap is None:
-        return None
-    return head.group(1), head.group(2), middle[: gap.start()], middle[gap.end() :], *tail.groups()
+    evaluation, move, tail = cut
+    return head.group(1), head.group(2), evaluation, move, *tail.groups()
 
 
 class StoredAnalysisError(PulvezarError):
