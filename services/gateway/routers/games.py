@@ -338,6 +338,9 @@ _GAME_LINKS = {  # where a new game's id goes (OpenAPI links: clients and schema
     "Events": ("GET", f"{_GAME}/events"),
     "Export": ("GET", f"{_GAME}/export"),
     "Replay": ("GET", f"{_GAME}/replay"),
+    "Card": ("GET", f"{_GAME}/card.png"),
+    "Verify": ("POST", f"{_GAME}/verify"),
+    "Analyse": ("POST", f"{_GAME}/analysis"),
 }
 
 

@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import TERMINAL, Jobs, KindJobs, cancel_or_remove, not_done
+from services.gateway.links import links
 from services.gateway.problems import ProblemError
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
@@ -71,7 +72,10 @@ def add_routes(kind: Any) -> None:
 
     @router.post(
         base, status_code=202, response_model=model, tags=tags, summary=f"Submit a job: {kind.summary}",
-        responses={202: {"description": "accepted; Location is the job's URL"}},
+        responses=links(202, "accepted; Location is the job's URL", "job_id", "/id", {
+            "Get": ("GET", f"{base}/{{job_id}}"), "Result": ("GET", f"{base}/{{job_id}}/result"),
+            "Cancel": ("DELETE", f"{base}/{{job_id}}"),
+        }),
     )  # fmt: skip
     async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
         job_id = await who.submit(

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from pulvezar import XGID, PulvezarError
 from pulvezar.formats import MatchRecord, read_gmd, read_mat, read_sgf, read_xg
 from services.gateway.durable import database_url, no_store, store_call
+from services.gateway.links import links
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.uploads import content_disposition, parse
@@ -179,7 +180,11 @@ async def _parse(data: bytes, fmt: str, filename: str | None, request: Request) 
     "",
     summary="Parse an uploaded match file into games, decisions and their IDs (and keep it, with the "
     "durable store)",
-)
+    responses=links(200, "The match; with the durable store its stored upload's id", "match_id", "/id", {
+        "Get": ("GET", "/v1/matches/{match_id}"), "File": ("GET", "/v1/matches/{match_id}/file"),
+        "Delete": ("DELETE", "/v1/matches/{match_id}"),
+    }),
+)  # fmt: skip
 async def upload_match(
     request: Request,
     response: Response,
