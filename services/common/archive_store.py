@@ -50,11 +50,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
+
+logger = logging.getLogger("pulvezar.archive")
 
 ENTRIES = "archive:entries"
 VERSION = "archive:version"
@@ -63,6 +67,9 @@ MATCH_PREFIX = "match:"
 LOG = "archive:log"
 LOG_LENGTH = 2000
 MAX_BATCH = 100_000
+#: positions one owner's Redis archive holds at most (the durable store's ``max_archive_entries_per_owner``);
+#: beyond it an analysed match's positions are not added (logged) and a library save is a 422
+MAX_ENTRIES = int(os.environ.get("PULVEZAR_ARCHIVE_MAX_ENTRIES", "50000"))
 
 _MATCH_FIELDS = {
     "match",
@@ -129,7 +136,9 @@ def add_match_positions(redis: Any, entries: Iterable[Mapping[str, Any]], owner:
         return 0
     last = {e.id: json.dumps(e.as_dict(), separators=(",", ":")) for e in parsed}
     args = [x for kv in last.items() for x in kv]
-    redis.eval(_ADD, 3, *keys(owner), LOG_LENGTH, *args)
+    if int(redis.eval(_ADD, 3, *keys(owner), LOG_LENGTH, MAX_ENTRIES, *args)) < 0:
+        logger.warning("archive full: %d positions not added (at most %d)", len(parsed), MAX_ENTRIES)
+        return 0
     return len(parsed)
 
 
@@ -148,11 +157,20 @@ local function log(op, ids)
   return v
 end
 """
+# ARGV[2]: the cap; a write that would take the archive past it writes nothing and answers -1
+_FITS = """
+local new = 0
+for i = 3, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then new = new + 1 end
+end
+if new > 0 and redis.call('HLEN', KEYS[1]) + new > tonumber(ARGV[2]) then return -1 end
+"""
 _ADD = (
     _LOG
+    + _FITS
     + """
 local ids = {}
-for i = 2, #ARGV, 2 do
+for i = 3, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   ids[#ids + 1] = ARGV[i]
 end
@@ -162,9 +180,10 @@ return #ids
 )
 _ADD_ONCE = (
     _LOG
+    + _FITS
     + """
-if redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3]) == 1 then
-  log('add', {ARGV[2]})
+if redis.call('HSETNX', KEYS[1], ARGV[3], ARGV[4]) == 1 then
+  log('add', {ARGV[3]})
   return 1
 end
 return 0
@@ -211,7 +230,12 @@ def save_library_position(
     """
     stored = library_entry(entry)
     data = json.dumps(stored.as_dict(), separators=(",", ":"))
-    created = bool(redis.eval(_ADD_ONCE, 3, *keys(owner), LOG_LENGTH, stored.id, data))
+    added = int(redis.eval(_ADD_ONCE, 3, *keys(owner), LOG_LENGTH, MAX_ENTRIES, stored.id, data))
+    if added < 0:
+        raise PulvezarError(
+            f"the archive holds its {MAX_ENTRIES} positions; delete some first", field="archive"
+        )
+    created = bool(added)
     if created:
         return stored, True
     existing = get_entry(redis, stored.id, owner)

@@ -606,3 +606,26 @@ def test_an_archive_kept_in_redis_before_0003_moves_into_a_keys_archive(
     with pytest.raises(SystemExit) as exit_:  # whose archive? argparse refuses
         main(["import-archive", "--url", database_url, "--redis", redis_url])
     assert exit_.value.code == 2
+
+
+def test_an_owners_redis_archive_is_capped(r: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the durable store an owner's archive is a Redis hash: at most ``MAX_ENTRIES`` positions (was
+    unbounded). An analysed match past the cap adds nothing (the analysis goes on), a library save past it is
+    a 422 naming ``archive``; entries already there are still rewritten, and a deletion makes room."""
+    monkeypatch.setattr(archive_store, "MAX_ENTRIES", 4)
+    owner = "capped-owner"
+    entries = match_entries("cap", game_positions(6, seed=21))
+    assert len({e["position_id"] for e in entries}) == 6
+    assert archive_store.add_match_positions(r, entries[:3], owner) == 3
+    assert archive_store.add_match_positions(r, entries[3:], owner) == 0  # 6 > 4: nothing written
+    assert archive_store.add_match_positions(r, entries[:3], owner) == 3  # the same ids again: no growth
+    assert r.hlen(archive_store.keys(owner)[0]) == 3
+    lib = ArchiveEntry("lib:x", Position.start().position_id, "library", name="start")
+    stored, created = archive_store.save_library_position(r, lib, owner)
+    assert created and r.hlen(archive_store.keys(owner)[0]) == 4
+    other = ArchiveEntry("lib:y", entries[5]["position_id"], "library", name="full")
+    with pytest.raises(PulvezarError) as err:
+        archive_store.save_library_position(r, other, owner)
+    assert err.value.field == "archive"
+    assert archive_store.delete_entry(r, stored.id, owner)
+    assert archive_store.save_library_position(r, other, owner)[1]  # room again
