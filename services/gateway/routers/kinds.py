@@ -73,8 +73,9 @@ def add_routes(kind: Any) -> None:
     @router.post(
         base, status_code=202, response_model=model, tags=tags, summary=f"Submit a job: {kind.summary}",
         responses=links(202, "accepted; Location is the job's URL", "job_id", "/id", {
-            "Get": ("GET", f"{base}/{{job_id}}"), "Result": ("GET", f"{base}/{{job_id}}/result"),
-            "Cancel": ("DELETE", f"{base}/{{job_id}}"),
+            "Get": ("GET", f"{router.prefix}{base}/{{job_id}}"),
+            "Result": ("GET", f"{router.prefix}{base}/{{job_id}}/result"),
+            "Cancel": ("DELETE", f"{router.prefix}{base}/{{job_id}}"),
         }),
     )  # fmt: skip
     async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
