@@ -16,6 +16,7 @@ pickle.  The gateway enters :func:`isolated` around the work of a request, so th
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import dataclasses
@@ -89,6 +90,16 @@ class ParseRejected(ParseFailed):
 
 
 # ---- the parser process ------------------------------------------------------------------------------
+#: the reasons a read fails, as counted by :attr:`ParsePool.failures` (anything else: ``crashed``)
+FAILURES: tuple[tuple[type[ParseFailed], str], ...] = (
+    (ParseTooSlow, "too_slow"),
+    (ParseTooLarge, "too_large"),
+    (ParseBusy, "busy"),
+    (ParseRejected, "rejected"),
+)
+FAILURE_REASONS = (*(name for _, name in FAILURES), "crashed")
+
+
 def _vm_bytes() -> int:
     """This process's address space now (Linux ``/proc/self/statm``; 0 elsewhere)."""
     try:
@@ -237,6 +248,7 @@ class ParsePool:
         self._lock = threading.Lock()
         self._started = 0
         self.killed = 0  # processes replaced after a limit (metrics, tests)
+        self.failures: collections.Counter[str] = collections.Counter()  # by FAILURES' reason (metrics)
 
     def _take(self, deadline: float) -> _Worker:
         try:
@@ -295,13 +307,23 @@ class ParsePool:
 
     def run(self, target: str, *args: Any) -> Any:
         """``target(*args)`` (``"package.module:function"``) in a parser process; :class:`ParseFailed`."""
-        with self._slot():
+        with self._counted(), self._slot():
             return self._run(target, args)
+
+    @contextlib.contextmanager
+    def _counted(self) -> Iterator[None]:
+        try:
+            yield
+        except ParseFailed as e:
+            reason = next((name for cls, name in FAILURES if isinstance(e, cls)), "crashed")
+            with self._lock:
+                self.failures[reason] += 1
+            raise
 
     async def run_async(self, target: str, *args: Any) -> Any:
         """:meth:`run` for async code: the slot is taken (or :class:`ParseBusy` raised) at once, the wait
         happens in a thread of the pool's own (never the default executor's, which other calls need)."""
-        with self._slot():
+        with self._counted(), self._slot():
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._waiters, self._run, target, args)
 

@@ -37,6 +37,7 @@ import pulvezar
 from services.common.jsonlog import log
 from services.common.owners import owner_of
 from services.common.redis_memory import RedisMemoryCollector
+from services.common.sandbox import shared_pool
 from services.gateway import idempotency, problems, webapp
 from services.gateway.admin import Heartbeat
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
@@ -64,6 +65,7 @@ from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
 from services.gateway.settings import GatewaySettings
 from services.gateway.sse import Streams
+from services.gateway.uploads import ParseFailures
 from services.gateway.upstream import Upstream
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -270,6 +272,8 @@ def create_app(
     app.state.upstream = upstream or Upstream(s)
     app.state.jobs = Jobs(job_store)
     app.state.streams = Streams(s)
+    # uploads whose read failed in the parser processes, by reason (services/gateway/uploads.py)
+    metrics.registry.register(ParseFailures(lambda: getattr(app.state, "parse_pool", None) or shared_pool()))
     if s.redis_url:  # Redis's memory against its maxmemory, for the alert (docs/store.md)
         metrics.registry.register(RedisMemoryCollector(s.redis_url))
 

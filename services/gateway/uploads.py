@@ -12,13 +12,15 @@ from __future__ import annotations
 import contextlib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
+from prometheus_client.core import CounterMetricFamily
 
 from services.common.sandbox import (
+    FAILURE_REASONS,
     Isolation,
     ParseBusy,
     ParseFailed,
@@ -30,6 +32,25 @@ from services.common.sandbox import (
 from services.gateway.problems import ProblemError, invalid
 
 RETRY_AFTER_S = 2
+
+
+class ParseFailures:
+    """A Prometheus collector: ``pulvezar_gateway_parse_failures_total{reason}``, the uploaded files whose
+    read failed (too_slow, too_large, busy, rejected, crashed) in the pool ``pool()`` gives."""
+
+    def __init__(self, pool: Callable[[], ParsePool]) -> None:
+        self.pool = pool
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(
+            "pulvezar_gateway_parse_failures",
+            "uploaded files whose read failed, by reason",
+            labels=["reason"],
+        )
+        counts = self.pool().failures
+        for reason in FAILURE_REASONS:
+            family.add_metric([reason], float(counts.get(reason, 0)))
+        yield family
 
 
 def parse_pool(request: Request) -> ParsePool:

@@ -72,6 +72,7 @@ def test_a_runaway_parse_is_stopped_and_the_pool_goes_on() -> None:
         with pytest.raises(ParseRejected, match="invalid literal"):  # the target's own error
             pool.run("builtins:int", "x")
         assert pool.killed == 2  # a rejected file does not cost the process
+        assert pool.failures == {"too_slow": 1, "too_large": 1, "rejected": 1}  # the gateway's /metrics
     finally:
         pool.close()
 
@@ -167,6 +168,10 @@ def test_the_gateway_answers_while_a_reader_runs_away(app: Any) -> None:
                 r = await asyncio.wait_for(c.get(path), 30)  # a stalled loop would not answer at all
                 answered.append((r.status_code, upload.done()))
             slow = await asyncio.wait_for(upload, 120)
+            metrics = (await c.get("/metrics")).text
+        # an operator sees both: pulvezar_gateway_parse_failures_total{reason}
+        assert 'pulvezar_gateway_parse_failures_total{reason="too_slow"} 1.0' in metrics
+        assert 'pulvezar_gateway_parse_failures_total{reason="busy"} 1.0' in metrics
         assert answered == [(503, False), (200, False), (501, False)]  # all before the upload's answer
         assert extra.status_code == 503 and extra.headers["Retry-After"], extra.text
         assert slow.status_code == 422, slow.text
