@@ -174,22 +174,12 @@ def cpu_s(procs: list[Any]) -> float:
 
 
 def random_positions(n: int, seed: int) -> list[tuple[str, list[int]]]:
-    """(Position ID, dice) of distinct positions from seeded random games: the player on roll's view."""
-    from pulvezar import Rules
+    """(Position ID, dice) of distinct positions from seeded random games (``bench/api.py``'s sampler)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import api
 
-    rules = Rules.international()
     rng = random.Random(seed)
-    seen: dict[str, list[int]] = {}
-    pos = rules.start_position()
-    while len(seen) < n:
-        plays = list(rules.legal_plays(pos, (rng.randint(1, 6), rng.randint(1, 6))))
-        nxt = rng.choice(plays).position.swap() if plays else pos.swap()
-        if rules.game_result(nxt) is not None:
-            pos = rules.start_position()
-            continue
-        pos = nxt
-        seen.setdefault(pos.position_id, [rng.randint(1, 6), rng.randint(1, 6)])
-    return list(seen.items())
+    return [(p, [rng.randint(1, 6), rng.randint(1, 6)]) for p in api.random_positions(n, seed)]
 
 
 LIBRARY_CPU = """
