@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_make_run import free_ports  # the same tests folder: its helper, not a copy
 
 ROOT = Path(__file__).resolve().parents[2]
 # looked up, not imported: importing locust patches the standard library for gevent
@@ -48,17 +48,6 @@ GROWTH_MB = {"gateway": 150, "evaluator": 400}
 
 KEY = "load-key"
 KEY_LIMITS = {"rate_per_s": 100_000, "burst": 100_000, "daily_jobs": 1_000_000, "max_running_jobs": 10_000}
-
-
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 @pytest.fixture(scope="module")
