@@ -39,6 +39,7 @@ from services.common.owners import owner_of
 from services.common.redis_url import connect as connect_redis
 from services.gateway.problems import ProblemError, retry_after
 from services.gateway.settings import ApiKey
+from services.jobs.errors import text
 
 T = TypeVar("T")
 
@@ -172,14 +173,14 @@ class SharedLimits:
         args = [used.jobs, used.trials, limits.daily_jobs, limits.daily_trials]
         args += [repr(float(used.core_s)), repr(float(limits.daily_core_s))]
         ok, jobs, trials, core = self._charge(keys=[self._key(secret, f"quota:{day}")], args=args)
-        return bool(ok), Usage(day, int(jobs), int(trials), float(_str(core)))
+        return bool(ok), Usage(day, int(jobs), int(trials), float(text(core) or 0))
 
     def refund(self, secret: str, day: str, jobs: int, trials: int, core_s: float = 0.0) -> None:
         self._refund(keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials, repr(float(core_s))])
 
     def usage(self, secret: str, day: str) -> Usage:
         jobs, trials, core = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials", "core_s")
-        return Usage(day, int(jobs or 0), int(trials or 0), float(_str(core) or 0))
+        return Usage(day, int(jobs or 0), int(trials or 0), float(text(core) or 0))
 
     def claim(self, job_id: str, owner: str) -> None:
         self.client.set(f"{self.prefix}:owner:{job_id}", owner, ex=OWNER_TTL_S)
@@ -187,10 +188,6 @@ class SharedLimits:
     def owner(self, job_id: str) -> str | None:
         value = self.client.get(f"{self.prefix}:owner:{job_id}")
         return value.decode() if isinstance(value, bytes) else value
-
-
-def _str(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v) if v is not None else ""
 
 
 class Guard:
