@@ -26,11 +26,35 @@ from pulvezar.cli import board, book, engine, match, met, play, rollout, train
 from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
 
-__all__ = ["build_parser", "main", "parse_any_id", "parse_dice", "parse_position"]
+__all__ = ["build_parser", "main", "parse_any_id", "parse_dice", "parse_position", "version_line"]
+
+
+def version_line() -> str:
+    """``pulvezar 0.1.0, model pulvezar-v4 (4f5ab800c13df9cd...)``: the version and the net the
+    commands load by default (``PULVEZAR_MODEL`` when set), hashed, not loaded."""
+    from pulvezar import __version__
+    from pulvezar.eval.provenance import list_models
+
+    model = next(m for m in list_models() if m.default)
+    return f"pulvezar {__version__}, model {model.name} ({model.sha256[:16]}...)"
+
+
+class _Version(argparse.Action):
+    """``--version``: :func:`version_line`, computed only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kw: object) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and net"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_line())
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pulvezar", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     board.add_parsers(sub)
     engine.add_parsers(sub)

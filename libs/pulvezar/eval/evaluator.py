@@ -254,13 +254,15 @@ NET_NAMES: tuple[str, ...] = ("contact", "crashed", "race")
 @dataclass(frozen=True)
 class ModelInfo:
     """What a model file says about itself; ``nets`` names the nets it holds (:data:`NET_NAMES`),
-    ``variants`` the rule sets it has nets of their own for (:attr:`Rules.name`)."""
+    ``variants`` the rule sets it has nets of their own for (:attr:`Rules.name`), ``name`` the file's
+    stem (``pulvezar-v4``) when it was loaded from or saved to one."""
 
     encoding_version: int
     run: dict[str, Any]
     sha256: str
     nets: tuple[str, ...] = ("contact", "race")
     variants: tuple[str, ...] = ()
+    name: str | None = None
 
 
 class _CWeights:
@@ -538,7 +540,7 @@ class NetEvaluator(EvaluatorBase):
         if variant_names:
             meta["variants"] = list(variant_names)
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        return ModelInfo(self.encoding_version, run, digest, names, variant_names)
+        return ModelInfo(self.encoding_version, run, digest, names, variant_names, path.stem)
 
     @classmethod
     def load(
@@ -573,7 +575,7 @@ class NetEvaluator(EvaluatorBase):
             name: {k: net_of(entry) for k, entry in vnets.items()}
             for name, vnets in state.get("variants", {}).items()
         }
-        info = ModelInfo(version, state["run"], digest, tuple(nets), tuple(sorted(variants)))
+        info = ModelInfo(version, state["run"], digest, tuple(nets), tuple(sorted(variants)), path.stem)
         return cls(
             nets["contact"],
             nets["race"],

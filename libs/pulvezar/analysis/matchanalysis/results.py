@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pulvezar.analysis.decisions import BLUNDER, ERROR
 from pulvezar.analysis.explain import LANGUAGES
 from pulvezar.errors import PulvezarError
-from pulvezar.eval.evaluator import Evaluator, default_evaluator
+from pulvezar.eval.evaluator import Evaluator
 from pulvezar.rating import (
     DecisionError,
     error_rate,
@@ -42,7 +42,9 @@ class AnalysisSettings:
     (:func:`~pulvezar.rollouts.deep.deep_analysis`: ``deep_ply`` search plus a
     ``deep_trials`` rollout, seeded by ``seed``, truncated after
     ``deep_truncate`` moves where given -- for quick checks only); ``lang``: the language of the
-    explanation sentences.
+    explanation sentences; ``prune``: the searches at 1 ply or deeper prune their replies
+    (:func:`~pulvezar.search.plies.default_prune`; ``False``: the unpruned search).  Settings
+    recorded before ``prune`` existed read as unpruned (:meth:`from_json`).
     """
 
     level: str = DEFAULT_ANALYSIS_DEPTH
@@ -57,6 +59,7 @@ class AnalysisSettings:
     deep_truncate: int | None = None
     seed: int = 1
     lang: str = "en"
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.ply <= 3:
@@ -96,21 +99,27 @@ class AnalysisSettings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AnalysisSettings:
+        """Settings from :meth:`to_json`; without ``prune`` (recorded before it existed) unpruned.
+
+        >>> AnalysisSettings.from_json({"ply": 2}).prune
+        False
+        >>> AnalysisSettings.from_json(AnalysisSettings().to_json()).prune
+        True
+        """
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(data) - known
         if unknown:
             raise AnalysisError(f"unknown settings: {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
-        return cls(**data)
+        return cls(**{"prune": False, **data})
 
 
 def engine_info(evaluator: Evaluator | None = None) -> dict[str, Any]:
-    """What analysed: pulvezar's version and the model (its SHA-256 where the evaluator has one)."""
-    from pulvezar import __version__
+    """What analysed: :func:`pulvezar.eval.provenance.engine_info`'s JSON (pulvezar's version, the net's
+    name and SHA-256); analyses stored before it named the net by its SHA-256 in ``"model"``
+    (:meth:`~pulvezar.eval.provenance.EngineInfo.from_json` reads both)."""
+    from pulvezar.eval.provenance import engine_info as engine
 
-    ev = evaluator if evaluator is not None else default_evaluator()
-    info = getattr(ev, "info", None)
-    checksum = getattr(info, "sha256", None)
-    return {"name": "pulvezar", "version": __version__, "evaluator": type(ev).__name__, "model": checksum}
+    return engine(evaluator).to_json()
 
 
 # ---- results -------------------------------------------------------------------------------
