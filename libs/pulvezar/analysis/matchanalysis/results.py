@@ -42,9 +42,7 @@ class AnalysisSettings:
     (:func:`~pulvezar.rollouts.deep.deep_analysis`: ``deep_ply`` search plus a
     ``deep_trials`` rollout, seeded by ``seed``, truncated after
     ``deep_truncate`` moves where given -- for quick checks only); ``lang``: the language of the
-    explanation sentences; ``prune``: the searches at 1 ply or deeper prune their replies
-    (:func:`~pulvezar.search.plies.default_prune`; ``False``: the unpruned search).  Settings
-    recorded before ``prune`` existed read as unpruned (:meth:`from_json`).
+    explanation sentences.
     """
 
     level: str = DEFAULT_ANALYSIS_DEPTH
@@ -59,7 +57,6 @@ class AnalysisSettings:
     deep_truncate: int | None = None
     seed: int = 1
     lang: str = "en"
-    prune: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.ply <= 3:
@@ -99,18 +96,11 @@ class AnalysisSettings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AnalysisSettings:
-        """Settings from :meth:`to_json`; without ``prune`` (recorded before it existed) unpruned.
-
-        >>> AnalysisSettings.from_json({"ply": 2}).prune
-        False
-        >>> AnalysisSettings.from_json(AnalysisSettings().to_json()).prune
-        True
-        """
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(data) - known
         if unknown:
             raise AnalysisError(f"unknown settings: {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
-        return cls(**{"prune": False, **data})
+        return cls(**data)
 
 
 def engine_info(evaluator: Evaluator | None = None) -> dict[str, Any]:
