@@ -11,6 +11,7 @@ from pulvezar.eval.evaluator import NetEvaluator, default_evaluator, equity
 from pulvezar.eval.nets import ValueNet
 from pulvezar.search import (
     FILTERS,
+    PRUNE_KEEP,
     ROLL_WEIGHTS,
     ROLLS,
     STRENGTHS,
@@ -19,8 +20,10 @@ from pulvezar.search import (
     MoveFilter,
     Prune,
     Search,
+    default_prune,
     hint,
     move_filter,
+    searcher,
 )
 
 INTL = Rules.international()
@@ -85,7 +88,7 @@ def test_zero_ply_hint_is_best_play(dice: tuple[int, int], small: NetEvaluator) 
 
 
 def test_one_ply_matches_brute_force(small: NetEvaluator) -> None:
-    s = Search(small, INTL)
+    s = Search(small, INTL, prune=None)  # the unpruned search's definition (pruning: the tests below)
     for pos, dice in zip(midgame_positions(3, seed=11), [(5, 2), (3, 3), (6, 1)], strict=True):
         cands = s.rank(pos, dice, ply=1, filter=ALL)
         assert all(c.ply == 1 for c in cands)
@@ -95,7 +98,7 @@ def test_one_ply_matches_brute_force(small: NetEvaluator) -> None:
 
 
 def test_two_ply_is_one_ply_of_the_zero_ply_reply(small: NetEvaluator) -> None:
-    s = Search(small, INTL)
+    s = Search(small, INTL, prune=None)  # the unpruned search's definition (best_play: every reply)
     pos = midgame_positions(1, seed=4)[0]
     c = s.rank(pos, (4, 2), ply=2, filter=FILTERS["tiny"])[0]
     assert c.ply == 2
@@ -254,12 +257,54 @@ def test_pruning_values_only_the_cheap_nets_best_replies(small: NetEvaluator) ->
 
 def test_pruning_that_keeps_every_play_changes_nothing(small: NetEvaluator) -> None:
     pos = midgame_positions(1, seed=9)[0]
-    plain = Search(small, INTL).rank(pos, (5, 3), ply=2, filter=FILTERS["tiny"])
+    plain = Search(small, INTL, prune=None).rank(pos, (5, 3), ply=2, filter=FILTERS["tiny"])  # unpruned
     pruned = Search(small, INTL, prune=Prune(default_evaluator(), keep=10_000)).rank(
         pos, (5, 3), ply=2, filter=FILTERS["tiny"]
     )
     assert [c.play for c in plain] == [c.play for c in pruned]
     np.testing.assert_array_equal([c.probs for c in plain], [c.probs for c in pruned])
+
+
+def _boards(positions: list[Position]) -> np.ndarray:
+    return np.stack([np.frombuffer(p.board, dtype=np.uint8) for p in positions])
+
+
+def test_search_prunes_by_default(small: NetEvaluator) -> None:
+    boards = _boards(midgame_positions(12, seed=21))
+    default = Search(small, INTL)
+    assert default.prune is default_prune() and default.prune.keep == PRUNE_KEEP == 4
+    pruned = Search(small, INTL, prune=default_prune()).probabilities(boards, 1)
+    plain = Search(small, INTL, prune=None).probabilities(boards, 1)
+    assert Search(small, INTL, prune=False).prune is None
+    differ = np.abs(pruned - plain).max(axis=1) > 1e-9
+    assert differ.any()  # the scan found positions where pruning changes the 1-ply value
+    np.testing.assert_array_equal(default.probabilities(boards, 1), pruned)
+    np.testing.assert_array_equal(Search(small, INTL, prune=False).probabilities(boards, 1), plain)
+
+
+def test_searcher_keeps_pruned_and_unpruned_searches_apart(small: NetEvaluator) -> None:
+    pruned, plain = searcher(small, INTL), searcher(small, INTL, prune=False)
+    assert pruned is not plain and pruned.cache is not plain.cache
+    assert pruned.prune is default_prune() and plain.prune is None
+    assert searcher(small, INTL, prune=True) is pruned and searcher(small, INTL, prune=None) is plain
+    boards = _boards(midgame_positions(12, seed=21))
+    a = pruned.probabilities(boards, 1)  # fills the pruned search's cache first
+    b = plain.probabilities(boards, 1)
+    assert np.abs(a - b).max() > 1e-9
+    np.testing.assert_array_equal(b, Search(small, INTL, prune=None).probabilities(boards, 1))
+    np.testing.assert_array_equal(a, Search(small, INTL).probabilities(boards, 1))
+
+
+def test_hint_prunes_unless_told_not_to(small: NetEvaluator) -> None:
+    for pos in midgame_positions(12, seed=21):
+        for dice in ((6, 2), (4, 1), (5, 5)):
+            cands = {c.play: c.probs for c in hint(pos, dice, ply=1, evaluator=small)}
+            plain = {c.play: c.probs for c in hint(pos, dice, ply=1, evaluator=small, prune=False)}
+            if cands != plain:
+                want = Search(small, INTL).rank(pos, dice, 1)
+                assert cands == {c.play: c.probs for c in want}
+                return
+    raise AssertionError("no decision where pruning changes a 1-ply hint")
 
 
 def test_the_cache_values_plays_as_boards(small: NetEvaluator) -> None:

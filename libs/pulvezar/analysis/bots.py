@@ -110,6 +110,7 @@ class Bot:
     seed: int = 0
     margin: float | None = None
     evaluator: Evaluator | None = None
+    prune: bool = True  # the hard and master levels' searches prune their replies (False: unpruned)
 
     def __post_init__(self) -> None:
         if self.level not in STRENGTHS:
@@ -133,6 +134,7 @@ class Bot:
         style: Style = "balanced",
         seed: int = 0,
         evaluator: Evaluator | None = None,
+        prune: bool = True,
     ) -> Bot:
         """A bot matched to a player's rating (Elo-like, or PR with ``kind="pr"``).
 
@@ -143,13 +145,16 @@ class Bot:
             raise ValueError(f"unknown rating kind {kind!r}; kinds: elo, pr")
         elo = elo_from_pr(rating) if kind == "pr" else float(rating)
         level, margin = level_for_rating(elo)
-        return cls(level, style, seed, margin, evaluator)
+        return cls(level, style, seed, margin, evaluator, prune)
 
     def candidates(
         self, position: Position, dice: tuple[int, int], rules: Rules | None = None
     ) -> list[Candidate]:
         """The candidates the style chooses among: deepest ply, within the margin of the best."""
-        cands = hint(position, dice, level=self.level, rules=rules, evaluator=self.evaluator, seed=self.seed)
+        cands = hint(
+            position, dice, level=self.level, rules=rules, evaluator=self.evaluator, seed=self.seed,
+            prune=self.prune,
+        )  # fmt: skip
         top = cands[0]
         return [c for c in cands if c.ply == top.ply and c.score >= top.score - self.window]
 

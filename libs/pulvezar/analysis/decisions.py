@@ -71,10 +71,12 @@ def roll_values(
     filter: str | MoveFilter | None = None,
     rules: Rules | None = None,
     evaluator: Evaluator | None = None,
+    prune: bool = True,
 ) -> dict[tuple[int, int], tuple[float, float]]:
-    """``{roll: (equity after its best play, probability)}``, larger die first."""
+    """``{roll: (equity after its best play, probability)}``, larger die first (searched at ``ply``,
+    pruned unless ``prune=False``)."""
     rules = rules or Rules.international()
-    s = searcher(evaluator, rules)
+    s = searcher(evaluator, rules, prune)
     if opening and rules.variant == "international":
         rolls, weights = OPENING_ROLLS, np.full(len(OPENING_ROLLS), 1.0 / len(OPENING_ROLLS))
     else:
@@ -92,9 +94,12 @@ def luck(
     filter: str | MoveFilter | None = None,
     rules: Rules | None = None,
     evaluator: Evaluator | None = None,
+    prune: bool = True,
 ) -> Luck:
     """The luck of ``dice`` thrown in ``position`` (``opening``: the game's first roll)."""
-    table = roll_values(position, opening=opening, ply=ply, filter=filter, rules=rules, evaluator=evaluator)
+    table = roll_values(
+        position, opening=opening, ply=ply, filter=filter, rules=rules, evaluator=evaluator, prune=prune
+    )
     d = _canon(dice)
     if d not in table:
         raise ValueError(f"{dice} cannot be the opening roll")
@@ -134,10 +139,12 @@ def play_error(
     filter: str | MoveFilter | None = None,
     rules: Rules | None = None,
     evaluator: Evaluator | None = None,
+    prune: bool = True,
 ) -> PlayError:
-    """How much ``play`` (a play, its resulting position or notation) loses against the best."""
+    """How much ``play`` (a play, its resulting position or notation) loses against the best (pruned
+    search unless ``prune=False``)."""
     rules = rules or Rules.international()
-    s = searcher(evaluator, rules)
+    s = searcher(evaluator, rules, prune)
     plays = rules.legal_plays(position, dice)
     if isinstance(play, str):
         target = plays.find(play).position

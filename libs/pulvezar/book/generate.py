@@ -66,7 +66,7 @@ from pulvezar.rollouts.stats import RolloutResult, difference_noise
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 from pulvezar.search.filters import FilterStage, MoveFilter
-from pulvezar.search.plies import MAX_PLY, ROLLS, Search
+from pulvezar.search.plies import MAX_PLY, PRUNE_KEEP, ROLLS, Search
 
 Dice = tuple[int, int]
 
@@ -108,6 +108,10 @@ class BookSettings:
     #: the replies after the best play only (``"best"``), or after every candidate (``"all"``)
     replies_to: str = "best"
     chunk_size: int = 72
+    #: the searches (candidates and replies) prune their replies (``pulvezar.search.default_prune``);
+    #: books made before pruning was the default have no such setting and read as ``False``.  The
+    #: rollouts (0-ply move choice) are not pruned, so their work files do not depend on it.
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if self.variant not in ("international", "tavla"):
@@ -186,6 +190,7 @@ class BookSettings:
         keys = {f for f in cls.__dataclass_fields__ if f not in ("variant", "hit_and_stop", "must_bear_off")}
         kw = {k: v for k, v in data.items() if k in keys}
         kw.setdefault("luck", "full")  # written before the screen existed
+        kw.setdefault("prune", False)  # written before pruned search was the default
         if kw.get("rolls") is not None:
             kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in kw["rolls"])
         return cls(
@@ -222,13 +227,16 @@ class BookSettings:
             parser.add_argument("--chunk-size", type=int, default=d.chunk_size)
         parser.add_argument("--rolls", help="only these rolls, e.g. 31,42 (default: every opening roll)")
         parser.add_argument("--no-variance-reduction", action="store_true")
+        parser.add_argument(
+            "--no-prune", action="store_true", help="the unpruned search for the candidates and replies"
+        )
 
     @classmethod
     def from_args(cls, args: Any, **overrides: Any) -> BookSettings:
         """The settings of parsed :meth:`add_arguments` options, or of any object with those
         attributes (a request body): ``rules`` (or ``variant``), the settings by name (a missing or
         ``None`` one takes its default), ``rolls`` as ``"31,42"`` or roll pairs, and
-        ``no_variance_reduction``.  ``overrides`` win (e.g. the workers' ``chunk_size``).
+        ``no_variance_reduction`` and ``no_prune``.  ``overrides`` win (e.g. the workers' ``chunk_size``).
 
         >>> BookSettings.from_args(argparse.Namespace(rules="tavla", rolls="31,65", trials=36)).rolls
         ((3, 1), (6, 5))
@@ -245,6 +253,8 @@ class BookSettings:
             kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in rolls) or None
         if getattr(args, "no_variance_reduction", False):
             kw["variance_reduction"] = False
+        if getattr(args, "no_prune", False):
+            kw["prune"] = False
         kw.update(overrides)
         return cls(**kw)
 
@@ -270,8 +280,18 @@ class BookSettings:
         }
 
     def search_tag(self) -> str:
-        """The search settings, as a search item's file names them."""
-        return f"p{self.ply}-c{self.candidates}-t{self.threshold!r}"
+        """The search settings, as a search item's file names them (a pruned search's with
+        :meth:`prune_tag`, so that it is never taken for an unpruned one's).
+
+        >>> BookSettings().search_tag(), BookSettings(prune=False).search_tag()
+        ('p3-c5-t0.16-prune4', 'p3-c5-t0.16')
+        """
+        return f"p{self.ply}-c{self.candidates}-t{self.threshold!r}{self.prune_tag()}"
+
+    def prune_tag(self) -> str:
+        """``"-prune4"`` (the pruning's keep) for a pruned search's files, ``""`` for an unpruned one's
+        (the names of the files written before pruning existed)."""
+        return f"-prune{PRUNE_KEEP}" if self.prune else ""
 
 
 def engine_info(evaluator: Evaluator, model_name: str | None = None) -> dict[str, Any]:
@@ -432,7 +452,8 @@ class BookGenerator:
     def reply_path(self, roll: Dice, position_id: str) -> Path:
         """The file of the replies to one play of ``roll`` (by the position after it)."""
         tag = position_tag(position_id)
-        return self.workdir / f"replies-{roll_name(roll)}-{tag}-p{self.settings.reply_ply}.json"
+        prune = self.settings.prune_tag()
+        return self.workdir / f"replies-{roll_name(roll)}-{tag}-p{self.settings.reply_ply}{prune}.json"
 
     def _replied(self, roll: Dice) -> list[str]:
         """The position IDs of the plays of ``roll`` whose replies the settings ask for (best first)."""
@@ -657,7 +678,7 @@ def search_candidates(settings: BookSettings, roll: Dice, evaluator: Evaluator) 
     s = settings
     t = time.monotonic()
     start = Position.start()
-    ranked = Search(evaluator, s.rules).rank(start, roll, s.ply, s.move_filter())
+    ranked = Search(evaluator, s.rules, prune=s.prune).rank(start, roll, s.ply, s.move_filter())
     deepest = ranked[0].ply
     best = ranked[0].cubeless_equity
     chosen = [c for c in ranked if c.ply == deepest and best - c.cubeless_equity <= s.threshold + 1e-12]
@@ -728,7 +749,7 @@ def best_replies(
     21 rolls after the play ``best``, as saved; ``tick`` is called after each roll."""
     t = time.monotonic()
     after = Position.from_position_id(best.position_id).swap()  # the opponent on roll
-    search = Search(evaluator, settings.rules)
+    search = Search(evaluator, settings.rules, prune=settings.prune)
     out = []
     for d in ROLLS:
         c = search.rank(after, d, settings.reply_ply, "normal")[0]

@@ -215,7 +215,8 @@ def decision_from_probs(
 
 # ---- n-ply -------------------------------------------------------------------------
 class CubeSearch:
-    """Cubeful lookahead on top of a checker :class:`~pulvezar.search.plies.Search`."""
+    """Cubeful lookahead on top of a checker :class:`~pulvezar.search.plies.Search`, choosing the
+    replies as it does (pruned when the search is)."""
 
     def __init__(self, search: Search, met: MatchEquity) -> None:
         self.search = search
@@ -241,7 +242,8 @@ class CubeSearch:
         counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
         results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50]
         after = np.concatenate([results[:, 25:], results[:, :25]], axis=1)
-        first = self.search._best_of_segments(after, counts)
+        parents = np.repeat(boards, len(ROLLS), axis=0) if self.search.prune is not None else None
+        first = self.search._best_of_segments(after, counts, parents)
         return np.ascontiguousarray(after[first]).reshape(len(boards), len(ROLLS), 50)
 
     def equities(self, boards: Boards, cubes: list[Cube], ply: int) -> tuple[Array, Array, Array]:
@@ -296,9 +298,11 @@ def cube_decision(
     ply: int | None = None,
     level: str | None = None,
     max_ply: int = MAX_CUBE_PLY,
+    prune: bool = True,
 ) -> CubeDecision:
     """The cube decision of the player on roll at ``ply`` (0..``max_ply``, at most
-    :data:`MAX_DEEP_CUBE_PLY`) or a hint level.
+    :data:`MAX_DEEP_CUBE_PLY`) or a hint level; at 1 ply or deeper the replies are pruned
+    (:func:`~pulvezar.search.plies.default_prune`) unless ``prune=False``.
 
     >>> from pulvezar.rules.position import Position
     >>> d = cube_decision(CubeState(Position.start()))
@@ -316,7 +320,7 @@ def cube_decision(
     top = min(max_ply, MAX_DEEP_CUBE_PLY)
     if not 0 <= depth <= top:
         raise PulvezarError(f"cube decisions search 0..{top} plies, got {depth}", field="ply")
-    search = searcher(evaluator, state.rules)
+    search = searcher(evaluator, state.rules, prune)
     board = np.frombuffer(state.position.board, dtype=np.uint8).reshape(1, 50)
     cube, met = state.cube, state.table
     probs = search.probabilities(board, depth)[0]

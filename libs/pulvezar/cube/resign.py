@@ -160,11 +160,13 @@ def resignation_decision(
     resigner: Side = "player",
     evaluator: Evaluator | None = None,
     ply: int = 0,
+    prune: bool = True,
 ) -> ResignationDecision:
     """Whether the side offered a resignation at ``level`` should accept it.
 
     ``resigner`` is the side that offers (by default the player on roll, before
-    rolling); the answer is from the other side's view.
+    rolling); the answer is from the other side's view.  ``ply``/``prune``: the cube decision's
+    (:func:`~pulvezar.cube.decision.cube_decision`).
 
     >>> from pulvezar.rules.position import Position
     >>> won = CubeState(Position.from_points({6: 5}, {1: 1}))      # the roller cannot win
@@ -174,7 +176,7 @@ def resignation_decision(
     """
     if level not in (1, 2, 3):
         raise PulvezarError(f"a resignation is single (1), gammon (2) or backgammon (3), got {level}")
-    d = cube_decision(state, evaluator, ply=ply)
+    d = cube_decision(state, evaluator, ply=ply, prune=prune)
     cube = state.cube
     if cube.away is None:
         play_on = -d.value if resigner == "player" else d.value

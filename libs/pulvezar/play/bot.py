@@ -36,16 +36,20 @@ RESIGN_THRESHOLD = 1e-5
 class BotPlayer:
     """One bot for a whole match."""
 
-    def __init__(self, settings: BotSettings, evaluator: Evaluator, seed: int = 0) -> None:
+    def __init__(
+        self, settings: BotSettings, evaluator: Evaluator, seed: int = 0, prune: bool = True
+    ) -> None:
         style: Style = settings.style  # type: ignore[assignment]  # validated by BotSettings
         if settings.level == ADAPTIVE:
             assert settings.rating is not None
             self.bot = Bot.for_rating(
-                settings.rating, kind=settings.rating_kind, style=style, seed=seed, evaluator=evaluator
-            )
+                settings.rating, kind=settings.rating_kind, style=style, seed=seed, evaluator=evaluator,
+                prune=prune,
+            )  # fmt: skip
         else:
-            self.bot = Bot(settings.level, style, seed, evaluator=evaluator)
+            self.bot = Bot(settings.level, style, seed, evaluator=evaluator, prune=prune)
         self.evaluator = evaluator
+        self.prune = prune  # the searches of its checker plays and cube decisions (default: pruned)
 
     @property
     def level(self) -> str:
@@ -89,12 +93,14 @@ class BotPlayer:
     def wants_double(self, game: Game) -> bool:
         if not game.can_double():
             return False
-        return cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply).double
+        return cube_decision(
+            CubeState.from_game(game), self.evaluator, ply=self.cube_ply, prune=self.prune
+        ).double
 
     # ---- answers ---------------------------------------------------------------------------
     def answer_double(self, game: Game) -> Literal["take", "drop", "beaver"]:
         """The answer to the player's double (the game is at DOUBLED, the doubler on turn)."""
-        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply)
+        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply, prune=self.prune)
         if d.response == "pass":
             return "drop"
         if d.response == "beaver" and game.context.options.beaver:
@@ -103,7 +109,7 @@ class BotPlayer:
 
     def answer_beaver(self, game: Game) -> Literal["take", "drop", "raccoon"]:
         """The bot doubled and was beavered (it is on turn): take, drop or raccoon."""
-        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply)
+        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply, prune=self.prune)
         dt = d.dt if d.dt is not None else d.nd  # the double/take value, per the cube before the double
         if dt > 0 and game.context.options.raccoon:
             return "raccoon"
@@ -111,7 +117,7 @@ class BotPlayer:
 
     def answer_raccoon(self, game: Game) -> Literal["take", "drop"]:
         """The bot beavered and the player raccooned: take (8x the cube) or drop (lose 4x)."""
-        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply)
+        d = cube_decision(CubeState.from_game(game), self.evaluator, ply=self.cube_ply, prune=self.prune)
         dt = d.dt if d.dt is not None else d.nd  # the player's double/take value
         return "take" if -4.0 * dt >= -4.0 else "drop"
 
@@ -123,7 +129,7 @@ class BotPlayer:
             resigner: Literal["player", "opponent"] = "player" if game.resigner == game.turn else "opponent"
             d = resignation_decision(
                 CubeState.from_game(game), level, resigner=resigner, evaluator=self.evaluator,
-                ply=min(self.cube_ply, 1),
+                ply=min(self.cube_ply, 1), prune=self.prune,
             )  # fmt: skip
             return d.accept
         p = self._probs(game)

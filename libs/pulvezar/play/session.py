@@ -79,7 +79,8 @@ class PlaySession:
     ``evaluator``: anything with ``evaluate_boards`` (default: the shipped net).
     ``bot_seed``: the seed of the bot's deterministic noise (default: from the
     dice seed, or random with client dice).  ``trainer_ply``: the depth of the
-    trainer's verdicts (2: the master engine, as the app).  ``now``: the time
+    trainer's verdicts (2: the master engine, as the app); ``prune``: the trainer's and the bot's
+    searches prune their replies (the default; ``False``: unpruned, recorded).  ``now``: the time
     of creation, which starts the player's clock.  ``start``: the first game
     starts from this position (:class:`~pulvezar.play.start.Start`: board, cube,
     score, Crawford, side on roll, its dice or double) instead of the opening;
@@ -94,6 +95,7 @@ class PlaySession:
         evaluator: Evaluator | None = None,
         bot_seed: int | None = None,
         trainer_ply: int = 2,
+        prune: bool = True,
         now: float | None = None,
         start: Start | None = None,
     ) -> None:
@@ -108,6 +110,7 @@ class PlaySession:
             evaluator = default_evaluator()
         self.evaluator: Evaluator = evaluator
         self.trainer_ply = trainer_ply
+        self.prune = prune
         self._dice: FairDice | None = None
         if settings.dice == "server":
             if isinstance(seed, str):
@@ -124,7 +127,7 @@ class PlaySession:
             source = bytes.fromhex(self._dice.reveal()) if self._dice else os.urandom(8)
             bot_seed = int.from_bytes(source[-4:], "big") if self._dice else int.from_bytes(source[:4], "big")
         self.bot_seed = int(bot_seed)
-        self.bot = BotPlayer(settings.bot, evaluator, self.bot_seed)
+        self.bot = BotPlayer(settings.bot, evaluator, self.bot_seed, prune)
         self.start = start
         self.match = Match(settings.match_length, settings.rules, settings.money)
         self.log: list[dict[str, Any]] = []
@@ -374,7 +377,7 @@ class PlaySession:
             raise ActionNotAvailableError(
                 f"no hints left in this match (it allows {self.settings.hint_limit})", field="action"
             )
-        ranked = searcher(self.evaluator, g.rules).rank(g.position, g.dice, self.trainer_ply)  # type: ignore[arg-type]
+        ranked = searcher(self.evaluator, g.rules, self.prune).rank(g.position, g.dice, self.trainer_ply)  # type: ignore[arg-type]
         top = [c for c in ranked if c.ply == ranked[0].ply][:limit]
         cands = [
             {"notation": c.play.notation, "position_id": c.play.position.position_id,
@@ -392,7 +395,7 @@ class PlaySession:
         if unknown:
             raise InvalidActionError(f"'check' takes no field {sorted(unknown)[0]!r}", field="action")
         play = self._find_play(action)
-        verdict = self._warned(play_verdict(g, play, self.evaluator, self.trainer_ply))
+        verdict = self._warned(play_verdict(g, play, self.evaluator, self.trainer_ply, self.prune))
         assert verdict is not None
         return verdict
 
@@ -545,7 +548,7 @@ class PlaySession:
             elif action.get("dice") is not None:
                 raise InvalidActionError("the server rolls the dice in this game; send no dice", field="dice")
             if trainer and g.phase is Phase.ROLL and g.turn == HUMAN and g.can_double():
-                entry["v"] = double_verdict(g, False, self.evaluator, self.trainer_ply)
+                entry["v"] = double_verdict(g, False, self.evaluator, self.trainer_ply, self.prune)
             if entry["a"] == "opening":
                 entry.pop("p")
             return entry
@@ -553,18 +556,18 @@ class PlaySession:
             play = self._find_play(action)
             entry = {"a": "play", "p": HUMAN, "m": play.notation}
             if trainer:
-                entry["v"] = play_verdict(g, play, self.evaluator, self.trainer_ply)
+                entry["v"] = play_verdict(g, play, self.evaluator, self.trainer_ply, self.prune)
             return entry
         if name == "double":
             entry = {"a": "double", "p": HUMAN}
             if trainer:
-                entry["v"] = double_verdict(g, True, self.evaluator, self.trainer_ply)
+                entry["v"] = double_verdict(g, True, self.evaluator, self.trainer_ply, self.prune)
             return entry
         if name in ("take", "pass", "beaver", "raccoon"):
             kind = "drop" if name == "pass" else name
             entry = {"a": kind, "p": HUMAN}
             if trainer and g.phase is Phase.DOUBLED:
-                entry["v"] = answer_verdict(g, kind, self.evaluator, self.trainer_ply)
+                entry["v"] = answer_verdict(g, kind, self.evaluator, self.trainer_ply, self.prune)
             return entry
         if name == "resign":
             level = self._level(action.get("level", "single"))
@@ -851,7 +854,7 @@ class PlaySession:
 
         It holds the secret dice seed: store it, never show it to the player.
         """
-        return {
+        record: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "settings": self.settings.to_dict(),
@@ -862,6 +865,9 @@ class PlaySession:
             "clock": self.clock.to_dict() if self.clock else None,
             "start": self.start.to_dict() if self.start is not None else None,
         }
+        if not self.prune:  # pruned (the default) records stay as they were
+            record["prune"] = False
+        return record
 
     def dumps(self) -> str:
         """:meth:`to_json` as compact JSON text."""
@@ -885,6 +891,7 @@ class PlaySession:
             evaluator=evaluator,
             bot_seed=data["bot_seed"],
             trainer_ply=data.get("trainer_ply", 2),
+            prune=data.get("prune", True),
             start=Start.from_dict(data["start"]) if data.get("start") else None,
         )
         for entry in data["log"]:

@@ -51,14 +51,16 @@ def _verdict(
     }
 
 
-def play_verdict(game: Game, play: Play, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+def play_verdict(
+    game: Game, play: Play, evaluator: Evaluator, ply: int, prune: bool = True
+) -> dict[str, Any]:
     """The verdict on ``play`` in ``game`` (at MOVE, before the play is made)."""
     assert game.dice is not None
     rules = game.rules
     plays = game.legal_plays()
     if len(plays) == 1:
         return _verdict("play", play.notation, play.notation, 0.0, None, ply=ply, candidates=1)
-    err = play_error(game.position, game.dice, play, ply=ply, rules=rules, evaluator=evaluator)
+    err = play_error(game.position, game.dice, play, ply=ply, rules=rules, evaluator=evaluator, prune=prune)
     best = err.best.play
     text = None
     if best.position != play.position:
@@ -112,13 +114,15 @@ _ANSWER_NAMES = {
 _BEAVER_PART = {"en": ", a beaver {v}", "de": ", ein Beaver {v}", "tr": ", beaver {v}"}
 
 
-def _decision(game: Game, evaluator: Evaluator, ply: int) -> CubeDecision:
-    return cube_decision(CubeState.from_game(game), evaluator, ply=min(ply, 2))
+def _decision(game: Game, evaluator: Evaluator, ply: int, prune: bool = True) -> CubeDecision:
+    return cube_decision(CubeState.from_game(game), evaluator, ply=min(ply, 2), prune=prune)
 
 
-def double_verdict(game: Game, doubled: bool, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+def double_verdict(
+    game: Game, doubled: bool, evaluator: Evaluator, ply: int, prune: bool = True
+) -> dict[str, Any]:
     """The verdict on rolling (``doubled=False``) or doubling, with the player on roll at ROLL."""
-    d = _decision(game, evaluator, ply)
+    d = _decision(game, evaluator, ply, prune)
     played = "double" if doubled else "no double"
     right = "double" if d.double else "no double"
     loss = d.costs.get(played, 0.0)
@@ -135,9 +139,11 @@ def double_verdict(game: Game, doubled: bool, evaluator: Evaluator, ply: int) ->
     )  # fmt: skip
 
 
-def answer_verdict(game: Game, answer: str, evaluator: Evaluator, ply: int) -> dict[str, Any]:
+def answer_verdict(
+    game: Game, answer: str, evaluator: Evaluator, ply: int, prune: bool = True
+) -> dict[str, Any]:
     """The verdict on the answer (``take``, ``pass``, ``beaver``) to a double; the doubler is on turn."""
-    d = _decision(game, evaluator, ply)
+    d = _decision(game, evaluator, ply, prune)
     assert d.dt is not None and d.dp is not None
     key = "pass" if answer == "drop" else answer
     taker = {k: v for k, v in d.costs.items() if k in ("take", "pass", "beaver")}

@@ -10,7 +10,8 @@ of all trials, and one :meth:`Search.play_probabilities
 <pulvezar.search.plies.Search.play_probabilities>` call per level for all
 survivors of all trials (the search's cache removes the duplicates).  The
 chooser is a pure function of the boards and dice, so a rollout with it stays
-deterministic per ``(seed, trial)``.
+deterministic per ``(seed, trial)``.  Its search prunes the replies
+(:func:`~pulvezar.search.plies.default_prune`) unless given ``prune=False``.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from pulvezar.search.hint import searcher
 from pulvezar.search.plies import MAX_PLY, _rules_flags
 
 
-def ply_chooser(ply: int, filter: str | MoveFilter | None = None) -> Chooser:
+def ply_chooser(ply: int, filter: str | MoveFilter | None = None, prune: bool = True) -> Chooser:
     """The chooser that plays as an ``ply``-ply search with ``filter`` (default ``"normal"``).
 
     ``ply=0`` is :func:`~pulvezar.rollouts.lockstep.greedy_chooser`.  The search
-    (and its cache) is the shared one of the evaluator and rules
-    (:func:`~pulvezar.search.hint.searcher`).
+    (and its cache) is the shared one of the evaluator, rules and pruning
+    (:func:`~pulvezar.search.hint.searcher`; ``prune=False``: unpruned).
     """
     if not 0 <= ply <= MAX_PLY:
         raise ValueError(f"rollout move choice searches 0..{MAX_PLY} plies, got {ply}")
@@ -40,7 +41,7 @@ def ply_chooser(ply: int, filter: str | MoveFilter | None = None) -> Chooser:
     mf = move_filter(filter)
 
     def choose(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
-        search = searcher(evaluator, rules)
+        search = searcher(evaluator, rules, prune)
         gen, rec, flags = _kernel.generate, _kernel.REC, _rules_flags(rules)
         recs = [gen(b.tobytes(), int(d[0]), int(d[1]), flags) for b, d in zip(boards, dice, strict=True)]
         counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
@@ -70,7 +71,7 @@ def ply_chooser(ply: int, filter: str | MoveFilter | None = None) -> Chooser:
     return choose
 
 
-def chooser_for(ply: int) -> Chooser:
-    """The move chooser of a search depth: 0-ply :func:`greedy_chooser`, else
-    :func:`~pulvezar.rollouts.choosers.ply_chooser` with the normal move filter."""
-    return greedy_chooser if ply == 0 else ply_chooser(ply)
+def chooser_for(ply: int, prune: bool = True) -> Chooser:
+    """The move chooser of a search depth: 0-ply :func:`greedy_chooser` (never pruned), else
+    :func:`~pulvezar.rollouts.choosers.ply_chooser` with the normal move filter and ``prune``."""
+    return greedy_chooser if ply == 0 else ply_chooser(ply, prune=prune)

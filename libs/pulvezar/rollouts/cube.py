@@ -389,17 +389,19 @@ def rollout_cube(
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
     luck: str | Chooser = "screened",
+    prune: bool = True,
 ) -> CubeRollout:
     """The cube decision of ``state`` (player on roll, before rolling) by rollout.
 
     "No double" (the player on roll keeps the cube this turn) and "double/take"
     (the cube doubled and owned by the opponent) are rolled out together, trial
-    ``i`` with the same dice in both; "double/pass" is exact.  See the module
+    ``i`` with the same dice in both; "double/pass" is exact (``ply``/``prune``: the trials' move
+    choice, :func:`~pulvezar.rollouts.choosers.chooser_for`).  See the module
     notes for the cube play inside the trials.
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, False, truncate, bearoff_stop,
-        evaluator, state.rules, chooser or chooser_for(ply), luck,
+        evaluator, state.rules, chooser or chooser_for(ply, prune), luck,
     )  # fmt: skip
     cube = state.cube
     table = _Table(cube, state.table)

@@ -82,6 +82,7 @@ def deep_analysis(
     filter: str | MoveFilter | None = None,
     rules: Rules | None = None,
     variance_reduction: bool = True,
+    prune: bool = True,
 ) -> list[DeepCandidate]:
     """Candidates of ``dice`` at ``position`` ranked by (``ply``-ply value + rollout) / 2, best first.
 
@@ -89,11 +90,12 @@ def deep_analysis(
     values at full depth; given ones (legal plays or their resulting
     positions) are all valued.  ``loss`` is the best candidate's equity minus
     this one's, ``loss_noise`` the standard error of that difference (paired
-    rollouts: same dice).
+    rollouts: same dice).  The search (and a rollout's, at ``rollout_ply >= 1``) prunes its
+    replies unless ``prune=False``.
     """
     rules = rules or Rules.international()
     ev: Evaluator = evaluator if evaluator is not None else default_evaluator()
-    search = searcher(ev, rules)
+    search = searcher(ev, rules, prune)
     legal = rules.legal_plays(position, dice)
     if candidates is None:
         ranked = search.rank(position, dice, ply, filter)
@@ -120,6 +122,7 @@ def deep_analysis(
         truncate=truncate,
         evaluator=ev,
         rules=rules,
+        prune=prune,
     )
     cands = [
         DeepCandidate(

@@ -67,6 +67,7 @@ def rollout(
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
     luck: str | Chooser = "screened",
+    prune: bool = True,
     cube: Cube | None = None,
     met: MatchEquity | None = None,
 ) -> RolloutResult:
@@ -76,7 +77,8 @@ def rollout(
     depend on ``(seed, i)`` alone, so chunks merge (:meth:`RolloutResult.merge`)
     into exactly the whole run.  ``truncate=N`` stops after N half-moves with
     the evaluator's value; ``bearoff_stop`` ends a trial on a race that
-    :meth:`BearoffRaces.covers` (exact for :class:`NetEvaluator`).
+    :meth:`BearoffRaces.covers` (exact for :class:`NetEvaluator`).  At ``ply >= 1`` the trials'
+    search prunes its replies unless ``prune=False`` (:func:`chooser_for`; a given ``chooser`` wins).
 
     ``cubeful=True`` plays the cube in the trials (:mod:`pulvezar.rollouts.cube`;
     ``cube`` as the player on roll sees it, centred money by default, ``met``
@@ -85,7 +87,7 @@ def rollout(
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
-        evaluator, rules, chooser or chooser_for(ply), luck,
+        evaluator, rules, chooser or chooser_for(ply, prune), luck,
     )  # fmt: skip
     ids = np.arange(first_trial, first_trial + trials, dtype=np.int64)
     if cubeful:
@@ -113,6 +115,7 @@ def rollout_plays(
     bearoff_stop: bool = True,
     chooser: Chooser | None = None,
     luck: str | Chooser = "screened",
+    prune: bool = True,
     cube: Cube | None = None,
     met: MatchEquity | None = None,
 ) -> list[RolloutResult]:
@@ -121,13 +124,13 @@ def rollout_plays(
     ``plays`` are legal plays (or their resulting positions, mover's view); by
     default every legal play.  Each result is rolled out with the opponent on
     roll, every candidate with the same dice sequences; all candidates' trials
-    advance together in one batch.  ``cubeful=True``: as for :func:`rollout`,
-    ``cube`` seen by the player who plays (the opponent, on roll after the
-    play, may double at once).
+    advance together in one batch; ``ply`` and ``prune`` as for :func:`rollout`.
+    ``cubeful=True``: as for :func:`rollout`, ``cube`` seen by the player who plays (the
+    opponent, on roll after the play, may double at once).
     """
     s = _setup(
         trials, ply, seed, first_trial, variance_reduction, cubeful, truncate, bearoff_stop,
-        evaluator, rules, chooser or chooser_for(ply), luck,
+        evaluator, rules, chooser or chooser_for(ply, prune), luck,
     )  # fmt: skip
     legal = s.rules.legal_plays(position, dice)
     cands = list(legal) if plays is None else list(plays)

@@ -8,11 +8,22 @@
 from pulvezar.search.cache import CachedEvaluator, EvalCache
 from pulvezar.search.filters import FILTERS, FilterStage, MoveFilter, move_filter
 from pulvezar.search.hint import STRENGTHS, Strength, hint, searcher
-from pulvezar.search.plies import MAX_PLY, ROLL_WEIGHTS, ROLLS, Candidate, Prune, Search
+from pulvezar.search.plies import (
+    MAX_PLY,
+    PRUNE_KEEP,
+    ROLL_WEIGHTS,
+    ROLLS,
+    Candidate,
+    Prune,
+    Search,
+    default_prune,
+    pruning,
+)
 
 __all__ = [
     "FILTERS",
     "MAX_PLY",
+    "PRUNE_KEEP",
     "ROLLS",
     "ROLL_WEIGHTS",
     "STRENGTHS",
@@ -24,7 +35,9 @@ __all__ = [
     "Prune",
     "Search",
     "Strength",
+    "default_prune",
     "hint",
     "move_filter",
+    "pruning",
     "searcher",
 ]

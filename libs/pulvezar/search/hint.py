@@ -50,7 +50,7 @@ from pulvezar.match.game import Game, Phase
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.search.filters import MoveFilter
-from pulvezar.search.plies import Candidate, PlayValue, Search
+from pulvezar.search.plies import Candidate, PlayValue, Prune, Search, pruning
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,19 +70,29 @@ STRENGTHS: dict[str, Strength] = {
     "master": Strength("master", 2, "normal", 0.0),
 }
 
-_SEARCHES: dict[tuple[int, Rules], Search] = {}
+_SEARCHES: dict[tuple[int, Rules, tuple[int, int] | None], Search] = {}
 
 
-def searcher(evaluator: Evaluator | None = None, rules: Rules | None = None) -> Search:
-    """The shared :class:`Search` (and cache) of an evaluator and rule set."""
+def searcher(
+    evaluator: Evaluator | None = None, rules: Rules | None = None, prune: Prune | bool | None = True
+) -> Search:
+    """The shared :class:`Search` (and cache) of an evaluator, rule set and pruning (``prune`` as
+    :class:`Search`'s: pruned by default).  A pruned and an unpruned search never share a cache.
+
+    >>> searcher(prune=False) is searcher(prune=None), searcher() is searcher(prune=False)
+    (True, False)
+    >>> searcher().cache is searcher(prune=False).cache
+    False
+    """
     ev: Evaluator = evaluator if evaluator is not None else default_evaluator()
     rules = rules or Rules.international()
-    key = (id(ev), rules)
+    pr = pruning(prune)
+    key = (id(ev), rules, None if pr is None else (id(pr.evaluator), pr.keep))
     s = _SEARCHES.get(key)
-    if s is None or s.evaluator is not for_rules(ev, rules):
+    if s is None or s.evaluator is not for_rules(ev, rules) or s.prune != pr:
         if len(_SEARCHES) >= 8:
             _SEARCHES.pop(next(iter(_SEARCHES)))
-        s = _SEARCHES[key] = Search(ev, rules)
+        s = _SEARCHES[key] = Search(ev, rules, prune=pr)
     return s
 
 
@@ -146,6 +156,7 @@ def hint(
     evaluator: Evaluator | None = None,
     filter: str | MoveFilter | None = None,
     seed: int = 0,
+    prune: bool = True,
 ) -> list[Candidate]:
     """The legal plays of ``dice`` ordered by (noisy) equity, best first.
 
@@ -158,7 +169,8 @@ def hint(
     depth and ``filter`` its move filter.  Each :class:`Candidate` has the
     notation, the cubeless probabilities and equity of the player on roll, the
     ply it was valued at and its loss against the best candidate (cubeful when
-    known).
+    known).  At 1 ply or deeper the search prunes its replies (:func:`~pulvezar.search.plies.default_prune`)
+    unless ``prune=False``.
 
     >>> hint(Position.start(), (3, 1))[0].notation
     '8/5 6/5'
@@ -179,7 +191,7 @@ def hint(
     depth = ply if ply is not None else (lv.ply if lv else 0)
     mf = filter if filter is not None else (lv.filter if lv else None)
     value = cubeful_value(state) if state is not None else None
-    cands = searcher(evaluator, rules).rank(pos, roll, depth, mf, value)
+    cands = searcher(evaluator, rules, prune).rank(pos, roll, depth, mf, value)
     sigma = lv.noise if lv else 0.0
     if sigma > 0 and len(cands) > 1:
         board = pos.board

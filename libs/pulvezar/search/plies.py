@@ -20,6 +20,12 @@ positions and rolls with the rules kernel and makes one evaluation call for
 all of them (through :class:`~pulvezar.search.cache.CachedEvaluator`, which
 drops duplicates and boards already known).  Values at ``n >= 1`` plies are
 cached too, keyed by the board plus one byte for the ply.
+
+**Pruning** (:class:`Prune`) is the default: every :class:`Search` chooses its replies with
+:func:`default_prune` (the screening net on the quantised kernel, keeping :data:`PRUNE_KEEP` plays
+of each roll) unless it is given ``prune=None`` (or ``False``): the unpruned search.  A pruned and an
+unpruned search must not share an :class:`~pulvezar.search.cache.EvalCache` (their n-ply values
+differ); :func:`~pulvezar.search.hint.searcher` keeps one for each.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ import numpy as np
 import numpy.typing as npt
 
 from pulvezar.eval.evaluator import (
+    SCREEN_MODEL,
     BearoffRaces,
     Boards,
     Evaluator,
+    NetEvaluator,
     Probs,
     default_evaluator,
     equity,
@@ -65,6 +73,40 @@ class Prune:
     def __post_init__(self) -> None:
         if self.keep < 1:
             raise ValueError("a pruning keeps at least one play")
+
+
+PRUNE_KEEP = 4
+"""How many plays of each roll the default pruning values with the search's net (issue 41: the
+unpruned 2-ply best play on 99.4-99.8% of decisions at ~2.5x the speed; bench/RESULTS.md)."""
+
+_DEFAULT_PRUNE: Prune | None = None
+
+
+def default_prune() -> Prune:
+    """The platform's pruning: the screening net (:data:`~pulvezar.eval.evaluator.SCREEN_MODEL`) on
+    the quantised kernel, keeping :data:`PRUNE_KEEP`; loaded once per process.
+
+    >>> default_prune() is default_prune(), default_prune().keep
+    (True, 4)
+    """
+    global _DEFAULT_PRUNE
+    if _DEFAULT_PRUNE is None:
+        _DEFAULT_PRUNE = Prune(NetEvaluator.load(SCREEN_MODEL, quantised=True), PRUNE_KEEP)
+    return _DEFAULT_PRUNE
+
+
+def pruning(prune: Prune | bool | None) -> Prune | None:
+    """The :class:`Prune` a ``prune`` option means: ``True`` the :func:`default_prune`, ``None`` or
+    ``False`` none (the unpruned search), a :class:`Prune` itself.
+
+    >>> pruning(True) is default_prune(), pruning(False), pruning(None)
+    (True, None, None)
+    """
+    if prune is True:
+        return default_prune()
+    if prune is None or prune is False:
+        return None
+    return prune
 
 
 def _first_best(
@@ -134,11 +176,16 @@ class Search:
     """Lookahead for one evaluator and rule set, with its own cache.
 
     The evaluator is the given one's for the rule set (:func:`~pulvezar.eval.evaluator.for_rules`).
+    ``prune`` (see :func:`pruning`): ``True`` (the default) prunes the replies with
+    :func:`default_prune`, a :class:`Prune` with that one, ``None`` or ``False`` is the unpruned
+    search.  Give a pruned and an unpruned search different caches.
 
     >>> s = Search(rules=Rules.international())
     >>> best = s.rank(Position.start(), (3, 1), ply=0)[0]
-    >>> best.notation
-    '8/5 6/5'
+    >>> best.notation, s.prune is default_prune()
+    ('8/5 6/5', True)
+    >>> Search(rules=Rules.international(), prune=None).prune is None
+    True
     """
 
     def __init__(
@@ -146,7 +193,7 @@ class Search:
         evaluator: Evaluator | None = None,
         rules: Rules | None = None,
         cache: EvalCache | None = None,
-        prune: Prune | None = None,
+        prune: Prune | bool | None = True,
     ) -> None:
         self.rules = rules or Rules.international()
         self.evaluator: Evaluator = for_rules(  # a model's own nets for the rule set where it has them
@@ -154,7 +201,7 @@ class Search:
         )
         self.cache = cache if cache is not None else EvalCache()
         self.cached = CachedEvaluator(self.evaluator, self.cache)
-        self.prune = prune
+        self.prune: Prune | None = pruning(prune)
         self._flags = _rules_flags(self.rules)
 
     # ---- values of positions ------------------------------------------------

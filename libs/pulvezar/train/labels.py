@@ -179,7 +179,9 @@ def _pulvezar_evaluator(model: str) -> Any:
 def _pulvezar(boards: Boards, model: str, ply: int, rules: Rules) -> Probs:
     from pulvezar.search.plies import Search
 
-    search = Search(_pulvezar_evaluator(model), rules)  # a fresh cache: values independent of history
+    # a fresh cache: values independent of history; unpruned, explicitly (the search prunes by
+    # default), so that a label set stays reproducible whatever the default pruning becomes
+    search = Search(_pulvezar_evaluator(model), rules, prune=None)
     result: Probs = search.probabilities(boards, ply)
     return result
 

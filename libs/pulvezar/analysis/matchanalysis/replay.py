@@ -87,7 +87,7 @@ class _Analyser:
         self.settings = settings
         self.evaluator: Evaluator = evaluator if evaluator is not None else default_evaluator()
         self.rules = record_rules(record)
-        self.search: Search = searcher(self.evaluator, self.rules)
+        self.search: Search = searcher(self.evaluator, self.rules, settings.prune)
 
     # ---- values -------------------------------------------------------------------------
     def value_fn(self, game: Game) -> PlayValue | None:
@@ -142,7 +142,7 @@ class _Analyser:
         if len(legal) == 1:
             return replace(base, forced=True)
         value = self.value_fn(game)
-        cands = hint(game, ply=s.ply, filter=s.filter, evaluator=self.evaluator)
+        cands = hint(game, ply=s.ply, filter=s.filter, evaluator=self.evaluator, prune=s.prune)
         best = cands[0]
         rank = next(i for i, c in enumerate(cands) if c.play.position == chosen.position)
         played = cands[rank]
@@ -192,7 +192,7 @@ class _Analyser:
             plays.append(played.play)
         dcs = deep_analysis(
             game.position, game.dice, plays, self.evaluator, s.seed,
-            trials=s.deep_trials, ply=s.deep_ply, rules=self.rules, truncate=s.deep_truncate,
+            trials=s.deep_trials, ply=s.deep_ply, rules=self.rules, truncate=s.deep_truncate, prune=s.prune,
         )  # fmt: skip
         probs = np.array([0.5 * (np.asarray(d.ply_probs) + d.rollout.probabilities) for d in dcs])
         boards = np.frombuffer(b"".join(d.play.position.board for d in dcs), dtype=np.uint8).reshape(-1, 50)
@@ -225,7 +225,7 @@ class _Analyser:
         self, game: Game, gi: int, ai: int, move: int, doubled: bool
     ) -> tuple[DecisionAnalysis, CubeDecision] | None:
         state = self.cube_state(game)
-        d = cube_decision(state, self.evaluator, ply=self.settings.cube_ply)
+        d = cube_decision(state, self.evaluator, ply=self.settings.cube_ply, prune=self.settings.prune)
         if d.dt is None or d.dp is None:  # the cube model sees no double here
             return None
         best_double = min(d.dt, d.dp)

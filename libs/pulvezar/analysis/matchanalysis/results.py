@@ -42,7 +42,9 @@ class AnalysisSettings:
     (:func:`~pulvezar.rollouts.deep.deep_analysis`: ``deep_ply`` search plus a
     ``deep_trials`` rollout, seeded by ``seed``, truncated after
     ``deep_truncate`` moves where given -- for quick checks only); ``lang``: the language of the
-    explanation sentences.
+    explanation sentences; ``prune``: the searches at 1 ply or deeper prune their replies
+    (:func:`~pulvezar.search.plies.default_prune`; ``False``: the unpruned search).  Settings
+    recorded before ``prune`` existed read as unpruned (:meth:`from_json`).
     """
 
     level: str = DEFAULT_ANALYSIS_DEPTH
@@ -57,6 +59,7 @@ class AnalysisSettings:
     deep_truncate: int | None = None
     seed: int = 1
     lang: str = "en"
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.ply <= 3:
@@ -96,11 +99,18 @@ class AnalysisSettings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AnalysisSettings:
+        """Settings from :meth:`to_json`; without ``prune`` (recorded before it existed) unpruned.
+
+        >>> AnalysisSettings.from_json({"ply": 2}).prune
+        False
+        >>> AnalysisSettings.from_json(AnalysisSettings().to_json()).prune
+        True
+        """
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(data) - known
         if unknown:
             raise AnalysisError(f"unknown settings: {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
-        return cls(**data)
+        return cls(**{"prune": False, **data})
 
 
 def engine_info(evaluator: Evaluator | None = None) -> dict[str, Any]:
