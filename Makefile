@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-similar bench-learner bench-quantised load fuzz cluster-drill book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-analysis-platform bench-similar bench-learner bench-quantised load fuzz cluster-drill book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -23,6 +23,7 @@ help:
 	@echo "make strength   pulvezar's shipped net against gnubg 0-ply and PubEval (bench/strength.py)"
 	@echo "make generations  each generation of runs/sup-a against gnubg 0-ply and PubEval (bench/generations.py)"
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
+	@echo "make bench-analysis-platform  a 7-point match at 2 ply through make run vs gnubg's analyse match (bench/analysis_platform.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
 	@echo "make load       a client mix (plays, hints, games, jobs) against make run, 8 and 32 clients (bench/load.py; LOAD_ARGS=...)"
@@ -133,6 +134,10 @@ generations: $(STAMP)
 
 bench-analysis: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/analysis.py --level 2ply
+
+# issue 41: one core each (the platform and gnubg pinned to CPU 1); ~5 min
+bench-analysis-platform: $(STAMP)
+	nice -n 5 env OMP_NUM_THREADS=1 $(PY) bench/analysis_platform.py
 
 bench-similar: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/similar.py
