@@ -162,13 +162,18 @@ bench-quantised: $(STAMP)
 
 # the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
 # on the platform's workers instead: python -m services.jobs.book --rules ... --out ...)
-# The committed work (data/book/work/RULES/part-NNNN.tar.xz, checksummed) is unpacked first, so every finished
-# trial is reused; what the run adds is packed as the next part (commit it).
+# The books of BOOK_NET (the default net): each net's work has an archive of its own, as its manifest binds the
+# model (data/book/work/RULES-NET/part-NNNN.tar.xz, checksummed; data/book/work/RULES: pulvezar-v3's). It is
+# unpacked first, so every finished trial is reused; what the run adds is packed as the next part (commit it).
+# Niced: the books run in the background at the lowest priority.
+BOOK_NET ?= pulvezar-v4
 book: $(STAMP)
 	for r in international tavla; do \
-	  if [ -d data/book/work/$$r ]; then $(VENV)/bin/pulvezar book unpack --archive data/book/work/$$r --workdir runs/book/$$r || exit 1; fi; \
-	  $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir runs/book/$$r --replies-to all || exit 1; \
-	  $(VENV)/bin/pulvezar book pack --workdir runs/book/$$r --archive data/book/work/$$r || exit 1; \
+	  a=data/book/work/$$r-$(BOOK_NET); w=runs/book/$$r-$(BOOK_NET); \
+	  if [ -d $$a ]; then $(VENV)/bin/pulvezar book unpack --archive $$a --workdir $$w || exit 1; fi; \
+	  PULVEZAR_MODEL=libs/pulvezar/eval/models/$(BOOK_NET).pt nice -n 19 env OMP_NUM_THREADS=1 \
+	    $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir $$w --replies-to all || exit 1; \
+	  $(VENV)/bin/pulvezar book pack --workdir $$w --archive $$a || exit 1; \
 	done
 
 # issue 13: the position corpus and its teacher labels (ADR 0005); resumable, picks up data/corpus/

@@ -325,9 +325,14 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
     assert book.complete and book.variant == variant
     assert [r.dice for r in book.rolls] == list(opening_rolls(variant))
     assert len(book.rolls) == (15 if variant == "international" else 21)
-    # the book names the shipped net it was made with (the default, pulvezar-v3, since 2026-12-02)
+    # the book names the net it was made with: a model file that ships, with that checksum.  A book of an
+    # older net than the default is only shipped while its successor is being made: the default net's work
+    # archive exists (issue 41: pulvezar-v3's books until pulvezar-v4's are done; data/book/README.md)
     model = DEFAULT_MODEL.with_name(book.engine["model"])
-    assert model == DEFAULT_MODEL, "a new default net needs the books made again with it"
+    assert model.is_file(), f"the book's net {model.name} is not a shipped model"
+    if model != DEFAULT_MODEL:
+        work = book_path(variant).parent / "work" / f"{variant}-{DEFAULT_MODEL.stem}"
+        assert parts(work), f"a new default net needs the books made again with it ({work} has no part)"
     meta = json.loads(model.with_suffix(".json").read_text())
     assert book.engine["model_sha256"] == meta["sha256"] == sha256(model.read_bytes()).hexdigest()
     settings = BookSettings.from_json(book.rules, book.settings)  # the settings are complete and valid
