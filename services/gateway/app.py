@@ -54,6 +54,7 @@ from services.gateway.routers import (
     lessons,
     matches,
     met,
+    nets,
     players,
     plays,
     positions,
@@ -295,6 +296,7 @@ def create_app(
         cards,
         lessons,
         exercises,
+        nets,  # GET /v1/models
     )
     for r in routers:
         app.include_router(r.router)

@@ -287,3 +287,42 @@ def evaluation_out(e: object) -> Evaluation:
         ),
         equity=e.equity,  # type: ignore[attr-defined]
     )
+
+
+class Engine(BaseModel):
+    """Which engine made a result: pulvezar's version and the net, by name and model-file SHA-256
+    (``GET /v1/models`` lists the nets); null where a stored result does not say."""
+
+    model: str | None = Field(description='the net\'s name, e.g. "pulvezar-v4"; null: unknown')
+    model_sha256: str | None = Field(description="SHA-256 of the net's model file; null: unknown")
+    version: str = Field(description="pulvezar's version")
+
+
+def engine_out(data: dict[str, object] | None) -> Engine:
+    """The :class:`Engine` of a stored result's ``engine`` JSON (a book's, an analysis's, a job's: any
+    shape :meth:`pulvezar.eval.provenance.EngineInfo.from_json` reads)."""
+    from pulvezar.eval.provenance import EngineInfo
+
+    e = EngineInfo.from_json(dict(data) if data else None)
+    return Engine(model=e.model, model_sha256=e.model_sha256, version=e.version)
+
+
+def served_engine(sha256: str) -> Engine:
+    """The :class:`Engine` of an Evaluator service reply: its model's SHA-256, named by the model files
+    this gateway's pulvezar lists (:func:`pulvezar.eval.provenance.model_name_of`)."""
+    import pulvezar
+
+    return Engine(
+        model=_name_of(sha256) if sha256 else None, model_sha256=sha256 or None, version=pulvezar.__version__
+    )
+
+
+_NAMES: dict[str, str | None] = {}
+
+
+def _name_of(sha256: str) -> str | None:
+    from pulvezar.eval.provenance import model_name_of
+
+    if sha256 not in _NAMES:
+        _NAMES[sha256] = model_name_of(sha256)
+    return _NAMES[sha256]

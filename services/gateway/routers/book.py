@@ -37,6 +37,7 @@ from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_boo
 from pulvezar.errors import PulvezarError
 from services.gateway.durable import store_call, unavailable
 from services.gateway.jobs import owner_lookup
+from services.gateway.models import engine_out
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.jobs.book_models import BookStatus
@@ -73,7 +74,8 @@ def shipped(variant: str) -> Book:
     description="For each opening roll (international: the 15 non-doubles; Tavla: all 21) the best "
     "candidates with their loss, win and gammon chances (each equity the mean of a search and a "
     "rollout; chances from the rollout), and the best reply to each of the opponent's 21 rolls after "
-    "the best play. `engine` and `settings` say what made it.",
+    "the best play. `engine` and `settings` say what made it; `provenance` names its net as every "
+    "evaluation does (GET /v1/models).",
 )
 async def get_book(
     _: Annotated[Client, Depends(client)],
@@ -83,8 +85,9 @@ async def get_book(
     ] = None,
 ) -> JSONResponse:
     book = shipped(rules)
+    provenance = engine_out(book.engine).model_dump()  # the book file's own engine, not the default net
     if roll is None:
-        return JSONResponse(book.to_json())
+        return JSONResponse({**book.to_json(), "provenance": provenance})
     dice = parse_roll(roll, "roll")
     if rules == "international" and dice[0] == dice[1]:
         raise invalid("roll", f"{roll}: a double is no opening roll in international backgammon")
@@ -94,7 +97,7 @@ async def get_book(
         raise ProblemError(404, str(e), kind="not-found", errors=[("roll", str(e))]) from None
     head = book.to_json()
     head.pop("rolls")
-    return JSONResponse({**head, "roll": roll_json(entry)})
+    return JSONResponse({**head, "provenance": provenance, "roll": roll_json(entry)})
 
 
 class BookJobRequest(BaseModel):

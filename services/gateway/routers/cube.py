@@ -16,6 +16,7 @@ from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.models import (
     STRENGTHS,
     CubeInput,
+    Engine,
     PositionInput,
     Probabilities,
     RulesField,
@@ -24,6 +25,7 @@ from services.gateway.models import (
     position_ref,
     probabilities_out,
     renamed,
+    served_engine,
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import client
@@ -101,6 +103,7 @@ class CubeDecisionResponse(BaseModel):
     ply: int
     notes: list[str]
     model: str
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
 
 
 @router.post("/cube-decision", summary="No double / double-take / double-pass (Evaluator service)")
@@ -146,6 +149,7 @@ async def decide(
         ply=r.ply,
         notes=list(r.notes),
         model=r.model,
+        provenance=served_engine(r.model),
     )
 
 
@@ -177,6 +181,7 @@ class ResignationResponse(BaseModel):
     decision: ResignationDecision | None
     should_resign: Resignation | None = Field(description="the level the player on roll should resign now")
     model: str
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
 
 
 @router.post("/resignation", summary="Accept a resignation? Should the player resign? (Evaluator service)")
@@ -210,4 +215,5 @@ async def resignation(
         decision=decision,
         should_resign=_NAMES.get(r.should_resign),  # type: ignore[arg-type]
         model=r.model,
+        provenance=served_engine(r.model),
     )

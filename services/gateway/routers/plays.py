@@ -16,6 +16,7 @@ from services.gateway.models import (
     Board,
     CubeInput,
     Dice,
+    Engine,
     Evaluation,
     PlayOut,
     PositionInput,
@@ -30,6 +31,7 @@ from services.gateway.models import (
     position_ref,
     probabilities_out,
     renamed,
+    served_engine,
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.positions import PositionType, position_type
@@ -113,6 +115,7 @@ class EvaluateRequest(Strict):
 class EvaluateResponse(BaseModel):
     evaluations: list[Evaluation]
     model: str = Field(description="SHA-256 of the model file")
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
 
 
 @router.post("/evaluate", summary="0-ply probabilities and cubeless equity (Evaluator service)")
@@ -124,7 +127,11 @@ async def evaluate(
         raise invalid("positions", f"at most {limit} positions per request, got {len(body.positions)}")
     refs = [position_ref(p, f"positions[{i}]") for i, p in enumerate(body.positions)]
     resp = await up.call(up.evaluator.Evaluate, epb.EvaluateRequest(positions=refs, rules=body.rules.proto()))
-    return EvaluateResponse(evaluations=[evaluation_out(e) for e in resp.evaluations], model=resp.model)
+    return EvaluateResponse(
+        evaluations=[evaluation_out(e) for e in resp.evaluations],
+        model=resp.model,
+        provenance=served_engine(resp.model),
+    )
 
 
 class EvaluatedPlay(BaseModel):
@@ -136,6 +143,7 @@ class BestPlayResponse(BaseModel):
     best: EvaluatedPlay
     legal_plays: int
     model: str
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
 
 
 @router.post("/best-play", summary="The 0-ply best play of a roll (Evaluator service)")
@@ -148,6 +156,7 @@ async def best_play(body: PlaysRequest, up: Annotated[Upstream, Depends(upstream
         best=EvaluatedPlay(play=play_out(resp.best.play), evaluation=evaluation_out(resp.best.evaluation)),
         legal_plays=resp.legal_plays,
         model=resp.model,
+        provenance=served_engine(resp.model),
     )
 
 
@@ -178,6 +187,7 @@ class HintResponse(BaseModel):
     candidates: list[Candidate]
     legal_plays: int
     engine: str = Field(description="where the hint was computed")
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
     position_type: PositionType = Field(description="the position type, as analyses name it")
     why: dict[str, str] | None = Field(
         None, description="why the best play beats the second, in en, de and tr (null with one candidate)"
@@ -223,6 +233,7 @@ async def hint(
         ],
         legal_plays=resp.legal_plays,
         engine=f"Evaluator service, model {resp.model[:12]}",
+        provenance=served_engine(resp.model),
         position_type=position_type(parse_position(body.position).position),
         **(await _why(request, body, resp)),
     )
