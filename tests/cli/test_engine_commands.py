@@ -121,6 +121,48 @@ def test_rollout_is_the_chunked_library_rollout(capsys: pytest.CaptureFixture[st
     assert "cubeless equity" in run(capsys, "rollout", race.position_id, "--trials", "36", "--quiet")[1]
 
 
+def _pruning_matters() -> Position:
+    """A position (seeded random play) whose 1-ply value pruning changes, found by the library."""
+    rng, intl, p = np.random.default_rng(41), Rules.international(), Position.start()
+    for _ in range(200):
+        plays = intl.legal_plays(p, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+        p = plays[int(rng.integers(len(plays)))].position.swap()
+        if intl.game_result(p.swap()) is not None:
+            p = Position.start()
+            continue
+        board = np.frombuffer(p.board, dtype=np.uint8).reshape(1, 50)
+        if (
+            np.abs(searcher().probabilities(board, 1) - searcher(prune=False).probabilities(board, 1)).max()
+            > 1e-6
+        ):
+            return p
+    raise AssertionError("no position where pruning changes the 1-ply value")
+
+
+def test_no_prune_is_the_unpruned_search(capsys: pytest.CaptureFixture[str]) -> None:
+    pos = _pruning_matters()
+    board = np.frombuffer(pos.board, dtype=np.uint8).reshape(1, 50)
+    for flags, prune in (((), True), (("--no-prune",), False)):
+        data = json.loads(run(capsys, "eval", pos.position_id, "--ply", "1", "--json", *flags)[1])
+        want = searcher(prune=prune).probabilities(board, 1)[0]
+        assert list(data["probabilities"].values()) == pytest.approx(list(want), abs=1e-12)
+        data = json.loads(
+            run(capsys, "hint", pos.position_id, "--dice", "42", "--ply", "1", "--json", *flags)[1]
+        )
+        assert [c["equity"] for c in data["candidates"]] == pytest.approx(
+            [c.equity for c in hint(pos, (4, 2), ply=1, prune=prune)], abs=1e-12
+        )
+        data = json.loads(run(capsys, "cube", pos.position_id, "--ply", "1", "--json", *flags)[1])
+        assert data["equities"]["no_double"] == pytest.approx(
+            cube_decision(CubeState(pos), ply=1, prune=prune).nd, abs=1e-12
+        )
+    a, b = (
+        json.loads(run(capsys, "eval", pos.position_id, "--ply", "1", "--json", *f)[1])
+        for f in ((), ("--no-prune",))
+    )
+    assert a["probabilities"] != b["probabilities"]  # the flag reaches the search
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -163,6 +163,16 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--must-bear-off", action="store_true", help="Tavla: 'Auswürfelpflicht'")
 
 
+def add_prune_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-prune``: the unpruned search (searches at 1 ply or deeper prune their replies by default,
+    :func:`pulvezar.search.plies.default_prune`); read it as ``prune = not args.no_prune``."""
+    parser.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="the unpruned search at >= 1 ply (slower; default: pruned)",
+    )
+
+
 def rules_of(args: argparse.Namespace) -> Rules:
     """The rule set of :func:`add_rules_arguments`' options."""
     if args.rules == "tavla":

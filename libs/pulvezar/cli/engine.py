@@ -6,7 +6,7 @@ and score: ``PositionID:MatchID`` or an XGID, whose dice are used when ``--dice`
 is not given); ``pulvezar eval ID [--ply N]`` gives the five probabilities and
 the cubeless equity of the player on roll; ``pulvezar cube ID [--match-id M]``
 the cube decision (:func:`pulvezar.cube.cube_decision`).  ``--json`` prints one
-JSON object.
+JSON object.  At 1 ply or deeper the searches prune their replies unless ``--no-prune``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 from pulvezar.cli.common import (
     ID_HELP,
     PositionArg,
+    add_prune_argument,
     add_rules_arguments,
     gammon_price_json,
     parse_dice,
@@ -80,7 +81,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     arg = parse_position(args.id)
     target, dice = hint_target(arg, args)
     rules = rules_of(args)
-    cands = hint(target, dice, ply=args.ply, level=args.level, rules=rules)
+    cands = hint(target, dice, ply=args.ply, level=args.level, rules=rules, prune=not args.no_prune)
     shown = cands[: args.top] if args.top else cands
     cubeful = isinstance(target, CubeState)
     if args.json:
@@ -117,7 +118,7 @@ def evaluate(arg: PositionArg, args: argparse.Namespace) -> tuple[list[float], f
 
     rules = rules_of(args)
     board = np.frombuffer(arg.position.board, dtype=np.uint8).reshape(1, 50)
-    probs = searcher(None, rules).probabilities(board, args.ply)
+    probs = searcher(None, rules, not args.no_prune).probabilities(board, args.ply)
     return [float(p) for p in probs[0]], float(equity(probs, rules)[0])
 
 
@@ -182,7 +183,7 @@ def decision_json(state: CubeState, d: CubeDecision) -> dict[str, Any]:
 def cmd_cube(args: argparse.Namespace) -> int:
     _ply_level(args, MAX_CUBE_PLY)
     state = cube_state_of(args)
-    d = cube_decision(state, ply=args.ply, level=args.level)
+    d = cube_decision(state, ply=args.ply, level=args.level, prune=not args.no_prune)
     if args.json:
         print(json.dumps(decision_json(state, d)))
         return 0
@@ -207,6 +208,7 @@ def _depth(p: argparse.ArgumentParser, top: int) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--ply", type=int, default=None, help=f"search depth 0..{top}")
     g.add_argument("--level", choices=list(STRENGTHS), help="a playing level (its depth and filter)")
+    add_prune_argument(p)
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -222,6 +224,7 @@ def add_parsers(subparsers: Any) -> None:
     e = subparsers.add_parser("eval", help="probabilities and equity of the player on roll")
     e.add_argument("id", help=ID_HELP)
     e.add_argument("--ply", type=int, default=0, help=f"search depth 0..{MAX_PLY} (default 0)")
+    add_prune_argument(e)
     add_rules_arguments(e)
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pulvezar.cli.common import add_prune_argument
 from pulvezar.cli.common import run as _run
 from pulvezar.cli.progress import progress_bar
 from pulvezar.formats.files import FileError, read_match, write_match, writer_for
@@ -160,7 +161,7 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
     def body() -> None:
         from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
 
-        settings = AnalysisSettings.from_level(args.level)
+        settings = AnalysisSettings.from_level(args.level, prune=not args.no_prune)
         record = read_match(Path(args.file))
         if not record.games:
             raise CliError(f"{args.file}: the file holds no games")
@@ -211,6 +212,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="search depth (default 2ply; deep adds a rollout for every error)",
     )
     analyse.add_argument("--json", action="store_true", help="the whole analysis as JSON")
+    add_prune_argument(analyse)
     analyse.add_argument(
         "--sgf", metavar="OUT", help="also write the annotated SGF (GNU Backgammon opens it)"
     )

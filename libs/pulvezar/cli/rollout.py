@@ -4,7 +4,8 @@ The rollout is :func:`pulvezar.rollouts.chunks.rollout_chunked` (the platform's
 unit of determinism: the same numbers as a distributed rollout of the same
 settings), values for the player on roll before rolling.  ``--cubeful`` plays
 the cube in the trials, with the cube and score of a ``PositionID:MatchID`` or
-XGID (centred money otherwise).  A bar with the time left is drawn on stderr
+XGID (centred money otherwise).  With ``--ply`` 1 or more the trials' search prunes
+its replies unless ``--no-prune``.  A bar with the time left is drawn on stderr
 when it is a terminal, unless ``--quiet``.
 """
 
@@ -14,7 +15,7 @@ import argparse
 import json
 from typing import Any
 
-from pulvezar.cli.common import ID_HELP, add_rules_arguments, parse_position, rules_of
+from pulvezar.cli.common import ID_HELP, add_prune_argument, add_rules_arguments, parse_position, rules_of
 from pulvezar.cli.engine import PROBABILITIES, probabilities_json
 from pulvezar.cli.progress import progress_bar
 from pulvezar.errors import PulvezarError
@@ -45,6 +46,8 @@ def rollout_options(args: argparse.Namespace) -> dict[str, Any]:
         "cubeful": args.cubeful,
         "chunk_size": args.chunk_size,
     }
+    if args.ply > 0:  # 0-ply trials do not search: their options stay as they were
+        opts["prune"] = not args.no_prune
     if args.cubeful:
         if not rules.uses_cube:
             raise PulvezarError("Tavla is played without a cube: --cubeful needs international rules")
@@ -105,6 +108,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--trials", type=int, default=1296, help="number of games (default 1296)")
     p.add_argument("--ply", type=int, default=0, help=f"move choice in the trials, 0..{MAX_PLY} (default 0)")
     p.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    add_prune_argument(p)
     p.add_argument("--truncate", type=int, default=None, help="stop each trial after N half-moves")
     p.add_argument("--cubeful", action="store_true", help="play the cube in the trials")
     p.add_argument(
