@@ -302,10 +302,12 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         analysis.not_over(start, rules, "no plays")
         state = analysis.cube_state(request.cube, start, rules) if request.HasField("cube") else None
         subject = state if state is not None else start
-        seed = request.seed
+        seed, prune = request.seed, not request.no_prune  # pruned unless asked for the unpruned search
 
         def search(ev: BatchedEvaluator) -> list[Candidate]:
-            return hint(subject, roll, ply=ply, level=lv, rules=rules, evaluator=ev, filter=mf, seed=seed)
+            return hint(
+                subject, roll, ply=ply, level=lv, rules=rules, evaluator=ev, filter=mf, seed=seed, prune=prune
+            )
 
         cands = await self._analyse(search, depth, context)
         shown = cands[: request.limit] if request.limit else cands
@@ -330,9 +332,10 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             raise BadArgument("level", f"cube decisions search at most {MAX_CUBE_PLY} plies")
         analysis.not_over(start, rules, "no cube decision")
         state = analysis.cube_state(request.cube, start, rules)
+        prune = not request.no_prune
 
         def decide(ev: BatchedEvaluator) -> CubeDecision:
-            return cube_decision(state, ev, ply=ply, level=lv)
+            return cube_decision(state, ev, ply=ply, level=lv, prune=prune)
 
         return _cube_decision(await self._analyse(decide, depth, context), self.model)
 

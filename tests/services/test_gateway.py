@@ -283,6 +283,46 @@ def test_cube_decisions_money_and_match(http: httpx.Client) -> None:
     assert fields(http.post("/v1/cube-decision", json={"position": "nope"})) == ["position"]
 
 
+def _pruning_matters() -> tuple[Position, tuple[int, int]]:
+    """A decision (seeded random play) whose 1-ply hint pruning changes, found by the library."""
+    import random
+
+    import pulvezar
+
+    rng, intl, p = random.Random(41), Rules.international(), Position.start()
+    for _ in range(300):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        plays = intl.legal_plays(p, dice)
+        pruned = {c.notation: c.equity for c in pulvezar.hint(p, dice, ply=1)}
+        plain = {c.notation: c.equity for c in pulvezar.hint(p, dice, ply=1, prune=False)}
+        if max(abs(pruned[k] - plain[k]) for k in pruned) > 1e-3:
+            return p, dice
+        p = plays[rng.randrange(len(plays))].position.swap()
+        if intl.game_result(p.swap()) is not None or not p.is_contact():
+            p = Position.start()
+    raise AssertionError("no decision where pruning changes the 1-ply hint")
+
+
+def test_prune_reaches_the_evaluator_service(http: httpx.Client) -> None:
+    """Hints and cube decisions prune by default; ``prune: false`` is the library's unpruned search."""
+    import pulvezar
+    from pulvezar.cube import CubeState, cube_decision
+
+    p, dice = _pruning_matters()
+    body = {"position": p.position_id, "dice": list(dice), "ply": 1, "limit": 1000}
+    for prune in (True, False):
+        r = http.post("/v1/hint", json=body if prune else {**body, "prune": False})
+        assert r.status_code == 200, r.text
+        want = pulvezar.hint(p, dice, ply=1, prune=prune)
+        got = {c["notation"]: c["equity"] for c in r.json()["candidates"]}
+        assert got == pytest.approx({c.notation: c.equity for c in want}, abs=1e-6)
+        r = http.post("/v1/cube-decision", json={"position": p.position_id, "ply": 1, "prune": prune})
+        assert r.status_code == 200, r.text
+        nd = cube_decision(CubeState(p), ply=1, prune=prune).nd
+        assert r.json()["equities"]["no_double"] == pytest.approx(nd, abs=1e-6)
+    assert fields(http.post("/v1/hint", json={**body, "prune": "maybe"})) == ["prune"]
+
+
 def test_resignation_on_a_bear_off_race(http: httpx.Client) -> None:
     from pulvezar.cube import CubeState, resignation_decision
 

@@ -72,6 +72,11 @@ class CubeDecisionRequest(Strict):
     rules: RulesField
     ply: int | None = Field(None, ge=0, le=MAX_CUBE_PLY, description="default: the level's, else 0")
     level: Strength | None = None
+    prune: bool = Field(
+        True,
+        description="at 1 ply or deeper the lookahead prunes the replies (the screening net keeps each "
+        "roll's 4 best); false: the unpruned lookahead",
+    )
 
 
 class CubeEquities(BaseModel):
@@ -117,6 +122,7 @@ async def decide(
         rules=body.rules.proto(),
         ply=body.ply,
         level=STRENGTHS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
+        no_prune=not body.prune,
     )
     r: epb.CubeDecisionResponse = await _call(up, up.evaluator.CubeDecision, req)  # type: ignore[assignment]
     mwc = None

@@ -168,6 +168,12 @@ class HintRequest(PlaysRequest):
     cube: CubeInput | None = Field(
         None, description="the cube and score: a cubeful hint (international only)"
     )
+    prune: bool = Field(
+        True,
+        description="at 1 ply or deeper the search prunes the replies (the screening net keeps each "
+        "roll's 4 best; the unpruned best play on over 99% of decisions at ~2.5x the speed); false: "
+        "the unpruned search",
+    )
 
 
 class Candidate(BaseModel):
@@ -213,6 +219,7 @@ async def hint(
         level=STRENGTHS[body.level] if body.level else epb.LEVEL_UNSPECIFIED,
         seed=body.seed,
         limit=body.limit,
+        no_prune=not body.prune,
     )
     try:
         resp = await up.call(up.evaluator.Hint, req)

@@ -179,7 +179,7 @@ class CubeContext(_message.Message):
     def __init__(self, cube_value: _Optional[int] = ..., cube_owner: _Optional[_Union[CubeOwner, str]] = ..., match_length: _Optional[int] = ..., score: _Optional[int] = ..., opponent_score: _Optional[int] = ..., crawford: _Optional[bool] = ..., jacoby: _Optional[bool] = ..., beaver: _Optional[bool] = ...) -> None: ...
 
 class HintRequest(_message.Message):
-    __slots__ = ("position", "dice", "rules", "cube", "ply", "level", "filter", "seed", "limit")
+    __slots__ = ("position", "dice", "rules", "cube", "ply", "level", "filter", "seed", "limit", "no_prune")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     DICE_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -189,6 +189,7 @@ class HintRequest(_message.Message):
     FILTER_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    NO_PRUNE_FIELD_NUMBER: _ClassVar[int]
     position: _rules_pb2.PositionRef
     dice: _rules_pb2.Dice
     rules: _rules_pb2.RuleSet
@@ -198,7 +199,8 @@ class HintRequest(_message.Message):
     filter: str
     seed: int
     limit: int
-    def __init__(self, position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., dice: _Optional[_Union[_rules_pb2.Dice, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., ply: _Optional[int] = ..., level: _Optional[_Union[Level, str]] = ..., filter: _Optional[str] = ..., seed: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+    no_prune: bool
+    def __init__(self, position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., dice: _Optional[_Union[_rules_pb2.Dice, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., ply: _Optional[int] = ..., level: _Optional[_Union[Level, str]] = ..., filter: _Optional[str] = ..., seed: _Optional[int] = ..., limit: _Optional[int] = ..., no_prune: _Optional[bool] = ...) -> None: ...
 
 class HintCandidate(_message.Message):
     __slots__ = ("play", "probabilities", "cubeless_equity", "cubeful_equity", "equity", "loss", "ply")
@@ -231,18 +233,20 @@ class HintResponse(_message.Message):
     def __init__(self, candidates: _Optional[_Iterable[_Union[HintCandidate, _Mapping]]] = ..., legal_plays: _Optional[int] = ..., cubeful: _Optional[bool] = ..., model: _Optional[str] = ...) -> None: ...
 
 class CubeDecisionRequest(_message.Message):
-    __slots__ = ("position", "cube", "rules", "ply", "level")
+    __slots__ = ("position", "cube", "rules", "ply", "level", "no_prune")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     CUBE_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     PLY_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
+    NO_PRUNE_FIELD_NUMBER: _ClassVar[int]
     position: _rules_pb2.PositionRef
     cube: CubeContext
     rules: _rules_pb2.RuleSet
     ply: int
     level: Level
-    def __init__(self, position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., ply: _Optional[int] = ..., level: _Optional[_Union[Level, str]] = ...) -> None: ...
+    no_prune: bool
+    def __init__(self, position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., ply: _Optional[int] = ..., level: _Optional[_Union[Level, str]] = ..., no_prune: _Optional[bool] = ...) -> None: ...
 
 class GammonPrice(_message.Message):
     __slots__ = ("player", "opponent")
