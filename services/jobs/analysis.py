@@ -209,6 +209,7 @@ class AnalysisStore(ChunkedJobs):
         owner: str | None = None,
         learner: Mapping[str, Any] | None = None,
         admit: Callable[[float], None] | None = None,
+        prune: bool = True,
     ) -> str:
         """Queue the analysis of one or more matches; returns the job id.
 
@@ -220,13 +221,14 @@ class AnalysisStore(ChunkedJobs):
         ``matches[0].file``).  ``learner``: the player the matches are recorded for (``player``, its
         ``name`` and, optional, ``player_name``: which of each match's players it is; ``game_id``: the game
         played here that the match is), see :func:`learner_sides`.  ``admit``: called with the job's
-        estimated core-seconds (:func:`analysis_cost`) before anything is recorded.  Raises
+        estimated core-seconds (:func:`analysis_cost`) before anything is recorded.  ``prune``: the
+        searches at 1 ply or deeper prune their replies (recorded in the library settings).  Raises
         :class:`InvalidJob` naming the field.
         """
         level, priority, files, infos, chunks = plan_job(matches, level, priority, single, self.limits)
         if admit is not None:
             admit(analysis_cost(level, infos))
-        lib_settings = level_settings(level)
+        lib_settings = level_settings(level, prune)
         job_id = secrets.token_hex(12)
         spec = {
             "id": job_id,

@@ -84,11 +84,12 @@ def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
 SUMMARY_TARGET = f"{__name__}:file_summary"
 
 
-def level_settings(level: str) -> Any:
-    """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level."""
+def level_settings(level: str, prune: bool = True) -> Any:
+    """The library's :class:`~pulvezar.analysis.match.AnalysisSettings` of a level (``prune``: its
+    searches prune their replies, the default; ``False``: unpruned)."""
     from pulvezar.analysis.match import AnalysisSettings
 
-    return AnalysisSettings.from_level(level)
+    return AnalysisSettings.from_level(level, prune=prune)
 
 
 def file_call(entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings) -> tuple[Any, ...]:

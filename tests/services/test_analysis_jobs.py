@@ -235,6 +235,32 @@ def test_short_match_end_to_end_equals_analyse_match(
     assert sum(w.metric("pulvezar_analysis_game_seconds_count", level="0ply") for w in workers.running) >= 1
 
 
+def test_the_settings_record_the_pruning_and_the_workers_honour_it(
+    workers: Workers, store: AnalysisStore, local: NetEvaluator
+) -> None:
+    """Pruned by default; ``prune=False`` is recorded in the settings and the worker's analysis is the
+    library's unpruned one (the two differ on this match at 1 ply)."""
+    workers.ensure(1)
+    jobs = {
+        True: store.submit([match_file(SHORT)], "1ply"),
+        False: store.submit([match_file(SHORT)], "1ply", prune=False),
+    }
+    record = read_mat(SHORT.read_bytes())
+    games = {}
+    for prune, job_id in jobs.items():
+        assert store.spec(job_id)["settings"]["prune"] is prune
+        wait_done(store, job_id)
+        got = store.status(job_id)["matches"][0]
+        with worker_threads():
+            want = analyse_match(
+                record, AnalysisSettings.from_level("1ply", prune=prune), evaluator=local
+            ).to_json()
+        assert got["summary"]["settings"]["prune"] is prune
+        assert got["games"] == want["games"]
+        games[prune] = got["games"]
+    assert games[True] != games[False]
+
+
 def test_cancel_stops_the_job_and_resume_finishes_it(
     workers: Workers, store: AnalysisStore, local: NetEvaluator
 ) -> None:

@@ -304,7 +304,7 @@ async def submit_analysis(
     if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         match, form = await _form_upload(request, limit)
         matches, level, priority, single = [match], form.level, form.priority, True
-        player, player_name = form.player, form.player_name
+        player, player_name, prune = form.player, form.player_name, form.prune
     else:
         body = await _json_body(request)
         single = body.matches is None
@@ -324,14 +324,14 @@ async def submit_analysis(
             for e, prefix in entries
         ]
         level, priority = body.level, body.priority
-        player, player_name = body.player, body.player_name
+        player, player_name, prune = body.player, body.player_name, body.prune
     learner = None
     if player is not None:
         learner = await _learner(request, who, player, player_name)
     elif player_name is not None:
         raise invalid("player_name", "names the player of the file; give the player too")
     return await submit_files(
-        request, who, matches, level, priority, single=single, store=store, learner=learner
+        request, who, matches, level, priority, single=single, store=store, learner=learner, prune=prune
     )
 
 
@@ -356,10 +356,12 @@ async def submit_files(
     single: bool = True,
     store: AnalysisJobs | None = None,
     learner: dict[str, Any] | None = None,
+    prune: bool = True,
 ) -> JSONResponse:
     """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
     the job and its Location (also for a finished game of the Play API); ``learner``: the player the
-    matches are recorded for (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
+    matches are recorded for, ``prune``: the searches' pruning, recorded in the settings
+    (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
     store = store or analyses(request)
     with parsing_isolated(request) as isolation:  # the files are read in parser processes
         if store.store is not None:
@@ -367,7 +369,14 @@ async def submit_files(
         job_id = await who.submit(
             0,
             lambda admit: store.submit(
-                matches, level, priority, single=single, owner=who.owner, learner=learner, admit=admit
+                matches,
+                level,
+                priority,
+                single=single,
+                owner=who.owner,
+                learner=learner,
+                admit=admit,
+                prune=prune,
             ),
             request.app.state.jobs.backlog,
         )
