@@ -13,6 +13,7 @@ from services.common.errors import BadArgument
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.problems import ProblemError, invalid
+from services.jobs.provenance import Engine, engine_of
 
 Count = Annotated[int, Field(ge=0, le=15)]
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -289,22 +290,10 @@ def evaluation_out(e: object) -> Evaluation:
     )
 
 
-class Engine(BaseModel):
-    """Which engine made a result: pulvezar's version and the net, by name and model-file SHA-256
-    (``GET /v1/models`` lists the nets); null where a stored result does not say."""
-
-    model: str | None = Field(description='the net\'s name, e.g. "pulvezar-v4"; null: unknown')
-    model_sha256: str | None = Field(description="SHA-256 of the net's model file; null: unknown")
-    version: str = Field(description="pulvezar's version")
-
-
 def engine_out(data: dict[str, object] | None) -> Engine:
     """The :class:`Engine` of a stored result's ``engine`` JSON (a book's, an analysis's, a job's: any
     shape :meth:`pulvezar.eval.provenance.EngineInfo.from_json` reads)."""
-    from pulvezar.eval.provenance import EngineInfo
-
-    e = EngineInfo.from_json(dict(data) if data else None)
-    return Engine(model=e.model, model_sha256=e.model_sha256, version=e.version)
+    return engine_of(data)
 
 
 def served_engine(sha256: str) -> Engine:

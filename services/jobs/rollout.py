@@ -31,6 +31,7 @@ from pulvezar.rollouts.stats import RolloutResult
 from services.jobs.broker import CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
+from services.jobs.provenance import job_provenance
 from services.jobs.rollout_items import PRIORITIES, chunk_cut, integer, item_cost, normalise_item
 from services.jobs.rollout_report import Chunk, chunk_results, summarize
 from services.jobs.settings import QUEUES, RolloutSettings
@@ -324,6 +325,7 @@ class JobStore(ChunkedJobs):
             "elapsed_s": elapsed,
             "positions": len(spec["items"]),
             "created": spec["created"],
+            **job_provenance(records),
             "results": results,
         }
 

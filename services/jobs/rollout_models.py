@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from services.jobs.chunked import JobState
+from services.jobs.provenance import Engine
 
 __all__ = [
     "CandidateReport",
@@ -226,4 +227,12 @@ class RolloutReport(Report):
     elapsed_s: float | None = Field(description="seconds from the first chunk's start to the last's end")
     positions: int = Field(description="positions (items) of the job")
     created: float = Field(description="seconds since the epoch (UTC)")
+    provenance: Engine | None = Field(
+        None,
+        description="the engine and net of the finished chunks (GET /v1/models); null before the first "
+        "chunk, or when chunks were computed by different nets (then `engines` lists them)",
+    )
+    engines: list[Engine] | None = Field(
+        None, description="only when the finished chunks' nets differ: each engine that computed some"
+    )
     results: list[ItemReport] = Field(description="per position, in order: its report so far")

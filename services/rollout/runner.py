@@ -8,7 +8,8 @@ that raises is retried ``max_retries`` times, then recorded as failed by its kin
 reject-on-worker-lost come from the app's configuration (:func:`services.jobs.broker.configure`).
 
 A kind gives the runner a :class:`ChunkKind`: how to read its chunk, compute it, write its record and
-what follows a failure or a success.  What happens is returned and counted: done, duplicate,
+what follows a failure or a success.  Every record names the engine that computed it (``engine``:
+:func:`services.jobs.provenance.chunk_engine`).  What happens is returned and counted: done, duplicate,
 cancelled, gone (the job is unknown, or Redis went away: the reconciler queues it again), failed.
 """
 
@@ -32,6 +33,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from pulvezar.eval.evaluator import Evaluator
 from services.common.jsonlog import log
 from services.jobs.chunked import ChunkedJobs
+from services.jobs.provenance import chunk_engine
 from services.jobs.scheduler import FairScheduler
 from services.jobs.settings import RolloutSettings
 from services.rollout.evaluators import Cancelled, CheckedEvaluator
@@ -208,6 +210,7 @@ def run(
             return "failed"
         seconds = time.perf_counter() - t0
         record = {
+            "engine": chunk_engine(ev.inner),  # the net that computed it (services.jobs.provenance)
             **out,
             "seconds": seconds,
             "started": started,

@@ -1,0 +1,77 @@
+"""Issue 41: the jobs name their engine (``provenance``): how a job's chunk records name theirs, and
+the gateway's rollout results on the session's shared platform (``shared_platform.py``: real workers
+with a small net of their own, so the net they name is that file's, not a shipped one).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+import pulvezar
+from pulvezar.eval.provenance import file_sha256
+from services.jobs.provenance import Engine, job_engine, job_provenance
+
+START = "4HPwATDgc/ABMA"
+KEY = "e2e-key"
+V4 = {"name": "pulvezar", "version": "1.0", "model": "pulvezar-v4", "model_sha256": "a" * 64}
+V3 = {"name": "pulvezar", "version": "1.0", "model": "pulvezar-v3", "model_sha256": "b" * 64}
+
+
+def test_a_job_names_one_net_only_when_its_chunks_agree() -> None:
+    v4 = Engine(model="pulvezar-v4", model_sha256="a" * 64, version="1.0")
+    assert job_engine([]) == (None, [])
+    assert job_engine([None, {"engine": V4}, {"engine": V4}]) == (v4, [v4])
+    # a failed chunk's record computed nothing: it names no net
+    assert job_engine([{"engine": V4}, {"error": "chunk 1 failed", "failed": 1.0}]) == (v4, [v4])
+    engine, engines = job_engine([{"engine": V4}, {"engine": V3}, {"engine": V4}])
+    assert engine is None and [e.model for e in engines] == ["pulvezar-v4", "pulvezar-v3"]
+    # the same net with another pulvezar is another engine too
+    assert job_engine([{"engine": V4}, {"engine": {**V4, "version": "1.1"}}])[0] is None
+    # a record written before records named their engine: an unknown one, not the other chunks' net
+    engine, engines = job_engine([{"engine": V4}, {"values": ""}])
+    assert engine is None and engines[1] == Engine(model=None, model_sha256=None, version="unknown")
+    assert job_provenance([{"engine": V4}]) == {"provenance": v4.model_dump()}
+    assert set(job_provenance([{"engine": V4}, {"engine": V3}])) == {"provenance", "engines"}
+
+
+@pytest.fixture(scope="module")
+def platform(shared_platform: Any) -> Any:
+    shared_platform.ready(1)
+    return shared_platform
+
+
+@pytest.fixture(scope="module")
+def http(platform: Any) -> Any:
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        yield c
+
+
+def _finished(http: httpx.Client, href: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        body: dict[str, Any] = http.get(href).json()
+        if body["state"] in ("done", "failed", "cancelled"):
+            return body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+
+
+def _the_workers_net(platform: Any, p: dict[str, Any] | None) -> None:
+    assert p is not None
+    assert p["model_sha256"] == file_sha256(platform.model)
+    assert p["model"] == platform.model.stem and p["version"] == pulvezar.__version__
+
+
+def test_a_rollout_names_the_workers_net(platform: Any, http: httpx.Client) -> None:
+    r = http.post("/v1/rollouts", json={"position": START, "trials": 72, "truncate": 2, "seed": 1})
+    assert r.status_code == 202, r.text
+    body = _finished(http, r.json()["href"])
+    assert body["state"] == "done", body
+    _the_workers_net(platform, body["provenance"])
+    assert "engines" not in body
+    result = http.get(r.json()["href"] + "/result").json()
+    _the_workers_net(platform, result["provenance"])
