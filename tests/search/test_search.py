@@ -176,10 +176,13 @@ def test_cache_is_bounded() -> None:
     assert cache.hits == 3 and cache.misses == 2
 
 
-def test_batching_one_call_per_level(small: NetEvaluator) -> None:
-    s = Search(small, INTL, cache=EvalCache(0))  # no cache: every level reaches the net
+@pytest.mark.parametrize("prune", [True, None])
+def test_batching_one_call_per_level(small: NetEvaluator, prune: bool | None) -> None:
+    s = Search(small, INTL, cache=EvalCache(0), prune=prune)  # no cache: every level reaches the net
     s.rank(Position.start(), (4, 1), ply=1, filter=ALL)
-    assert s.cached.calls == 3  # the plays at 0 ply, the replies at 0 ply, the chosen (re-evaluated)
+    # the plays at 0 ply and the replies at 0 ply (pruned: the kept ones); the chosen replies' values are
+    # those they were chosen by, not evaluated again
+    assert s.cached.calls == 2
 
 
 def test_tavla_uses_mars_two_and_its_rules(small: NetEvaluator) -> None:

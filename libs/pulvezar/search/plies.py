@@ -245,9 +245,10 @@ class Search:
         after = swap_boards(
             np.frombuffer(out, dtype=np.uint8).reshape(-1, 50)
         )  # the mover's opponent on roll
-        first = self._best_of_segments(after, counts, rolled)
+        first, known = self._choose(after, counts, rolled)
         chosen = after[first]
-        reply = self.probabilities(chosen, ply - 1)  # at 1 ply: cache hits, evaluated just above
+        # at 1 ply the chosen replies' 0-ply values are those the choice was made by
+        reply = known if ply == 1 else self.probabilities(chosen, ply - 1)
         mover = flip(reply).reshape(len(boards), len(ROLLS), 5)
         result: Probs = np.einsum("nrk,r->nk", mover, ROLL_WEIGHTS)
         return result
@@ -256,7 +257,14 @@ class Search:
         self, after: Boards, counts: npt.NDArray[np.intp], parents: Boards | None = None
     ) -> npt.NDArray[np.intp]:
         """Index of the first best 0-ply play in each segment of ``counts`` plays (of ``parents``,
-        one a segment, when given: the quantised kernel updates each play from its parent)."""
+        one a segment, when given: the quantised kernel updates each play from its parent).  The
+        chosen plays' 0-ply values are in the cache afterwards."""
+        return self._choose(after, counts, parents)[0]
+
+    def _choose(
+        self, after: Boards, counts: npt.NDArray[np.intp], parents: Boards | None = None
+    ) -> tuple[npt.NDArray[np.intp], Probs]:
+        """:meth:`_best_of_segments` and the chosen plays' 0-ply probabilities (on roll's view)."""
         seg = np.repeat(np.arange(len(counts)), counts)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
         if self.prune is not None and parents is not None:
@@ -270,7 +278,7 @@ class Search:
         is_best = mover_eq >= best[seg] - 1e-12
         first = np.full(len(counts), len(mover_eq), dtype=np.intp)
         np.minimum.at(first, seg[is_best], np.flatnonzero(is_best))
-        return first
+        return first, probs[first]
 
     def _best_of_pruned(
         self,
@@ -279,26 +287,37 @@ class Search:
         parents: Boards,
         seg: npt.NDArray[np.intp],
         starts: npt.NDArray[np.intp],
-    ) -> npt.NDArray[np.intp]:
-        """:meth:`_best_of_segments` with :attr:`prune`: every play valued by the cheap net, the
-        ``keep`` best of each segment by the search's evaluator, the first best of those chosen."""
+    ) -> tuple[npt.NDArray[np.intp], Probs]:
+        """:meth:`_choose` with :attr:`prune`: every play valued by the cheap net, the ``keep`` best
+        of each segment by the search's evaluator, the first best of those chosen.
+
+        The kept plays are valued without the cache (positions two half-moves on are nearly all new:
+        its lookups and keys cost more than they save); only the chosen ones' values are stored, for
+        the searches that read them back (the cube search's children)."""
         assert self.prune is not None
-        cheap = equity(flip(evaluate_plays(self.prune.evaluator, parents, seg, after)), self.rules)
         big = counts > self.prune.keep
-        kept = ~big[seg]  # segments of at most `keep` plays are valued whole
+        kept = ~big[seg]  # segments of at most `keep` plays are valued whole, not screened
         if big.any():
-            values = np.where(kept, -np.inf, cheap)
+            screened = np.flatnonzero(~kept)
+            values = np.full(len(after), -np.inf)
+            cheap = evaluate_plays(self.prune.evaluator, parents, seg[screened], after[screened])
+            values[screened] = equity(flip(cheap), self.rules)
             for _ in range(self.prune.keep):  # the best not yet kept of each segment, first of equals
                 first = _first_best(values, seg, starts)
                 first = first[big & (first < len(after))]
                 kept[first] = True
                 values[first] = -np.inf
         rows = np.flatnonzero(kept)  # generator order within each segment
-        probs = self.cached.evaluate_plays(parents, seg[rows], after[rows])
-        mover_eq = equity(flip(probs), self.rules)
         kseg = seg[rows]
+        probs = evaluate_plays(self.evaluator, parents, kseg, after[rows])
+        self.cached.calls += 1
+        self.cached.evaluated += len(rows)
+        mover_eq = equity(flip(probs), self.rules)
         pick = _first_best(mover_eq, kseg, np.searchsorted(kseg, np.arange(len(counts))).astype(np.intp))
-        return rows[pick]
+        chosen = rows[pick]
+        known = probs[pick]
+        self.cache.store(row_bytes(after[chosen]), known)
+        return chosen, known
 
     def play_probabilities(self, results: Boards, ply: int) -> Probs:
         """Probabilities at ``ply`` of plays' resulting boards (mover's view), for the mover."""
