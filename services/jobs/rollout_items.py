@@ -33,6 +33,7 @@ _ITEM_KEYS = {
     "truncate",
     "rules",
     "ply",
+    "prune",
     "cubeful",
     "cube",
     "label",
@@ -207,6 +208,11 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         truncate = integer(truncate, f"{field}truncate", 0, _MAX_TRUNCATE)
     dice = _dice(params["dice"], f"{field}dice") if params.get("dice") is not None else xgid_dice
     ply = integer(params.get("ply", 0), f"{field}ply", 0, MAX_JOB_PLY)
+    prune = params.get("prune", True)
+    if not isinstance(prune, bool):
+        raise InvalidJob(f"{field}prune", f"true or false, got {prune!r}")
+    # a searching (ply >= 1) item records its pruning; a 0-ply one never searches and stays as it was
+    pruning = {"prune": prune} if ply > 0 else {}
     cubeful = params.get("cubeful", False)
     if not isinstance(cubeful, bool):
         raise InvalidJob(f"{field}cubeful", f"true or false, got {cubeful!r}")
@@ -218,6 +224,7 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         base.update(
             {"variance_reduction": vr, "luck": luck, "truncate": truncate, "rules": rules_spec, "ply": ply}
         )
+        base.update(pruning)
         return _cube_item(params, field, base, xgid_dice, rules, label)
     cube = None
     if cubeful:
@@ -239,6 +246,7 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
         "truncate": truncate,
         "rules": rules_spec,
         "ply": ply,
+        **pruning,
         "cubeful": cubeful,
         "cube": cube,
     }
@@ -393,7 +401,8 @@ class Item:
     """A stored item read once into the library's objects: what a worker computes and a report merges.
 
     Items of jobs stored before ``ply``, ``cubeful`` and ``luck`` existed are 0-ply, cubeless and value
-    the 21 rolls' every play (``luck="full"``), so that a resumed job stays one estimator.
+    the 21 rolls' every play (``luck="full"``), so that a resumed job stays one estimator; searching items
+    stored before ``prune`` existed are unpruned (``prune`` matters at ``ply >= 1`` only).
     """
 
     stored: Mapping[str, Any]
@@ -408,6 +417,7 @@ class Item:
     cube: Any  # the library's Cube of a cubeful item, else None
     dice: tuple[int, int] | None
     plays: tuple[Position, ...] | None
+    prune: bool = False  # the search of a ply >= 1 item prunes its replies (stored before: unpruned)
 
     @classmethod
     def of(cls, stored: Mapping[str, Any]) -> Item:
@@ -424,6 +434,7 @@ class Item:
             variance_reduction=stored["variance_reduction"],
             truncate=stored["truncate"],
             ply=stored.get("ply", 0),
+            prune=bool(stored.get("prune", False)),
             luck=stored.get("luck", "full"),
             cube=cube_of(stored.get("cube")) if cubeful else None,
             dice=(dice[0], dice[1]) if dice is not None else None,
@@ -449,6 +460,7 @@ class Item:
             "evaluator": evaluator,
             "ply": self.ply,
             "luck": self.luck,
+            "prune": self.prune,
         }
         if self.cube is not None and self.kind != "cube":
             opts["cubeful"] = True

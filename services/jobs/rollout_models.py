@@ -121,6 +121,9 @@ class PositionReport(Report):
     trials: int = Field(description="trials rolled out so far (per candidate)")
     label: str | None = Field(None, description="batches: the client's name for it, if it gave one")
     ply: int = Field(description="the search depth of each trial's plays")
+    prune: bool | None = Field(
+        None, description="ply 1 or 2: whether the trials' search pruned its replies (null at ply 0)"
+    )
     cubeful: bool = Field(description="the cube was played in the trials")
     cube: CubeSetting | None = Field(None, description="cubeful rollouts only: the cube and score")
     equity: Number | None = Field(None, description="no dice, once a chunk is done: cubeless equity")
@@ -170,6 +173,9 @@ class CubeReport(Report):
     label: str | None = Field(None, description="batches: the client's name for it, if it gave one")
     kind: Literal["cube"] = Field(description="a cube decision")
     ply: int = Field(description="the search depth of each trial's plays")
+    prune: bool | None = Field(
+        None, description="ply 1 or 2: whether the trials' search pruned its replies (null at ply 0)"
+    )
     cubeful: Literal[True] = Field(description="always cubeful")
     cube: CubeSetting = Field(description="the cube and score")
     action: str | None = Field(None, description='the right action, e.g. "Double, take"')

@@ -115,6 +115,8 @@ def _cube_summary(item: Mapping[str, Any], results: list[RolloutResult], full: b
     if "label" in item:
         out["label"] = item["label"]
     out.update({"kind": "cube", "ply": item["ply"], "cubeful": True, "cube": item["cube"]})
+    if item["ply"] > 0:
+        out["prune"] = bool(item.get("prune", False))
     if not results:
         return out
     cr = CubeRollout.from_results(cube_state_of(item), results[0], results[1] if len(results) > 1 else None)
@@ -151,6 +153,8 @@ def summarize(item: Mapping[str, Any], results: list[RolloutResult], full: bool)
     if "label" in item:
         out["label"] = item["label"]
     out["ply"] = item.get("ply", 0)
+    if out["ply"] > 0:  # a searching item's pruning (stored before pruning existed: unpruned)
+        out["prune"] = bool(item.get("prune", False))
     out["cubeful"] = item.get("cubeful", False)
     if out["cubeful"]:
         out["cube"] = item["cube"]

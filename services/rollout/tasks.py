@@ -120,15 +120,17 @@ def compute_chunk(
 
     A deeper than 0-ply chunk starts with an empty search cache (:func:`~pulvezar.search.hint.searcher`
     of ``ev``): the net's last bits depend on the batch a board is evaluated in, so values cached by
-    another chunk would make a chunk's numbers depend on what its process ran before.
+    another chunk would make a chunk's numbers depend on what its process ran before.  Its search prunes
+    the replies as the item says (:attr:`~services.jobs.rollout_items.Item.prune`).
     """
     opts = item.options(ev)
     if item.ply > 0:
-        searcher(ev, item.rules).cache.clear()
+        searcher(ev, item.rules, item.prune).cache.clear()
     if item.kind == "cube":
         cr = rollout_cube(
             item.cube_state(), trials=trials, first_trial=first, seed=item.seed, ply=item.ply,
             variance_reduction=item.variance_reduction, truncate=item.truncate, evaluator=ev, luck=item.luck,
+            prune=item.prune,
         )  # fmt: skip
         results = [cr.no_double] + ([cr.double_take] if cr.double_take is not None else [])
     elif item.plays is None:

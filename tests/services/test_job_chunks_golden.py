@@ -36,7 +36,7 @@ ITEMS: dict[str, tuple[dict[str, Any], str]] = {
     "cube": ({"position": START, "kind": "cube", "trials": 36, "seed": 5, "truncate": 7}, "deb48a6a34395446"),
     "tavla-ply1": (
         {"position": START, "trials": 36, "seed": 9, "rules": {"variant": "tavla", "hit_and_stop": True},
-         "ply": 1, "truncate": 1},
+         "ply": 1, "truncate": 1, "prune": False},  # unpruned, as it was computed: the bits, not the pruning
         "da824938c9f936a4",
     ),
 }  # fmt: skip
@@ -60,3 +60,28 @@ def test_chunk_bits_unchanged(name: str, evaluator: NetEvaluator) -> None:
     if cubeful is not None:
         h.update(np.ascontiguousarray(cubeful, dtype="<f8").tobytes())
     assert h.hexdigest()[:16] == want
+
+
+def test_a_searching_item_prunes_unless_told_not_to(evaluator: NetEvaluator) -> None:
+    """A ply >= 1 item records ``prune`` (default true) and the worker's chunk is the library's rollout
+    with that pruning, by that pruning's search (its cache); a 0-ply item stays as it was, and one stored
+    before pruning existed is unpruned."""
+    from pulvezar import Position, Rules
+    from pulvezar.rollouts import rollout
+    from pulvezar.search.hint import searcher
+    from services.rollout.tasks import compute_chunk
+
+    base = {"position": START, "trials": 36, "seed": 9, "ply": 1, "truncate": 2, "variance_reduction": False}
+    assert "prune" not in normalise_item({**base, "ply": 0}, RolloutSettings())
+    searches = {p: searcher(evaluator, Rules.international(), p) for p in (True, False)}
+    assert searches[True] is not searches[False]
+    for prune in (True, False):
+        stored = normalise_item(base if prune else {**base, "prune": False}, RolloutSettings())
+        assert stored["prune"] is prune and Item.of(stored).prune is prune
+        searches[not prune].cache.clear()
+        values, _ = compute_chunk(Item.of(stored), 0, 36, evaluator)
+        assert len(searches[prune].cache) > 0 and len(searches[not prune].cache) == 0  # the item's search
+        searches[prune].cache.clear()  # as the worker does
+        want = rollout(Position.start(), 36, 1, 9, False, truncate=2, evaluator=evaluator, prune=prune)
+        np.testing.assert_array_equal(values[0], want.values)
+    assert Item.of({k: v for k, v in stored.items() if k != "prune"}).prune is False

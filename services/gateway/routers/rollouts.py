@@ -53,6 +53,11 @@ class RolloutOptions(Strict):
     )
     trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
     ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
+    prune: bool = Field(
+        True,
+        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
+        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
+    )
     seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
     variance_reduction: bool = True
     luck: Literal["screened", "full"] = Field(
@@ -123,6 +128,7 @@ def _params(
         "rules": body.rules.model_dump(),
         "trials": body.trials,
         "ply": body.ply,
+        "prune": body.prune,
         "seed": body.seed,
         "variance_reduction": body.variance_reduction,
         "luck": body.luck,
