@@ -69,10 +69,11 @@ class AnalysisJobs:
         owner: str | None,
         learner: dict[str, Any] | None = None,
         admit: Callable[[float], None] | None = None,
+        prune: bool = True,
     ) -> str:
         return await self._run(
             self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner,
-            admit=admit,
+            admit=admit, prune=prune,
         )  # fmt: skip
 
     async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
