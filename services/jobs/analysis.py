@@ -64,7 +64,7 @@ from services.jobs.analysis_files import (
     plan_job,
     read_record,
 )
-from services.jobs.analysis_report import job_report, match_entry
+from services.jobs.analysis_report import game_engines, job_report, match_entry
 from services.jobs.broker import ANALYSIS_TASK
 from services.jobs.chunked import ChunkedJobs
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
@@ -453,7 +453,7 @@ class AnalysisStore(ChunkedJobs):
         state = self.state_of(job_id, sum(done), sum(failed), len(chunks))[0]
         wanted = [n for n, (m, _g) in enumerate(chunks) if done[n] and match in (None, m)] if games else []
         analyses = self._analyses(job_id, wanted)
-        matches = []
+        matches, engines = [], []
         for m, info in enumerate(spec["matches"]):
             mine = [n for n, (mm, _g) in enumerate(chunks) if mm == m]
             summary = summaries[m]
@@ -461,7 +461,8 @@ class AnalysisStore(ChunkedJobs):
                 summary = self.finalise_match(job_id, m, spec)
             with_games = games and match in (None, m)
             matches.append(match_entry(m, info, mine, chunks, records, state, summary, analyses, with_games))
-        return job_report(job_id, spec, state, records, matches)
+            engines += game_engines(records, mine, summary)
+        return job_report(job_id, spec, state, records, matches, engines)
 
     def result(self, job_id: str) -> dict[str, Any] | None:
         """The full report (as :meth:`status`) once the job is done, else None (also when it failed

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.jobs.chunked import JobState
+from services.jobs.provenance import Engine
 
 __all__ = ["AnalysisMatchReport", "AnalysisReport"]
 
@@ -42,6 +43,11 @@ class AnalysisMatchReport(BaseModel):
         description="the match's analysis summary (pulvezar's MatchAnalysis JSON, without its games: "
         "per player error rates, luck, ratings) once every game is done, else null"
     )
+    provenance: Engine | None = Field(
+        None,
+        description="the engine and net that analysed its games (GET /v1/models); null before a game is "
+        "done, or when its games were analysed by different nets",
+    )
 
 
 class AnalysisReport(BaseModel):
@@ -62,4 +68,12 @@ class AnalysisReport(BaseModel):
     eta_s: float | None = Field(description="seconds left; null until a game is done (or cancelled, failed)")
     elapsed_s: float | None = Field(description="seconds from the first game's start to the last's end")
     created: float = Field(description="seconds since the epoch (UTC)")
+    provenance: Engine | None = Field(
+        None,
+        description="the engine and net that analysed the games (GET /v1/models); null before a game is "
+        "done, or when games were analysed by different nets (then `engines` lists them)",
+    )
+    engines: list[Engine] | None = Field(
+        None, description="only when the games' nets differ: each engine that analysed some"
+    )
     matches: list[AnalysisMatchReport] = Field(description="the job's matches, in order")

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.jobs.chunked import timing
+from services.jobs.provenance import job_engine, job_provenance
 
 Records = Sequence[Mapping[str, Any] | None]
 
@@ -16,6 +17,18 @@ def _done(r: Mapping[str, Any] | None) -> bool:
 
 def _failed(r: Mapping[str, Any] | None) -> bool:
     return r is not None and "error" in r
+
+
+def game_engines(records: Records, mine: Sequence[int], summary: Any) -> list[dict[str, Any]]:
+    """The engines of a match's analysed games (``mine``: its chunks), as chunk records for
+    :func:`~services.jobs.provenance.job_engine`: each game's record names its worker's; a record
+    written before records did takes the match summary's (the stored analysis's ``engine``)."""
+    stored = summary.get("engine") if isinstance(summary, Mapping) else None
+    return [
+        {"engine": records[n].get("engine") or stored}  # type: ignore[union-attr]
+        for n in mine
+        if _done(records[n])
+    ]
 
 
 def match_entry(
@@ -55,6 +68,8 @@ def match_entry(
     if with_games:
         entry["games"] = [analyses.get(n) for n in mine]
     entry["summary"] = summary
+    engine = job_engine(game_engines(records, mine, summary))[0]
+    entry["provenance"] = engine.model_dump() if engine is not None else None
     return entry
 
 
@@ -72,9 +87,16 @@ def analysis_timing(
 
 
 def job_report(
-    job_id: str, spec: Mapping[str, Any], state: str, records: Records, matches: list[dict[str, Any]]
+    job_id: str,
+    spec: Mapping[str, Any],
+    state: str,
+    records: Records,
+    matches: list[dict[str, Any]],
+    engines: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The job's status: state, counts, progress, ETA and the matches' entries."""
+    """The job's status: state, counts, progress, ETA, the engine its games agree on (``engines``:
+    :func:`game_engines` of every match; see :func:`~services.jobs.provenance.job_provenance`) and the
+    matches' entries."""
     eta, elapsed = analysis_timing(spec, records, state)
     errors = [f"match {x['match']}: {x['error']}" for x in matches if x["error"]]
     total = len(spec["chunks"])
@@ -93,5 +115,6 @@ def job_report(
         "eta_s": eta,
         "elapsed_s": elapsed,
         "created": spec["created"],
+        **job_provenance(engines),
         "matches": matches,
     }

@@ -6,6 +6,7 @@ with a small net of their own, so the net they name is that file's, not a shippe
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ import pytest
 
 import pulvezar
 from pulvezar.eval.provenance import file_sha256
-from services.jobs.provenance import Engine, job_engine, job_provenance
+from services.jobs.provenance import Engine, engine_of, job_engine, job_provenance
 
 START = "4HPwATDgc/ABMA"
 KEY = "e2e-key"
@@ -75,3 +76,27 @@ def test_a_rollout_names_the_workers_net(platform: Any, http: httpx.Client) -> N
     assert "engines" not in body
     result = http.get(r.json()["href"] + "/result").json()
     _the_workers_net(platform, result["provenance"])
+
+
+TINY = Path(__file__).resolve().parent / "data" / "gnubg_roll_then_resign_1p.mat"  # 1 game of two plays
+
+
+@pytest.fixture(scope="module")
+def analysis(http: httpx.Client) -> dict[str, Any]:
+    """A finished 0-ply analysis of a one-game match through the gateway."""
+    body = {"file": TINY.read_text(), "filename": TINY.name, "level": "0ply"}
+    r = http.post("/v1/analyses", json=body)
+    assert r.status_code == 202, r.text
+    job = _finished(http, r.headers["Location"])
+    assert job["state"] == "done", job
+    return job
+
+
+def test_an_analysis_names_the_workers_net(platform: Any, analysis: dict[str, Any]) -> None:
+    _the_workers_net(platform, analysis["provenance"])
+    (match,) = analysis["matches"]
+    assert match["provenance"] == analysis["provenance"] and "engines" not in analysis
+    # the stored analysis's engine says the same (the summary, each game)
+    stored = engine_of(match["summary"]["engine"]).model_dump()
+    assert stored == analysis["provenance"]
+    assert all(engine_of(g["engine"]).model_dump() == stored for g in match["games"])
