@@ -108,9 +108,9 @@ def platform(shared_platform: Any) -> Any:
     return shared_platform
 
 
-def evaluate_here(model: Path, positions: list[str], ply: int) -> np.ndarray:
+def evaluate_here(model: Path, positions: list[str], ply: int, prune: bool = True) -> np.ndarray:
     """The library's evaluation of the job's chunks, one batch a chunk (as the workers run them), with the
-    workers' torch thread count."""
+    workers' torch thread count (``prune``: the job's pruning, the default a request gets)."""
     import torch
 
     from pulvezar.eval.evaluator import NetEvaluator
@@ -119,7 +119,7 @@ def evaluate_here(model: Path, positions: list[str], ply: int) -> np.ndarray:
     torch.set_num_threads(1)
     try:
         local = NetEvaluator.load(model, device="cpu")
-        spec = {"positions": positions, "ply": ply, "rules": {"variant": "international"}}
+        spec = {"positions": positions, "ply": ply, "rules": {"variant": "international"}, "prune": prune}
         out = [
             Evaluations.compute(spec, [first, min(CHUNK[ply], len(positions) - first)], local)[
                 "probabilities"
@@ -179,6 +179,20 @@ def test_an_evaluation_job_gives_the_librarys_numbers(platform: Any) -> None:
     records = platform.durable_store().records
     assert records.get(job_id).state == "done"
     assert records.chunk_numbers(job_id) == {0, 1, 2, 3}
+
+
+def test_an_evaluation_job_prunes_unless_told_not_to(platform: Any) -> None:
+    got = {}
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        for prune in (True, False):
+            body = {"positions": POSITIONS, "ply": 1, "priority": "interactive", "prune": prune}
+            r = c.post("/v1/evaluations", json=body)
+            assert r.status_code == 202, r.text
+            assert wait_for(c, r.headers["Location"], ("done", "failed"))["state"] == "done"
+            results = c.get(f"{r.headers['Location']}/result").json()["report"]["results"]
+            got[prune] = np.array([list(e["probabilities"].values()) for e in results])
+            np.testing.assert_array_equal(got[prune], evaluate_here(platform.model, POSITIONS, 1, prune))
+    assert not np.array_equal(got[True], got[False])  # pruning changes some of these 1-ply values
 
 
 def test_bad_input_is_a_422_naming_the_field_and_nothing_is_queued(platform: Any) -> None:

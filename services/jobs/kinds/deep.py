@@ -101,6 +101,12 @@ class DeepRequest(JobRequest):
     trials: int = Field(TRIALS, ge=36, le=20_736, description="trials per candidate, a multiple of 36")
     ply: int = Field(PLY, ge=0, le=3, description="the search depth averaged with the rollout")
     seed: int = Field(1, ge=0, lt=2**31, description="the rollout's dice: the same seed, the same dice")
+    prune: bool = Field(
+        True,
+        description="the searches (the candidates' 1-ply ranking, the search averaged with the rollout, a "
+        "cube decision's lookahead) prune the replies: the screening net keeps each roll's 4 best; false: "
+        "unpruned (the rollout chooses at 0 ply: not affected)",
+    )
     z: float = Field(2.0, gt=0, le=5, description="the noise band in standard errors (playable: inside it)")
     player: str | None = Field(
         None, max_length=32, description="the player (POST /v1/players) who sent it: its achievement"
@@ -219,6 +225,11 @@ class DeepReport(BaseModel):
     cube: deep_cube.DeepCubeOut | None = Field(None, description="a cube decision's values and decision")
 
 
+def pruned(spec: Mapping[str, Any]) -> bool:
+    """Whether the job's searches prune (a job stored before ``prune`` existed: unpruned)."""
+    return bool(spec.get("prune", False))
+
+
 def candidates_of(spec: Mapping[str, Any], evaluator: Any) -> list[Any]:
     """The candidate plays: the given ones, or the best by a 1-ply ranking with an empty cache."""
     from pulvezar.search.hint import searcher
@@ -227,7 +238,7 @@ def candidates_of(spec: Mapping[str, Any], evaluator: Any) -> list[Any]:
     legal = rules.legal_plays(position, dice)  # type: ignore[arg-type]
     if spec["plays"]:
         return [legal.find(p) for p in spec["plays"]]
-    search = searcher(evaluator, rules)
+    search = searcher(evaluator, rules, pruned(spec))
     search.cache.clear()
     ranked = search.rank(position, dice, 1)  # type: ignore[arg-type]
     return [c.play for c in ranked[: spec["candidates"]]]
@@ -286,7 +297,7 @@ class DeepAnalyses(JobKind):
             i = int(chunk[1])
             if i >= len(plays):  # fewer legal plays than candidates asked for
                 return {"part": "ply", "i": i, "ids": ids, "probs": None, "equity": None}
-            search = searcher(evaluator, rules)
+            search = searcher(evaluator, rules, pruned(spec))
             search.cache.clear()
             probs = search.play_probabilities(boards_of([plays[i].position]), spec["ply"])
             return {"part": "ply", "i": i, "ids": ids, "probs": probs[0].tolist(),

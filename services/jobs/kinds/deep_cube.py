@@ -100,7 +100,8 @@ def compute(spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, An
     state = cube_state_of(_item(spec))
     if chunk[0] == "cube-ply":
         depth = int(spec["ply"])
-        d = cube_decision(state, evaluator, ply=depth, max_ply=MAX_DEEP_CUBE_PLY)
+        prune = bool(spec.get("prune", False))  # a job stored before pruning existed: unpruned
+        d = cube_decision(state, evaluator, ply=depth, max_ply=MAX_DEEP_CUBE_PLY, prune=prune)
         return {"part": "cube-ply", "ply": depth, "nd": d.nd, "dt": d.dt, "dp": d.dp}
     first, trials = int(chunk[1]), int(chunk[2])
     cr = rollout_cube(state, trials=trials, first_trial=first, seed=spec["seed"], evaluator=evaluator)

@@ -64,6 +64,11 @@ class EvaluationRequest(JobRequest):
         min_length=1, max_length=MAX_POSITIONS, description="Position IDs or XGIDs, the player on roll's view"
     )
     ply: int = Field(0, ge=0, le=2, description="search depth: 0 (the net), 1 or 2")
+    prune: bool = Field(
+        True,
+        description="ply 1 or 2: the search prunes the replies (the screening net keeps each roll's 4 best); "
+        "false: the unpruned search",
+    )
     rules: Annotated[RulesOption, BeforeValidator(lambda v: {"variant": v} if isinstance(v, str) else v)] = (
         RulesOption()
     )
@@ -109,7 +114,13 @@ class Evaluations(JobKind):
         chunks = [
             [first, min(size, len(req.positions) - first)] for first in range(0, len(req.positions), size)
         ]
-        return {"positions": req.positions, "ply": req.ply, "rules": req.rules.model_dump()}, chunks
+        spec = {
+            "positions": req.positions,
+            "ply": req.ply,
+            "rules": req.rules.model_dump(),
+            "prune": req.prune,
+        }
+        return spec, chunks
 
     @classmethod
     def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
@@ -120,7 +131,7 @@ class Evaluations(JobKind):
         rules = rules_of(spec)
         positions = [_position(p) for p in spec["positions"][first : first + count]]
         boards = np.stack([np.frombuffer(p.board, dtype=np.uint8) for p in positions])
-        search = searcher(evaluator, rules)
+        search = searcher(evaluator, rules, bool(spec.get("prune", False)))  # stored before pruning: unpruned
         search.cache.clear()  # a chunk's numbers must not depend on what its process evaluated before
         probs = search.probabilities(boards, spec["ply"])
         return {
