@@ -30,9 +30,15 @@ with an empty command file, divided by the positions is printed as a check.
 
 **Pruning** (issue 32): ``--prune N`` times pulvezar's hints with :class:`~pulvezar.search.Prune`
 (the shipped screening net, 64 units, on the quantised kernel, keeping each roll's ``N`` best replies
-for the search's net); ``--agreement M`` instead compares the pruned and the unpruned search on ``M``
-decisions: the miss rate (the unpruned best play not chosen) and the equity that costs by the unpruned
-values.
+for the search's net; ``--prune 0``, the default here: the unpruned search).  ``--agreement M``
+instead compares the pruned search (the library's default, :func:`~pulvezar.search.default_prune`, or
+``--prune N``) with the unpruned one (issue 41): a row per ply (``--agreement-plies``, default 1,2,3),
+rule set (international and the four Tavla rule sets; ``--agreement-rules``) and position class
+(contact, crashed, race: :func:`pulvezar.train.corpus.classify`), ``M`` decisions a row at 1 and 2
+ply and ``--agreement-deep`` (default M/5) at 3 ply, international only unless ``--agreement-rules
+all3``.  Each row: the decisions, how often the unpruned best play was chosen, the mean equity the
+pruned choice loses by the unpruned search's values (milli-points), milliseconds a decision unpruned
+and pruned (fresh caches), and the speed-up.
 
 **Strength** (``--strength``): pulvezar playing by ``hint`` at 1 ply and at 2
 plies with the normal filter (``--me``) against gnubg 0-ply (the net's choice,
@@ -70,7 +76,7 @@ from pulvezar import MatchId, Position, Rules, format_gnubg_id
 from pulvezar.cube import cube_decision
 from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import SCREEN_MODEL, Evaluator, NetEvaluator, default_evaluator
-from pulvezar.search import ROLLS, Prune, Search, hint, searcher
+from pulvezar.search import ROLLS, Prune, Search, default_prune, hint, searcher
 
 RULES = Rules.international()
 GNUBG_CACHE = 1 << 19
@@ -121,8 +127,14 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=40, help="duplicate pairs (2 games each) per match")
     ap.add_argument("--prune", type=int, default=0, help="pulvezar prunes with the screening net, keeping N")
     ap.add_argument(
-        "--agreement", type=int, default=0, help="only the pruned/unpruned agreement on N decisions"
+        "--agreement", type=int, default=0, help="only the pruned/unpruned agreement, N decisions a row"
     )
+    ap.add_argument("--agreement-plies", default="1,2,3", help="the plies of the agreement rows")
+    ap.add_argument("--agreement-deep", type=int, default=0, help="3-ply decisions a row (default N/5)")
+    ap.add_argument(
+        "--agreement-rules", choices=("all", "all3", "international"), default="all",
+        help="rule sets of the rows: all (3 ply: international only), all3 (3 ply too), international",
+    )  # fmt: skip
     args = ap.parse_args()
 
     ev = default_evaluator()
@@ -133,7 +145,11 @@ def main() -> int:
     print(f"machine: {platform.processor() or platform.machine()}, torch threads {torch.get_num_threads()}")
     ours = pruning(args.prune)
     if args.agreement:
-        return agreement(ev, args.agreement, args.ply, args.seed, ours or pruning(4))
+        plies = [int(k) for k in args.agreement_plies.split(",")]
+        deep = args.agreement_deep or max(1, args.agreement // 5)
+        return agreement(
+            ev, args.agreement, plies, args.seed, ours or default_prune(), deep, args.agreement_rules
+        )
     time_hints(ev, args.positions, args.ply, args.seed, ours)
     if not args.no_cube:
         time_cube(ev, args.cube_positions, args.seed + 1)
@@ -147,28 +163,102 @@ def pruning(keep: int) -> Prune | None:
     return Prune(NetEvaluator.load(SCREEN_MODEL, quantised=True), keep)
 
 
-def agreement(ev: NetEvaluator, n: int, ply: int, seed: int, prune: Prune) -> int:
-    """How often pruning loses the unpruned search's best play (the miss rate), on ``n`` decisions."""
-    cases = positions(n, seed)
-    misses, lost, t_plain, t_pruned = 0, 0.0, 0.0, 0.0
+AGREEMENT_CLASSES = ("contact", "crashed", "race")
+"""The position classes of the agreement rows (:func:`pulvezar.train.corpus.classify`; bear-off races are
+exact and not searched)."""
+
+
+def class_positions(
+    rules: Rules, per_class: int, seed: int
+) -> dict[str, list[tuple[Position, tuple[int, int]]]]:
+    """``per_class`` decisions (a position and a roll with more than one legal play) of each of
+    :data:`AGREEMENT_CLASSES`, from seeded random games under ``rules``: every position of a game is a
+    candidate with probability 0.15, its class by :func:`pulvezar.train.corpus.classify`."""
+    from pulvezar.eval.evaluator import boards_of
+    from pulvezar.train.corpus import CLASSES, classify
+
+    rng = random.Random(seed)
+    out: dict[str, list[tuple[Position, tuple[int, int]]]] = {c: [] for c in AGREEMENT_CLASSES}
+    games = 0
+    while any(len(v) < per_class for v in out.values()):
+        games += 1
+        if games > 200 * per_class + 2000:
+            break  # a class this rule set's random games seldom reach: fewer decisions
+        p = Position.start()
+        while rules.game_result(p.swap()) is None and rules.game_result(p) is None:
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            plays = rules.legal_plays(p, dice)
+            if len(plays) > 1 and rng.random() < 0.15:
+                name = CLASSES[int(classify(boards_of([p]))[0])]
+                if name in out and len(out[name]) < per_class:
+                    out[name].append((p, dice))
+            p = plays[rng.randrange(len(plays))].position.swap()
+    return out
+
+
+def agreement_row(
+    ev: Evaluator, rules: Rules, cases: list[tuple[Position, tuple[int, int]]], ply: int, prune: Prune
+) -> tuple[int, int, float, float, float]:
+    """``(decisions, unpruned best chosen, equity lost, seconds unpruned, seconds pruned)`` of ``cases``
+    at ``ply`` with the normal filter, each search with a fresh cache (cold, as a hint in a new process
+    after its first)."""
+    same, lost, t_plain, t_pruned = 0, 0.0, 0.0, 0.0
     for p, dice in cases:
         t = time.perf_counter()
-        plain = Search(ev, RULES).rank(p, dice, ply, "normal")
+        plain = Search(ev, rules, prune=None).rank(p, dice, ply, "normal")
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
-        pruned = Search(ev, RULES, prune=prune).rank(p, dice, ply, "normal")[0]
+        pruned = Search(ev, rules, prune=prune).rank(p, dice, ply, "normal")[0]
         t_pruned += time.perf_counter() - t
-        if pruned.play != plain[0].play:
-            misses += 1
+        if pruned.play == plain[0].play:
+            same += 1
+        else:
             lost += plain[0].equity - next(c.equity for c in plain if c.play == pruned.play)
-    n = len(cases)
-    print(f"{n} decisions, {ply}-ply, normal filter, pruning keeps {prune.keep} of each roll's replies "
-          "by the screening net:")  # fmt: skip
-    print(f"  the unpruned best play chosen on {100 * (1 - misses / n):.2f}% (miss rate "
-          f"{100 * misses / n:.2f}%), {1000 * lost / n:.3f} milli-points lost a decision by "
-          f"the unpruned search's values; {1000 * t_plain / n:.0f} ms vs {1000 * t_pruned / n:.0f} ms "
-          "a hint")  # fmt: skip
+    return len(cases), same, lost, t_plain, t_pruned
+
+
+def agreement(
+    ev: Evaluator, n: int, plies: list[int], seed: int, prune: Prune, deep: int, rule_sets: str
+) -> int:
+    """How often the pruned search picks the unpruned search's best play, per ply, rule set and position
+    class: ``n`` decisions a row at 1 and 2 ply, ``deep`` at 3 ply (slow; international only unless
+    ``rule_sets`` is ``all3``)."""
+    from pulvezar.train.corpus import RULESETS
+
+    sets = RULESETS if rule_sets.startswith("all") else RULESETS[:1]
+    warm_p, warm_d = positions(1, seed)[0]
+    for k in sorted(set(plies)):  # kernels and nets loaded before the first timed search
+        Search(ev, RULES, prune=None).rank(warm_p, warm_d, min(k, 1), "normal")
+        Search(ev, RULES, prune=prune).rank(warm_p, warm_d, min(k, 1), "normal")
+    print(
+        f"pruned vs unpruned search (normal filter; pruning keeps {prune.keep} of each roll's replies by "
+        f"the screening net); decisions from seeded random games (seed {seed}), fresh caches"
+    )
+    head = ("ply", "rules", "class", "decisions", "unpruned best chosen", "mean loss (mp)", "ms unpruned",
+            "ms pruned", "speed-up")  # fmt: skip
+    print("| " + " | ".join(head) + " |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for ply in plies:
+        per = deep if ply >= 3 else n
+        rows = [r for r in sets if ply < 3 or rule_sets == "all3" or r == RULESETS[0]]
+        total = (0, 0, 0.0, 0.0, 0.0)
+        for rules in rows:
+            cases = class_positions(rules, per, seed + ply)
+            for name in AGREEMENT_CLASSES:
+                if cases[name]:
+                    row = agreement_row(ev, rules, cases[name], ply, prune)
+                    total = tuple(a + b for a, b in zip(total, row, strict=True))  # type: ignore[assignment]
+                    print_row(ply, rules.name, name, row)
+        if total[0]:
+            print_row(ply, "**all**", "**all**", total)
     return 0
+
+
+def print_row(ply: int, rules: str, name: str, row: tuple[int, int, float, float, float]) -> None:
+    d, same, lost, tp, tq = row
+    cells = (ply, rules, name, int(d), f"{100 * same / d:.1f}%", f"{1000 * lost / d:.3f}",
+             f"{1000 * tp / d:.0f}", f"{1000 * tq / d:.0f}", f"{tp / tq:.2f}x")  # fmt: skip
+    print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
 
 
 def time_hints(ev: NetEvaluator, n: int, ply: int, seed: int, pruning: Prune | None = None) -> None:
