@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, text
+from services.jobs.provenance import job_provenance
 
 
 class JobRequest(BaseModel):
@@ -210,7 +211,8 @@ class JobKind(ChunkedJobs):
         return self.state_of(job_id, *self._counts(records), len(records))
 
     def status(self, job_id: str) -> dict[str, Any]:
-        """State, progress, ETA and the ``report`` of the chunks finished so far."""
+        """State, progress, ETA, the engine of the chunks finished so far (``provenance``, and ``engines``
+        where their nets differ: :func:`~services.jobs.provenance.job_provenance`) and their ``report``."""
         spec, records = self.gather(job_id)
         done, failed = self._counts(records)
         state, error = self.state_of(job_id, done, failed, len(records))
@@ -232,6 +234,7 @@ class JobKind(ChunkedJobs):
             "eta_s": eta,
             "elapsed_s": elapsed,
             "created": spec["created"],
+            **job_provenance(records),
             "report": self.report(spec, records),
         }
 

@@ -100,3 +100,12 @@ def test_an_analysis_names_the_workers_net(platform: Any, analysis: dict[str, An
     stored = engine_of(match["summary"]["engine"]).model_dump()
     assert stored == analysis["provenance"]
     assert all(engine_of(g["engine"]).model_dump() == stored for g in match["games"])
+
+
+def test_a_job_kind_names_the_workers_net(platform: Any, http: httpx.Client) -> None:
+    r = http.post("/v1/evaluations", json={"positions": [START], "ply": 0, "priority": "interactive"})
+    assert r.status_code == 202, r.text
+    job = _finished(http, r.headers["Location"])
+    assert job["state"] == "done", job
+    _the_workers_net(platform, job["provenance"])
+    assert job["engines"] is None

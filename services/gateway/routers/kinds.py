@@ -25,6 +25,7 @@ from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.security import Client, client
 from services.gateway.sse import Pace, job_events, streams
 from services.jobs.kinds import kinds
+from services.jobs.provenance import Engine
 
 router = APIRouter(prefix="/v1")
 R = TypeVar("R", bound=BaseModel)
@@ -46,6 +47,14 @@ class KindJob(BaseModel, Generic[R]):
     eta_s: float | None = Field(None, description="seconds left (null until a chunk is done; 0 when done)")
     elapsed_s: float | None = None
     created: float = Field(description="seconds since the epoch (UTC)")
+    provenance: Engine | None = Field(
+        None,
+        description="the engine and net of the finished chunks (GET /v1/models); null before the first, "
+        "or when chunks were computed by different nets (then `engines` lists them)",
+    )
+    engines: list[Engine] | None = Field(
+        None, description="only when the finished chunks' nets differ: each engine that computed some"
+    )
     href: str
     report: R
 
