@@ -56,10 +56,16 @@ the same date, rules, settings and evaluator on the same machine (float rounding
 machines and thread counts; the search cache is emptied first, since the net's last bits depend on
 the batch a board is evaluated in), so the platform computes each puzzle once and stores it
 write-once.
+
+**The recheck.**  A served puzzle never changes; when the default net changes, :func:`recheck` judges
+its answer again with the new net the way it was answered (the same rolled-out plays with the same
+dice, rollout settings and seed as the puzzle's ``settings`` record; for the cube the cube decision's
+rollout) and says whether the new net's answer is the puzzle's (:class:`Recheck`, stored beside it).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterator
@@ -626,17 +632,165 @@ def daily_kinds() -> list[tuple[str, Kind]]:
     return [("international", "position"), ("tavla", "position"), ("international", "cube")]
 
 
+# ---- the recheck with another net ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Recheck:
+    """A stored puzzle's answer judged again by another net (:func:`recheck`); the puzzle stays as served.
+
+    ``answer``: the net's answer in the puzzle's shape (``play`` and ``position_id``, or ``action``,
+    ``double`` and ``response``) with its equities; ``candidates``: the rolled-out plays (or the three
+    cube options) with the net's equities; ``agrees``: the net's answer is the puzzle's; ``same_net``:
+    the puzzle was made by this net (nothing was computed: it agrees by definition)."""
+
+    date: str
+    rules: str
+    kind: Kind
+    model: str | None
+    model_sha256: str | None
+    puzzle_model_sha256: str | None
+    puzzle_answer: str
+    answer: dict[str, Any]
+    candidates: list[dict[str, Any]]
+    agrees: bool
+    engine: dict[str, Any]
+    checked_at: str
+    settings: dict[str, Any]
+    same_net: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys)."""
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: str | bytes | dict[str, Any]) -> Recheck:
+        d = json.loads(data) if isinstance(data, str | bytes) else dict(data)
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
+    def summary(self) -> str:
+        """The net's answer in a few words: the play, or the cube action."""
+        return str(self.answer.get("play") or self.answer.get("action") or "")
+
+
+def _puzzle_answer(p: dict[str, Any]) -> str:
+    return str(p["answer"]["action"] if p["kind"] == "cube" else p["answer"]["play"])
+
+
+def _recorded_settings(p: dict[str, Any], settings: DailySettings | None) -> DailySettings:
+    if settings is not None:
+        return settings
+    known = DailySettings.__dataclass_fields__
+    return DailySettings(**{k: v for k, v in p.get("settings", {}).items() if k in known})
+
+
+def recheck(
+    puzzle: DailyPuzzle | dict[str, Any],
+    evaluator: Evaluator | None = None,
+    settings: DailySettings | None = None,
+) -> Recheck:
+    """The puzzle's answer judged again with ``evaluator`` (default: the default net) the way it was
+    answered: the same rolled-out candidate plays with the same dice, trials, truncation and seed as
+    its settings record (``settings`` overrides them), or for the cube the cube decision's rollout.
+    A puzzle made by the same net (its ``model_sha256``) is not computed again: ``same_net``, agrees."""
+    from pulvezar.eval.provenance import engine_info
+
+    p = puzzle.as_dict() if isinstance(puzzle, DailyPuzzle) else dict(puzzle)
+    ev: Evaluator = evaluator if evaluator is not None else default_evaluator()
+    eng = engine_info(ev)
+    recorded = p.get("settings", {})
+    made_by = recorded.get("model_sha256")
+    r = daily_rules(p["rules"], p["kind"])
+    s = _recorded_settings(p, settings)
+    seed = int(recorded.get("rollout_seed", int.from_bytes(bytes.fromhex(p["seed"])[:4], "big")))
+    pos = Position.from_position_id(p["position_id"])
+    common = {
+        "date": p["date"],
+        "rules": r.name,
+        "kind": p["kind"],
+        "model": eng.model,
+        "model_sha256": eng.model_sha256,
+        "puzzle_model_sha256": made_by,
+        "puzzle_answer": _puzzle_answer(p),
+        "engine": eng.to_json(),
+        "checked_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "settings": {**s.as_dict(), "rollout_seed": seed},
+    }
+    if made_by is not None and made_by == eng.model_sha256:
+        return Recheck(**common, answer=dict(p["answer"]), candidates=[], agrees=True, same_net=True)
+    searcher(ev, r).cache.clear()  # as when the puzzle was made
+    if p["kind"] == "cube":
+        state = CubeState(
+            pos,
+            cube_value=int(p.get("cube_value", 1)),
+            cube_owner=p.get("cube_owner", "centre"),
+            match_length=int(p["match_length"]),
+            score=(int(p["score"][0]), int(p["score"][1])),
+        )
+        cr = rollout_cube(state, trials=s.cube_trials, seed=seed, truncate=s.cube_truncate, evaluator=ev)
+
+        def rnd(x: float | None) -> float | None:
+            return None if x is None else round(x, 6)
+
+        answer: dict[str, Any] = {
+            "action": cr.action, "double": cr.double, "response": cr.response,
+            "nd": rnd(cr.nd), "dt": rnd(cr.dt), "dp": rnd(cr.dp), "noise": rnd(cr.noise),
+        }  # fmt: skip
+        cands: list[dict[str, Any]] = [
+            {"action": "no double", "equity": rnd(cr.nd), "noise": rnd(cr.nd_se)},
+            {"action": "double/take", "equity": rnd(cr.dt), "noise": rnd(cr.dt_se)},
+            {"action": "double/pass", "equity": rnd(cr.dp), "noise": 0.0},
+        ]
+        agrees = cr.action == p["answer"]["action"]
+        return Recheck(**common, answer=answer, candidates=cands, agrees=agrees)
+    dice = (int(p["dice"][0]), int(p["dice"][1]))
+    rolled = [c["position_id"] for c in p["candidates"] if c.get("rollout_equity") is not None]
+    legal = {pl.position.position_id: pl for pl in r.legal_plays(pos, dice)}
+    missing = [pid for pid in rolled if pid not in legal]
+    if len(rolled) < 2 or missing:
+        raise PulvezarError("the puzzle does not list two legal rolled-out plays", field="candidates")
+    plays = [legal[pid] for pid in rolled]
+    results = rollout_plays(
+        pos, dice, plays, trials=s.trials, seed=seed, truncate=s.truncate, evaluator=ev, rules=r
+    )
+    pairs = sorted(zip(plays, results, strict=True), key=lambda t: -t[1].equity)
+    best, second = pairs[0], pairs[1]
+    answer = {
+        "play": best[0].notation,
+        "position_id": best[0].position.position_id,
+        "equity": round(best[1].equity, 6),
+        "second": second[0].notation,
+        "margin": round(best[1].equity - second[1].equity, 6),
+        "noise": round(difference_noise(best[1], second[1]), 6),
+    }
+    cands = [
+        {
+            "play": pl.notation,
+            "position_id": pl.position.position_id,
+            "rollout_equity": round(res.equity, 6),
+            "rollout_noise": round(res.noise, 6),
+            "loss": round(best[1].equity - res.equity, 6),
+        }
+        for pl, res in pairs
+    ]
+    agrees = answer["position_id"] == p["answer"]["position_id"]
+    return Recheck(**common, answer=answer, candidates=cands, agrees=agrees)
+
+
 __all__ = [
     "KINDS",
     "RULE_SETS",
     "DailyPuzzle",
     "DailySettings",
     "Decision",
+    "Recheck",
     "daily_cube",
     "daily_kinds",
     "daily_position",
     "daily_puzzle",
     "daily_rules",
     "daily_seed",
+    "recheck",
     "self_play",
 ]
