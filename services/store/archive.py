@@ -6,7 +6,8 @@ increments in the same transaction.  Each row keeps the version that last wrote 
 stays as a tombstone, so a gateway that holds an index at version ``v`` catches up with one query
 (:meth:`SqlArchive.changes_since`) instead of reading everything again.
 
-:class:`DailyRecords`: the daily puzzles as served, written once per (date, rule set, kind).
+:class:`DailyRecords`: the daily puzzles as served, written once per (date, rule set, kind), and their
+rechecks by other nets, written once per (date, rule set, kind, net).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from sqlalchemy import select, update
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
 from services.common.archive_store import LIBRARY_PREFIX, library_entry, parse_match_positions
 from services.store.db import insert, session
-from services.store.models import ArchiveOwner, ArchiveRow, DailyPuzzle
+from services.store.models import ArchiveOwner, ArchiveRow, DailyPuzzle, DailyRecheck
 
 
 def _entry(data: Mapping[str, Any]) -> ArchiveEntry:
@@ -207,6 +208,41 @@ class DailyRecords:
             .values(date=date, rules=rules, kind=kind, puzzle=puzzle_json, created_at=time.time())
             .on_conflict_do_nothing()
             .returning(DailyPuzzle.date)
+        )
+        with session(self.url) as s:
+            return s.execute(stmt).first() is not None
+
+    def puzzle_keys(self) -> list[tuple[str, str, str]]:
+        """Every stored puzzle's ``(date, rules, kind)``, by date."""
+        q = select(DailyPuzzle.date, DailyPuzzle.rules, DailyPuzzle.kind).order_by(
+            DailyPuzzle.date, DailyPuzzle.rules, DailyPuzzle.kind
+        )
+        with session(self.url) as s:
+            return [(d, r, k) for d, r, k in s.execute(q).all()]
+
+    def get_recheck(self, date: str, rules: str, kind: str, model_sha256: str) -> dict[str, Any] | None:
+        """The puzzle's recheck by the net with this SHA-256, or None."""
+        with session(self.url) as s:
+            row = s.get(DailyRecheck, (date, rules, kind, model_sha256))
+            return None if row is None else dict(json.loads(row.recheck))
+
+    def put_recheck(
+        self, date: str, rules: str, kind: str, model_sha256: str, agrees: bool, recheck_json: str
+    ) -> bool:
+        """Write a recheck once per net; ``False`` when one is there already (it stays)."""
+        stmt = (
+            insert(self.url)(DailyRecheck)
+            .values(
+                date=date,
+                rules=rules,
+                kind=kind,
+                model_sha256=model_sha256,
+                agrees=agrees,
+                recheck=recheck_json,
+                created_at=time.time(),
+            )
+            .on_conflict_do_nothing()
+            .returning(DailyRecheck.date)
         )
         with session(self.url) as s:
             return s.execute(stmt).first() is not None

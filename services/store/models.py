@@ -102,6 +102,20 @@ class DailyPuzzle(Base):
     created_at: Mapped[float] = mapped_column(Float)
 
 
+class DailyRecheck(Base):
+    """A daily puzzle's answer judged again by another net: written once per (date, rule set, kind, net)."""
+
+    __tablename__ = "daily_rechecks"
+
+    date: Mapped[str] = mapped_column(String(10), primary_key=True)
+    rules: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    model_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    agrees: Mapped[bool] = mapped_column(Boolean)
+    recheck: Mapped[str] = mapped_column(Text)  # pulvezar.archive.daily.Recheck.to_json
+    created_at: Mapped[float] = mapped_column(Float)
+
+
 class MatchUpload(Base):
     """An uploaded match file of an owner, with what the reader made of it."""
 

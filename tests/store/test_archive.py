@@ -146,3 +146,20 @@ def test_daily_puzzles_written_once(store_url: str) -> None:
     assert daily.get("2026-12-01", "international", "position") == json.loads(first)
     assert daily.get("2026-12-01", "tavla", "position") is None
     assert daily.put("2026-12-01", "tavla", "position", json.dumps({"t": 1}))
+
+
+def test_daily_rechecks_written_once_per_net(store_url: str) -> None:
+    daily = DailyRecords(store_url)
+    date, a, b = "2026-12-02", "a" * 64, "b" * 64
+    assert daily.put(date, "international", "cube", json.dumps({"answer": {"action": "No double, take"}}))
+    assert daily.get_recheck(date, "international", "cube", a) is None
+    first = json.dumps({"model": "net-a", "agrees": False, "answer": {"action": "Double, take"}})
+    assert daily.put_recheck(date, "international", "cube", a, False, first)
+    assert not daily.put_recheck(date, "international", "cube", a, True, json.dumps({"other": 1}))
+    assert daily.get_recheck(date, "international", "cube", a) == json.loads(first)
+    assert daily.get_recheck(date, "international", "cube", b) is None  # per net
+    assert daily.put_recheck(date, "international", "cube", b, True, json.dumps({"model": "net-b"}))
+    assert daily.get_recheck(date, "tavla", "position", a) is None
+    assert (date, "international", "cube") in daily.puzzle_keys()
+    assert daily.puzzle_keys() == sorted(daily.puzzle_keys())
+    assert daily.get(date, "international", "cube") == {"answer": {"action": "No double, take"}}  # unchanged
