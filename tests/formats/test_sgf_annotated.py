@@ -4,7 +4,8 @@ The oracle test has the Debian GNU Backgammon CLI load the annotated file and
 ``export match text``: the moves it replays must be ours (the Position ID
 before every play), and it shows back what it read of our analysis -- the
 candidates with our equities (``A``), the cube figures (``DA``), the luck of
-each roll (``LU``) and our comment (``C``, under "Annotation:").
+each roll (``LU``), our comment (``C``, under "Annotation:") and, in the match's comment (``GC``), the
+net and settings that made the analysis.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from pulvezar.analysis.match import AnalysisSettings, MatchAnalysis, analyse_match, annotated_sgf
+from pulvezar.eval.provenance import EngineInfo
 from pulvezar.formats import read_mat
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.sgf import ANALYSIS_PROPS, annotate, read_sgf
@@ -74,6 +76,27 @@ def test_annotated_sgf_reads_back(analysed: tuple[MatchRecord, MatchAnalysis]) -
     assert cube_nodes
 
 
+def test_annotated_sgf_names_its_net_and_settings(analysed: tuple[MatchRecord, MatchAnalysis]) -> None:
+    rec, ma = analysed
+    engine = EngineInfo.from_json(ma.engine)
+    assert engine.model and engine.model_sha256  # the analysis's own net, by name and SHA-256
+    text = annotated_sgf(rec, ma)
+    line = (
+        f"Analysed by pulvezar {engine.version} with the net {engine.model} (SHA-256 {engine.model_sha256})"
+    )
+    settings = "level 0ply: checker plays 0-ply, filter normal, cube 0-ply, luck 0-ply."
+    assert text.count("GC[") == 1 and f"GC[{line}; {settings}]" in text.split("\n", 1)[0]  # game 1's root
+    back = read_sgf(text)
+    assert back.tags["GC"] == f"{line}; {settings}"
+    # annotated again: the file's own comment stays, the old provenance line is replaced, not repeated
+    own = dataclasses.replace(back, tags={**back.tags, "GC": "from the club\n" + back.tags["GC"]})
+    deeper = dataclasses.replace(ma, settings=AnalysisSettings.from_level("2ply", prune=False))
+    assert read_sgf(annotated_sgf(own, deeper)).tags["GC"] == "\n".join(
+        ["from the club", f"{line}; level 2ply: checker plays 2-ply, filter normal, cube 2-ply, luck 0-ply, "
+         "unpruned search."]
+    )  # fmt: skip
+
+
 # ---- gnubg as the reader ---------------------------------------------------------------------
 
 
@@ -123,6 +146,10 @@ def test_gnubg_opens_the_annotated_sgf(analysed: tuple[MatchRecord, MatchAnalysi
                 shown_cube += 1
             comments += "Annotation:\npulvezar" in block
     assert shown_luck > 20 and shown_eq > 20 and shown_cube > 10 and comments > 20
+    engine = EngineInfo.from_json(ma.engine)
+    assert (
+        f"Comments: Analysed by pulvezar {engine.version} with the net {engine.model} (SHA-256 " in texts[0]
+    )
 
 
 def test_stored_analysis_reader_recovers_our_pr(analysed: tuple[MatchRecord, MatchAnalysis]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from pulvezar.analysis.matchanalysis.replay import record_rules
@@ -17,8 +18,41 @@ from pulvezar.rules.rules import Rules
 
 
 def annotated_sgf(record: MatchRecord, analysis: MatchAnalysis) -> str:
-    """GNU Backgammon SGF of ``record`` with ``analysis`` in gnubg's properties and a comment per decision."""
-    return write_annotated_sgf(record, _annotations(record, analysis))
+    """GNU Backgammon SGF of ``record`` with ``analysis`` in gnubg's properties and a comment per decision;
+    the first game's root ``GC`` (gnubg's match comment) says which net and settings made the analysis
+    (:func:`provenance_comment`), after the file's own comment, if it had one."""
+    own = [line for line in record.tags.get("GC", "").splitlines() if not line.startswith(_PROVENANCE)]
+    tags = {**record.tags, "GC": "\n".join([*own, provenance_comment(analysis)])}
+    return write_annotated_sgf(dataclasses.replace(record, tags=tags), _annotations(record, analysis))
+
+
+_PROVENANCE = "Analysed by pulvezar"
+
+
+def provenance_comment(analysis: MatchAnalysis) -> str:
+    """One line naming the engine (pulvezar's version, the net's name and SHA-256) and the settings of
+    ``analysis``: its level, each search's depth, the move filter and, at 1 ply or deeper, whether the
+    searches pruned.
+
+    >>> engine = {"version": "1.0", "model": "pulvezar-v4", "model_sha256": "ab" * 32}
+    >>> a = MatchAnalysis(("a", "b"), 7, "international", (), AnalysisSettings.from_level("2ply"), engine)
+    >>> head, how = provenance_comment(a).split("; ")
+    >>> head[:59], head.endswith("abab)")
+    ('Analysed by pulvezar 1.0 with the net pulvezar-v4 (SHA-256 ', True)
+    >>> how
+    'level 2ply: checker plays 2-ply, filter normal, cube 2-ply, luck 0-ply, pruned search.'
+    """
+    from pulvezar.eval.provenance import EngineInfo
+
+    e, s = EngineInfo.from_json(analysis.engine), analysis.settings
+    net = f"the net {e.model or 'unknown'} (SHA-256 {e.model_sha256 or 'unknown'})"
+    search = f"checker plays {s.ply}-ply, filter {s.filter}, cube {s.cube_ply}-ply, luck {s.luck_ply}-ply"
+    if s.deep:
+        cut = f", truncated at {s.deep_truncate} moves" if s.deep_truncate is not None else ""
+        search += f", deep: {s.deep_ply}-ply rollouts of {s.deep_trials} trials{cut}"
+    if max(s.ply, s.cube_ply, s.luck_ply) > 0 or s.deep:
+        search += ", pruned search" if s.prune else ", unpruned search"
+    return f"{_PROVENANCE} {e.version} with {net}; level {s.level}: {search}."
 
 
 def _annotations(record: MatchRecord, analysis: MatchAnalysis) -> dict[tuple[int, int], dict[str, list[str]]]:
