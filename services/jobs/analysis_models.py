@@ -68,6 +68,11 @@ class AnalysisReport(BaseModel):
     eta_s: float | None = Field(description="seconds left; null until a game is done (or cancelled, failed)")
     elapsed_s: float | None = Field(description="seconds from the first game's start to the last's end")
     created: float = Field(description="seconds since the epoch (UTC)")
+    settings: dict[str, Any] | None = Field(
+        None,
+        description="the analysis settings of the level (pulvezar's AnalysisSettings JSON: ply, cube_ply, "
+        "filter, prune, ...): with provenance, what made the analysis",
+    )
     provenance: Engine | None = Field(
         None,
         description="the engine and net that analysed the games (GET /v1/models); null before a game is "

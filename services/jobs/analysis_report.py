@@ -94,9 +94,9 @@ def job_report(
     matches: list[dict[str, Any]],
     engines: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The job's status: state, counts, progress, ETA, the engine its games agree on (``engines``:
-    :func:`game_engines` of every match; see :func:`~services.jobs.provenance.job_provenance`) and the
-    matches' entries."""
+    """The job's status: state, counts, progress, ETA, the analysis settings, the engine its games agree
+    on (``engines``: :func:`game_engines` of every match; see
+    :func:`~services.jobs.provenance.job_provenance`) and the matches' entries."""
     eta, elapsed = analysis_timing(spec, records, state)
     errors = [f"match {x['match']}: {x['error']}" for x in matches if x["error"]]
     total = len(spec["chunks"])
@@ -115,6 +115,7 @@ def job_report(
         "eta_s": eta,
         "elapsed_s": elapsed,
         "created": spec["created"],
+        "settings": spec.get("settings"),
         **job_provenance(engines),
         "matches": matches,
     }

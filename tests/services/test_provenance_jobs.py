@@ -14,6 +14,7 @@ import pytest
 
 import pulvezar
 from pulvezar.eval.provenance import file_sha256
+from pulvezar.formats.sgf import read_sgf
 from services.jobs.provenance import Engine, engine_of, job_engine, job_provenance
 
 START = "4HPwATDgc/ABMA"
@@ -100,6 +101,18 @@ def test_an_analysis_names_the_workers_net(platform: Any, analysis: dict[str, An
     stored = engine_of(match["summary"]["engine"]).model_dump()
     assert stored == analysis["provenance"]
     assert all(engine_of(g["engine"]).model_dump() == stored for g in match["games"])
+    # the settings that made it, beside the net (level 0ply: no search to prune)
+    assert analysis["settings"] == match["summary"]["settings"]
+    assert (analysis["settings"]["level"], analysis["settings"]["ply"]) == ("0ply", 0)
+    assert "prune" in analysis["settings"]
+
+
+def test_an_analysis_export_names_the_net_and_settings(analysis: dict[str, Any], http: httpx.Client) -> None:
+    p = analysis["provenance"]
+    sgf = http.get(analysis["matches"][0]["sgf"])
+    assert sgf.status_code == 200, sgf.text
+    comment = read_sgf(sgf.text).tags["GC"]
+    assert f"with the net {p['model']} (SHA-256 {p['model_sha256']}); level 0ply: " in comment
 
 
 def test_a_job_kind_names_the_workers_net(platform: Any, http: httpx.Client) -> None:
