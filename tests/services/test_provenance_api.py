@@ -1,8 +1,8 @@
 """Issue 41: every evaluation the gateway answers names its engine (``provenance``), and the net it names
 is one ``GET /v1/models`` lists with the same SHA-256; real Rules and Evaluator services and the gateway.
 
-Not yet walked here: rollout job results, analysis reports and daily puzzles (their reports carry the
-library's ``engine`` JSON, see tests/eval/test_provenance.py; their ``provenance`` is to come).
+Rollout, analysis and job-kind results, and the analysis's SGF, are walked on the shared platform (their
+workers' own net) in test_provenance_jobs.py.
 """
 
 from __future__ import annotations
