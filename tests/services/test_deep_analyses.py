@@ -116,8 +116,9 @@ def test_a_deep_analysis_through_the_workers(platform: Any) -> None:
         bad = c.post("/v1/deep-analyses", json={**BODY, "player": "p0123"})
         assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "player"
 
+    # the request's defaults, pruning included
     spec = {**BODY, "rules": {"variant": "international", "hit_and_stop": False, "must_bear_off": False},
-            "plays": None, "seed": 1, "z": 2.0}  # fmt: skip
+            "plays": None, "seed": 1, "z": 2.0, "prune": True}  # fmt: skip
     here = local_report(platform.model, spec)
     assert report == here["report"]  # the same bits
     cands = report["candidates"]
