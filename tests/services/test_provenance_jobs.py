@@ -122,3 +122,17 @@ def test_a_job_kind_names_the_workers_net(platform: Any, http: httpx.Client) -> 
     assert job["state"] == "done", job
     _the_workers_net(platform, job["provenance"])
     assert job["engines"] is None
+
+
+def test_a_chunk_on_the_evaluator_service_names_the_services_net(platform: Any) -> None:
+    from services.common.remote_evaluator import GrpcEvaluator
+    from services.jobs.provenance import chunk_engine
+
+    client = GrpcEvaluator(platform.evaluator.address)
+    try:
+        assert client.model == ""  # nothing evaluated through it yet: the engine asks the service
+        engine = chunk_engine(client)
+    finally:
+        client.close()
+    assert engine["model_sha256"] == file_sha256(platform.model) and engine["remote"] is True
+    assert engine["evaluator"] == "GrpcEvaluator" and engine["version"] == pulvezar.__version__
