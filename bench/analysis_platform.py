@@ -29,7 +29,8 @@ is the time between the last two marks (start-up and import excluded); gnubg's w
 Printed: both times and the ratio pulvezar / gnubg (wall, and CPU); each player's PR from pulvezar's report,
 from gnubg's own statistics (500 x overall error total EMG / (unforced moves + close or actual cube
 decisions)) and from gnubg's saved SGF read by :mod:`pulvezar.formats.stored_analysis` (the counting of
-``bench/analysis.py``), the differences and whether |diff| <= 1.0.
+``bench/analysis.py``), the differences and whether |diff| <= 1.0.  ``--repeat N``: N interleaved rounds
+(gnubg, then a freshly started platform, whose caches start empty), the times their medians.
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ def report(res: dict[str, Any]) -> None:
     )
     n = len(ours["rounds"])
     if n > 1:
-        print(f"  (times: medians of {n} interleaved rounds, a fresh platform each)")
+        print(f"  (times: medians of {n} interleaved rounds, a fresh platform each; gnubg first in each)")
         for i, (o, t) in enumerate(zip(ours["rounds"], theirs["rounds"], strict=True)):
             print(
                 f"  round {i + 1}: pulvezar {o['seconds']:.1f} s (CPU {o['worker_cpu_s']:.1f} s), "
@@ -272,15 +273,29 @@ def report(res: dict[str, Any]) -> None:
         + (" (medians)" if n > 1 else "")
     )
     print()
-    print(f"{'player':<16} {'pulvezar':>8} {'gnubg':>8} {'n':>4} {'gnubg sgf':>9} {'diff':>6}  within 1.0"
-          + ("  stored (older gnubg 2-ply)" if res.get("stored") else ""))  # fmt: skip
+    print(f"{'player':<16} {'pulvezar':>8} {'n':>4} {'gnubg':>8} {'n':>4} {'gnubg sgf':>9} {'diff':>6}  "
+          "within 1.0" + ("  stored (older gnubg 2-ply)" if res.get("stored") else ""))  # fmt: skip
     for row in res["rows"]:
         print(
-            f"{row['player'][:16]:<16} {_f(row['pulvezar_pr'], '8.2f')} {_f(row['gnubg_pr'], '8.2f')} "
+            f"{row['player'][:16]:<16} {_f(row['pulvezar_pr'], '8.2f')} "
+            f"{row['pulvezar_decisions'] or '-':>4} {_f(row['gnubg_pr'], '8.2f')} "
             f"{row['gnubg_decisions']:>4.0f} {_f(row['gnubg_sgf_pr'], '9.2f')} {_f(row['diff'], '+6.2f')}  "
             f"{'yes' if row['within'] else 'NO':<10}"
             + (f"  {_f(row.get('stored_pr'))}" if res.get("stored") else "")
         )
+
+
+TIMES = ("seconds", "cpu_s", "import_s", "whole_run_s", "worker_cpu_s", "warmup_s", "elapsed_s")
+
+
+def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first round with each of its times replaced by the median over ``runs``, and the rounds."""
+    out = {**runs[0], "rounds": runs}
+    for k in TIMES:
+        xs = [run[k] for run in runs if run.get(k) is not None]
+        if xs:
+            out[k] = statistics.median(xs)
+    return out
 
 
 def compare(args: argparse.Namespace) -> dict[str, Any]:
@@ -298,18 +313,19 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     for r in range(args.repeat):  # interleaved; a fresh platform each round (its caches start empty)
         print(f"[{r + 1}/{args.repeat}] gnubg analyse match on {path.name} ...", file=sys.stderr, flush=True)
         gnubg_runs.append(gnubg_side(path, args.cpu))
+        g = gnubg_runs[-1]
+        print(f"  gnubg {g['seconds']:.1f} s, CPU {g['cpu_s']:.1f} s", file=sys.stderr, flush=True)
         print(f"[{r + 1}/{args.repeat}] pulvezar through make run ...", file=sys.stderr, flush=True)
         ours_runs.append(pulvezar_side(path, args.cpu, not args.no_warmup))
+        o = ours_runs[-1]
+        print(f"  pulvezar {o['seconds']:.1f} s, CPU {o['worker_cpu_s']:.1f} s", file=sys.stderr, flush=True)
     for runs, keys in ((gnubg_runs, ("statistics", "sgf_pr")), (ours_runs, ("pr", "settings", "engine"))):
         if any(run[k] != runs[0][k] for run in runs for k in keys):
             raise RuntimeError(
                 f"the rounds disagree on {keys}: {[{k: run[k] for k in keys} for run in runs]}"
             )
-    res["gnubg"] = {**gnubg_runs[0], "rounds": gnubg_runs}
-    res["pulvezar"] = {**ours_runs[0], "rounds": ours_runs}
-    for side, keys in (("gnubg", ("seconds", "cpu_s")), ("pulvezar", ("seconds", "worker_cpu_s"))):
-        for k in keys:
-            res[side][k] = statistics.median(run[k] for run in res[side]["rounds"])
+    res["gnubg"] = medians(gnubg_runs)
+    res["pulvezar"] = medians(ours_runs)
     res["git_after"] = git_state()
     stored: dict[str, float | None] = {}
     stored_file = args.stored if args.stored is not None else DEFAULT_STORED.get(args.file)
@@ -328,6 +344,7 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
             {
                 "player": name,
                 "pulvezar_pr": ours,
+                "pulvezar_decisions": res["pulvezar"]["decisions"][p],
                 "gnubg_pr": theirs,
                 "gnubg_decisions": stats[name]["decisions"],
                 "gnubg_sgf_pr": sgf.get(name),
