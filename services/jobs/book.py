@@ -172,6 +172,7 @@ class BookJobs(BookStore):
             "truncate": settings.truncate,
             "rules": settings.rules_json(),
             "ply": settings.rollout_ply,
+            "prune": settings.prune,  # the trials' search at rollout_ply >= 1 (0-ply items ignore it)
         }
         spec = self.spec(book_id)
         job = self.store.submit_batch(

@@ -158,6 +158,30 @@ def test_a_wider_search_reuses_every_trial_of_the_candidates_it_shares(tiny: Boo
     assert without_date(generate_book(TINY, tmp_path)) == without_date(tiny)
 
 
+def test_a_pruned_and_an_unpruned_book_share_the_rollouts_not_the_searches(
+    tiny: Book, tmp_path: Path
+) -> None:
+    """Pruned search is the default and recorded; ``prune=False`` in the same work directory reuses every
+    rollout chunk of the candidates they share (0-ply trials: pruning does not touch them, the manifest
+    is the same) and writes its own search and replies files, never reading the pruned ones."""
+    generate_book(TINY, tmp_path)
+    manifest = (tmp_path / "manifest.json").read_text()
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("rollout-*.npy")}
+    pruned_files = {p.name for p in tmp_path.glob("*.json") if p.name != "manifest.json"}
+    assert pruned_files and all(n.endswith("-prune4.json") for n in pruned_files)
+    plain = BookSettings(**{**TINY.__dict__, "prune": False})
+    book = generate_book(plain, tmp_path)
+    assert (tmp_path / "manifest.json").read_text() == manifest
+    after = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("rollout-*.npy")}
+    assert all(after[name] == t for name, t in before.items())  # untouched
+    plain_files = {p.name for p in tmp_path.glob("*.json") if p.name != "manifest.json"} - pruned_files
+    assert {n.replace("-prune4", "") for n in pruned_files} <= plain_files
+    assert tiny.settings["prune"] is True and book.settings["prune"] is False
+    assert without_date(book) == without_date(generate_book(plain, tmp_path / "fresh"))
+    older = {k: v for k, v in book.settings.items() if k != "prune"}  # a book made before pruning
+    assert BookSettings.from_json(book.rules, older).prune is False
+
+
 def test_replies_after_every_candidate_reuse_the_best_ones(tiny: Book, tmp_path: Path) -> None:
     """``replies_to = "all"`` on the same work directory: the best plays' replies are read again, each other
     candidate gets the replies after it (the same search as the best's), and the book names the setting."""
@@ -283,6 +307,7 @@ def test_settings_from_arguments_are_one_definition() -> None:
     assert BookSettings.from_args(body, rolls=((4, 2),), chunk_size=36) == BookSettings(
         ply=2, trials=36, seed=3, rolls=((4, 2),), chunk_size=36
     )
+    assert BookSettings.from_args(ap.parse_args(["--rules", "tavla", "--no-prune"])).prune is False
     no_chunk = argparse.ArgumentParser()
     BookSettings.add_arguments(no_chunk, chunk_size=False)
     assert "chunk_size" not in vars(no_chunk.parse_args(["--rules", "tavla"]))
@@ -337,9 +362,10 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
     assert book.engine["model_sha256"] == meta["sha256"] == sha256(model.read_bytes()).hexdigest()
     settings = BookSettings.from_json(book.rules, book.settings)  # the settings are complete and valid
     assert {
-        "luck": "full",
+        "luck": "full",  # a book without luck: made before the screen
+        "prune": False,  # a book without prune: made before pruned search was the default
         **book.settings,
-    } == settings.to_json()  # a book without luck: made before the screen
+    } == settings.to_json()
     rules = settings.rules
     for r in book.rolls:
         legal = rules.legal_plays(Position.start(), r.dice)

@@ -267,8 +267,14 @@ class BookSettings:
         rolls, the search (``ply``, ``candidates``, ``threshold``) and the replies (``reply_ply``,
         ``replies_to``) are left out:
         their items are named by them, so a directory serves books of other such settings and
-        reuses every trial of every candidate they share."""
-        return {
+        reuses every trial of every candidate they share.  ``prune`` is in it only where it decides
+        the trials (``rollout_ply >= 1``) and is on: 0-ply and unpruned directories keep the manifest
+        they always had.
+
+        >>> "prune" in BookSettings().work_key(), BookSettings(rollout_ply=1).work_key()["prune"]
+        (False, True)
+        """
+        key: dict[str, Any] = {
             "layout": WORK_LAYOUT,
             "rules": self.rules_json(),
             "seed": self.seed,
@@ -278,6 +284,9 @@ class BookSettings:
             "rollout_ply": self.rollout_ply,
             "chunk_size": self.chunk_size,
         }
+        if self.rollout_ply > 0 and self.prune:
+            key["prune"] = True
+        return key
 
     def search_tag(self) -> str:
         """The search settings, as a search item's file names them (a pruned search's with
@@ -595,7 +604,7 @@ class BookGenerator:
         results = rollout_plays(
             self.start, roll, plays, trials=n, ply=s.rollout_ply, seed=s.seed,
             variance_reduction=s.variance_reduction, truncate=s.truncate, evaluator=self.evaluator,
-            rules=self.rules, first_trial=first, luck=s.luck,
+            rules=self.rules, first_trial=first, luck=s.luck, prune=s.prune,
         )  # fmt: skip
         return np.stack([r.values for r in results]).astype(np.float64)
 
