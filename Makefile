@@ -135,7 +135,7 @@ generations: $(STAMP)
 bench-analysis: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/analysis.py --level 2ply
 
-# issue 41: one core each (the platform and gnubg pinned to CPU 1); ~5 min
+# issue 41: one core each (the platform and gnubg pinned to CPU 1); ~3 min
 bench-analysis-platform: $(STAMP)
 	nice -n 5 env OMP_NUM_THREADS=1 $(PY) bench/analysis_platform.py
 
