@@ -133,3 +133,26 @@ def test_a_games_luck_for_its_result_card(make: Callable[..., PlaySession]) -> N
     flat = make({"match_length": 1, "bot": {"level": "easy"}}, evaluator=Fixed(0.5))
     drive(flat, random.Random(8))
     assert game_luck(flat, 0, flat.evaluator) == (0.0, 0.0)
+
+
+def test_the_trainer_and_bot_prune_unless_the_session_says_not(make: Callable[..., PlaySession]) -> None:
+    """Hints at the trainer's ply are the pruned search's by default, the unpruned one's with
+    ``prune=False``, which the session's record keeps (a pruned session's record has no such key)."""
+    from pulvezar.search.hint import searcher
+
+    for prune in (True, False):
+        s = make({"match_length": 1, "bot": {"level": "hard"}}, trainer_ply=1, prune=prune)
+        assert s.bot.prune is prune and s.bot.bot.prune is prune
+        st = to_play(s, random.Random(41))
+        g = s.game
+        assert g.dice is not None
+        want = searcher(s.evaluator, g.rules, prune).rank(g.position, g.dice, 1)
+        cands, _ = s.hint()
+        assert [c["equity"] for c in cands] == pytest.approx(
+            [c.equity for c in want[: len(cands)]],
+            abs=5.1e-5,  # the hint rounds to 4 places
+        )
+        record = s.to_json()
+        assert record.get("prune", True) is prune and ("prune" in record) is not prune
+        again = PlaySession.from_json(record, evaluator=s.evaluator)
+        assert again.prune is prune and check_state(again)["legal_plays"] == st["legal_plays"]
