@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.models import Dice, PositionInput, RuleSet, Strict
+from services.gateway.models import Dice, Engine, PositionInput, RuleSet, Strict
 
 DailyRules = Literal["international", "tavla"]
 DailyKind = Literal["position", "cube"]
@@ -46,6 +46,11 @@ class DailyPuzzleOut(BaseModel):
         description="the puzzle rule's version (the same date, rules and kind: the same puzzle)"
     )
     seed: str = Field(description="the seed of its choice (hex), from the date, rules and kind")
+    provenance: Engine = Field(
+        description="the net that made it (GET /v1/models), from its settings' model_sha256, named by the "
+        "gateway's model files; model and model_sha256 null for a puzzle stored without a SHA-256, version "
+        '"unknown" (puzzles do not record it)'
+    )
 
 
 class SimilarRequest(Strict):

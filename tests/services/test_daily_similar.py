@@ -417,6 +417,15 @@ def model_seed() -> int:
     return 11
 
 
+def as_served(puzzle: dict[str, Any]) -> dict[str, Any]:
+    """A stored puzzle as the gateway serves it: with the provenance of the net that made it (its
+    settings' ``model_sha256``, named by the model files this pulvezar lists)."""
+    from services.jobs.provenance import engine_of
+
+    sha = puzzle["settings"].get("model_sha256")
+    return {**puzzle, "provenance": engine_of({"model_sha256": sha} if sha else None).model_dump()}
+
+
 def test_daily_bad_input_and_not_yet(gateway: GatewayProcess) -> None:
     get = gateway.http.get
     assert fields(get("/v1/daily/2026-13-01")) == ["date"]
@@ -482,7 +491,7 @@ def test_daily_task_through_a_worker_then_served(
             res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
             assert res.status_code == 200, res.text
             body = res.json()
-            assert body == json.loads(stored[archive_store.daily_key(d, rules, kind)])
+            assert body == as_served(json.loads(stored[archive_store.daily_key(d, rules, kind)]))
             assert (body["date"], body["rules"], body["kind"]) == (d, rules, kind)
             assert body["settings"]["trials"] == 36 and body["reason"]["de"]
             if kind == "position":
@@ -527,7 +536,7 @@ def test_daily_served_from_the_store_when_redis_lost_it(
     try:
         res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
         assert res.status_code == 200, res.text
-        assert res.json() == json.loads(served)
+        assert res.json() == as_served(json.loads(served))
     finally:
         g.stop()
     assert json.loads(r.get(key)) == json.loads(served)  # copied back to Redis

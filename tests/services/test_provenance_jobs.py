@@ -5,6 +5,7 @@ with a small net of their own, so the net they name is that file's, not a shippe
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,36 @@ def test_a_chunk_on_the_evaluator_service_names_the_services_net(platform: Any) 
         client.close()
     assert engine["model_sha256"] == file_sha256(platform.model) and engine["remote"] is True
     assert engine["evaluator"] == "GrpcEvaluator" and engine["version"] == pulvezar.__version__
+
+
+def _puzzle(date: str, sha: str | None) -> dict[str, Any]:
+    """A stored daily puzzle (the worker's shape, pulvezar.archive.daily.DailyPuzzle) made by net ``sha``."""
+    play = {"play": "8/5 6/5", "position_id": "4HPwATDgc/ABMA"}
+    settings: dict[str, Any] = {"trials": 324} | ({"model_sha256": sha} if sha is not None else {})
+    return {
+        "date": date, "kind": "position", "rules": "international", "position_id": START,
+        "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "dice": [3, 1], "match_length": 0,
+        "score": [0, 0], "cube_value": 1, "cube_owner": "centre", "game": 0, "move": 1,
+        "position_type": {"kind": "opening", "side": None, "plan": None}, "candidates": [play],
+        "answer": play, "reason": {"en": "", "de": "", "tr": ""}, "selection": {}, "settings": settings,
+        "version": 1, "seed": "00",
+    }  # fmt: skip
+
+
+def test_a_daily_puzzle_names_the_net_that_made_it(platform: Any, http: httpx.Client) -> None:
+    from pulvezar.eval.evaluator import default_model_path
+    from services.common import archive_store
+
+    shipped = default_model_path()
+    r = platform.store.redis
+    for date, sha in (("1999-01-01", file_sha256(shipped)), ("1999-01-02", None), ("1999-01-03", "f" * 64)):
+        archive_store.store_daily(r, date, "international", "position", json.dumps(_puzzle(date, sha)))
+    named = http.get("/v1/daily/1999-01-01").json()["provenance"]
+    assert named == {"model": shipped.stem, "model_sha256": file_sha256(shipped), "version": "unknown"}
+    # a puzzle stored without the SHA-256 names no net; one of a net this gateway has no file of, its hash
+    assert http.get("/v1/daily/1999-01-02").json()["provenance"] == {
+        "model": None,
+        "model_sha256": None,
+        "version": "unknown",
+    }
+    assert http.get("/v1/daily/1999-01-03").json()["provenance"]["model_sha256"] == "f" * 64

@@ -23,6 +23,7 @@ from services.gateway.daily_models import AttemptIn, AttemptOut, DailyKind, Dail
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
+from services.gateway.models import engine_out
 from services.gateway.problems import Problem, ProblemError, invalid
 from services.gateway.routers.similar import archive_redis, call
 from services.gateway.security import Client, client
@@ -62,6 +63,7 @@ async def _puzzle(
     request: Request, who: Client, date: str, rules: str, kind: str, player: str | None
 ) -> JSONResponse:
     raw = await _raw(request, date, rules, kind)
+    raw = {**raw, "provenance": await call(_provenance, raw)}
     if player is None:  # anonymous: the whole puzzle, cacheable
         cache = "public, max-age=3600" if date < _today() else "public, max-age=300"
         out = DailyPuzzleOut.model_validate(raw).model_dump(exclude={"attempted"})
@@ -104,6 +106,13 @@ async def _stored(request: Request, date: str, rules: str, kind: str) -> dict[st
             except ProblemError:
                 pass
     return raw
+
+
+def _provenance(raw: dict[str, Any]) -> dict[str, Any]:
+    """The net that made a puzzle: its settings' ``model_sha256`` named by this gateway's model files
+    (:func:`pulvezar.eval.provenance.model_name_of`); all null but the version for one without it."""
+    sha = (raw.get("settings") or {}).get("model_sha256")
+    return engine_out({"model_sha256": sha} if isinstance(sha, str) else None).model_dump()
 
 
 def _today() -> str:
