@@ -98,6 +98,34 @@ def events(text: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def test_prune_false_reaches_the_workers_and_the_export(platform: Any) -> None:
+    """``prune=false`` (a form field, as ``curl -F prune=false`` sends it) is recorded in the analysis's
+    settings and is the library's unpruned analysis, in the JSON and the SGF's provenance line (the
+    default, pruned, is the store's test: test_analysis_jobs.py)."""
+    import torch
+
+    with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
+        files = {"file": (SHORT.name, SHORT.read_bytes())}
+        r = c.post("/v1/analyses", files=files, data={"level": "1ply", "prune": "false"})
+        assert r.status_code == 202, r.text
+        href = r.headers["Location"]
+        wait_until(lambda: c.get(href, params={"games": "false"}).json()["state"] == "done", 60, "done")
+        match = c.get(href).json()["matches"][0]
+        sgf = c.get(match["sgf"]).text
+        assert c.delete(href).status_code in (200, 204)
+    assert match["summary"]["settings"]["prune"] is False and "unpruned search" in sgf
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        net = NetEvaluator.load(platform.model, device="cpu")
+        want = analyse_match(
+            read_mat(SHORT.read_bytes()), AnalysisSettings.from_level("1ply", prune=False), evaluator=net
+        )
+    finally:
+        torch.set_num_threads(before)
+    assert difference(match["games"], want.to_json()["games"]) is None
+
+
 def test_analysis_through_the_api(platform: Any) -> None:
     with httpx.Client(base_url=platform.base, headers={"X-API-Key": KEY}, timeout=30) as c:
         body = {"file": SHORT.read_text(), "filename": SHORT.name, "level": "0ply"}
