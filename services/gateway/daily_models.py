@@ -13,6 +13,20 @@ DailyKind = Literal["position", "cube"]
 Tag = Annotated[str, Field(min_length=1, max_length=40)]
 
 
+class DailyRecheckOut(BaseModel):
+    """The puzzle's answer judged again by the served net (``pulvezar.archive.daily.Recheck``), when that
+    net did not make the puzzle; the puzzle itself stays as served."""
+
+    model: str | None = Field(description='the net that judged it again, e.g. "pulvezar-v4"')
+    model_sha256: str = Field(description="SHA-256 of that net's model file")
+    answer: str = Field(description="that net's answer: the play, or the cube action")
+    agrees: bool = Field(description="whether that net's answer is the puzzle's")
+    checked_at: str = Field(description="when (ISO 8601, UTC)")
+    values: dict[str, Any] = Field(
+        description="that net's answer with its equities (the puzzle's answer fields), same rollout settings"
+    )
+
+
 class DailyPuzzleOut(BaseModel):
     """A daily puzzle as the worker stored it (``pulvezar.archive.daily.DailyPuzzle``)."""
 
@@ -50,6 +64,11 @@ class DailyPuzzleOut(BaseModel):
         description="the net that made it (GET /v1/models), from its settings' model_sha256, named by the "
         "gateway's model files; model and model_sha256 null for a puzzle stored without a SHA-256, version "
         '"unknown" (puzzles do not record it)'
+    )
+    recheck: DailyRecheckOut | None = Field(
+        None,
+        description="the answer judged again by the served net when another net made the puzzle; null when "
+        "there is none yet (or for a `player` who has not attempted it)",
     )
 
 

@@ -17,6 +17,7 @@ ANALYSIS_TASK = "pulvezar.analysis.game"  # one game of a match-analysis job
 KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # one chunk of a job of a kind of services.jobs.kinds ([kind, id, n])
 BOOK_TASK = "pulvezar.book.drive"  # an opening-book job's driver
 DAILY_TASK = "pulvezar.daily.produce"  # the daily puzzles
+DAILY_RECHECK_TASK = "pulvezar.daily.recheck"  # the stored daily puzzles judged again by the worker's net
 RECONCILE_TASK = "pulvezar.store.reconcile"  # the durable store and Redis brought into agreement
 QUEUE_ORDER = (INTERACTIVE_QUEUE, BATCH_QUEUE, BACKGROUND_QUEUE)  # highest priority first
 

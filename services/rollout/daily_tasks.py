@@ -17,10 +17,23 @@ The puzzles use the worker's evaluator (:func:`services.rollout.tasks.evaluator`
 (:class:`DailyTaskSettings`).  With ``PULVEZAR_DAILY_ON_START=1`` a worker sends the task for today once
 when it is ready (``make run`` sets it), so a fresh platform has today's puzzles without waiting for
 the schedule.
+
+**Rechecks.**  :data:`~services.jobs.broker.DAILY_RECHECK_TASK` (``pulvezar.daily.recheck``, background
+queue) walks the stored puzzles (the durable store's and Redis's) and, for each made by another net than
+the worker's, judges its answer again with the worker's net (:func:`pulvezar.archive.daily.recheck`: the
+puzzle's own rollout settings and seed) and stores the :class:`~pulvezar.archive.daily.Recheck` beside
+it, write-once per net: the durable store's ``daily_rechecks`` first, then
+``daily:<date>:<rules>:<kind>:recheck:<sha16>``; a ``...:lock`` key keeps two workers off the same
+one.  The puzzle itself never changes.  Running it again is cheap (rechecked puzzles and those of the
+worker's own net are skipped), so with ``PULVEZAR_DAILY_ON_START=1`` a worker also sends it once when it
+is ready (``PULVEZAR_DAILY_RECHECK_ON_START=0`` turns that off): a worker with a new net rechecks the
+archive in the background.  From the command line: ``python -m services.rollout.daily_tasks --recheck
+[--date D]`` (in this process, with the worker's settings).
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import logging
@@ -33,12 +46,12 @@ from celery.signals import worker_ready
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle
+from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle, recheck
 from pulvezar.archive.similar import check_date
 from pulvezar.eval.evaluator import Evaluator
 from services.common import archive_store
 from services.common.jsonlog import log
-from services.jobs.broker import DAILY_TASK
+from services.jobs.broker import DAILY_RECHECK_TASK, DAILY_TASK
 from services.jobs.settings import BACKGROUND_QUEUE
 from services.rollout.celery_app import app
 
@@ -61,10 +74,11 @@ class DailyTaskSettings(BaseSettings):
     cube_screen_ply: int = Field(DailySettings.cube_screen_ply, ge=0, le=2)
     lock_s: int = Field(3600, ge=10, description="a worker computing a puzzle holds its lock this long")
     on_start: bool = Field(False, description="a worker that starts sends the task once (make run does)")
+    recheck_on_start: bool = Field(True, description="with on_start: the recheck task is sent too")
 
     def library(self) -> DailySettings:
         return DailySettings(
-            **self.model_dump(exclude={"lock_s", "on_start"}),
+            **self.model_dump(exclude={"lock_s", "on_start", "recheck_on_start"}),
         )
 
 
@@ -186,9 +200,147 @@ def produce_daily(date: str | None = None) -> dict[str, str]:
     return out
 
 
+# ---- rechecks ---------------------------------------------------------------------------------------
+def _worker_net(evaluator: Evaluator) -> str | None:
+    from pulvezar.eval.provenance import engine_info
+
+    return engine_info(evaluator).model_sha256
+
+
+def recheck_one(
+    redis: Any,
+    date: str,
+    rules: str,
+    kind: str,
+    evaluator: Evaluator,
+    settings: DailyTaskSettings | None = None,
+    daily: Any = None,
+) -> str:
+    """Recheck one stored puzzle with ``evaluator``'s net: ``"missing"`` (no puzzle), ``"same-net"`` (made
+    by this net), ``"exists"`` (rechecked before), ``"busy"`` (another worker), ``"stored"``, or
+    ``"unknown-net"`` (the evaluator names no net: nothing to key a recheck by)."""
+    sha = _worker_net(evaluator)
+    if sha is None:
+        return "unknown-net"
+    puzzle = daily.get(date, rules, kind) if daily is not None else None
+    if puzzle is None:
+        puzzle = archive_store.get_daily(redis, date, rules, kind)
+    if puzzle is None:
+        return "missing"
+    if puzzle.get("settings", {}).get("model_sha256") == sha:
+        return "same-net"
+    cached = archive_store.get_daily_recheck(redis, date, rules, kind, sha)
+    if daily is not None:
+        known = daily.get_recheck(date, rules, kind, sha)
+        if known is not None:
+            if cached is None:
+                archive_store.store_daily_recheck(redis, date, rules, kind, sha, json.dumps(known))
+            return "exists"
+        if cached is not None:  # written without the store: the store keeps what Redis has
+            daily.put_recheck(date, rules, kind, sha, bool(cached["agrees"]), json.dumps(cached))
+            return "exists"
+    elif cached is not None:
+        return "exists"
+    lock = f"{archive_store.daily_recheck_key(date, rules, kind, sha)}:lock"
+    me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
+    if not redis.set(lock, me, nx=True, ex=(settings or DailyTaskSettings()).lock_s):
+        return "busy"
+    try:
+        t0 = time.perf_counter()
+        rc = recheck(puzzle, evaluator)
+        text = rc.to_json()
+        if daily is not None:
+            stored = daily.put_recheck(date, rules, kind, sha, rc.agrees, text)
+            first = daily.get_recheck(date, rules, kind, sha)  # the one stored first
+            archive_store.store_daily_recheck(
+                redis, date, rules, kind, sha, json.dumps(first) if first else text
+            )
+        else:
+            stored = archive_store.store_daily_recheck(redis, date, rules, kind, sha, text)
+        log(
+            logger,
+            logging.INFO,
+            "daily puzzle rechecked",
+            date=date,
+            rules=rules,
+            kind=kind,
+            model=rc.model,
+            agrees=rc.agrees,
+            answer=rc.summary(),
+            puzzle_answer=rc.puzzle_answer,
+            stored=stored,
+            seconds=round(time.perf_counter() - t0, 2),
+        )
+        return "stored" if stored else "exists"
+    finally:
+        raw = redis.get(lock)
+        if raw is not None and (raw.decode() if isinstance(raw, bytes) else raw) == me:
+            redis.delete(lock)
+
+
+def recheck_all(
+    redis: Any,
+    evaluator: Evaluator,
+    date: str | None = None,
+    settings: DailyTaskSettings | None = None,
+    daily: Any = None,
+) -> dict[str, str]:
+    """:func:`recheck_one` for every stored puzzle (of ``date`` only, when given), the durable store's and
+    Redis's: ``{"<date>:<rules>:<kind>": outcome}``."""
+    keys = set(archive_store.daily_puzzle_keys(redis))
+    if daily is not None:
+        keys |= set(daily.puzzle_keys())
+    if date is not None:
+        check_date(date)
+        keys = {k for k in keys if k[0] == date}
+    return {
+        f"{d}:{r}:{k}": recheck_one(redis, d, r, k, evaluator, settings, daily) for d, r, k in sorted(keys)
+    }
+
+
+@app.task(name=DAILY_RECHECK_TASK)
+def recheck_daily(date: str | None = None) -> dict[str, str]:
+    """The Celery task: :func:`recheck_all` with the worker's Redis, evaluator and durable store."""
+    from services.rollout import tasks
+
+    out = recheck_all(tasks.redis_client(), tasks.evaluator(), date, daily=daily_records())
+    counts: dict[str, int] = {}
+    for outcome in out.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    log(logger, logging.INFO, "daily rechecks", **counts)
+    return out
+
+
 @worker_ready.connect
 def _on_start(sender: Any = None, **_: Any) -> None:
-    if DailyTaskSettings().on_start:  # today only: the schedule makes tomorrow's in time
+    s = DailyTaskSettings()
+    if s.on_start:  # today only: the schedule makes tomorrow's in time
         today = dates_for(None)[0]
         produce_daily.apply_async(args=[today], queue=BACKGROUND_QUEUE)
         log(logger, logging.INFO, "daily puzzles requested at start", date=today)
+        if s.recheck_on_start:  # cheap when nothing is left: a new net's worker rechecks the archive
+            recheck_daily.apply_async(queue=BACKGROUND_QUEUE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m services.rollout.daily_tasks [--recheck] [--date D]``: produce (or recheck) the daily
+    puzzles in this process, with the worker's Redis, evaluator and durable store; prints the outcomes."""
+    parser = argparse.ArgumentParser(prog="python -m services.rollout.daily_tasks", description=main.__doc__)
+    parser.add_argument("--recheck", action="store_true", help="recheck the stored puzzles with this net")
+    parser.add_argument("--date", help="YYYY-MM-DD (default: every stored puzzle; produce: today, tomorrow)")
+    args = parser.parse_args(argv)
+    from services.rollout import tasks
+
+    redis, ev, daily = tasks.redis_client(), tasks.evaluator(), daily_records()
+    if args.recheck:
+        out = recheck_all(redis, ev, args.date, daily=daily)
+    else:
+        out = produce(redis, ev, args.date, daily=daily)
+    print(json.dumps(out, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":  # the imported module's main: its tasks, not a second copy of them
+    from services.rollout.daily_tasks import main as _main
+
+    raise SystemExit(_main())

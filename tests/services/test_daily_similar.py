@@ -478,6 +478,8 @@ def test_daily_task_through_a_worker_then_served(
         # each run is also a job of the platform's own (no owner) in the durable store
         runs = JobRecords(database_url)
         wait_until(lambda: len(runs.list(None, kinds=["daily"], states=["done"])[0]) == 2, 60, "daily jobs")
+        # PULVEZAR_DAILY_ON_START also sent the recheck: every puzzle is the worker's own net's, nothing to do
+        wait_until(lambda: "daily rechecks" in log_file.read_text(), 60, "the recheck at start", every=0.5)
     finally:
         worker.stop()
     stored = {k: r.get(k) for k in keys}
@@ -491,7 +493,9 @@ def test_daily_task_through_a_worker_then_served(
             res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
             assert res.status_code == 200, res.text
             body = res.json()
-            assert body == as_served(json.loads(stored[archive_store.daily_key(d, rules, kind)]))
+            # made by the worker's net: no recheck by the served (default) net
+            want = as_served(json.loads(stored[archive_store.daily_key(d, rules, kind)]))
+            assert body == {**want, "recheck": None}
             assert (body["date"], body["rules"], body["kind"]) == (d, rules, kind)
             assert body["settings"]["trials"] == 36 and body["reason"]["de"]
             if kind == "position":
@@ -536,10 +540,89 @@ def test_daily_served_from_the_store_when_redis_lost_it(
     try:
         res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
         assert res.status_code == 200, res.text
-        assert res.json() == as_served(json.loads(served))
+        assert res.json() == {**as_served(json.loads(served)), "recheck": None}
     finally:
         g.stop()
     assert json.loads(r.get(key)) == json.loads(served)  # copied back to Redis
+
+
+def test_daily_recheck_by_another_net_written_once_and_served(
+    r: Any, gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str, database_url: str,
+    model_file: Path,
+) -> None:  # fmt: skip
+    """Today's puzzles (the worker's small net made them) judged again by the default net, the one the
+    gateway serves: each recheck is stored once (durable store first, then Redis), running again computes
+    nothing, and the puzzle response carries it while the puzzle stays as served."""
+    import dataclasses
+    import datetime as dt
+
+    from pulvezar.archive.daily import recheck
+    from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+    from services.rollout.daily_tasks import recheck_all, recheck_one
+    from services.store.archive import DailyRecords
+
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    combos = [("international", "position"), ("tavla", "position"), ("international", "cube")]
+    served = {c: r.get(archive_store.daily_key(today, *c)) for c in combos}
+    assert all(served.values()), "made by the worker test above"
+    daily = DailyRecords(database_url)
+    assert set(recheck_all(r, NetEvaluator.load(model_file), today, daily=daily).values()) == {"same-net"}
+    ev = default_evaluator()
+    sha = ev.info.sha256
+    assert recheck_all(r, ev, today, daily=daily) == {
+        f"{today}:{rules}:{kind}": "stored" for rules, kind in combos
+    }
+    for c in combos:
+        rec = daily.get_recheck(today, *c, sha)
+        assert rec is not None and rec == archive_store.get_daily_recheck(r, today, *c, sha)
+        expected = recheck(json.loads(served[c]), ev).as_dict()  # the library's, in this process
+        assert {**rec, "checked_at": None} == {**expected, "checked_at": None}
+        assert r.get(archive_store.daily_key(today, *c)) == served[c]  # the puzzle is untouched
+        assert daily.get(today, *c) == json.loads(served[c])
+
+    class NoWork:
+        """The default net's name and digest, and nothing to evaluate with."""
+
+        def __init__(self, info: Any) -> None:
+            self.info = info
+
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"nothing should be evaluated ({name})")
+
+    assert set(recheck_all(r, NoWork(ev.info), today, daily=daily).values()) == {"exists"}
+    tavla = archive_store.daily_recheck_key(today, "tavla", "position", sha)
+    r.delete(tavla)  # Redis lost its copy: the store's is written back, nothing recomputed
+    assert recheck_one(r, today, "tavla", "position", NoWork(ev.info), daily=daily) == "exists"
+    assert json.loads(r.get(tavla)) == daily.get_recheck(today, "tavla", "position", sha)
+    assert recheck_one(r, today, "tavla", "position", NoWork(ev.info)) == "exists"  # Redis only
+    other = dataclasses.replace(ev.info, sha256="c" * 64)  # another net, while a worker holds the lock
+    r.set(archive_store.daily_recheck_key(today, "tavla", "position", other.sha256) + ":lock", "w", ex=60)
+    assert recheck_one(r, today, "tavla", "position", NoWork(other), daily=daily) == "busy"
+
+    def check(body: dict[str, Any], c: tuple[str, str]) -> None:
+        rec = daily.get_recheck(today, *c, sha)
+        assert rec is not None
+        puzzle = json.loads(served[c])
+        new = rec["answer"]["action"] if c[1] == "cube" else rec["answer"]["play"]
+        old = puzzle["answer"]["action"] if c[1] == "cube" else puzzle["answer"]["play"]
+        assert body["recheck"] == {
+            "model": "pulvezar-v4", "model_sha256": sha, "answer": new, "agrees": new == old,
+            "checked_at": rec["checked_at"], "values": rec["answer"],
+        }  # fmt: skip
+        assert {k: v for k, v in body.items() if k != "recheck"} == as_served(puzzle)  # the puzzle as served
+
+    for c in combos:
+        res = gateway.http.get(f"/v1/daily/{today}", params={"rules": c[0], "kind": c[1]})
+        assert res.status_code == 200, res.text
+        check(res.json(), c)
+    r.delete(tavla)  # a gateway on the durable store reads the store's
+    g = archive_gateway(gateway_process, redis_url, database_url)
+    try:
+        res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
+        assert res.status_code == 200, res.text
+        check(res.json(), ("tavla", "position"))
+    finally:
+        g.stop()
 
 
 def test_library_entries_round_trip_through_redis(r: Any) -> None:

@@ -533,11 +533,27 @@ def test_daily_attempts_of_a_player(platform: Platform) -> None:
         stored_puzzle(platform.database_url, date, "position")
     stored_puzzle(platform.database_url, yesterday, "cube")
     ann = http.post("/v1/players", json={"name": "Ann"}).json()
+    # another net's recheck of today's puzzle (issue 41): shown like the answer, hidden until attempted
+    from pulvezar.eval.evaluator import default_model_path
+    from pulvezar.eval.provenance import file_sha256
+    from services.store.archive import DailyRecords
+
+    served = file_sha256(default_model_path())  # the gateway's served net: the default one
+    when = "2026-12-06T10:00:00+00:00"
+    rc = {"model": "pulvezar-v4", "agrees": False, "answer": {"play": "24/21 6/5"}, "checked_at": when}
+    DailyRecords(platform.database_url).put_recheck(
+        today.isoformat(), "international", "position", served, False, json.dumps(rc)
+    )
 
     anonymous = http.get("/v1/daily/today").json()
     assert anonymous["answer"]["play"] == "8/5 6/5" and "attempted" not in anonymous  # as before
+    assert anonymous["recheck"] == {
+        "model": "pulvezar-v4", "model_sha256": served, "answer": "24/21 6/5", "agrees": False,
+        "checked_at": when, "values": {"play": "24/21 6/5"},
+    }  # fmt: skip
     before = http.get("/v1/daily/today", params={"player": ann["id"]}).json()
     assert before["attempted"] is False and before["answer"] is None and before["reason"] is None
+    assert before["recheck"] is None
     assert all(set(c) == {"play", "position_id"} for c in before["candidates"])
     assert (
         problem(http.get("/v1/daily/today", params={"player": "pnobody"}), 422)["errors"][0]["field"]
@@ -579,6 +595,7 @@ def test_daily_attempts_of_a_player(platform: Platform) -> None:
     assert (cube["correct"], cube["loss"]) == (False, 0.1)
     after = http.get("/v1/daily/today", params={"player": ann["id"]}).json()
     assert after["attempted"] is True and after["answer"]["play"] == "8/5 6/5"
+    assert after["recheck"] == anonymous["recheck"]
 
     for body, field in (
         ({"player": ann["id"], "notation": "8/3"}, "notation"),

@@ -4,7 +4,9 @@ Puzzles are made ahead of time by the rollout workers' scheduled task
 (:mod:`services.rollout.daily_tasks`) and read from Redis here, or from the durable store (the system
 of record, when configured) when Redis does not have them; a date without its puzzle yet is a 404.
 ``today`` is the UTC date.  ``rules`` is ``international`` or ``tavla`` (basic rules); the daily cube
-decision exists for ``international`` only.
+decision exists for ``international`` only.  A puzzle made by another net than the served one (the
+default net, ``PULVEZAR_MODEL``, as the workers load it) carries the workers' ``recheck`` by the served
+net when there is one (:mod:`services.rollout.daily_tasks`), else ``recheck: null``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from fastapi.responses import JSONResponse
 from pulvezar.archive.similar import check_date
 from pulvezar.errors import PulvezarError
 from services.common import archive_store
-from services.gateway.daily_models import AttemptIn, AttemptOut, DailyKind, DailyPuzzleOut, DailyRules
+from services.gateway.daily_models import (
+    AttemptIn,
+    AttemptOut,
+    DailyKind,
+    DailyPuzzleOut,
+    DailyRecheckOut,
+    DailyRules,
+)
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
@@ -66,6 +75,7 @@ async def _puzzle(
     raw = {**raw, "provenance": await call(_provenance, raw)}
     if player is None:  # anonymous: the whole puzzle, cacheable
         cache = "public, max-age=3600" if date < _today() else "public, max-age=300"
+        raw = {**raw, "recheck": await _recheck(request, raw, date, rules, kind)}
         out = DailyPuzzleOut.model_validate(raw).model_dump(exclude={"attempted"})
         return JSONResponse(out, headers={"Cache-Control": cache})
     from pulvezar.archive.attempts import hidden
@@ -73,6 +83,8 @@ async def _puzzle(
     tried = await store_call(_attempts(request).first, who.owner, player, (date, rules, kind))
     if tried is None:
         raise invalid("player", f"no player {player!r} of this key")
+    if tried:
+        raw = {**raw, "recheck": await _recheck(request, raw, date, rules, kind)}
     out = DailyPuzzleOut.model_validate({**(raw if tried else hidden(raw)), "attempted": tried}).model_dump()
     return JSONResponse(out, headers={"Cache-Control": "private, no-store"})
 
@@ -106,6 +118,48 @@ async def _stored(request: Request, date: str, rules: str, kind: str) -> dict[st
             except ProblemError:
                 pass
     return raw
+
+
+def _served_net() -> str | None:
+    """The SHA-256 of the served net (the default net's file, ``PULVEZAR_MODEL`` when set), or None."""
+    from pulvezar.eval.evaluator import default_model_path
+    from pulvezar.eval.provenance import file_sha256
+
+    try:
+        return file_sha256(default_model_path())
+    except OSError:
+        return None
+
+
+async def _recheck(
+    request: Request, raw: dict[str, Any], date: str, rules: str, kind: str
+) -> dict[str, Any] | None:
+    """The puzzle's recheck by the served net (Redis, else the durable store), or None: also when that net
+    made the puzzle or nobody can say which net is served."""
+    sha = await call(_served_net)
+    if sha is None or raw.get("settings", {}).get("model_sha256") == sha:
+        return None
+    url = database_url(request)
+    try:
+        rc = await call(archive_store.get_daily_recheck, archive_redis(request), date, rules, kind, sha)
+    except ProblemError:
+        if not url:
+            return None  # the puzzle is served without it
+        rc = None
+    if rc is None and url:
+        from services.store.archive import DailyRecords
+
+        try:
+            rc = await call(DailyRecords(url).get_recheck, date, rules, kind, sha)
+        except ProblemError:
+            return None  # the puzzle is served without it
+    if rc is None:
+        return None
+    answer = rc["answer"]
+    return DailyRecheckOut(
+        model=rc.get("model"), model_sha256=sha, answer=str(answer.get("play") or answer.get("action")),
+        agrees=bool(rc["agrees"]), checked_at=str(rc["checked_at"]), values=answer,
+    ).model_dump()  # fmt: skip
 
 
 def _provenance(raw: dict[str, Any]) -> dict[str, Any]:
