@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from pulvezar.rollouts.stats import RolloutResult
     from pulvezar.search.plies import Candidate
 
-__version__ = "0.1.0"
+from pulvezar._version import __version__
 
 
 def default_evaluator() -> "NetEvaluator":

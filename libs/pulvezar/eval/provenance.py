@@ -99,7 +99,7 @@ def engine_info(evaluator: Evaluator | None = None, model_name: str | None = Non
     """The engine of ``evaluator`` (default: :func:`~pulvezar.eval.evaluator.default_evaluator`): a
     ``NetEvaluator``'s model file, or what a remote evaluator's service reported (its ``model``
     SHA-256 and ``model_name``); ``model_name`` overrides the name."""
-    from pulvezar import __version__
+    from pulvezar._version import __version__
 
     ev = evaluator if evaluator is not None else default_evaluator()
     info = getattr(ev, "info", None)
