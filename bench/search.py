@@ -201,19 +201,28 @@ def agreement_row(
 ) -> tuple[int, int, float, float, float]:
     """``(decisions, unpruned best chosen, equity lost, seconds unpruned, seconds pruned)`` of ``cases``
     at ``ply`` with the normal filter, each search with a fresh cache (cold, as a hint in a new process
-    after its first)."""
+    after its first).  The loss is the unpruned search's value of its best play minus its value of the
+    pruned choice, both at ``ply`` (a choice the unpruned filter screened out is valued there, untimed)."""
+    from pulvezar.eval.evaluator import equity
+
     same, lost, t_plain, t_pruned = 0, 0.0, 0.0, 0.0
     for p, dice in cases:
+        search = Search(ev, rules, prune=None)
         t = time.perf_counter()
-        plain = Search(ev, rules, prune=None).rank(p, dice, ply, "normal")
+        plain = search.rank(p, dice, ply, "normal")
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
         pruned = Search(ev, rules, prune=prune).rank(p, dice, ply, "normal")[0]
         t_pruned += time.perf_counter() - t
         if pruned.play == plain[0].play:
             same += 1
-        else:
-            lost += plain[0].equity - next(c.equity for c in plain if c.play == pruned.play)
+            continue
+        mine = next(c for c in plain if c.play == pruned.play)
+        value = mine.equity
+        if mine.ply < plain[0].ply:
+            board = np.frombuffer(pruned.play.position.board, dtype=np.uint8).reshape(1, 50)
+            value = float(equity(search.play_probabilities(board, plain[0].ply), rules)[0])
+        lost += plain[0].equity - value
     return len(cases), same, lost, t_plain, t_pruned
 
 
