@@ -201,8 +201,13 @@ class Search:
         )
         self.cache = cache if cache is not None else EvalCache()
         self.cached = CachedEvaluator(self.evaluator, self.cache)
-        self.prune: Prune | None = pruning(prune)
+        self._prune = prune  # resolved on use: a 0-ply-only search never loads the screening net
         self._flags = _rules_flags(self.rules)
+
+    @property
+    def prune(self) -> Prune | None:
+        """The pruning of the replies (:func:`pruning` of the ``prune`` given), ``None``: unpruned."""
+        return pruning(self._prune)
 
     # ---- values of positions ------------------------------------------------
     def probabilities(self, boards: Boards, ply: int) -> Probs:
