@@ -50,7 +50,7 @@ from pulvezar.match.game import Game, Phase
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.search.filters import MoveFilter
-from pulvezar.search.plies import Candidate, PlayValue, Prune, Search, pruning
+from pulvezar.search.plies import Candidate, PlayValue, Prune, Search
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ STRENGTHS: dict[str, Strength] = {
     "master": Strength("master", 2, "normal", 0.0),
 }
 
-_SEARCHES: dict[tuple[int, Rules, tuple[int, int] | None], Search] = {}
+_SEARCHES: dict[tuple[int, Rules, tuple[int, int] | str | None], Search] = {}
 
 
 def searcher(
@@ -86,13 +86,16 @@ def searcher(
     """
     ev: Evaluator = evaluator if evaluator is not None else default_evaluator()
     rules = rules or Rules.international()
-    pr = pruning(prune)
-    key = (id(ev), rules, None if pr is None else (id(pr.evaluator), pr.keep))
+    # the default pruning by name, so that a 0-ply-only caller never loads the screening net
+    how: tuple[int, int] | str | None = "default" if prune is True else None
+    if isinstance(prune, Prune):
+        how = (id(prune.evaluator), prune.keep)
+    key = (id(ev), rules, how)
     s = _SEARCHES.get(key)
-    if s is None or s.evaluator is not for_rules(ev, rules) or s.prune != pr:
+    if s is None or s.evaluator is not for_rules(ev, rules):
         if len(_SEARCHES) >= 8:
             _SEARCHES.pop(next(iter(_SEARCHES)))
-        s = _SEARCHES[key] = Search(ev, rules, prune=pr)
+        s = _SEARCHES[key] = Search(ev, rules, prune=prune if how is not None else None)
     return s
 
 
