@@ -214,7 +214,12 @@ def test_the_shipped_books_are_served(http: httpx.Client, gateway: str) -> None:
         r = http.get("/v1/opening-book", params={"rules": variant})
         assert r.status_code == 200, r.text
         jsonschema.validate(r.json(), BOOK_SCHEMA)
-        assert r.json() == json.loads(book_path(variant).read_text())
+        served, stored = r.json(), json.loads(book_path(variant).read_text())
+        # the file as it is, and the net that made it (the book's own engine, not the default net's)
+        provenance = served.pop("provenance")
+        assert served == stored
+        assert provenance["model"] == stored["engine"]["model"].removesuffix(".pt")
+        assert provenance["model_sha256"] == stored["engine"]["model_sha256"]
     whole = http.get("/v1/opening-book").json()  # international by default
     assert whole["rules"]["variant"] == "international" and len(whole["rolls"]) == 15
     one = http.get("/v1/opening-book", params={"roll": "13"}).json()
