@@ -77,6 +77,7 @@ from pulvezar.cube import cube_decision
 from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import SCREEN_MODEL, Evaluator, NetEvaluator, default_evaluator
 from pulvezar.search import ROLLS, Prune, Search, default_prune, hint, searcher
+from pulvezar.search.plies import PRUNE_KEEP
 
 RULES = Rules.international()
 GNUBG_CACHE = 1 << 19
@@ -125,7 +126,10 @@ def main() -> int:
     ap.add_argument("--me", type=int, choices=[1, 2], action="append", help="pulvezar's ply (repeatable)")
     ap.add_argument("--vs", choices=["gnubg0", "gnubg2"], action="append", help="opponent (repeatable)")
     ap.add_argument("--pairs", type=int, default=40, help="duplicate pairs (2 games each) per match")
-    ap.add_argument("--prune", type=int, default=0, help="pulvezar prunes with the screening net, keeping N")
+    ap.add_argument(
+        "--prune", type=int, default=PRUNE_KEEP,
+        help=f"pulvezar's hints prune, keeping N (default {PRUNE_KEEP}: the library's own pruning; 0: none)",
+    )  # fmt: skip
     ap.add_argument(
         "--agreement", type=int, default=0, help="only the pruned/unpruned agreement, N decisions a row"
     )
@@ -157,9 +161,12 @@ def main() -> int:
 
 
 def pruning(keep: int) -> Prune | None:
-    """Pruning by the shipped screening net on the quantised kernel, keeping ``keep`` (0: none)."""
+    """Pruning by the shipped screening net on the quantised kernel, keeping ``keep`` (0: none;
+    :data:`~pulvezar.search.plies.PRUNE_KEEP`: the library's default pruning itself)."""
     if keep <= 0:
         return None
+    if keep == PRUNE_KEEP:
+        return default_prune()
     return Prune(NetEvaluator.load(SCREEN_MODEL, quantised=True), keep)
 
 
