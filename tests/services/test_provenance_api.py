@@ -41,7 +41,8 @@ def http(
 
 
 def test_models_lists_the_nets_and_the_served_one(http: httpx.Client) -> None:
-    assert httpx.get(str(http.base_url.join("/v1/models"))).status_code == 401  # a /v1 route: a key is required
+    # a /v1 route: a key is required
+    assert httpx.get(str(http.base_url.join("/v1/models"))).status_code == 401
     r = http.get("/v1/models")
     assert r.status_code == 200, r.text
     body = r.json()
