@@ -17,6 +17,8 @@ class DailyRecheckOut(BaseModel):
     """The puzzle's answer judged again by the served net (``pulvezar.archive.daily.Recheck``), when that
     net did not make the puzzle; the puzzle itself stays as served."""
 
+    model_config = ConfigDict(extra="forbid")
+
     model: str | None = Field(description='the net that judged it again, e.g. "pulvezar-v4"')
     model_sha256: str = Field(description="SHA-256 of that net's model file")
     answer: str = Field(description="that net's answer: the play, or the cube action")

@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Engine", "chunk_engine", "engine_of", "job_engine", "job_provenance"]
 
@@ -24,6 +24,8 @@ __all__ = ["Engine", "chunk_engine", "engine_of", "job_engine", "job_provenance"
 class Engine(BaseModel):
     """Which engine made a result: pulvezar's version and the net, by name and model-file SHA-256
     (``GET /v1/models`` lists the nets); null where a stored result does not say."""
+
+    model_config = ConfigDict(extra="forbid")
 
     model: str | None = Field(description='the net\'s name, e.g. "pulvezar-v4"; null: unknown')
     model_sha256: str | None = Field(description="SHA-256 of the net's model file; null: unknown")

@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 import pulvezar
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
@@ -20,6 +20,10 @@ router = APIRouter(prefix="/v1", tags=["models"], dependencies=[Depends(client)]
 
 
 class ModelOut(BaseModel):
+    """One model file the library can load."""
+
+    model_config = ConfigDict(extra="forbid")
+
     name: str = Field(description='the net\'s name, e.g. "pulvezar-v4"')
     sha256: str = Field(description="SHA-256 of its model file")
     encoding_version: int | None = Field(description="the input encoding its nets take")
@@ -30,6 +34,10 @@ class ModelOut(BaseModel):
 
 
 class ServedModel(BaseModel):
+    """The model the Evaluator service reports it serves."""
+
+    model_config = ConfigDict(extra="forbid")
+
     name: str = Field(description="the name the service reports")
     sha256: str
     device: str = Field(description='where its nets run: "cpu", "cuda:0", ...')
@@ -37,6 +45,10 @@ class ServedModel(BaseModel):
 
 
 class ModelsResponse(BaseModel):
+    """The nets, the default one and the served one."""
+
+    model_config = ConfigDict(extra="forbid")
+
     version: str = Field(description="pulvezar's version")
     models: list[ModelOut]
     served: ServedModel | None = Field(description="the Evaluator service's model; null: it did not answer")
