@@ -34,12 +34,14 @@ archive in the background.  From the command line: ``python -m services.rollout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
 import os
 import socket
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from celery.signals import worker_ready
@@ -90,6 +92,22 @@ def dates_for(date: str | None, now: dt.datetime | None = None) -> list[str]:
     return [today.isoformat(), (today + dt.timedelta(days=1)).isoformat()]
 
 
+@contextlib.contextmanager
+def _held(redis: Any, lock: str, seconds: int) -> Iterator[bool]:
+    """Hold ``lock`` (``SET NX EX``: the worker's name) while the block runs, and free it after if still
+    ours; the block gets ``False`` when another worker holds it."""
+    me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
+    if not redis.set(lock, me, nx=True, ex=seconds):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        raw = redis.get(lock)
+        if raw is not None and (raw.decode() if isinstance(raw, bytes) else raw) == me:
+            redis.delete(lock)
+
+
 def produce_one(
     redis: Any,
     date: str,
@@ -116,11 +134,9 @@ def produce_one(
             return "exists"
     elif redis.exists(key):
         return "exists"
-    lock = f"{key}:lock"
-    me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
-    if not redis.set(lock, me, nx=True, ex=settings.lock_s):
-        return "busy"
-    try:
+    with _held(redis, f"{key}:lock", settings.lock_s) as mine:
+        if not mine:
+            return "busy"
         t0 = time.perf_counter()
         puzzle = daily_puzzle(date, rules, kind, evaluator, settings.library())  # type: ignore[arg-type]
         text = puzzle.to_json()
@@ -142,10 +158,6 @@ def produce_one(
             fallback=puzzle.selection["fallback"],
         )
         return "stored" if stored else "exists"
-    finally:
-        raw = redis.get(lock)
-        if raw is not None and (raw.decode() if isinstance(raw, bytes) else raw) == me:
-            redis.delete(lock)
 
 
 def produce(
@@ -242,10 +254,9 @@ def recheck_one(
     elif cached is not None:
         return "exists"
     lock = f"{archive_store.daily_recheck_key(date, rules, kind, sha)}:lock"
-    me = f"{socket.gethostname()}:{os.getpid()}:{time.time()}"
-    if not redis.set(lock, me, nx=True, ex=(settings or DailyTaskSettings()).lock_s):
-        return "busy"
-    try:
+    with _held(redis, lock, (settings or DailyTaskSettings()).lock_s) as mine:
+        if not mine:
+            return "busy"
         t0 = time.perf_counter()
         rc = recheck(puzzle, evaluator)
         text = rc.to_json()
@@ -272,10 +283,6 @@ def recheck_one(
             seconds=round(time.perf_counter() - t0, 2),
         )
         return "stored" if stored else "exists"
-    finally:
-        raw = redis.get(lock)
-        if raw is not None and (raw.decode() if isinstance(raw, bytes) else raw) == me:
-            redis.delete(lock)
 
 
 def recheck_all(
