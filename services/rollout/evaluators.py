@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pulvezar.eval.evaluator import Boards, Evaluator, Probs, for_rules
+import numpy as np
+import numpy.typing as npt
+
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, evaluate_plays, for_rules
 from pulvezar.rules.rules import Rules
 from services.common.remote_evaluator import GrpcEvaluator
 from services.jobs.settings import RolloutSettings
@@ -72,11 +75,21 @@ class CheckedEvaluator:
                 raise Cancelled
 
     def evaluate_boards(self, boards: Boards) -> Probs:
+        self._wait()
+        return self.inner.evaluate_boards(boards)
+
+    def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
+        """The inner evaluator's plays (:func:`~pulvezar.eval.evaluator.evaluate_plays`): the quantised
+        kernel updates each play from its parent, as in the library (without this method a worker's
+        searches valued every play from scratch: the same numbers, at more cost)."""
+        self._wait()
+        return evaluate_plays(self.inner, parents, index, after)
+
+    def _wait(self) -> None:
         self.check()
         if self.delay_s:
             time.sleep(self.delay_s)
             self.check()
-        return self.inner.evaluate_boards(boards)
 
 
 EvalPath = Literal["inprocess", "service"]
