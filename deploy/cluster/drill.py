@@ -9,7 +9,7 @@ gateway calls), ``w1``, ``w2`` and later ``w3`` (rollout workers with their in-p
 The drill: a 2,592-trial rollout of 3 candidates, a 7-game match analysis at 2 ply and a batch of 20
 positions are submitted through the gateway from the client; while they run, every process of ``w1`` is
 killed at once, ``w3`` joins, the Redis primary is killed (Sentinel promotes the replica), PostgreSQL is
-restarted and so is the gateway.  Everything must finish with results the library's in one process
+restarted and so is the gateway.  Everything must finish with results equal to the library's in one process
 (computed here meanwhile): the rollouts bit for bit, the analysis to 1e-12 (:func:`same`), every chunk
 recorded once.  Then the same rollout runs on one worker
 node and on two (the throughput ratio).  A JSON summary is printed last; the exit code is 0 only when
