@@ -13,7 +13,7 @@ from services.common.errors import BadArgument
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.problems import ProblemError, invalid
-from services.jobs.provenance import Engine, engine_of
+from services.jobs.provenance import Engine
 
 Count = Annotated[int, Field(ge=0, le=15)]
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -290,28 +290,10 @@ def evaluation_out(e: object) -> Evaluation:
     )
 
 
-def engine_out(data: dict[str, object] | None) -> Engine:
-    """The :class:`Engine` of a stored result's ``engine`` JSON (a book's, an analysis's, a job's: any
-    shape :meth:`pulvezar.eval.provenance.EngineInfo.from_json` reads)."""
-    return engine_of(data)
-
-
 def served_engine(sha256: str) -> Engine:
     """The :class:`Engine` of an Evaluator service reply: its model's SHA-256, named by the model files
     this gateway's pulvezar lists (:func:`pulvezar.eval.provenance.model_name_of`)."""
     import pulvezar
-
-    return Engine(
-        model=_name_of(sha256) if sha256 else None, model_sha256=sha256 or None, version=pulvezar.__version__
-    )
-
-
-_NAMES: dict[str, str | None] = {}
-
-
-def _name_of(sha256: str) -> str | None:
     from pulvezar.eval.provenance import model_name_of
 
-    if sha256 not in _NAMES:
-        _NAMES[sha256] = model_name_of(sha256)
-    return _NAMES[sha256]
+    return Engine(model=model_name_of(sha256), model_sha256=sha256 or None, version=pulvezar.__version__)

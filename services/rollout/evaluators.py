@@ -16,7 +16,6 @@ The choice (:class:`Route`) is logged when a pool process starts and exported as
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pulvezar.eval.evaluator import Boards, Evaluator, Probs, evaluate_plays, for_rules
+from pulvezar.eval.provenance import file_sha256
 from pulvezar.rules.rules import Rules
 from services.common.remote_evaluator import GrpcEvaluator
 from services.jobs.settings import RolloutSettings
@@ -116,10 +116,6 @@ def local_model(settings: RolloutSettings) -> Path:
     from pulvezar.eval.evaluator import default_model_path
 
     return settings.model_path or default_model_path()
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def choose_route(

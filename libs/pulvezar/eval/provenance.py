@@ -152,13 +152,26 @@ def file_sha256(path: Path) -> str:
     return digest
 
 
+_LISTED: dict[tuple[Any, ...], tuple[ModelEntry, ...]] = {}
+
+
 def list_models() -> tuple[ModelEntry, ...]:
     """The model files in :data:`~pulvezar.eval.evaluator.MODELS` (and ``PULVEZAR_MODEL``'s when it is
-    elsewhere), by name; each with its computed SHA-256 and what its metadata says it holds."""
+    elsewhere), by name; each with its computed SHA-256 and what its metadata says it holds.  Read once
+    per state of the files (their paths, sizes and times) in this process: routes name nets by it."""
     default = default_model_path().resolve()
     paths = sorted(MODELS.glob("*.pt"))
     if default.exists() and default not in {p.resolve() for p in paths}:
         paths.append(default)
+    key = (default, *((str(p), st.st_size, st.st_mtime_ns) for p, st in ((p, p.stat()) for p in paths)))
+    listed = _LISTED.get(key)
+    if listed is None:
+        _LISTED.clear()
+        listed = _LISTED[key] = _read_models(paths, default)
+    return listed
+
+
+def _read_models(paths: list[Path], default: Path) -> tuple[ModelEntry, ...]:
     out = []
     for path in paths:
         meta_path = path.with_suffix(".json")

@@ -37,10 +37,10 @@ from pulvezar.book.model import Book, BookError, book_path, parse_roll, read_boo
 from pulvezar.errors import PulvezarError
 from services.gateway.durable import store_call, unavailable
 from services.gateway.jobs import owner_lookup
-from services.gateway.models import engine_out
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.jobs.book_models import BookStatus
+from services.jobs.provenance import engine_of
 from services.store.db import StoreUnavailable
 
 router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
@@ -85,7 +85,7 @@ async def get_book(
     ] = None,
 ) -> JSONResponse:
     book = shipped(rules)
-    provenance = engine_out(book.engine).model_dump()  # the book file's own engine, not the default net
+    provenance = engine_of(book.engine).model_dump()  # the book file's own engine, not the default net
     if roll is None:
         return JSONResponse({**book.to_json(), "provenance": provenance})
     dice = parse_roll(roll, "roll")

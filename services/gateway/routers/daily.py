@@ -32,10 +32,10 @@ from services.gateway.daily_models import (
 from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
-from services.gateway.models import engine_out
 from services.gateway.problems import Problem, ProblemError, invalid
 from services.gateway.routers.similar import archive_redis, call
 from services.gateway.security import Client, client
+from services.jobs.provenance import engine_of
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])
 Who = Annotated[Client, Depends(client)]
@@ -166,7 +166,7 @@ def _provenance(raw: dict[str, Any]) -> dict[str, Any]:
     """The net that made a puzzle: its settings' ``model_sha256`` named by this gateway's model files
     (:func:`pulvezar.eval.provenance.model_name_of`); all null but the version for one without it."""
     sha = (raw.get("settings") or {}).get("model_sha256")
-    return engine_out({"model_sha256": sha} if isinstance(sha, str) else None).model_dump()
+    return engine_of({"model_sha256": sha} if isinstance(sha, str) else None).model_dump()
 
 
 def _today() -> str:
