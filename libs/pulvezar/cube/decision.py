@@ -242,8 +242,7 @@ class CubeSearch:
         counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
         results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50]
         after = np.concatenate([results[:, 25:], results[:, :25]], axis=1)
-        parents = np.repeat(boards, len(ROLLS), axis=0) if self.search.prune is not None else None
-        first = self.search._best_of_segments(after, counts, parents)
+        first = self.search._best_of_segments(after, counts, np.repeat(boards, len(ROLLS), axis=0))
         return np.ascontiguousarray(after[first]).reshape(len(boards), len(ROLLS), 50)
 
     def equities(self, boards: Boards, cubes: list[Cube], ply: int) -> tuple[Array, Array, Array]:
