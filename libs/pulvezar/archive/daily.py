@@ -544,6 +544,32 @@ def _cube_reason(cr: CubeRollout, lang: str) -> str:
     return _CUBE_TEXT[lang].format(action=action, nd=cr.nd, dt=cr.dt, dp=cr.dp, trials=cr.no_double.trials)
 
 
+def _rnd(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+def _cube_answer(cr: CubeRollout) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A cube rollout as a puzzle's ``answer`` and its three options (the ``candidates``)."""
+    options = [
+        {"action": "no double", "equity": _rnd(cr.nd), "noise": _rnd(cr.nd_se), "mwc": _rnd(cr.mwc_nd)},
+        {"action": "double/take", "equity": _rnd(cr.dt), "noise": _rnd(cr.dt_se), "mwc": _rnd(cr.mwc_dt)},
+        {"action": "double/pass", "equity": _rnd(cr.dp), "noise": 0.0, "mwc": _rnd(cr.mwc_dp)},
+    ]
+    answer = {
+        "action": cr.action,
+        "double": cr.double,
+        "response": cr.response,
+        "nd": _rnd(cr.nd),
+        "dt": _rnd(cr.dt),
+        "dp": _rnd(cr.dp),
+        "value": _rnd(cr.value),
+        "costs": {k: round(v, 6) for k, v in cr.costs.items()},
+        "noise": _rnd(cr.noise),
+        "cubeless_probs": _probs(cr.no_double.probabilities),
+    }
+    return answer, options
+
+
 def _cube_puzzle(
     date: str,
     r: Rules,
@@ -560,15 +586,7 @@ def _cube_puzzle(
 ) -> DailyPuzzle:
     ptype = classify(d.position)
     xgid = XGID.from_position(d.position, score=state.score, match_length=state.match_length)
-
-    def rnd(x: float | None) -> float | None:
-        return None if x is None else round(x, 6)
-
-    options = [
-        {"action": "no double", "equity": rnd(cr.nd), "noise": rnd(cr.nd_se), "mwc": rnd(cr.mwc_nd)},
-        {"action": "double/take", "equity": rnd(cr.dt), "noise": rnd(cr.dt_se), "mwc": rnd(cr.mwc_dt)},
-        {"action": "double/pass", "equity": rnd(cr.dp), "noise": 0.0, "mwc": rnd(cr.mwc_dp)},
-    ]
+    answer, options = _cube_answer(cr)
     return DailyPuzzle(
         date=date,
         kind="cube",
@@ -584,18 +602,7 @@ def _cube_puzzle(
         move=d.move,
         position_type={"kind": ptype.kind, "side": ptype.side, "plan": ptype.plan},
         candidates=options,
-        answer={
-            "action": cr.action,
-            "double": cr.double,
-            "response": cr.response,
-            "nd": rnd(cr.nd),
-            "dt": rnd(cr.dt),
-            "dp": rnd(cr.dp),
-            "value": rnd(cr.value),
-            "costs": {k: round(v, 6) for k, v in cr.costs.items()},
-            "noise": rnd(cr.noise),
-            "cubeless_probs": _probs(cr.no_double.probabilities),
-        },
+        answer=answer,
         reason={lang: _cube_reason(cr, lang) for lang in LANGUAGES},
         selection={
             "fallback": fallback,
@@ -729,21 +736,8 @@ def recheck(
             score=(int(p["score"][0]), int(p["score"][1])),
         )
         cr = rollout_cube(state, trials=s.cube_trials, seed=seed, truncate=s.cube_truncate, evaluator=ev)
-
-        def rnd(x: float | None) -> float | None:
-            return None if x is None else round(x, 6)
-
-        answer: dict[str, Any] = {
-            "action": cr.action, "double": cr.double, "response": cr.response,
-            "nd": rnd(cr.nd), "dt": rnd(cr.dt), "dp": rnd(cr.dp), "noise": rnd(cr.noise),
-        }  # fmt: skip
-        cands: list[dict[str, Any]] = [
-            {"action": "no double", "equity": rnd(cr.nd), "noise": rnd(cr.nd_se)},
-            {"action": "double/take", "equity": rnd(cr.dt), "noise": rnd(cr.dt_se)},
-            {"action": "double/pass", "equity": rnd(cr.dp), "noise": 0.0},
-        ]
-        agrees = cr.action == p["answer"]["action"]
-        return Recheck(**common, answer=answer, candidates=cands, agrees=agrees)
+        answer, options = _cube_answer(cr)  # the puzzle's own shape
+        return Recheck(**common, answer=answer, candidates=options, agrees=cr.action == p["answer"]["action"])
     dice = (int(p["dice"][0]), int(p["dice"][1]))
     rolled = [c["position_id"] for c in p["candidates"] if c.get("rollout_equity") is not None]
     legal = {pl.position.position_id: pl for pl in r.legal_plays(pos, dice)}
