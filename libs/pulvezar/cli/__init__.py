@@ -33,10 +33,11 @@ def version_line() -> str:
     """``pulvezar 0.1.0, model pulvezar-v4 (4f5ab800c13df9cd...)``: the version and the net the
     commands load by default (``PULVEZAR_MODEL`` when set), hashed, not loaded."""
     from pulvezar import __version__
-    from pulvezar.eval.provenance import list_models
+    from pulvezar.eval.evaluator import default_model_path
+    from pulvezar.eval.provenance import file_sha256
 
-    model = next(m for m in list_models() if m.default)
-    return f"pulvezar {__version__}, model {model.name} ({model.sha256[:16]}...)"
+    path = default_model_path()  # that file alone: the other models need not be hashed
+    return f"pulvezar {__version__}, model {path.stem} ({file_sha256(path)[:16]}...)"
 
 
 class _Version(argparse.Action):
