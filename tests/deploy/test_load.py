@@ -100,7 +100,7 @@ def figures(platform: tuple[int, str], tmp_path_factory: pytest.TempPathFactory)
     cmd += ["--clients", "4", "--duration", "12", "--json", str(out)]
     # two hints at a time: as many as the evaluator searches at once (ANALYSIS_WORKERS), so that none waits
     # in its queue toward the gateway's 10-s deadline on a machine busy with the rest of the suite
-    cmd += ["--cpu-hints", "6", "--cpu-concurrency", "2"]
+    cmd += ["--cpu-hints", "24", "--cpu-concurrency", "2"]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=480)
     print(run.stdout[-4000:])
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
@@ -124,9 +124,11 @@ def test_memory_stays_within_bounds(figures: dict[str, Any]) -> None:
 
 def test_a_2_ply_hint_through_the_gateway_costs_about_the_library_cpu(figures: dict[str, Any]) -> None:
     """The gateway's and the evaluator's CPU seconds per 2-ply hint against the library's for the same hints
-    (bench/RESULTS.md, "Issue 40: load", has 30-hint figures near 1.0; the platform's promise is 1.25x).
-    Only 3x is asserted: CPU time is much less noisy than wall time, but six hints on a shared 2-core
-    machine still move by tens of percent (other processes' cache pressure, frequency changes)."""
+    (bench/RESULTS.md, "Issue 40: load", has 30-hint figures near 1.0 for the unpruned search; the platform's
+    promise is 1.25x).  Since the pruned search became the default (issue 41) a 2-ply hint costs the library
+    10-13 ms, and the platform's own 10-12 ms a request (HTTP, JSON, gRPC) shows: 1.9-2.0x here.  Only 3x is
+    asserted: CPU time is read in 10-ms ticks and moves with other processes on a shared 2-core machine, so
+    24 hints are timed (six were within a tick of the bound)."""
     c = figures["cpu"]
     print(
         f"2-ply hint CPU: gateway+evaluator {c['deployed_cpu_per_hint_s'] * 1e3:.0f} ms, library "
