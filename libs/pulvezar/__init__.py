@@ -16,6 +16,7 @@ from pulvezar.errors import (
     InvalidIdError,
     InvalidPlayError,
     InvalidPositionError,
+    InvalidValueError,
     NotationError,
     PulvezarError,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "InvalidIdError",
     "InvalidPlayError",
     "InvalidPositionError",
+    "InvalidValueError",
     "LegalPlays",
     "MatchId",
     "Move",

@@ -24,6 +24,11 @@ class InvalidIdError(PulvezarError):
     """A Position ID, Match ID or XGID that does not decode."""
 
 
+class InvalidValueError(PulvezarError):
+    """A JSON-able value that does not decode to a domain value (a rule set, a cube, settings):
+    the codec's ``from_dict`` errors, ``field`` naming the part that was wrong."""
+
+
 class InvalidDiceError(PulvezarError):
     """Dice outside 1..6 or not a pair."""
 

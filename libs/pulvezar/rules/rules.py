@@ -16,12 +16,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Literal, NamedTuple, overload
+from typing import Any, Literal, NamedTuple, overload
 
-from pulvezar.errors import InvalidDiceError, InvalidPositionError, NotationError
+from pulvezar.errors import InvalidDiceError, InvalidPositionError, InvalidValueError, NotationError
 from pulvezar.rules import _kernel
 from pulvezar.rules.playtext import format_play, match_play
 from pulvezar.rules.position import Position
@@ -52,6 +52,10 @@ class GameResult:
     winner: Literal["player", "opponent"]
     outcome: Outcome
     points: int  # outcome value under the rule set (Tavla: mars = 2), cube not applied
+
+
+#: the keys of a rule set's JSON (:meth:`Rules.from_dict`)
+_RULES_KEYS = ("variant", "hit_and_stop", "must_bear_off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,59 @@ class Rules:
         """A short label such as ``tavla+hit_and_stop``."""
         opts = [o for o in ("hit_and_stop", "must_bear_off") if getattr(self, o)]
         return "+".join([self.variant, *opts])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule set as JSON: its variant and both Tavla options, the inverse of :meth:`from_dict`.
+
+        >>> Rules.tavla(must_bear_off=True).to_dict()
+        {'variant': 'tavla', 'hit_and_stop': False, 'must_bear_off': True}
+        """
+        return {
+            "variant": self.variant,
+            "hit_and_stop": self.hit_and_stop,
+            "must_bear_off": self.must_bear_off,
+        }
+
+    @classmethod
+    def from_dict(cls, value: Any, field: str = "rules") -> Rules:
+        """The rule set of a JSON value: ``"international"``, ``"tavla"``, or an object with ``variant`` and
+        the Tavla options (each optional, false by default).  The one place the services read a rule set;
+        :class:`~pulvezar.errors.InvalidValueError` names the part that was wrong (``rules.variant``).
+
+        >>> Rules.from_dict({"variant": "tavla", "hit_and_stop": True}).name
+        'tavla+hit_and_stop'
+        >>> Rules.from_dict("international") == Rules.international()
+        True
+        >>> Rules.from_dict({"variant": "international", "must_bear_off": True})
+        Traceback (most recent call last):
+        ...
+        pulvezar.errors.InvalidValueError: hit_and_stop and must_bear_off are Tavla options
+        """
+        if isinstance(value, str):
+            value = {"variant": value}
+        if not isinstance(value, Mapping):
+            raise InvalidValueError(
+                f"'international', 'tavla' or an object with 'variant', got {value!r}"[:200], field=field
+            )
+        unknown = sorted(str(k) for k in value if k not in _RULES_KEYS)
+        if unknown:
+            raise InvalidValueError(
+                f"unknown rule option (known: {', '.join(_RULES_KEYS)})", field=f"{field}.{unknown[0]}"
+            )
+        variant = value.get("variant", "international")
+        if variant not in ("international", "tavla"):
+            raise InvalidValueError(
+                f"'international' or 'tavla', got {variant!r}"[:200], field=f"{field}.variant"
+            )
+        options = {}
+        for option in ("hit_and_stop", "must_bear_off"):
+            flag = value.get(option, False)
+            if not isinstance(flag, bool):
+                raise InvalidValueError(f"true or false, got {flag!r}"[:200], field=f"{field}.{option}")
+            options[option] = flag
+        if variant == "international" and any(options.values()):
+            raise InvalidValueError("hit_and_stop and must_bear_off are Tavla options", field=field)
+        return cls(variant, **options)
 
     @property
     def uses_cube(self) -> bool:
