@@ -19,12 +19,6 @@ from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.gateway")
 
-TERMINAL = frozenset(
-    {"done", "succeeded", "success", "completed", "failed", "error", "cancelled", "canceled"}
-)
-SUCCEEDED = frozenset({"done", "succeeded", "success", "completed"})
-
-
 #: what a store calls with a job's estimated core-seconds (:class:`~services.gateway.security.Admission`)
 Admit = Callable[[float], None]
 

@@ -68,6 +68,7 @@ from services.jobs.analysis_report import game_engines, job_report, match_entry
 from services.jobs.broker import ANALYSIS_TASK
 from services.jobs.chunked import ChunkedJobs
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError, text
+from services.jobs.states import STOPPED, JobState
 
 __all__ = [
     "ANALYSIS_DEPTHS",
@@ -468,7 +469,7 @@ class AnalysisStore(ChunkedJobs):
         """The full report (as :meth:`status`) once the job is done, else None (also when it failed
         or was cancelled: :meth:`status` still has what was analysed)."""
         report = self.status(job_id)
-        return report if report["state"] == "done" else None
+        return report if report["state"] == JobState.DONE else None
 
     def match_analysis(self, job_id: str, m: int) -> tuple[Any, Any]:
         """Match ``m``'s record and :class:`~pulvezar.analysis.match.MatchAnalysis`; :class:`InvalidJob`
@@ -504,7 +505,7 @@ class AnalysisStore(ChunkedJobs):
         done = sum(r is not None and "error" not in r for r in records)
         failed = [n for n, r in enumerate(records) if r is not None and "error" in r]
         state = self.state_of(job_id, done, len(failed), len(chunks))[0]
-        if state not in ("cancelled", "failed"):
+        if state not in STOPPED:
             raise JobStateError(f"job {job_id} is {state}: only a cancelled or failed job can be resumed")
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(cancel_key(job_id), *(chunk_key(job_id, n) for n in failed))

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.jobs.chunked import JobState
 from services.jobs.provenance import Engine
+from services.jobs.states import JobState
 
 __all__ = ["AnalysisMatchReport", "AnalysisReport"]
 

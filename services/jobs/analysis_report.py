@@ -7,6 +7,7 @@ from typing import Any
 
 from services.jobs.chunked import timing
 from services.jobs.provenance import job_engine, job_provenance
+from services.jobs.states import JobState
 
 Records = Sequence[Mapping[str, Any] | None]
 
@@ -47,13 +48,13 @@ def match_entry(
     n_done = sum(_done(records[n]) for n in mine)
     errors = [f"game {chunks[n][1] + 1}: {records[n]['error']}" for n in mine if _failed(records[n])]  # type: ignore[index]
     if errors:
-        m_state = "failed"
+        m_state = JobState.FAILED
     elif summary is not None:
-        m_state = "done"
-    elif state == "cancelled":
-        m_state = "cancelled"
+        m_state = JobState.DONE
+    elif state == JobState.CANCELLED:
+        m_state = JobState.CANCELLED
     else:
-        m_state = "running" if n_done or state == "running" else "queued"
+        m_state = JobState.RUNNING if n_done or state == JobState.RUNNING else JobState.QUEUED
     entry: dict[str, Any] = {
         "match": m,
         "filename": info["filename"],

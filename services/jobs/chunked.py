@@ -24,15 +24,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from services.jobs.errors import JobNotFound, text
 from services.jobs.settings import QUEUES, RolloutSettings
+from services.jobs.states import ENDED, STOPPED, JobState
 
-#: a job's states
-JobState = Literal["queued", "running", "done", "failed", "cancelled"]
-#: states after which nothing more happens to a job (until it is resumed or extended)
-ENDED = ("done", "failed", "cancelled")
+__all__ = ["ENDED", "ChunkedJobs", "JobState", "timing"]
 
 
 def timing(
@@ -49,9 +47,9 @@ def timing(
     span = max(ends) - min(starts)
     workers = max(1.0, busy / span) if span > 0 else 1.0
     eta: float | None = round(left_work * (busy / max(1, done_work)) / workers, 3)
-    if state in ("cancelled", "failed"):
+    if state in STOPPED:
         eta = None
-    elif state == "done":
+    elif state == JobState.DONE:
         eta = 0.0
     return eta, round(span, 3)
 
@@ -124,7 +122,7 @@ class ChunkedJobs:
         """Every Redis key of the job besides the common ones (deleted with it)."""
         return []
 
-    def state(self, job_id: str) -> tuple[str, str | None]:
+    def state(self, job_id: str) -> tuple[JobState, str | None]:
         """The job's state and error (:meth:`state_of` over its finished chunks)."""
         raise NotImplementedError
 
@@ -180,7 +178,7 @@ class ChunkedJobs:
         row = self.records.get(job_id)
         return row.owner if row is not None else None
 
-    def state_of(self, job_id: str, done: int, failed: int, total: int) -> tuple[str, str | None]:
+    def state_of(self, job_id: str, done: int, failed: int, total: int) -> tuple[JobState, str | None]:
         """The state from the flags and the counts of finished chunks (``failed``: chunks whose record
         is a failure): queued, running, done, failed or cancelled, and the job's error."""
         pipe = self.redis.pipeline(transaction=False)
@@ -191,15 +189,15 @@ class ChunkedJobs:
         error, cancelled, started, in_redis = pipe.execute()
         if not in_redis and self.records is not None:  # Redis lost or dropped it: the durable state
             row = self.records.get(job_id)
-            if row is not None and row.state in ("failed", "cancelled"):
-                return row.state, row.error
+            if row is not None and row.state in STOPPED:
+                return JobState(row.state), row.error
         if error is not None:
-            return "failed", text(error)
+            return JobState.FAILED, text(error)
         if cancelled:
-            return "cancelled", None
+            return JobState.CANCELLED, None
         if done + failed == total:
-            return ("failed" if failed else "done"), None
-        return ("running" if started or done or failed else "queued"), None
+            return (JobState.FAILED if failed else JobState.DONE), None
+        return (JobState.RUNNING if started or done or failed else JobState.QUEUED), None
 
     def records_of(self, job_id: str, numbers: Sequence[int]) -> dict[int, dict[str, Any]]:
         """The records of the given chunks that Redis has."""
@@ -221,7 +219,7 @@ class ChunkedJobs:
         if self.state(job_id)[0] in ENDED:
             return False
         if self.records is not None:
-            self.records.set_state(job_id, "cancelled")
+            self.records.set_state(job_id, JobState.CANCELLED)
         self.redis.set(self.cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s)
         return True
 
@@ -257,10 +255,10 @@ class ChunkedJobs:
             raise self.not_found(job_id)
         self.restore(job_id, row)
         ttl = self.settings.job_ttl_s
-        if row.state == "cancelled":
+        if row.state == JobState.CANCELLED:
             self.redis.set(self.cancel_key(job_id), str(time.time()), ex=ttl)
             return 0
-        if row.state == "failed" and row.error:
+        if row.state == JobState.FAILED and row.error:
             self.redis.set(self.error_key(job_id), row.error, ex=ttl)
             return 0
         stored = self.records.chunk_numbers(job_id)
@@ -279,7 +277,7 @@ class ChunkedJobs:
             self.enqueue(job_id, spec.get("priority", "batch"), todo)
         return len(todo)
 
-    def sync(self, job_id: str) -> str:
+    def sync(self, job_id: str) -> JobState:
         """Copy a job's finished chunks and end state from Redis to the durable store (what a worker
         could not write there); the job's state."""
         if self.records is None:

@@ -37,6 +37,7 @@ from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, text
 from services.jobs.provenance import job_provenance
+from services.jobs.states import JobState
 
 
 class JobRequest(BaseModel):
@@ -241,7 +242,7 @@ class JobKind(ChunkedJobs):
     def result(self, job_id: str) -> dict[str, Any] | None:
         """The status of a job that is done; None otherwise (queued, running, failed or cancelled)."""
         status = self.status(job_id)
-        return status if status["state"] == "done" else None
+        return status if status["state"] == JobState.DONE else None
 
     # ---- the worker's side (services.rollout.kind_tasks) ---------------------------
     @classmethod

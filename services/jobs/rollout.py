@@ -35,6 +35,7 @@ from services.jobs.provenance import job_provenance
 from services.jobs.rollout_items import PRIORITIES, chunk_cut, integer, item_cost, normalise_item
 from services.jobs.rollout_report import Chunk, chunk_results, summarize
 from services.jobs.settings import QUEUES, RolloutSettings
+from services.jobs.states import JobState
 
 __all__ = ["InvalidJob", "JobNotFound", "JobStateError", "JobStore"]
 
@@ -283,7 +284,7 @@ class JobStore(ChunkedJobs):
         if not chunks or any(r is None for r in records):
             return None
         report = self._report(job_id, spec, chunks, records, full=True)
-        return report if report["state"] == "done" else None
+        return report if report["state"] == JobState.DONE else None
 
     def _report(
         self,

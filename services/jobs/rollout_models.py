@@ -24,8 +24,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from services.jobs.chunked import JobState
 from services.jobs.provenance import Engine
+from services.jobs.states import JobState
 
 __all__ = [
     "CandidateReport",

@@ -55,6 +55,7 @@ from services.common import archive_store
 from services.common.jsonlog import log
 from services.jobs.broker import DAILY_RECHECK_TASK, DAILY_TASK
 from services.jobs.settings import BACKGROUND_QUEUE
+from services.jobs.states import JobState
 from services.rollout.celery_app import app
 
 logger = logging.getLogger("pulvezar.services.rollout.daily")
@@ -205,10 +206,10 @@ def produce_daily(date: str | None = None) -> dict[str, str]:
     try:
         out = produce(tasks.redis_client(), tasks.evaluator(), date, daily=daily)
     except Exception as e:
-        jobs.set_state(job_id, "failed", error=f"{type(e).__name__}: {e}")
+        jobs.set_state(job_id, JobState.FAILED, error=f"{type(e).__name__}: {e}")
         raise
     jobs.add_chunks(job_id, {0: out})
-    jobs.set_state(job_id, "done")
+    jobs.set_state(job_id, JobState.DONE)
     return out
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from services.common.jsonlog import log
 from services.common.redis_url import connect as connect_redis
 from services.jobs.broker import RECONCILE_TASK
-from services.jobs.chunked import ENDED
 from services.jobs.rollout import JobStore
+from services.jobs.states import ENDED
 from services.rollout.celery_app import app
 from services.store.settings import StoreSettings
 

@@ -28,6 +28,7 @@ from services.jobs.rollout import JobStore
 from services.jobs.rollout_items import Item
 from services.jobs.rollout_report import encode_values
 from services.jobs.settings import RolloutSettings
+from services.jobs.states import JobState
 from services.rollout import runner
 from services.rollout.celery_app import app
 from services.rollout.evaluators import LazyEvaluator, Route, make_evaluator
@@ -175,7 +176,7 @@ def _failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Ex
     durable = records()
     if durable is not None:
         try:
-            durable.set_state(job_id, "failed", f"chunk {n} failed: {e!r}")
+            durable.set_state(job_id, JobState.FAILED, f"chunk {n} failed: {e!r}")
         except Exception:
             log(logger, logging.WARNING, "job failure not stored durably yet", job=job_id)
 

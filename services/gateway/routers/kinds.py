@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.jobs import TERMINAL, Jobs, KindJobs, cancel_or_remove, not_done
+from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.problems import ProblemError
 from services.gateway.routers.job_lists import JobId, add_list_route
@@ -26,6 +26,7 @@ from services.gateway.security import Client, client
 from services.gateway.sse import Pace, job_events, streams
 from services.jobs.kinds import kinds
 from services.jobs.provenance import Engine
+from services.jobs.states import ENDED, JobState
 
 router = APIRouter(prefix="/v1")
 R = TypeVar("R", bound=BaseModel)
@@ -39,7 +40,7 @@ class KindJob(BaseModel, Generic[R]):
     id: str
     kind: str
     priority: str
-    state: str = Field(description="queued, running, done, failed or cancelled")
+    state: JobState = Field(description="queued, running, done, failed or cancelled")
     error: str | None = None
     chunks_done: int
     chunks_total: int
@@ -132,7 +133,7 @@ def add_routes(kind: Any) -> None:
         settings = request.app.state.settings
 
         async def final(st: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-            return (str(st["state"]), st) if st["state"] in TERMINAL else None
+            return (str(st["state"]), st) if st["state"] in ENDED else None
 
         def view(st: dict[str, Any]) -> dict[str, Any]:
             return job(job_id, st).model_dump(mode="json")

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import Field
 
-from services.gateway.jobs import SUCCEEDED, TERMINAL, Jobs, cancel_or_remove, not_done
+from services.gateway.jobs import Jobs, cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.models import (
     CubeInput,
@@ -35,6 +35,7 @@ from services.gateway.routers.job_lists import JobId, add_list_route, jobs
 from services.gateway.security import Client, client
 from services.gateway.sse import Pace, job_events, streams
 from services.jobs.rollout_models import RolloutReport
+from services.jobs.states import ENDED, JobState
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
 
@@ -164,7 +165,7 @@ def _job(kind: str, job_id: str, status: dict[str, Any]) -> Job:
     base = "rollouts" if kind == "rollout" else "batch-rollouts"
     href = f"/v1/{base}/{job_id}"
     fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events")}
-    fields.setdefault("state", "queued")
+    fields.setdefault("state", JobState.QUEUED)
     fields["state"] = str(fields["state"])
     links = {"id": job_id, "kind": kind, "href": href, "events": f"{href}/events"}
     if set(fields) == {"state"}:  # accepted, its status not readable yet: no report to check
@@ -180,7 +181,7 @@ async def _submitted(kind: str, job_id: str, store: Jobs) -> JSONResponse:
     try:
         status = await store.status(job_id)
     except ProblemError:
-        status = {"state": "queued"}
+        status = {"state": JobState.QUEUED}
     job = _job(kind, job_id, status)
     return JSONResponse(_dump(job), status_code=202, headers={"Location": job.href})
 
@@ -289,7 +290,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         await check(who, store, job_id)
         report = await store.result(job_id)
         if report is None:
-            raise not_done(job_id, str((await store.status(job_id)).get("state", "queued")))
+            raise not_done(job_id, str((await store.status(job_id)).get("state", JobState.QUEUED)))
         return _job(kind, job_id, report)
 
     @router.get(
@@ -377,11 +378,11 @@ async def _events(
     """``progress`` events while the status changes, then one ``done``, ``failed`` or ``cancelled``."""
 
     async def final(job: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        state = job["state"].lower()
-        if state not in TERMINAL:
+        state = JobState(job["state"])
+        if state not in ENDED:
             return None
-        if state not in SUCCEEDED:
-            return ("failed" if state in ("failed", "error") else "cancelled"), job
+        if state != JobState.DONE:
+            return str(state), job
         try:
             job["result"] = await store.result(job_id)
         except ProblemError as e:
