@@ -57,6 +57,7 @@ from pulvezar.book.model import (
     read_book,
     roll_name,
 )
+from pulvezar.errors import PulvezarError
 from pulvezar.eval import provenance
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from pulvezar.rollouts.chunks import check_chunk_size, plan_chunks
@@ -166,11 +167,7 @@ class BookSettings:
         return self.rolls if self.rolls is not None else opening_rolls(self.variant)
 
     def rules_json(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "hit_and_stop": self.hit_and_stop,
-            "must_bear_off": self.must_bear_off,
-        }
+        return self.rules.to_dict()
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -193,12 +190,11 @@ class BookSettings:
         kw.setdefault("prune", False)  # written before pruned search was the default
         if kw.get("rolls") is not None:
             kw["rolls"] = tuple((int(r[0]), int(r[1])) for r in kw["rolls"])
-        return cls(
-            variant=rules["variant"],
-            hit_and_stop=bool(rules.get("hit_and_stop", False)),
-            must_bear_off=bool(rules.get("must_bear_off", False)),
-            **kw,
-        )
+        try:
+            r = Rules.from_dict(rules)
+        except PulvezarError as e:
+            raise BookError(str(e), field=e.field) from None
+        return cls(variant=r.variant, hit_and_stop=r.hit_and_stop, must_bear_off=r.must_bear_off, **kw)
 
     # ---- from arguments: the one definition of the book's options ------------------------------
     @classmethod

@@ -230,7 +230,7 @@ class GameSettings:
     def to_dict(self) -> dict[str, Any]:
         r = self.rules
         d: dict[str, Any] = {
-            "rules": {"variant": r.variant, "hit_and_stop": r.hit_and_stop, "must_bear_off": r.must_bear_off},
+            "rules": r.to_dict(),
             "match_length": self.match_length,
             "bot": self.bot.to_dict(),
             "trainer": self.trainer,
@@ -257,15 +257,7 @@ class GameSettings:
         keys = {"rules", "match_length", "money", "bot", "trainer", "dice", "auto_forced", "clock"}
         keys |= {"hint_limit", "warn_at", "free"}
         d = _obj(value, "settings", keys)
-        rd = _obj(d.get("rules"), "rules", {"variant", "hit_and_stop", "must_bear_off"})
-        variant = rd.get("variant", "international")
-        if variant not in ("international", "tavla"):
-            raise _err(f"unknown rule set {variant!r}; rule sets: international, tavla", "rules.variant")
-        hs = _bool(rd, "hit_and_stop", False, "rules.")
-        mb = _bool(rd, "must_bear_off", False, "rules.")
-        if variant == "international" and (hs or mb):
-            raise _err("hit_and_stop and must_bear_off are Tavla options", "rules")
-        rules = Rules(variant, hs, mb)
+        rules = Rules.from_dict(d.get("rules") or {}, "rules")
         length = d.get("match_length", 1)
         if type(length) is not int or not 0 <= length <= MAX_MATCH_LENGTH:
             raise _err(f"match_length is 0 (money) to {MAX_MATCH_LENGTH}, got {length!r}", "match_length")
