@@ -17,7 +17,10 @@ class RpcAbort(Exception):
         self.message = message
 
     def status(self) -> grpc.Status:
-        return rpc_status.to_status(status_pb2.Status(code=self.code.value[0], message=self.message))
+        status: grpc.Status = rpc_status.to_status(
+            status_pb2.Status(code=self.code.value[0], message=self.message)
+        )
+        return status
 
 
 class BadArgument(RpcAbort):
@@ -36,6 +39,7 @@ class BadArgument(RpcAbort):
         )
         detail = any_pb2.Any()
         detail.Pack(bad)
-        return rpc_status.to_status(
+        status: grpc.Status = rpc_status.to_status(
             status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=self.message, details=[detail])
         )
+        return status

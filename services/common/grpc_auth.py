@@ -27,16 +27,16 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
-def _deny(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+def _deny(handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
     """A handler of the same shape as ``handler`` that aborts with UNAUTHENTICATED."""
     message = f"a valid `authorization: Bearer <token>` is required ({GRPC_TOKEN_ENV})"
 
-    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 
-    async def streaming(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def streaming(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-        yield  # pragma: no cover - an async generator that never yields a message
+        yield  # type: ignore[unreachable]  # pragma: no cover - an async generator that never yields
 
     des, ser = handler.request_deserializer, handler.response_serializer
     if handler.request_streaming and handler.response_streaming:
@@ -66,9 +66,9 @@ class TokenAuthInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
         if handler is None or method.startswith(OPEN_PREFIXES):
@@ -92,13 +92,21 @@ class _SyncToken(
     def __init__(self, token: str) -> None:
         self.token = token
 
-    def _go(self, continuation: Any, details: Any, request: Any) -> Any:
-        return continuation(_CallDetails.of(details, self.token), request)
+    def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        return continuation(_CallDetails.of(client_call_details, self.token), request)
 
-    intercept_unary_unary = _go
-    intercept_unary_stream = _go
-    intercept_stream_unary = _go
-    intercept_stream_stream = _go
+    def intercept_unary_stream(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        return continuation(_CallDetails.of(client_call_details, self.token), request)
+
+    def intercept_stream_unary(
+        self, continuation: Any, client_call_details: Any, request_iterator: Any
+    ) -> Any:
+        return continuation(_CallDetails.of(client_call_details, self.token), request_iterator)
+
+    def intercept_stream_stream(
+        self, continuation: Any, client_call_details: Any, request_iterator: Any
+    ) -> Any:
+        return continuation(_CallDetails.of(client_call_details, self.token), request_iterator)
 
 
 class _CallDetails(grpc.ClientCallDetails):

@@ -72,7 +72,9 @@ def connect(url: str, **kwargs: Any) -> Any:
     from redis.sentinel import Sentinel
 
     s = parse_sentinel(url)
-    timeouts = {k: kwargs[k] for k in ("socket_timeout", "socket_connect_timeout") if k in kwargs}
+    timeouts: dict[str, Any] = {
+        k: kwargs[k] for k in ("socket_timeout", "socket_connect_timeout") if k in kwargs
+    }
     sentinel = Sentinel(list(s.sentinels), sentinel_kwargs=dict(timeouts), **timeouts)
     return sentinel.master_for(s.master, db=s.db, password=s.password, **kwargs)
 

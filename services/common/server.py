@@ -32,10 +32,10 @@ logger = logging.getLogger("pulvezar.services")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-Handler = Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]
+Handler = Callable[[Any, Req, grpc.aio.ServicerContext[Any, Any]], Awaitable[Resp]]
 
 
-def check_deadline(context: grpc.aio.ServicerContext, what: str = "the request") -> None:
+def check_deadline(context: grpc.aio.ServicerContext[Any, Any], what: str = "the request") -> None:
     """Raise DEADLINE_EXCEEDED when the caller's deadline has passed."""
     remaining = context.time_remaining()
     if remaining is not None and remaining <= 0:
@@ -50,7 +50,7 @@ def rpc(service: str) -> Callable[[Handler[Req, Resp]], Handler[Req, Resp]]:
         latency = metrics.LATENCY.labels(service, method)
 
         @functools.wraps(fn)
-        async def handler(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        async def handler(self: Any, request: Req, context: grpc.aio.ServicerContext[Any, Any]) -> Resp:
             start = time.perf_counter()
             code = grpc.StatusCode.OK
             try:

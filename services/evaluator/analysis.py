@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import numpy as np
@@ -43,7 +43,7 @@ from services.evaluator.batcher import BatcherStopped, Boards, MicroBatcher, Pro
 T = TypeVar("T")
 LIGHT_WORKERS = 4  # threads for 0-ply analyses
 
-STRENGTHS = {
+STRENGTHS: dict[int, str] = {
     pb.LEVEL_EASY: "easy",
     pb.LEVEL_MEDIUM: "medium",
     pb.LEVEL_HARD: "hard",
@@ -174,7 +174,7 @@ class Analyst:
                 self._heavy_jobs -= 1
 
     async def run(
-        self, fn: Callable[[BatchedEvaluator], T], *, heavy: bool, context: grpc.aio.ServicerContext
+        self, fn: Callable[[BatchedEvaluator], T], *, heavy: bool, context: grpc.aio.ServicerContext[Any, Any]
     ) -> T:
         """``fn(evaluator)`` in a worker thread, within the RPC's deadline."""
         self._loop = asyncio.get_running_loop()

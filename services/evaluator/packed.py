@@ -17,7 +17,7 @@ from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
 
 BOARD_BYTES = 50
 
-_DTYPES = {
+_DTYPES: dict[int, np.dtype[np.floating]] = {
     pb.FLOAT_FORMAT_UNSPECIFIED: np.dtype("<f8"),
     pb.FLOAT_FORMAT_FLOAT64: np.dtype("<f8"),
     pb.FLOAT_FORMAT_FLOAT32: np.dtype("<f4"),

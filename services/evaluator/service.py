@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import numpy as np
@@ -189,7 +190,9 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             if b is not None:
                 await b.stop()
 
-    async def _evaluate(self, boards: Boards, context: grpc.aio.ServicerContext, rules: Rules) -> Probs:
+    async def _evaluate(
+        self, boards: Boards, context: grpc.aio.ServicerContext[Any, Any], rules: Rules
+    ) -> Probs:
         """``boards`` evaluated by the model's nets for ``rules`` (its base nets unless it has own ones)."""
         if self.batcher is None:
             raise RpcAbort(grpc.StatusCode.UNAVAILABLE, "the evaluator is still loading its model")
@@ -210,7 +213,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     # ---- RPCs ----------------------------------------------------------
     @_rpc
     async def EvaluatePacked(
-        self, request: pb.EvaluatePackedRequest, context: grpc.aio.ServicerContext
+        self, request: pb.EvaluatePackedRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.EvaluatePackedResponse:
         boards = packed.boards(request.boards, self.settings.max_packed_boards)
         dtype = packed.dtype(request.format)
@@ -225,7 +228,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
     @_rpc
     async def ModelInfo(
-        self, request: pb.ModelInfoRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ModelInfoRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ModelInfoResponse:
         if self.batcher is None:
             raise RpcAbort(grpc.StatusCode.UNAVAILABLE, "the evaluator is still loading its model")
@@ -240,7 +243,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
     @_rpc
     async def Evaluate(
-        self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext
+        self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.EvaluateResponse:
         n = len(request.positions)
         if n == 0:
@@ -256,7 +259,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
     @_rpc
     async def BestPlay(
-        self, request: pb.BestPlayRequest, context: grpc.aio.ServicerContext
+        self, request: pb.BestPlayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.BestPlayResponse:
         start = convert.position(request.position)
         roll = convert.dice(request.dice)
@@ -275,7 +278,10 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         )
 
     async def _analyse(
-        self, fn: Callable[[BatchedEvaluator], analysis.T], ply: int, context: grpc.aio.ServicerContext
+        self,
+        fn: Callable[[BatchedEvaluator], analysis.T],
+        ply: int,
+        context: grpc.aio.ServicerContext[Any, Any],
     ) -> analysis.T:
         """Run a library search on the service's model in a worker thread (heavy from 1 ply)."""
         if self.analyst is None:
@@ -284,7 +290,9 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         return await self.analyst.run(fn, heavy=ply >= 1, context=context)
 
     @_rpc
-    async def Hint(self, request: pb.HintRequest, context: grpc.aio.ServicerContext) -> pb.HintResponse:
+    async def Hint(
+        self, request: pb.HintRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.HintResponse:
         start = convert.position(request.position)
         roll = convert.dice(request.dice)
         rules = convert.rules(request.rules)
@@ -320,7 +328,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
     @_rpc
     async def CubeDecision(
-        self, request: pb.CubeDecisionRequest, context: grpc.aio.ServicerContext
+        self, request: pb.CubeDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.CubeDecisionResponse:
         start = convert.position(request.position)
         rules = convert.rules(request.rules)
@@ -341,7 +349,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
     @_rpc
     async def Resignation(
-        self, request: pb.ResignationRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ResignationRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ResignationResponse:
         start = convert.position(request.position)
         rules = convert.rules(request.rules)

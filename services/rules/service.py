@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
 from pulvezar import XGID, PulvezarError, Rules, format_gnubg_id
@@ -18,7 +20,7 @@ _rpc = rpc("rules")
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     @_rpc
     async def LegalPlays(
-        self, request: pb.LegalPlaysRequest, context: grpc.aio.ServicerContext
+        self, request: pb.LegalPlaysRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.LegalPlaysResponse:
         start = convert.position(request.position)
         roll = convert.dice(request.dice)
@@ -29,7 +31,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     async def ApplyPlay(
-        self, request: pb.ApplyPlayRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ApplyPlayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ApplyPlayResponse:
         start = convert.position(request.position)
         roll = convert.dice(request.dice)
@@ -47,7 +49,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     async def ConvertId(
-        self, request: pb.ConvertIdRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ConvertIdRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ConvertIdResponse:
         has_position = request.HasField("position")
         if not has_position and not request.match_id:
@@ -82,7 +84,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     async def ScoreGame(
-        self, request: pb.ScoreGameRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ScoreGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ScoreGameResponse:
         p = convert.position(request.position)
         rule_set = convert.rules(request.rules)

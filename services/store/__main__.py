@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             after = migrate.current(url)
             print(f"{migrate.shown(url)}: {before or 'empty'} -> {after}", file=sys.stderr)
         elif args.command == "current":
-            rev, want = migrate.current(url), migrate.head()
-            print(f"{rev or 'none'}" + (" (head)" if rev == want else f" (head: {want})"))
+            now, want = migrate.current(url), migrate.head()
+            print(f"{now or 'none'}" + (" (head)" if now == want else f" (head: {want})"))
         elif args.command == "backup":
             out = backup(url, args.out)
             print(f"{migrate.shown(url)} backed up to {out} ({out.stat().st_size} bytes)", file=sys.stderr)

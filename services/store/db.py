@@ -6,9 +6,9 @@ import contextlib
 import functools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -92,3 +92,9 @@ def current(url: str) -> str | None:
     with engine(url).connect() as conn:
         rev: str | None = MigrationContext.configure(conn).get_current_revision()
         return rev
+
+
+def rowcount(result: Result[Any]) -> int:
+    """The rows an UPDATE or DELETE touched (``Session.execute`` is typed as returning a plain ``Result``;
+    for DML it is a ``CursorResult``).  -1 where the driver does not say."""
+    return cast(CursorResult[Any], result).rowcount

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from sqlalchemy import and_, delete, func, or_, select, update
 
 from pulvezar import PulvezarError
-from services.store.db import insert, session
+from services.store.db import insert, rowcount, session
 from services.store.idempotent import Remembered, remember, remembered
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow
@@ -142,7 +142,7 @@ class GameRecords:
             done = s.execute(
                 update(GameRow).where(GameRow.id == game.id, GameRow.version == game.version).values(**values)
             )
-            if done.rowcount != 1:
+            if rowcount(done) != 1:
                 raise StaleGame(game.id)
             last = s.scalar(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id))
             self._events(s, game.id, int(last or 0) + 1, events, now)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 
-from services.store.db import insert, session
+from services.store.db import insert, rowcount, session
 from services.store.models import IdempotentRequest
 
 
@@ -68,4 +68,4 @@ def expire_answers(url: str, older_than_s: float, now: float | None = None) -> i
     cutoff = (time.time() if now is None else now) - older_than_s
     with session(url) as s:
         done = s.execute(delete(IdempotentRequest).where(IdempotentRequest.created_at < cutoff))
-        return int(done.rowcount or 0)
+        return max(0, rowcount(done))

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import and_, case, delete, func, or_, select, update
 
-from services.store.db import insert, session
+from services.store.db import insert, rowcount, session
 from services.store.models import FINAL, Job, JobBlob, JobChunk
 
 
@@ -141,7 +141,7 @@ class JobRecords:
                 .where(Job.id == job_id, Job.state.not_in(FINAL))
                 .values(state="done", updated_at=now, finished_at=now)
             )
-            return bool(done.rowcount)
+            return bool(rowcount(done))
 
     def forget_chunks(self, job_id: str, numbers: Iterable[int]) -> None:
         """Remove chunks (failed games of an analysis that is resumed)."""
@@ -183,7 +183,7 @@ class JobRecords:
         with session(self.url) as s:
             s.execute(delete(JobChunk).where(JobChunk.job_id == job_id))
             s.execute(delete(JobBlob).where(JobBlob.job_id == job_id))
-            return bool(s.execute(delete(Job).where(Job.id == job_id)).rowcount)
+            return bool(rowcount(s.execute(delete(Job).where(Job.id == job_id))))
 
     def expire(self, older_than_s: float, max_per_owner: int | None = None) -> int:
         """Remove finished jobs that ended before ``older_than_s`` seconds ago and, past
@@ -238,7 +238,7 @@ class JobRecords:
             .limit(limit)
         )
         with session(self.url) as s:
-            return [(str(i), float(f)) for i, f in s.execute(q).all()]
+            return [(str(i), float(f)) for i, f in s.execute(q).all() if f is not None]
 
     def unfinished(self, kinds: Iterable[str] | None = None, limit: int = 1000) -> list[JobRow]:
         """Jobs not in a final state, oldest first."""

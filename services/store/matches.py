@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select
 
-from services.store.db import insert, session
+from services.store.db import insert, rowcount, session
 from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import MatchUpload
 
@@ -79,7 +79,7 @@ class MatchUploads:
     def delete(self, owner: str | None, uid: str) -> bool:
         with session(self.url) as s:
             q = delete(MatchUpload).where(MatchUpload.id == uid, MatchUpload.owner == owner)
-            return bool(s.execute(q).rowcount)
+            return bool(rowcount(s.execute(q)))
 
     def list(
         self, owner: str | None, *, limit: int = 50, cursor: str | None = None

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, false
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ColumnElement,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    false,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -174,7 +186,7 @@ class PlayerRow(Base):
     __table_args__ = (Index("ix_players_owner_created", "owner", "created_at", "id"),)
 
 
-def owned_by(owner: str | None) -> Any:
+def owned_by(owner: str | None) -> ColumnElement[bool]:
     """The condition "the player belongs to ``owner``" (None: the keyless owner of a local platform)."""
     return PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
 

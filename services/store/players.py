@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import ColumnElement, and_, delete, func, or_, select
 
 from pulvezar import PulvezarError
 from services.store.db import session
@@ -49,7 +49,7 @@ class StoredPlayer:
         return cls(p.id, p.owner, p.name, p.created_at, p.updated_at)
 
 
-def _mine(owner: str | None) -> object:
+def _mine(owner: str | None) -> ColumnElement[bool]:
     return owned_by(owner)
 
 
@@ -76,9 +76,8 @@ class PlayerRecords:
         )
         with session(self.url) as s:
             if (
-                s.scalar(select(func.count()).select_from(PlayerRow).where(_mine(owner)))
-                >= self.max_per_owner
-            ):
+                s.scalar(select(func.count()).select_from(PlayerRow).where(_mine(owner))) or 0
+            ) >= self.max_per_owner:
                 raise PulvezarError(
                     f"at most {self.max_per_owner} players per key: delete one first", field="players"
                 )

@@ -10,7 +10,7 @@ from services.store.models import Base
 from services.store.settings import StoreSettings
 
 config = context.config
-url = config.get_main_option("sqlalchemy.url") or StoreSettings().url
+url: str = config.get_main_option("sqlalchemy.url") or StoreSettings().url or ""
 if not url:
     raise SystemExit("set PULVEZAR_DATABASE_URL (the database to migrate)")
 
