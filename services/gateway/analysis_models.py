@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -106,3 +106,41 @@ class AnalysisJob(AnalysisReport):
     href: str = Field(description="the job's URL")
     events: str = Field(description="server-sent events of its progress")
     matches: list[AnalysisMatch] = Field(description="the job's matches, in order")  # type: ignore[assignment]
+
+
+# ---- the OpenAPI request body of POST /v1/analyses (JSON or a multipart form) --------------------------
+def inline_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON schema with its ``$defs`` inlined (the OpenAPI request body holds it whole)."""
+    defs = schema.pop("$defs", {})
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, dict):
+            ref = x.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return walk(defs[ref.removeprefix("#/$defs/")])
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    return walk(schema)  # type: ignore[no-any-return]
+
+
+UPLOAD_SCHEMA = {
+    "type": "object",
+    "required": ["file"],
+    "properties": {
+        "file": {"type": "string", "format": "binary", "description": "the match file (name: its format)"},
+        **inline_schema(AnalysisForm.model_json_schema())["properties"],
+    },
+    "additionalProperties": False,
+}
+REQUEST_BODY = {
+    "required": True,
+    "description": "JSON (the file as text or base64, or several matches), or a multipart form as "
+    "`curl -F file=@match.sgf -F level=2ply` sends it",
+    "content": {
+        "application/json": {"schema": inline_schema(AnalysisRequest.model_json_schema())},
+        "multipart/form-data": {"schema": UPLOAD_SCHEMA},
+    },
+}

@@ -64,6 +64,7 @@ from services.gateway.routers import (
 )
 from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
+from services.gateway.services.deps import close_dependencies, open_dependencies
 from services.gateway.settings import GatewaySettings
 from services.gateway.sse import Streams
 from services.gateway.uploads import ParseFailures
@@ -244,11 +245,13 @@ def create_app(
             jobs=store is not None,
             keys=len(s.api_keys),
         )
+        open_dependencies(app)  # the store's records and the bots' evaluator, once (services/deps.py)
         beating = asyncio.create_task(app.state.heartbeat.run())
         yield
         beating.cancel()
         app.state.streams.close()
         await app.state.upstream.close()
+        close_dependencies(app)
 
     common: dict[int | str, dict[str, Any]] = {
         401: {"model": Problem, "description": "no API key, or an unknown one"},

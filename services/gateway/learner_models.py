@@ -1,10 +1,11 @@
-"""Response models of a player's record (``/v1/players/{id}/...``): statistics, archive, weekly plan."""
+"""Models of the players (``/v1/players``) and their record (``/v1/players/{id}/...``): statistics, archive,
+weekly plan, achievements, the daily calendar."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class LevelResults(BaseModel):
@@ -223,3 +224,55 @@ class YourOpenings(BaseModel):
     )
     rules: str = Field(description="international or tavla")
     rows: list[OpeningRow] = Field(description="one per opening roll of the book")
+
+
+# ---- the players ----------------------------------------------------------------------------------
+class PlayerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100, description="how the app shows the player")
+
+    @field_validator("name")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("a name is not only spaces")
+        return v.strip()
+
+
+class Player(BaseModel):
+    id: str = Field(description="the player's id: name it in what is recorded for it")
+    name: str = Field(description="how the app shows the player")
+    created: float = Field(description="seconds since the epoch (UTC)")
+    updated: float = Field(description="seconds since the epoch (UTC) of the last change")
+    href: str = Field(description="the player's URL")
+
+
+class PlayerList(BaseModel):
+    players: list[Player] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+class Achievement(BaseModel):
+    id: str = Field(description="first_win, ten_wins, ... (docs/learners.md has the table)")
+    condition: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
+    reached: float | None = Field(description="when (seconds since the epoch, UTC); null: not yet")
+
+
+class Achievements(BaseModel):
+    achievements: list[Achievement] = Field(description="the twenty of the app manual, in its order")
+    reached: int = Field(description="how many of the twenty are reached")
+
+
+class DayResult(BaseModel):
+    date: str = Field(description="YYYY-MM-DD")
+    state: Literal["solved", "missed", "not_tried"] = Field(
+        description="solved at the first attempt, missed (the first attempt was wrong), or not tried"
+    )
+
+
+class DailyCalendar(BaseModel):
+    month: str = Field(description="YYYY-MM")
+    rules: str = Field(description="international or tavla")
+    kind: str = Field(description="position or cube")
+    days: list[DayResult] = Field(description="every day of the month up to today")

@@ -23,8 +23,8 @@ from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
 from services.gateway.models import Dice
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.plays import upstream
 from services.gateway.security import Client, client
+from services.gateway.services.plays import upstream
 from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1/players", tags=["cards"])
@@ -193,7 +193,7 @@ async def add_card(
 async def _analysed(request: Request, who: Client, body: CardIn) -> tuple[str, dict[str, Any]]:
     """The card of a decision of the caller's analysis job (404 for another key's job)."""
     from pulvezar.play.progress import card_source, decision_card
-    from services.gateway.routers.analyses import analyses, check
+    from services.gateway.services.analyses import analyses, check
 
     if body.game is None or body.index is None:
         raise invalid("game" if body.game is None else "index", "an analysis decision needs game and index")
@@ -212,9 +212,11 @@ async def _analysed(request: Request, who: Client, body: CardIn) -> tuple[str, d
 
 async def _library(request: Request, who: Client, body: CardIn, up: Any) -> tuple[str, dict[str, Any]]:
     """The card of a library position with dice: its candidates valued by the hint search."""
+    from services.gateway.hint_models import HintRequest
     from services.gateway.models import RuleSet
-    from services.gateway.routers.plays import HintRequest, hint
-    from services.gateway.routers.similar import archive, call
+    from services.gateway.services.archive import archive, call
+    from services.gateway.services.deps import evaluator
+    from services.gateway.services.plays import hint
 
     entry = await call(archive(request, who).get_entry, str(body.position))
     if entry is None or entry.source != "library":
@@ -225,7 +227,7 @@ async def _library(request: Request, who: Client, body: CardIn, up: Any) -> tupl
     rules = RuleSet(variant="tavla" if entry.rules.startswith("tavla") else "international")
     ply = min(2, request.app.state.settings.max_hint_ply)
     asked = HintRequest(position=entry.position_id, dice=dice, rules=rules, ply=ply, limit=1000)
-    found = await hint(asked, request, up)
+    found = await hint(asked, request.app.state.settings, up, evaluator(request))
     if len(found.candidates) < 2:
         raise invalid("dice", "with these dice the position has one play at most: nothing to learn")
     candidates = [

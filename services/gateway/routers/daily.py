@@ -33,8 +33,8 @@ from services.gateway.durable import database_url, no_store, store_call
 from services.gateway.idempotency import IdempotencyKey, fingerprint, replayed
 from services.gateway.language import language
 from services.gateway.problems import Problem, ProblemError, invalid
-from services.gateway.routers.similar import archive_redis, call
 from services.gateway.security import Client, client
+from services.gateway.services.archive import archive_redis, call
 from services.jobs.provenance import engine_of
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])

@@ -12,8 +12,8 @@ from pulvezar.errors import PulvezarError
 from services.gateway.durable import store_call
 from services.gateway.language import language
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.players import records
 from services.gateway.security import Client, client
+from services.gateway.services.deps import player_records
 
 router = APIRouter(prefix="/v1/lessons", tags=["lessons"])
 Who = Annotated[Client, Depends(client)]
@@ -145,7 +145,7 @@ async def _progress(request: Request, who: Client, player: str | None) -> dict[s
     """The player's lessons progress (a 422 naming ``player`` for another key's or none)."""
     if player is None:
         return {}
-    stats = await store_call(records(request).statistics, who.owner, player)
+    stats = await store_call(player_records(request).statistics, who.owner, player)
     if stats is None:
         raise invalid("player", f"no player {player!r} of this key")
     return dict(stats.get("lessons") or {})
@@ -204,7 +204,7 @@ async def answer_step(
     if body.player is not None and judged["correct"]:
         total = len(found["steps"])
         progress = await store_call(
-            records(request).lesson_step, who.owner, body.player, lesson_id, step, total
+            player_records(request).lesson_step, who.owner, body.player, lesson_id, step, total
         )
     elif body.player is not None:
         progress = (await _progress(request, who, body.player)).get(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -14,9 +14,11 @@ from pydantic import BaseModel, Field
 from pulvezar import XGID, PulvezarError, format_gnubg_id
 from pulvezar.rules.diagram import ascii_board
 from services.gateway import svg
+from services.gateway.hint_models import PositionType, Side
 from services.gateway.models import Board, MatchState, Parsed, Pips, match_state, parse_position
 from services.gateway.problems import invalid
 from services.gateway.security import client
+from services.gateway.services.plays import position_type
 
 router = APIRouter(prefix="/v1/positions", tags=["positions"], dependencies=[Depends(client)])
 
@@ -30,17 +32,6 @@ PositionPath = Annotated[
         examples=["4HPwATDgc/ABMA"],
     ),
 ]
-
-
-class Side(BaseModel):
-    player: int = Field(description="the player on roll")
-    opponent: int
-
-
-class PositionType(BaseModel):
-    kind: str = Field(description="opening, race, bear-off, blitz, backgame, prime, holding or contact")
-    side: str | None = Field(description="whose type it is: player (on roll), opponent; null for the others")
-    plan: str = Field(description="the game plan of the type, in a sentence")
 
 
 class PositionInfo(BaseModel):
@@ -58,14 +49,6 @@ class PositionInfo(BaseModel):
     diagram: str = Field(description="an ASCII diagram (the player on roll is X)")
     board_svg: str = Field(description="where the SVG picture is")
     position_type: PositionType = Field(description="the position type, as analyses name it")
-
-
-def position_type(position: Any) -> PositionType:
-    """:func:`pulvezar.analysis.classify` of a position (the player on roll's view)."""
-    from pulvezar.analysis.classify import classify
-
-    t = classify(position)
-    return PositionType(kind=t.kind, side=t.side, plan=t.plan)
 
 
 def _xgid(parsed: Parsed) -> XGID:

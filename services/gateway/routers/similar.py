@@ -18,7 +18,6 @@ import datetime as dt
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -26,7 +25,6 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex, check_date
 from services.common import archive_store
-from services.common.redis_url import connect as connect_redis
 from services.gateway.daily_models import (
     ArchiveEntryOut,
     LibraryChange,
@@ -37,11 +35,10 @@ from services.gateway.daily_models import (
     SimilarRequest,
     SimilarResponse,
 )
-from services.gateway.durable import database_url, unavailable
 from services.gateway.models import parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
-from services.store.db import StoreUnavailable
+from services.gateway.services.archive import archive, call
 
 logger = logging.getLogger("pulvezar.gateway")
 T = TypeVar("T")
@@ -54,50 +51,7 @@ Who = Annotated[Client, Depends(client)]
 EntryId = Annotated[str, Path(min_length=1, max_length=200, description="a library entry id (lib:...)")]
 
 
-# ---- Redis and the index ------------------------------------------------------------------------
-def archive_redis(request: Request) -> Any:
-    """The app's Redis client for the archive and the daily puzzles (made on first use)."""
-    state = request.app.state
-    r = getattr(state, "archive_redis", None)
-    if r is None:
-        url = state.settings.redis_url
-        if not url:
-            raise ProblemError(
-                503, "the archive is not configured on this gateway (no Redis)", kind="archive-unavailable"
-            )
-
-        r = state.archive_redis = connect_redis(url, decode_responses=True)
-    return r
-
-
-def archive(request: Request, who: Client) -> Any:
-    """The caller's archive: in the durable store when there is one, else in Redis."""
-    url = database_url(request)
-    if url:
-        from services.store.archive import SqlArchive
-
-        return SqlArchive(url, who.owner)
-    return archive_store.RedisArchive(archive_redis(request), who.owner)
-
-
-async def call(fn: Callable[..., T], *args: Any) -> T:
-    """Run a blocking store call in a thread; store failures are 503 problems."""
-    try:
-        return await asyncio.to_thread(fn, *args)
-    except (ProblemError, PulvezarError):
-        raise
-    except StoreUnavailable:
-        raise unavailable() from None
-    except Exception as e:
-        logger.exception("archive store call failed")
-        raise ProblemError(
-            503,
-            f"the archive store is unavailable ({type(e).__name__})",
-            kind="archive-unavailable",
-            headers={"Retry-After": "1"},
-        ) from None
-
-
+# ---- the index ------------------------------------------------------------------------------------
 class IndexCache:
     """The gateway's in-memory index and the archive version it reflects.
 

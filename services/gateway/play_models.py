@@ -1,0 +1,365 @@
+"""The Play API's bodies (``/v1/games``): requests, and the responses as clients get them.
+
+The game's state is :meth:`pulvezar.play.PlaySession.state` with the game's head (``id``, ``href``,
+``created``, ``player``) and, after an action, what it produced (``hint``, ``check``, ``events``); a
+:class:`GameView` is dumped with ``exclude_unset`` so a key the state had not is not sent either.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.models import RuleSet
+
+
+# ---- requests ------------------------------------------------------------------------------------
+class MoneyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    jacoby: bool = False
+    beaver: bool = False
+    raccoon: bool = False
+    automatic_doubles: int = Field(0, ge=0, le=8)
+
+
+class BotIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: Literal["easy", "medium", "hard", "master", "adaptive"] = "medium"
+    style: Literal["balanced", "aggressive", "cautious", "runner"] | None = None
+    rating: float | None = Field(None, description="adaptive: the player's rating")
+    rating_kind: Literal["elo", "pr"] | None = None
+
+
+class ClockIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    scope: Literal["match", "game"] | None = None
+    minutes: float | None = Field(None, gt=0, le=600)
+    delay: float | None = Field(None, ge=0, le=120)
+
+
+class StartIn(BaseModel):
+    """Where the game starts instead of the opening: a position (an ID), or a step of a finished game's
+    replay ("play from here")."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"position": "4HPwATDgc/ABMA:QYkqASAAIAAA"},
+                {"position": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:3:1:0:7:10", "side": "opponent"},
+                {"game": "g0123456789abcdef01234567", "step": 12},
+            ]
+        },
+    )
+    position: str | None = Field(
+        None,
+        max_length=100,
+        description="a Position ID, PositionID:MatchID or XGID: the board and, where the ID holds them, the "
+        "cube, score, Crawford game, side on roll and its dice or double (its match length is the game's)",
+    )
+    side: Literal["on_roll", "opponent"] = Field(
+        "on_roll", description="with position: you play the side on roll (or the doubler), or the other"
+    )
+    game: str | None = Field(
+        None, max_length=64, description="play from here: one of your finished games (GET .../replay)"
+    )
+    step: int | None = Field(None, ge=0, le=1_000_000, description="with game: the step of its replay")
+
+
+class GameIn(BaseModel):
+    """A new game or match, e.g. ``{"rules": {"variant": "tavla"}, "bot": {"level": "easy"},
+    "match_length": 1}``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"rules": {"variant": "tavla"}, "bot": {"level": "easy"}, "match_length": 1},
+                {"match_length": 5, "bot": {"level": "hard"}, "trainer": True, "hint_limit": 3},
+                {"start": {"position": "4HPwATDgc/ABMA:QYkqASAAIAAA"}},
+            ]
+        },
+    )
+    rules: RuleSet | None = None
+    match_length: int = Field(1, ge=0, le=25, description="0: a money session (international only)")
+    money: MoneyIn | None = Field(None, description="money: Jacoby, beaver, raccoon, automatic doubles")
+    bot: BotIn | None = None
+    trainer: bool = Field(False, description="a verdict on each of your decisions")
+    dice: Literal["server", "client"] = Field(
+        "server", description="server: provably fair (SHA-256 commitment); client: you enter all rolls"
+    )
+    auto_forced: bool = Field(False, description="a play that is the only legal one is played for you")
+    clock: bool | ClockIn = Field(False, description="the match clock (2 minutes per point, 12 s delay)")
+    hint_limit: int | None = Field(
+        None, ge=0, le=99, description='hints ({"action": "hint"}) allowed per match; none: no limit'
+    )
+    warn_at: float = Field(
+        0.02, gt=0, le=1, description="the trainer warns from this loss on (0.02; 0.08: blunders only)"
+    )
+    player: str | None = Field(
+        None,
+        max_length=32,
+        description="the player (POST /v1/players) the game is recorded for; none: nothing",
+    )
+    start: StartIn | None = Field(
+        None, description="start from a position instead of the opening (a free game)"
+    )
+    free: bool | None = Field(
+        None,
+        description="a free game: neither archived nor counted for the player (always with start; default "
+        "false otherwise)",
+    )
+
+
+class ActionIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"action": "roll"},
+                {"action": "play", "notation": "8/5 6/5"},
+                {"action": "hint"},
+                {"action": "check", "notation": "13/10 6/5"},
+                {"action": "resign", "level": "gammon"},
+            ]
+        },
+    )
+    action: Literal[
+        "roll",
+        "play",
+        "double",
+        "take",
+        "pass",
+        "beaver",
+        "raccoon",
+        "resign",
+        "accept",
+        "reject",
+        "end",
+        "hint",
+        "check",
+    ] = Field(
+        description="hint: the engine's best plays of your roll (counted); check: the trainer's verdict on a "
+        "play without making it"
+    )
+    notation: str | None = Field(None, max_length=64, description="play or check: e.g. 8/5 6/5")
+    position_id: str | None = Field(None, max_length=32, description="play or check: the position after it")
+    dice: tuple[int, int] | None = Field(None, description="roll with client dice")
+    level: Literal["single", "gammon", "mars", "backgammon"] | int | None = Field(
+        None, description="resign: the level"
+    )
+
+
+class AnalysisIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: str | None = Field(None, description="the analysis level (default: the platform's)")
+
+
+# ---- responses -----------------------------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BotView(_Out):
+    level: str = Field(description="the level in use (an adaptive bot's, from its rating)")
+    style: str | None
+    margin: float = Field(description="the equity a play may lose to the best and still be chosen")
+
+
+class CubeView(_Out):
+    value: int
+    owner: int | None = Field(description="0 you, 1 the bot, null centred")
+    used: bool = Field(description="false: the rule set has no cube (Tavla)")
+
+
+class Checkers(_Out):
+    human: list[int] = Field(description="your checkers on points 1 to 24 and the bar (index 24), your view")
+    bot: list[int] = Field(description="the bot's checkers, from its side, as in the Position ID")
+
+
+class BoardView(_Out):
+    position_id: str = Field(description="seen from the side on roll (seen_from)")
+    match_id: str | None = Field(description="null where it cannot express the state (a huge cube or score)")
+    gnubg_id: str | None
+    xgid: str | None
+    seen_from: int = Field(description="0 you, 1 the bot")
+    checkers: Checkers
+    off: list[int] = Field(description="borne off: yours, the bot's")
+    pips: list[int] = Field(description="pip counts: yours, the bot's")
+
+
+class LegalPlay(_Out):
+    notation: str
+    position_id: str = Field(description="the position after the play, mover's view")
+
+
+class HintedPlay(_Out):
+    notation: str
+    position_id: str = Field(description="the position after the play, mover's view")
+    equity: float
+    loss: float
+    probabilities: list[float]
+    ply: int
+
+
+class GameView(_Out):
+    """A game as a client sees it (the dice seed only once the match is over)."""
+
+    id: str
+    href: str
+    created: float | None = Field(None, description="when the game was made (Unix seconds)")
+    player: str | None = Field(None, description="the player it is recorded for")
+    status: Literal["playing", "finished"]
+    settings: dict[str, Any] = Field(description="the game's settings (GameSettings.to_dict)")
+    bot: BotView
+    game: int = Field(description="the game of the match, from 1")
+    match_length: int
+    score: list[int] = Field(description="yours, the bot's")
+    crawford: bool
+    post_crawford: bool
+    board: BoardView
+    phase: str
+    turn: int = Field(description="whose turn: 0 you, 1 the bot")
+    to_act: int | None = Field(description="who acts next: 0 you, 1 the bot; null when over")
+    cube: CubeView
+    dice: list[int] | None
+    actions: list[str] = Field(description="what you may do now")
+    legal_plays: list[LegalPlay]
+    resign_levels: list[Any] = Field(description="the levels you may resign at")
+    resign_preview: dict[str, Any] | None = Field(description="what the bot would do with each level")
+    resignation: dict[str, Any] | None = Field(description="a resignation offered and not yet answered")
+    dice_mode: Literal["server", "client"]
+    dice_commitment: str | None = Field(description="SHA-256 commitment to the dice seed (server dice)")
+    clock: dict[str, Any] | None
+    trainer: dict[str, Any] | None = Field(description="the trainer's verdict on your last decision")
+    hints_used: int
+    hints_left: int | None
+    result: dict[str, Any] | None
+    bot_pending: bool = Field(description="the bot owes a reply (its evaluator failed); GET resumes it")
+    start: dict[str, Any] | None = Field(description="the position a game from a position started at")
+    dice_seed: str | None = Field(None, description="revealed when the match is over (server dice)")
+    hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
+    check: dict[str, Any] | None = Field(None, description="action check: the trainer's verdict")
+    events: list[dict[str, Any]] | None = Field(None, description="what the request's action produced")
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body: the keys the view was given, in the order clients have always had them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Verification(_Out):
+    verified: bool
+    rolls: int
+    dice_commitment: str | None
+    dice_seed: str | None
+
+
+class GameSummary(BaseModel):
+    id: str
+    status: str
+    rules: str
+    match_length: int
+    score: list[int] | None = None
+    game: int | None = None
+    bot: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    hints_used: int = Field(0, description="hints asked for in the match")
+    free: bool = Field(False, description="a free game: not archived or counted for a player")
+    created: float
+    updated: float
+    href: str
+
+
+class GameList(BaseModel):
+    games: list[GameSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+
+
+class CubeState(BaseModel):
+    value: int
+    owner: int | None = Field(description="0 you, 1 the bot, null centred")
+
+
+class ReplayStep(BaseModel):
+    step: int = Field(description="from 0; POST /v1/games with start {game, step} plays from here")
+    game: int = Field(description="the game of the match, from 1")
+    player: int = Field(description="who acts: 0 you, 1 the bot")
+    action: str = Field(description="roll, play, double, take, drop, beaver, raccoon, resign, accept, reject")
+    dice: list[int] | None = Field(description="a roll's dice; a play's dice")
+    notation: str | None = Field(description="a play")
+    value: int | None = Field(description="the cube offered (double), the level (resign)")
+    phase: str = Field(description="the game's phase before the step")
+    score: list[int] = Field(description="yours, the bot's")
+    crawford: bool
+    cube: CubeState
+    position_id: str = Field(description="before the step, seen from the side on roll (or the doubler)")
+    match_id: str | None
+    gnubg_id: str | None
+    xgid: str | None = Field(description="you at the bottom")
+    start: str | None = Field(description="the ID a game from here starts from; null: none can")
+    side: Literal["on_roll", "opponent"] = Field(description="your side in that ID")
+
+
+class Replay(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "g0123456789abcdef01234567",
+                    "rules": "international",
+                    "match_length": 3,
+                    "bot": {"level": "easy", "style": "balanced", "margin": 0.04},
+                    "score": [3, 1],
+                    "steps": [
+                        {
+                            "step": 0,
+                            "game": 1,
+                            "player": 1,
+                            "action": "roll",
+                            "dice": [3, 1],
+                            "notation": None,
+                            "value": None,
+                            "phase": "opening",
+                            "score": [0, 0],
+                            "crawford": False,
+                            "cube": {"value": 1, "owner": None},
+                            "position_id": "4HPwATDgc/ABMA",
+                            "match_id": "cAkAAAAAAAAA",
+                            "gnubg_id": "4HPwATDgc/ABMA:cAkAAAAAAAAA",
+                            "xgid": None,
+                            "start": None,
+                            "side": "on_roll",
+                        },
+                        {
+                            "step": 3,
+                            "game": 1,
+                            "player": 0,
+                            "action": "play",
+                            "dice": [6, 4],
+                            "notation": "24/14",
+                            "value": None,
+                            "phase": "move",
+                            "score": [0, 0],
+                            "crawford": False,
+                            "cube": {"value": 1, "owner": None},
+                            "position_id": "4HPwATDgc/ABMA",
+                            "match_id": "cInpAAAAAAAA",
+                            "gnubg_id": "4HPwATDgc/ABMA:cInpAAAAAAAA",
+                            "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:3:10",
+                            "start": "4HPwATDgc/ABMA:cInpAAAAAAAA",
+                            "side": "on_roll",
+                        },
+                    ],
+                }
+            ]
+        }
+    )
+
+    id: str
+    rules: str
+    match_length: int
+    bot: BotView
+    score: list[int]
+    steps: list[ReplayStep]

@@ -1,0 +1,227 @@
+"""Analysis jobs of match files (:class:`services.jobs.analysis.AnalysisStore`): submitting them for the
+caller, their status with the links a client follows, and the owner check of the job routes."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from services.gateway.analysis_models import AnalysisJob, AnalysisRequest, MatchFile
+from services.gateway.durable import store_call
+from services.gateway.jobs import call_store, owner_lookup
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client
+from services.gateway.services.deps import player_records
+from services.gateway.uploads import parsing_isolated, read_ahead
+from services.jobs.analysis import AnalysisStore
+
+T = TypeVar("T")
+
+
+class AnalysisJobs:
+    """The gateway's side of :class:`services.jobs.analysis.AnalysisStore`: synchronous store
+    calls run in a thread; its errors become problems (422 naming the field, 404, 409, 503)."""
+
+    def __init__(self, store: AnalysisStore | None) -> None:
+        self.store = store
+
+    def _store(self) -> AnalysisStore:
+        if self.store is None:
+            raise ProblemError(
+                503,
+                "analysis jobs are not configured on this gateway (no job store)",
+                kind="jobs-unavailable",
+            )
+        return self.store
+
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        out: T = await call_store(fn, *args, noun="analysis job", **kwargs)
+        return out
+
+    async def submit(
+        self,
+        matches: list[dict[str, Any]],
+        level: str | None,
+        priority: str | None,
+        *,
+        single: bool,
+        owner: str | None,
+        learner: dict[str, Any] | None = None,
+        admit: Callable[[float], None] | None = None,
+        prune: bool = True,
+    ) -> str:
+        return await self._run(
+            self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner,
+            admit=admit, prune=prune,
+        )  # fmt: skip
+
+    async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
+        return await self._run(self._store().status, job_id, games=games, match=match)
+
+    async def result(self, job_id: str) -> dict[str, Any] | None:
+        return await self._run(self._store().result, job_id)
+
+    async def spec(self, job_id: str) -> dict[str, Any]:
+        return await self._run(self._store().spec, job_id)
+
+    async def match_analysis(self, job_id: str, match: int) -> tuple[Any, Any]:
+        return await self._run(self._store().match_analysis, job_id, match)
+
+    async def sgf(self, job_id: str, match: int) -> str:
+        return await self._run(self._store().sgf, job_id, match)
+
+    async def cancel(self, job_id: str) -> bool:
+        return await self._run(self._store().cancel, job_id)
+
+    async def delete(self, job_id: str) -> bool:
+        return await self._run(self._store().delete, job_id)
+
+    async def resume(self, job_id: str) -> int:
+        return await self._run(self._store().resume, job_id)
+
+
+async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
+    """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
+    await asyncio.to_thread(who.check, job_id, owner_lookup(store.store))
+
+
+def analyses(request: Request) -> AnalysisJobs:
+    """The analysis store, made once from the rollout job store (the same Redis and Celery app)."""
+    state = request.app.state
+    ready: AnalysisJobs | None = getattr(state, "analyses", None)
+    if ready is not None:
+        return ready
+    base = getattr(getattr(state, "jobs", None), "store", None)
+    store = None
+    if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
+        store = AnalysisStore(
+            base.redis,
+            app=base.app,
+            settings=getattr(base, "settings", None),
+            records=getattr(base, "records", None),
+        )
+    state.analyses = AnalysisJobs(store)
+    return state.analyses  # type: ignore[no-any-return]
+
+
+def job_of(job_id: str, status: dict[str, Any]) -> AnalysisJob:
+    """The store's status (or report) with the links; serialise with ``exclude_unset`` (a key the
+    store left out stays out).  A status the store could not give at submission (only ``state``)
+    is the job's links, state and no matches."""
+    href = f"/v1/analyses/{job_id}"
+    fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events", "matches")}
+    fields.setdefault("state", "queued")
+    matches = [{**m, "sgf": f"{href}/sgf?match={m['match']}"} for m in status.get("matches", [])]
+    links = {"id": job_id, "kind": "analysis", "href": href, "events": f"{href}/events"}
+    if set(fields) == {"state"} and not matches:  # accepted, its status not readable yet
+        return AnalysisJob.model_construct(**links, **fields, matches=[])
+    return AnalysisJob.model_validate({**fields, **links, "matches": matches})
+
+
+def dump(job: AnalysisJob) -> dict[str, Any]:
+    return job.model_dump(mode="json", exclude_unset=True)
+
+
+def as_json(job: AnalysisJob, status_code: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(dump(job), status_code=status_code, headers=headers)
+
+
+async def learner_of(request: Request, who: Client, player: str, player_name: str | None) -> dict[str, Any]:
+    """The caller's ``player`` the analysed matches are recorded for (422 naming ``player`` when the key
+    has none such)."""
+    found = await store_call(player_records(request).get, who.owner, player)
+    if found is None:
+        raise invalid("player", f"no player {player!r} of this key")
+    return {"player": found.id, "name": found.name, "player_name": player_name}
+
+
+async def submit_files(
+    request: Request,
+    who: Client,
+    matches: list[dict[str, Any]],
+    level: str | None,
+    priority: str | None,
+    *,
+    single: bool = True,
+    store: AnalysisJobs | None = None,
+    learner: dict[str, Any] | None = None,
+    prune: bool = True,
+) -> JSONResponse:
+    """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
+    the job and its Location (also for a finished game of the Play API); ``learner``: the player the
+    matches are recorded for, ``prune``: the searches' pruning, recorded in the settings
+    (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
+    store = store or analyses(request)
+    with parsing_isolated(request) as isolation:  # the files are read in parser processes
+        if store.store is not None:
+            await read_ahead(isolation, matches, single, getattr(store.store, "limits", None))
+        job_id = await who.submit(
+            0,
+            lambda admit: store.submit(
+                matches,
+                level,
+                priority,
+                single=single,
+                owner=who.owner,
+                learner=learner,
+                admit=admit,
+                prune=prune,
+            ),
+            request.app.state.jobs.backlog,
+        )
+    try:
+        status = await store.status(job_id, games=False)
+    except ProblemError:  # accepted all the same: the client polls the Location
+        status = {"state": "queued"}
+    job = job_of(job_id, status)
+    return as_json(job, 202, {"Location": job.href})
+
+
+def _data(entry: MatchFile, prefix: str, limit: int) -> bytes:
+    given = [k for k in ("file", "file_base64") if getattr(entry, k) is not None]
+    if len(given) != 1:
+        raise invalid(f"{prefix}file", "give exactly one of file (text) and file_base64")
+    field = f"{prefix}{given[0]}"
+    if entry.file is not None:
+        data = entry.file.encode("utf-8")
+    else:
+        try:
+            data = base64.b64decode(entry.file_base64 or "", validate=True)
+        except (binascii.Error, ValueError):
+            raise invalid(field, "not valid base64") from None
+    if len(data) > limit:
+        raise ProblemError(
+            413,
+            f"{field}: a match file may have at most {limit} bytes, got {len(data)}",
+            kind="too-large",
+            errors=[(field, f"too large (at most {limit} bytes)")],
+        )
+    if not data.strip():
+        raise invalid(field, "the file is empty")
+    return data
+
+
+def json_matches(body: AnalysisRequest, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """The match files of a JSON body (``{"data", "format", "filename"}``) and whether it gave one match
+    (``file`` or ``file_base64``) rather than several (``matches``)."""
+    single = body.matches is None
+    if single:
+        entries: list[tuple[MatchFile, str]] = [(body, "")]
+    else:
+        if body.file is not None or body.file_base64 is not None:
+            raise invalid("matches", "give one match (file or file_base64) or several (matches), not both")
+        assert body.matches is not None
+        if body.format is not None or body.filename is not None:
+            field = "format" if body.format is not None else "filename"
+            raise invalid(field, "with matches, give each match's format and filename in its entry")
+        entries = [(m, f"matches[{i}].") for i, m in enumerate(body.matches)]
+    matches = [
+        {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
+    ]
+    return matches, single

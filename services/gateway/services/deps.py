@@ -1,0 +1,106 @@
+"""The gateway's dependencies, made once per app: the durable store's records and the bots' evaluator.
+
+:func:`open_dependencies` makes them in the app's lifespan and :func:`close_dependencies` closes them;
+an app served without its lifespan (some tests) makes them on first use.  Routes reach them through
+FastAPI dependencies (``Depends(game_records)``); a test may set ``app.state.database_url`` or
+``app.state.game_evaluator`` before the app starts.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from starlette.datastructures import State
+
+from services.gateway.durable import no_store
+
+if TYPE_CHECKING:
+    from services.store.games import GameRecords
+    from services.store.players import PlayerRecords
+
+
+class Dependencies:
+    """What the routes share, made on first use (the lifespan asks for each at start)."""
+
+    def __init__(self, state: State) -> None:
+        if not hasattr(state, "database_url"):
+            from services.store.settings import StoreSettings
+
+            state.database_url = StoreSettings().url  # type: ignore[call-arg]
+        self.url: str | None = state.database_url
+        self._state = state
+        self._own_evaluator: Any = None
+
+    @cached_property
+    def games(self) -> GameRecords | None:
+        from services.store.games import GameRecords
+
+        return GameRecords(self.url) if self.url else None
+
+    @cached_property
+    def players(self) -> PlayerRecords | None:
+        from services.store.players import PlayerRecords
+
+        return PlayerRecords(self.url) if self.url else None
+
+    @property
+    def evaluator(self) -> Any:
+        """The bots' evaluator: the Evaluator service (``app.state.game_evaluator`` where a test set one)."""
+        given = getattr(self._state, "game_evaluator", None)
+        if given is not None:
+            return given
+        if self._own_evaluator is None:
+            from services.common.remote_evaluator import GrpcEvaluator
+
+            s = self._state.settings
+            self._own_evaluator = GrpcEvaluator(s.evaluator_address, timeout_s=s.grpc_timeout_s)
+        return self._own_evaluator
+
+    def close(self) -> None:
+        if self._own_evaluator is not None:
+            self._own_evaluator.close()
+            self._own_evaluator = None
+
+
+def open_dependencies(app: FastAPI) -> Dependencies:
+    """The app's dependencies, made now (the lifespan's start)."""
+    deps = app.state.deps = Dependencies(app.state)
+    _ = deps.games, deps.players, deps.evaluator
+    return deps
+
+
+def close_dependencies(app: FastAPI) -> None:
+    deps: Dependencies | None = getattr(app.state, "deps", None)
+    if deps is not None:
+        deps.close()
+
+
+def dependencies(request: Request) -> Dependencies:
+    state = request.app.state
+    deps: Dependencies | None = getattr(state, "deps", None)
+    if deps is None:  # an app served without its lifespan
+        deps = state.deps = Dependencies(state)
+    return deps
+
+
+def game_records(request: Request) -> GameRecords:
+    """The games' records; 501 without a durable store."""
+    games = dependencies(request).games
+    if games is None:
+        raise no_store("playing games")
+    return games
+
+
+def player_records(request: Request) -> PlayerRecords:
+    """The players' records; 501 without a durable store."""
+    players = dependencies(request).players
+    if players is None:
+        raise no_store("players")
+    return players
+
+
+def evaluator(request: Request) -> Any:
+    """The bots' evaluator (the Evaluator service)."""
+    return dependencies(request).evaluator
