@@ -3,113 +3,61 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from pulvezar import XGID, MatchId, Position, PulvezarError, Rules, parse_gnubg_id
-from services.common import convert
-from services.common.errors import BadArgument
+from pulvezar import XGID, MatchId, Position, PulvezarError, parse_gnubg_id
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
+from services.common.schemas import (
+    Board,
+    Count,
+    CubeInput,
+    Dice,
+    Die,
+    PositionInput,
+    PositionText,
+    RuleSet,
+    RulesField,
+    Strict,
+)
 from services.gateway.problems import ProblemError, invalid
 from services.jobs.provenance import Engine
 
-Count = Annotated[int, Field(ge=0, le=15)]
-Die = Annotated[int, Field(ge=1, le=6)]
-Dice = Annotated[tuple[Die, Die], Field(description="the two dice, each 1..6", examples=[[3, 1]])]
-PositionText = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=200,
-        description="a Position ID, gnubg's PositionID:MatchID or an XGID",
-        examples=["4HPwATDgc/ABMA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"],
-    ),
+# the shared request schemas (services.common.schemas) are re-exported for the routers
+__all__ = [
+    "CUBE_FIELDS",
+    "STRENGTHS",
+    "Board",
+    "Count",
+    "CubeInput",
+    "Dice",
+    "Die",
+    "Evaluation",
+    "MatchState",
+    "Move",
+    "Parsed",
+    "Pips",
+    "PlayOut",
+    "PositionInput",
+    "PositionText",
+    "Probabilities",
+    "RuleSet",
+    "RulesField",
+    "Strength",
+    "Strict",
+    "dice_proto",
+    "evaluation_out",
+    "id_kind",
+    "match_state",
+    "parse_position",
+    "play_out",
+    "position_ref",
+    "probabilities_out",
+    "renamed",
+    "served_engine",
 ]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Board(Strict):
-    """Checker counts, 25 per side in the owner's numbering: points 1..24, then the bar."""
-
-    mine: Annotated[
-        list[Count],
-        Field(
-            min_length=25,
-            max_length=25,
-            description="the player on roll's checkers: index 0..23 the points 1..24 of its own numbering, "
-            "24 the bar",
-        ),
-    ]
-    theirs: Annotated[
-        list[Count],
-        Field(
-            min_length=25,
-            max_length=25,
-            description="the opponent's checkers in its own numbering, the same way",
-        ),
-    ]
-
-
-PositionInput = Annotated[
-    PositionText | Board,
-    Field(description="an ID (Position ID, PositionID:MatchID, XGID) or a board; the player on roll's view"),
-]
-
-
-class RuleSet(Strict):
-    variant: Literal["international", "tavla"] = Field("international", description="international or tavla")
-    hit_and_stop: bool = Field(False, description="Tavla: a checker that hits in the home board stops")
-    must_bear_off: bool = Field(False, description="Tavla: a die that can bear off must bear off")
-
-    def proto(self) -> pb.RuleSet:
-        variant = pb.VARIANT_TAVLA if self.variant == "tavla" else pb.VARIANT_INTERNATIONAL
-        return pb.RuleSet(variant=variant, hit_and_stop=self.hit_and_stop, must_bear_off=self.must_bear_off)
-
-    def library(self, field: str = "rules") -> Rules:
-        try:
-            return convert.rules(self.proto(), field)
-        except BadArgument as e:
-            raise invalid(e.field, e.description) from None
-
-
-RulesField = Annotated[RuleSet, Field(default_factory=RuleSet, description="international by default")]
-
-_OWNERS = {
-    "centre": epb.CUBE_OWNER_CENTRE,
-    "player": epb.CUBE_OWNER_PLAYER,
-    "opponent": epb.CUBE_OWNER_OPPONENT,
-}
-
-
-class CubeInput(Strict):
-    """The cube and score around the position, the player on roll before rolling (international only)."""
-
-    value: int = Field(1, ge=1, le=32768, description="the cube's value, a power of two")
-    owner: Literal["centre", "player", "opponent"] = "centre"
-    match_length: int = Field(0, ge=0, le=25, description="0 = money play")
-    score: int = Field(0, ge=0, le=24, description="match: the player on roll's points")
-    opponent_score: int = Field(0, ge=0, le=24)
-    crawford: bool = Field(False, description="match: this is the Crawford game")
-    jacoby: bool = Field(False, description="money: gammons count single while the cube is centred")
-    beaver: bool = Field(False, description="money: the taker may beaver")
-
-    def proto(self) -> epb.CubeContext:
-        return epb.CubeContext(
-            cube_value=self.value,
-            cube_owner=_OWNERS[self.owner],
-            match_length=self.match_length,
-            score=self.score,
-            opponent_score=self.opponent_score,
-            crawford=self.crawford,
-            jacoby=self.jacoby,
-            beaver=self.beaver,
-        )
-
 
 # the Evaluator service's CubeContext fields as the REST body names them
 CUBE_FIELDS = {"cube.cube_value": "cube.value", "cube.cube_owner": "cube.owner"}

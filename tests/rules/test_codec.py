@@ -30,7 +30,8 @@ def test_rules_round_trip(rules: Rules) -> None:
         ({"variant": "plakoto"}, "rules.variant"),
         ({"variant": "tavla", "hit_and_stop": 1}, "rules.hit_and_stop"),
         ({"variant": "tavla", "must_bear_off": "yes"}, "rules.must_bear_off"),
-        ({"variant": "international", "hit_and_stop": True}, "rules"),
+        ({"variant": "international", "hit_and_stop": True}, "rules.hit_and_stop"),
+        ({"must_bear_off": True}, "rules.must_bear_off"),
         ({"variant": "tavla", "doubling": True}, "rules.doubling"),
     ],
 )

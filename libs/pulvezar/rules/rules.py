@@ -132,7 +132,7 @@ class Rules:
         >>> Rules.from_dict({"variant": "international", "must_bear_off": True})
         Traceback (most recent call last):
         ...
-        pulvezar.errors.InvalidValueError: hit_and_stop and must_bear_off are Tavla options
+        pulvezar.errors.InvalidValueError: must_bear_off is a Tavla option (variant 'tavla')
         """
         if isinstance(value, str):
             value = {"variant": value}
@@ -156,8 +156,12 @@ class Rules:
             if not isinstance(flag, bool):
                 raise InvalidValueError(f"true or false, got {flag!r}"[:200], field=f"{field}.{option}")
             options[option] = flag
-        if variant == "international" and any(options.values()):
-            raise InvalidValueError("hit_and_stop and must_bear_off are Tavla options", field=field)
+        if variant == "international":
+            for option, flag in options.items():
+                if flag:
+                    raise InvalidValueError(
+                        f"{option} is a Tavla option (variant 'tavla')", field=f"{field}.{option}"
+                    )
         return cls(variant, **options)
 
     @property
