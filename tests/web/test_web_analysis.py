@@ -41,11 +41,11 @@ def test_upload_shows_pr_errors_graph_and_sgf(page: Any) -> None:
     table = page.locator("#an-players")
     expect(table.locator("thead")).to_contain_text("lasse")
     expect(table.locator("thead")).to_contain_text("yuko")
-    pr = table.locator("tr[data-row=an_pr] td")
+    pr = table.locator("tr[data-row=pr] td")
     expect(pr).to_have_count(2)
     for value in pr.all_inner_texts():
         assert re.fullmatch(r"\d+\.\d\d", value), value
-    expect(table.locator("tr[data-row=an_grade] td").first).not_to_have_text("–")
+    expect(table.locator("tr[data-row=grade] td").first).not_to_have_text("–")
 
     # the errors and blunders, each with its board (arrows of the better play) and explanation
     items = page.locator("#an-errors li.an-error")

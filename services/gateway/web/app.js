@@ -5,7 +5,7 @@
 // /?view=deep[&position=][&dice=][&job=], /?view=similar[&position=], /?view=replay[&game=][&step=]. The services views use are in shell.js; nothing
 // imports this module.
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
-import { initialLang, setLang, t } from "./i18n.js";
+import { LANGUAGES, initialLang, lang, setLang, t } from "./i18n.js";
 import { navigate, toast, whenNavigated } from "./shell.js";
 
 const VIEWS = {
@@ -54,7 +54,7 @@ async function render() {
     }
     cleanup = done;
   } catch (e) {
-    host.textContent = `${t("error")}: ${e.message}`;
+    host.textContent = `${t("app.error")}: ${e.message}`;
     console.warn(e);
   }
 }
@@ -66,8 +66,8 @@ function nav() {
     const a = document.createElement("a");
     a.href = name === "position" ? "/" : `/?view=${name}`;
     a.dataset.nav = name;
-    a.dataset.i18n = `nav_${name}`;
-    a.textContent = t(`nav_${name}`);
+    a.dataset.i18n = `app.nav_${name}`;
+    a.textContent = t(`app.nav_${name}`);
     a.addEventListener("click", (e) => {
       e.preventDefault();
       navigate(name === "position" ? {} : { view: name });
@@ -90,19 +90,21 @@ function askKey() {
   }, { once: true });
 }
 
-function start() {
+async function start() {
   whenNavigated(render);
-  nav();
   const select = document.getElementById("lang");
+  select.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code)));
   select.value = initialLang();
-  setLang(select.value);
-  select.addEventListener("change", () => {
-    setLang(select.value);
+  await setLang(select.value);
+  select.value = lang();
+  nav();
+  select.addEventListener("change", async () => {
+    await setLang(select.value);
     render();
   });
   document.getElementById("key-button").addEventListener("click", askKey);
   whenUnauthorized(() => {
-    toast(t("key_needed"), "error");
+    toast(t("app.key_needed"), "error");
     askKey();
   });
   window.addEventListener("popstate", render);

@@ -2,16 +2,8 @@
 // 1-point (home board bottom right); the top player's points are numbered from its own side (its 1-point is
 // the bottom player's 24-point). Colours and fonts come from board.css (classes only: the page's CSP
 // allows no inline styles).
-import { t, addMessages } from "./i18n.js";
+import { t } from "./i18n.js";
 
-addMessages({
-  en: { board_point: "point {n}", board_bar: "bar", board_off: "borne off", board_pips: "pips",
-        board_checkers: "{n} checkers", board_label: "Backgammon board", board_cube: "cube {v}" },
-  de: { board_point: "Punkt {n}", board_bar: "Bar", board_off: "abgetragen", board_pips: "Pips",
-        board_checkers: "{n} Steine", board_label: "Backgammon-Brett", board_cube: "Würfel {v}" },
-  tr: { board_point: "hane {n}", board_bar: "bar", board_off: "toplanan", board_pips: "pip",
-        board_checkers: "{n} pul", board_label: "Tavla tahtası", board_cube: "küp {v}" },
-});
 
 const NS = "http://www.w3.org/2000/svg";
 // geometry (viewBox units)
@@ -218,7 +210,7 @@ export function drawBoard(container, board, options = {}) {
   const top = board.top || new Array(25).fill(0);
   const svg = el("svg", {
     viewBox: `0 0 ${W} ${H}`, class: small ? "board small" : "board", role: "img",
-    "aria-label": label || t("board_label"),
+    "aria-label": label || t("board.label"),
   });
   el("rect", { x: 0, y: S, width: W, height: HIN + 2 * B, rx: 6, class: "frame" }, svg);
   el("rect", { x: B, y: Y0, width: 12 * PW + BAR, height: HIN, class: "felt" }, svg);
@@ -272,7 +264,7 @@ export function drawBoard(container, board, options = {}) {
     const g = el("g", { class: "cube" }, svg);
     el("rect", { x, y, width: size, height: size, rx: 4, class: "cube-face" }, g);
     text(g, x + size / 2, y + size / 2, String(board.cube.owner ? v : v === 1 ? 64 : v), "cube-value");
-    el("title", {}, g).textContent = t("board_cube", { v });
+    el("title", {}, g).textContent = t("board.cube", { v });
   }
 
   // dice: in the right half (bottom's roll) or the left half (diceOn: "top")
@@ -287,9 +279,9 @@ export function drawBoard(container, board, options = {}) {
   const pips = board.pips || [pipCount(bottom), pipCount(top)];
   if (!small && pips) {
     const tb = text(svg, XTRAY + TRAY / 2, Y0 + HIN + B + S / 2, String(pips[0]), "pips bottom");
-    el("title", {}, tb).textContent = `${t("board_pips")}: ${pips[0]}`;
+    el("title", {}, tb).textContent = `${t("board.pips")}: ${pips[0]}`;
     const tt = text(svg, XTRAY + TRAY / 2, S / 2, String(pips[1]), "pips top");
-    el("title", {}, tt).textContent = `${t("board_pips")}: ${pips[1]}`;
+    el("title", {}, tt).textContent = `${t("board.pips")}: ${pips[1]}`;
   }
 
   // arrows
@@ -312,12 +304,12 @@ export function drawBoard(container, board, options = {}) {
         x, y: isBottom ? MID : Y0, width: PW, height: HIN / 2, class: "hit", "data-point": p,
       }, hits);
       const n = bottom[p - 1] || top[24 - p] || 0;
-      interactive(r, `${t("board_point", { n: p })}${n ? ", " + t("board_checkers", { n }) : ""}`, (e) => onPoint(p, e));
+      interactive(r, `${t("board.point", { n: p })}${n ? ", " + t("board.checkers", { n }) : ""}`, (e) => onPoint(p, e));
     }
     const bar = el("rect", { x: XBAR, y: Y0, width: BAR, height: HIN, class: "hit", "data-point": 25 }, hits);
-    interactive(bar, t("board_bar"), (e) => onPoint(25, e));
+    interactive(bar, t("board.bar"), (e) => onPoint(25, e));
     const off = el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: "hit", "data-point": 0 }, hits);
-    interactive(off, t("board_off"), (e) => onPoint(0, e));
+    interactive(off, t("board.off"), (e) => onPoint(0, e));
   }
   if (onPoint && onDrag && !small) draggable(svg, onDrag);
 

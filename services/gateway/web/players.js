@@ -1,16 +1,11 @@
 // The player the learner's views (statistics, cards) are for: a picker of the key's players (GET /v1/players)
 // with a form to make one (POST /v1/players); the choice is kept in the address (?player=) and in this browser.
 import { api } from "./api.js";
-import { t, addMessages } from "./i18n.js";
+import { t } from "./i18n.js";
 import { h, problemText } from "./ui.js";
 
 const STORAGE = "pulvezar.player";
 
-addMessages({
-  en: { pl_player: "Player", pl_new: "New player", pl_name: "Name", pl_make: "Make", pl_none: "No player yet: make one." },
-  de: { pl_player: "Spieler", pl_new: "Neuer Spieler", pl_name: "Name", pl_make: "Anlegen", pl_none: "Noch kein Spieler: lege einen an." },
-  tr: { pl_player: "Oyuncu", pl_new: "Yeni oyuncu", pl_name: "Ad", pl_make: "Oluştur", pl_none: "Henüz oyuncu yok: bir tane oluşturun." },
-});
 
 /**
  * The picker: `playerPicker(wanted, onChange, signal)` resolves to {el, id}; `onChange(id)` is called when
@@ -26,7 +21,7 @@ export async function playerPicker(wanted, onChange, signal) {
   const name = h("input", { id: "pl-name", maxlength: 100, required: true, autocomplete: "off" });
   const message = h("span", { class: "error-message", id: "pl-error", role: "alert" });
   const form = h("form", { class: "pl-new" },
-    h("label", { for: "pl-name" }, t("pl_new")), " ", name, " ", h("button", { type: "submit", id: "pl-make" }, t("pl_make")),
+    h("label", { for: "pl-name" }, t("players.new")), " ", name, " ", h("button", { type: "submit", id: "pl-make" }, t("players.make")),
     " ", message);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -42,7 +37,7 @@ export async function playerPicker(wanted, onChange, signal) {
     onChange(id);
   }
   const el = h("div", { class: "pl-picker" },
-    players.length ? h("label", {}, t("pl_player"), " ", select) : h("p", { class: "muted", id: "pl-none" }, t("pl_none")),
+    players.length ? h("label", {}, t("players.player"), " ", select) : h("p", { class: "muted", id: "pl-none" }, t("players.none")),
     form);
   if (chosen) localStorage.setItem(STORAGE, chosen);
   return { el, id: chosen };

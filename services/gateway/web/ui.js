@@ -105,6 +105,6 @@ export function problemText(e, { fields = true, label = false } = {}) {
     const list = fields ? (e.errors || []).map((x) => `${x.field}: ${x.reason}`).join("; ") : "";
     return list && !e.message.includes(list) ? `${e.message} (${list})` : e.message;
   }
-  if (label) return `${t("error")}: ${e.message}`;
+  if (label) return `${t("app.error")}: ${e.message}`;
   return e?.message || String(e);
 }

@@ -5,43 +5,11 @@
 // book's best. The address carries the state: /?view=book&rules=tavla&roll=31[&player=<id>].
 import { api } from "../api.js";
 import { remember } from "../shell.js";
-import { t, addMessages } from "../i18n.js";
+import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
 import { playerPicker } from "../players.js";
 
-addMessages({
-  en: {
-    bk_title: "Opening book", bk_international: "International", bk_tavla: "Tavla", bk_rules: "Rule set",
-    bk_rolls: "Opening rolls", bk_roll: "Roll {r}", bk_candidates: "Best plays for {r}", bk_play: "Play",
-    bk_equity: "Equity", bk_loss: "Loss", bk_win: "Win", bk_wg: "Win gammon", bk_lg: "Lose gammon",
-    bk_replies: "Best replies after {p}", bk_reply_roll: "Their roll", bk_reply: "Best reply",
-    bk_reply_eq: "Equity (theirs)", bk_show: "Show", bk_board_opening: "The opening position: {p} for {r}",
-    bk_board_reply: "After {p}: the opponent plays {q} with {r}", bk_meta: "Equities: the mean of a {ply}-ply search and a rollout of {trials} trials; chances from the rollout. Made by {engine} {version} on {date}.",
-    bk_none: "No book for this rule set.", bk_you: "You", bk_you_none: "You have not opened with {r} yet.",
-    bk_you_line: "{n} of your {g} games with {r} · won {w} · gap {gap}", bk_gap_search: "({ply} search; not in the book)",
-  },
-  de: {
-    bk_title: "Eröffnungsbuch", bk_international: "International", bk_tavla: "Tavla", bk_rules: "Regeln",
-    bk_rolls: "Eröffnungswürfe", bk_roll: "Wurf {r}", bk_candidates: "Beste Züge für {r}", bk_play: "Zug",
-    bk_equity: "Equity", bk_loss: "Verlust", bk_win: "Sieg", bk_wg: "Gammon-Sieg", bk_lg: "Gammon-Niederlage",
-    bk_replies: "Beste Antworten nach {p}", bk_reply_roll: "Ihr Wurf", bk_reply: "Beste Antwort",
-    bk_reply_eq: "Equity (Gegner)", bk_show: "Zeigen", bk_board_opening: "Die Ausgangsstellung: {p} mit {r}",
-    bk_board_reply: "Nach {p}: der Gegner zieht {q} mit {r}", bk_meta: "Equity: Mittel aus einer Suche mit {ply} Halbzügen und einer Simulation mit {trials} Spielen; Chancen aus der Simulation. Erstellt von {engine} {version} am {date}.",
-    bk_none: "Kein Buch für diese Regeln.", bk_you: "Du", bk_you_none: "Du hast noch nie mit {r} eröffnet.",
-    bk_you_line: "{n} deiner {g} Spiele mit {r} · gewonnen {w} · Abstand {gap}", bk_gap_search: "(Suche {ply}; nicht im Buch)",
-  },
-  tr: {
-    bk_title: "Açılış kitabı", bk_international: "Uluslararası", bk_tavla: "Tavla", bk_rules: "Kurallar",
-    bk_rolls: "Açılış zarları", bk_roll: "Zar {r}", bk_candidates: "{r} için en iyi hamleler", bk_play: "Hamle",
-    bk_equity: "Equity", bk_loss: "Kayıp", bk_win: "Kazanma", bk_wg: "Mars ile kazanma", bk_lg: "Mars olma",
-    bk_replies: "{p} sonrası en iyi cevaplar", bk_reply_roll: "Rakibin zarı", bk_reply: "En iyi cevap",
-    bk_reply_eq: "Equity (rakip)", bk_show: "Göster", bk_board_opening: "Başlangıç pozisyonu: {r} ile {p}",
-    bk_board_reply: "{p} sonrası: rakip {r} ile {q} oynar", bk_meta: "Equity: {ply} katlı arama ile {trials} denemelik rollout'un ortalaması; olasılıklar rollout'tan. {engine} {version}, {date}.",
-    bk_none: "Bu kurallar için kitap yok.", bk_you: "Sen", bk_you_none: "Henüz {r} ile açılış yapmadın.",
-    bk_you_line: "{r} ile {g} oyunundan {n} tanesi · kazanma {w} · fark {gap}", bk_gap_search: "({ply} arama; kitapta yok)",
-  },
-});
 
 const START = "4HPwATDgc/ABMA";
 const RULES = ["international", "tavla"];
@@ -55,14 +23,14 @@ export async function mount(el, params) {
   const b = { controller: new AbortController(), rules: RULES.includes(params.rules) ? params.rules : "international",
               rollKey: params.roll || null, book: null, el };
   el.classList.add("bk-view");
-  b.tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("bk_rules") },
+  b.tabs = h("div", { class: "bk-rules", role: "group", "aria-label": t("book.rules") },
     RULES.map((r) => h("button", { type: "button", dataset: { rules: r }, "aria-pressed": String(r === b.rules),
-      onclick: () => { if (r !== b.rules) { b.rules = r; b.rollKey = null; load(b); yours(b); } } }, t(`bk_${r}`))));
-  b.rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("bk_rolls") });
+      onclick: () => { if (r !== b.rules) { b.rules = r; b.rollKey = null; load(b); yours(b); } } }, t(`book.${r}`))));
+  b.rollsList = h("ul", { class: "bk-rolls", id: "bk-rolls", "aria-label": t("book.rolls") });
   b.detail = h("section", { class: "bk-detail", id: "bk-detail", "aria-live": "polite" });
   b.meta = h("p", { class: "muted bk-meta", id: "bk-meta" });
   b.pickerBox = h("div", { class: "bk-player" });
-  el.append(h("h1", {}, t("bk_title")), b.tabs, b.pickerBox, h("h2", { class: "bk-rolls-title" }, t("bk_rolls")), b.rollsList, b.detail, b.meta);
+  el.append(h("h1", {}, t("book.title")), b.tabs, b.pickerBox, h("h2", { class: "bk-rolls-title" }, t("book.rolls")), b.rollsList, b.detail, b.meta);
   load(b);
   try {
     const picker = await playerPicker(params.player, (id) => { b.player = id; yours(b); }, b.controller.signal);
@@ -87,17 +55,17 @@ async function yours(b) {
 function youLine(b, key, showPlay) {
   if (!b.you) return null;
   const you = b.you[key];
-  if (!you) return h("p", { class: "muted bk-you", id: "bk-you" }, t("bk_you_none", { r: rollText(key) }));
-  const gap = you.gap == null ? "–" : `${fmtEq(-you.gap)}${you.gap_from && you.gap_from !== "book" ? ` ${t("bk_gap_search", { ply: you.gap_from })}` : ""}`;
-  return h("p", { class: "bk-you", id: "bk-you" }, h("strong", {}, `${t("bk_you")}: `),
+  if (!you) return h("p", { class: "muted bk-you", id: "bk-you" }, t("book.you_none", { r: rollText(key) }));
+  const gap = you.gap == null ? "–" : `${fmtEq(-you.gap)}${you.gap_from && you.gap_from !== "book" ? ` ${t("book.gap_search", { ply: you.gap_from })}` : ""}`;
+  return h("p", { class: "bk-you", id: "bk-you" }, h("strong", {}, `${t("book.you")}: `),
     h("button", { type: "button", class: "bk-show", onclick: () => showPlay(you.play) }, you.play), " · ",
-    t("bk_you_line", { n: you.times, g: you.games, r: rollText(key), w: fmtPct(you.win_rate), gap }));
+    t("book.you_line", { n: you.times, g: you.games, r: rollText(key), w: fmtPct(you.win_rate), gap }));
 }
 
 // ---- the rule set's book: the list of opening rolls
 async function load(b) {
   for (const button of b.tabs.querySelectorAll("button")) button.setAttribute("aria-pressed", String(button.dataset.rules === b.rules));
-  b.rollsList.replaceChildren(h("li", { class: "muted" }, t("loading")));
+  b.rollsList.replaceChildren(h("li", { class: "muted" }, t("app.loading")));
   b.detail.replaceChildren();
   b.meta.textContent = "";
   try {
@@ -109,15 +77,15 @@ async function load(b) {
   }
   b.el.dataset.rules = b.rules;
   const rolls = b.book.rolls || [];
-  if (!rolls.length) { b.rollsList.replaceChildren(h("li", { class: "muted" }, t("bk_none"))); return; }
+  if (!rolls.length) { b.rollsList.replaceChildren(h("li", { class: "muted" }, t("book.none"))); return; }
   b.rollsList.replaceChildren(...rolls.map((r) => h("li", {},
     h("button", { type: "button", class: "bk-roll", dataset: { roll: r.roll }, "aria-pressed": "false",
-      "aria-label": `${t("bk_roll", { r: rollText(r.roll) })}: ${r.candidates[0]?.play || ""}`,
+      "aria-label": `${t("book.roll", { r: rollText(r.roll) })}: ${r.candidates[0]?.play || ""}`,
       onclick: () => select(b, r.roll) },
       h("span", { class: "bk-dice" }, rollText(r.roll)),
       h("span", { class: "bk-play" }, r.candidates[0]?.play || "–")))));
   const s = b.book.settings || {};
-  b.meta.textContent = t("bk_meta", { ply: s.ply ?? "?", trials: s.trials ?? "?", engine: b.book.engine?.name || "",
+  b.meta.textContent = t("book.meta", { ply: s.ply ?? "?", trials: s.trials ?? "?", engine: b.book.engine?.name || "",
     version: b.book.engine?.version || "", date: (b.book.generated || "").slice(0, 10) });
   const wanted = rolls.find((r) => r.roll === b.rollKey || r.roll === [...(b.rollKey || "")].reverse().join(""));
   select(b, wanted ? wanted.roll : rolls.find((r) => r.roll === "31")?.roll || rolls[0].roll, false);
@@ -142,31 +110,31 @@ function select(b, key, focus = true) {
   const drawPlay = (play) => {
     const board = boardFromPosition(start.mine, start.theirs);
     board.dice = entry.dice;
-    drawBoard(boardBox, board, { arrows: arrowsOfNotation(play), label: t("bk_board_opening", { p: play, r: rollText(key) }) });
-    caption.textContent = t("bk_board_opening", { p: play, r: rollText(key) });
+    drawBoard(boardBox, board, { arrows: arrowsOfNotation(play), label: t("book.board_opening", { p: play, r: rollText(key) }) });
+    caption.textContent = t("book.board_opening", { p: play, r: rollText(key) });
   };
   // the replies after a candidate: its own where the book has them (the best's always)
   const showCandidate = (c) => {
     drawPlay(c.play);
     const after = c.replies || (c === entry.candidates[0] ? entry.replies : null);
     replyTable = repliesTable(after?.replies || [], (rep) => showReply(after, rep));
-    repliesBox.replaceChildren(...(after ? [h("h3", {}, t("bk_replies", { p: after.play })), h("div", { class: "an-table-wrap" }, replyTable)] : []));
+    repliesBox.replaceChildren(...(after ? [h("h3", {}, t("book.replies", { p: after.play })), h("div", { class: "an-table-wrap" }, replyTable)] : []));
     mark(c.play, null);
   };
   const showReply = (after, rep) => {
     const pos = decodePositionId(after.position_id);
     const board = boardFromPosition(pos.mine, pos.theirs, { onRollIsBottom: false });
     board.dice = rep.dice;
-    const label = t("bk_board_reply", { p: after.play, q: rep.play, r: rollText(rep.roll) });
+    const label = t("book.board_reply", { p: after.play, q: rep.play, r: rollText(rep.roll) });
     drawBoard(boardBox, board, { arrows: arrowsOfNotation(rep.play), label });
     caption.textContent = label;
     mark(after.play, rep.roll);
   };
   const candTable = candidatesTable(entry, showCandidate);
   b.detail.replaceChildren(
-    h("div", { class: "bk-left" }, h("h2", {}, t("bk_roll", { r: rollText(key) })), boardBox, caption),
+    h("div", { class: "bk-left" }, h("h2", {}, t("book.roll", { r: rollText(key) })), boardBox, caption),
     h("div", { class: "bk-right" },
-      h("h3", {}, t("bk_candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
+      h("h3", {}, t("book.candidates", { r: rollText(key) })), h("div", { class: "an-table-wrap" }, candTable),
       youLine(b, key, (play) => { drawPlay(play); mark(null, null); }), repliesBox));
   showCandidate(entry.candidates[0]);
   if (focus) candTable.querySelector("button")?.focus({ preventScroll: true });
@@ -174,9 +142,9 @@ function select(b, key, focus = true) {
 
 function candidatesTable(entry, show) {
   return h("table", { class: "bk-table", id: "bk-candidates" },
-    h("thead", {}, h("tr", {}, ["bk_play", "bk_equity", "bk_loss", "bk_win", "bk_wg", "bk_lg"].map((k) => h("th", { scope: "col" }, t(k))))),
+    h("thead", {}, h("tr", {}, ["book.play", "book.equity", "book.loss", "book.win", "book.wg", "book.lg"].map((k) => h("th", { scope: "col" }, t(k))))),
     h("tbody", {}, entry.candidates.map((c) => h("tr", { dataset: { play: c.play }, "aria-selected": "false" },
-      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(c), "aria-label": `${t("bk_show")} ${c.play}` }, c.play)),
+      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(c), "aria-label": `${t("book.show")} ${c.play}` }, c.play)),
       h("td", {}, fmtEq(c.equity)), h("td", {}, c.loss ? fmtEq(-c.loss) : "0"),
       h("td", {}, fmtPct(c.probabilities?.win)), h("td", {}, fmtPct(c.probabilities?.win_gammon)),
       h("td", {}, fmtPct(c.probabilities?.lose_gammon))))));
@@ -184,9 +152,9 @@ function candidatesTable(entry, show) {
 
 function repliesTable(replies, show) {
   return h("table", { class: "bk-table", id: "bk-replies" },
-    h("thead", {}, h("tr", {}, ["bk_reply_roll", "bk_reply", "bk_reply_eq"].map((k) => h("th", { scope: "col" }, t(k))))),
+    h("thead", {}, h("tr", {}, ["book.reply_roll", "book.reply", "book.reply_eq"].map((k) => h("th", { scope: "col" }, t(k))))),
     h("tbody", {}, replies.map((rep) => h("tr", { dataset: { roll: rep.roll }, "aria-selected": "false" },
       h("td", {}, rollText(rep.roll)),
-      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(rep), "aria-label": `${t("bk_show")} ${rollText(rep.roll)}: ${rep.play}` }, rep.play)),
+      h("td", {}, h("button", { type: "button", class: "bk-show", onclick: () => show(rep), "aria-label": `${t("book.show")} ${rollText(rep.roll)}: ${rep.play}` }, rep.play)),
       h("td", {}, fmtEq(rep.equity))))));
 }

@@ -1,110 +1,13 @@
 // The position view: paste an ID or set a position up, then the hint (candidates with arrows), the cube
 // decision, resignations, and rollouts of the top candidates as jobs with live progress.
 // Address: /?position=<Position ID | PositionID:MatchID | XGID>&dice=31 (and rules, cube, match settings).
-import { api, streamEvents } from "../api.js";
+import { api } from "../api.js";
+import { followJob } from "../jobs.js";
 import { remember, toast } from "../shell.js";
-import { t, addMessages } from "../i18n.js";
+import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, positionId, fmtEqAscii as fmt, fmtPctBare as pct, problemText } from "../ui.js";
 
-addMessages({
-  en: {
-    pos_title: "Position", pos_id_label: "Position ID, GNUbg ID or XGID", pos_show: "Show",
-    pos_editor: "Set up", pos_side: "Checkers of", pos_side_bottom: "player on roll (bottom)",
-    pos_side_top: "opponent (top)", pos_mode: "Click", pos_mode_add: "adds", pos_mode_remove: "removes",
-    pos_start: "Starting position", pos_clear: "Clear board", pos_swap: "Swap sides",
-    pos_editor_help: "Click a point (or focus it and press Enter) to add a checker; shift-click or right-click removes one.",
-    pos_dice: "Dice", pos_die: "die {n}", pos_no_dice: "—", pos_rules: "Rules", pos_international: "International",
-    pos_tavla: "Tavla", pos_hit_and_stop: "hit and stop", pos_must_bear_off: "must bear off",
-    pos_cube: "Cube", pos_owner: "owner", pos_centre: "centre", pos_player: "player on roll", pos_opponent: "opponent",
-    pos_match: "Match length (0 = money)", pos_score: "Score (on roll – opponent)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "beavers", pos_ply: "Search depth (ply)", pos_rollout_ply: "Ply of each trial's plays",
-    pos_hint: "Hint", pos_candidates: "{n} of {total} legal plays", pos_no_legal: "No legal play.",
-    pos_play: "Play", pos_equity: "Equity", pos_loss: "Loss", pos_win: "Win", pos_wg: "W g", pos_wbg: "W bg",
-    pos_lg: "L g", pos_lbg: "L bg", pos_select: "Show {play} on the board",
-    pos_cube_title: "Cube decision", pos_cube_tavla: "Tavla is played without a cube: no cube decision or resignation.",
-    pos_nd: "No double", pos_dt: "Double, take", pos_dp: "Double, pass", pos_take_point: "take point",
-    pos_resign_title: "Resignation", pos_resign_level: "Resign", pos_resigner: "offered by",
-    pos_judge: "Judge", pos_single: "single", pos_gammon: "gammon", pos_backgammon: "backgammon",
-    pos_accept: "{who} should accept ({value} vs {play_on} playing on; the wrong answer costs {cost}).",
-    pos_reject: "{who} should reject ({value} vs {play_on} playing on; the wrong answer costs {cost}).",
-    pos_should_resign: "The player on roll should resign: {level}.", pos_should_not_resign: "The player on roll should play on.",
-    pos_the_opponent: "The opponent", pos_the_player: "The player on roll",
-    pos_rollout: "Rollout", pos_trials: "Trials", pos_truncate: "Truncate after (half-moves, 0 = none)",
-    pos_top: "Candidates", pos_rollout_start: "Roll out", pos_rollout_cancel: "Cancel",
-    pos_rollout_progress: "{done} of {total} trials", pos_eta: "about {s} s left", pos_state: "State: {state}",
-    pos_ci: "95% interval", pos_position_itself: "this position", pos_rollout_done: "Rollout done.",
-    pos_rollout_cancelled: "Rollout cancelled.", pos_rollout_failed: "Rollout failed: {error}",
-    pos_ro_cube: "the cube decision (no double, double/take)", pos_ro_nd: "No double", pos_ro_dt: "Double, take",
-    pos_ro_dp: "Double, pass", pos_ro_action: "By rollout: {a} (noise of DT − ND ±{n})",
-    pos_pips: "Pips: {bottom} (on roll) – {top}", pos_wrong_side: "That point holds the other side's checkers.",
-    pos_full: "Each side has 15 checkers.",
-  },
-  de: {
-    pos_title: "Stellung", pos_id_label: "Position ID, GNUbg ID oder XGID", pos_show: "Anzeigen",
-    pos_editor: "Aufstellen", pos_side: "Steine von", pos_side_bottom: "Spieler am Zug (unten)",
-    pos_side_top: "Gegner (oben)", pos_mode: "Klick", pos_mode_add: "setzt", pos_mode_remove: "entfernt",
-    pos_start: "Grundstellung", pos_clear: "Brett leeren", pos_swap: "Seiten tauschen",
-    pos_editor_help: "Auf einen Punkt klicken (oder ihn fokussieren und Enter drücken) setzt einen Stein; Umschalt- oder Rechtsklick entfernt einen.",
-    pos_dice: "Würfel", pos_die: "Würfel {n}", pos_no_dice: "—", pos_rules: "Regeln", pos_international: "International",
-    pos_tavla: "Tavla", pos_hit_and_stop: "Schlagen und stehen", pos_must_bear_off: "Abtragen ist Pflicht",
-    pos_cube: "Doppler", pos_owner: "Besitzer", pos_centre: "Mitte", pos_player: "Spieler am Zug", pos_opponent: "Gegner",
-    pos_match: "Matchlänge (0 = Geldspiel)", pos_score: "Stand (am Zug – Gegner)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "Beaver", pos_ply: "Suchtiefe (Ply)", pos_rollout_ply: "Tiefe der Züge je Durchlauf",
-    pos_hint: "Tipp", pos_candidates: "{n} von {total} legalen Zügen", pos_no_legal: "Kein legaler Zug.",
-    pos_play: "Zug", pos_equity: "Equity", pos_loss: "Verlust", pos_win: "Sieg", pos_wg: "S g", pos_wbg: "S bg",
-    pos_lg: "V g", pos_lbg: "V bg", pos_select: "{play} auf dem Brett zeigen",
-    pos_cube_title: "Dopplerentscheidung", pos_cube_tavla: "Tavla wird ohne Doppler gespielt: keine Dopplerentscheidung, keine Aufgabe.",
-    pos_nd: "Kein Doppel", pos_dt: "Doppel, annehmen", pos_dp: "Doppel, passen", pos_take_point: "Annahmepunkt",
-    pos_resign_title: "Aufgabe", pos_resign_level: "Aufgeben", pos_resigner: "angeboten von",
-    pos_judge: "Bewerten", pos_single: "einfach", pos_gammon: "Gammon", pos_backgammon: "Backgammon",
-    pos_accept: "{who} sollte annehmen ({value} gegen {play_on} beim Weiterspielen; die falsche Antwort kostet {cost}).",
-    pos_reject: "{who} sollte ablehnen ({value} gegen {play_on} beim Weiterspielen; die falsche Antwort kostet {cost}).",
-    pos_should_resign: "Der Spieler am Zug sollte aufgeben: {level}.", pos_should_not_resign: "Der Spieler am Zug sollte weiterspielen.",
-    pos_the_opponent: "Der Gegner", pos_the_player: "Der Spieler am Zug",
-    pos_rollout: "Rollout", pos_trials: "Partien", pos_truncate: "Abbrechen nach (Halbzügen, 0 = nie)",
-    pos_top: "Kandidaten", pos_rollout_start: "Ausrollen", pos_rollout_cancel: "Abbrechen",
-    pos_rollout_progress: "{done} von {total} Partien", pos_eta: "noch etwa {s} s", pos_state: "Zustand: {state}",
-    pos_ci: "95%-Intervall", pos_position_itself: "diese Stellung", pos_rollout_done: "Rollout fertig.",
-    pos_rollout_cancelled: "Rollout abgebrochen.", pos_rollout_failed: "Rollout fehlgeschlagen: {error}",
-    pos_ro_cube: "die Würfelentscheidung (kein Doppel, Doppel/annehmen)", pos_ro_nd: "Kein Doppel", pos_ro_dt: "Doppel, annehmen",
-    pos_ro_dp: "Doppel, abgeben", pos_ro_action: "Nach Rollout: {a} (Rauschen von DT − ND ±{n})",
-    pos_pips: "Pips: {bottom} (am Zug) – {top}", pos_wrong_side: "Auf diesem Punkt stehen Steine der anderen Seite.",
-    pos_full: "Jede Seite hat 15 Steine.",
-  },
-  tr: {
-    pos_title: "Pozisyon", pos_id_label: "Position ID, GNUbg ID veya XGID", pos_show: "Göster",
-    pos_editor: "Diz", pos_side: "Pullar", pos_side_bottom: "sıradaki oyuncu (alt)",
-    pos_side_top: "rakip (üst)", pos_mode: "Tıklama", pos_mode_add: "ekler", pos_mode_remove: "kaldırır",
-    pos_start: "Başlangıç dizilişi", pos_clear: "Tahtayı boşalt", pos_swap: "Tarafları değiştir",
-    pos_editor_help: "Bir haneye tıklamak (ya da seçip Enter'a basmak) pul ekler; Shift ile ya da sağ tıklamak bir pul kaldırır.",
-    pos_dice: "Zarlar", pos_die: "zar {n}", pos_no_dice: "—", pos_rules: "Kurallar", pos_international: "Uluslararası",
-    pos_tavla: "Tavla", pos_hit_and_stop: "vuran durur", pos_must_bear_off: "toplamak zorunlu",
-    pos_cube: "Katlama küpü", pos_owner: "sahibi", pos_centre: "ortada", pos_player: "sıradaki oyuncu", pos_opponent: "rakip",
-    pos_match: "Maç uzunluğu (0 = para oyunu)", pos_score: "Skor (sıradaki – rakip)", pos_crawford: "Crawford",
-    pos_jacoby: "Jacoby", pos_beaver: "beaver", pos_ply: "Arama derinliği (ply)", pos_rollout_ply: "Denemelerdeki hamle derinliği",
-    pos_hint: "İpucu", pos_candidates: "{total} yasal hamleden {n} tanesi", pos_no_legal: "Yasal hamle yok.",
-    pos_play: "Hamle", pos_equity: "Ekuite", pos_loss: "Kayıp", pos_win: "Kazanç", pos_wg: "K g", pos_wbg: "K bg",
-    pos_lg: "Ka g", pos_lbg: "Ka bg", pos_select: "{play} hamlesini tahtada göster",
-    pos_cube_title: "Katlama kararı", pos_cube_tavla: "Tavla küpsüz oynanır: katlama kararı ve pes etme yok.",
-    pos_nd: "Katlama yok", pos_dt: "Katla, kabul", pos_dp: "Katla, pas", pos_take_point: "kabul noktası",
-    pos_resign_title: "Pes etme", pos_resign_level: "Pes", pos_resigner: "teklif eden",
-    pos_judge: "Değerlendir", pos_single: "tek", pos_gammon: "mars", pos_backgammon: "backgammon",
-    pos_accept: "{who} kabul etmeli (oynamaya devam: {play_on}, kabul: {value}; yanlış cevabın bedeli {cost}).",
-    pos_reject: "{who} reddetmeli (oynamaya devam: {play_on}, kabul: {value}; yanlış cevabın bedeli {cost}).",
-    pos_should_resign: "Sıradaki oyuncu pes etmeli: {level}.", pos_should_not_resign: "Sıradaki oyuncu oynamaya devam etmeli.",
-    pos_the_opponent: "Rakip", pos_the_player: "Sıradaki oyuncu",
-    pos_rollout: "Rollout", pos_trials: "Deneme", pos_truncate: "Kes (yarım hamle sonra, 0 = kesme)",
-    pos_top: "Adaylar", pos_rollout_start: "Rollout başlat", pos_rollout_cancel: "İptal",
-    pos_rollout_progress: "{total} denemeden {done} tanesi", pos_eta: "yaklaşık {s} sn kaldı", pos_state: "Durum: {state}",
-    pos_ci: "%95 aralığı", pos_position_itself: "bu pozisyon", pos_rollout_done: "Rollout bitti.",
-    pos_rollout_cancelled: "Rollout iptal edildi.", pos_rollout_failed: "Rollout başarısız: {error}",
-    pos_ro_cube: "küp kararı (katlama yok, katla/kabul)", pos_ro_nd: "Katlama yok", pos_ro_dt: "Katla, kabul",
-    pos_ro_dp: "Katla, ret", pos_ro_action: "Rollout'a göre: {a} (DT − ND gürültüsü ±{n})",
-    pos_pips: "Pip: {bottom} (sıradaki) – {top}", pos_wrong_side: "O hanede diğer tarafın pulları var.",
-    pos_full: "Her tarafın 15 pulu vardır.",
-  },
-});
 
 const START = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 
@@ -142,7 +45,7 @@ export async function mount(el, params) {
   v.hintBox = h("section", { class: "hint panel", "aria-live": "polite", id: "pos-hint" });
   v.cubeBox = h("section", { class: "cube-decision panel", id: "pos-cube-decision" });
   el.append(h("section", { class: "position-view" },
-    h("h2", { class: "visually-hidden" }, t("pos_title")),
+    h("h2", { class: "visually-hidden" }, t("position.title")),
     idForm(v),
     v.message,
     h("div", { class: "pos-layout" },
@@ -171,7 +74,7 @@ function idForm(v) {
   v.idInput = h("input", { id: "pos-id", name: "position", autocomplete: "off", spellcheck: "false", class: "id-input", placeholder: "4HPwATDgc/ABMA" });
   v.message = h("p", { class: "error-message", role: "alert", id: "pos-error" });
   return h("form", { class: "id-form", onsubmit: (e) => { e.preventDefault(); loadId(v, v.idInput.value.trim()); } },
-    h("label", { for: "pos-id" }, t("pos_id_label")), v.idInput, h("button", { type: "submit", id: "pos-show" }, t("pos_show")));
+    h("label", { for: "pos-id" }, t("position.id_label")), v.idInput, h("button", { type: "submit", id: "pos-show" }, t("position.show")));
 }
 
 function boardPanel(v) {
@@ -183,18 +86,18 @@ function boardPanel(v) {
 
 function editorPanel(v) {
   const s = v.s;
-  const sideRadios = h("div", { class: "radios", role: "radiogroup", "aria-label": t("pos_side") }, h("span", {}, t("pos_side"), ": "),
-    radio("pos-side", "bottom", t("pos_side_bottom"), true, () => (s.side = "bottom")),
-    radio("pos-side", "top", t("pos_side_top"), false, () => (s.side = "top")));
-  const modeRadios = h("div", { class: "radios", role: "radiogroup", "aria-label": t("pos_mode") }, h("span", {}, t("pos_mode"), ": "),
-    radio("pos-mode", "add", t("pos_mode_add"), true, () => (s.mode = "add")),
-    radio("pos-mode", "remove", t("pos_mode_remove"), false, () => (s.mode = "remove")));
-  return h("details", { class: "editor panel" }, h("summary", {}, t("pos_editor")),
-    h("p", { class: "muted small-text" }, t("pos_editor_help")), sideRadios, modeRadios,
+  const sideRadios = h("div", { class: "radios", role: "radiogroup", "aria-label": t("position.side") }, h("span", {}, t("position.side"), ": "),
+    radio("pos-side", "bottom", t("position.side_bottom"), true, () => (s.side = "bottom")),
+    radio("pos-side", "top", t("position.side_top"), false, () => (s.side = "top")));
+  const modeRadios = h("div", { class: "radios", role: "radiogroup", "aria-label": t("position.mode") }, h("span", {}, t("position.mode"), ": "),
+    radio("pos-mode", "add", t("position.mode_add"), true, () => (s.mode = "add")),
+    radio("pos-mode", "remove", t("position.mode_remove"), false, () => (s.mode = "remove")));
+  return h("details", { class: "editor panel" }, h("summary", {}, t("position.editor")),
+    h("p", { class: "muted small-text" }, t("position.editor_help")), sideRadios, modeRadios,
     h("div", { class: "buttons" },
-      h("button", { type: "button", onclick: () => setBoard(v, [...START], [...START]) }, t("pos_start")),
-      h("button", { type: "button", onclick: () => setBoard(v, new Array(25).fill(0), new Array(25).fill(0)) }, t("pos_clear")),
-      h("button", { type: "button", onclick: () => setBoard(v, [...s.theirs], [...s.mine]) }, t("pos_swap"))));
+      h("button", { type: "button", onclick: () => setBoard(v, [...START], [...START]) }, t("position.start")),
+      h("button", { type: "button", onclick: () => setBoard(v, new Array(25).fill(0), new Array(25).fill(0)) }, t("position.clear")),
+      h("button", { type: "button", onclick: () => setBoard(v, [...s.theirs], [...s.mine]) }, t("position.swap"))));
 }
 
 function radio(name, value, label, checked, fn) {
@@ -216,9 +119,9 @@ function redraw(v) {
     arrows: c ? arrowsOfNotation(c.notation) : [],
     onPoint: (point, event) => edit(v, point, event),
     onDrag: (from, to) => move(v, from, to),
-    label: `${t("board_label")}: ${positionId(s.mine, s.theirs)}`,
+    label: `${t("board.label")}: ${positionId(s.mine, s.theirs)}`,
   });
-  v.pipsLine.textContent = t("pos_pips", { bottom: b.pips[0], top: b.pips[1] });
+  v.pipsLine.textContent = t("position.pips", { bottom: b.pips[0], top: b.pips[1] });
   v.idsLine.textContent = `Position ID: ${positionId(s.mine, s.theirs)}`;
 }
 
@@ -236,8 +139,8 @@ function edit(v, point, event) {
     if (!own[idx]) return;
     own[idx]--;
   } else {
-    if (otherIdx != null && other[otherIdx]) return toast(t("pos_wrong_side"), "error");
-    if (sum(own) >= 15) return toast(t("pos_full"), "error");
+    if (otherIdx != null && other[otherIdx]) return toast(t("position.wrong_side"), "error");
+    if (sum(own) >= 15) return toast(t("position.full"), "error");
     own[idx]++;
   }
   s.candidates = [];
@@ -257,7 +160,7 @@ function move(v, from, to) {
   const own = side === "bottom" ? s.mine : s.theirs;
   const other = side === "bottom" ? s.theirs : s.mine;
   if (to !== 0 && to !== 25 && other[at(side === "bottom" ? "top" : "bottom", to)]) {
-    return toast(t("pos_wrong_side"), "error");
+    return toast(t("position.wrong_side"), "error");
   }
   own[at(side, from)]--;
   if (to !== 0) own[at(side, to)]++;
@@ -276,43 +179,43 @@ function settingsPanel(v) {
   const f = {};
   f.die1 = diceSelect(1); f.die2 = diceSelect(2);
   f.variant = h("select", { id: "pos-variant" },
-    h("option", { value: "international", text: t("pos_international") }), h("option", { value: "tavla", text: t("pos_tavla") }));
+    h("option", { value: "international", text: t("position.international") }), h("option", { value: "tavla", text: t("position.tavla") }));
   f.hs = h("input", { type: "checkbox", id: "pos-hs" });
   f.mbo = h("input", { type: "checkbox", id: "pos-mbo" });
   f.tavlaOpts = h("span", { class: "tavla-options" },
-    h("label", {}, f.hs, " ", t("pos_hit_and_stop")), " ", h("label", {}, f.mbo, " ", t("pos_must_bear_off")));
+    h("label", {}, f.hs, " ", t("position.hit_and_stop")), " ", h("label", {}, f.mbo, " ", t("position.must_bear_off")));
   f.cubeFields = cubeFields(f);
   f.ply = h("select", { id: "pos-ply" }, [0, 1, 2].map((x) => h("option", { value: x, text: x })));
   v.f = f;
   for (const k of ["die1", "die2", "variant", "hs", "mbo", "cubeValue", "cubeOwner", "matchLen", "score1", "score2", "crawford", "jacoby", "beaver", "ply"])
     f[k].addEventListener("change", () => { readForm(v); visibility(v); changed(v); });
-  return h("fieldset", { class: "pos-settings panel" }, h("legend", {}, t("pos_dice"), " · ", t("pos_rules"), " · ", t("pos_cube")),
-    h("div", { class: "dice-row" }, h("span", {}, t("pos_dice"), " "), f.die1, " ", f.die2),
-    h("div", {}, h("label", {}, t("pos_rules"), " ", f.variant), " ", f.tavlaOpts),
+  return h("fieldset", { class: "pos-settings panel" }, h("legend", {}, t("position.dice"), " · ", t("position.rules"), " · ", t("position.cube")),
+    h("div", { class: "dice-row" }, h("span", {}, t("position.dice"), " "), f.die1, " ", f.die2),
+    h("div", {}, h("label", {}, t("position.rules"), " ", f.variant), " ", f.tavlaOpts),
     f.cubeFields,
-    h("div", {}, h("label", {}, t("pos_ply"), " ", f.ply)));
+    h("div", {}, h("label", {}, t("position.ply"), " ", f.ply)));
 }
 
 /** The cube's and the match's inputs (into f); their box. */
 function cubeFields(f) {
   f.cubeValue = h("select", { id: "pos-cube" }, [1, 2, 4, 8, 16, 32, 64].map((x) => h("option", { value: x, text: x })));
-  f.cubeOwner = h("select", { id: "pos-owner" }, ["centre", "player", "opponent"].map((x) => h("option", { value: x, text: t(`pos_${x}`) })));
+  f.cubeOwner = h("select", { id: "pos-owner" }, ["centre", "player", "opponent"].map((x) => h("option", { value: x, text: t(`position.${x}`) })));
   f.matchLen = h("input", { type: "number", id: "pos-ml", min: 0, max: 25, class: "num-input" });
-  f.score1 = h("input", { type: "number", id: "pos-score1", min: 0, max: 24, class: "num-input", "aria-label": t("pos_player") });
-  f.score2 = h("input", { type: "number", id: "pos-score2", min: 0, max: 24, class: "num-input", "aria-label": t("pos_opponent") });
+  f.score1 = h("input", { type: "number", id: "pos-score1", min: 0, max: 24, class: "num-input", "aria-label": t("position.player") });
+  f.score2 = h("input", { type: "number", id: "pos-score2", min: 0, max: 24, class: "num-input", "aria-label": t("position.opponent") });
   f.crawford = h("input", { type: "checkbox", id: "pos-cr" });
   f.jacoby = h("input", { type: "checkbox", id: "pos-jacoby" });
   f.beaver = h("input", { type: "checkbox", id: "pos-beaver" });
   return h("div", { class: "cube-fields" },
-    h("label", {}, t("pos_cube"), " ", f.cubeValue), " ", h("label", {}, t("pos_owner"), " ", f.cubeOwner),
-    h("div", {}, h("label", {}, t("pos_match"), " ", f.matchLen)),
-    h("div", { class: "match-only" }, h("span", {}, t("pos_score"), " "), f.score1, " – ", f.score2, " ", h("label", {}, f.crawford, " ", t("pos_crawford"))),
-    h("div", { class: "money-only" }, h("label", {}, f.jacoby, " ", t("pos_jacoby")), " ", h("label", {}, f.beaver, " ", t("pos_beaver"))));
+    h("label", {}, t("position.cube"), " ", f.cubeValue), " ", h("label", {}, t("position.owner"), " ", f.cubeOwner),
+    h("div", {}, h("label", {}, t("position.match"), " ", f.matchLen)),
+    h("div", { class: "match-only" }, h("span", {}, t("position.score"), " "), f.score1, " – ", f.score2, " ", h("label", {}, f.crawford, " ", t("position.crawford"))),
+    h("div", { class: "money-only" }, h("label", {}, f.jacoby, " ", t("position.jacoby")), " ", h("label", {}, f.beaver, " ", t("position.beaver"))));
 }
 
 function diceSelect(n) {
-  return h("select", { id: `pos-die${n}`, "aria-label": t("pos_die", { n }) },
-    h("option", { value: "", text: t("pos_no_dice") }), [1, 2, 3, 4, 5, 6].map((x) => h("option", { value: x, text: x })));
+  return h("select", { id: `pos-die${n}`, "aria-label": t("position.die", { n }) },
+    h("option", { value: "", text: t("position.no_dice") }), [1, 2, 3, 4, 5, 6].map((x) => h("option", { value: x, text: x })));
 }
 
 // form <-> state
@@ -399,7 +302,7 @@ async function analyseHint(v, gen) {
   const s = v.s;
   v.cubeBox.replaceChildren();
   v.hintBox.hidden = false;
-  v.hintBox.replaceChildren(h("h3", {}, t("pos_hint")), h("p", { class: "muted" }, t("loading")));
+  v.hintBox.replaceChildren(h("h3", {}, t("position.hint")), h("p", { class: "muted" }, t("app.loading")));
   try {
     const req = { ...body(s), dice: s.dice, ply: s.ply, limit: 32 };
     if (cubeful(s)) req.cube = cubeBody(s);
@@ -410,7 +313,7 @@ async function analyseHint(v, gen) {
   } catch (e) {
     if (gen !== v.generation) return;
     s.candidates = []; redraw(v);
-    v.hintBox.replaceChildren(h("h3", {}, t("pos_hint")), h("p", { class: "error-message", role: "alert" }, problem(e)));
+    v.hintBox.replaceChildren(h("h3", {}, t("position.hint")), h("p", { class: "error-message", role: "alert" }, problem(e)));
   }
 }
 
@@ -419,17 +322,17 @@ async function analyseCube(v, gen) {
   v.hintBox.hidden = true;
   s.candidates = []; redraw(v);
   if (s.rules.variant === "tavla") {
-    v.cubeBox.replaceChildren(h("p", { class: "muted" }, t("pos_cube_tavla")));
+    v.cubeBox.replaceChildren(h("p", { class: "muted" }, t("position.cube_tavla")));
     return;
   }
-  v.cubeBox.replaceChildren(h("h3", {}, t("pos_cube_title")), h("p", { class: "muted" }, t("loading")));
+  v.cubeBox.replaceChildren(h("h3", {}, t("position.cube_title")), h("p", { class: "muted" }, t("app.loading")));
   try {
     const r = await api("/v1/cube-decision", { method: "POST", body: { ...body(s), cube: cubeBody(s), ply: Math.min(s.ply, 2) } });
     if (gen !== v.generation) return;
     renderCube(v, r);
   } catch (e) {
     if (gen !== v.generation) return;
-    v.cubeBox.replaceChildren(h("h3", {}, t("pos_cube_title")), h("p", { class: "error-message", role: "alert" }, problem(e)));
+    v.cubeBox.replaceChildren(h("h3", {}, t("position.cube_title")), h("p", { class: "error-message", role: "alert" }, problem(e)));
   }
 }
 
@@ -437,21 +340,21 @@ async function analyseCube(v, gen) {
 function renderHint(v) {
   const s = v.s;
   if (!s.candidates.length) {
-    v.hintBox.replaceChildren(h("h3", {}, t("pos_hint")), h("p", {}, t("pos_no_legal")));
+    v.hintBox.replaceChildren(h("h3", {}, t("position.hint")), h("p", {}, t("position.no_legal")));
     return;
   }
   const rows = s.candidates.map((c, i) => h("tr", { class: i === s.selected ? "selected" : null, "data-index": i },
     h("td", {}, i + 1),
     h("td", {}, h("button", { type: "button", class: "play-button", "aria-pressed": i === s.selected ? "true" : "false",
-      "aria-label": t("pos_select", { play: c.notation }), onclick: () => select(v, i) }, c.notation || "—")),
+      "aria-label": t("position.select", { play: c.notation }), onclick: () => select(v, i) }, c.notation || "—")),
     h("td", { class: "num" }, fmt(c.equity)), h("td", { class: "num" }, i ? fmt(-c.loss) : ""),
     h("td", { class: "num" }, pct(c.probabilities.win)), h("td", { class: "num" }, pct(c.probabilities.win_gammon)),
     h("td", { class: "num" }, pct(c.probabilities.win_backgammon)), h("td", { class: "num" }, pct(c.probabilities.lose_gammon)),
     h("td", { class: "num" }, pct(c.probabilities.lose_backgammon))));
-  v.hintBox.replaceChildren(h("h3", {}, t("pos_hint")),
-    h("p", { class: "muted", id: "pos-count" }, t("pos_candidates", { n: s.candidates.length, total: s.legal }), ` · ${s.candidates[0].ply}-ply`),
+  v.hintBox.replaceChildren(h("h3", {}, t("position.hint")),
+    h("p", { class: "muted", id: "pos-count" }, t("position.candidates", { n: s.candidates.length, total: s.legal }), ` · ${s.candidates[0].ply}-ply`),
     h("div", { class: "table-scroll" }, h("table", { class: "candidates" },
-      h("thead", {}, h("tr", {}, ["#", t("pos_play"), t("pos_equity"), t("pos_loss"), t("pos_win"), t("pos_wg"), t("pos_wbg"), t("pos_lg"), t("pos_lbg")].map((x) => h("th", {}, x)))),
+      h("thead", {}, h("tr", {}, ["#", t("position.play"), t("position.equity"), t("position.loss"), t("position.win"), t("position.wg"), t("position.wbg"), t("position.lg"), t("position.lbg")].map((x) => h("th", {}, x)))),
       h("tbody", {}, rows))));
 }
 
@@ -470,39 +373,39 @@ function renderCube(v, r) {
   const e = r.equities;
   const row = (label, x) => h("tr", {}, h("th", {}, label), h("td", { class: "num" }, x == null ? "—" : fmt(x)));
   const p = r.probabilities;
-  v.cubeBox.replaceChildren(h("h3", {}, t("pos_cube_title")),
+  v.cubeBox.replaceChildren(h("h3", {}, t("position.cube_title")),
     h("p", { class: "cube-action", id: "cube-action" }, h("strong", {}, r.action)),
     h("table", { class: "cube-table" }, h("tbody", {},
-      row(t("pos_nd"), e.no_double), row(t("pos_dt"), e.double_take), row(t("pos_dp"), e.double_pass))),
-    h("p", { class: "muted" }, `${t("pos_win")} ${pct(p.win)}% · ${t("pos_wg")} ${pct(p.win_gammon)}% · ${t("pos_lg")} ${pct(p.lose_gammon)}%`,
-      r.take_point != null ? ` · ${t("pos_take_point")} ${pct(r.take_point)}%` : "", ` · ${r.ply}-ply`),
+      row(t("position.nd"), e.no_double), row(t("position.dt"), e.double_take), row(t("position.dp"), e.double_pass))),
+    h("p", { class: "muted" }, `${t("position.win")} ${pct(p.win)}% · ${t("position.wg")} ${pct(p.win_gammon)}% · ${t("position.lg")} ${pct(p.lose_gammon)}%`,
+      r.take_point != null ? ` · ${t("position.take_point")} ${pct(r.take_point)}%` : "", ` · ${r.ply}-ply`),
     h("p", { class: "muted small-text" }, Object.entries(r.costs).map(([k, x]) => `${k}: ${fmt(-x)}`).join(" · ")),
     ...(r.notes.length ? [h("ul", {}, r.notes.map((n) => h("li", {}, n)))] : []));
 }
 
 // ---- the resignation
 function resignPanel(v) {
-  const level = h("select", { id: "pos-resign-level" }, ["single", "gammon", "backgammon"].map((x) => h("option", { value: x, text: t(`pos_${x}`) })));
-  const resigner = h("select", { id: "pos-resigner" }, h("option", { value: "opponent", text: t("pos_opponent") }), h("option", { value: "player", text: t("pos_player") }));
+  const level = h("select", { id: "pos-resign-level" }, ["single", "gammon", "backgammon"].map((x) => h("option", { value: x, text: t(`position.${x}`) })));
+  const resigner = h("select", { id: "pos-resigner" }, h("option", { value: "opponent", text: t("position.opponent") }), h("option", { value: "player", text: t("position.player") }));
   const out = h("div", { class: "resign-out", "aria-live": "polite" });
-  v.resignBox = h("section", { class: "resignation panel", id: "pos-resignation" }, h("h3", {}, t("pos_resign_title")),
-    h("div", {}, h("label", {}, t("pos_resign_level"), " ", level), " ", h("label", {}, t("pos_resigner"), " ", resigner), " ",
-      h("button", { type: "button", id: "pos-judge", onclick: () => judgeResignation(v, level.value, resigner.value, out) }, t("pos_judge"))), out);
+  v.resignBox = h("section", { class: "resignation panel", id: "pos-resignation" }, h("h3", {}, t("position.resign_title")),
+    h("div", {}, h("label", {}, t("position.resign_level"), " ", level), " ", h("label", {}, t("position.resigner"), " ", resigner), " ",
+      h("button", { type: "button", id: "pos-judge", onclick: () => judgeResignation(v, level.value, resigner.value, out) }, t("position.judge"))), out);
   return v.resignBox;
 }
 
 async function judgeResignation(v, level, resigner, out) {
   const s = v.s;
-  out.replaceChildren(h("p", { class: "muted" }, t("loading")));
+  out.replaceChildren(h("p", { class: "muted" }, t("app.loading")));
   try {
     const r = await api("/v1/resignation", { method: "POST", body: { ...body(s), cube: cubeBody(s), resignation: level, resigner, ply: Math.min(s.ply, 2) } });
     const parts = [];
     if (r.decision) {
       const d = r.decision;
-      const who = d.resigner === "opponent" ? t("pos_the_player") : t("pos_the_opponent");
-      parts.push(h("p", { id: "resign-answer" }, t(d.accept ? "pos_accept" : "pos_reject", { who, value: fmt(d.value), play_on: fmt(d.play_on), cost: d.cost.toFixed(3) })));
+      const who = d.resigner === "opponent" ? t("position.the_player") : t("position.the_opponent");
+      parts.push(h("p", { id: "resign-answer" }, t(d.accept ? "position.accept" : "position.reject", { who, value: fmt(d.value), play_on: fmt(d.play_on), cost: d.cost.toFixed(3) })));
     }
-    parts.push(h("p", { class: "muted" }, r.should_resign ? t("pos_should_resign", { level: t(`pos_${r.should_resign}`) }) : t("pos_should_not_resign")));
+    parts.push(h("p", { class: "muted" }, r.should_resign ? t("position.should_resign", { level: t(`position.${r.should_resign}`) }) : t("position.should_not_resign")));
     out.replaceChildren(...parts);
   } catch (e) {
     out.replaceChildren(h("p", { class: "error-message", role: "alert" }, problem(e)));
@@ -517,16 +420,16 @@ function rolloutPanel(v) {
     topN: h("input", { type: "number", id: "ro-top", min: 1, max: 64, value: 3, class: "num-input" }),
     ply: h("select", { id: "ro-ply" }, [0, 1, 2].map((n) => h("option", { value: n }, String(n)))),
     cube: h("input", { type: "checkbox", id: "ro-cube" }),
-    start: h("button", { type: "button", id: "ro-start", onclick: () => startRollout(v) }, t("pos_rollout_start")),
-    cancel: h("button", { type: "button", id: "ro-cancel", hidden: true, onclick: () => cancelRollout(v) }, t("pos_rollout_cancel")),
+    start: h("button", { type: "button", id: "ro-start", onclick: () => startRollout(v) }, t("position.rollout_start")),
+    cancel: h("button", { type: "button", id: "ro-cancel", hidden: true, onclick: () => cancelRollout(v) }, t("position.rollout_cancel")),
     bar: h("progress", { id: "ro-progress", max: 1, value: 0, hidden: true }),
     text: h("p", { id: "ro-text", "aria-live": "polite" }),
     table: h("div", { class: "ro-results", id: "ro-results" }),
   };
-  ro.box = h("section", { class: "rollout panel", id: "pos-rollout" }, h("h3", {}, t("pos_rollout")),
-    h("div", { class: "ro-form" }, h("label", {}, t("pos_trials"), " ", ro.trials), " ", h("label", {}, t("pos_truncate"), " ", ro.truncate), " ",
-      h("label", { class: "dice-only" }, t("pos_top"), " ", ro.topN), " ", h("label", {}, t("pos_rollout_ply"), " ", ro.ply), " ",
-      h("label", { class: "cube-only" }, ro.cube, " ", t("pos_ro_cube"))),
+  ro.box = h("section", { class: "rollout panel", id: "pos-rollout" }, h("h3", {}, t("position.rollout")),
+    h("div", { class: "ro-form" }, h("label", {}, t("position.trials"), " ", ro.trials), " ", h("label", {}, t("position.truncate"), " ", ro.truncate), " ",
+      h("label", { class: "dice-only" }, t("position.top"), " ", ro.topN), " ", h("label", {}, t("position.rollout_ply"), " ", ro.ply), " ",
+      h("label", { class: "cube-only" }, ro.cube, " ", t("position.ro_cube"))),
     h("div", { class: "buttons" }, ro.start, ro.cancel), ro.bar, ro.text, ro.table);
   v.ro = ro;
   return ro.box;
@@ -551,7 +454,7 @@ async function startRollout(v) {
   if (v.rollout) return;
   const ro = v.ro;
   const req = rolloutRequest(v);
-  ro.text.textContent = t("loading");
+  ro.text.textContent = t("app.loading");
   ro.table.replaceChildren();
   let job;
   try {
@@ -565,7 +468,7 @@ async function startRollout(v) {
   ro.start.disabled = true; ro.cancel.hidden = false; ro.bar.hidden = false;
   showJob(v, job);
   try {
-    await streamEvents(job.events, (name, data) => {
+    await followJob(job.href || `/v1/rollouts/${job.id}`, (data, name) => {
       if (!v.rollout || v.rollout.id !== job.id) return;
       v.rollout.last = data;
       showJob(v, data, name);
@@ -587,7 +490,7 @@ async function cancelRollout(v) {
   const r = v.rollout;
   try {
     await api(`/v1/rollouts/${r.id}`, { method: "DELETE" });
-    v.ro.text.textContent = t("pos_rollout_cancelled");
+    v.ro.text.textContent = t("position.rollout_cancelled");
   } catch (e) {
     toast(problem(e), "error");
   }
@@ -605,29 +508,29 @@ function showJob(v, job, event = "progress") {
     const elapsed = (performance.now() - rollout.started) / 1000;
     eta = (elapsed / done) * (total - done);
   }
-  const parts = [t("pos_rollout_progress", { done, total })];
-  if (event === "progress" && eta != null && done < total) parts.push(t("pos_eta", { s: Math.max(0, Math.round(eta)) }));
-  if (event === "done") parts.push(t("pos_rollout_done"));
-  else if (event === "cancelled") parts.push(t("pos_rollout_cancelled"));
-  else if (event === "failed") parts.push(t("pos_rollout_failed", { error: job.error || "?" }));
-  else parts.push(t("pos_state", { state: job.state }));
+  const parts = [t("position.rollout_progress", { done, total })];
+  if (event === "progress" && eta != null && done < total) parts.push(t("position.eta", { s: Math.max(0, Math.round(eta)) }));
+  if (event === "done") parts.push(t("position.rollout_done"));
+  else if (event === "cancelled") parts.push(t("position.rollout_cancelled"));
+  else if (event === "failed") parts.push(t("position.rollout_failed", { error: job.error || "?" }));
+  else parts.push(t("position.state", { state: job.state }));
   ro.text.textContent = parts.join(" · ");
   ro.text.dataset.done = String(done);
   ro.text.dataset.state = event === "progress" ? job.state : event;
   const res = (job.result?.results || job.results || [])[0];
   if (!res) return;
   if (res.kind === "cube") { cubeRows(v, res); return; }
-  const rows = res.candidates ? res.candidates.map((c) => ({ name: c.play, ...c })) : [{ name: t("pos_position_itself"), ...res }];
+  const rows = res.candidates ? res.candidates.map((c) => ({ name: c.play, ...c })) : [{ name: t("position.position_itself"), ...res }];
   ro.table.replaceChildren(ciTable(rows, ciScale(rollout, rows)));
 }
 
 /** A cube decision's rollout: no double and double/take with their intervals, double/pass, the action. */
 function cubeRows(v, res) {
   if (res.nd == null) return;
-  const rows = [{ name: t("pos_ro_nd"), equity: res.nd, se: res.nd_se }];
-  if (res.dt != null) rows.push({ name: t("pos_ro_dt"), equity: res.dt, se: res.dt_se }, { name: t("pos_ro_dp"), equity: res.dp, se: 0 });
+  const rows = [{ name: t("position.ro_nd"), equity: res.nd, se: res.nd_se }];
+  if (res.dt != null) rows.push({ name: t("position.ro_dt"), equity: res.dt, se: res.dt_se }, { name: t("position.ro_dp"), equity: res.dp, se: 0 });
   v.ro.table.replaceChildren(ciTable(rows, ciScale(v.rollout, rows)),
-    h("p", { class: "status-line", id: "ro-cube-action" }, t("pos_ro_action", { a: res.action, n: (1.96 * (res.noise || 0)).toFixed(3) })));
+    h("p", { class: "status-line", id: "ro-cube-action" }, t("position.ro_action", { a: res.action, n: (1.96 * (res.noise || 0)).toFixed(3) })));
 }
 
 /** The equity scale of the intervals: it only widens while the rollout runs, so the bars stay comparable. */
@@ -644,7 +547,7 @@ function ciScale(rollout, rows) {
 function ciTable(rows, scale) {
   const span = scale[1] - scale[0] || 1;
   return h("div", { class: "table-scroll" }, h("table", { class: "ro-table" },
-    h("thead", {}, h("tr", {}, [t("pos_play"), t("pos_equity"), t("pos_ci"), ""].map((x) => h("th", {}, x)))),
+    h("thead", {}, h("tr", {}, [t("position.play"), t("position.equity"), t("position.ci"), ""].map((x) => h("th", {}, x)))),
     h("tbody", {}, rows.map((r) => {
       const bar = h("div", { class: "ci-track" });
       if (r.equity != null && r.se != null) {

@@ -3,48 +3,19 @@
 // player. Address: /?view=training[&player=<id>][&lesson=<id>].
 import { api } from "../api.js";
 import { remember } from "../shell.js";
-import { t, addMessages } from "../i18n.js";
+import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { playerPicker } from "../players.js";
 import { h, decodePositionId, fmtNum, problemText } from "../ui.js";
 
-addMessages({
-  en: {
-    tr_title: "Training", tr_lessons: "Lessons", tr_exercises: "Exercises", tr_step: "Step {i} of {n}",
-    tr_next: "Next", tr_done: "Done", tr_completed: "completed", tr_refused: "Not this play: try again.",
-    tr_right: "Right!", tr_wrong: "Not right: {answer}.", tr_yours: "Your pips", tr_theirs: "Opponent's pips",
-    tr_check: "Check", tr_lesson_done: "Lesson complete.", tr_pip_count: "Pip count", tr_bear_off: "Bear-off",
-    tr_take_point: "Take point", tr_pip_q: "Count both sides' pips (20 seconds).",
-    tr_bear_q: "Bear off with {dice}: the best play?", tr_take_q: "{length}-point match, score {a}-{b}, cube {cube}: your take point of a double (in %)?",
-    tr_take_in: "Take point (%)", tr_new: "Next exercise", tr_streak: "Streak {s} · {c} of {n} right",
-  },
-  de: {
-    tr_title: "Training", tr_lessons: "Lektionen", tr_exercises: "Übungen", tr_step: "Schritt {i} von {n}",
-    tr_next: "Weiter", tr_done: "Fertig", tr_completed: "abgeschlossen", tr_refused: "Nicht dieser Zug: noch einmal.",
-    tr_right: "Richtig!", tr_wrong: "Nicht richtig: {answer}.", tr_yours: "Deine Pips", tr_theirs: "Pips des Gegners",
-    tr_check: "Prüfen", tr_lesson_done: "Lektion abgeschlossen.", tr_pip_count: "Pipzählen", tr_bear_off: "Auswürfeln",
-    tr_take_point: "Annahmepunkt", tr_pip_q: "Zähle die Pips beider Seiten (20 Sekunden).",
-    tr_bear_q: "Auswürfeln mit {dice}: der beste Zug?", tr_take_q: "Match auf {length} Punkte, Stand {a}-{b}, Doppler {cube}: dein Annahmepunkt (in %)?",
-    tr_take_in: "Annahmepunkt (%)", tr_new: "Nächste Übung", tr_streak: "Serie {s} · {c} von {n} richtig",
-  },
-  tr: {
-    tr_title: "Antrenman", tr_lessons: "Dersler", tr_exercises: "Alıştırmalar", tr_step: "Adım {i} / {n}",
-    tr_next: "İleri", tr_done: "Bitti", tr_completed: "tamamlandı", tr_refused: "Bu hamle değil: tekrar dene.",
-    tr_right: "Doğru!", tr_wrong: "Doğru değil: {answer}.", tr_yours: "Senin pip", tr_theirs: "Rakibin pip",
-    tr_check: "Kontrol et", tr_lesson_done: "Ders tamamlandı.", tr_pip_count: "Pip sayma", tr_bear_off: "Taş toplama",
-    tr_take_point: "Kabul noktası", tr_pip_q: "İki tarafın pip sayısını say (20 saniye).",
-    tr_bear_q: "{dice} ile topla: en iyi hamle?", tr_take_q: "{length} sayılık maç, skor {a}-{b}, küp {cube}: kabul noktan (%)?",
-    tr_take_in: "Kabul noktası (%)", tr_new: "Sonraki alıştırma", tr_streak: "Seri {s} · {n} içinde {c} doğru",
-  },
-});
 
-const KINDS = [["pip-count", "tr_pip_count"], ["bear-off", "tr_bear_off"], ["take-point", "tr_take_point"]];
+const KINDS = [["pip-count", "training.pip_count"], ["bear-off", "training.bear_off"], ["take-point", "training.take_point"]];
 
 // The view's state: s = {controller, player, body, lesson}.
 export async function mount(el, params) {
   const s = { controller: new AbortController(), body: h("div", { id: "tr-body", "aria-live": "polite" }), lesson: params.lesson || null };
   el.classList.add("tr-view");
-  el.append(h("h1", {}, t("tr_title")));
+  el.append(h("h1", {}, t("training.title")));
   try {
     const picker = await playerPicker(params.player, (id) => { s.player = id; lessons(s); }, s.controller.signal);
     s.player = picker.id;
@@ -62,7 +33,7 @@ function boardOf(positionId, dice, notation) {
   const arrays = decodePositionId(positionId);
   const board = boardFromPosition(arrays.mine, arrays.theirs);
   board.dice = dice || null;
-  drawBoard(box, board, { arrows: notation ? arrowsOfNotation(notation) : [], label: t("tr_title") });
+  drawBoard(box, board, { arrows: notation ? arrowsOfNotation(notation) : [], label: t("training.title") });
   return box;
 }
 
@@ -73,11 +44,11 @@ async function lessons(s) {
   const { lessons: list } = await api(`/v1/lessons${q}`, { signal: s.controller.signal });
   const items = list.map((x) => h("li", { dataset: { id: x.id } },
     h("button", { type: "button", class: "tr-lesson", onclick: () => openLesson(s, x.id) }, x.title),
-    x.progress?.completed ? h("span", { class: "muted tr-completed" }, ` · ${t("tr_completed")}`) : null));
-  const exercise = h("div", { class: "buttons", role: "group", "aria-label": t("tr_exercises") },
+    x.progress?.completed ? h("span", { class: "muted tr-completed" }, ` · ${t("training.completed")}`) : null));
+  const exercise = h("div", { class: "buttons", role: "group", "aria-label": t("training.exercises") },
     KINDS.map(([kind, key]) => h("button", { type: "button", class: "tr-kind", dataset: { kind }, onclick: () => nextExercise(s, kind) }, t(key))));
-  s.body.replaceChildren(h("h2", {}, t("tr_lessons")), h("ul", { class: "tr-lessons", id: "tr-lessons" }, items),
-    h("h2", {}, t("tr_exercises")), exercise, h("div", { id: "tr-exercise" }));
+  s.body.replaceChildren(h("h2", {}, t("training.lessons")), h("ul", { class: "tr-lessons", id: "tr-lessons" }, items),
+    h("h2", {}, t("training.exercises")), exercise, h("div", { id: "tr-exercise" }));
 }
 
 async function openLesson(s, id) {
@@ -92,27 +63,27 @@ function step(s, lesson, i) {
   const url = `/v1/lessons/${lesson.id}/steps/${i}/answers`;
   const result = h("div", { id: "tr-result", "aria-live": "polite" });
   const next = h("button", { type: "button", id: "tr-next", hidden: item.kind !== "read" },
-    i + 1 < lesson.items.length ? t("tr_next") : t("tr_done"));
+    i + 1 < lesson.items.length ? t("training.next") : t("training.done"));
   const advance = async (body) => {
     const r = await api(url, { method: "POST", body: { ...body, player: s.player || undefined } });
-    if (!r.correct) { result.replaceChildren(h("p", { class: "error-message tr-refused" }, t("tr_refused"))); return false; }
+    if (!r.correct) { result.replaceChildren(h("p", { class: "error-message tr-refused" }, t("training.refused"))); return false; }
     return r;
   };
   next.addEventListener("click", async () => {
     if (item.kind === "read" && !(await advance({}))) return;
     if (i + 1 < lesson.items.length) step(s, lesson, i + 1);
-    else { s.body.replaceChildren(h("p", { id: "tr-lesson-done" }, t("tr_lesson_done"))); remember({ view: "training", player: s.player }); }
+    else { s.body.replaceChildren(h("p", { id: "tr-lesson-done" }, t("training.lesson_done"))); remember({ view: "training", player: s.player }); }
   });
-  const parts = [h("h2", {}, lesson.title), h("p", { class: "muted", id: "tr-step" }, t("tr_step", { i: i + 1, n: lesson.items.length })),
+  const parts = [h("h2", {}, lesson.title), h("p", { class: "muted", id: "tr-step" }, t("training.step", { i: i + 1, n: lesson.items.length })),
     h("p", { class: "tr-text" }, item.text)];
   if (item.kind !== "read") parts.push(boardOf(item.position, item.dice, null));
   if (item.kind === "play") parts.push(playChoices(item, async (notation) => {
     const r = await advance({ notation });
-    if (r) { result.replaceChildren(h("p", { class: "tr-right" }, t("tr_right"))); next.hidden = false; next.focus(); }
+    if (r) { result.replaceChildren(h("p", { class: "tr-right" }, t("training.right"))); next.hidden = false; next.focus(); }
   }));
   if (item.kind === "pips") parts.push(pipsForm(async (pips) => {
     const r = await advance({ pips });
-    if (r) { result.replaceChildren(h("p", { class: "tr-right" }, t("tr_right"))); next.hidden = false; next.focus(); }
+    if (r) { result.replaceChildren(h("p", { class: "tr-right" }, t("training.right"))); next.hidden = false; next.focus(); }
   }));
   s.body.replaceChildren(...parts, result, h("p", {}, next));
 }
@@ -128,8 +99,8 @@ function playChoices(item, onPlay) {
 function pipsForm(onAnswer) {
   const mine = h("input", { type: "number", id: "tr-pips-mine", min: 0, max: 375, required: true });
   const theirs = h("input", { type: "number", id: "tr-pips-theirs", min: 0, max: 375, required: true });
-  const form = h("form", { class: "tr-pips" }, h("label", {}, t("tr_yours"), " ", mine), " ",
-    h("label", {}, t("tr_theirs"), " ", theirs), " ", h("button", { type: "submit", id: "tr-pips-check" }, t("tr_check")));
+  const form = h("form", { class: "tr-pips" }, h("label", {}, t("training.yours"), " ", mine), " ",
+    h("label", {}, t("training.theirs"), " ", theirs), " ", h("button", { type: "submit", id: "tr-pips-check" }, t("training.check")));
   form.addEventListener("submit", (e) => { e.preventDefault(); onAnswer([Number(mine.value), Number(theirs.value)]); });
   return form;
 }
@@ -144,9 +115,9 @@ async function nextExercise(s, kind) {
     try {
       const r = await api(`/v1/exercises/${kind}/${x.id}/answers`, { method: "POST", body });
       const right = r.answer.play || (r.answer.pips && r.answer.pips.join(" / ")) || (r.answer.take_point != null && `${fmtNum(100 * r.answer.take_point, 1)} %`);
-      const again = h("button", { type: "button", id: "tr-ex-next", onclick: () => nextExercise(s, kind) }, t("tr_new"));
-      result.replaceChildren(...[h("p", { class: r.correct ? "tr-right" : "error-message" }, r.correct ? t("tr_right") : t("tr_wrong", { answer: right })),
-        r.counters ? h("p", { class: "muted", id: "tr-streak" }, t("tr_streak", { s: r.counters.streak, c: r.counters.correct, n: r.counters.tried })) : null,
+      const again = h("button", { type: "button", id: "tr-ex-next", onclick: () => nextExercise(s, kind) }, t("training.new"));
+      result.replaceChildren(...[h("p", { class: r.correct ? "tr-right" : "error-message" }, r.correct ? t("training.right") : t("training.wrong", { answer: right })),
+        r.counters ? h("p", { class: "muted", id: "tr-streak" }, t("training.streak", { s: r.counters.streak, c: r.counters.correct, n: r.counters.tried })) : null,
         h("p", {}, again)].filter(Boolean));
       if (kind === "bear-off" && r.answer.play) box.querySelector("#tr-board")?.replaceWith(boardOf(x.position_id, x.dice, r.answer.play));
     } catch (e) {
@@ -154,14 +125,14 @@ async function nextExercise(s, kind) {
     }
   };
   const parts = [];
-  if (kind === "pip-count") parts.push(h("p", { class: "tr-q" }, t("tr_pip_q")), boardOf(x.position_id, null, null), pipsForm((pips) => answer({ pips })));
-  if (kind === "bear-off") parts.push(h("p", { class: "tr-q" }, t("tr_bear_q", { dice: `${x.dice[0]}-${x.dice[1]}` })), boardOf(x.position_id, x.dice, null),
+  if (kind === "pip-count") parts.push(h("p", { class: "tr-q" }, t("training.pip_q")), boardOf(x.position_id, null, null), pipsForm((pips) => answer({ pips })));
+  if (kind === "bear-off") parts.push(h("p", { class: "tr-q" }, t("training.bear_q", { dice: `${x.dice[0]}-${x.dice[1]}` })), boardOf(x.position_id, x.dice, null),
     playChoices({ position: x.position_id, dice: x.dice }, (notation) => answer({ notation })));
   if (kind === "take-point") {
     const input = h("input", { type: "number", id: "tr-take", min: 0, max: 100, step: "0.1", required: true });
-    const form = h("form", { class: "tr-take" }, h("label", {}, t("tr_take_in"), " ", input), " ", h("button", { type: "submit", id: "tr-take-check" }, t("tr_check")));
+    const form = h("form", { class: "tr-take" }, h("label", {}, t("training.take_in"), " ", input), " ", h("button", { type: "submit", id: "tr-take-check" }, t("training.check")));
     form.addEventListener("submit", (e) => { e.preventDefault(); answer({ take_point: Number(input.value) / 100 }); });
-    parts.push(h("p", { class: "tr-q" }, t("tr_take_q", { length: x.match_length, a: x.score[0], b: x.score[1], cube: x.cube_value })), form);
+    parts.push(h("p", { class: "tr-q" }, t("training.take_q", { length: x.match_length, a: x.score[0], b: x.score[1], cube: x.cube_value })), form);
   }
   box.replaceChildren(h("article", { class: "tr-exercise", dataset: { kind } }, ...parts, result));
 }

@@ -1,0 +1,143 @@
+"""The web client's message catalogs (``services/gateway/web/messages/<lang>.json``), read from the files (no
+browser): every language has every key, with the English message's placeholders and plural forms; no
+catalog holds a key no module names; every key a module names exists; no module holds messages of its own
+(the old shape: ``{en: {...}, de: {...}}`` tables, ``addMessages``, ``lang() === "de"`` branches, German or
+Turkish letters outside the catalogs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WEB = Path(__file__).resolve().parents[2] / "services" / "gateway" / "web"
+MESSAGES = WEB / "messages"
+PLACEHOLDER = re.compile(r"\{(\w+)(?::(\w+))?\}")
+PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
+#: i18n.js's formatters a placeholder may name ({n:abl})
+FORMATTERS = {"abl", "dat"}
+
+
+def catalog(code: str) -> dict[str, Any]:
+    return json.loads((MESSAGES / f"{code}.json").read_text(encoding="utf-8"))
+
+
+def languages() -> list[str]:
+    return list(json.loads((MESSAGES / "languages.json").read_text(encoding="utf-8")))
+
+
+def sources() -> dict[str, str]:
+    """The client's modules and index.html, by their path under web/."""
+    files = [*WEB.rglob("*.js"), WEB / "index.html"]
+    return {str(p.relative_to(WEB)): p.read_text(encoding="utf-8") for p in files}
+
+
+def forms(message: Any) -> list[str]:
+    """A message's texts: the string, or each plural form's."""
+    return list(message.values()) if isinstance(message, dict) else [message]
+
+
+def placeholders(message: Any) -> set[str]:
+    return {name for text in forms(message) for name, _ in PLACEHOLDER.findall(text)}
+
+
+def named_in_sources(namespaces: set[str]) -> tuple[set[str], set[str]]:
+    """The keys the sources name ("play.roll", data-i18n="app.save") and the prefixes of keys they build
+    (`play.mark_${m}`, or a literal "play." joined with a value)."""
+    ns = "|".join(sorted(namespaces))
+    literal = re.compile(rf"""["'`]((?:{ns})\.[\w. ]*?)(["'`]|\$\{{)""")
+    exact: set[str] = set()
+    prefixes: set[str] = set()
+    for text in sources().values():
+        for name, end in literal.findall(text):
+            if end == "${" or name.endswith((".", "_")):
+                prefixes.add(name)
+            else:
+                exact.add(name)
+    return exact, prefixes
+
+
+def test_the_languages_offered_are_the_catalogs() -> None:
+    on_disk = sorted(p.stem for p in MESSAGES.glob("*.json") if p.name != "languages.json")
+    assert sorted(languages()) == on_disk
+    assert languages()[0] == "en", "English comes first: the fallback and the first visit's default"
+
+
+@pytest.mark.parametrize("code", languages())
+def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> None:
+    english, other = catalog("en"), catalog(code)
+    assert sorted(set(english) - set(other)) == [], f"{code}.json lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{code}.json has keys English lacks"
+    for key, message in other.items():
+        assert placeholders(message) <= placeholders(english[key]), f"{code}.json {key}: a new placeholder"
+        if isinstance(message, dict):
+            assert "other" in message, f"{code}.json {key}: a plural message needs its 'other' form"
+            assert all(f in PLURAL_FORMS or re.fullmatch(r"=\d+", f) for f in message), f"{code}.json {key}"
+        for text in forms(message):
+            assert isinstance(text, str) and text, f"{code}.json {key}: empty"
+            named = {f for _, f in PLACEHOLDER.findall(text) if f}
+            assert named <= FORMATTERS, f"{code}.json {key}: formatters i18n.js lacks"
+
+
+def test_keys_are_named_by_view_and_purpose() -> None:
+    views = {p.stem for p in (WEB / "views").glob("*.js")}
+    modules = {"app", "board", "players", "play_options"}
+    for key in catalog("en"):
+        assert re.fullmatch(r"[a-z_]+\.[\w. ]+", key), key
+        assert key.split(".")[0] in views | modules, f"{key}: its first part names a view or a module"
+
+
+#: t("key"): the first argument of a call of t(), a literal
+T_CALL = re.compile(r"""\bt\(\s*["']([^"']*)["']""")
+
+
+def test_every_key_is_used_and_every_used_key_exists() -> None:
+    keys = set(catalog("en"))
+    exact, prefixes = named_in_sources({k.split(".")[0] for k in keys})
+    assert sorted(exact - keys) == [], "the sources name keys no catalog has"
+    called = {key for text in sources().values() for key in T_CALL.findall(text)}
+    assert sorted(called - keys) == [], "t() is called with keys no catalog has"
+    unused = sorted(k for k in keys if k not in exact and not k.startswith(tuple(prefixes)))
+    assert unused == [], "keys no module names (remove them from every catalog)"
+
+
+def test_the_check_of_used_keys_finds_keys() -> None:
+    # the check above means something: it finds a plain key, a data-i18n attribute and a built prefix
+    exact, prefixes = named_in_sources({"app", "play", "analysis"})
+    assert {"app.save", "play.would_refuse"} <= exact
+    assert {"app.nav_", "analysis.why."} <= prefixes
+
+
+OLD_SHAPE = {
+    "a table of messages per language": re.compile(r"""\b(?:en|de|tr)\s*:\s*[{"'`]"""),
+    "addMessages": re.compile(r"\baddMessages\b"),
+    "a branch on the language": re.compile(
+        r"""\blang\(\)\s*[!=]==?\s*["'`]|["'`]\w\w["'`]\s*[!=]==?\s*lang\(\)"""
+    ),
+}
+#: German and Turkish letters: in a module they mean a message outside the catalogs (i18n.js holds the
+#: Turkish number words of its case-suffix formatter)
+FOREIGN_LETTERS = re.compile(r"[äöüÄÖÜßçğıİşŞĞÇ]")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in sources() if n.endswith(".js")))
+def test_no_module_holds_messages_of_its_own(name: str) -> None:
+    text = sources()[name]
+    for what, pattern in OLD_SHAPE.items():
+        assert not pattern.search(text), f"{name}: {what} ({pattern.search(text)})"
+    if name != "i18n.js":
+        found = FOREIGN_LETTERS.search(text)
+        where = text[found.start() - 40 : found.end() + 20] if found else ""
+        assert not found, f"{name}: German or Turkish text outside the catalogs: …{where}…"
+
+
+def test_the_old_shape_is_recognised() -> None:
+    # the patterns above find what the views held before the catalogs
+    old = 'addMessages({\n  en: { pl_roll: "Roll" },\n  de: { pl_roll: "Würfeln" } });\n'
+    old += 'if (lang() === "de") x();'
+    assert all(p.search(old) for p in OLD_SHAPE.values())
+    assert FOREIGN_LETTERS.search(old)
