@@ -1,11 +1,13 @@
 """Models of the players (``/v1/players``) and their record (``/v1/players/{id}/...``): statistics, archive,
-weekly plan, achievements, the daily calendar."""
+weekly plan, achievements, the daily calendar, the flash cards."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from services.gateway.models import Dice as Roll
 
 
 class LevelResults(BaseModel):
@@ -276,3 +278,244 @@ class DailyCalendar(BaseModel):
     rules: str = Field(description="international or tavla")
     kind: str = Field(description="position or cube")
     days: list[DayResult] = Field(description="every day of the month up to today")
+
+
+# ---- flash cards ----------------------------------------------------------------------------------
+class Deck(BaseModel):
+    count: int = Field(description="the player's cards")
+    due_today: int = Field(description="due today or before")
+    next_due: str | None = Field(description="the earliest due date (YYYY-MM-DD); null without cards")
+    learned: int = Field(description="cards whose interval reached 21 days")
+
+
+class CardOut(BaseModel):
+    id: str = Field(description="the card's id")
+    source: str = Field(description="where it comes from, e.g. daily:2026-12-01:international:position")
+    due: str = Field(description="YYYY-MM-DD: when it is due")
+    interval: int = Field(description="days between the last answer and due")
+    reps: int = Field(description="answers in a row solved")
+    lapses: int = Field(description="times it was answered wrong")
+    decision: dict[str, Any] = Field(
+        description="position_id, xgid, dice, rules, kind, candidates (no answer)"
+    )
+
+
+class DueCards(BaseModel):
+    cards: list[CardOut] = Field(description="earliest due first; when none is due, the ten due earliest")
+
+
+class CardAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    notation: str | None = Field(None, max_length=64, description="a play, e.g. 8/5 6/5")
+    position_id: str | None = Field(None, max_length=32, description="or the position after the play")
+    double: bool | None = Field(None, description="a cube card: whether to double")
+    response: Literal["take", "pass"] | None = Field(None, description="a cube card: the right answer to it")
+
+
+class CardResult(BaseModel):
+    card: str = Field(description="the card's id")
+    correct: bool = Field(description="whether the answer was the best one")
+    loss: float = Field(description="equity lost against the answer (0 when correct)")
+    loss_exact: bool = Field(
+        description="false: a play the card does not list; loss is the largest listed loss, a lower bound"
+    )
+    next_due: str = Field(description="YYYY-MM-DD: when the card comes back")
+    interval: int = Field(description="days until then")
+    answer: dict[str, Any] = Field(
+        description="the right answer: the play (play, position_id) or the cube action (double, response, "
+        "costs)"
+    )
+    reason: str | None = Field(description="why, in the request's language")
+
+
+class CardIn(BaseModel):
+    """A decision of one of your analyses (``analysis``, ``match``, ``game``, ``index`` as its decisions
+    name them) or a position of your library with dice (``position``, ``dice``)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"analysis": "5c0f1e2d3c4b5a6978695a4b", "match": 0, "game": 0, "index": 12},
+                {"position": "lib-4HPwATDgc-ABMA", "dice": [3, 1]},
+            ]
+        },
+    )
+
+    analysis: str | None = Field(None, min_length=1, max_length=64, description="an analysis job's id")
+    match: int = Field(0, ge=0, le=999, description="the match of the job")
+    game: int | None = Field(None, ge=0, le=9999, description="the decision's game (as in the analysis)")
+    index: int | None = Field(None, ge=0, le=99999, description="the decision's index (as in the analysis)")
+    position: str | None = Field(None, min_length=1, max_length=64, description="a library position's id")
+    dice: Roll | None = Field(
+        None, description="with a library position: the roll to find the play for (default: its dice)"
+    )
+
+
+# ---- exercises ------------------------------------------------------------------------------------
+class ExerciseOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "x1b2c3d4e5f6",
+                    "kind": "bear-off",
+                    "position_id": "ZgIAQFQAAAAAAA",
+                    "dice": [3, 6],
+                    "match_length": None,
+                    "score": None,
+                    "cube_value": None,
+                    "time_limit_s": None,
+                }
+            ]
+        }
+    )
+
+    id: str = Field(description="answer it at POST /v1/exercises/{kind}/{id}/answers")
+    kind: str = Field(description="pip-count, bear-off or take-point")
+    position_id: str | None = Field(None, description="pip-count, bear-off: the position, on roll's view")
+    dice: list[int] | None = Field(None, description="bear-off: the roll to play")
+    match_length: int | None = Field(None, description="take-point: the match")
+    score: list[int] | None = Field(None, description="take-point: your score and the opponent's")
+    cube_value: int | None = Field(None, description="take-point: the cube before the double")
+    time_limit_s: float | None = Field(
+        None, description="pip-count: seconds to answer; null with a screen reader"
+    )
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"pips": [167, 167]}, {"notation": "6/off 5/off"}, {"take_point": 0.25}]
+        },
+    )
+    pips: list[int] | None = Field(None, min_length=2, max_length=2, description="pip-count: [yours, theirs]")
+    notation: str | None = Field(None, max_length=64, description="bear-off: the play, e.g. 6/off 5/off")
+    take_point: float | None = Field(None, ge=0, le=1, description="take-point: the chance, e.g. 0.25")
+
+
+class AnswerOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "correct": False,
+                    "first_attempt": True,
+                    "attempt": 1,
+                    "details": {"loss": 0.0412},
+                    "answer": {"play": "6/off 5/2", "position_id": "ZgIAQAkAAAAAAA", "equity": 0.725612},
+                    "counters": {"tried": 8, "correct": 6, "streak": 0, "best_streak": 4},
+                }
+            ]
+        }
+    )
+
+    correct: bool = Field(description="whether the answer is right (a pip count: also in time)")
+    first_attempt: bool = Field(description="only the first answer counts for the counters")
+    attempt: int = Field(description="1 for the first")
+    details: dict[str, Any] = Field(description="loss (bear-off), error (take-point), seconds (pip-count)")
+    answer: dict[str, Any] = Field(description="the right answer")
+    counters: ExerciseResults | None = Field(description="the player's counters after a first answer")
+
+
+# ---- lessons --------------------------------------------------------------------------------------
+class Progress(BaseModel):
+    done: list[int] = Field(description="the steps done, from 0")
+    completed: float | None = Field(description="when every step was done (seconds since the epoch, UTC)")
+
+
+class LessonSummary(BaseModel):
+    id: str = Field(description="the lesson's id")
+    title: str = Field(description="in the request's language")
+    steps: int = Field(description="how many steps")
+    progress: Progress | None = Field(None, description="with player: the player's progress")
+
+
+class LessonList(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "lessons": [
+                        {
+                            "id": "pip-counting",
+                            "title": "Pip counting",
+                            "steps": 6,
+                            "progress": {"done": [0, 1], "completed": None},
+                        },
+                        {"id": "openings", "title": "Openings", "steps": 7, "progress": None},
+                    ]
+                }
+            ]
+        }
+    )
+
+    lessons: list[LessonSummary] = Field(description="the five lessons, in the manual's order")
+
+
+class Step(BaseModel):
+    kind: Literal["read", "play", "pips"] = Field(
+        description="read: text; play: make the play the text asks for on the board; pips: count both sides"
+    )
+    text: str = Field(description="in the request's language")
+    position: str | None = Field(
+        None, description="play and pips: the position (Position ID, on roll's view)"
+    )
+    dice: list[int] | None = Field(None, description="play: the roll")
+
+
+class Lesson(LessonSummary):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "openings",
+                    "title": "Openings",
+                    "steps": 2,
+                    "progress": None,
+                    "items": [
+                        {"kind": "read", "text": "With 3-1, make your 5-point: 8/5 6/5."},
+                        {"kind": "play", "text": "Play 3-1.", "position": "4HPwATDgc/ABMA", "dice": [3, 1]},
+                    ],
+                }
+            ]
+        }
+    )
+
+    items: list[Step] = Field(description="the steps, in order")
+
+
+class StepAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"notation": "8/5 6/5", "player": "p3f0c5e1a2b4c6d8e0f1a2b3c"},
+                {"pips": [167, 167]},
+                {},
+            ]
+        },
+    )
+    notation: str | None = Field(None, max_length=64, description="a play step: the play, e.g. 8/5 6/5")
+    pips: list[int] | None = Field(
+        None, min_length=2, max_length=2, description="a pips step: [yours, theirs]"
+    )
+    player: str | None = Field(
+        None, max_length=32, description="the player whose progress this step counts for"
+    )
+
+
+class StepResult(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"correct": True, "expected": "8/5 6/5", "progress": {"done": [0, 1], "completed": None}}
+            ]
+        }
+    )
+
+    correct: bool = Field(description="false: not the lesson's play (the board refuses it) or a wrong count")
+    expected: Any = Field(description="the right play or counts once answered right; null while not")
+    progress: Progress | None = Field(description="with player: the player's progress in the lesson")

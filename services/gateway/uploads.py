@@ -76,8 +76,13 @@ def problem(e: ParseFailed, field: str) -> ProblemError:
 
 async def parse(request: Request, target: str, *args: Any, field: str = "file") -> Any:
     """``target(*args)`` in a parser process; its failure a problem naming ``field``."""
+    return await parse_in(parse_pool(request), target, *args, field=field)
+
+
+async def parse_in(pool: ParsePool, target: str, *args: Any, field: str = "file") -> Any:
+    """``target(*args)`` in one of ``pool``'s parser processes; its failure a problem naming ``field``."""
     try:
-        return await parse_pool(request).run_async(target, *args)
+        return await pool.run_async(target, *args)
     except ParseFailed as e:
         raise problem(e, field) from None
 

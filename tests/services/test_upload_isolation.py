@@ -135,7 +135,7 @@ def test_analysis_files_are_read_in_the_pool(monkeypatch: pytest.MonkeyPatch) ->
 # ---- a gateway in this process, its reader endless ---------------------------------------------------
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    from services.gateway.routers import matches
+    from services.gateway.services import matches  # the parser target lives in the service layer
 
     monkeypatch.setattr(matches, "READ_TARGET", f"{__name__}:endless_read")
     gateway = create_app(

@@ -17,7 +17,11 @@ from starlette.datastructures import State
 from services.gateway.durable import no_store
 
 if TYPE_CHECKING:
+    from services.store.cards import Cards
+    from services.store.daily_attempts import DailyAttempts
+    from services.store.exercises import Exercises
     from services.store.games import GameRecords
+    from services.store.matches import MatchUploads
     from services.store.players import PlayerRecords
 
 
@@ -45,6 +49,30 @@ class Dependencies:
 
         return PlayerRecords(self.url) if self.url else None
 
+    @cached_property
+    def uploads(self) -> MatchUploads | None:
+        from services.store.matches import MatchUploads
+
+        return MatchUploads(self.url) if self.url else None
+
+    @cached_property
+    def cards(self) -> Cards | None:
+        from services.store.cards import Cards
+
+        return Cards(self.url) if self.url else None
+
+    @cached_property
+    def exercises(self) -> Exercises | None:
+        from services.store.exercises import Exercises
+
+        return Exercises(self.url) if self.url else None
+
+    @cached_property
+    def daily_attempts(self) -> DailyAttempts | None:
+        from services.store.daily_attempts import DailyAttempts
+
+        return DailyAttempts(self.url) if self.url else None
+
     @property
     def evaluator(self) -> Any:
         """The bots' evaluator: the Evaluator service (``app.state.game_evaluator`` where a test set one)."""
@@ -67,7 +95,15 @@ class Dependencies:
 def open_dependencies(app: FastAPI) -> Dependencies:
     """The app's dependencies, made now (the lifespan's start)."""
     deps = app.state.deps = Dependencies(app.state)
-    _ = deps.games, deps.players, deps.evaluator
+    _ = (
+        deps.games,
+        deps.players,
+        deps.uploads,
+        deps.cards,
+        deps.exercises,
+        deps.daily_attempts,
+        deps.evaluator,
+    )
     return deps
 
 
