@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -212,15 +212,9 @@ class Readiness(BaseModel):
     jobs: str
 
 
-def create_app(
-    settings: GatewaySettings | None = None,
-    *,
-    job_store: JobStoreLike | None = None,
-    upstream: Upstream | None = None,
-) -> FastAPI:
-    """The gateway; ``job_store`` replaces the one ``settings.redis_url`` would make (tests)."""
-    s = settings or GatewaySettings()
-    metrics = Metrics()
+def _lifespan(s: GatewaySettings, job_store: JobStoreLike | None) -> Callable[[FastAPI], Any]:
+    """The app's start and stop: the job store, the fair shares, the dependencies of the routes
+    (:mod:`services.gateway.services.deps`, made once), the heartbeat; at the end everything closed."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -253,37 +247,10 @@ def create_app(
         await app.state.upstream.close()
         close_dependencies(app)
 
-    common: dict[int | str, dict[str, Any]] = {
-        401: {"model": Problem, "description": "no API key, or an unknown one"},
-        422: {"model": Problem, "description": "invalid input; `errors` names the fields"},
-        429: {"model": Problem, "description": "over the key's rate limit or daily quota (see Retry-After)"},
-    }
-    app = FastAPI(
-        title="pulvezar",
-        version=pulvezar.__version__,
-        summary="Backgammon and Tavla analysis: positions, plays, evaluation, hints, cube decisions, "
-        "resignations, match equity, match files, rollouts",
-        description="Send your API key in the `X-API-Key` header. Errors are RFC 9457 problem details "
-        "(`application/problem+json`) naming the field at fault.",
-        lifespan=lifespan,
-        responses=common,  # type: ignore[arg-type]
-        **({} if s.public_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}),
-    )
-    app.state.settings = s
-    app.state.metrics = metrics
-    app.state.heartbeat = Heartbeat(s.heartbeat_s, s.stale_after_s)
-    app.state.guard = Guard(s.api_keys, SharedLimits.from_url(s.redis_url) if s.redis_url else None)
-    app.state.upstream = upstream or Upstream(s)
-    app.state.jobs = Jobs(job_store)
-    app.state.streams = Streams(s)
-    # uploads whose read failed in the parser processes, by reason (services/gateway/uploads.py)
-    metrics.registry.register(ParseFailures(lambda: getattr(app.state, "parse_pool", None) or shared_pool()))
-    if s.redis_url:  # Redis's memory against its maxmemory, for the alert (docs/store.md)
-        metrics.registry.register(RedisMemoryCollector(s.redis_url))
+    return lifespan
 
-    problems.install(app)
-    idempotency.install(app)
-    usage.install(app)  # GET /v1/usage; refusals on cost carry their estimate and limit
+
+def _include_routers(app: FastAPI) -> None:
     routers = (
         positions,
         plays,
@@ -306,7 +273,10 @@ def create_app(
     # daily puzzles; similar positions and the library; the job kinds of services.jobs.kinds
     for extra in (daily.router, *similar.routers, kinds.router):
         app.include_router(extra)
-    webapp.install(app)  # the web client at /, its files at /web
+
+
+def _health_routes(app: FastAPI, metrics: Metrics, s: GatewaySettings) -> None:
+    """``/healthz``, ``/readyz`` and, where public, ``/metrics``."""
 
     @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")
     async def healthz() -> Health:
@@ -331,6 +301,53 @@ def create_app(
     if s.public_metrics:  # else on the admin port only (services/gateway/admin.py)
         route = app.get("/metrics", tags=["health"], summary="Prometheus metrics", response_class=Response)
         route(prometheus)
+
+
+def create_app(
+    settings: GatewaySettings | None = None,
+    *,
+    job_store: JobStoreLike | None = None,
+    upstream: Upstream | None = None,
+) -> FastAPI:
+    """The gateway; ``job_store`` replaces the one ``settings.redis_url`` would make (tests)."""
+    s = settings or GatewaySettings()
+    metrics = Metrics()
+
+    common: dict[int | str, dict[str, Any]] = {
+        401: {"model": Problem, "description": "no API key, or an unknown one"},
+        422: {"model": Problem, "description": "invalid input; `errors` names the fields"},
+        429: {"model": Problem, "description": "over the key's rate limit or daily quota (see Retry-After)"},
+    }
+    app = FastAPI(
+        title="pulvezar",
+        version=pulvezar.__version__,
+        summary="Backgammon and Tavla analysis: positions, plays, evaluation, hints, cube decisions, "
+        "resignations, match equity, match files, rollouts",
+        description="Send your API key in the `X-API-Key` header. Errors are RFC 9457 problem details "
+        "(`application/problem+json`) naming the field at fault.",
+        lifespan=_lifespan(s, job_store),
+        responses=common,  # type: ignore[arg-type]
+        **({} if s.public_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}),
+    )
+    app.state.settings = s
+    app.state.metrics = metrics
+    app.state.heartbeat = Heartbeat(s.heartbeat_s, s.stale_after_s)
+    app.state.guard = Guard(s.api_keys, SharedLimits.from_url(s.redis_url) if s.redis_url else None)
+    app.state.upstream = upstream or Upstream(s)
+    app.state.jobs = Jobs(job_store)
+    app.state.streams = Streams(s)
+    # uploads whose read failed in the parser processes, by reason (services/gateway/uploads.py)
+    metrics.registry.register(ParseFailures(lambda: getattr(app.state, "parse_pool", None) or shared_pool()))
+    if s.redis_url:  # Redis's memory against its maxmemory, for the alert (docs/store.md)
+        metrics.registry.register(RedisMemoryCollector(s.redis_url))
+
+    problems.install(app)
+    idempotency.install(app)
+    usage.install(app)  # GET /v1/usage; refusals on cost carry their estimate and limit
+    _include_routers(app)
+    webapp.install(app)  # the web client at /, its files at /web
+
+    _health_routes(app, metrics, s)
 
     app.add_middleware(BodyLimitMiddleware, limit=s.max_body_bytes, upload_limit=s.max_upload_bytes)
     if s.cors_origins:

@@ -10,13 +10,13 @@ from pydantic import BaseModel, Field
 from services.gateway.models import (
     CubeInput,
     Dice,
-    Engine,
     PositionInput,
     Probabilities,
     RulesField,
     Strength,
     Strict,
 )
+from services.jobs.provenance import Engine
 
 
 class Side(BaseModel):

@@ -9,8 +9,7 @@ so a gateway with ``REDIS_URL`` serves both, and one without answers 503 for bot
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -27,21 +26,21 @@ from services.gateway.services.analyses import (
     AnalysisJobs,
     analyses,
     check,
-    dump,
+    events,
     job_of,
     json_matches,
     learner_of,
     submit_files,
 )
-from services.gateway.sse import Pace, job_events, streams
+from services.gateway.sse import streams
 from services.gateway.uploads import content_disposition
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
+Who = Annotated[Client, Depends(client)]
+Store = Annotated[AnalysisJobs, Depends(analyses)]
 
 SGF_MEDIA_TYPE = "application/x-go-sgf"
-TERMINAL = frozenset({"done", "failed", "cancelled"})
-T = TypeVar("T")
 
 
 async def _json_body(request: Request) -> AnalysisRequest:
@@ -133,8 +132,8 @@ async def _form_upload(request: Request, limit: int) -> tuple[dict[str, Any], An
 )
 async def submit_analysis(
     request: Request,
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[AnalysisJobs, Depends(analyses)],
+    who: Who,
+    store: Store,
 ) -> JSONResponse:
     limit: int = request.app.state.settings.max_upload_bytes
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -168,8 +167,8 @@ add_list_route(router, "", "analysis", "analysis")
 )
 async def get_analysis(
     job_id: JobId,
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[AnalysisJobs, Depends(analyses)],
+    who: Who,
+    store: Store,
     games: Annotated[
         bool, Query(description="include each game's analysis (false: progress and summaries)")
     ] = True,
@@ -188,9 +187,7 @@ async def get_analysis(
     summary="The final report of a finished analysis job (every game and summary)",
     responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
 )
-async def get_analysis_result(
-    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
-) -> AnalysisJob:
+async def get_analysis_result(job_id: JobId, who: Who, store: Store) -> AnalysisJob:
     await check(who, store, job_id)
     report = await store.result(job_id)
     if report is None:
@@ -209,8 +206,8 @@ async def get_analysis_result(
 )
 async def get_sgf(
     job_id: JobId,
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[AnalysisJobs, Depends(analyses)],
+    who: Who,
+    store: Store,
     match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
 ) -> Response:
     await check(who, store, job_id)
@@ -234,14 +231,14 @@ async def get_sgf(
 async def analysis_events(
     job_id: JobId,
     request: Request,
-    who: Annotated[Client, Depends(client)],
-    store: Annotated[AnalysisJobs, Depends(analyses)],
+    who: Who,
+    store: Store,
 ) -> StreamingResponse:
     await check(who, store, job_id)
     first = await store.status(job_id, games=False)  # 404 before the stream starts
     keepalive = request.app.state.settings.sse_keepalive_s
     return await streams(request).open(
-        who.owner, job_id, lambda pace: _events(job_id, first, store, pace, keepalive)
+        who.owner, job_id, lambda pace: events(job_id, first, store, pace, keepalive)
     )
 
 
@@ -253,9 +250,7 @@ async def analysis_events(
     "remove a finished one with its results (204)",
     responses={204: {"description": "the finished job and its results are removed"}},
 )
-async def cancel_analysis(
-    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
-) -> Any:
+async def cancel_analysis(job_id: JobId, who: Who, store: Store) -> Any:
     await check(who, store, job_id)
 
     async def state() -> str:
@@ -277,30 +272,7 @@ async def cancel_analysis(
     summary="Continue a cancelled or failed analysis job (the games already analysed are kept)",
     responses={409: {"description": "the job is queued, running or done"}},
 )
-async def resume_analysis(
-    job_id: JobId, who: Annotated[Client, Depends(client)], store: Annotated[AnalysisJobs, Depends(analyses)]
-) -> AnalysisJob:
+async def resume_analysis(job_id: JobId, who: Who, store: Store) -> AnalysisJob:
     await check(who, store, job_id)
     await store.resume(job_id)
     return job_of(job_id, await store.status(job_id, games=False))
-
-
-async def _events(
-    job_id: str, status: dict[str, Any], store: AnalysisJobs, pace: Pace, keepalive_s: float
-) -> AsyncIterator[bytes]:
-    """``progress`` events (without the per-game results) while the status changes, then one ``done``,
-    ``failed`` or ``cancelled`` with the per-match summaries (the job's URL has the games)."""
-
-    async def final(job: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        state = str(job["state"])
-        return (state, job) if state in TERMINAL else None
-
-    def view(st: dict[str, Any]) -> dict[str, Any]:
-        return dump(job_of(job_id, st))
-
-    async def poll() -> dict[str, Any]:
-        st: dict[str, Any] = await store.status(job_id, games=False)
-        return st
-
-    async for chunk in job_events(status, poll, view, final, pace, keepalive_s):
-        yield chunk

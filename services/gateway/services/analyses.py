@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from fastapi import Request
@@ -18,10 +18,12 @@ from services.gateway.jobs import call_store, owner_lookup
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
 from services.gateway.services.deps import player_records
+from services.gateway.sse import Pace, job_events
 from services.gateway.uploads import parsing_isolated, read_ahead
 from services.jobs.analysis import AnalysisStore
 
 T = TypeVar("T")
+TERMINAL = frozenset({"done", "failed", "cancelled"})
 
 
 class AnalysisJobs:
@@ -115,10 +117,12 @@ def job_of(job_id: str, status: dict[str, Any]) -> AnalysisJob:
     store left out stays out).  A status the store could not give at submission (only ``state``)
     is the job's links, state and no matches."""
     href = f"/v1/analyses/{job_id}"
-    fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events", "matches")}
+    fields: dict[str, Any] = {
+        k: v for k, v in status.items() if k not in ("id", "kind", "href", "events", "matches")
+    }
     fields.setdefault("state", "queued")
     matches = [{**m, "sgf": f"{href}/sgf?match={m['match']}"} for m in status.get("matches", [])]
-    links = {"id": job_id, "kind": "analysis", "href": href, "events": f"{href}/events"}
+    links: dict[str, Any] = {"id": job_id, "kind": "analysis", "href": href, "events": f"{href}/events"}
     if set(fields) == {"state"} and not matches:  # accepted, its status not readable yet
         return AnalysisJob.model_construct(**links, **fields, matches=[])
     return AnalysisJob.model_validate({**fields, **links, "matches": matches})
@@ -225,3 +229,24 @@ def json_matches(body: AnalysisRequest, limit: int) -> tuple[list[dict[str, Any]
         {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
     ]
     return matches, single
+
+
+async def events(
+    job_id: str, status: dict[str, Any], store: AnalysisJobs, pace: Pace, keepalive_s: float
+) -> AsyncIterator[bytes]:
+    """``progress`` events (without the per-game results) while the status changes, then one ``done``,
+    ``failed`` or ``cancelled`` with the per-match summaries (the job's URL has the games)."""
+
+    async def final(job: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        state = str(job["state"])
+        return (state, job) if state in TERMINAL else None
+
+    def view(st: dict[str, Any]) -> dict[str, Any]:
+        return dump(job_of(job_id, st))
+
+    async def poll() -> dict[str, Any]:
+        st: dict[str, Any] = await store.status(job_id, games=False)
+        return st
+
+    async for chunk in job_events(status, poll, view, final, pace, keepalive_s):
+        yield chunk

@@ -32,7 +32,7 @@ class Dependencies:
         if not hasattr(state, "database_url"):
             from services.store.settings import StoreSettings
 
-            state.database_url = StoreSettings().url  # type: ignore[call-arg]
+            state.database_url = StoreSettings().url
         self.url: str | None = state.database_url
         self._state = state
         self._own_evaluator: Any = None

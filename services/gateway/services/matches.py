@@ -71,7 +71,7 @@ def _convert(record: MatchRecord, fmt: str, filename: str | None) -> MatchOut:
         for d in record.replay()
     ]
     return MatchOut(
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         filename=filename,
         length=record.length,
         players=record.players,
@@ -167,7 +167,7 @@ def _listed(row: Any) -> UploadSummary:
         id=row.id,
         filename=row.filename,
         format=row.format,
-        players=tuple(row.summary["players"]),  # type: ignore[arg-type]
+        players=tuple(row.summary["players"]),
         length=row.summary["length"],
         games=row.summary["games"],
         decisions=row.summary["decisions"],

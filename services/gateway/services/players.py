@@ -90,7 +90,7 @@ async def create(r: Roster, name: str, key: str | None, fp: str) -> Player | JSO
 def replay_href(replay: JSONResponse) -> str:
     import json
 
-    href: str = json.loads(replay.body)["href"]
+    href: str = json.loads(bytes(replay.body))["href"]
     return href
 
 

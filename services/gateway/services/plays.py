@@ -95,7 +95,7 @@ async def _why(body: HintRequest, resp: Any, evaluator: Any) -> dict[str, Any]:
     best, second = resp.candidates[0].play.notation, resp.candidates[1].play.notation
     try:
         e = await asyncio.to_thread(
-            explain, position, tuple(body.dice), best, second, body.rules.library(), evaluator
+            explain, position, (body.dice[0], body.dice[1]), best, second, body.rules.library(), evaluator
         )
     except Exception:
         logger.warning("no explanation for the hint", exc_info=True)
