@@ -1,7 +1,7 @@
 """Opening-book generation fanned out over the rollout workers (:class:`BookJobs`).
 
 The steps are those of :mod:`pulvezar.book.generate`; the rollouts, which are nearly all of the
-work, run as one batch rollout job of the :class:`~services.jobs.rollout.JobStore` (one item per
+work, run as one batch rollout job (:class:`~services.jobs.kinds.batch.BatchRollouts`; one item per
 opening roll, its candidates rolled out with the same dice, chunked over the Celery workers of the
 ``batch`` queue).  The N-ply searches (the candidates, and the replies to the best plays) are done
 by the *driver*, the process that calls :meth:`BookJobs.advance` (:meth:`BookJobs.run` in a loop):
@@ -81,7 +81,7 @@ from services.common.redis_url import connect as connect_redis
 from services.jobs.book_store import LEASE_S, STATES, TERMINAL, BookStore, book_key
 from services.jobs.broker import BOOK_TASK
 from services.jobs.errors import text
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import BACKGROUND_QUEUE
 from services.store.db import StoreUnavailable
 
@@ -175,9 +175,8 @@ class BookJobs(BookStore):
             "prune": settings.prune,  # the trials' search at rollout_ply >= 1 (0-ply items ignore it)
         }
         spec = self.spec(book_id)
-        job = self.store.submit_batch(
-            positions, priority=spec.get("priority", "batch"), defaults=defaults, owner=spec.get("owner")
-        )
+        body = {"positions": positions, "defaults": defaults, "priority": spec.get("priority", "batch")}
+        job = self.batches.submit(body, owner=spec.get("owner"))
         if not self.redis.set(book_key(book_id, "rollout"), job, nx=True, ex=self.store.settings.job_ttl_s):
             self.store.cancel(job)  # another driver submitted first
             return
@@ -291,9 +290,9 @@ def _main(argv: list[str] | None = None) -> int:
     from services.jobs.settings import RolloutSettings
 
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
-    store = JobStore(connect_redis(rs.redis_url, decode_responses=True), settings=rs)
+    store = Rollouts(connect_redis(rs.redis_url, decode_responses=True), settings=rs)
     try:
-        settings = BookSettings.from_args(args, chunk_size=store.chunk_size)
+        settings = BookSettings.from_args(args, chunk_size=rs.chunk_size)
         jobs = BookJobs(store)
         book_id = jobs.submit(settings)
     except BookError as e:

@@ -18,7 +18,8 @@ from pulvezar.book.generate import BookSettings, engine_info
 from pulvezar.book.model import Book, BookError, roll_name
 from pulvezar.eval.evaluator import Evaluator, default_evaluator
 from services.jobs.errors import text
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.batch import BatchRollouts
+from services.jobs.kinds.rollout import Rollouts
 
 logger = logging.getLogger("pulvezar.services.rollout.book")
 
@@ -63,15 +64,19 @@ def _str(data: bytes | str) -> str:
 
 
 class BookStore:
-    """The state of opening-book jobs on the Redis of ``store`` (a :class:`JobStore`, whose workers run
-    the rollouts).
+    """The state of opening-book jobs on the Redis of ``store`` (the rollout kind's store: its Redis,
+    broker and durable store; a book's rollouts are a :class:`~services.jobs.kinds.batch.BatchRollouts`
+    job).
 
     ``evaluator`` (default: the shipped net, loaded on first use) is the driver's, for the searches;
     the workers must use the same net (their default) for the book to be one engine's.
     """
 
-    def __init__(self, store: JobStore, evaluator: Evaluator | Callable[[], Evaluator] | None = None) -> None:
+    def __init__(self, store: Rollouts, evaluator: Evaluator | Callable[[], Evaluator] | None = None) -> None:
         self.store = store
+        self.batches = BatchRollouts(
+            store.redis, app=store.app, settings=store.settings, records=store.records
+        )
         self.redis = store.redis
         self._evaluator = evaluator
         self._lock = threading.Lock()
@@ -133,9 +138,9 @@ class BookStore:
         (a job found again is charged again: its work may be resumed).  Its batch rollout job has the
         same owner (:meth:`services.jobs.book.BookJobs.advance`).
         """
-        if settings.chunk_size != self.store.chunk_size:
+        if settings.chunk_size != self.store.settings.chunk_size:
             raise BookError(
-                f"the rollout workers use chunks of {self.store.chunk_size} trials, "
+                f"the rollout workers use chunks of {self.store.settings.chunk_size} trials, "
                 f"not {settings.chunk_size}",
                 field="chunk_size",
             )

@@ -12,9 +12,8 @@ from typing import Any
 
 from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
-CHUNK_TASK = "pulvezar.rollout.chunk"  # one chunk of a rollout, batch or cube job
 ANALYSIS_TASK = "pulvezar.analysis.game"  # one game of a match-analysis job
-KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # one chunk of a job of a kind of services.jobs.kinds ([kind, id, n])
+KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # a chunk of any kind of services.jobs.kinds ([kind, id, n])
 BOOK_TASK = "pulvezar.book.drive"  # an opening-book job's driver
 DAILY_TASK = "pulvezar.daily.produce"  # the daily puzzles
 DAILY_RECHECK_TASK = "pulvezar.daily.recheck"  # the stored daily puzzles judged again by the worker's net

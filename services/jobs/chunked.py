@@ -262,7 +262,7 @@ class ChunkedJobs:
             self.redis.set(self.error_key(job_id), row.error, ex=ttl)
             return 0
         stored = self.records.chunk_numbers(job_id)
-        spec = dict(row.spec)
+        spec = self.spec(job_id)  # as restored (an extended job's chunk list is the row's, not its spec's)
         todo = [n for n in range(self.chunk_count(job_id, spec)) if n not in stored]
         self.enqueue(job_id, row.priority or spec.get("priority", "batch"), todo, owner=row.owner)
         return len(todo)

@@ -20,7 +20,13 @@ A module of :mod:`services.jobs.kinds` that sets ``KIND = MyKind`` is found by t
 ``.../events``, and the reconciler keeps its durable copy.  Keys, under ``{name}:{id}:``: ``spec`` (with
 ``chunks``, the list of chunk values) and :class:`~services.jobs.chunked.ChunkedJobs`' own.  A chunk that
 fails after its retries is recorded as ``{"error": ...}``; the job then ends ``failed`` with the other
-chunks' results kept.
+chunks' results kept (a kind with ``fail_fast`` fails at once).
+
+Optional hooks, for kinds that need them: ``Extension`` and :meth:`JobKind.extension` (more work for a
+job, appended to its chunk list: :meth:`JobKind.extend`), ``namespace`` (Redis keys under a name other
+than the kind's), ``own_routes`` (the kind's routes are written by hand, to keep a wire format older than
+the route factory), :meth:`JobKind.trials_of` (trials counted in the workers' metrics) and
+:meth:`JobKind.example` (a small request, which the test over every kind submits).
 """
 
 from __future__ import annotations
@@ -32,10 +38,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from redis.exceptions import WatchError
 
 from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
-from services.jobs.errors import InvalidJob, text
+from services.jobs.errors import InvalidJob, JobStateError, text
 from services.jobs.provenance import job_provenance
 from services.jobs.states import JobState
 
@@ -88,6 +95,12 @@ class JobKind(ChunkedJobs):
     Report: ClassVar[type[BaseModel]]
     #: the most chunks a job may have
     max_chunks: ClassVar[int] = 10_000
+    #: what :meth:`extend` takes (None: the kind's jobs cannot be extended)
+    Extension: ClassVar[type[BaseModel] | None] = None
+    #: a chunk that fails after its retries fails the job at once (else once the other chunks end)
+    fail_fast: ClassVar[bool] = False
+    #: the gateway's route factory leaves this kind out: its routes are written by hand
+    own_routes: ClassVar[bool] = False
 
     task = KIND_CHUNK_TASK
 
@@ -96,8 +109,8 @@ class JobKind(ChunkedJobs):
         if "name" in cls.__dict__:
             if len(cls.name) > 16:
                 raise TypeError(f"a kind's name has at most 16 characters: {cls.name!r}")
-            cls.namespace = cls.name
-            cls.kinds = (cls.name,)
+            cls.namespace = cls.__dict__.get("namespace", cls.name)
+            cls.kinds = cls.__dict__.get("kinds", (cls.name,))
             cls.noun = cls.__dict__.get("noun", cls.name)
 
     # ---- what a kind provides ----------------------------------------------
@@ -135,6 +148,31 @@ class JobKind(ChunkedJobs):
         fields, chunks = self.plan(checked(self.Request, body))
         return self.cost({**fields, "chunks": chunks})
 
+    @classmethod
+    def example(cls) -> dict[str, Any]:
+        """A small request of this kind (a few seconds of work): the test over every kind submits it."""
+        raise NotImplementedError(f"{cls.__name__} gives no example request")
+
+    @classmethod
+    def trials_of(cls, record: Mapping[str, Any]) -> int:
+        """The trials a finished chunk's record holds, for the workers' trial counter (0: none)."""
+        return 0
+
+    @classmethod
+    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+        """What the worker's "chunk started" log line says of a chunk besides its number (nothing)."""
+        return {}
+
+    def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[Any], float]:
+        """``(chunks, cost)``: the chunks that ``extension`` (an ``Extension``) adds to the job of ``spec``
+        (its ``chunks`` the current list), and their estimated core-seconds; :class:`InvalidJob` naming the
+        field when it cannot be done."""
+        raise NotImplementedError(f"{type(self).__name__} jobs cannot be extended")
+
+    def chunk_limit(self) -> int:
+        """The most chunks a job may have (:attr:`max_chunks` unless the kind's settings say)."""
+        return self.max_chunks
+
     def admit(self, request: Any, owner: str | None) -> None:
         """Checks that need the stores, before anything is recorded (:class:`InvalidJob` naming the
         field); none by default."""
@@ -157,8 +195,10 @@ class JobKind(ChunkedJobs):
         fields, chunks = self.plan(request)
         if not chunks:
             raise InvalidJob("request", "the job has nothing to do")
-        if len(chunks) > self.max_chunks:
-            raise InvalidJob("request", f"the job would have {len(chunks)} chunks, at most {self.max_chunks}")
+        if len(chunks) > self.chunk_limit():
+            raise InvalidJob(
+                "request", f"the job would have {len(chunks)} chunks, at most {self.chunk_limit()}"
+            )
         job_id = secrets.token_hex(12)
         priority = request.priority
         spec = {"id": job_id, "kind": self.name, "priority": priority, "created": time.time(), **fields}
@@ -180,12 +220,80 @@ class JobKind(ChunkedJobs):
         self.accepted(request, owner, job_id)
         return job_id
 
+    def extend(
+        self, job_id: str, body: BaseModel | Mapping[str, Any], admit: Callable[[float], None] | None = None
+    ) -> int:
+        """More work for a job (``body``: the kind's ``Extension``): the chunks of :meth:`extension` are
+        appended to its chunk list (the durable store's too) and queued; how many.  A finished job runs
+        again; a cancelled or failed one cannot be extended (:class:`JobStateError`).  ``admit``: called
+        with their estimated core-seconds before anything changes."""
+        if self.Extension is None:
+            raise JobStateError(f"{self.noun} jobs cannot be extended")
+        data = body.model_dump() if isinstance(body, BaseModel) else body
+        try:
+            extension = self.Extension.model_validate(dict(data))
+        except ValidationError as e:
+            err = e.errors()[0]
+            raise InvalidJob(field_of(err.get("loc", ())), str(err.get("msg", "invalid"))) from None
+        if self.records is not None and not self.redis.exists(self.spec_key(job_id)):
+            self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
+        if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
+            raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
+        key, admitted = self.spec_key(job_id), False
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:  # optimistic: again if another extend changed the spec meanwhile
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        raise self.not_found(job_id)
+                    spec = json.loads(text(raw) or "null")
+                    old = len(spec["chunks"])
+                    new, cost = self.extension(spec, extension)
+                    if old + len(new) > self.chunk_limit():
+                        raise InvalidJob(
+                            "request", f"the job would have more than {self.chunk_limit()} chunks"
+                        )
+                    if admit is not None and not admitted:
+                        admit(cost)
+                        admitted = True
+                    spec["chunks"] = spec["chunks"] + new
+                    pipe.multi()
+                    pipe.set(key, json.dumps(spec), ex=self.settings.job_ttl_s)
+                    pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        if self.records is not None:  # the longer chunk list is accepted once it is stored
+            self.records.reopen(job_id, spec["chunks"])
+        self.enqueue(job_id, spec["priority"], range(old, old + len(new)))
+        return len(new)
+
     def task_args(self) -> list[Any]:
         return [self.name]
 
+    def spec(self, job_id: str) -> dict[str, Any]:
+        """The job's spec (with ``chunks``): from Redis, else the durable store's row."""
+        raw = text(self.redis.get(self.spec_key(job_id)))
+        if raw is not None:
+            spec: dict[str, Any] = json.loads(raw)
+            return spec
+        row = self.row(job_id)
+        if row is None:
+            raise self.not_found(job_id)
+        return self.spec_of(row)
+
+    @staticmethod
+    def spec_of(row: Any) -> dict[str, Any]:
+        """A durable row's spec, its chunks the row's chunk list (an extended job's is longer)."""
+        spec = dict(row.spec)
+        if row.chunk_list is not None:
+            spec["chunks"] = [list(c) if isinstance(c, list | tuple) else c for c in row.chunk_list]
+        return spec
+
     def restore(self, job_id: str, row: Any) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        pipe.set(self.spec_key(job_id), json.dumps(dict(row.spec)), ex=self.settings.job_ttl_s)
+        pipe.set(self.spec_key(job_id), json.dumps(self.spec_of(row)), ex=self.settings.job_ttl_s)
         self.write_once(pipe, job_id, self.records.chunks(job_id))
         pipe.execute()
 
@@ -207,7 +315,7 @@ class JobKind(ChunkedJobs):
         failed = sum(1 for r in records if r is not None and "error" in r)
         return sum(1 for r in records if r is not None) - failed, failed
 
-    def state(self, job_id: str) -> tuple[str, str | None]:
+    def state(self, job_id: str) -> tuple[JobState, str | None]:
         _spec, records = self.gather(job_id)
         return self.state_of(job_id, *self._counts(records), len(records))
 

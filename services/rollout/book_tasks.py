@@ -22,7 +22,7 @@ from typing import Any
 from services.common.redis_url import connect as connect_redis
 from services.jobs.book import TERMINAL, BookJobs, schedule, scheduled_key
 from services.jobs.broker import BOOK_TASK
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import app
 from services.store.db import StoreUnavailable
@@ -44,7 +44,7 @@ def book_jobs() -> BookJobs:
         client = connect_redis(settings.redis_url, decode_responses=True)
         url = StoreSettings().url
         records = JobRecords(url) if url else None
-        _jobs = BookJobs(JobStore(client, app=app, settings=settings, records=records))
+        _jobs = BookJobs(Rollouts(client, app=app, settings=settings, records=records))
     return _jobs
 
 

@@ -30,15 +30,28 @@ settings = rollout_tasks.settings
 
 
 class _Outcomes:
-    """The kind's slice of ``pulvezar_job_chunks``: the runner's one-label counter."""
+    """The kind's slice of ``pulvezar_job_chunks``: the runner's one-label counter; a kind that counts
+    trials (the rollouts) counts its outcomes in ``pulvezar_rollout_chunks`` too."""
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    def __init__(self, kind: str, trials: bool) -> None:
+        self.kind, self.trials = kind, trials
 
     def labels(self, outcome: str) -> Any:
         from services.rollout import metrics
 
-        return metrics.KIND_CHUNKS.labels(self.kind, outcome)
+        counters = [metrics.KIND_CHUNKS.labels(self.kind, outcome)]
+        if self.trials:
+            counters.append(metrics.CHUNKS.labels(outcome))
+        return _Counters(counters)
+
+
+class _Counters:
+    def __init__(self, counters: list[Any]) -> None:
+        self.counters = counters
+
+    def inc(self, amount: float = 1) -> None:
+        for c in self.counters:
+            c.inc(amount)
 
 
 def _sync(r: Any, cls: type[JobKind], job_id: str) -> None:
@@ -61,12 +74,18 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
 
     def failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
         record = cls.failure(n, e)
+        if cls.fail_fast:  # the job fails now, not once its other chunks end
+            r.set(cls.error_key(job_id), record["error"], nx=True, ex=ttl)
         if cls.write_record(r, job_id, n, record, ttl):
             rollout_tasks.store_chunk(job_id, n, record, complete=False)
             _sync(r, cls, job_id)
 
     def finished(job_id: str, n: int, spec: dict[str, Any], chunk: Any, record: dict[str, Any]) -> None:
         metrics.KIND_CHUNK_SECONDS.labels(cls.name).observe(record["seconds"])
+        trials = cls.trials_of(record)
+        if trials:  # the rollout service's own series, by priority
+            metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(record["seconds"])
+            metrics.TRIALS.labels(spec["priority"]).inc(trials)
         rollout_tasks.store_chunk(job_id, n, record, complete=False)
         _sync(rollout_tasks.redis_client(), cls, job_id)
 
@@ -74,12 +93,13 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         name=cls.name,
         store=cls,
         logger=logger,
-        counter=_Outcomes(cls.name),
+        counter=_Outcomes(cls.name, cls.trials_of.__func__ is not JobKind.trials_of.__func__),
         load=cls.load,
         compute=cls.compute,
         write=lambda r, job_id, n, record: cls.write_record(r, job_id, n, record, ttl),
         failed=failed,
         finished=finished,
+        started_fields=cls.log_fields,
     )
 
 

@@ -4,11 +4,11 @@ For every unfinished chunked job of the durable store (rollouts, analyses, the k
 :mod:`services.jobs.kinds`; oldest first):
 
 - Redis still has it: the chunks a worker finished but could not write to the database (it was down),
-  and the job's end (done, failed, cancelled), are copied there (:meth:`JobStore.sync`);
+  and the job's end (done, failed, cancelled), are copied there (`ChunkedJobs.sync`);
 - Redis has it but the fair scheduler does not (its keys were lost or expired apart from the job's):
   its unfinished chunks are scheduled again (:meth:`~services.jobs.chunked.ChunkedJobs.resume`);
 - Redis lost it (restarted empty, or its keys expired): its spec, chunk list and finished chunks are
-  written back from the database and its unfinished chunks queued again (:meth:`JobStore.rehydrate`);
+  written back from the database and its unfinished chunks queued again (`ChunkedJobs.rehydrate`);
   the fixed chunk grid makes the recomputed chunks the same bits.
 
 Archive writes of analysed matches that failed (the database down at that moment) are retried.
@@ -27,7 +27,7 @@ from typing import Any
 from services.common.jsonlog import log
 from services.common.redis_url import connect as connect_redis
 from services.jobs.broker import RECONCILE_TASK
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.states import ENDED
 from services.rollout.celery_app import app
 from services.store.settings import StoreSettings
@@ -35,18 +35,20 @@ from services.store.settings import StoreSettings
 logger = logging.getLogger("pulvezar.services.rollout")
 
 
-def reconcile(store: JobStore, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass over rollout, batch and analysis jobs and those of :mod:`services.jobs.kinds` (and a
-    driver for unfinished book jobs without one); counts of what it did (``synced``, ``rehydrated``,
+def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[str, int]:
+    """One pass over analysis jobs and those of :mod:`services.jobs.kinds` (rollouts and batches among
+    them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and durable
+    store; counts of what it did (``synced``, ``rehydrated``,
     ``requeued`` chunks, ``books`` drivers queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
     from services.jobs import analysis as analysis_jobs
     from services.jobs.kinds import kinds
 
-    owners: dict[str, Any] = {"rollout": store, "batch": store}
-    for name, cls in {"analysis": analysis_jobs.AnalysisStore, **kinds()}.items():
-        owners[name] = cls(store.redis, app=store.app, settings=store.settings, records=store.records)
+    owners: dict[str, Any] = {
+        name: cls(store.redis, app=store.app, settings=store.settings, records=store.records)
+        for name, cls in {"analysis": analysis_jobs.AnalysisStore, **kinds()}.items()
+    }
     s = settings or StoreSettings()
     counts = {"synced": 0, "rehydrated": 0, "requeued": 0, "expired": 0, "failed": 0}
     for row in store.records.unfinished(kinds=tuple(owners)):
@@ -146,10 +148,10 @@ def watch_memory(redis: Any) -> float | None:
     return ratio
 
 
-_store: JobStore | None = None
+_store: Rollouts | None = None
 
 
-def job_store() -> JobStore:
+def job_store() -> Rollouts:
     """This worker process's job store with the durable store (the task's)."""
     global _store
     if _store is None:
@@ -158,7 +160,7 @@ def job_store() -> JobStore:
 
         settings = RolloutSettings()
         url = StoreSettings().url
-        _store = JobStore(
+        _store = Rollouts(
             connect_redis(settings.redis_url, decode_responses=True),
             app=app,
             settings=settings,

@@ -151,7 +151,7 @@ def run(
     happened."""
     with chunk_lease(_scheduler(redis_client, task.app, settings.lease_s), kind, job_id, n):
         r, store, logger = redis_client, kind.store, kind.logger
-        prefix = "" if kind.name == "rollout" else f"{kind.name} "
+        prefix = "" if kind.name in ("rollout", "batch") else f"{kind.name} "  # rollouts: no prefix, as ever
         if r.exists(store.chunk_key(job_id, n)):
             kind.duplicate(r, job_id, n)
             kind.counter.labels("duplicate").inc()

@@ -30,6 +30,11 @@ DATA = Path(__file__).parent / "data"
 #: each kind of the registry: a small job and a bigger one of the same shape
 KIND_SIZES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "evaluation": ({"positions": [START] * 3, "ply": 1}, {"positions": [START] * 300, "ply": 1}),
+    "rollout": ({"position": START, "trials": 1296}, {"position": START, "trials": 1296, "dice": [3, 1]}),
+    "batch": (
+        {"positions": [{"position": START}], "defaults": {"trials": 1296}},
+        {"positions": [{"position": START}] * 3, "defaults": {"trials": 1296}},
+    ),
     "deep": (
         {"position": START, "dice": [3, 1], "candidates": 2, "trials": 36, "ply": 1},
         {"position": START, "dice": [3, 1], "candidates": 4, "trials": 3600, "ply": 2},

@@ -29,6 +29,8 @@ MATCH = Path(__file__).parent / "data" / "gnubg_roll_then_resign_1p.mat"
 KIND_BODIES: dict[str, dict[str, Any]] = {
     "evaluation": {"positions": [START, "jGfkASjg8wcBMA"], "ply": 0},
     "deep": {"position": START, "dice": [3, 1], "candidates": 2, "trials": 36, "ply": 0},
+    "rollout": {"position": START, **QUICK},
+    "batch": {"positions": [{"position": START}], **QUICK},
 }
 #: the jobs each job route prefix is called with (names of :func:`submitted`'s jobs)
 JOBS_OF = {

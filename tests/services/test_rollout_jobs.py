@@ -666,8 +666,9 @@ def test_worker_evaluator_paths(
 def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
     store: JobStore, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The task run here, in this process (``apply``), against the test Redis, with no worker."""
-    from services.rollout import tasks
+    """The task (every kind's chunk task, ``[kind, job_id, n]``) run here, in this process (``apply``),
+    against the test Redis, with no worker."""
+    from services.rollout import kind_tasks, tasks
 
     monkeypatch.setattr(tasks, "_redis", redis.Redis.from_url(redis_url))
     job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 1}, priority="batch")
@@ -677,18 +678,18 @@ def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
     record = {"item": 0, "first": 0, "trials": CHUNK, "seconds": 0.5, "started": now - 0.5, "finished": now}
     fake = json.dumps({**record, **encode_values(np.full((1, CHUNK, 5), 0.25))})
     store.redis.set(f"job:{job}:chunk:0", fake)
-    assert tasks.run_chunk.apply(args=[job, 0]).get() == "duplicate"
+    assert kind_tasks.run_kind_chunk.apply(args=["rollout", job, 0]).get() == "duplicate"
     assert store.redis.get(f"job:{job}:chunk:0") == fake  # untouched
 
     def broken() -> Any:
         raise RuntimeError("no evaluator today")
 
     monkeypatch.setattr(tasks, "evaluator", broken)
-    assert tasks.run_chunk.apply(args=[job, 1]).get(propagate=False) == "failed"
+    assert kind_tasks.run_kind_chunk.apply(args=["rollout", job, 1]).get(propagate=False) == "failed"
     s = store.status(job)
     assert s["state"] == "failed" and "no evaluator today" in s["error"] and s["eta_s"] is None
     assert store.result(job) is None and store.cancel(job) is False
-    assert tasks.run_chunk.apply(args=["no-such-job", 0]).get() == "gone"
+    assert kind_tasks.run_kind_chunk.apply(args=["rollout", "no-such-job", 0]).get() == "gone"
 
 
 def test_items_stored_before_luck_existed_keep_the_full_luck() -> None:

@@ -219,7 +219,7 @@ def _submit(
 ) -> str:
     from pulvezar.book.generate import BookSettings
 
-    settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.chunk_size)
+    settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.settings.chunk_size)
     book_id: str = jobs.submit(settings, priority="batch", owner=owner, admit=admit)
     return book_id
 

@@ -254,6 +254,11 @@ class DeepAnalyses(JobKind):
     Request = DeepRequest
     Report = DeepReport
 
+    @classmethod
+    def example(cls) -> dict[str, Any]:
+        # a race (88 pips against 111): its rollouts end in a few rolls
+        return {"position": "cHfuAAC4ezcAAA", "dice": [6, 4], "candidates": 2, "trials": 36, "ply": 1}
+
     def admit(self, request: Any, owner: str | None) -> None:
         if request.player is None:
             return

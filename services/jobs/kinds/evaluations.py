@@ -108,6 +108,10 @@ class Evaluations(JobKind):
     Request = EvaluationRequest
     Report = EvaluationReport
 
+    @classmethod
+    def example(cls) -> dict[str, Any]:
+        return {"positions": ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "4PPgASTgc/ABMA"] * 3, "ply": 1}
+
     def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
         req: EvaluationRequest = request
         size = CHUNK[req.ply]

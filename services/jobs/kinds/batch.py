@@ -1,0 +1,57 @@
+"""Batch rollouts as a job kind (``batch``, ``POST /v1/batch-rollouts``): many positions rolled out as one
+job, each an item of :class:`~services.jobs.kinds.rollout.Rollouts` (the same chunks, records, report
+and ``extend``); only the request differs, a list of positions with defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from services.jobs.errors import InvalidJob
+from services.jobs.kinds.rollout import BatchParams, Rollouts
+from services.jobs.rollout_items import normalise_item
+
+
+class BatchRollouts(Rollouts):
+    """Rollouts of many positions as one job (``POST /v1/batch-rollouts``); results come per position,
+    in order."""
+
+    name = "batch"
+    route = "batch-rollouts"
+    summary = "rollouts of many positions as one job"
+    noun = "rollout"
+    namespace = "job"
+    kinds: ClassVar[tuple[str, ...]] = ("rollout", "batch")
+    Request = BatchParams
+
+    def items(self, request: Any) -> list[dict[str, Any]]:
+        assert isinstance(request, BatchParams)
+        req = request
+        positions, defaults = req.positions, req.defaults
+        if not positions:
+            raise InvalidJob("positions", "a non-empty list of positions is required")
+        if len(positions) > self.settings.max_positions:
+            raise InvalidJob("positions", f"at most {self.settings.max_positions} positions per batch")
+        base = dict(defaults or {})
+        items = []
+        for i, p in enumerate(positions):
+            if not isinstance(p, Mapping):
+                raise InvalidJob(f"positions[{i}]", f"an object is required, got {type(p).__name__}")
+            merged = {**base, **p}
+            if any(k in p for k in ("position", "position_id", "xgid")):
+                for k in ("position", "position_id", "xgid"):
+                    if k not in p:
+                        merged.pop(k, None)
+            items.append(normalise_item(merged, self.settings, f"positions[{i}]."))
+        return items
+
+    @classmethod
+    def example(cls) -> dict[str, Any]:
+        return {
+            "positions": [{"position": "cHfuAAC4ezcAAA"}, {"position": "cHfuAAC4ezcAAA", "kind": "cube"}],
+            "defaults": {"trials": 36, "truncate": 6},
+        }
+
+
+KIND = BatchRollouts
