@@ -29,6 +29,7 @@ from services.gateway.models import (
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import client
+from services.gateway.services.plays import upstream
 from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1", tags=["cube"], dependencies=[Depends(client)])
@@ -41,10 +42,6 @@ _RESIGNATIONS = {
     "backgammon": pb.OUTCOME_BACKGAMMON,
 }
 _NAMES = {v: k for k, v in _RESIGNATIONS.items()}
-
-
-def upstream(request: Request) -> Upstream:
-    return request.app.state.upstream  # type: ignore[no-any-return]
 
 
 def _cap(request: Request, ply: int | None, level: str | None) -> None:
