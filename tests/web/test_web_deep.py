@@ -3,7 +3,9 @@ progress, then the candidates with their noise bands and the playable ones, in E
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from webkit import shot
@@ -51,6 +53,34 @@ def test_a_deep_cube_decision(page: Any) -> None:
     shot(page, "deep-cube")
     page.select_option("#lang", "de")
     expect(page.locator("#dp-decision")).to_contain_text("Entscheidung: ")
+
+
+def start_light(page: Any) -> None:
+    page.fill("#dp-dice", "31")
+    page.select_option("#dp-trials", "72")
+    page.select_option("#dp-ply", "0")
+    page.locator("#dp-start").click()
+
+
+def test_the_job_is_followed_by_its_events_else_polled(page: Any) -> None:
+    """followJob (jobs.js): the job's server-sent events; where they are refused, its status polled."""
+    paths: list[str] = []
+    page.on("request", lambda r: paths.append(f"{r.method} {urlparse(r.url).path}"))
+    page.goto("/?view=deep")
+    start_light(page)
+    expect(page.locator("#dp-state")).to_have_attribute("data-state", "done", timeout=120_000)
+    assert any(re.fullmatch(r"GET /v1/deep-analyses/[^/]+/events", p) for p in paths), paths
+    # the events refused (a network error, as a proxy that drops streams gives): polled until it ends
+    page.route(re.compile(r".*/v1/deep-analyses/[^/]+/events$"), lambda route: route.abort())
+    paths.clear()
+    page.select_option("#dp-trials", "144")  # two chunks: the state changes while it is polled
+    first = page.url
+    page.locator("#dp-start").click()
+    expect(page).not_to_have_url(first)  # the new job's
+    expect(page.locator("#dp-state")).to_have_attribute("data-state", "done", timeout=120_000)
+    expect(page.locator("#dp-table tbody tr")).to_have_count(5)
+    polls = [p for p in paths if re.fullmatch(r"GET /v1/deep-analyses/[^/]+", p)]
+    assert len(polls) >= 2, paths  # the status now, then polled
 
 
 @pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)

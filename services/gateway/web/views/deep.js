@@ -47,6 +47,7 @@ function drawPosition(d, positionId, dice, play) {
 
 async function start(d, position, dice, trials, ply) {
   d.results.replaceChildren();
+  d.status.replaceChildren(); // not the previous job's state
   try {
     const body = { position, trials, ply, priority: "interactive", ...(dice.trim() ? { dice: dice.trim() } : {}) };
     const job = await api("/v1/deep-analyses", { method: "POST", body });
