@@ -247,7 +247,7 @@ class JobKind(ChunkedJobs):
                     raw = pipe.get(key)
                     if raw is None:
                         raise self.not_found(job_id)
-                    spec = json.loads(text(raw) or "null")
+                    spec = self.stored_spec(pipe, job_id, text(raw) or "null")
                     old = len(spec["chunks"])
                     new, cost = self.extension(spec, extension)
                     if old + len(new) > self.chunk_limit():
@@ -276,12 +276,18 @@ class JobKind(ChunkedJobs):
         """The job's spec (with ``chunks``): from Redis, else the durable store's row."""
         raw = text(self.redis.get(self.spec_key(job_id)))
         if raw is not None:
-            spec: dict[str, Any] = json.loads(raw)
-            return spec
+            return self.stored_spec(self.redis, job_id, raw)
         row = self.row(job_id)
         if row is None:
             raise self.not_found(job_id)
         return self.spec_of(row)
+
+    @classmethod
+    def stored_spec(cls, r: Any, job_id: str, raw: str) -> dict[str, Any]:
+        """The spec that Redis holds as ``raw`` (JSON), as the kind reads it: a kind whose older jobs kept
+        their chunks elsewhere (``r``: the client or pipeline to read them with) puts them in."""
+        spec: dict[str, Any] = json.loads(raw)
+        return spec
 
     @staticmethod
     def spec_of(row: Any) -> dict[str, Any]:
@@ -359,7 +365,7 @@ class JobKind(ChunkedJobs):
         raw = r.get(cls.spec_key(job_id))
         if raw is None:
             return None
-        spec: dict[str, Any] = json.loads(text(raw) or "null")
+        spec = cls.stored_spec(r, job_id, text(raw) or "null")
         chunks = spec.get("chunks", [])
         return (spec, chunks[n]) if 0 <= n < len(chunks) else None
 

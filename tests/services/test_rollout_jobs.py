@@ -701,3 +701,28 @@ def test_items_stored_before_luck_existed_keep_the_full_luck() -> None:
     assert Item.of(old).options(None)["luck"] == "full"
     assert Item.of({**old, "luck": "screened"}).options(None)["luck"] == "screened"
     assert Item.of(old).ply == 0 and Item.of(old).cube is None  # and 0-ply, cubeless
+
+
+def test_a_job_written_before_rollouts_were_a_kind_is_read_and_run(
+    two_workers: Workers, store: JobStore
+) -> None:
+    """The rollout store kept a job's chunk list in its own Redis list (``job:{id}:chunks``) and the spec
+    without ``chunks``: such a job, live in Redis at an upgrade, is read, run to its end and deleted."""
+    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
+    wait_state(store, job, ("done",))
+    want = store.result(job)
+    spec = store.spec(job)
+    old = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
+    store.cancel(old)  # its own chunks skipped; its keys rewritten below as the older store wrote them
+    wait_until(lambda: queues_empty(store), 30, "the cancelled job's chunks skipped")
+    store.redis.delete(*(store.key(old, p) for p in ("cancel", "started", "chunk:0", "chunk:1")))
+    store.redis.set(
+        store.spec_key(old), json.dumps({k: v for k, v in spec.items() if k != "chunks"} | {"id": old})
+    )
+    store.redis.rpush(f"job:{old}:chunks", *(json.dumps(c) for c in spec["chunks"]))
+    assert store.status(old)["chunks_total"] == 2 and store.status(old)["state"] == "queued"
+    assert store.resume(old) == 2
+    wait_state(store, old, ("done",))
+    got = store.result(old)
+    assert got is not None and want is not None and got["results"] == want["results"]
+    assert store.delete(old) and not store.redis.exists(f"job:{old}:chunks")

@@ -242,23 +242,13 @@ class Rollouts(JobKind):
         return cls.key(job_id, "chunks")
 
     @classmethod
-    def _with_chunks(cls, r: Any, job_id: str, spec: dict[str, Any]) -> dict[str, Any]:
+    def stored_spec(cls, r: Any, job_id: str, raw: str) -> dict[str, Any]:
+        spec = super().stored_spec(r, job_id, raw)
         if "chunks" not in spec:  # written by the rollout store before the kinds: its list key
-            raw = r.lrange(cls.legacy_chunks_key(job_id), 0, -1)
-            spec["chunks"] = [json.loads(text(c) or "null") for c in raw]
+            spec["chunks"] = [
+                json.loads(text(c) or "null") for c in r.lrange(cls.legacy_chunks_key(job_id), 0, -1)
+            ]
         return spec
-
-    def spec(self, job_id: str) -> dict[str, Any]:
-        return self._with_chunks(self.redis, job_id, super().spec(job_id))
-
-    @classmethod
-    def load(cls, r: Any, job_id: str, n: int) -> tuple[dict[str, Any], Any] | None:
-        raw = r.get(cls.spec_key(job_id))
-        if raw is None:
-            return None
-        spec = cls._with_chunks(r, job_id, json.loads(text(raw) or "null"))
-        chunks = spec["chunks"]
-        return (spec, chunks[n]) if 0 <= n < len(chunks) else None
 
     def job_keys(self, job_id: str, spec: Mapping[str, Any]) -> list[str]:
         return [self.legacy_chunks_key(job_id)]
