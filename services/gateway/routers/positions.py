@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from pulvezar import XGID, PulvezarError, format_gnubg_id
 from pulvezar.rules.diagram import ascii_board
 from services.gateway import svg
-from services.gateway.hint_models import PositionType, Side
 from services.gateway.models import Board, MatchState, Parsed, Pips, match_state, parse_position
+from services.gateway.plays_models import PositionType, Side
 from services.gateway.problems import invalid
 from services.gateway.security import client
 from services.gateway.services.plays import position_type

@@ -13,10 +13,10 @@ from fastapi.responses import JSONResponse
 
 from pulvezar.errors import PulvezarError
 from services.gateway.durable import store_call
-from services.gateway.hint_models import HintRequest, HintResponse
 from services.gateway.idempotency import replayed
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
 from services.gateway.models import RuleSet
+from services.gateway.plays_models import HintRequest, HintResponse
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
 from services.gateway.services.analyses import AnalysisJobs, check

@@ -10,15 +10,33 @@ from typing import Any
 from fastapi import Request
 
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
-from services.gateway.hint_models import Candidate, HintRequest, HintResponse, PositionType
+from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.gateway.models import (
     STRENGTHS,
+    Board,
     dice_proto,
+    evaluation_out,
     parse_position,
+    play_out,
     position_ref,
     probabilities_out,
     renamed,
     served_engine,
+)
+from services.gateway.plays_models import (
+    ApplyRequest,
+    ApplyResponse,
+    BestPlayResponse,
+    Candidate,
+    EvaluatedPlay,
+    EvaluateRequest,
+    EvaluateResponse,
+    GameResult,
+    HintRequest,
+    HintResponse,
+    PlaysRequest,
+    PlaysResponse,
+    PositionType,
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.settings import GatewaySettings
@@ -101,3 +119,64 @@ async def _why(body: HintRequest, resp: Any, evaluator: Any) -> dict[str, Any]:
         logger.warning("no explanation for the hint", exc_info=True)
         return {}
     return {"why": {lang: e.text(lang) for lang in LANGUAGES}, "reasons": e.as_dicts()}
+
+
+# ---- the Rules and Evaluator services' plays ------------------------------------------------------
+async def legal_plays(body: PlaysRequest, up: Upstream) -> PlaysResponse:
+    """Every legal play of a roll (Rules service)."""
+    req = pb.LegalPlaysRequest(
+        position=position_ref(body.position), dice=dice_proto(body.dice), rules=body.rules.proto()
+    )
+    resp = await up.call(up.rules.LegalPlays, req)
+    return PlaysResponse(count=len(resp.plays), plays=[play_out(p) for p in resp.plays])
+
+
+async def apply_play(body: ApplyRequest, up: Upstream) -> ApplyResponse:
+    """A play given in notation, made (Rules service)."""
+    req = pb.ApplyPlayRequest(
+        position=position_ref(body.position),
+        dice=dice_proto(body.dice),
+        rules=body.rules.proto(),
+        notation=body.notation,
+    )
+    resp = await up.call(up.rules.ApplyPlay, req)
+    result = None
+    if resp.HasField("game_result"):
+        g = resp.game_result
+        result = GameResult(
+            winner="player" if g.winner == pb.WINNER_PLAYER else "opponent",
+            outcome=pb.Outcome.Name(g.outcome).removeprefix("OUTCOME_").lower(),
+            points=g.points,
+        )
+    return ApplyResponse(
+        play=play_out(resp.play),
+        board=Board(mine=list(resp.board.mine), theirs=list(resp.board.theirs)),
+        game_result=result,
+    )
+
+
+async def evaluate(body: EvaluateRequest, up: Upstream, limit: int) -> EvaluateResponse:
+    """0-ply probabilities and cubeless equity of at most ``limit`` positions (Evaluator service)."""
+    if len(body.positions) > limit:
+        raise invalid("positions", f"at most {limit} positions per request, got {len(body.positions)}")
+    refs = [position_ref(p, f"positions[{i}]") for i, p in enumerate(body.positions)]
+    resp = await up.call(up.evaluator.Evaluate, epb.EvaluateRequest(positions=refs, rules=body.rules.proto()))
+    return EvaluateResponse(
+        evaluations=[evaluation_out(e) for e in resp.evaluations],
+        model=resp.model,
+        provenance=served_engine(resp.model),
+    )
+
+
+async def best_play(body: PlaysRequest, up: Upstream) -> BestPlayResponse:
+    """The 0-ply best play of a roll (Evaluator service)."""
+    req = epb.BestPlayRequest(
+        position=position_ref(body.position), dice=dice_proto(body.dice), rules=body.rules.proto()
+    )
+    resp = await up.call(up.evaluator.BestPlay, req)
+    return BestPlayResponse(
+        best=EvaluatedPlay(play=play_out(resp.best.play), evaluation=evaluation_out(resp.best.evaluation)),
+        legal_plays=resp.legal_plays,
+        model=resp.model,
+        provenance=served_engine(resp.model),
+    )

@@ -1,15 +1,19 @@
-"""The bodies of the hint (``POST /v1/hint``, also asked by the flash cards): the request, the ranked
-candidates, and the position type as analyses name it (also in ``GET /v1/positions/{id}``)."""
+"""The bodies of the plays routes (``/v1/legal-plays``, ``/v1/apply-play``, ``/v1/evaluate``,
+``/v1/best-play`` and ``/v1/hint``, also asked by the flash cards), and the position type as analyses
+name it (also in ``GET /v1/positions/{id}``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from services.gateway.models import (
+    Board,
     CubeInput,
     Dice,
+    Evaluation,
+    PlayOut,
     PositionInput,
     Probabilities,
     RulesField,
@@ -75,3 +79,47 @@ class HintResponse(BaseModel):
         None, description="why the best play beats the second, in en, de and tr (null with one candidate)"
     )
     reasons: list[dict[str, Any]] | None = Field(None, description="the differences behind why, as codes")
+
+
+class PlaysResponse(BaseModel):
+    count: int
+    plays: list[PlayOut]
+
+
+class ApplyRequest(PlaysRequest):
+    notation: str = Field(min_length=1, max_length=100, examples=["8/5 6/5"])
+
+
+class GameResult(BaseModel):
+    winner: Literal["player", "opponent"]
+    outcome: Literal["single", "gammon", "backgammon"]
+    points: int
+
+
+class ApplyResponse(BaseModel):
+    play: PlayOut
+    board: Board
+    game_result: GameResult | None = None
+
+
+class EvaluateRequest(Strict):
+    positions: Annotated[list[PositionInput], Field(min_length=1)]
+    rules: RulesField
+
+
+class EvaluateResponse(BaseModel):
+    evaluations: list[Evaluation]
+    model: str = Field(description="SHA-256 of the model file")
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+
+
+class EvaluatedPlay(BaseModel):
+    play: PlayOut
+    evaluation: Evaluation
+
+
+class BestPlayResponse(BaseModel):
+    best: EvaluatedPlay
+    legal_plays: int
+    model: str
+    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
