@@ -13,6 +13,8 @@ from services.gateway.models import (
     CubeInput,
     Dice,
     Evaluation,
+    MatchState,
+    Pips,
     PlayOut,
     PositionInput,
     Probabilities,
@@ -123,3 +125,20 @@ class BestPlayResponse(BaseModel):
     legal_plays: int
     model: str
     provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+
+
+class PositionInfo(BaseModel):
+    kind: str = Field(description="which form was given: position_id, gnubg_id or xgid")
+    position_id: str
+    xgid: str
+    gnubg_id: str | None = Field(None, description="PositionID:MatchID when the match state is known")
+    board: Board
+    pips: Pips
+    off: Side
+    bar: Side
+    match: MatchState | None = None
+    dice: tuple[int, int] | None = Field(None, description="the rolled dice, when the ID says")
+    race: bool = Field(description="no contact left")
+    diagram: str = Field(description="an ASCII diagram (the player on roll is X)")
+    board_svg: str = Field(description="where the SVG picture is")
+    position_type: PositionType = Field(description="the position type, as analyses name it")
