@@ -204,6 +204,37 @@ class HintedPlay(_Out):
     ply: int
 
 
+class ClockView(_Out):
+    remaining: list[float] = Field(description="seconds left: yours, the bot's")
+    running: int | None = Field(description="whose clock runs: 0 you, 1 the bot, null none")
+    delay: float = Field(description="seconds of delay a turn before the clock runs")
+    delay_left: float | None
+    scope: Literal["match", "game"]
+
+
+class Resignation(_Out):
+    player: int = Field(description="who offered it: 0 you, 1 the bot")
+    level: str = Field(description="single, gammon or backgammon")
+
+
+class MatchResult(_Out):
+    reason: str = Field(description="how it ended, e.g. match, ended, resign, time")
+    winner: int | None = Field(description="0 you, 1 the bot; null: ended without a winner")
+    score: list[int] = Field(description="yours, the bot's")
+
+
+class StartView(_Out):
+    position_id: str
+    turn: int
+    cube_value: int
+    cube_owner: int | None
+    dice: list[int] | None
+    doubled: bool
+    score: list[int]
+    crawford: bool
+    match_length: int | None
+
+
 class GameView(_Out):
     """A game as a client sees it (the dice seed only once the match is over)."""
 
@@ -227,18 +258,18 @@ class GameView(_Out):
     dice: list[int] | None
     actions: list[str] = Field(description="what you may do now")
     legal_plays: list[LegalPlay]
-    resign_levels: list[Any] = Field(description="the levels you may resign at")
-    resign_preview: dict[str, Any] | None = Field(description="what the bot would do with each level")
-    resignation: dict[str, Any] | None = Field(description="a resignation offered and not yet answered")
+    resign_levels: list[str] = Field(description="the levels you may resign at")
+    resign_preview: dict[str, bool] | None = Field(description="whether the bot would accept each level")
+    resignation: Resignation | None = Field(description="a resignation offered and not yet answered")
     dice_mode: Literal["server", "client"]
     dice_commitment: str | None = Field(description="SHA-256 commitment to the dice seed (server dice)")
-    clock: dict[str, Any] | None
+    clock: ClockView | None
     trainer: dict[str, Any] | None = Field(description="the trainer's verdict on your last decision")
     hints_used: int
     hints_left: int | None
-    result: dict[str, Any] | None
+    result: MatchResult | None
     bot_pending: bool = Field(description="the bot owes a reply (its evaluator failed); GET resumes it")
-    start: dict[str, Any] | None = Field(description="the position a game from a position started at")
+    start: StartView | None = Field(description="the position a game from a position started at")
     dice_seed: str | None = Field(None, description="revealed when the match is over (server dice)")
     hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
     check: dict[str, Any] | None = Field(None, description="action check: the trainer's verdict")

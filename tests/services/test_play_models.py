@@ -14,6 +14,7 @@ import pytest
 
 from pulvezar import PulvezarError
 from pulvezar.play import GameSettings, PlaySession
+from pulvezar.play.start import Start
 from services.gateway.services.games import event_view, verdict, view
 
 
@@ -70,12 +71,16 @@ def an_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         {"match_length": 3, "trainer": True, "clock": True, "hint_limit": 5, "bot": {"level": "easy"}},
         {"match_length": 0, "money": {"jacoby": True, "beaver": True}, "dice": "client"},
         {"rules": {"variant": "tavla"}, "match_length": 1, "trainer": True, "bot": {"level": "easy"}},
+        {"match_length": 7, "free": True, "start": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:3:1:0:7:10"},
     ],
 )
 def test_the_game_view_is_the_states_json(settings: dict[str, Any]) -> None:
     rng = random.Random(7)
     seed = None if settings.get("dice") == "client" else bytes(32)
-    session = PlaySession(GameSettings.from_dict(settings), evaluator=Cheap(), now=0.0, seed=seed, bot_seed=3)
+    start = Start.parse(settings.pop("start"), "on_roll") if "start" in settings else None
+    session = PlaySession(
+        GameSettings.from_dict(settings), evaluator=Cheap(), now=0.0, seed=seed, bot_seed=3, start=start
+    )
     lang, created, player = "de", 1.5, rng.choice([None, "p1"])
     for step in range(400):
         now = float(step)
