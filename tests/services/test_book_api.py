@@ -23,7 +23,7 @@ redis = pytest.importorskip("redis")
 
 from pulvezar.book import BOOK_SCHEMA, Book, BookSettings, book_path, generate_book  # noqa: E402
 from services.jobs.book import BookJobs  # noqa: E402
-from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.book_tasks import recover  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
@@ -104,9 +104,9 @@ def records(database: str) -> Any:
     return JobRecords(database)
 
 
-def job_store(redis_server: str, database: str | None) -> JobStore:
+def job_store(redis_server: str, database: str | None) -> Rollouts:
     settings = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
-    return JobStore(
+    return Rollouts(
         redis.Redis.from_url(redis_server, decode_responses=True),
         app=make_app(settings),
         settings=settings,
