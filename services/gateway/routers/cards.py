@@ -15,7 +15,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from services.gateway.durable import no_store
 from services.gateway.idempotency import IdempotencyKey, fingerprint
 from services.gateway.language import language
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
@@ -35,10 +34,8 @@ CardId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]
 
 
 def desk(request: Request, who: Who) -> cards.Desk:
-    """A player's cards, with what acting on them needs; 501 without the durable store."""
+    """A player's cards, with what acting on them needs (a call without the durable store: 501)."""
     deps = dependencies(request)
-    if deps.cards is None:
-        raise no_store("flash cards")
     return cards.Desk(deps.cards, who, language(request), deps.games)
 
 

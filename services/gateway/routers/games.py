@@ -43,7 +43,7 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client, client
 from services.gateway.services import games
 from services.gateway.services.analyses import submit_files
-from services.gateway.services.deps import dependencies, game_records
+from services.gateway.services.deps import dependencies
 from services.gateway.sse import Pace, sse, streams
 from services.gateway.uploads import content_disposition
 
@@ -61,7 +61,7 @@ def table(request: Request, who: Who) -> games.Table:
     """The caller's games, with what acting on them needs (the app's records and evaluator)."""
     deps = dependencies(request)
     return games.Table(
-        game_records(request), deps.players, deps.evaluator, who, language(request),
+        deps.games, deps.players, deps.evaluator, who, language(request),
         request.app.state.settings.trainer_ply, getattr(request.app.state, "game_seeds", None),
     )  # fmt: skip
 

@@ -28,7 +28,7 @@ from services.gateway.learner_models import (
 )
 from services.gateway.security import Client, client
 from services.gateway.services import players
-from services.gateway.services.deps import evaluator, player_records
+from services.gateway.services.deps import dependencies, evaluator, player_records
 
 router = APIRouter(prefix="/v1/players", tags=["players"])
 Who = Annotated[Client, Depends(client)]
@@ -47,7 +47,7 @@ records = player_records
 
 
 def roster(request: Request, who: Who) -> players.Roster:
-    return players.Roster(player_records(request), who, language(request))
+    return players.Roster(dependencies(request).players, who, language(request))
 
 
 Players = Annotated[players.Roster, Depends(roster)]

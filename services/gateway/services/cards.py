@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import JSONResponse
 
 from pulvezar.errors import PulvezarError
-from services.gateway.durable import store_call
+from services.gateway.durable import no_store, store_call
 from services.gateway.idempotency import replayed
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
 from services.gateway.models import RuleSet
@@ -35,10 +35,16 @@ _SHOWN = (
 class Desk:
     """What a call on a player's cards needs: the cards' records, the caller, the request's language."""
 
-    cards: Cards
+    store: Cards | None  # None: no durable store (501 when a call needs it)
     who: Client
     lang: str
     requests: Any = None  # where an Idempotency-Key's answers are kept (the games' records)
+
+    @property
+    def cards(self) -> Cards:
+        if self.store is None:
+            raise no_store("flash cards")
+        return self.store
 
 
 @dataclass(frozen=True)
@@ -90,13 +96,14 @@ async def due(d: Desk, player_id: str, limit: int) -> DueCards:
 
 async def add(d: Desk, player_id: str, body: CardIn, sources: Sources) -> tuple[CardOut, bool]:
     """The card (and whether it is new: the player may have it already)."""
+    cards = d.cards
     if (body.analysis is None) == (body.position is None):
         raise invalid("analysis", "give an analysis decision (analysis, game, index) or a position with dice")
     if body.analysis is not None:
         source, puzzle = await _analysed(d.who, body, sources.analyses)
     else:
         source, puzzle = await _library(body, sources)
-    found = await store_call(d.cards.add, d.who.owner, player_id, source, puzzle, today())
+    found = await store_call(cards.add, d.who.owner, player_id, source, puzzle, today())
     if found is None:
         raise not_found("player", player_id)
     card, new = found
@@ -156,10 +163,11 @@ async def answer(
     """Judge an answer and schedule the card; a retried request's stored answer."""
     from pulvezar.archive.attempts import judge
 
+    cards = d.cards
     replay = await replayed(d.requests, d.who, key, fp)
     if replay is not None:
         return replay
-    card = await store_call(d.cards.get, d.who.owner, player_id, card_id)
+    card = await store_call(cards.get, d.who.owner, player_id, card_id)
     if card is None:
         raise not_found("card", card_id)
     try:
@@ -176,7 +184,7 @@ async def answer(
         ).model_dump()  # fmt: skip
 
     out: dict[str, Any] | None = await store_call(
-        d.cards.answered, d.who.owner, player_id, card_id, judged.correct, today(), respond,
+        cards.answered, d.who.owner, player_id, card_id, judged.correct, today(), respond,
         (key, fp) if key else None,
     )  # fmt: skip
     if out is None:

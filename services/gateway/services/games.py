@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import JSONResponse
 
 from pulvezar import PulvezarError
-from services.gateway.durable import store_call
+from services.gateway.durable import no_store, store_call
 from services.gateway.idempotency import replayed
 from services.gateway.play_models import (
     ActionIn,
@@ -52,13 +52,19 @@ logger = logging.getLogger("pulvezar.gateway")
 class Table:
     """What a call on the caller's games needs: the records, the bots' evaluator, the caller."""
 
-    games: GameRecords
+    records: GameRecords | None  # None: no durable store (501 when a call needs it)
     players: PlayerRecords | None
     evaluator: Any
     who: Client
     lang: str
     trainer_ply: int
     seeds: Callable[[], tuple[bytes, int]] | None = None  # tests: reproducible dice and bot noise
+
+    @property
+    def games(self) -> GameRecords:
+        if self.records is None:
+            raise no_store("playing games")
+        return self.records
 
 
 @dataclass(frozen=True)
