@@ -64,6 +64,7 @@ from services.gateway.routers import (
 )
 from services.gateway.routers import book as opening_book
 from services.gateway.security import Guard, SharedLimits
+from services.gateway.services.analyses import open_analyses
 from services.gateway.services.deps import close_dependencies, open_dependencies
 from services.gateway.settings import GatewaySettings
 from services.gateway.sse import Streams
@@ -240,6 +241,7 @@ def _lifespan(s: GatewaySettings, job_store: JobStoreLike | None) -> Callable[[F
             keys=len(s.api_keys),
         )
         open_dependencies(app)  # the store's records and the bots' evaluator, once (services/deps.py)
+        open_analyses(app.state)  # the analysis jobs' store, over the job store above
         beating = asyncio.create_task(app.state.heartbeat.run())
         yield
         beating.cancel()

@@ -94,11 +94,13 @@ async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
 
 
 def analyses(request: Request) -> AnalysisJobs:
-    """The analysis store, made once from the rollout job store (the same Redis and Celery app)."""
-    state = request.app.state
-    ready: AnalysisJobs | None = getattr(state, "analyses", None)
-    if ready is not None:
-        return ready
+    """The app's analysis store (made in its lifespan, :func:`open_analyses`; else on first use)."""
+    ready: AnalysisJobs | None = getattr(request.app.state, "analyses", None)
+    return ready if ready is not None else open_analyses(request.app.state)
+
+
+def open_analyses(state: Any) -> AnalysisJobs:
+    """The analysis store, made from the app's rollout job store (the same Redis and Celery app)."""
     base = getattr(getattr(state, "jobs", None), "store", None)
     store = None
     if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
@@ -108,8 +110,8 @@ def analyses(request: Request) -> AnalysisJobs:
             settings=getattr(base, "settings", None),
             records=getattr(base, "records", None),
         )
-    state.analyses = AnalysisJobs(store)
-    return state.analyses  # type: ignore[no-any-return]
+    jobs = state.analyses = AnalysisJobs(store)
+    return jobs
 
 
 def job_of(job_id: str, status: dict[str, Any]) -> AnalysisJob:
