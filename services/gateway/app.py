@@ -328,8 +328,10 @@ def create_app(
         description="Send your API key in the `X-API-Key` header. Errors are RFC 9457 problem details "
         "(`application/problem+json`) naming the field at fault.",
         lifespan=_lifespan(s, job_store),
-        responses=common,  # type: ignore[arg-type]
-        **({} if s.public_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}),
+        responses=common,
+        docs_url="/docs" if s.public_docs else None,  # production: none of the three (public_docs)
+        redoc_url="/redoc" if s.public_docs else None,
+        openapi_url="/openapi.json" if s.public_docs else None,
     )
     app.state.settings = s
     app.state.metrics = metrics

@@ -166,8 +166,8 @@ async def game_events(
             except ProblemError as e:
                 yield sse("error", {"status": e.status, "detail": e.detail})
                 return
-            for n, e in batch:
-                yield sse(str(e.get("type", "event")), games.event_view(e, t.lang), n)
+            for n, event in batch:
+                yield sse(str(event.get("type", "event")), games.event_view(event, t.lang), n)
                 seen, quiet = n, time.monotonic()
             if not batch:
                 if status == "finished":

@@ -16,7 +16,7 @@ import secrets
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -401,7 +401,7 @@ async def replay(t: Table, game_id: str) -> Replay:
     )  # fmt: skip
 
 
-async def listed(t: Table, statuses: list[str] | None, limit: int, cursor: str | None) -> GameList:
+async def listed(t: Table, statuses: Sequence[str] | None, limit: int, cursor: str | None) -> GameList:
     """The caller's games, newest first."""
     try:
         rows, nxt = await store_call(t.games.list, t.who.owner, statuses=statuses, limit=limit, cursor=cursor)
