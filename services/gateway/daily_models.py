@@ -6,7 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.models import Dice, Engine, PositionInput, RuleSet, Strict
+from services.gateway.models import Dice, PositionInput, RuleSet, Strict
+from services.jobs.provenance import Engine
 
 DailyRules = Literal["international", "tavla"]
 DailyKind = Literal["position", "cube"]

@@ -154,7 +154,7 @@ def grpc_problem(err: grpc.aio.AioRpcError, rename: dict[str, str] | None = None
     message = err.details() or code.name
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         fields: list[tuple[str, str]] = []
-        status = rpc_status.from_call(err)  # type: ignore[arg-type]
+        status = rpc_status.from_call(err)
         if status is not None:
             for detail in status.details:
                 bad = error_details_pb2.BadRequest()
