@@ -1,7 +1,8 @@
-"""The gateway's side of the rollout job store (:class:`services.jobs.rollout.JobStore`).
+"""The gateway's side of the job kinds' stores (:mod:`services.jobs.kinds`): :class:`Jobs`, the base store
+(the rollout kind's Redis, broker and durable store) and one :class:`KindJobs` per kind.
 
-The store may be synchronous (redis-py) or asynchronous; :class:`Jobs` awaits either, running
-synchronous calls in a thread so that Redis round trips never block the event loop.
+A store may be synchronous (redis-py) or asynchronous; the calls await either, running synchronous
+calls in a thread so that Redis round trips never block the event loop.
 """
 
 from __future__ import annotations
@@ -24,30 +25,29 @@ Admit = Callable[[float], None]
 
 
 class JobStoreLike(Protocol):
-    def submit_rollout(
-        self, params: dict[str, Any], priority: str = ..., owner: str | None = ..., admit: Admit | None = ...
-    ) -> Any: ...
-    def submit_batch(self, positions: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any: ...
-    def status(self, job_id: str) -> Any: ...
-    def result(self, job_id: str) -> Any: ...
-    def cancel(self, job_id: str) -> Any: ...
-    def extend(self, job_id: str, more_trials: int, admit: Admit | None = ...) -> Any: ...
-    def delete(self, job_id: str) -> Any: ...
+    """The base store that every kind's store is made on (:class:`~services.jobs.kinds.rollout.Rollouts`
+    from :func:`store_from_url`): its Redis, Celery app, settings and durable store."""
+
+    redis: Any
+    app: Any
+    settings: Any
+    records: Any
 
 
 def store_from_url(url: str) -> JobStoreLike:
-    """The rollout service's ``JobStore`` on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*``
-    settings, such as the chunk size, apply).  Imported late: the gateway runs without Celery."""
+    """The rollout kind's store on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*`` settings, such as
+    the chunk size, apply): the base of every kind's store.  Imported late: the gateway runs without
+    Celery."""
 
     from services.jobs.broker import client
-    from services.jobs.rollout import JobStore
+    from services.jobs.kinds.rollout import Rollouts
     from services.jobs.settings import RolloutSettings
     from services.store.jobs import JobRecords
     from services.store.settings import StoreSettings
 
     settings = RolloutSettings(redis_url=url)
     database = StoreSettings().url  # the durable store, the system of record, when configured
-    return JobStore(
+    return Rollouts(
         connect_redis(url, decode_responses=True),
         app=client(settings),
         settings=settings,
@@ -117,6 +117,9 @@ async def call_store(fn: Callable[..., Any], *args: Any, noun: str = "job", **kw
 
 
 class Jobs:
+    """The gateway's job stores: the base store (None: no job store on this gateway, every job route a 503)
+    and each kind's, made from it on first use (:meth:`of_kind`)."""
+
     def __init__(self, store: JobStoreLike | None) -> None:
         self.store = store
         self._kinds: dict[str, KindJobs] = {}
@@ -127,37 +130,10 @@ class Jobs:
             self._kinds[kind.name] = KindJobs(kind, self)
         return self._kinds[kind.name]
 
-    def _store(self) -> JobStoreLike:
-        if self.store is None:
-            raise ProblemError(
-                503, "rollouts are not configured on this gateway (no job store)", kind="jobs-unavailable"
-            )
-        return self.store
-
     @property
     def records(self) -> Any:
         """The durable store's jobs, or None (no store configured)."""
         return getattr(self.store, "records", None)
-
-    async def submit_rollout(
-        self, params: dict[str, Any], priority: str, owner: str | None = None, admit: Admit | None = None
-    ) -> str:
-        store = self._store()
-        return _text(
-            await call_store(store.submit_rollout, params, priority=priority, owner=owner, admit=admit)
-        )
-
-    async def submit_batch(
-        self,
-        positions: list[dict[str, Any]],
-        priority: str,
-        owner: str | None = None,
-        admit: Admit | None = None,
-    ) -> str:
-        store = self._store()
-        return _text(
-            await call_store(store.submit_batch, positions, priority=priority, owner=owner, admit=admit)
-        )
 
     async def row(self, job_id: str) -> Any:
         """The durable store's row of a job, or None (501 without a store, 503 while it is down)."""
@@ -192,9 +168,6 @@ class Jobs:
         """The durable store's owner of a job, for :meth:`Client.check` (:func:`owner_lookup`)."""
         return owner_lookup(self.store)
 
-    async def delete(self, job_id: str) -> bool:
-        return bool(await call_store(self._store().delete, job_id))
-
     async def listing(self, owner: str | None, **query: Any) -> tuple[list[Any], str | None]:
         """The owner's jobs from the durable store (501 without one); None: the platform's own."""
         records = self.records
@@ -212,21 +185,6 @@ class Jobs:
         except ValueError as e:
             raise invalid("cursor", str(e)) from None
         return out
-
-    async def status(self, job_id: str) -> dict[str, Any]:
-        st = await call_store(self._store().status, job_id)
-        if not st:
-            raise _not_found(job_id)
-        return dict(st)
-
-    async def result(self, job_id: str) -> Any:
-        return await call_store(self._store().result, job_id)
-
-    async def cancel(self, job_id: str) -> bool:
-        return bool(await call_store(self._store().cancel, job_id))
-
-    async def extend(self, job_id: str, more_trials: int, admit: Admit | None = None) -> Any:
-        return await call_store(self._store().extend, job_id, more_trials, admit=admit)
 
 
 async def cancel_or_remove(
@@ -264,24 +222,27 @@ def _not_found(job_id: str, noun: str = "job") -> ProblemError:
 
 
 class KindJobs:
-    """The gateway's side of the store of one kind of :mod:`services.jobs.kinds` (on the rollout store's
-    Redis, broker and durable store); 503 when the gateway has no job store."""
+    """The gateway's side of the store of one kind of :mod:`services.jobs.kinds` (on the base store's
+    Redis, broker and durable store; the base store itself when it is of the kind); 503 when the gateway
+    has no job store.  A base store that is not on Redis (a test's stand-in) serves every kind itself."""
 
     def __init__(self, kind: Any, jobs: Jobs) -> None:
         self.kind = kind
         self.jobs = jobs
-        base = jobs.store
-        ready = base is not None and all(hasattr(base, a) for a in ("redis", "app", "settings"))
-        self.store = (
-            kind(base.redis, app=base.app, settings=base.settings, records=base.records) if ready else None
-        )
+        #: the word for its jobs in problems (a kind with routes of its own keeps their older "job")
+        self.noun: str = "job" if kind.own_routes else kind.noun
+        base: Any = jobs.store
+        if base is None or type(base) is kind or not hasattr(base, "redis"):
+            self.store = base
+        else:
+            self.store = kind(base.redis, app=base.app, settings=base.settings, records=base.records)
 
     def _store(self) -> Any:
         if self.store is None:
+            what = f"{self.kind.noun}s" if self.kind.own_routes else f"{self.kind.noun} jobs"  # older words
             raise ProblemError(
-                503, f"{self.kind.noun} jobs are not configured on this gateway (no job store)",
-                kind="jobs-unavailable",
-            )  # fmt: skip
+                503, f"{what} are not configured on this gateway (no job store)", kind="jobs-unavailable"
+            )
         return self.store
 
     def owner_lookup(self) -> Callable[[str], str | None] | None:
@@ -291,14 +252,21 @@ class KindJobs:
         return _text(await call_store(self._store().submit, body, owner=owner, admit=admit))
 
     async def status(self, job_id: str) -> dict[str, Any]:
-        return dict(await call_store(self._store().status, job_id, noun=self.kind.noun))
+        st = await call_store(self._store().status, job_id, noun=self.noun)
+        if not st:
+            raise _not_found(job_id, self.noun)
+        return dict(st)
 
     async def result(self, job_id: str) -> dict[str, Any] | None:
-        out: dict[str, Any] | None = await call_store(self._store().result, job_id, noun=self.kind.noun)
+        out: dict[str, Any] | None = await call_store(self._store().result, job_id, noun=self.noun)
         return out
 
     async def cancel(self, job_id: str) -> bool:
-        return bool(await call_store(self._store().cancel, job_id, noun=self.kind.noun))
+        return bool(await call_store(self._store().cancel, job_id, noun=self.noun))
 
     async def delete(self, job_id: str) -> bool:
-        return bool(await call_store(self._store().delete, job_id, noun=self.kind.noun))
+        return bool(await call_store(self._store().delete, job_id, noun=self.noun))
+
+    async def extend(self, job_id: str, body: Any, admit: Admit | None = None) -> int:
+        """More work for a job (``body``: the kind's ``Extension``); how many chunks it adds."""
+        return int(await call_store(self._store().extend, job_id, body, admit=admit, noun=self.noun))

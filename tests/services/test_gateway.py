@@ -636,7 +636,8 @@ def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> No
 
 
 class FakeJobStore:
-    """The JobStore interface, synchronous like redis-py; each status() call advances a running job.
+    """The rollout kinds' calls (:class:`services.jobs.kinds.rollout.Rollouts`), synchronous like redis-py;
+    each status() call advances a running job.
 
     Its status and result have the shape of :class:`services.jobs.rollout_models.RolloutReport`: one
     result per position, as a whole (no dice), equity 0.1 per trial done; the result adds the halves."""
@@ -679,27 +680,14 @@ class FakeJobStore:
             items.append(item)
         return {**job, "results": items}
 
-    def submit_rollout(
-        self,
-        params: dict[str, Any],
-        priority: str = "interactive",
-        owner: str | None = None,
-        admit: Any = None,
-    ) -> str:
+    def submit(self, body: dict[str, Any], owner: str | None = None, admit: Any = None) -> str:
+        """A rollout (one position's item) or a batch (``positions``), as the kinds take them."""
+        positions = body.get("positions")
+        items = positions if positions is not None else [body]
         if admit is not None:  # the admission: a job's estimated core-seconds, before it is recorded
-            admit(0.025 * params["trials"])
-        return self._new("rollout", params["trials"], params, priority)
-
-    def submit_batch(
-        self,
-        positions: list[dict[str, Any]],
-        priority: str = "batch",
-        owner: str | None = None,
-        admit: Any = None,
-    ) -> str:
-        if admit is not None:
-            admit(0.025 * sum(p["trials"] for p in positions))
-        return self._new("batch", sum(p["trials"] for p in positions), positions, priority)
+            admit(0.025 * sum(p["trials"] for p in items))
+        kind, params = ("batch", positions) if positions is not None else ("rollout", body)
+        return self._new(kind, sum(p["trials"] for p in items), params, body["priority"])
 
     def status(self, job_id: str) -> dict[str, Any] | None:
         job = self.jobs.get(job_id)
@@ -737,13 +725,14 @@ class FakeJobStore:
         del self.jobs[job_id]
         return True
 
-    def extend(self, job_id: str, more_trials: int, admit: Any = None) -> None:
-        job = self.jobs[job_id]
+    def extend(self, job_id: str, body: dict[str, Any], admit: Any = None) -> int:
+        job, more_trials = self.jobs[job_id], body["more_trials"]
         if admit is not None:
             admit(0.025 * more_trials * job["positions"])
         job["trials_total"] += more_trials * job["positions"]
         job["chunks_total"] += 1
         job["state"] = "running"
+        return 1
 
 
 @pytest.fixture
@@ -957,7 +946,7 @@ def test_a_job_the_store_refuses_is_not_charged(
     def down(*_a: Any, **_k: Any) -> str:
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(store, "submit_rollout", down)
+    monkeypatch.setattr(store, "submit", down)
     for _ in range(3):  # more jobs and trials than the day's quota: each is refunded
         assert problem(client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h), 503)
     monkeypatch.undo()

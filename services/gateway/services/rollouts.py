@@ -1,0 +1,245 @@
+"""Rollout and batch rollout jobs below their router: the request bodies, their translation into the kinds'
+requests (:class:`~services.jobs.kinds.rollout.Rollouts`, :class:`~services.jobs.kinds.batch.BatchRollouts`,
+through :class:`~services.gateway.jobs.KindJobs`), the job's JSON with its links, and its events."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi.responses import JSONResponse
+from pydantic import Field
+
+from services.gateway.jobs import KindJobs
+from services.gateway.models import (
+    CubeInput,
+    Dice,
+    PositionInput,
+    RulesField,
+    Strict,
+    parse_position,
+    renamed,
+)
+from services.gateway.problems import ProblemError, invalid
+from services.gateway.security import Client
+from services.gateway.settings import GatewaySettings
+from services.gateway.sse import Pace, job_events
+from services.jobs.rollout_models import RolloutReport
+from services.jobs.states import ENDED, JobState
+
+Priority = Literal["interactive", "batch"]
+Kind = Literal["rollout", "batch"]
+
+
+class RolloutOptions(Strict):
+    kind: Literal["position", "cube"] = Field(
+        "position",
+        description="position: the position (or the candidate plays of dice); cube: its cube decision "
+        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
+    )
+    trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
+    ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
+    prune: bool = Field(
+        True,
+        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
+        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
+    )
+    seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
+    variance_reduction: bool = True
+    luck: Literal["screened", "full"] = Field(
+        "screened",
+        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
+        "(0-ply trials; unbiased, faster), 'full' values every play",
+    )
+    truncate: int | None = Field(None, ge=1, le=1000, description="stop each trial after N half-moves")
+    rules: RulesField
+    cubeful: bool = Field(
+        False, description="play the cube in the trials and report cubeful equity (international rules)"
+    )
+    cube: CubeInput | None = Field(
+        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
+    )
+
+
+class Candidates(Strict):
+    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
+    plays: (
+        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=64)] | None
+    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
+
+
+class RolloutRequest(RolloutOptions, Candidates):
+    position: PositionInput
+    priority: Priority = "interactive"
+
+
+class BatchPosition(Candidates):
+    position: PositionInput
+    label: str | None = Field(None, max_length=200, description="the client's name for it, echoed back")
+
+
+class BatchRequest(RolloutOptions):
+    positions: Annotated[list[BatchPosition], Field(min_length=1)]
+    priority: Priority = "batch"
+
+
+class Extend(Strict):
+    trials: int = Field(ge=1, description="more trials per position")
+
+
+class Job(RolloutReport):
+    """A rollout or batch job's status (or final report) as the job store reports it
+    (:class:`services.jobs.rollout_models.RolloutReport`), with its links."""
+
+    id: str = Field(description="the job's id (as job_id)")
+    href: str = Field(description="the job's URL")
+    events: str = Field(description="server-sent events of its progress")
+
+
+def _params(
+    body: RolloutOptions, item: Candidates, position: Any, field: str, settings: GatewaySettings
+) -> dict[str, Any]:
+    """The kind's item of one position: the body as the job's item
+    (:func:`services.jobs.rollout_items.normalise_item` checks what they mean, once, naming its fields).
+    The gateway checks only what is its own: its trial limit, and a board given as an object."""
+    if body.trials > settings.max_trials:
+        raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
+    parsed = parse_position(position, field)
+    # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
+    text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
+    params: dict[str, Any] = {
+        "position": text,
+        "dice": list(item.dice) if item.dice is not None else None,
+        "plays": item.plays,
+        "rules": body.rules.model_dump(),
+        "trials": body.trials,
+        "ply": body.ply,
+        "prune": body.prune,
+        "seed": body.seed,
+        "variance_reduction": body.variance_reduction,
+        "luck": body.luck,
+        "truncate": body.truncate,
+        "cubeful": body.cubeful,
+        "cube": body.cube.model_dump() if body.cube is not None else None,
+    }
+    if body.kind == "cube":
+        params["kind"] = "cube"
+    return params
+
+
+_OPTIONS = frozenset(RolloutOptions.model_fields)
+
+
+def _options_at_top(problem: ProblemError) -> ProblemError:
+    """A batch's options are given once, at the top of the body: the store's ``positions[i].cube`` is
+    the body's ``cube`` (its positions' own fields, ``positions[i].dice``, stay as they are)."""
+    names = {}
+    for f, _reason in problem.errors:
+        head, _, rest = f.partition("].")
+        if head.startswith("positions[") and rest.split(".")[0].split("[")[0] in _OPTIONS:
+            names[f] = rest
+    return renamed(problem, names) if names else problem
+
+
+def job(kind: Kind, job_id: str, status: dict[str, Any]) -> Job:
+    """The store's status (or report) with the links; serialise with ``exclude_unset`` (a key the
+    store left out stays out).  A status the store could not give at submission (only ``state``)
+    is the job's links and state alone."""
+    if status.get("kind") in ("rollout", "batch"):  # the store knows best
+        kind = status["kind"]
+    base = "rollouts" if kind == "rollout" else "batch-rollouts"
+    href = f"/v1/{base}/{job_id}"
+    fields = {k: v for k, v in status.items() if k not in ("id", "kind", "href", "events")}
+    fields.setdefault("state", JobState.QUEUED)
+    fields["state"] = str(fields["state"])
+    links: dict[str, Any] = {"id": job_id, "kind": kind, "href": href, "events": f"{href}/events"}
+    if set(fields) == {"state"}:  # accepted, its status not readable yet: no report to check
+        return Job.model_construct(**links, **fields)
+    return Job.model_validate({**fields, **links})
+
+
+def dump(view: Job) -> dict[str, Any]:
+    return view.model_dump(mode="json", exclude_unset=True)
+
+
+async def _submitted(kind: Kind, job_id: str, store: KindJobs) -> JSONResponse:
+    try:
+        status = await store.status(job_id)
+    except ProblemError:
+        status = {"state": JobState.QUEUED}
+    view = job(kind, job_id, status)
+    return JSONResponse(dump(view), status_code=202, headers={"Location": view.href})
+
+
+async def submit_rollout(
+    body: RolloutRequest, who: Client, store: KindJobs, settings: GatewaySettings
+) -> JSONResponse:
+    """Submit one position's rollout, charged its trials: 202 with the job."""
+    request = {**_params(body, body, body.position, "position", settings), "priority": body.priority}
+    job_id = await who.submit(
+        body.trials, lambda admit: store.submit(request, owner=who.owner, admit=admit), store.jobs.backlog
+    )
+    return await _submitted("rollout", job_id, store)
+
+
+async def submit_batch(
+    body: BatchRequest, who: Client, store: KindJobs, settings: GatewaySettings
+) -> JSONResponse:
+    """Submit a batch of positions' rollouts as one job, charged their trials: 202 with the job."""
+    if len(body.positions) > settings.max_batch_positions:
+        raise invalid(
+            "positions", f"at most {settings.max_batch_positions} positions, got {len(body.positions)}"
+        )
+    positions = []
+    for i, item in enumerate(body.positions):
+        params = _params(body, item, item.position, f"positions[{i}].position", settings)
+        if item.label is not None:
+            params["label"] = item.label
+        positions.append(params)
+    request = {"positions": positions, "defaults": None, "priority": body.priority}
+    try:
+        job_id = await who.submit(
+            body.trials * len(positions),
+            lambda admit: store.submit(request, owner=who.owner, admit=admit),
+            store.jobs.backlog,
+        )
+    except ProblemError as e:
+        raise _options_at_top(e) from None
+    return await _submitted("batch", job_id, store)
+
+
+async def extend(
+    kind: Kind, job_id: str, body: Extend, who: Client, store: KindJobs, settings: GatewaySettings
+) -> Job:
+    """``body.trials`` more trials for every position of the job, charged them; its status."""
+    status = await store.status(job_id)
+    if body.trials > settings.max_trials:
+        raise invalid("trials", f"at most {settings.max_trials} more trials, got {body.trials}")
+    positions = max(1, int(status.get("positions", 1) or 1))
+    more = {"more_trials": body.trials}
+    await who.spend(0, body.trials * positions, lambda admit: store.extend(job_id, more, admit=admit))
+    return job(kind, job_id, await store.status(job_id))
+
+
+async def events(
+    kind: Kind, job_id: str, status: dict[str, Any], store: KindJobs, pace: Pace, keepalive_s: float
+) -> AsyncIterator[bytes]:
+    """``progress`` events while the status changes, then one ``done``, ``failed`` or ``cancelled``."""
+
+    async def final(st: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        state = JobState(st["state"])
+        if state not in ENDED:
+            return None
+        if state != JobState.DONE:
+            return str(state), st
+        try:
+            st["result"] = await store.result(job_id)
+        except ProblemError as e:
+            st["result_error"] = e.detail
+        return "done", st
+
+    def view(st: dict[str, Any]) -> dict[str, Any]:
+        return dump(job(kind, job_id, st))
+
+    async for chunk in job_events(status, lambda: store.status(job_id), view, final, pace, keepalive_s):
+        yield chunk
