@@ -111,172 +111,36 @@ def board_svg(
     """The SVG document (UTF-8 text) of ``position``, seen from the player on roll; ``arrows``: moves
     ``(from, to)`` in its numbering (25 the bar, 0 off), ``score`` a line above the board, ``caption`` up to
     two lines under it."""
-    mine, theirs = position.mine, position.theirs
-    pips = position.pips()
-    off = position.off()
-    bar_mine, bar_theirs = position.bar()
-    top = HEADER + FRAME
-    bottom = top + BOARD_H
-    mid = top + HALF_H + GAP / 2
-    parts: list[str] = []
-    add = parts.extend
-
+    pips, off = position.pips(), position.off()
     desc = "; ".join(f"{k}: {v}" for k, v in ids)
-    parts.append(_el("title", title))
-    parts.append(
+    parts: list[str] = [
+        _el("title", title),
         _el(
             "desc",
             f"Player on roll: pips {pips[0]}, off {off[0]}. Opponent: pips {pips[1]}, off {off[1]}. {desc}",
-        )
-    )
-    parts.append(_el("rect", x=0, y=0, width=WIDTH, height=HEIGHT, fill="#fafafa"))
-    parts.append(
-        _el("rect", x=0, y=HEADER, width=WIDTH, height=BOARD_H + 2 * FRAME, fill=WOOD, rx=6, class_="frame")
-    )
-    parts.append(_el("rect", x=FRAME, y=top, width=BOARD_W, height=BOARD_H, fill=FELT, class_="felt"))
-    # points
-    for point in range(1, 25):
-        x = _point_x(point)
-        colour = POINT_COLOURS[point % 2]
-        if point <= 12:
-            tip = bottom - HALF_H + 8
-            pts = f"{x},{bottom} {x + POINT_W},{bottom} {x + POINT_W / 2},{tip}"
-            label_y = bottom + FRAME - 2
-        else:
-            tip = top + HALF_H - 8
-            pts = f"{x},{top} {x + POINT_W},{top} {x + POINT_W / 2},{tip}"
-            label_y = top - 2
-        parts.append(_el("polygon", points=pts, fill=colour, class_="point", data_point=point))
-        parts.append(
-            _el(
-                "text",
-                str(point),
-                x=x + POINT_W / 2,
-                y=label_y,
-                text_anchor="middle",
-                font_size=10,
-                fill="#fff",
-            )
-        )
-    # bar and tray
-    bar_x = FRAME + 6 * POINT_W
-    parts.append(_el("rect", x=bar_x, y=top, width=BAR_W, height=BOARD_H, fill=WOOD, class_="bar"))
-    tray_x = FRAME + BOARD_W + FRAME
-    parts.append(_el("rect", x=tray_x, y=top, width=TRAY_W, height=BOARD_H, fill="#3d2a18", class_="tray"))
-    # checkers on points
-    for point in range(1, 25):
-        cx = _point_x(point) + POINT_W / 2
-        edge, direction = (bottom, -1) if point <= 12 else (top, 1)
-        if mine[point - 1]:
-            add(_stack(cx, edge, direction, mine[point - 1], MINE))
-        elif theirs[24 - point]:
-            add(_stack(cx, edge, direction, theirs[24 - point], THEIRS))
-    # bar: the player on roll's checkers below the middle, the opponent's above
-    cx = bar_x + BAR_W / 2
-    if bar_mine:
-        add(_stack(cx, mid + GAP / 2 + 4 * CHECKER_R, -1, bar_mine, MINE))
-    if bar_theirs:
-        add(_stack(cx, mid - GAP / 2 - 4 * CHECKER_R, 1, bar_theirs, THEIRS))
-    # borne off: thin slabs, the player on roll's at the bottom
-    for count, colours, base, direction in ((off[0], MINE, bottom, -1), (off[1], THEIRS, top, 1)):
-        for i in range(count):
-            y = base + direction * (4 + i * 9) - (7 if direction < 0 else 0)
-            parts.append(
-                _el(
-                    "rect", x=tray_x + 6, y=y, width=TRAY_W - 12, height=7, fill=colours[0], stroke=colours[1]
-                )
-            )
-        if count:
-            ty = base + direction * (4 + count * 9 + 10) + (4 if direction > 0 else 0)
-            parts.append(
-                _el(
-                    "text",
-                    str(count),
-                    x=tray_x + TRAY_W / 2,
-                    y=ty,
-                    text_anchor="middle",
-                    font_size=12,
-                    fill="#fff",
-                )
-            )
-    # cube
+        ),
+        _el("rect", x=0, y=0, width=WIDTH, height=HEIGHT, fill="#fafafa"),
+        _el("rect", x=0, y=HEADER, width=WIDTH, height=BOARD_H + 2 * FRAME, fill=WOOD, rx=6, class_="frame"),
+        _el("rect", x=FRAME, y=_TOP, width=BOARD_W, height=BOARD_H, fill=FELT, class_="felt"),
+    ]
+    parts += _points()
+    parts.append(_el("rect", x=_BAR_X, y=_TOP, width=BAR_W, height=BOARD_H, fill=WOOD, class_="bar"))
+    parts.append(_el("rect", x=_TRAY_X, y=_TOP, width=TRAY_W, height=BOARD_H, fill="#3d2a18", class_="tray"))
+    parts += _checkers(position)
+    parts += _borne_off(off)
     if show_cube:
-        size = 30
-        cube_y = {"player": bottom - size - 4, "opponent": top + 4}.get(cube_owner or "", mid - size / 2)
-        cube_x = tray_x + (TRAY_W - size) / 2 if cube_owner else bar_x + (BAR_W - size) / 2
-        label = "64" if cube_owner is None and cube_value == 1 else str(cube_value)
-        parts.append(
-            _el(
-                "rect",
-                x=cube_x,
-                y=cube_y,
-                width=size,
-                height=size,
-                rx=4,
-                fill="#fff",
-                stroke="#111",
-                class_="cube",
-            )
-        )
-        parts.append(
-            _el(
-                "text",
-                label,
-                x=cube_x + size / 2,
-                y=cube_y + size / 2 + 5,
-                text_anchor="middle",
-                font_size=14,
-                font_weight="bold",
-                fill="#111",
-            )
-        )
-    # dice of the player on roll, on the right half
-    if dice:
+        parts += _cube(cube_value, cube_owner)
+    if dice:  # the dice of the player on roll, on the right half
         x0 = FRAME + 9 * POINT_W + BAR_W - 34
-        add(_die(x0, mid - 14, dice[0]))
-        add(_die(x0 + 36, mid - 14, dice[1]))
+        parts += [*_die(x0, _MID - 14, dice[0]), *_die(x0 + 36, _MID - 14, dice[1])]
     for frm, to in arrows:
         (x1, y1), (x2, y2) = (
-            _anchor(frm, top, bottom, mid, bar_x, tray_x),
-            _anchor(to, top, bottom, mid, bar_x, tray_x),
+            _anchor(frm, _TOP, _BOTTOM, _MID, _BAR_X, _TRAY_X),
+            _anchor(to, _TOP, _BOTTOM, _MID, _BAR_X, _TRAY_X),
         )
         parts.append(_el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke="#f2c200", stroke_width=5,
                          stroke_linecap="round", marker_end="url(#arrowhead)", class_="arrow"))  # fmt: skip
-    # header and footer text
-    if score:
-        parts.append(_el("text", score, x=WIDTH - FRAME, y=HEADER - 10, text_anchor="end", font_size=14,
-                         fill="#111", class_="score"))  # fmt: skip
-    parts.append(
-        _el(
-            "text",
-            f"Opponent: pips {pips[1]}, off {off[1]}",
-            x=FRAME,
-            y=HEADER - 10,
-            font_size=14,
-            fill="#111",
-        )
-    )
-    y = bottom + FRAME + 20
-    parts.append(
-        _el("text", f"On roll: pips {pips[0]}, off {off[0]}", x=FRAME, y=y, font_size=14, fill="#111")
-    )
-    for k, v in ids:
-        y += 18
-        parts.append(
-            _el(
-                "text",
-                f"{k}: {v}",
-                x=FRAME,
-                y=y,
-                font_size=12,
-                font_family="monospace",
-                fill="#333",
-                class_="id",
-            )
-        )
-    for line in caption[:2]:
-        y += 20
-        parts.append(_el("text", line, x=FRAME, y=y, font_size=14, fill="#111", class_="caption"))
+    parts += _texts(pips, off, ids, score, caption)
     height = HEIGHT + 20 * len(caption[:2])
     defs = (
         '<defs><marker id="arrowhead" markerWidth="4" markerHeight="4" refX="2" refY="2" orient="auto">'
@@ -288,6 +152,109 @@ def board_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=WIDTH, height=height)} '
         f'viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif">\n  {body}\n</svg>\n'
     )
+
+
+#: the board's geometry: the playing area's top and bottom, the middle, the bar's and the tray's left edges
+_TOP = HEADER + FRAME
+_BOTTOM = _TOP + BOARD_H
+_MID = _TOP + HALF_H + GAP / 2
+_BAR_X = FRAME + 6 * POINT_W
+_TRAY_X = FRAME + BOARD_W + FRAME
+
+
+def _points() -> list[str]:
+    """The 24 points, numbered from the player on roll's view."""
+    parts = []
+    for point in range(1, 25):
+        x = _point_x(point)
+        colour = POINT_COLOURS[point % 2]
+        if point <= 12:
+            tip = _BOTTOM - HALF_H + 8
+            pts = f"{x},{_BOTTOM} {x + POINT_W},{_BOTTOM} {x + POINT_W / 2},{tip}"
+            label_y = _BOTTOM + FRAME - 2
+        else:
+            tip = _TOP + HALF_H - 8
+            pts = f"{x},{_TOP} {x + POINT_W},{_TOP} {x + POINT_W / 2},{tip}"
+            label_y = _TOP - 2
+        parts.append(_el("polygon", points=pts, fill=colour, class_="point", data_point=point))
+        parts.append(_el("text", str(point), x=x + POINT_W / 2, y=label_y, text_anchor="middle", font_size=10,
+                         fill="#fff"))  # fmt: skip
+    return parts
+
+
+def _checkers(position: Position) -> list[str]:
+    """The checkers on the points and on the bar (the player on roll's below the middle)."""
+    mine, theirs = position.mine, position.theirs
+    bar_mine, bar_theirs = position.bar()
+    parts: list[str] = []
+    for point in range(1, 25):
+        cx = _point_x(point) + POINT_W / 2
+        edge, direction = (_BOTTOM, -1) if point <= 12 else (_TOP, 1)
+        if mine[point - 1]:
+            parts += _stack(cx, edge, direction, mine[point - 1], MINE)
+        elif theirs[24 - point]:
+            parts += _stack(cx, edge, direction, theirs[24 - point], THEIRS)
+    cx = _BAR_X + BAR_W / 2
+    if bar_mine:
+        parts += _stack(cx, _MID + GAP / 2 + 4 * CHECKER_R, -1, bar_mine, MINE)
+    if bar_theirs:
+        parts += _stack(cx, _MID - GAP / 2 - 4 * CHECKER_R, 1, bar_theirs, THEIRS)
+    return parts
+
+
+def _borne_off(off: tuple[int, int]) -> list[str]:
+    """The checkers borne off as thin slabs in the tray, the player on roll's at the bottom."""
+    parts = []
+    for count, colours, base, direction in ((off[0], MINE, _BOTTOM, -1), (off[1], THEIRS, _TOP, 1)):
+        for i in range(count):
+            y = base + direction * (4 + i * 9) - (7 if direction < 0 else 0)
+            parts.append(_el("rect", x=_TRAY_X + 6, y=y, width=TRAY_W - 12, height=7, fill=colours[0],
+                             stroke=colours[1]))  # fmt: skip
+        if count:
+            ty = base + direction * (4 + count * 9 + 10) + (4 if direction > 0 else 0)
+            parts.append(_el("text", str(count), x=_TRAY_X + TRAY_W / 2, y=ty, text_anchor="middle",
+                             font_size=12, fill="#fff"))  # fmt: skip
+    return parts
+
+
+def _cube(cube_value: int, cube_owner: str | None) -> list[str]:
+    """The doubling cube: in the middle of the bar when centred (showing 64), else at its owner's side."""
+    size = 30
+    cube_y = {"player": _BOTTOM - size - 4, "opponent": _TOP + 4}.get(cube_owner or "", _MID - size / 2)
+    cube_x = _TRAY_X + (TRAY_W - size) / 2 if cube_owner else _BAR_X + (BAR_W - size) / 2
+    label = "64" if cube_owner is None and cube_value == 1 else str(cube_value)
+    return [
+        _el("rect", x=cube_x, y=cube_y, width=size, height=size, rx=4, fill="#fff", stroke="#111",
+            class_="cube"),
+        _el("text", label, x=cube_x + size / 2, y=cube_y + size / 2 + 5, text_anchor="middle", font_size=14,
+            font_weight="bold", fill="#111"),
+    ]  # fmt: skip
+
+
+def _texts(
+    pips: tuple[int, int], off: tuple[int, int], ids: Sequence[tuple[str, str]], score: str | None,
+    caption: Sequence[str],
+) -> list[str]:  # fmt: skip
+    """The lines above the board (the score, the opponent's pips) and under it (the player on roll's pips,
+    the IDs, the caption)."""
+    parts = []
+    if score:
+        parts.append(_el("text", score, x=WIDTH - FRAME, y=HEADER - 10, text_anchor="end", font_size=14,
+                         fill="#111", class_="score"))  # fmt: skip
+    parts.append(_el("text", f"Opponent: pips {pips[1]}, off {off[1]}", x=FRAME, y=HEADER - 10, font_size=14,
+                     fill="#111"))  # fmt: skip
+    y = _BOTTOM + FRAME + 20
+    parts.append(
+        _el("text", f"On roll: pips {pips[0]}, off {off[0]}", x=FRAME, y=y, font_size=14, fill="#111")
+    )
+    for k, v in ids:
+        y += 18
+        parts.append(_el("text", f"{k}: {v}", x=FRAME, y=y, font_size=12, font_family="monospace",
+                         fill="#333", class_="id"))  # fmt: skip
+    for line in caption[:2]:
+        y += 20
+        parts.append(_el("text", line, x=FRAME, y=y, font_size=14, fill="#111", class_="caption"))
+    return parts
 
 
 def _anchor(
