@@ -170,7 +170,7 @@ class SharedLimits:
     def charge(self, secret: str, day: str, used: Usage, limits: ApiKey) -> tuple[bool, Usage]:
         """Add ``used`` (jobs, trials, core-seconds) to the day's usage unless it would pass ``limits``;
         whether it did, and the usage before (refused) or after (charged)."""
-        args = [used.jobs, used.trials, limits.daily_jobs, limits.daily_trials]
+        args: list[int | str] = [used.jobs, used.trials, limits.daily_jobs, limits.daily_trials]
         args += [repr(float(used.core_s)), repr(float(limits.daily_core_s))]
         ok, jobs, trials, core = self._charge(keys=[self._key(secret, f"quota:{day}")], args=args)
         return bool(ok), Usage(day, int(jobs), int(trials), float(text(core) or 0))

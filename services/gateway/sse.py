@@ -187,8 +187,8 @@ class Streams:
                         if topic is not None:
                             self._wake(topic)
             except Exception as e:
-                if self._closed:
-                    return
+                if self._closed:  # set by close() from another thread
+                    return  # type: ignore[unreachable]
                 log(logger, logging.WARNING, "stream notifications lost; reconnecting", error=repr(e))
                 time.sleep(1.0)
 
@@ -270,8 +270,8 @@ class Streams:
         pace = Pace(self.min_s, self.fallback_s if self.redis_url else self.min_s)
         with self._lock:
             self._paces.setdefault(topic, set()).add(pace)
-        if self._draining:  # drained while this one was being opened
-            pace.stop()
+        if self._draining:  # drained (another thread) while this one was being opened
+            pace.stop()  # type: ignore[unreachable]
         return sse_response(self._bounded(make(pace), who, slot, topic, pace))
 
     async def _bounded(

@@ -103,7 +103,7 @@ async def job_list(
 async def list_jobs(
     who: Annotated[Client, Depends(client)],
     store: Annotated[Jobs, Depends(jobs)],
-    kind: Annotated[list[KindName] | None, Query(description="only these kinds")] = None,
+    kind: Annotated[list[KindName] | None, Query(description="only these kinds")] = None,  # type: ignore[valid-type]
     state: StateFilter = None,
     limit: Limit = 50,
     cursor: Cursor = None,

@@ -63,7 +63,7 @@ class KindJob(BaseModel, Generic[R]):
 def add_routes(kind: Any) -> None:
     """Mount the routes of ``kind`` (a :class:`services.jobs.kind.JobKind` subclass) on :data:`router`."""
     base, noun, tags = f"/{kind.route}", kind.noun, [kind.route]
-    model = KindJob[kind.Report]  # type: ignore[name-defined]
+    model = KindJob[kind.Report]
 
     def store(request: Request) -> KindJobs:
         all_jobs: Jobs = request.app.state.jobs
@@ -88,7 +88,7 @@ def add_routes(kind: Any) -> None:
             "Cancel": ("DELETE", f"{router.prefix}{base}/{{job_id}}"),
         }),
     )  # fmt: skip
-    async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
+    async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:
         job_id = await who.submit(
             0, lambda admit: s.submit(body, owner=who.owner, admit=admit), s.jobs.backlog
         )
