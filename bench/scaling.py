@@ -126,7 +126,7 @@ def bench_redis(url: str, seconds: float) -> dict[str, Any]:
     import redis
 
     from services.jobs.broker import client
-    from services.jobs.rollout import JobStore
+    from services.jobs.kinds.rollout import Rollouts
     from services.jobs.scheduler import FairScheduler
     from services.jobs.settings import RolloutSettings
 
@@ -151,13 +151,13 @@ def bench_redis(url: str, seconds: float) -> dict[str, Any]:
     out["chunk records written (SET NX) per s"] = round(
         rate(lambda i: r.set(f"job:x:chunk:{i}", record, nx=True, ex=3600), seconds)
     )
-    store = JobStore(r, app=app, settings=settings)
+    store = Rollouts(r, app=app, settings=settings)
     start = "4HPwATDgc/ABMA"
     sched.unregister("bench")  # submissions only: nothing is sent
     out["rollout jobs submitted per s (1,296 trials, 18 chunks)"] = round(
-        rate(lambda i: store.submit_rollout({"position": start, "trials": 1296, "seed": i}), seconds), 1
+        rate(lambda i: store.submit({"position": start, "trials": 1296, "seed": i}), seconds), 1
     )
-    job = store.submit_rollout({"position": start, "trials": 1296, "seed": 1})
+    job = store.submit({"position": start, "trials": 1296, "seed": 1})
     keys = [k for k in r.keys(f"job:{job}:*")] + [f"sched:job:{job}"]
     for n in range(18):
         r.set(store.chunk_key(job, n), record)

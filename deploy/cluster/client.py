@@ -78,14 +78,14 @@ def stored(redis_url: str, database_url: str, jobs: dict[str, Any]) -> dict[str,
     lists), the chunks per node, and every chunk's record without its values (job, n, worker, times)."""
     from services.common.redis_url import connect
     from services.jobs.analysis import AnalysisStore
-    from services.jobs.rollout import JobStore
+    from services.jobs.kinds.rollout import Rollouts
     from services.jobs.settings import RolloutSettings
     from services.store.jobs import JobRecords
 
     settings = RolloutSettings(redis_url=redis_url)
     client = connect(redis_url, decode_responses=True)
     records = JobRecords(database_url)
-    rollouts = JobStore(client, settings=settings, records=records)
+    rollouts = Rollouts(client, settings=settings, records=records)
     analyses = AnalysisStore(client, app=rollouts.app, settings=settings, records=records)
     out: dict[str, Any] = {"records": []}
     for name, job in jobs.items():

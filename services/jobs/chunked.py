@@ -1,7 +1,7 @@
 """The mechanics every chunked job kind shares: Redis keys, sending chunks, flags, state, ETA, the
 durable store's copy (restore, sync, owner), cancel and delete (:class:`ChunkedJobs`).
 
-A job kind (:mod:`services.jobs.rollout`, :mod:`services.jobs.analysis`) subclasses it with its
+A job kind (:mod:`services.jobs.kind`, :mod:`services.jobs.analysis`) subclasses it with its
 namespace of keys, its chunk task and what only it knows: how its items are checked and cut into
 chunks, how a finished chunk's record merges into its report.  Keys, all under
 ``{namespace}:{id}:`` and expiring ``job_ttl_s`` after the last write:

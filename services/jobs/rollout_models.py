@@ -1,5 +1,5 @@
-"""The typed report of a rollout job: what :meth:`services.jobs.rollout.JobStore.status` and
-:meth:`~services.jobs.rollout.JobStore.result` return, field by field.
+"""The typed report of a rollout job: what :meth:`services.jobs.kinds.rollout.Rollouts.status` and
+:meth:`~services.jobs.kinds.rollout.Rollouts.result` return, field by field.
 
 The store builds plain dicts (:func:`services.jobs.rollout_report.summarize`); these models describe
 them (the gateway's ``Job`` extends :class:`RolloutReport` with its links).  A key the store leaves

@@ -29,7 +29,9 @@ import redis
 from procutil import free_port, wait_until
 from rollout_workers import Workers, idle
 
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.batch import BatchRollouts
+from services.jobs.kinds.rollout import Rollouts
+from services.jobs.rollout_report import Chunk
 from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import make_app
 
@@ -179,9 +181,9 @@ class SharedPlatform:
             settings = RolloutSettings(
                 redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S
             )
-            # Redis only, as the library's JobStore is used without a database (the workers store their
+            # Redis only, as the library's Rollouts is used without a database (the workers store their
             # chunks in the durable store when it has the job, and log when it has not)
-            self.store = JobStore(
+            self.store = Rollouts(
                 redis.Redis.from_url(self.redis_url, decode_responses=True),
                 app=make_app(settings),
                 settings=settings,
@@ -201,14 +203,14 @@ class SharedPlatform:
             env=self.env,
         )
 
-    def durable_store(self) -> JobStore:
-        """A JobStore with the durable store behind it (as the gateway has it)."""
+    def durable_store(self) -> Rollouts:
+        """A Rollouts with the durable store behind it (as the gateway has it)."""
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings(
             redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S
         )
-        return JobStore(
+        return Rollouts(
             redis.Redis.from_url(self.redis_url, decode_responses=True),
             app=make_app(settings),
             settings=settings,
@@ -244,3 +246,13 @@ class SharedPlatform:
                 rds.kill()
             if pg is not None:
                 pg.close()
+
+
+def batches(store: Rollouts) -> BatchRollouts:
+    """The batch rollout kind's store on ``store``'s Redis, broker, settings and durable store."""
+    return BatchRollouts(store.redis, app=store.app, settings=store.settings, records=store.records)
+
+
+def chunks_of(store: Rollouts, job_id: str) -> list[Chunk]:
+    """A rollout job's chunks, in order (its spec's chunk list)."""
+    return [Chunk.of(n, c) for n, c in enumerate(store.spec(job_id)["chunks"])]

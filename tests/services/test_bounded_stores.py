@@ -21,7 +21,7 @@ from procutil import free_port, wait_until
 pytest.importorskip("sqlalchemy")
 
 from services.jobs.analysis import AnalysisStore
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import make_app
 from services.rollout.reconcile import reconcile
@@ -35,18 +35,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def platform(redis_server: str, tmp_path: Path) -> Iterator[JobStore]:
+def platform(redis_server: str, tmp_path: Path) -> Iterator[Rollouts]:
     """A job store on the module's Redis (emptied) and a fresh SQLite store."""
     url = f"sqlite:///{tmp_path / 'store.db'}"
     db.upgrade(url)
     client = redis.Redis.from_url(redis_server, decode_responses=True)
     client.flushdb()
     settings = RolloutSettings(redis_url=redis_server)
-    yield JobStore(client, app=make_app(settings), settings=settings, records=JobRecords(url))
+    yield Rollouts(client, app=make_app(settings), settings=settings, records=JobRecords(url))
     client.close()
 
 
-def test_the_reconciler_expires_games(platform: JobStore) -> None:
+def test_the_reconciler_expires_games(platform: Rollouts) -> None:
     """``GameRecords.expire`` runs on every pass: an old finished game of no player goes."""
     assert platform.records is not None
     games = GameRecords(platform.records.url)
@@ -59,7 +59,7 @@ def test_the_reconciler_expires_games(platform: JobStore) -> None:
     assert games.get("k1", "old") is None and games.events("old") == [] and games.get("k1", "new")
 
 
-def test_an_ended_analysis_leaves_its_files_in_the_store_only(platform: JobStore) -> None:
+def test_an_ended_analysis_leaves_its_files_in_the_store_only(platform: Rollouts) -> None:
     records = platform.records
     assert records is not None
     data = b"; a match file\n 1 point match\n"

@@ -24,7 +24,9 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.cube.decision import NO_CUBE, CubeState  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts import rollout_cube  # noqa: E402
-from services.jobs.rollout import InvalidJob, JobStore  # noqa: E402
+from services.jobs.errors import InvalidJob  # noqa: E402
+from services.jobs.kinds.batch import BatchRollouts  # noqa: E402
+from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.rollout_models import RolloutReport  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
@@ -65,9 +67,14 @@ def worker(env: dict[str, str]) -> Iterator[Worker]:
 
 
 @pytest.fixture(scope="module")
-def store(redis_server: str) -> JobStore:
+def store(redis_server: str) -> Rollouts:
     s = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
-    return JobStore(redis.Redis.from_url(redis_server, decode_responses=True), app=make_app(s), settings=s)
+    return Rollouts(redis.Redis.from_url(redis_server, decode_responses=True), app=make_app(s), settings=s)
+
+
+def batches(store: Rollouts) -> BatchRollouts:
+    """The batch rollout kind's store on ``store``'s Redis, broker and settings."""
+    return BatchRollouts(store.redis, app=store.app, settings=store.settings)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +83,7 @@ def local(model_file: Path) -> NetEvaluator:
     return NetEvaluator.load(model_file, device="cpu")
 
 
-def wait_done(store: JobStore, job_id: str, timeout: float = 120) -> dict[str, Any]:
+def wait_done(store: Rollouts, job_id: str, timeout: float = 120) -> dict[str, Any]:
     def done() -> dict[str, Any] | None:
         s = store.status(job_id)
         assert s["state"] not in ("failed", "cancelled"), s
@@ -86,7 +93,7 @@ def wait_done(store: JobStore, job_id: str, timeout: float = 120) -> dict[str, A
     return result
 
 
-def test_invalid_cube_jobs_are_refused_with_the_field(store: JobStore) -> None:
+def test_invalid_cube_jobs_are_refused_with_the_field(store: Rollouts) -> None:
     base = {"kind": "cube", "position": MIDDLE, "trials": 36}
     cases: list[tuple[dict[str, Any], str]] = [
         ({**base, "kind": "cubes"}, "kind"),
@@ -101,10 +108,12 @@ def test_invalid_cube_jobs_are_refused_with_the_field(store: JobStore) -> None:
     ]
     for params, field in cases:
         with pytest.raises(InvalidJob) as e:
-            store.submit_rollout(params)
+            store.submit(params)
         assert e.value.field == field, (params, e.value)
     with pytest.raises(InvalidJob) as e:
-        store.submit_batch([{"position": MIDDLE}, {"position": RACE, "plays": ["8/5 6/5"]}], defaults=base)
+        batches(store).submit(
+            {"positions": [{"position": MIDDLE}, {"position": RACE, "plays": ["8/5 6/5"]}], "defaults": base}
+        )
     assert e.value.field == "positions[1].plays"
 
 
@@ -128,10 +137,10 @@ def _assert_same(report: dict[str, Any], want: Any) -> None:
         assert report["costs"][k] == pytest.approx(v, abs=1e-9)
 
 
-def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEvaluator) -> None:
+def test_cube_job_equals_the_library(worker: Any, store: Rollouts, local: NetEvaluator) -> None:
     """Money (centred, Jacoby and beaver) and a match score with the cube owned: chunks of 36 trials
     run by the worker, merged by the store, equal one in-process rollout_cube call."""
-    money = store.submit_rollout(
+    money = store.submit(
         {
             "kind": "cube",
             "position": MIDDLE,
@@ -141,14 +150,16 @@ def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEva
             "cube": {"jacoby": True, "beaver": True},
         }
     )
-    match = store.submit_batch(
-        [
-            {"position": MIDDLE, "cube": {"match_length": 7, "score": 2, "opponent_score": 4}},
-            {"position": RACE, "cube": {"value": 2, "owner": "opponent", "match_length": 7, "score": 3}},
-        ],
-        defaults={"kind": "cube", "trials": 72, "seed": 9, "truncate": 8},
+    match = batches(store).submit(
+        {
+            "positions": [
+                {"position": MIDDLE, "cube": {"match_length": 7, "score": 2, "opponent_score": 4}},
+                {"position": RACE, "cube": {"value": 2, "owner": "opponent", "match_length": 7, "score": 3}},
+            ],
+            "defaults": {"kind": "cube", "trials": 72, "seed": 9, "truncate": 8},
+        }
     )
-    assert len(store.chunks(money)) == 2 and len(store.chunks(match)) == 4
+    assert len(store.spec(money)["chunks"]) == 2 and len(store.spec(match)["chunks"]) == 4
     mid = Position.from_position_id(MIDDLE)
     states = [
         CubeState(mid, match_length=7, score=(2, 4)),
@@ -181,7 +192,7 @@ def test_cube_job_equals_the_library(worker: Any, store: JobStore, local: NetEva
     assert got_match["results"][1]["dt"] is None
 
 
-def test_cube_rollout_through_the_gateway(worker: Any, store: JobStore, local: NetEvaluator) -> None:
+def test_cube_rollout_through_the_gateway(worker: Any, store: Rollouts, local: NetEvaluator) -> None:
     from fastapi.testclient import TestClient
 
     from services.gateway.app import create_app

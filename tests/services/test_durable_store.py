@@ -28,7 +28,7 @@ from shared_platform import CHUNK
 from pulvezar import Position
 from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.rollouts.chunks import rollout_chunked
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 from services.rollout.reconcile import reconcile
 from services.store.db import session as records_session
 from services.store.models import Job
@@ -51,7 +51,7 @@ def platform(shared_platform: Any) -> Iterator[Any]:
     assert shared_platform.pg.proc is not None, "PostgreSQL was left stopped"
 
 
-def job_store(platform: Any) -> JobStore:
+def job_store(platform: Any) -> Rollouts:
     return platform.durable_store()  # type: ignore[no-any-return]
 
 
@@ -64,9 +64,7 @@ def local(model_file: Path) -> NetEvaluator:
 
 def test_redis_restarted_empty_in_the_middle_of_a_job(platform: Any) -> None:
     store, rds = job_store(platform), platform.redis
-    job = store.submit_rollout(
-        {"position": START, "trials": 8 * CHUNK, "seed": 11, "truncate": 6}, owner="o1"
-    )
+    job = store.submit({"position": START, "trials": 8 * CHUNK, "seed": 11, "truncate": 6}, owner="o1")
     assert store.records is not None and store.records.get(job).state == "queued"  # type: ignore[union-attr]
     wait_until(lambda: store.status(job)["chunks_done"] >= 2, 120, "two chunks", every=0.1)
     rds.kill()

@@ -17,7 +17,7 @@ from procutil import run_coroutine, wait_until
 
 pytest.importorskip("sqlalchemy")
 
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.rollout import Rollouts
 
 if TYPE_CHECKING:
     from conftest import GatewayProcess
@@ -98,7 +98,7 @@ def test_progress_comes_by_notification_and_the_stream_ends_with_its_lifetime(
         time.sleep(3.0)  # idle: the stream must not read the job (the old 2 Hz polling read it 6 times)
         idle = commands(r) - before - 1  # less this INFO
         assert idle <= 2, f"{idle} Redis commands while the stream was idle"
-        r.set(JobStore.started_key(job), str(time.time()), nx=True)  # as a worker does when it starts
+        r.set(Rollouts.started_key(job), str(time.time()), nx=True)  # as a worker does when it starts
         name, running = next(seen)
         assert name == "progress" and running["state"] == "running"
         assert time.monotonic() - opened < LIFETIME_S  # woken, not polled (the fallback poll is 300 s)

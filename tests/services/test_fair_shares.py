@@ -188,12 +188,11 @@ def test_a_flooding_key_delays_another_keys_first_chunk_by_about_one_chunk(share
     store = shared_platform.store
     item = {"position": START, "trials": 2 * CHUNK, "truncate": 8}
     flood = [
-        store.submit_rollout({**item, "seed": 500 + i}, priority="batch", owner="fair-flooder")
-        for i in range(50)
+        store.submit({**item, "seed": 500 + i, "priority": "batch"}, owner="fair-flooder") for i in range(50)
     ]
     wait_until(lambda: store.status(flood[0])["chunks_done"] >= 1, 60, "the flood to run")
     submitted = time.time()
-    other = store.submit_rollout({**item, "trials": CHUNK, "seed": 7}, owner="fair-other")
+    other = store.submit({**item, "trials": CHUNK, "seed": 7}, owner="fair-other")
     wait_until(lambda: store.status(other)["state"] == "done", 60, "the other key's job")
     waited = json.loads(store.redis.get(f"job:{other}:chunk:0"))["started"] - submitted
     seconds = [

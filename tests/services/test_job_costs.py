@@ -21,7 +21,8 @@ from services.gateway.settings import ApiKey
 from services.jobs.analysis import AnalysisStore
 from services.jobs.book_store import book_cost
 from services.jobs.kinds import kinds
-from services.jobs.rollout import JobStore
+from services.jobs.kinds.batch import BatchRollouts
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
 
 KEY = "costs-key"  # the shared platform's key of this module
@@ -47,7 +48,7 @@ HUGE = {"position": START, "trials": 99_999, "ply": 2}
 def stores() -> dict[str, Any]:
     settings = RolloutSettings()
     return {
-        "rollout": JobStore(None, app=object(), settings=settings),
+        "rollout": Rollouts(None, app=object(), settings=settings),
         "analysis": AnalysisStore(None, app=object(), settings=settings),
     }
 
@@ -66,15 +67,16 @@ def test_every_kind_estimates_a_positive_cost_that_grows_with_the_job(name: str)
 def test_rollouts_batches_analyses_and_books_estimate_their_cost() -> None:
     s = stores()
     rollouts = s["rollout"]
-    one = rollouts.estimate_rollout({"position": START, "trials": 1296})
-    assert 0 < one < rollouts.estimate_rollout({"position": START, "trials": 2592})
-    assert one < rollouts.estimate_rollout({"position": START, "trials": 1296, "ply": 1})
-    plays = rollouts.estimate_rollout({"position": START, "trials": 1296, "dice": [3, 1]})
+    one = rollouts.estimate({"position": START, "trials": 1296})
+    assert 0 < one < rollouts.estimate({"position": START, "trials": 2592})
+    assert one < rollouts.estimate({"position": START, "trials": 1296, "ply": 1})
+    plays = rollouts.estimate({"position": START, "trials": 1296, "dice": [3, 1]})
     assert plays > 10 * one  # every legal play of 31 is a candidate
-    batch = rollouts.estimate_batch([{"position": START}] * 3, {"trials": 1296})
+    batches = BatchRollouts(None, app=object(), settings=RolloutSettings())
+    batch = batches.estimate({"positions": [{"position": START}] * 3, "defaults": {"trials": 1296}})
     assert batch == pytest.approx(3 * one)
     # the rollout: ~10,000 core-hours
-    assert rollouts.estimate_rollout(HUGE) > 3.0e7
+    assert rollouts.estimate(HUGE) > 3.0e7
     match = {"data": (DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat").read_bytes(), "format": "mat"}
     analyses = s["analysis"]
     cheap = analyses.estimate([match], "0ply")
@@ -147,7 +149,7 @@ def test_usage_shows_what_each_submission_was_charged_analyses_included(http: ht
     r = http.post("/v1/rollouts", json={"position": START, "trials": 36, "truncate": 2})
     assert r.status_code == 202, r.text
     rolled = http.get("/v1/usage").json()
-    expected = stores()["rollout"].estimate_rollout({"position": START, "trials": 36, "truncate": 2})
+    expected = stores()["rollout"].estimate({"position": START, "trials": 36, "truncate": 2})
     assert rolled["core_s"]["used"] - analysed["core_s"]["used"] == pytest.approx(expected, abs=1e-3)
     assert rolled["trials"]["used"] == analysed["trials"]["used"] + 36
     assert rolled["core_s"]["remaining"] == pytest.approx(

@@ -172,7 +172,7 @@ def test_platform_jobs_are_for_operator_keys_and_operators_see_no_other_keys_job
 
     a, _ = clients
     # a job the platform queued itself (no key: the durable store's NULL owner), as the services do
-    platform_job = shared_platform.durable_store().submit_rollout({"position": START, **QUICK})
+    platform_job = shared_platform.durable_store().submit({"position": START, **QUICK})
     mine = a.post("/v1/rollouts", json={"position": START, **QUICK}).json()["id"]
     with httpx.Client(base_url=shared_platform.base, headers={"X-API-Key": OPERATOR_KEY}, timeout=60) as op:
         assert op.get(f"/v1/rollouts/{platform_job}").status_code == 200

@@ -28,7 +28,7 @@ from shared_platform import RedisProcess, small_model  # noqa: E402
 from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
-from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
@@ -63,16 +63,16 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
     }  # Celery's visibility timeout stays at its default, an hour
     settings = RolloutSettings(redis_url=persistent_redis.url, chunk_size=CHUNK, lease_s=LEASE_S)
 
-    def job_store() -> JobStore:
+    def job_store() -> Rollouts:
         client = redis.Redis.from_url(persistent_redis.url, decode_responses=True)
-        return JobStore(client, app=make_app(settings), settings=settings)
+        return Rollouts(client, app=make_app(settings), settings=settings)
 
     worker = Worker(env, "before", metrics_port=-1).ready()
     workers: list[Any] = [worker]
     try:
         store = job_store()
         opts = {"seed": 41, "truncate": 6}
-        job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+        job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
         with explained(store, worker):
             wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
         wait_until(lambda: store.redis.hlen("unacked") >= 1, 30, "a chunk in flight", every=0.01)
@@ -110,7 +110,7 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
 
 
 @contextlib.contextmanager
-def explained(store: JobStore, worker: Worker) -> Iterator[None]:
+def explained(store: Rollouts, worker: Worker) -> Iterator[None]:
     """A wait that fails says what the scheduler and the worker were doing."""
     try:
         yield
@@ -121,7 +121,7 @@ def explained(store: JobStore, worker: Worker) -> Iterator[None]:
         ) from None
 
 
-def _records(store: JobStore, job: str) -> list[dict[str, Any]]:
+def _records(store: Rollouts, job: str) -> list[dict[str, Any]]:
     import json
 
     return [json.loads(v) for v in store.redis.mget([f"job:{job}:chunk:{n}" for n in range(6)]) if v]

@@ -28,7 +28,7 @@ from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts.chunks import plan_chunks, rollout_chunked, rollout_plays_chunked  # noqa: E402
 from pulvezar.rollouts.stats import RolloutResult  # noqa: E402
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError  # noqa: E402
-from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.rollout_items import normalise_item  # noqa: E402
 from services.jobs.rollout_models import RolloutReport  # noqa: E402
 from services.jobs.rollout_report import encode_values  # noqa: E402
@@ -38,7 +38,7 @@ START = "4HPwATDgc/ABMA"
 
 from procutil import wait_until  # noqa: E402
 from rollout_workers import Worker, Workers, idle  # noqa: E402
-from shared_platform import CHUNK  # noqa: E402
+from shared_platform import CHUNK, batches, chunks_of  # noqa: E402
 
 # ---- Redis and workers: the session's shared platform (shared_platform.py) ------------------
 
@@ -60,8 +60,8 @@ def workers(shared_platform: Any) -> Workers:
 
 
 @pytest.fixture(scope="module")
-def store(shared_platform: Any) -> JobStore:
-    """Redis only: the library's JobStore without a database behind it."""
+def store(shared_platform: Any) -> Rollouts:
+    """Redis only: the library's Rollouts without a database behind it."""
     return shared_platform.store  # type: ignore[no-any-return]
 
 
@@ -95,11 +95,11 @@ def two_workers(shared_platform: Any) -> Workers:
     return shared_platform.ready(2)  # type: ignore[no-any-return]
 
 
-def queues_empty(store: JobStore) -> bool:
+def queues_empty(store: Rollouts) -> bool:
     return idle(store.redis)
 
 
-def wait_state(store: JobStore, job_id: str, states: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
+def wait_state(store: Rollouts, job_id: str, states: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
     def reached() -> dict[str, Any] | None:
         s = store.status(job_id)
         assert s["state"] != "failed", s["error"]
@@ -118,7 +118,7 @@ def chunked_here(local: NetEvaluator, trials: int, **options: Any) -> RolloutRes
 
 
 def assert_equals_chunked(
-    store: JobStore,
+    store: Rollouts,
     job_id: str,
     local: NetEvaluator,
     trials: int,
@@ -159,7 +159,7 @@ def test_chunk_plan_is_a_fixed_grid() -> None:
         plan_chunks(100, 50)
 
 
-def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
+def test_invalid_jobs_are_refused_with_the_field(store: Rollouts) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
         ({"position": START}, "trials"),
         ({"trials": 72}, "position"),
@@ -193,12 +193,17 @@ def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
     ]
     for params, field in cases:
         with pytest.raises(InvalidJob) as e:
-            store.submit_rollout(params)
+            store.submit(params)
         assert e.value.field == field, (params, e.value)
     with pytest.raises(InvalidJob, match="priority"):
-        store.submit_rollout({"position": START, "trials": 72}, priority="urgent")
+        store.submit({**{"position": START, "trials": 72}, "priority": "urgent"})
     with pytest.raises(InvalidJob) as e:
-        store.submit_batch([{"position": START}, {"position": START, "dice": "99"}], defaults={"trials": 72})
+        batches(store).submit(
+            {
+                "positions": [{"position": START}, {"position": START, "dice": "99"}],
+                "defaults": {"trials": 72},
+            }
+        )
     assert e.value.field == "positions[1].dice"
     with pytest.raises(JobNotFound):
         store.status("nope")
@@ -206,10 +211,10 @@ def test_invalid_jobs_are_refused_with_the_field(store: JobStore) -> None:
 
 
 def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 11, "truncate": 4}
-    job = store.submit_rollout({"position": START, "trials": 216, **opts})
+    job = store.submit({"position": START, "trials": 216, **opts})
     seen = []
     deadline = time.monotonic() + 60
     while True:
@@ -238,7 +243,7 @@ def test_rollout_job_runs_with_progress_and_eta_and_equals_rollout_chunked(
 
 
 def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     """A 1-ply job (cut into runs of trials) and cubeful jobs (a match cube; candidate plays with every
     play valued in the luck) against the library on the grid, bit for bit."""
@@ -252,18 +257,20 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
 
     ply_opts = {"seed": 12, "truncate": 2, "ply": 1, "variance_reduction": False}  # 21x less work
     cost = trial_seconds(ply_opts)
-    quick = JobStore(  # chunks of 24 of these trials: the grid chunk is cut into three runs
+    quick = Rollouts(  # chunks of 24 of these trials: the grid chunk is cut into three runs
         store.redis, app=store.app, settings=store.settings.model_copy(update={"chunk_seconds": 24 * cost})
     )
-    deep = quick.submit_rollout({"position": START, "trials": CHUNK, **ply_opts})
-    assert [(c.first, c.trials) for c in quick.chunks(deep)] == [(0, 24), (24, 24), (48, 24)]
-    cubeful = store.submit_batch(
-        [
-            {"position": START, "cube": cube},
-            {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"], "luck": "full"},  # centred money
-        ],
-        defaults={"trials": 2 * CHUNK, "truncate": 2, "seed": 13, "cubeful": True},
-        priority="interactive",
+    deep = quick.submit({"position": START, "trials": CHUNK, **ply_opts})
+    assert [(c.first, c.trials) for c in chunks_of(quick, deep)] == [(0, 24), (24, 24), (48, 24)]
+    cubeful = batches(store).submit(
+        {
+            "positions": [
+                {"position": START, "cube": cube},
+                {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"], "luck": "full"},  # centred money
+            ],
+            "defaults": {"trials": 2 * CHUNK, "truncate": 2, "seed": 13, "cubeful": True},
+            "priority": "interactive",
+        }
     )
     with worker_threads():
         # chunk by chunk, each with an empty search cache (as a worker runs them)
@@ -325,7 +332,7 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
 
 
 def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     """Candidate plays that would not fit a chunk's time together are cut by candidates, and a candidate
     too slow alone by runs of trials (here 24 trials of one candidate a chunk: chunk_seconds small); the
@@ -337,13 +344,13 @@ def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
     plays = ["8/5 6/5", "24/23 13/10", "13/9"]
     opts = {"seed": 14, "truncate": 3}
     per_trial = trial_seconds({"truncate": 3, "ply": 0})
-    quick = JobStore(
+    quick = Rollouts(
         store.redis,
         app=store.app,
         settings=store.settings.model_copy(update={"chunk_seconds": 24 * per_trial}),
     )
-    job = quick.submit_rollout({"xgid": after_31, "plays": plays, "trials": 2 * CHUNK, **opts})
-    chunks = quick.chunks(job)
+    job = quick.submit({"xgid": after_31, "plays": plays, "trials": 2 * CHUNK, **opts})
+    chunks = chunks_of(quick, job)
     runs = [(first, 24) for first in range(0, 2 * CHUNK, 24)]
     assert [(c.first, c.trials, c.candidates) for c in chunks] == [
         (first, n, (k, k + 1)) for first, n in runs for k in range(3)
@@ -368,8 +375,8 @@ def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
     )
     records = [json.loads(quick.redis.get(f"job:{job}:chunk:{k}")) for k in range(n)]
     assert [r["candidates"] for r in records] == [[0, 1], [1, 2], [2, 3]] * len(runs)
-    quick.extend(job, CHUNK)  # the new range is cut the same way
-    assert [(c.first, c.candidates) for c in quick.chunks(job)[n:]] == [
+    quick.extend(job, {"more_trials": CHUNK})  # the new range is cut the same way
+    assert [(c.first, c.candidates) for c in chunks_of(quick, job)[n:]] == [
         (first, (k, k + 1)) for first in range(2 * CHUNK, 3 * CHUNK, 24) for k in range(3)
     ]
     wait_state(quick, job, ("done",))
@@ -381,12 +388,17 @@ def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
 
 
 def test_batch_job_returns_results_per_position(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     after_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
-    job = store.submit_batch(
-        [{"position": START, "seed": 5}, {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]}],
-        defaults={"trials": 72, "truncate": 2, "seed": 9},
+    job = batches(store).submit(
+        {
+            "positions": [
+                {"position": START, "seed": 5},
+                {"xgid": after_31, "plays": ["8/5 6/5", "24/23 13/10"]},
+            ],
+            "defaults": {"trials": 72, "truncate": 2, "seed": 9},
+        }
     )
     plays = store.spec(job)["items"][1]["plays"]
     with worker_threads():  # while the workers run the job
@@ -420,8 +432,8 @@ def test_batch_job_returns_results_per_position(
         np.testing.assert_array_equal(g.values, w.values)
 
 
-def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
-    job = store.submit_rollout({"position": START, "trials": 20 * CHUNK, "truncate": 12}, priority="batch")
+def test_cancel_stops_the_job(two_workers: Workers, store: Rollouts) -> None:
+    job = store.submit({**{"position": START, "trials": 20 * CHUNK, "truncate": 12}, "priority": "batch"})
     wait_until(lambda: store.status(job)["chunks_done"] >= 1, 30, "a first chunk")
 
     def starts() -> int:
@@ -449,7 +461,7 @@ def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
     assert final["chunks_done"] == done and final["state"] == "cancelled" and final["eta_s"] is None
     assert store.result(job) is None
     with pytest.raises(JobStateError):
-        store.extend(job, 72)
+        store.extend(job, {"more_trials": 72})
     # the fair scheduler sends chunks only as workers free up and drops a cancelled job's unsent ones:
     # besides the finished chunks, only those out at cancel time (one per worker) were ever started
     assert starts() <= done + 2
@@ -458,13 +470,13 @@ def test_cancel_stops_the_job(two_workers: Workers, store: JobStore) -> None:
 
 
 def test_extend_continues_the_trial_numbers(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 3, "truncate": 3}
-    job = store.submit_rollout({"position": START, "trials": 144, **opts})
+    job = store.submit({"position": START, "trials": 144, **opts})
     wait_state(store, job, ("done",))
     before = store.rollout_results(job)[0][0]
-    store.extend(job, 2 * CHUNK)
+    store.extend(job, {"more_trials": 2 * CHUNK})
     s = store.status(job)
     assert s["state"] in ("queued", "running") and s["trials_total"] == 288 and s["trials_done"] >= 144
     assert store.result(job) is None
@@ -473,15 +485,15 @@ def test_extend_continues_the_trial_numbers(
     after = store.rollout_results(job)[0][0]
     np.testing.assert_array_equal(after.values[:144], before.values)
     assert_equals_chunked(store, job, local, 288, want=want)  # = one uninterrupted run of 288 trials
-    assert [(c.first, c.trials) for c in store.chunks(job)] == plan_chunks(288, CHUNK)
+    assert [(c.first, c.trials) for c in chunks_of(store, job)] == plan_chunks(288, CHUNK)
 
 
 def test_pool_process_killed_mid_chunk_is_redelivered(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 21, "truncate": 4}
     victim = two_workers.running[0]
-    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
     started = started_on(victim, job)
     time.sleep(0.3)
     os.kill(int(started["pid"]), signal.SIGKILL)  # the pool process; the worker's main process lives on
@@ -500,12 +512,12 @@ def test_pool_process_killed_mid_chunk_is_redelivered(
 
 
 def test_worker_killed_mid_job_gives_the_same_numbers(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 22, "truncate": 4}
     victim, survivor = two_workers.running[:2]
     duplicates = survivor.metric("pulvezar_rollout_chunks_total", outcome="duplicate")
-    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
     started_on(victim, job)
     # killed inside its first chunk (about 0.5 s with the workers' 60 ms evaluator delay): a victim killed
     # near the end of a chunk may have written its record before the ack, and its redelivery would then be
@@ -523,10 +535,10 @@ def test_worker_killed_mid_job_gives_the_same_numbers(
 
 
 def test_restarting_all_workers_mid_job_gives_the_same_numbers(
-    two_workers: Workers, store: JobStore, local: NetEvaluator
+    two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 23, "truncate": 4}
-    job = store.submit_rollout({"position": START, "trials": 6 * CHUNK, **opts})
+    job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
     for w in two_workers.running:
         started_on(w, job)
     time.sleep(0.3)
@@ -543,14 +555,14 @@ def test_restarting_all_workers_mid_job_gives_the_same_numbers(
     assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
 
 
-def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers, store: JobStore) -> None:
-    batch = store.submit_batch(
-        [{"position": START, "seed": 31}], defaults={"trials": 8 * CHUNK, "truncate": 4}
+def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers, store: Rollouts) -> None:
+    batch = batches(store).submit(
+        {"positions": [{"position": START, "seed": 31}], "defaults": {"trials": 8 * CHUNK, "truncate": 4}}
     )
     for w in two_workers.running:
         started_on(w, batch)
     submitted = time.time()
-    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 4, "seed": 32})
+    job = store.submit({"position": START, "trials": 2 * CHUNK, "truncate": 4, "seed": 32})
     wait_state(store, job, ("done",))
     b = store.status(batch)
     assert b["state"] == "running" and b["chunks_done"] <= 4
@@ -567,17 +579,17 @@ def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers,
     wait_until(lambda: queues_empty(store), 30, "the cancelled batch to drain")
 
 
-def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: JobStore) -> None:
+def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: Rollouts) -> None:
     rules = {"variant": "international", "hit_and_stop": False, "must_bear_off": False}
     common = {"rules": rules, "trials": 36, "ply": 0, "seed": 1, "variance_reduction": True, "truncate": 2}
     assert normalise_item({"position": START, **common, "truncate": None}, store.settings)["truncate"] is None
-    job = store.submit_batch(
-        [{"position": START, **common, "label": "opening"}, {"position": START, **common}], priority="batch"
+    job = batches(store).submit(
+        {"positions": [{"position": START, **common, "label": "opening"}, {"position": START, **common}]}
     )
     s = store.status(job)
     assert s["positions"] == 2 and s["results"][0]["label"] == "opening" and "label" not in s["results"][1]
     with pytest.raises(InvalidJob) as e:
-        store.submit_rollout({"position": START, **common, "ply": 3})
+        store.submit({"position": START, **common, "ply": 3})
     assert e.value.field == "ply"
     cube = {  # the gateway's CubeInput, dumped
         "value": 2,
@@ -613,7 +625,7 @@ def evaluator_service(model_file: Path, start: Callable[..., Any]) -> Iterator[A
 def test_worker_evaluator_paths(
     mode: str,
     settings: dict[str, str],
-    store: JobStore,
+    store: Rollouts,
     local: NetEvaluator,
     evaluator_service: Any,
     workers: Workers,
@@ -648,7 +660,7 @@ def test_worker_evaluator_paths(
             assert chosen["model"] == local.info.sha256  # type: ignore[union-attr]
         assert worker.metric("pulvezar_rollout_evaluator_processes", path=path) == 1
         opts = {"seed": 41, "truncate": 3}
-        job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, **opts})
+        job = store.submit({"position": START, "trials": 2 * CHUNK, **opts})
         want = chunked_here(local, 2 * CHUNK, **opts)  # while the worker runs the job
         wait_state(store, job, ("done",))
         got = store.rollout_results(job)[0][0]
@@ -664,14 +676,14 @@ def test_worker_evaluator_paths(
 
 
 def test_chunk_task_is_write_once_and_fails_the_job_after_its_retries(
-    store: JobStore, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    store: Rollouts, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The task (every kind's chunk task, ``[kind, job_id, n]``) run here, in this process (``apply``),
     against the test Redis, with no worker."""
     from services.rollout import kind_tasks, tasks
 
     monkeypatch.setattr(tasks, "_redis", redis.Redis.from_url(redis_url))
-    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 1}, priority="batch")
+    job = store.submit({**{"position": START, "trials": 2 * CHUNK, "truncate": 1}, "priority": "batch"})
     for q in (INTERACTIVE_QUEUE, BATCH_QUEUE):  # nobody else may run them
         store.redis.delete(q)
     now = time.time()
@@ -704,15 +716,15 @@ def test_items_stored_before_luck_existed_keep_the_full_luck() -> None:
 
 
 def test_a_job_written_before_rollouts_were_a_kind_is_read_and_run(
-    two_workers: Workers, store: JobStore
+    two_workers: Workers, store: Rollouts
 ) -> None:
     """The rollout store kept a job's chunk list in its own Redis list (``job:{id}:chunks``) and the spec
     without ``chunks``: such a job, live in Redis at an upgrade, is read, run to its end and deleted."""
-    job = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
+    job = store.submit({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
     wait_state(store, job, ("done",))
     want = store.result(job)
     spec = store.spec(job)
-    old = store.submit_rollout({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
+    old = store.submit({"position": START, "trials": 2 * CHUNK, "truncate": 2, "seed": 5})
     store.cancel(old)  # its own chunks skipped; its keys rewritten below as the older store wrote them
     wait_until(lambda: queues_empty(store), 30, "the cancelled job's chunks skipped")
     store.redis.delete(*(store.key(old, p) for p in ("cancel", "started", "chunk:0", "chunk:1")))

@@ -22,7 +22,7 @@ from pulvezar import Position  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
 from services.common.redis_url import celery_broker, connect, parse_sentinel  # noqa: E402
-from services.jobs.rollout import JobStore  # noqa: E402
+from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
@@ -77,11 +77,11 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
     settings = RolloutSettings(redis_url=sentinel.url, chunk_size=CHUNK, lease_s=3)
     client = connect(sentinel.url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)
     assert client.ping()
-    store = JobStore(client, app=make_app(settings), settings=settings)
+    store = Rollouts(client, app=make_app(settings), settings=settings)
     worker = Worker(env, "sentinel", metrics_port=-1).ready()
     try:
         opts = {"seed": 51, "truncate": 6}
-        job = store.submit_rollout({"position": START, "trials": 8 * CHUNK, **opts})
+        job = store.submit({"position": START, "trials": 8 * CHUNK, **opts})
         try:
             wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
         except AssertionError as e:
