@@ -192,7 +192,7 @@ class AnalysisStore(ChunkedJobs):
             self.summary_key(job_id, m) for m in matches
         ]
 
-    def state(self, job_id: str) -> tuple[str, str | None]:
+    def state(self, job_id: str) -> tuple[JobState, str | None]:
         spec = self.spec(job_id)
         records = self._progress(job_id, len(spec["chunks"]))
         done = sum(r is not None and "error" not in r for r in records)
@@ -310,7 +310,7 @@ class AnalysisStore(ChunkedJobs):
         if raw is None and self.records is not None:  # an ended job's file left Redis (the reconciler)
             kept = self.records.blob(job_id, f"file:{m}")
             if kept is not None:
-                return kept
+                return bytes(kept)
         if raw is None:
             raise JobNotFound(job_id)
         try:

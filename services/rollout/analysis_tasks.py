@@ -108,6 +108,9 @@ def _finished(job_id: str, n: int, spec: dict[str, Any], chunk: Any, record: dic
 def _kind() -> ChunkKind:
     from services.rollout import metrics
 
+    def _repair(r: Any, job_id: str, n: int) -> None:
+        aj.repair_progress(r, job_id, n, settings.job_ttl_s)
+
     return ChunkKind(
         name="analysis",
         store=aj.AnalysisStore,
@@ -118,7 +121,7 @@ def _kind() -> ChunkKind:
         write=_write,
         failed=_failed,
         finished=_finished,
-        duplicate=lambda r, job_id, n: aj.repair_progress(r, job_id, n, settings.job_ttl_s) and None,
+        duplicate=_repair,
         started_fields=lambda spec, chunk: {
             "match": chunk[0],
             "game": chunk[1],
@@ -129,7 +132,7 @@ def _kind() -> ChunkKind:
 
 # acks_late and reject_on_worker_lost are the app's defaults too; said here because the task relies on them
 @app.task(name=aj.ANALYSIS_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
-def analyse_game_chunk(self: Task, job_id: str, n: int) -> str:
+def analyse_game_chunk(self: Task[Any, Any], job_id: str, n: int) -> str:
     """Analyse chunk ``n`` (one game) of analysis job ``job_id``; returns what happened."""
     r = rollout_tasks.redis_client()
     return runner.run(self, _kind(), job_id, n, r, rollout_tasks.evaluator, settings)

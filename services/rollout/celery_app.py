@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from celery import Celery, bootsteps
 from celery.schedules import crontab
@@ -64,7 +64,7 @@ class Heartbeat(bootsteps.StartStopStep):
     reader never sees a half-written file).  The worker's timer runs in the main process's event loop,
     so a worker whose loop is stuck stops beating."""
 
-    requires: ClassVar[tuple[str, ...]] = ("celery.worker.components:Timer",)
+    requires = ("celery.worker.components:Timer",)
 
     def __init__(self, worker: Any, **kwargs: Any) -> None:
         super().__init__(worker, **kwargs)
@@ -125,7 +125,7 @@ class SchedulerTick(bootsteps.StartStopStep):
     A tick and a fork of the main process (the pool starting or replacing a process) exclude each other
     (:data:`_TICKING`)."""
 
-    requires: ClassVar[tuple[str, ...]] = ("celery.worker.components:Timer",)
+    requires = ("celery.worker.components:Timer",)
 
     def __init__(self, worker: Any, **kwargs: Any) -> None:
         super().__init__(worker, **kwargs)

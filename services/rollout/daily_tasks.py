@@ -324,7 +324,7 @@ def _on_start(sender: Any = None, **_: Any) -> None:
     s = DailyTaskSettings()
     if s.on_start:  # today only: the schedule makes tomorrow's in time
         today = dates_for(None)[0]
-        produce_daily.apply_async(args=[today], queue=BACKGROUND_QUEUE)
+        produce_daily.apply_async(args=(today,), queue=BACKGROUND_QUEUE)
         log(logger, logging.INFO, "daily puzzles requested at start", date=today)
         if s.recheck_on_start:  # cheap when nothing is left: a new net's worker rechecks the archive
             recheck_daily.apply_async(queue=BACKGROUND_QUEUE)

@@ -65,6 +65,11 @@ def _sync(r: Any, cls: type[JobKind], job_id: str) -> None:
         log(logger, logging.WARNING, "job state not stored durably yet", job=job_id, error=repr(e))
 
 
+def _func(method: Any) -> Any:
+    """The function under a bound class method (to tell whether a kind overrides one)."""
+    return getattr(method, "__func__", method)
+
+
 @cache
 def chunk_kind(cls: type[JobKind]) -> ChunkKind:
     """The runner's steps of a kind."""
@@ -93,7 +98,7 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         name=cls.name,
         store=cls,
         logger=logger,
-        counter=_Outcomes(cls.name, cls.trials_of.__func__ is not JobKind.trials_of.__func__),
+        counter=_Outcomes(cls.name, _func(cls.trials_of) is not _func(JobKind.trials_of)),
         load=cls.load,
         compute=cls.compute,
         write=lambda r, job_id, n, record: cls.write_record(r, job_id, n, record, ttl),
@@ -104,7 +109,7 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
 
 
 @app.task(name=KIND_CHUNK_TASK, bind=True)
-def run_kind_chunk(self: Task, kind: str, job_id: str, n: int) -> str:
+def run_kind_chunk(self: Task[Any, Any], kind: str, job_id: str, n: int) -> str:
     """Run chunk ``n`` of job ``job_id`` of ``kind``; returns what happened (done, duplicate, ...)."""
     cls = kinds().get(kind)
     if cls is None:
@@ -112,6 +117,5 @@ def run_kind_chunk(self: Task, kind: str, job_id: str, n: int) -> str:
         if self.request.retries < settings.max_retries:
             raise self.retry(countdown=5)
         return "gone"
-    return runner.run(
-        self, chunk_kind(cls), job_id, n, rollout_tasks.redis_client(), rollout_tasks.evaluator, settings
-    )
+    steps = chunk_kind(cls)  # type: ignore[arg-type]  # (mypy: a class is not Hashable; it is)
+    return runner.run(self, steps, job_id, n, rollout_tasks.redis_client(), rollout_tasks.evaluator, settings)

@@ -106,7 +106,7 @@ def serve(port: int, host: str, redis_client: Any) -> int | None:
         return None
     registry = CollectorRegistry()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        MultiProcessCollector(registry)
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     registry.register(QueueDepth(redis_client))
     server, _thread = start_http_server(port, addr=host, registry=registry)
     return int(server.server_port)

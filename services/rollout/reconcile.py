@@ -27,6 +27,7 @@ from typing import Any
 from services.common.jsonlog import log
 from services.common.redis_url import connect as connect_redis
 from services.jobs.broker import RECONCILE_TASK
+from services.jobs.chunked import ChunkedJobs
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.states import ENDED
 from services.rollout.celery_app import app
@@ -45,9 +46,10 @@ def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[st
     from services.jobs import analysis as analysis_jobs
     from services.jobs.kinds import kinds
 
+    stores: dict[str, type[ChunkedJobs]] = {"analysis": analysis_jobs.AnalysisStore, **kinds()}
     owners: dict[str, Any] = {
         name: cls(store.redis, app=store.app, settings=store.settings, records=store.records)
-        for name, cls in {"analysis": analysis_jobs.AnalysisStore, **kinds()}.items()
+        for name, cls in stores.items()
     }
     s = settings or StoreSettings()
     counts = {"synced": 0, "rehydrated": 0, "requeued": 0, "expired": 0, "failed": 0}

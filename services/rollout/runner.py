@@ -139,7 +139,7 @@ def chunk_lease(scheduler: FairScheduler, kind: ChunkKind, job_id: str, n: int) 
 
 
 def run(
-    task: Task,
+    task: Task[Any, Any],
     kind: ChunkKind,
     job_id: str,
     n: int,

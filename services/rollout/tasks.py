@@ -107,7 +107,8 @@ def _process_init(**_: Any) -> None:
     the model loaded) in the background, so the choice shows in the start-up log."""
     global _redis, _records
     # stacks on demand (services.rollout.worker); Celery has put a logging proxy in place of sys.stderr
-    faulthandler.register(signal.SIGUSR2, file=sys.__stderr__, all_threads=True)
+    if sys.__stderr__ is not None:
+        faulthandler.register(signal.SIGUSR2, file=sys.__stderr__, all_threads=True)
     _redis = _records = None
     _evaluator.reset()  # nothing made in the parent process crosses the fork
     if settings.torch_threads:
@@ -130,7 +131,7 @@ def _process_shutdown(pid: int | None = None, **_: Any) -> None:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid or os.getpid())
+        multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
 @worker_ready.connect

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             "--without-heartbeat",
         ]
     )
-    return 0
+    return 0  # type: ignore[unreachable]  # (typed NoReturn; kept should it ever return)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ RulesField = Annotated[RulesOption, BeforeValidator(lambda v: {"variant": v} if 
 Roll = tuple[Annotated[int, Field(ge=1, le=6)], Annotated[int, Field(ge=1, le=6)]]
 
 
-EXAMPLES = [
+EXAMPLES: list[Any] = [
     {"position": "4HPwATDgc/ABMA", "dice": "31"},
     {
         "position": "4HPwATDgc/ABMA",
@@ -235,12 +235,12 @@ def candidates_of(spec: Mapping[str, Any], evaluator: Any) -> list[Any]:
     from pulvezar.search.hint import searcher
 
     position, rules, dice = _position(spec["position"]), rules_of(spec), tuple(spec["dice"])
-    legal = rules.legal_plays(position, dice)  # type: ignore[arg-type]
+    legal = rules.legal_plays(position, dice)
     if spec["plays"]:
         return [legal.find(p) for p in spec["plays"]]
     search = searcher(evaluator, rules, pruned(spec))
     search.cache.clear()
-    ranked = search.rank(position, dice, 1)  # type: ignore[arg-type]
+    ranked = search.rank(position, dice, 1)
     return [c.play for c in ranked[: spec["candidates"]]]
 
 
@@ -309,7 +309,7 @@ class DeepAnalyses(JobKind):
                     "equity": float(equity(probs, rules)[0])}  # fmt: skip
         first, trials = int(chunk[1]), int(chunk[2])
         rolled = rollout_plays(
-            _position(spec["position"]), tuple(spec["dice"]), plays, trials=trials, first_trial=first,  # type: ignore[arg-type]
+            _position(spec["position"]), tuple(spec["dice"]), plays, trials=trials, first_trial=first,
             seed=spec["seed"], evaluator=evaluator, rules=rules,
         )  # fmt: skip
         values = np.stack([r.values for r in rolled])
@@ -336,14 +336,14 @@ class DeepAnalyses(JobKind):
             raise ValueError("the chunks ranked different candidates (workers with different nets?)")
         rules = rules_of(spec)
         legal = {p.position.position_id: p.notation for p in
-                 rules.legal_plays(_position(spec["position"]), tuple(spec["dice"]))}  # type: ignore[arg-type]  # fmt: skip
+                 rules.legal_plays(_position(spec["position"]), tuple(spec["dice"]))}  # fmt: skip
         ply = {r["i"]: r for r in done if r["part"] == "ply"}
         parts: list[list[RolloutResult]] = [[] for _ in ids]
         for r in sorted((r for r in done if r["part"] == "rollout"), key=lambda r: r["first"]):
             values = decode_values(r).reshape(len(ids), r["trials"], 5)
             trial_ids = np.arange(r["first"], r["first"] + r["trials"], dtype=np.int64)
-            for c in range(len(ids)):
-                parts[c].append(RolloutResult(trial_ids, values[c], spec["seed"], rules, True))
+            for i in range(len(ids)):
+                parts[i].append(RolloutResult(trial_ids, values[i], spec["seed"], rules, True))
         rolled = [RolloutResult.merge(p) if p else None for p in parts]
         out["trials_done"] = rolled[0].trials if rolled[0] is not None else 0
         cands = [_candidate(legal[pid], pid, ply.get(c), rolled[c]) for c, pid in enumerate(ids)]
