@@ -138,6 +138,52 @@ def chunk_lease(scheduler: FairScheduler, kind: ChunkKind, job_id: str, n: int) 
                 )
 
 
+def _skipped(kind: ChunkKind, r: Any, job_id: str, n: int) -> str | None:
+    """What to answer without running: a chunk already recorded (a redelivery) or a cancelled job."""
+    if r.exists(kind.store.chunk_key(job_id, n)):
+        kind.duplicate(r, job_id, n)
+        kind.counter.labels("duplicate").inc()
+        return "duplicate"
+    if r.exists(kind.store.cancel_key(job_id)):
+        kind.counter.labels("cancelled").inc()
+        return "cancelled"
+    return None
+
+
+def _failed(
+    task: Task[Any, Any],
+    kind: ChunkKind,
+    r: Any,
+    where: tuple[str, int, Any, Any],
+    e: Exception,
+    retries: int,
+) -> str:
+    """A chunk that raised: retried while it may be, then recorded as failed (``where``: job, n, spec,
+    chunk)."""
+    job_id, n, spec, chunk = where
+    prefix = _prefix(kind)
+    if task.request.retries < retries:
+        kind.counter.labels("retried").inc()
+        log(
+            kind.logger,
+            logging.WARNING,
+            f"{prefix}chunk failed, retrying",
+            job=job_id,
+            chunk=n,
+            error=repr(e),
+        )
+        raise task.retry(exc=e, countdown=1) from e
+    kind.counter.labels("failed").inc()
+    kind.failed(r, job_id, n, spec, chunk, e)
+    kind.logger.exception(f"{prefix}chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
+    return "failed"
+
+
+def _prefix(kind: ChunkKind) -> str:
+    """The kind's name before its log lines' words (rollouts: none, as ever)."""
+    return "" if kind.name in ("rollout", "batch") else f"{kind.name} "
+
+
 def run(
     task: Task[Any, Any],
     kind: ChunkKind,
@@ -150,15 +196,10 @@ def run(
     """Run chunk ``n`` of job ``job_id`` of ``kind`` under its lease (:func:`chunk_lease`); returns what
     happened."""
     with chunk_lease(_scheduler(redis_client, task.app, settings.lease_s), kind, job_id, n):
-        r, store, logger = redis_client, kind.store, kind.logger
-        prefix = "" if kind.name in ("rollout", "batch") else f"{kind.name} "  # rollouts: no prefix, as ever
-        if r.exists(store.chunk_key(job_id, n)):
-            kind.duplicate(r, job_id, n)
-            kind.counter.labels("duplicate").inc()
-            return "duplicate"
-        if r.exists(store.cancel_key(job_id)):
-            kind.counter.labels("cancelled").inc()
-            return "cancelled"
+        r, store, logger, prefix = redis_client, kind.store, kind.logger, _prefix(kind)
+        skipped = _skipped(kind, r, job_id, n)
+        if skipped is not None:
+            return skipped
         loaded = kind.load(r, job_id, n)
         if loaded is None:  # expired, or not ours
             kind.counter.labels("gone").inc()
@@ -193,21 +234,7 @@ def run(
             )
             return "gone"  # the reconciler queues it again from the durable store
         except Exception as e:
-            if task.request.retries < settings.max_retries:
-                kind.counter.labels("retried").inc()
-                log(
-                    logger,
-                    logging.WARNING,
-                    f"{prefix}chunk failed, retrying",
-                    job=job_id,
-                    chunk=n,
-                    error=repr(e),
-                )
-                raise task.retry(exc=e, countdown=1) from e
-            kind.counter.labels("failed").inc()
-            kind.failed(r, job_id, n, spec, chunk, e)
-            logger.exception(f"{prefix}chunk failed", extra={"fields": {"job": job_id, "chunk": n}})
-            return "failed"
+            return _failed(task, kind, r, (job_id, n, spec, chunk), e, settings.max_retries)
         seconds = time.perf_counter() - t0
         record = {
             "engine": chunk_engine(ev.inner),  # the net that computed it (services.jobs.provenance)
