@@ -23,7 +23,7 @@ Retry-After.  The work is below, in :mod:`services.gateway.services.book`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi import Path as PathParam
@@ -42,13 +42,9 @@ from services.gateway.services.book import (
 )
 from services.gateway.services.deps import player_records
 
-if TYPE_CHECKING:
-    from services.jobs.book import BookJobs
-
 router = APIRouter(prefix="/v1/opening-book", tags=["opening book"])
 
 Who = Annotated[Client, Depends(client)]
-Jobs = Annotated["BookJobs", Depends(book_jobs)]
 
 
 @router.get(
@@ -77,8 +73,8 @@ async def get_book(
     summary="Start (or continue) generating an opening book on the rollout workers",
     responses={202: {"description": "accepted; the job is at the Location header"}},
 )
-async def submit_book_job(body: BookJobRequest, jobs: Jobs, who: Who) -> JSONResponse:
-    st = await book.submit(jobs, body, who)
+async def submit_book_job(body: BookJobRequest, request: Request, who: Who) -> JSONResponse:
+    st = await book.submit(book_jobs(request), body, who)  # a valid body first: 503 without a job store
     return JSONResponse(st, status_code=202, headers={"Location": st["href"]})
 
 
@@ -87,10 +83,10 @@ async def submit_book_job(body: BookJobRequest, jobs: Jobs, who: Who) -> JSONRes
 )
 async def get_book_job(
     job_id: Annotated[str, PathParam(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")],
-    jobs: Jobs,
+    request: Request,
     who: Who,
 ) -> JSONResponse:
-    return JSONResponse(await book.read(jobs, job_id, who))
+    return JSONResponse(await book.read(book_jobs(request), job_id, who))
 
 
 @router.get("/quiz", summary="A random opening roll of the book to find the best play for")
