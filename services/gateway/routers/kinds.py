@@ -11,6 +11,7 @@ No ``from __future__ import annotations`` here: the routes' types are the kind's
 each route is made.
 """
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -60,35 +61,50 @@ class KindJob(BaseModel, Generic[R]):
     report: R
 
 
-def add_routes(kind: Any) -> None:
-    """Mount the routes of ``kind`` (a :class:`services.jobs.kind.JobKind` subclass) on :data:`router`."""
-    base, noun, tags = f"/{kind.route}", kind.noun, [kind.route]
-    model = KindJob[kind.Report]
+class _Mount:
+    """What the routes of one kind share: its paths, its response model, its store and the owner check."""
 
-    def store(request: Request) -> KindJobs:
+    def __init__(self, kind: Any) -> None:
+        self.kind = kind
+        self.base, self.noun, self.tags = f"/{kind.route}", kind.noun, [kind.route]
+        self.model = KindJob[kind.Report]
+
+    def store(self, request: Request) -> KindJobs:
         all_jobs: Jobs = request.app.state.jobs
-        return all_jobs.of_kind(kind)
+        return all_jobs.of_kind(self.kind)
 
-    Store = Annotated[KindJobs, Depends(store)]
-    Who = Annotated[Client, Depends(client)]
+    def job(self, job_id: str, status: dict[str, Any]) -> BaseModel:
+        return self.model.model_validate({**status, "href": f"/v1/{self.kind.route}/{job_id}"})
 
-    def job(job_id: str, status: dict[str, Any]) -> BaseModel:
-        return model.model_validate({**status, "href": f"/v1/{kind.route}/{job_id}"})
-
+    @staticmethod
     async def check(who: Client, jobs_of_kind: KindJobs, job_id: str) -> None:
-        import asyncio
-
         await asyncio.to_thread(who.check, job_id, jobs_of_kind.owner_lookup())
 
+
+def add_routes(kind: Any) -> None:
+    """Mount the routes of ``kind`` (a :class:`services.jobs.kind.JobKind` subclass) on :data:`router`."""
+    m = _Mount(kind)
+    _submit_route(m)
+    add_list_route(router, m.base, kind.name, m.noun, m.tags)
+    _read_routes(m)
+    _events_route(m)
+    _cancel_route(m)
+
+
+def _submit_route(m: _Mount) -> None:
+    Store = Annotated[KindJobs, Depends(m.store)]
+    Who = Annotated[Client, Depends(client)]
+
     @router.post(
-        base, status_code=202, response_model=model, tags=tags, summary=f"Submit a job: {kind.summary}",
+        m.base, status_code=202, response_model=m.model, tags=m.tags,
+        summary=f"Submit a job: {m.kind.summary}",
         responses=links(202, "accepted; Location is the job's URL", "job_id", "/id", {
-            "Get": ("GET", f"{router.prefix}{base}/{{job_id}}"),
-            "Result": ("GET", f"{router.prefix}{base}/{{job_id}}/result"),
-            "Cancel": ("DELETE", f"{router.prefix}{base}/{{job_id}}"),
+            "Get": ("GET", f"{router.prefix}{m.base}/{{job_id}}"),
+            "Result": ("GET", f"{router.prefix}{m.base}/{{job_id}}/result"),
+            "Cancel": ("DELETE", f"{router.prefix}{m.base}/{{job_id}}"),
         }),
     )  # fmt: skip
-    async def submit(body: kind.Request, who: Who, s: Store) -> JSONResponse:
+    async def submit(body: m.kind.Request, who: Who, s: Store) -> JSONResponse:  # type: ignore[name-defined]
         job_id = await who.submit(
             0, lambda admit: s.submit(body, owner=who.owner, admit=admit), s.jobs.backlog
         )
@@ -96,39 +112,47 @@ def add_routes(kind: Any) -> None:
             status = await s.status(job_id)
         except ProblemError:  # accepted all the same: the client polls the Location
             status = None
-        href = f"/v1/{kind.route}/{job_id}"
-        content = job(job_id, status).model_dump(mode="json") if status else {"id": job_id, "href": href}
+        href = f"/v1/{m.kind.route}/{job_id}"
+        content = m.job(job_id, status).model_dump(mode="json") if status else {"id": job_id, "href": href}
         return JSONResponse(content, status_code=202, headers={"Location": href})
 
-    add_list_route(router, base, kind.name, noun, tags)
+
+def _read_routes(m: _Mount) -> None:
+    Store = Annotated[KindJobs, Depends(m.store)]
+    Who = Annotated[Client, Depends(client)]
 
     @router.get(
-        f"{base}/{{job_id}}", response_model=model, tags=tags,
-        summary=f"A {noun} job: state, progress, ETA and the report so far",
+        f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
+        summary=f"A {m.noun} job: state, progress, ETA and the report so far",
     )  # fmt: skip
     async def get(job_id: JobId, who: Who, s: Store) -> Any:
-        await check(who, s, job_id)
-        return job(job_id, await s.status(job_id))
+        await m.check(who, s, job_id)
+        return m.job(job_id, await s.status(job_id))
 
     @router.get(
-        f"{base}/{{job_id}}/result", response_model=model, tags=tags,
-        summary=f"The final report of a finished {noun} job",
+        f"{m.base}/{{job_id}}/result", response_model=m.model, tags=m.tags,
+        summary=f"The final report of a finished {m.noun} job",
         responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
     )  # fmt: skip
     async def result(job_id: JobId, who: Who, s: Store) -> Any:
-        await check(who, s, job_id)
+        await m.check(who, s, job_id)
         report = await s.result(job_id)
         if report is None:
             raise not_done(job_id, (await s.status(job_id))["state"])
-        return job(job_id, report)
+        return m.job(job_id, report)
+
+
+def _events_route(m: _Mount) -> None:
+    Store = Annotated[KindJobs, Depends(m.store)]
+    Who = Annotated[Client, Depends(client)]
 
     @router.get(
-        f"{base}/{{job_id}}/events", response_class=StreamingResponse, tags=tags,
-        summary=f"Server-sent events of a {noun} job until it ends",
+        f"{m.base}/{{job_id}}/events", response_class=StreamingResponse, tags=m.tags,
+        summary=f"Server-sent events of a {m.noun} job until it ends",
         responses={200: {"content": {"text/event-stream": {}}, "description": "progress, then the end"}},
     )  # fmt: skip
     async def events(job_id: JobId, request: Request, who: Who, s: Store) -> StreamingResponse:
-        await check(who, s, job_id)
+        await m.check(who, s, job_id)
         first = await s.status(job_id)  # 404 before the stream starts
         settings = request.app.state.settings
 
@@ -136,26 +160,31 @@ def add_routes(kind: Any) -> None:
             return (str(st["state"]), st) if st["state"] in ENDED else None
 
         def view(st: dict[str, Any]) -> dict[str, Any]:
-            return job(job_id, st).model_dump(mode="json")
+            return m.job(job_id, st).model_dump(mode="json")
 
         def stream(pace: Pace) -> AsyncIterator[bytes]:
             return job_events(first, lambda: s.status(job_id), view, final, pace, settings.sse_keepalive_s)
 
         return await streams(request).open(who.owner, job_id, stream)
 
+
+def _cancel_route(m: _Mount) -> None:
+    Store = Annotated[KindJobs, Depends(m.store)]
+    Who = Annotated[Client, Depends(client)]
+
     @router.delete(
-        f"{base}/{{job_id}}", response_model=model, tags=tags,
-        summary=f"Cancel a running {noun} job (200, its status); remove a finished one (204)",
+        f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
+        summary=f"Cancel a running {m.noun} job (200, its status); remove a finished one (204)",
         responses={204: {"description": "the finished job and its results are removed"}},
     )  # fmt: skip
     async def cancel(job_id: JobId, who: Who, s: Store) -> Any:
-        await check(who, s, job_id)
+        await m.check(who, s, job_id)
 
         async def state() -> str:
             return str((await s.status(job_id))["state"])
 
         async def cancelled() -> BaseModel:
-            return job(job_id, await s.status(job_id))
+            return m.job(job_id, await s.status(job_id))
 
         return await cancel_or_remove(
             job_id, lambda: s.cancel(job_id), lambda: s.delete(job_id), state, cancelled
