@@ -25,6 +25,14 @@ def database_url(request: Request) -> str | None:
     return url
 
 
+def require_url(request: Request, what: str = "the archive") -> str:
+    """The durable store's URL; a 501 problem naming ``what`` where none is configured."""
+    url = database_url(request)
+    if not url:
+        raise no_store(what)
+    return url
+
+
 def unavailable() -> ProblemError:
     return ProblemError(
         503,

@@ -1,16 +1,16 @@
-"""The daily puzzles task: compute each (date, rule set, kind) once and store it write-once in Redis.
+"""The daily puzzles task: compute each (date, rule set, kind) once and store it write-once in the durable
+store.
 
 :data:`~services.rollout.celery_app.DAILY_TASK` (``pulvezar.daily.produce``) takes an ISO date, or none
 for today and tomorrow (UTC), and produces every puzzle of
-:func:`pulvezar.archive.daily.daily_kinds` that is not in Redis yet: the daily position for
-international backgammon and for Tavla (basic rules) and the daily cube decision.  Each goes to
-``daily:<date>:<rules>:<kind>`` with ``SET NX`` (:mod:`services.common.archive_store`), and first to
-the durable store's ``daily_puzzles`` when one is configured (:class:`services.store.archive.DailyRecords`,
-insert-once, the system of record: Redis then holds a copy), so a puzzle never changes once served; a
-worker holds ``...:lock`` (``SET NX EX``) while it computes one, so two
-workers do not compute the same puzzle at once.  Running the task again is cheap (existing puzzles are
-skipped): the beat schedule (``celery_app``: every six hours, on the batch queue) runs it for today and
-tomorrow, so tomorrow's puzzles exist before midnight.
+:func:`pulvezar.archive.daily.daily_kinds` that is not stored yet: the daily position for international
+backgammon and for Tavla (basic rules) and the daily cube decision.  Each goes to the durable store's
+``daily_puzzles`` (:class:`services.store.archive.DailyRecords`, insert-once), so a puzzle never changes
+once served; a worker holds the Redis key ``daily:<date>:<rules>:<kind>:lock`` (``SET NX EX``) while it
+computes one, so two workers do not compute the same puzzle at once.  Running the task again is cheap
+(existing puzzles are skipped): the beat schedule (``celery_app``: every six hours, on the batch queue)
+runs it for today and tomorrow, so tomorrow's puzzles exist before midnight.  Each run is also a job of
+kind ``daily`` (no owner: the platform's own work) with its outcomes.
 
 The puzzles use the worker's evaluator (:func:`services.rollout.tasks.evaluator`) and
 :class:`pulvezar.archive.daily.DailySettings`, overridden by ``PULVEZAR_DAILY_*`` variables
@@ -19,16 +19,15 @@ when it is ready (``make run`` sets it), so a fresh platform has today's puzzles
 the schedule.
 
 **Rechecks.**  :data:`~services.jobs.broker.DAILY_RECHECK_TASK` (``pulvezar.daily.recheck``, background
-queue) walks the stored puzzles (the durable store's and Redis's) and, for each made by another net than
-the worker's, judges its answer again with the worker's net (:func:`pulvezar.archive.daily.recheck`: the
-puzzle's own rollout settings and seed) and stores the :class:`~pulvezar.archive.daily.Recheck` beside
-it, write-once per net: the durable store's ``daily_rechecks`` first, then
-``daily:<date>:<rules>:<kind>:recheck:<sha16>``; a ``...:lock`` key keeps two workers off the same
-one.  The puzzle itself never changes.  Running it again is cheap (rechecked puzzles and those of the
-worker's own net are skipped), so with ``PULVEZAR_DAILY_ON_START=1`` a worker also sends it once when it
-is ready (``PULVEZAR_DAILY_RECHECK_ON_START=0`` turns that off): a worker with a new net rechecks the
-archive in the background.  From the command line: ``python -m services.rollout.daily_tasks --recheck
-[--date D]`` (in this process, with the worker's settings).
+queue) walks the stored puzzles and, for each made by another net than the worker's, judges its answer
+again with the worker's net (:func:`pulvezar.archive.daily.recheck`: the puzzle's own rollout settings
+and seed) and stores the :class:`~pulvezar.archive.daily.Recheck` beside it, write-once per net, in the
+durable store's ``daily_rechecks``; the Redis key ``daily:<date>:<rules>:<kind>:recheck:<sha16>:lock``
+keeps two workers off the same one.  The puzzle itself never changes.  Running it again is cheap
+(rechecked puzzles and those of the worker's own net are skipped), so with ``PULVEZAR_DAILY_ON_START=1``
+a worker also sends it once when it is ready (``PULVEZAR_DAILY_RECHECK_ON_START=0`` turns that off): a
+worker with a new net rechecks the archive in the background.  From the command line:
+``python -m services.rollout.daily_tasks --recheck [--date D]`` (in this process, with the worker's settings).
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ import os
 import socket
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery.signals import worker_ready
 from pydantic import Field
@@ -51,12 +50,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle, recheck
 from pulvezar.archive.similar import check_date
 from pulvezar.eval.evaluator import Evaluator
-from services.common import archive_store
 from services.common.jsonlog import log
 from services.jobs.broker import DAILY_RECHECK_TASK, DAILY_TASK
 from services.jobs.settings import BACKGROUND_QUEUE
 from services.jobs.states import JobState
 from services.rollout.celery_app import app
+
+if TYPE_CHECKING:
+    from services.store.archive import DailyRecords
 
 logger = logging.getLogger("pulvezar.services.rollout.daily")
 
@@ -109,44 +110,36 @@ def _held(redis: Any, lock: str, seconds: int) -> Iterator[bool]:
             redis.delete(lock)
 
 
+def daily_lock(date: str, rules: str, kind: str) -> str:
+    """The Redis key a worker holds while it computes a puzzle."""
+    return f"daily:{date}:{rules}:{kind}:lock"
+
+
+def recheck_lock(date: str, rules: str, kind: str, model_sha256: str) -> str:
+    """The Redis key a worker holds while it rechecks a puzzle with the net of ``model_sha256``."""
+    return f"daily:{date}:{rules}:{kind}:recheck:{model_sha256[:16]}:lock"
+
+
 def produce_one(
     redis: Any,
+    daily: DailyRecords,
     date: str,
     rules: str,
     kind: str,
     evaluator: Evaluator,
     settings: DailyTaskSettings,
-    daily: Any = None,
 ) -> str:
     """Produce one puzzle unless it exists: ``"exists"``, ``"busy"`` (another worker), ``"stored"``.
 
-    ``daily``: the durable store's :class:`services.store.archive.DailyRecords`, the system of record
-    when there is one (Redis then holds a copy of what it stored)."""
-    key = archive_store.daily_key(date, rules, kind)
-    if daily is not None:
-        known = daily.get(date, rules, kind)
-        cached = redis.get(key)
-        if known is not None:
-            if cached is None:
-                archive_store.store_daily(redis, date, rules, kind, json.dumps(known))
-            return "exists"
-        if cached is not None:  # made before the store was there: the store keeps what was served
-            daily.put(date, rules, kind, cached if isinstance(cached, str) else cached.decode())
-            return "exists"
-    elif redis.exists(key):
+    ``redis``: where the locks are held; ``daily``: the durable store's puzzles."""
+    if daily.get(date, rules, kind) is not None:
         return "exists"
-    with _held(redis, f"{key}:lock", settings.lock_s) as mine:
+    with _held(redis, daily_lock(date, rules, kind), settings.lock_s) as mine:
         if not mine:
             return "busy"
         t0 = time.perf_counter()
         puzzle = daily_puzzle(date, rules, kind, evaluator, settings.library())  # type: ignore[arg-type]
-        text = puzzle.to_json()
-        if daily is not None:
-            stored = daily.put(date, rules, kind, text)
-            served = daily.get(date, rules, kind)  # the one stored first, if another worker won
-            archive_store.store_daily(redis, date, rules, kind, json.dumps(served) if served else text)
-        else:
-            stored = archive_store.store_daily(redis, date, rules, kind, text)
+        stored = daily.put(date, rules, kind, puzzle.to_json())
         log(
             logger,
             logging.INFO,
@@ -163,48 +156,44 @@ def produce_one(
 
 def produce(
     redis: Any,
+    daily: DailyRecords,
     evaluator: Evaluator,
     date: str | None = None,
     settings: DailyTaskSettings | None = None,
-    daily: Any = None,
 ) -> dict[str, str]:
     """Every puzzle of the dates (see :func:`dates_for`): ``{"<date>:<rules>:<kind>": outcome}``."""
     s = settings or DailyTaskSettings()
     out: dict[str, str] = {}
     for d in dates_for(date):
         for rules, kind in daily_kinds():
-            out[f"{d}:{rules}:{kind}"] = produce_one(redis, d, rules, kind, evaluator, s, daily)
+            out[f"{d}:{rules}:{kind}"] = produce_one(redis, daily, d, rules, kind, evaluator, s)
     return out
 
 
-def daily_records() -> Any:
-    """The durable store's daily puzzles (``PULVEZAR_DATABASE_URL``), or None."""
+def daily_records() -> DailyRecords:
+    """The durable store's daily puzzles (``PULVEZAR_DATABASE_URL``, required)."""
+    from services.store.archive import DailyRecords
     from services.store.settings import StoreSettings
 
     url = StoreSettings().url
     if not url:
-        return None
-    from services.store.archive import DailyRecords
-
+        raise RuntimeError("the daily puzzles need the durable store: set PULVEZAR_DATABASE_URL")
     return DailyRecords(url)
 
 
 @app.task(name=DAILY_TASK)
 def produce_daily(date: str | None = None) -> dict[str, str]:
-    """The Celery task: :func:`produce` with the worker's Redis and evaluator.  With the durable store
-    each run is also a job of kind ``daily`` (no owner: the platform's own work) with its outcomes."""
+    """The Celery task: :func:`produce` with the worker's Redis, evaluator and durable store, recorded as a
+    job of kind ``daily``."""
     from services.rollout import tasks
-
-    daily = daily_records()
-    if daily is None:
-        return produce(tasks.redis_client(), tasks.evaluator(), date)
     from services.store.jobs import JobRecords
 
+    daily = daily_records()
     jobs = JobRecords(daily.url)
     job_id = f"daily-{int(time.time() * 1000)}-{os.getpid()}"
     jobs.create(job_id, "daily", {"dates": dates_for(date), "settings": DailyTaskSettings().model_dump()})
     try:
-        out = produce(tasks.redis_client(), tasks.evaluator(), date, daily=daily)
+        out = produce(tasks.redis_client(), daily, tasks.evaluator(), date)
     except Exception as e:
         jobs.set_state(job_id, JobState.FAILED, error=f"{type(e).__name__}: {e}")
         raise
@@ -222,12 +211,12 @@ def _worker_net(evaluator: Evaluator) -> str | None:
 
 def recheck_one(
     redis: Any,
+    daily: DailyRecords,
     date: str,
     rules: str,
     kind: str,
     evaluator: Evaluator,
     settings: DailyTaskSettings | None = None,
-    daily: Any = None,
 ) -> str:
     """Recheck one stored puzzle with ``evaluator``'s net: ``"missing"`` (no puzzle), ``"same-net"`` (made
     by this net), ``"exists"`` (rechecked before), ``"busy"`` (another worker), ``"stored"``, or
@@ -235,40 +224,20 @@ def recheck_one(
     sha = _worker_net(evaluator)
     if sha is None:
         return "unknown-net"
-    puzzle = daily.get(date, rules, kind) if daily is not None else None
-    if puzzle is None:
-        puzzle = archive_store.get_daily(redis, date, rules, kind)
+    puzzle = daily.get(date, rules, kind)
     if puzzle is None:
         return "missing"
     if puzzle.get("settings", {}).get("model_sha256") == sha:
         return "same-net"
-    cached = archive_store.get_daily_recheck(redis, date, rules, kind, sha)
-    if daily is not None:
-        known = daily.get_recheck(date, rules, kind, sha)
-        if known is not None:
-            if cached is None:
-                archive_store.store_daily_recheck(redis, date, rules, kind, sha, json.dumps(known))
-            return "exists"
-        if cached is not None:  # written without the store: the store keeps what Redis has
-            daily.put_recheck(date, rules, kind, sha, bool(cached["agrees"]), json.dumps(cached))
-            return "exists"
-    elif cached is not None:
+    if daily.get_recheck(date, rules, kind, sha) is not None:
         return "exists"
-    lock = f"{archive_store.daily_recheck_key(date, rules, kind, sha)}:lock"
+    lock = recheck_lock(date, rules, kind, sha)
     with _held(redis, lock, (settings or DailyTaskSettings()).lock_s) as mine:
         if not mine:
             return "busy"
         t0 = time.perf_counter()
         rc = recheck(puzzle, evaluator)
-        text = rc.to_json()
-        if daily is not None:
-            stored = daily.put_recheck(date, rules, kind, sha, rc.agrees, text)
-            first = daily.get_recheck(date, rules, kind, sha)  # the one stored first
-            archive_store.store_daily_recheck(
-                redis, date, rules, kind, sha, json.dumps(first) if first else text
-            )
-        else:
-            stored = archive_store.store_daily_recheck(redis, date, rules, kind, sha, text)
+        stored = daily.put_recheck(date, rules, kind, sha, rc.agrees, rc.to_json())
         log(
             logger,
             logging.INFO,
@@ -288,21 +257,19 @@ def recheck_one(
 
 def recheck_all(
     redis: Any,
+    daily: DailyRecords,
     evaluator: Evaluator,
     date: str | None = None,
     settings: DailyTaskSettings | None = None,
-    daily: Any = None,
 ) -> dict[str, str]:
-    """:func:`recheck_one` for every stored puzzle (of ``date`` only, when given), the durable store's and
-    Redis's: ``{"<date>:<rules>:<kind>": outcome}``."""
-    keys = set(archive_store.daily_puzzle_keys(redis))
-    if daily is not None:
-        keys |= set(daily.puzzle_keys())
+    """:func:`recheck_one` for every stored puzzle (of ``date`` only, when given):
+    ``{"<date>:<rules>:<kind>": outcome}``."""
+    keys = set(daily.puzzle_keys())
     if date is not None:
         check_date(date)
         keys = {k for k in keys if k[0] == date}
     return {
-        f"{d}:{r}:{k}": recheck_one(redis, d, r, k, evaluator, settings, daily) for d, r, k in sorted(keys)
+        f"{d}:{r}:{k}": recheck_one(redis, daily, d, r, k, evaluator, settings) for d, r, k in sorted(keys)
     }
 
 
@@ -311,7 +278,7 @@ def recheck_daily(date: str | None = None) -> dict[str, str]:
     """The Celery task: :func:`recheck_all` with the worker's Redis, evaluator and durable store."""
     from services.rollout import tasks
 
-    out = recheck_all(tasks.redis_client(), tasks.evaluator(), date, daily=daily_records())
+    out = recheck_all(tasks.redis_client(), daily_records(), tasks.evaluator(), date)
     counts: dict[str, int] = {}
     for outcome in out.values():
         counts[outcome] = counts.get(outcome, 0) + 1
@@ -340,10 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     from services.rollout import tasks
 
     redis, ev, daily = tasks.redis_client(), tasks.evaluator(), daily_records()
-    if args.recheck:
-        out = recheck_all(redis, ev, args.date, daily=daily)
-    else:
-        out = produce(redis, ev, args.date, daily=daily)
+    out = recheck_all(redis, daily, ev, args.date) if args.recheck else produce(redis, daily, ev, args.date)
     print(json.dumps(out, indent=2, sort_keys=True))
     return 0
 

@@ -71,11 +71,13 @@ def parser() -> argparse.ArgumentParser:
 def import_archive(url: str, redis_url: str, owner: str) -> int:
     """The entries of Redis's ``archive:entries`` (the archive before it was kept per key) into ``owner``'s
     archive in the database; how many."""
-    from services.common import archive_store
+    import json
+
+    from pulvezar.archive.similar import ArchiveEntry
     from services.store.archive import SqlArchive
 
-    _, index = archive_store.load_index(connect_redis(redis_url, decode_responses=True))
-    return SqlArchive(url, owner).import_entries(index.entries)
+    raw = connect_redis(redis_url, decode_responses=True).hgetall("archive:entries")
+    return SqlArchive(url, owner).import_entries(ArchiveEntry.trusted(json.loads(v)) for v in raw.values())
 
 
 def fail(message: str, status: int = EXIT_USAGE) -> int:

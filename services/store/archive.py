@@ -1,17 +1,40 @@
 """The archive of positions per owner and the daily puzzles, in the durable store.
 
-:class:`SqlArchive` has the methods of :class:`services.common.archive_store.RedisArchive`: an owner's
-entries (decisions of analysed matches, saved library positions) with a version counter that every change
-increments in the same transaction.  Each row keeps the version that last wrote it, and a removed entry
-stays as a tombstone, so a gateway that holds an index at version ``v`` catches up with one query
-(:meth:`SqlArchive.changes_since`) instead of reading everything again.
+:class:`SqlArchive`: an owner's entries (decisions of analysed matches, saved library positions) with a
+version counter that every change increments in the same transaction.  Each row keeps the version that
+last wrote it, and a removed entry stays as a tombstone, so a gateway that holds an index at version ``v``
+catches up with one query (:meth:`SqlArchive.changes_since`) instead of reading everything again.
 
 :class:`DailyRecords`: the daily puzzles as served, written once per (date, rule set, kind), and their
 rechecks by other nets, written once per (date, rule set, kind, net).
+
+Entry ids: ``match:<match>:<game>:<move>`` for a decision of an analysed match (written again
+when the match is analysed again: the newer entry replaces the older), ``lib:<16 hex>`` for a saved
+library position, the first 16 hex digits of ``SHA-256("<Position ID>:<Match ID or empty>")``, so
+the same position with the same match state is saved once.
+
+:meth:`SqlArchive.add_match_positions` takes one dict per decision of an analysed match::
+
+    {
+        "match": "job-1234",         # required: names the match (a job id, a file name ...)
+        "game": 1,                   # required: game number, from 1
+        "move": 17,                  # required: move number in the game, from 1
+        "position_id": "4HPwATDgc/ABMA",   # required: the player on roll's view, before the roll
+        "match_id": "cAkAAAAAAAAA",  # optional: gnubg Match ID of the decision
+        "date": "2026-11-29",        # optional: ISO date the match was played
+        "play": "8/5 6/5",           # optional: the play (or cube action) made then
+        "dice": [3, 1],              # optional: the roll (none for a cube decision)
+        "rules": "international",    # optional: Rules.name (default international)
+        "kind": "opening", "side": None,   # optional: the position type (computed when left out)
+    }
+
+Invalid entries raise :class:`pulvezar.PulvezarError` naming the field (``entries[3].date``)
+before anything is written; all valid entries are written in one transaction.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Mapping
@@ -19,10 +42,75 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
-from services.common.archive_store import LIBRARY_PREFIX, library_entry, parse_match_positions
 from services.store.db import insert, session
 from services.store.models import ArchiveOwner, ArchiveRow, DailyPuzzle, DailyRecheck
+
+LIBRARY_PREFIX = "lib:"
+MATCH_PREFIX = "match:"
+MAX_BATCH = 100_000
+_MATCH_FIELDS = {
+    "match",
+    "game",
+    "move",
+    "position_id",
+    "match_id",
+    "date",
+    "play",
+    "dice",
+    "rules",
+    "kind",
+    "side",
+}
+
+
+def match_entry(d: Mapping[str, Any], field: str = "entry") -> ArchiveEntry:
+    """The archive entry of one decision of an analysed match (see the module for the format)."""
+    if not isinstance(d, Mapping):
+        raise PulvezarError("an entry is a JSON object", field=field)
+    extra = sorted(set(d) - _MATCH_FIELDS)
+    if extra:
+        raise PulvezarError(f"unknown field {extra[0]!r}", field=f"{field}.{extra[0]}")
+    for key in ("match", "game", "move", "position_id"):
+        if d.get(key) is None:
+            raise PulvezarError(f"{key} is required", field=f"{field}.{key}")
+    if not isinstance(d["match"], str) or not d["match"] or len(d["match"]) > 120:
+        raise PulvezarError("match is a non-empty string of at most 120 characters", field=f"{field}.match")
+    args = dict(d)
+    try:
+        entry_id = f"{MATCH_PREFIX}{d['match']}:{int(d['game'])}:{int(d['move'])}"
+        if args.get("dice") is not None:
+            args["dice"] = tuple(args["dice"])
+        return ArchiveEntry(id=entry_id, source="match", **args)
+    except PulvezarError as e:
+        raise PulvezarError(str(e), field=f"{field}.{e.field}" if e.field else field) from None
+    except (TypeError, ValueError) as e:
+        raise PulvezarError(f"invalid entry: {e}", field=field) from None
+
+
+def parse_match_positions(entries: Iterable[Mapping[str, Any]]) -> list[ArchiveEntry]:
+    """The entries of :meth:`SqlArchive.add_match_positions`, checked (the first bad one raises, naming
+    its field)."""
+    parsed = [match_entry(d, f"entries[{i}]") for i, d in enumerate(entries)]
+    if len(parsed) > MAX_BATCH:
+        raise PulvezarError(f"at most {MAX_BATCH} entries per call", field="entries")
+    return parsed
+
+
+def library_id(position_id: str, match_id: str | None) -> str:
+    """The id of a library position: the same position and match state give the same id."""
+    digest = hashlib.sha256(f"{position_id}:{match_id or ''}".encode()).hexdigest()
+    return f"{LIBRARY_PREFIX}{digest[:16]}"
+
+
+def library_entry(entry: ArchiveEntry) -> ArchiveEntry:
+    """``entry`` under its library id (:func:`library_id`); a source other than ``library`` is refused."""
+    if entry.source != "library":
+        raise PulvezarError("library positions have source 'library'", field="source")
+    d = entry.as_dict()
+    d["id"] = library_id(entry.position_id, entry.match_id)
+    return ArchiveEntry.from_dict(d)
 
 
 def _entry(data: Mapping[str, Any]) -> ArchiveEntry:

@@ -1,13 +1,13 @@
 """Similar positions, the position library and the daily puzzles over real processes.
 
-Redis, a gateway (uvicorn subprocess; no Rules or Evaluator service: these routes need neither) and one
-rollout worker (Celery, a small untrained net, tiny daily settings) run on free ports.  Each API key has
-its own archive: it is filled through :func:`services.common.archive_store.add_match_positions` under the
-key's owner (as the analysis jobs do) and the library through the REST API; hits are compared with
-:class:`pulvezar.archive.ArchiveIndex` here.  The daily task runs in the worker (sent like the beat
-schedule sends it) and its puzzles are served by the gateway; running it again changes nothing
-(write-once).  A second gateway on the durable store (SQLite, ``PULVEZAR_DATABASE_URL``) keeps the
-archive there and serves the daily puzzles from it when Redis has lost them.
+Redis, the durable store (an SQLite file, ``PULVEZAR_DATABASE_URL``), a gateway (uvicorn subprocess; no
+Rules or Evaluator service: these routes need neither) and one rollout worker (Celery, a small untrained
+net, tiny daily settings) run on free ports.  Each API key has its own archive: it is filled through
+:meth:`services.store.archive.SqlArchive.add_match_positions` under the key's owner (as the analysis jobs
+do) and the library through the REST API; hits are compared with :class:`pulvezar.archive.ArchiveIndex`
+here.  The daily task runs in the worker (sent like the beat schedule sends it) and its puzzles are
+served by the gateway; running it again changes nothing (write-once).  A second gateway on the same
+store sees the same archive and the same puzzles.
 """
 
 from __future__ import annotations
@@ -23,16 +23,17 @@ import pytest
 
 pytest.importorskip("celery")
 redis = pytest.importorskip("redis")
+pytest.importorskip("sqlalchemy")
 
 from pulvezar import XGID, Position, PulvezarError, Rules  # noqa: E402
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex  # noqa: E402
-from services.common import archive_store  # noqa: E402
 from services.gateway.security import owner_of  # noqa: E402
+from services.store.archive import DailyRecords, SqlArchive, library_entry, match_entry  # noqa: E402
 
 if TYPE_CHECKING:
     from conftest import GatewayProcess
 
-from procutil import run_coroutine, wait_until  # noqa: E402
+from procutil import wait_until  # noqa: E402
 from rollout_workers import Worker  # noqa: E402
 
 KEY = "archive-key"
@@ -69,38 +70,38 @@ def r(redis_url: str) -> Any:
 
 
 def archive_gateway(
-    gateway_process: type[GatewayProcess], redis_url: str, database_url: str | None = None
+    gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> GatewayProcess:
-    """A gateway on the module's Redis (and on a durable store); no Rules or Evaluator service: these
-    routes need neither."""
+    """A gateway on the module's Redis and durable store; no Rules or Evaluator service: these routes need
+    neither."""
     limits = {"rate_per_s": 1000, "burst": 1000}
     env = {
         "PULVEZAR_GATEWAY_REDIS_URL": redis_url,
         "PULVEZAR_GATEWAY_API_KEYS": json.dumps(
             {KEY: {"name": "archive", **limits}, OTHER_KEY: {"name": "other", **limits}}
         ),
+        "PULVEZAR_DATABASE_URL": database_url,
     }
-    if database_url:
-        env["PULVEZAR_DATABASE_URL"] = database_url
     return gateway_process(env, key=KEY)
-
-
-@pytest.fixture(scope="module")
-def gateway(gateway_process: type[GatewayProcess], redis_url: str) -> Iterator[GatewayProcess]:
-    g = archive_gateway(gateway_process, redis_url)
-    yield g
-    g.stop()
 
 
 @pytest.fixture(scope="module")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The durable store of this module: an SQLite file at the newest revision."""
-    pytest.importorskip("sqlalchemy")
     from services.store.db import upgrade
 
     url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'pulvezar.db'}"
     upgrade(url)
     return url
+
+
+@pytest.fixture(scope="module")
+def gateway(
+    gateway_process: type[GatewayProcess], redis_url: str, database_url: str
+) -> Iterator[GatewayProcess]:
+    g = archive_gateway(gateway_process, redis_url, database_url)
+    yield g
+    g.stop()
 
 
 def game_positions(n: int, seed: int) -> list[tuple[Position, tuple[int, int], str]]:
@@ -138,28 +139,29 @@ def match_entries(match: str, decisions: list[tuple[Position, tuple[int, int], s
 # ---- the archive ------------------------------------------------------------------------------------
 
 
-def test_add_match_positions_validates_before_writing(r: Any) -> None:
-    before = archive_store.version(r)
+def test_add_match_positions_validates_before_writing(database_url: str) -> None:
+    store = SqlArchive(database_url, "validating-owner")
+    before = store.version()
     good = match_entries("bad-batch", game_positions(3, seed=1))
     bad = [*good[:1], {**good[1], "date": "2026-02-30"}, good[2]]
     with pytest.raises(PulvezarError) as err:
-        archive_store.add_match_positions(r, bad)
+        store.add_match_positions(bad)
     assert err.value.field == "entries[1].date"
     with pytest.raises(PulvezarError) as err:
-        archive_store.add_match_positions(r, [{**good[0], "colour": "red"}])
+        store.add_match_positions([{**good[0], "colour": "red"}])
     assert err.value.field == "entries[0].colour"
     with pytest.raises(PulvezarError) as err:
-        archive_store.add_match_positions(r, [{k: v for k, v in good[0].items() if k != "move"}])
+        store.add_match_positions([{k: v for k, v in good[0].items() if k != "move"}])
     assert err.value.field == "entries[0].move"
-    assert archive_store.version(r) == before
-    assert not [k for k in r.hkeys(archive_store.ENTRIES) if k.startswith("match:bad-batch:")]
+    assert store.version() == before
+    assert store.get_entry("match:bad-batch:1:1") is None
 
 
-def test_similar_positions_from_analysed_matches(r: Any, gateway: GatewayProcess) -> None:
+def test_similar_positions_from_analysed_matches(database_url: str, gateway: GatewayProcess) -> None:
     decisions = game_positions(150, seed=5)
     entries = match_entries("m1", decisions)
-    assert archive_store.add_match_positions(r, entries, OWNER) == 150
-    local = ArchiveIndex(archive_store.match_entry(e) for e in entries)
+    assert SqlArchive(database_url, OWNER).add_match_positions(entries) == 150
+    local = ArchiveIndex(match_entry(e) for e in entries)
     for q, _, _ in (decisions[10], decisions[99]):
         res = gateway.http.post("/v1/positions/similar", json={"position": q.position_id})
         assert res.status_code == 200, res.text
@@ -186,17 +188,16 @@ def test_similar_positions_from_analysed_matches(r: Any, gateway: GatewayProcess
     assert first not in [h["id"] for h in res.json()["hits"]]
 
 
-def test_the_index_follows_the_archive(r: Any, gateway: GatewayProcess) -> None:
+def test_the_index_follows_the_archive(database_url: str, gateway: GatewayProcess) -> None:
     q = Position.from_points({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}, {6: 2, 5: 2, 4: 2, 18: 1})
     body = {"position": q.position_id}
     before = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
     assert "match:late:1:1" not in before
-    archive_store.add_match_positions(
-        r, [{"match": "late", "game": 1, "move": 1, "position_id": q.position_id}], OWNER
-    )
+    store = SqlArchive(database_url, OWNER)
+    store.add_match_positions([{"match": "late", "game": 1, "move": 1, "position_id": q.position_id}])
     hits = gateway.http.post("/v1/positions/similar", json=body).json()["hits"]
     assert hits[0]["id"] == "match:late:1:1" and hits[0]["percent"] == 100
-    assert archive_store.delete_entry(r, "match:late:1:1", OWNER)
+    assert store.delete_entry("match:late:1:1")
     after = [h["id"] for h in gateway.http.post("/v1/positions/similar", json=body).json()["hits"]]
     assert after == before
 
@@ -216,7 +217,7 @@ def test_similar_bad_input(gateway: GatewayProcess) -> None:
 
 
 def test_library_save_once_list_get_delete(
-    r: Any, gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str
+    gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> None:
     http = gateway.http
     pos = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
@@ -250,8 +251,8 @@ def test_library_save_once_list_get_delete(
     sim = http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
     assert {saved["id"], plain.json()["id"]} <= {h["id"] for h in sim if h["percent"] == 100}
     assert next(h for h in sim if h["id"] == saved["id"])["name"] == "Slot play"
-    # it survives a gateway restart (the archive is in Redis)
-    other = archive_gateway(gateway_process, redis_url)
+    # it survives a gateway restart (the archive is in the durable store)
+    other = archive_gateway(gateway_process, redis_url, database_url)
     try:
         assert saved["id"] in {e["id"] for e in other.http.get("/v1/library/positions").json()["positions"]}
         sim2 = other.http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
@@ -262,7 +263,8 @@ def test_library_save_once_list_get_delete(
     assert fields(http.get(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
     assert fields(http.delete(f"/v1/library/positions/{saved['id']}"), 404) == ["entry_id"]
     assert fields(http.delete("/v1/library/positions/match:m1:1:1"), 404) == ["entry_id"]
-    assert r.hexists(archive_store.keys(OWNER)[0], "match:m1:1:1")  # matches are not the library's to delete
+    # matches are not the library's to delete
+    assert SqlArchive(database_url, OWNER).get_entry("match:m1:1:1") is not None
     sim3 = http.post("/v1/positions/similar", json={"position": pos.position_id}).json()["hits"]
     assert saved["id"] not in {h["id"] for h in sim3}
 
@@ -358,11 +360,9 @@ def test_archives_are_per_key(gateway: GatewayProcess) -> None:
 
 
 def test_archive_in_the_durable_store(
-    r: Any, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
+    gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> None:
-    """With a database the archive lives there (not in Redis) and survives a new gateway."""
-    from services.store.archive import SqlArchive
-
+    """The archive lives in the database and survives a new gateway."""
     decisions = game_positions(20, seed=21)
     SqlArchive(database_url, OWNER).add_match_positions(match_entries("db", decisions))
     q = decisions[4][0]
@@ -377,7 +377,6 @@ def test_archive_in_the_durable_store(
         check_library_changes(g.http)  # the same in the durable store
     finally:
         g.stop()
-    assert not r.hexists(archive_store.keys(OWNER)[0], "match:db:1:5")  # not in Redis
     assert SqlArchive(database_url, OWNER).get_entry(entry) is not None
     g = archive_gateway(gateway_process, redis_url, database_url)
     try:
@@ -444,8 +443,7 @@ def test_daily_task_through_a_worker_then_served(
     from services.jobs.broker import DAILY_TASK
     from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
     from services.rollout.celery_app import make_app
-    from services.rollout.daily_tasks import DailyTaskSettings, produce
-    from services.store.archive import DailyRecords
+    from services.rollout.daily_tasks import DailyTaskSettings, daily_lock, produce, produce_one
     from services.store.jobs import JobRecords
 
     env = {
@@ -469,12 +467,13 @@ def test_daily_task_through_a_worker_then_served(
         today = dt.datetime.now(dt.UTC).date()
         dates = [today.isoformat(), (today + dt.timedelta(days=1)).isoformat()]
         combos = [("international", "position"), ("tavla", "position"), ("international", "cube")]
-        keys = [archive_store.daily_key(d, rules, kind) for d in dates for rules, kind in combos]
+        keys = [(d, rules, kind) for d in dates for rules, kind in combos]
+        daily = DailyRecords(database_url)
         # PULVEZAR_DAILY_ON_START: the worker asked for today's puzzles itself, not tomorrow's
-        wait_until(lambda: all(r.exists(k) for k in keys[:3]), 240, "today's puzzles", every=0.5)
-        assert not any(r.exists(k) for k in keys[3:])
+        wait_until(lambda: all(daily.get(*k) for k in keys[:3]), 240, "today's puzzles", every=0.5)
+        assert not any(daily.get(*k) for k in keys[3:])
         app.send_task(DAILY_TASK, queue=BACKGROUND_QUEUE)  # as beat sends it: today and tomorrow
-        wait_until(lambda: all(r.exists(k) for k in keys), 240, "the daily puzzles", every=0.5)
+        wait_until(lambda: all(daily.get(*k) for k in keys), 240, "the daily puzzles", every=0.5)
         # each run is also a job of the platform's own (no owner) in the durable store
         runs = JobRecords(database_url)
         wait_until(lambda: len(runs.list(None, kinds=["daily"], states=["done"])[0]) == 2, 60, "daily jobs")
@@ -482,19 +481,16 @@ def test_daily_task_through_a_worker_then_served(
         wait_until(lambda: "daily rechecks" in log_file.read_text(), 60, "the recheck at start", every=0.5)
     finally:
         worker.stop()
-    stored = {k: r.get(k) for k in keys}
+    stored = {k: daily.get(*k) for k in keys}
     assert runs.unfinished(kinds=["daily"]) == []
-    daily = DailyRecords(database_url)  # the system of record holds what Redis serves
-    for d in dates:
-        for rules, kind in combos:
-            assert daily.get(d, rules, kind) == json.loads(stored[archive_store.daily_key(d, rules, kind)])
+    assert not [k for k in r.keys("daily:*") if not k.endswith(":lock")]  # no copy in Redis
     for d in dates:
         for rules, kind in combos:
             res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
             assert res.status_code == 200, res.text
             body = res.json()
             # made by the worker's net: no recheck by the served (default) net
-            want = as_served(json.loads(stored[archive_store.daily_key(d, rules, kind)]))
+            want = as_served(stored[(d, rules, kind)])
             assert body == {**want, "recheck": None}
             assert (body["date"], body["rules"], body["kind"]) == (d, rules, kind)
             assert body["settings"]["trials"] == 36 and body["reason"]["de"]
@@ -512,38 +508,32 @@ def test_daily_task_through_a_worker_then_served(
         def evaluate_boards(self, boards: Any) -> Any:
             raise AssertionError("nothing should be evaluated")
 
-    outcomes = produce(r, NoEvaluator(), dates[0], DailyTaskSettings())
+    outcomes = produce(r, daily, NoEvaluator(), dates[0], DailyTaskSettings())
     assert set(outcomes.values()) == {"exists"}
-    outcomes = produce(r, NoEvaluator(), dates[0], DailyTaskSettings(), daily)
-    assert set(outcomes.values()) == {"exists"}
-    assert {k: r.get(k) for k in keys} == stored
+    assert {k: daily.get(*k) for k in keys} == stored
     lock_date = "2030-06-01"
-    r.set(archive_store.daily_key(lock_date, "international", "cube") + ":lock", "someone", ex=60)
-    from services.rollout.daily_tasks import produce_one
+    r.set(daily_lock(lock_date, "international", "cube"), "someone", ex=60)
+    cube = (lock_date, "international", "cube")
+    assert produce_one(r, daily, *cube, NoEvaluator(), DailyTaskSettings()) == "busy"
+    assert daily.get(*cube) is None
 
-    assert produce_one(r, lock_date, "international", "cube", NoEvaluator(), DailyTaskSettings()) == "busy"
-    assert not r.exists(archive_store.daily_key(lock_date, "international", "cube"))
 
-
-def test_daily_served_from_the_store_when_redis_lost_it(
-    r: Any, gateway: GatewayProcess, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
+def test_daily_served_by_another_gateway_when_redis_lost_everything(
+    r: Any, gateway_process: type[GatewayProcess], redis_url: str, database_url: str
 ) -> None:
     import datetime as dt
 
     today = dt.datetime.now(dt.UTC).date().isoformat()
-    key = archive_store.daily_key(today, "tavla", "position")
-    served = r.get(key)
+    served = DailyRecords(database_url).get(today, "tavla", "position")
     assert served is not None, "made by the worker test above"
-    r.delete(key)  # Redis lost it (restarted empty)
-    assert fields(gateway.http.get("/v1/daily/today", params={"rules": "tavla"}), 404) == ["date"]
+    r.flushdb()  # Redis restarted empty: the puzzles are in the durable store only
     g = archive_gateway(gateway_process, redis_url, database_url)
     try:
         res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
         assert res.status_code == 200, res.text
-        assert res.json() == {**as_served(json.loads(served)), "recheck": None}
+        assert res.json() == {**as_served(served), "recheck": None}
     finally:
         g.stop()
-    assert json.loads(r.get(key)) == json.loads(served)  # copied back to Redis
 
 
 def test_daily_recheck_by_another_net_written_once_and_served(
@@ -551,34 +541,30 @@ def test_daily_recheck_by_another_net_written_once_and_served(
     model_file: Path,
 ) -> None:  # fmt: skip
     """Today's puzzles (the worker's small net made them) judged again by the default net, the one the
-    gateway serves: each recheck is stored once (durable store first, then Redis), running again computes
-    nothing, and the puzzle response carries it while the puzzle stays as served."""
+    gateway serves: each recheck is stored once, running again computes nothing, and the puzzle response
+    carries it while the puzzle stays as served."""
     import dataclasses
     import datetime as dt
 
     from pulvezar.archive.daily import recheck
     from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
-    from services.rollout.daily_tasks import recheck_all, recheck_one
-    from services.store.archive import DailyRecords
+    from services.rollout.daily_tasks import recheck_all, recheck_lock, recheck_one
 
     today = dt.datetime.now(dt.UTC).date().isoformat()
     combos = [("international", "position"), ("tavla", "position"), ("international", "cube")]
-    served = {c: r.get(archive_store.daily_key(today, *c)) for c in combos}
-    assert all(served.values()), "made by the worker test above"
     daily = DailyRecords(database_url)
-    assert set(recheck_all(r, NetEvaluator.load(model_file), today, daily=daily).values()) == {"same-net"}
+    served = {c: daily.get(today, *c) for c in combos}
+    assert all(served.values()), "made by the worker test above"
+    assert set(recheck_all(r, daily, NetEvaluator.load(model_file), today).values()) == {"same-net"}
     ev = default_evaluator()
     sha = ev.info.sha256
-    assert recheck_all(r, ev, today, daily=daily) == {
-        f"{today}:{rules}:{kind}": "stored" for rules, kind in combos
-    }
+    assert recheck_all(r, daily, ev, today) == {f"{today}:{rules}:{kind}": "stored" for rules, kind in combos}
     for c in combos:
         rec = daily.get_recheck(today, *c, sha)
-        assert rec is not None and rec == archive_store.get_daily_recheck(r, today, *c, sha)
-        expected = recheck(json.loads(served[c]), ev).as_dict()  # the library's, in this process
+        assert rec is not None
+        expected = recheck(served[c], ev).as_dict()  # the library's, in this process
         assert {**rec, "checked_at": None} == {**expected, "checked_at": None}
-        assert r.get(archive_store.daily_key(today, *c)) == served[c]  # the puzzle is untouched
-        assert daily.get(today, *c) == json.loads(served[c])
+        assert daily.get(today, *c) == served[c]  # the puzzle is untouched
 
     class NoWork:
         """The default net's name and digest, and nothing to evaluate with."""
@@ -589,20 +575,17 @@ def test_daily_recheck_by_another_net_written_once_and_served(
         def __getattr__(self, name: str) -> Any:
             raise AssertionError(f"nothing should be evaluated ({name})")
 
-    assert set(recheck_all(r, NoWork(ev.info), today, daily=daily).values()) == {"exists"}
-    tavla = archive_store.daily_recheck_key(today, "tavla", "position", sha)
-    r.delete(tavla)  # Redis lost its copy: the store's is written back, nothing recomputed
-    assert recheck_one(r, today, "tavla", "position", NoWork(ev.info), daily=daily) == "exists"
-    assert json.loads(r.get(tavla)) == daily.get_recheck(today, "tavla", "position", sha)
-    assert recheck_one(r, today, "tavla", "position", NoWork(ev.info)) == "exists"  # Redis only
+    assert set(recheck_all(r, daily, NoWork(ev.info), today).values()) == {"exists"}
+    assert recheck_one(r, daily, today, "tavla", "position", NoWork(ev.info)) == "exists"
     other = dataclasses.replace(ev.info, sha256="c" * 64)  # another net, while a worker holds the lock
-    r.set(archive_store.daily_recheck_key(today, "tavla", "position", other.sha256) + ":lock", "w", ex=60)
-    assert recheck_one(r, today, "tavla", "position", NoWork(other), daily=daily) == "busy"
+    r.set(recheck_lock(today, "tavla", "position", other.sha256), "w", ex=60)
+    assert recheck_one(r, daily, today, "tavla", "position", NoWork(other)) == "busy"
 
     def check(body: dict[str, Any], c: tuple[str, str]) -> None:
         rec = daily.get_recheck(today, *c, sha)
         assert rec is not None
-        puzzle = json.loads(served[c])
+        puzzle = served[c]
+        assert puzzle is not None
         new = rec["answer"]["action"] if c[1] == "cube" else rec["answer"]["play"]
         old = puzzle["answer"]["action"] if c[1] == "cube" else puzzle["answer"]["play"]
         assert body["recheck"] == {
@@ -615,7 +598,6 @@ def test_daily_recheck_by_another_net_written_once_and_served(
         res = gateway.http.get(f"/v1/daily/{today}", params={"rules": c[0], "kind": c[1]})
         assert res.status_code == 200, res.text
         check(res.json(), c)
-    r.delete(tavla)  # a gateway on the durable store reads the store's
     g = archive_gateway(gateway_process, redis_url, database_url)
     try:
         res = g.http.get("/v1/daily/today", params={"rules": "tavla"})
@@ -625,99 +607,26 @@ def test_daily_recheck_by_another_net_written_once_and_served(
         g.stop()
 
 
-def test_library_entries_round_trip_through_redis(r: Any) -> None:
-    e = ArchiveEntry("lib:tmp", Position.start().position_id, "library", name="start", tags=("a",))
-    stored, _ = archive_store.save_library_position(r, e)
-    assert stored.id == archive_store.library_id(e.position_id, None)
-    again, created2 = archive_store.save_library_position(r, e)
-    assert (again, created2) == (stored, False) and archive_store.get_entry(r, stored.id) == stored
-    with pytest.raises(PulvezarError) as err:
-        archive_store.save_library_position(r, ArchiveEntry("x", e.position_id, "match"))
-    assert err.value.field == "source"
-    assert archive_store.delete_entry(r, stored.id) and not archive_store.delete_entry(r, stored.id)
-
-
-def test_gateway_index_applies_logged_changes_or_reloads(r: Any) -> None:
-
-    from services.gateway.routers.similar import IndexCache
-
-    def same(cache: IndexCache) -> None:
-        version, fresh = archive_store.load_index(r)
-        assert cache.version == version
-        assert sorted(e.id for e in cache.index.entries) == sorted(e.id for e in fresh.entries)
-        for q in (Position.start(), game_positions(40, seed=9)[-1][0]):
-            mine = {h.entry.id: round(h.similarity, 12) for h in cache.index.query(q, 1000, 0.0)}
-            assert mine == {h.entry.id: round(h.similarity, 12) for h in fresh.query(q, 1000, 0.0)}
-
-    store = archive_store.RedisArchive(r)
-    cache = IndexCache()
-    run_coroutine(cache.current(store))
-    assert cache.reloads == 1
-    same(cache)
-    old = cache.index
-    archive_store.add_match_positions(r, match_entries("inc", game_positions(30, seed=9)))
-    archive_store.delete_entry(r, "match:inc:1:3")
-    archive_store.add_match_positions(r, match_entries("inc", game_positions(5, seed=10)))  # replaces 1..5
-    run_coroutine(cache.current(store))
-    assert cache.reloads == 1  # applied from the log
-    same(cache)
-    assert cache.index is not old and "match:inc:1:7" not in old  # queries in flight keep the old index
-    assert cache.index.get("match:inc:1:3") is not None  # deleted, then written again
-    # a log that no longer reaches back: everything is reloaded
-    archive_store.delete_entry(r, "match:inc:1:9")
-    archive_store.delete_entry(r, "match:inc:1:10")
-    r.ltrim(archive_store.LOG, -1, -1)
-    run_coroutine(cache.current(store))
-    assert cache.reloads == 2
-    same(cache)
-    assert "match:inc:1:9" not in cache.index
-
-
 def test_an_archive_kept_in_redis_before_0003_moves_into_a_keys_archive(
     r: Any, redis_url: str, database_url: str
 ) -> None:
     """``python -m services.store import-archive``: the deployment-wide Redis archive of older versions
     becomes one key's archive in the database (an upgrade loses nothing)."""
     from services.store.__main__ import main
-    from services.store.archive import SqlArchive
 
-    archive_store.add_match_positions(r, match_entries("legacy", game_positions(12, seed=31)))  # old keys
-    lib, _ = archive_store.save_library_position(
-        r, ArchiveEntry("lib:x", Position.start().position_id, "library", name="old favourite")
-    )
-    _, legacy = archive_store.load_index(r)
+    legacy = [match_entry(e) for e in match_entries("legacy", game_positions(12, seed=31))]
+    lib = library_entry(ArchiveEntry("lib:x", Position.start().position_id, "library", name="old favourite"))
+    old = {e.id: json.dumps(e.as_dict()) for e in [*legacy, lib]}
+    r.hset("archive:entries", mapping=old)  # as versions before 0003 kept it
     assert main(["import-archive", "--url", database_url, "--redis", redis_url, "--key", KEY]) == 0
     mine = SqlArchive(database_url, OWNER)
     _, index = mine.load_index()
-    assert {e.id for e in legacy.entries} <= {e.id for e in index.entries}
+    assert set(old) <= {e.id for e in index.entries}
     stored = mine.get_entry(lib.id)
     assert stored == lib and stored.name == "old favourite"
-    assert mine.get_entry("match:legacy:1:5") == archive_store.get_entry(r, "match:legacy:1:5")
+    assert mine.get_entry("match:legacy:1:5") == legacy[4]
     assert main(["import-archive", "--url", database_url, "--redis", redis_url, "--owner", "x" * 32]) == 0
     assert SqlArchive(database_url, "x" * 32).get_entry(lib.id) == lib
     with pytest.raises(SystemExit) as exit_:  # whose archive? argparse refuses
         main(["import-archive", "--url", database_url, "--redis", redis_url])
     assert exit_.value.code == 2
-
-
-def test_an_owners_redis_archive_is_capped(r: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the durable store an owner's archive is a Redis hash: at most ``MAX_ENTRIES`` positions (was
-    unbounded). An analysed match past the cap adds nothing (the analysis goes on), a library save past it is
-    a 422 naming ``archive``; entries already there are still rewritten, and a deletion makes room."""
-    monkeypatch.setattr(archive_store, "MAX_ENTRIES", 4)
-    owner = "capped-owner"
-    entries = match_entries("cap", game_positions(6, seed=21))
-    assert len({e["position_id"] for e in entries}) == 6
-    assert archive_store.add_match_positions(r, entries[:3], owner) == 3
-    assert archive_store.add_match_positions(r, entries[3:], owner) == 0  # 6 > 4: nothing written
-    assert archive_store.add_match_positions(r, entries[:3], owner) == 3  # the same ids again: no growth
-    assert r.hlen(archive_store.keys(owner)[0]) == 3
-    lib = ArchiveEntry("lib:x", Position.start().position_id, "library", name="start")
-    stored, created = archive_store.save_library_position(r, lib, owner)
-    assert created and r.hlen(archive_store.keys(owner)[0]) == 4
-    other = ArchiveEntry("lib:y", entries[5]["position_id"], "library", name="full")
-    with pytest.raises(PulvezarError) as err:
-        archive_store.save_library_position(r, other, owner)
-    assert err.value.field == "archive"
-    assert archive_store.delete_entry(r, stored.id, owner)
-    assert archive_store.save_library_position(r, other, owner)[1]  # room again

@@ -155,12 +155,12 @@ def _puzzle(date: str, sha: str | None) -> dict[str, Any]:
 
 def test_a_daily_puzzle_names_the_net_that_made_it(platform: Any, http: httpx.Client) -> None:
     from pulvezar.eval.evaluator import default_model_path
-    from services.common import archive_store
+    from services.store.archive import DailyRecords
 
     shipped = default_model_path()
-    r = platform.store.redis
+    daily = DailyRecords(platform.database)
     for date, sha in (("1999-01-01", file_sha256(shipped)), ("1999-01-02", None), ("1999-01-03", "f" * 64)):
-        archive_store.store_daily(r, date, "international", "position", json.dumps(_puzzle(date, sha)))
+        daily.put(date, "international", "position", json.dumps(_puzzle(date, sha)))
     named = http.get("/v1/daily/1999-01-01").json()["provenance"]
     assert named == {"model": shipped.stem, "model_sha256": file_sha256(shipped), "version": "unknown"}
     # a puzzle stored without the SHA-256 names no net; one of a net this gateway has no file of, its hash

@@ -13,8 +13,7 @@ from procutil import run_coroutine
 
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex
-from services.common import archive_store
-from services.store.archive import DailyRecords, SqlArchive
+from services.store.archive import DailyRecords, SqlArchive, library_id, match_entry
 
 
 def entries(match: str, n: int, seed: int) -> list[dict[str, object]]:
@@ -47,7 +46,7 @@ def test_match_positions_per_owner(store_url: str) -> None:
     v, index = a.load_index()
     assert v == 1 and len(index) == 50
     assert len(b.load_index()[1]) == 0 and b.version() == 0  # another key's archive is its own
-    local = ArchiveIndex(archive_store.match_entry(e) for e in batch)
+    local = ArchiveIndex(match_entry(e) for e in batch)
     q = Position.from_position_id(str(batch[17]["position_id"]))
     assert [h.entry.id for h in index.query(q)] == [h.entry.id for h in local.query(q)]
     got = a.get_entry("match:m1:1:18")
@@ -68,7 +67,7 @@ def test_library_once_delete_and_tombstones(store_url: str) -> None:
     a = SqlArchive(store_url, "owner-a")
     e = ArchiveEntry("lib:new", Position.start().position_id, "library", name="start", tags=("a",))
     stored, created = a.save_library_position(e)
-    assert created and stored.id == archive_store.library_id(e.position_id, None)
+    assert created and stored.id == library_id(e.position_id, None)
     again, created2 = a.save_library_position(ArchiveEntry("lib:new", e.position_id, "library", name="other"))
     assert not created2 and again == stored and again.name == "start"
     assert SqlArchive(store_url, "owner-b").save_library_position(e)[1]  # per owner: new for b

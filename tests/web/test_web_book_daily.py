@@ -83,23 +83,22 @@ def test_daily_not_produced_yet(page: Any) -> None:
 
 def produce_today(platform: Any) -> str:
     """Today's (UTC) three puzzles at a tiny setting, stored where the workers store theirs."""
-    redis = pytest.importorskip("redis")
     from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle
-    from services.common.archive_store import store_daily
+    from services.store.archive import DailyRecords
 
-    found = (re.match(r"redis\s+(redis://\S+)", line) for line in platform.lines)
+    found = (re.match(r"database\s+(\S+)", line) for line in platform.lines)
     url = next((m.group(1) for m in found if m), None)
     if url is None:
-        pytest.skip("the platform's Redis address is not in its output")
-    client = redis.Redis.from_url(url)
+        pytest.skip("the platform's database is not in its output")
+    daily = DailyRecords(url)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     tiny = DailySettings(
         games=1, max_screened=6, max_rollouts=1, screen_ply=0, trials=36, truncate=8,
         cube_screen_ply=0, cube_trials=36, cube_truncate=8,
     )  # fmt: skip
     for rules, kind in daily_kinds():
-        if client.get(f"daily:{today}:{rules}:{kind}") is None:
-            store_daily(client, today, rules, kind, daily_puzzle(today, rules, kind, None, tiny).to_json())
+        if daily.get(today, rules, kind) is None:
+            daily.put(today, rules, kind, daily_puzzle(today, rules, kind, None, tiny).to_json())
     return today
 
 

@@ -1,8 +1,8 @@
 """``/v1/daily``: the daily position and the daily cube decision, as the workers produced them.
 
 Puzzles are made ahead of time by the rollout workers' scheduled task
-(:mod:`services.rollout.daily_tasks`) and read from Redis here, or from the durable store (the system
-of record, when configured) when Redis does not have them; a date without its puzzle yet is a 404.
+(:mod:`services.rollout.daily_tasks`) and read from the durable store here; a date without its puzzle
+yet is a 404.
 ``today`` is the UTC date.  ``rules`` is ``international`` or ``tavla`` (basic rules); the daily cube
 decision exists for ``international`` only.  A puzzle made by another net than the served one (the
 default net, ``PULVEZAR_MODEL``, as the workers load it) carries the workers' ``recheck`` by the served
@@ -22,7 +22,6 @@ from services.gateway.language import language
 from services.gateway.problems import Problem
 from services.gateway.security import Client, client
 from services.gateway.services import daily
-from services.gateway.services.archive import archive_redis
 from services.gateway.services.deps import dependencies
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])
@@ -43,11 +42,9 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 def almanac(request: Request, who: Who) -> daily.Almanac:
-    """The daily puzzles' stores (Redis made when asked) and the caller."""
+    """The daily puzzles' stores and the caller."""
     deps = dependencies(request)
-    return daily.Almanac(
-        lambda: archive_redis(request), deps.url, deps.daily_attempts, deps.games, who, language(request)
-    )
+    return daily.Almanac(deps.url, deps.daily_attempts, deps.games, who, language(request))
 
 
 Almanac = Annotated[daily.Almanac, Depends(almanac)]

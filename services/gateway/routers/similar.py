@@ -1,13 +1,12 @@
 """``/v1/positions/similar`` and ``/v1/library/positions``: similar positions and the position library.
 
 Every API key has its own archive (decisions of the matches it had analysed and the positions it
-saved): in the durable store when one is configured (:class:`services.store.archive.SqlArchive`,
-``PULVEZAR_DATABASE_URL``), else in Redis (:class:`services.common.archive_store.RedisArchive`,
-``PULVEZAR_GATEWAY_REDIS_URL``), so it survives gateway restarts and every replica sees the same one.
+saved) in the durable store (:class:`services.store.archive.SqlArchive`, ``PULVEZAR_DATABASE_URL``), so
+it survives gateway restarts and every replica sees the same one.
 Each gateway process keeps an in-memory :class:`pulvezar.archive.ArchiveIndex` per recent owner and
 brings it up to date, on the next query, when the owner's version counter has changed (one read per
 query): it applies the changes since its version, or reloads every entry when those are not known
-any more (a few seconds per 100,000 entries).  Without either store these routes answer 503.
+any more (a few seconds per 100,000 entries).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The caller's archive (library positions and analysed decisions) and the Redis the daily puzzles are
-served from: made once per app, their failures 503 problems."""
+"""The caller's archive (library positions and analysed decisions) in the durable store; its failures are
+503 problems."""
 
 from __future__ import annotations
 
@@ -11,40 +11,19 @@ from typing import Any, TypeVar
 from fastapi import Request
 
 from pulvezar import PulvezarError
-from services.common import archive_store
-from services.common.redis_url import connect as connect_redis
-from services.gateway.durable import database_url, unavailable
+from services.gateway.durable import require_url, unavailable
 from services.gateway.problems import ProblemError
 from services.gateway.security import Client
+from services.store.archive import SqlArchive
 from services.store.db import StoreUnavailable
 
 logger = logging.getLogger("pulvezar.gateway")
 T = TypeVar("T")
 
 
-def archive_redis(request: Request) -> Any:
-    """The app's Redis client for the archive and the daily puzzles (made on first use)."""
-    state = request.app.state
-    r = getattr(state, "archive_redis", None)
-    if r is None:
-        url = state.settings.redis_url
-        if not url:
-            raise ProblemError(
-                503, "the archive is not configured on this gateway (no Redis)", kind="archive-unavailable"
-            )
-
-        r = state.archive_redis = connect_redis(url, decode_responses=True)
-    return r
-
-
-def archive(request: Request, who: Client) -> Any:
-    """The caller's archive: in the durable store when there is one, else in Redis."""
-    url = database_url(request)
-    if url:
-        from services.store.archive import SqlArchive
-
-        return SqlArchive(url, who.owner)
-    return archive_store.RedisArchive(archive_redis(request), who.owner)
+def archive(request: Request, who: Client) -> SqlArchive:
+    """The caller's archive, in the durable store."""
+    return SqlArchive(require_url(request), who.owner)
 
 
 async def call(fn: Callable[..., T], *args: Any) -> T:

@@ -1,12 +1,10 @@
-"""The daily position and cube decision (``/v1/daily``): read from Redis, else from the durable store (the
-system of record, and copied back to Redis), with the served net's recheck; a player's attempts at them
+"""The daily position and cube decision (``/v1/daily``): read from the durable store
+(:class:`services.store.archive.DailyRecords`), with the served net's recheck; a player's attempts at them
 (the first counts; :class:`services.store.daily_attempts.DailyAttempts`)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +12,6 @@ from fastapi.responses import JSONResponse
 
 from pulvezar.archive.similar import check_date
 from pulvezar.errors import PulvezarError
-from services.common import archive_store
 from services.gateway.daily_models import AttemptIn, AttemptOut, DailyPuzzleOut, DailyRecheckOut
 from services.gateway.durable import no_store, store_call
 from services.gateway.idempotency import replayed
@@ -24,15 +21,15 @@ from services.gateway.services.archive import call
 from services.jobs.provenance import engine_of
 
 if TYPE_CHECKING:
+    from services.store.archive import DailyRecords
     from services.store.daily_attempts import DailyAttempts
 
 
 @dataclass(frozen=True)
 class Almanac:
-    """What a call on the daily puzzles needs: Redis (made when asked), the durable store's URL and the
-    attempts' records (None without one), the caller and the request's language."""
+    """What a call on the daily puzzles needs: the durable store's URL and the attempts' records (None
+    without one), the caller and the request's language."""
 
-    redis: Callable[[], Any]
     url: str | None
     attempts: DailyAttempts | None
     requests: Any  # where an Idempotency-Key's answers are kept (the games' records)
@@ -43,6 +40,13 @@ class Almanac:
         if self.attempts is None:
             raise no_store("a player's daily attempts")
         return self.attempts
+
+    def puzzles(self) -> DailyRecords:
+        if self.url is None:
+            raise no_store("the daily puzzles")
+        from services.store.archive import DailyRecords
+
+        return DailyRecords(self.url)
 
 
 def today() -> str:
@@ -123,25 +127,8 @@ async def attempt(
 
 
 async def _stored(a: Almanac, date: str, rules: str, kind: str) -> dict[str, Any] | None:
-    """The puzzle from Redis, else from the durable store (and copied back to Redis)."""
-    url = a.url
-    try:
-        raw = await call(archive_store.get_daily, a.redis(), date, rules, kind)
-    except ProblemError:
-        if not url:
-            raise
-        raw = None  # Redis is down: the durable store still serves
-    if raw is None and url:
-        from services.store.archive import DailyRecords
-
-        raw = await call(DailyRecords(url).get, date, rules, kind)
-        if raw is not None:
-            try:
-                text = json.dumps(raw)
-                await call(archive_store.store_daily, a.redis(), date, rules, kind, text)
-            except ProblemError:
-                pass
-    return raw
+    """The stored puzzle, or None."""
+    return await call(a.puzzles().get, date, rules, kind)
 
 
 def _served_net() -> str | None:
@@ -158,25 +145,15 @@ def _served_net() -> str | None:
 async def _recheck(
     a: Almanac, raw: dict[str, Any], date: str, rules: str, kind: str
 ) -> dict[str, Any] | None:
-    """The puzzle's recheck by the served net (Redis, else the durable store), or None: also when that net
+    """The puzzle's recheck by the served net, or None: also when that net
     made the puzzle or nobody can say which net is served."""
     sha = await call(_served_net)
     if sha is None or raw.get("settings", {}).get("model_sha256") == sha:
         return None
-    url = a.url
     try:
-        rc = await call(archive_store.get_daily_recheck, a.redis(), date, rules, kind, sha)
+        rc = await call(a.puzzles().get_recheck, date, rules, kind, sha)
     except ProblemError:
-        if not url:
-            return None  # the puzzle is served without it
-        rc = None
-    if rc is None and url:
-        from services.store.archive import DailyRecords
-
-        try:
-            rc = await call(DailyRecords(url).get_recheck, date, rules, kind, sha)
-        except ProblemError:
-            return None  # the puzzle is served without it
+        return None  # the puzzle is served without it
     if rc is None:
         return None
     answer = rc["answer"]

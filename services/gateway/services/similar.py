@@ -1,8 +1,7 @@
-"""Similar positions and the position library, over the caller's archive
-(:class:`services.store.archive.SqlArchive`, or :class:`services.common.archive_store.RedisArchive`
-without a durable store).  Each gateway process keeps an in-memory :class:`pulvezar.archive.ArchiveIndex`
-per recent owner (:class:`IndexCache`), brought up to date on the next query when the owner's version
-moved."""
+"""Similar positions and the position library, over the caller's archive in the durable store
+(:class:`services.store.archive.SqlArchive`).  Each gateway process keeps an in-memory
+:class:`pulvezar.archive.ArchiveIndex` per recent owner (:class:`IndexCache`), brought up to date on the
+next query when the owner's version moved."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from typing import Any
 
 from pulvezar import PulvezarError
 from pulvezar.archive.similar import ArchiveEntry, ArchiveIndex, check_date
-from services.common import archive_store
 from services.gateway.daily_models import (
     ArchiveEntryOut,
     LibraryChange,
@@ -31,8 +29,9 @@ from services.gateway.daily_models import (
 from services.gateway.models import parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.services.archive import call
+from services.store.archive import LIBRARY_PREFIX
 
-#: the caller's archive, made when a call needs it (none configured: a 503 then)
+#: the caller's archive, made when a call needs it (no durable store configured: a 501 then)
 Archive = Callable[[], Any]
 
 
@@ -192,7 +191,7 @@ def _cursor_key(cursor: str) -> tuple[str, str]:
 
 async def change(archive: Archive, entry_id: str, body: LibraryChange) -> ArchiveEntryOut:
     """Rename a saved position, or change its tags or note."""
-    if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
+    if not entry_id.startswith(LIBRARY_PREFIX):
         raise _not_found(entry_id)
     store = archive()
     e = await call(store.get_entry, entry_id)
@@ -219,7 +218,7 @@ def _not_found(entry_id: str) -> ProblemError:
 
 async def get(archive: Archive, entry_id: str) -> ArchiveEntryOut:
     """One saved position."""
-    if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
+    if not entry_id.startswith(LIBRARY_PREFIX):
         raise _not_found(entry_id)
     e = await call(archive().get_entry, entry_id)
     if e is None:
@@ -229,7 +228,7 @@ async def get(archive: Archive, entry_id: str) -> ArchiveEntryOut:
 
 async def delete(archive: Archive, entry_id: str) -> None:
     """Delete a saved position."""
-    if not entry_id.startswith(archive_store.LIBRARY_PREFIX):
+    if not entry_id.startswith(LIBRARY_PREFIX):
         raise _not_found(entry_id)
     if not await call(archive().delete_entry, entry_id):
         raise _not_found(entry_id)
