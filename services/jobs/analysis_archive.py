@@ -26,7 +26,7 @@ def archive_name(record: Any, digest: str) -> str:
 
 def archive_entries(record: Any, games: Sequence[Any], digest: str) -> list[dict[str, Any]]:
     """One archive entry per analysed checker play (one per move: the entry id is match:game:move),
-    in the format of :func:`services.common.archive_store.add_match_positions`."""
+    in the format of :meth:`services.store.archive.SqlArchive.add_match_positions`."""
     from pulvezar.analysis.match import record_rules
 
     tags = {k.lower(): str(v) for k, v in record.tags.items()}
@@ -71,12 +71,12 @@ def archive_match(
     redis_client: Any = None,
 ) -> int:
     """Best effort: add the checker plays of an analysed match to its owner's archive of positions
-    ("similar positions": ``archive`` is a :class:`services.common.archive_store.RedisArchive` or a
-    :class:`services.store.archive.SqlArchive`), once per match of a job (the caller won the summary's
-    ``SET NX``).  Returns how many entries were written; 0 when the archive refuses them (logged): an
-    analysis never fails because of the archive.  With ``redis_client``, a failed write (the database
-    down) is noted under :data:`ARCHIVE_RETRY_KEY` for the reconciler to retry (entries are written by
-    id, so a retry writes the same entries once)."""
+    ("similar positions": ``archive`` is a :class:`services.store.archive.SqlArchive`), once per match of
+    a job (the caller won the summary's ``SET NX``).  Returns how many entries were written; 0 when the
+    archive refuses them (logged): an analysis never fails because of the archive.  With ``redis_client``,
+    a failed write (the database down) is noted under :data:`ARCHIVE_RETRY_KEY` for the reconciler to
+    retry (entries are written by id, so a retry writes the same entries once).
+    """
     try:
         entries = archive_entries(record, games, hashlib.sha256(data).hexdigest())
         return int(archive.add_match_positions(entries))
@@ -95,24 +95,19 @@ def archive_match(
         return 0
 
 
-def owner_archive(redis_client: Any, records: Any, owner: str | None) -> Any:
-    """The archive of positions of a job's owner: in the durable store when there is one."""
-    from services.common.archive_store import RedisArchive
+def owner_archive(records: Any, owner: str | None) -> Any:
+    """The archive of positions of a job's owner, in the durable store (``records``:
+    :class:`services.store.jobs.JobRecords`)."""
+    from services.store.archive import SqlArchive
 
-    if records is not None:
-        from services.store.archive import SqlArchive
-
-        return SqlArchive(records.url, owner or "")
-    return RedisArchive(redis_client, owner)
+    return SqlArchive(records.url, owner or "")
 
 
 def store_match_result(
     records: Any, job_id: str, m: int, record: Any, games: list[Any], summary: Any
 ) -> None:
-    """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without it
+    """Match ``m``'s result JSON and annotated SGF into the durable store (best effort: without them
     they are made again from the stored games and file)."""
-    if records is None:
-        return
     try:
         from pulvezar.analysis.match import annotated_sgf, summarise
 

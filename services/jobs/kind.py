@@ -26,11 +26,20 @@ Optional hooks, for kinds that need them: ``Extension`` and :meth:`JobKind.exten
 job, appended to its chunk list: :meth:`JobKind.extend`), ``namespace`` (Redis keys under a name other
 than the kind's), ``own_routes`` (the kind's routes are written by hand, to keep a wire format older than
 the route factory), :meth:`JobKind.trials_of` (trials counted in the workers' metrics) and
-:meth:`JobKind.example` (a small request, which the test over every kind submits).
+:meth:`JobKind.example` (a small request, which the test over every kind submits).  For kinds with
+uploads and per-chunk follow-up (match analyses, books, daily runs): :meth:`JobKind.uploads` (files kept
+with the job: ``{name}:{id}:file:{m}`` in Redis and blob ``file:{m}`` in the durable store, read back
+with :meth:`JobKind.file`), :meth:`JobKind.run_chunk` (the worker's computation through the store, which
+reads the uploads; :meth:`JobKind.compute` by default), :meth:`JobKind.chunk_done` (after a chunk's
+record is written: e.g. a match's finalisation once its last game is in), :meth:`JobKind.duplicate` and
+:meth:`JobKind.failure` (a kind's own record of a redelivered or failed chunk), and
+:meth:`JobKind.resume_stopped` (a cancelled or failed job runs again, its finished chunks kept).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import secrets
 import time
@@ -44,7 +53,7 @@ from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
 from services.jobs.errors import InvalidJob, JobStateError, text
 from services.jobs.provenance import job_provenance
-from services.jobs.states import JobState
+from services.jobs.states import STOPPED, JobState
 
 
 class JobRequest(BaseModel):
@@ -115,7 +124,8 @@ class JobKind(ChunkedJobs):
 
     # ---- what a kind provides ----------------------------------------------
     def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
-        """``(fields, chunks)``: what the spec keeps of the checked request, and the chunks (JSON)."""
+        """``(fields, chunks)``: what the spec keeps of the checked request, and the chunks (JSON); a
+        ``priority`` among the fields is the job's (else the request's)."""
         raise NotImplementedError
 
     @classmethod
@@ -180,6 +190,70 @@ class JobKind(ChunkedJobs):
     def accepted(self, request: Any, owner: str | None, job_id: str) -> None:
         """What a kind records once its job is accepted (e.g. for a player); nothing by default."""
 
+    # ---- uploads and the worker's hooks (optional) ------------------------------
+    def uploads(self, request: Any) -> list[bytes]:
+        """The files kept with a job of the checked ``request`` (file ``m``: :meth:`file`); none by
+        default.  They are written before the spec, so a visible spec has its files."""
+        return []
+
+    @classmethod
+    def upload_count(cls, spec: Mapping[str, Any]) -> int:
+        """How many files a job of ``spec`` keeps (0 by default)."""
+        return 0
+
+    @classmethod
+    def file_key(cls, job_id: str, m: int) -> str:
+        return cls.key(job_id, f"file:{m}")
+
+    def file(self, job_id: str, m: int) -> bytes:
+        """File ``m`` of the job: Redis (base64), else the durable store's blob ``file:{m}`` (the
+        reconciler drops an ended job's files from Redis)."""
+        raw = text(self.redis.get(self.file_key(job_id, m)))
+        if raw is not None:
+            try:
+                return base64.b64decode(raw, validate=True)
+            except binascii.Error:
+                raise self.not_found(job_id) from None
+        kept = self.records.blob(job_id, f"file:{m}") if self.records is not None else None
+        if kept is None:
+            raise self.not_found(job_id)
+        return bytes(kept)
+
+    def write_files(
+        self, pipe: Any, job_id: str, files: Sequence[bytes] | Mapping[int, bytes], only_missing: bool = False
+    ) -> None:
+        """Queue on ``pipe`` the writes of the job's files to Redis (``only_missing``: ``SET NX``)."""
+        numbered = files.items() if isinstance(files, Mapping) else enumerate(files)
+        for m, data in numbered:
+            encoded = base64.b64encode(data).decode()
+            pipe.set(self.file_key(job_id, m), encoded, ex=self.settings.job_ttl_s, nx=only_missing)
+
+    def job_keys(self, job_id: str, spec: Mapping[str, Any]) -> list[str]:
+        return [self.file_key(job_id, m) for m in range(self.upload_count(spec))]
+
+    def stored_files(self, job_id: str, spec: Mapping[str, Any]) -> list[bytes]:
+        """The job's files from the durable store (for a job that Redis lost or dropped them of)."""
+        if self.records is None:
+            return []
+        return [self.records.blob(job_id, f"file:{m}") or b"" for m in range(self.upload_count(spec))]
+
+    def run_chunk(self, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+        """What the worker computes for a chunk, through this store (which can read the job's uploads):
+        :meth:`compute` unless the kind says otherwise."""
+        return self.compute(spec, chunk, evaluator)
+
+    def chunk_done(
+        self, job_id: str, n: int, spec: Mapping[str, Any], chunk: Any, record: Mapping[str, Any]
+    ) -> None:
+        """On the worker, after chunk ``n``'s record is written (and stored durably): a kind's follow-up
+        (e.g. finalising a match once its last game is in); nothing by default.  Its failure is logged,
+        never the chunk's."""
+
+    @classmethod
+    def duplicate(cls, r: Any, job_id: str, n: int) -> None:
+        """On the worker, for a chunk whose record exists already (a redelivery): what a kind makes sure
+        of besides the record (nothing by default)."""
+
     # ---- submission -----------------------------------------------------------
     def submit(
         self,
@@ -200,11 +274,12 @@ class JobKind(ChunkedJobs):
                 "request", f"the job would have {len(chunks)} chunks, at most {self.chunk_limit()}"
             )
         job_id = secrets.token_hex(12)
-        priority = request.priority
+        priority = fields.pop("priority", None) or request.priority  # a plan may choose it
         spec = {"id": job_id, "kind": self.name, "priority": priority, "created": time.time(), **fields}
         spec["chunks"] = chunks
         if admit is not None:
             admit(self.cost(spec))
+        files = self.uploads(request)
         if self.records is not None:
             self.records.create(
                 job_id,
@@ -214,8 +289,12 @@ class JobKind(ChunkedJobs):
                 priority=priority,
                 chunk_list=chunks,
                 created=spec["created"],
+                blobs={f"file:{m}": data for m, data in enumerate(files)},
             )
-        self.redis.set(self.spec_key(job_id), json.dumps(spec), ex=self.settings.job_ttl_s)
+        pipe = self.redis.pipeline(transaction=True)
+        self.write_files(pipe, job_id, files)
+        pipe.set(self.spec_key(job_id), json.dumps(spec), ex=self.settings.job_ttl_s)
+        pipe.execute()
         self.enqueue(job_id, priority, range(len(chunks)), owner=owner)
         self.accepted(request, owner, job_id)
         return job_id
@@ -299,6 +378,7 @@ class JobKind(ChunkedJobs):
 
     def restore(self, job_id: str, row: Any) -> None:
         pipe = self.redis.pipeline(transaction=True)
+        self.write_files(pipe, job_id, self.stored_files(job_id, self.spec_of(row)))
         pipe.set(self.spec_key(job_id), json.dumps(self.spec_of(row)), ex=self.settings.job_ttl_s)
         self.write_once(pipe, job_id, self.records.chunks(job_id))
         pipe.execute()
@@ -375,6 +455,40 @@ class JobKind(ChunkedJobs):
         return bool(r.set(cls.chunk_key(job_id, n), json.dumps(record), nx=True, ex=ttl))
 
     @classmethod
-    def failure(cls, n: int, error: Exception) -> dict[str, Any]:
-        """The record of a chunk that failed after its retries."""
+    def failure(cls, n: int, error: Exception, chunk: Any = None) -> dict[str, Any]:
+        """The record of chunk ``n`` (``chunk``: its value) that failed after its retries."""
         return {"error": f"chunk {n} failed: {error!r}"[:500], "failed": time.time()}
+
+    # ---- resuming a stopped job ------------------------------------------------------
+    def resume_stopped(self, job_id: str) -> int:
+        """Continue a cancelled or failed job: its failed chunks are forgotten and every chunk without a
+        record is queued again (the finished ones are kept; the fixed chunks give the same bits); how
+        many.  The job's files come back to Redis from the durable store.  :class:`JobStateError` for a
+        job that is queued, running or done."""
+        spec = self.spec(job_id)
+        chunks = spec["chunks"]
+        numbers = list(range(len(chunks)))
+        records = self.records_of(job_id, numbers)
+        failed = [n for n, r in records.items() if "error" in r]
+        state = self.state(job_id)[0]
+        if state not in STOPPED:
+            raise JobStateError(f"job {job_id} is {state}: only a cancelled or failed job can be resumed")
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(
+            self.cancel_key(job_id), self.error_key(job_id), *(self.chunk_key(job_id, n) for n in failed)
+        )
+        self.forget(pipe, job_id, failed)
+        pipe.execute()
+        todo = [n for n in numbers if n not in records or n in failed]
+        if self.records is not None:
+            files = dict(enumerate(self.stored_files(job_id, spec)))
+            pipe = self.redis.pipeline(transaction=False)
+            self.write_files(pipe, job_id, files, only_missing=True)
+            pipe.execute()
+            self.records.forget_chunks(job_id, failed)
+            self.records.reopen(job_id, chunks)
+        self.enqueue(job_id, spec["priority"], todo, owner=self.owner(job_id) or spec.get("owner"))
+        return len(todo)
+
+    def forget(self, pipe: Any, job_id: str, numbers: Sequence[int]) -> None:
+        """Queue on ``pipe`` what a kind removes besides the records of chunks that run again (nothing)."""

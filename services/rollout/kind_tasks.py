@@ -42,7 +42,22 @@ class _Outcomes:
         counters = [metrics.KIND_CHUNKS.labels(self.kind, outcome)]
         if self.trials:
             counters.append(metrics.CHUNKS.labels(outcome))
+        if self.kind == ANALYSIS:  # the analyses' own series, kept from before the job framework
+            counters.append(metrics.ANALYSIS_GAMES.labels(outcome))
         return _Counters(counters)
+
+
+#: the match analyses' kind (:mod:`services.jobs.kinds.analysis`): its games keep their own series too
+ANALYSIS = "analysis"
+
+
+def _observe_game(spec: dict[str, Any], chunk: Any, record: dict[str, Any]) -> None:
+    """An analysed game in ``pulvezar_analysis_game_seconds`` and ``pulvezar_analysis_actions`` (by level)."""
+    from services.rollout import metrics
+
+    m, g = chunk
+    metrics.ANALYSIS_GAME_SECONDS.labels(spec["level"]).observe(record["seconds"])
+    metrics.ANALYSIS_ACTIONS.labels(spec["level"]).inc(spec["matches"][m]["actions"][g])
 
 
 class _Counters:
@@ -77,8 +92,14 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
 
     ttl = settings.job_ttl_s
 
+    def store(r: Any) -> JobKind:
+        return cls(r, app=app, settings=settings, records=rollout_tasks.records())
+
+    def compute(spec: dict[str, Any], chunk: Any, ev: Any) -> dict[str, Any]:
+        return store(rollout_tasks.redis_client()).run_chunk(spec, chunk, ev)
+
     def failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
-        record = cls.failure(n, e)
+        record = cls.failure(n, e, chunk)
         if cls.fail_fast:  # the job fails now, not once its other chunks end
             r.set(cls.error_key(job_id), record["error"], nx=True, ex=ttl)
         if cls.write_record(r, job_id, n, record, ttl):
@@ -91,8 +112,15 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         if trials:  # the rollout service's own series, by priority
             metrics.CHUNK_SECONDS.labels(spec["priority"]).observe(record["seconds"])
             metrics.TRIALS.labels(spec["priority"]).inc(trials)
+        if cls.name == ANALYSIS:
+            _observe_game(spec, chunk, record)
         rollout_tasks.store_chunk(job_id, n, record, complete=False)
-        _sync(rollout_tasks.redis_client(), cls, job_id)
+        r = rollout_tasks.redis_client()
+        try:  # the kind's follow-up (e.g. a match's summary after its last game)
+            store(r).chunk_done(job_id, n, spec, chunk, record)
+        except Exception:
+            logger.exception("chunk follow-up failed", extra={"fields": {"job": job_id, "chunk": n}})
+        _sync(r, cls, job_id)
 
     return ChunkKind(
         name=cls.name,
@@ -100,10 +128,11 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         logger=logger,
         counter=_Outcomes(cls.name, _func(cls.trials_of) is not _func(JobKind.trials_of)),
         load=cls.load,
-        compute=cls.compute,
+        compute=compute,
         write=lambda r, job_id, n, record: cls.write_record(r, job_id, n, record, ttl),
         failed=failed,
         finished=finished,
+        duplicate=cls.duplicate,
         started_fields=cls.log_fields,
     )
 

@@ -25,7 +25,6 @@ redis = pytest.importorskip("redis")
 from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.formats import read_mat  # noqa: E402
-from services.common import archive_store  # noqa: E402
 from services.jobs.analysis import (  # noqa: E402
     ANALYSIS_TASK,
     AnalysisJobSettings,
@@ -61,8 +60,22 @@ def redis_url(redis_server: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def worker_env(redis_url: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The module's durable store (required by the jobs): an SQLite file at the newest revision."""
+    pytest.importorskip("sqlalchemy")
+    from services.store.db import upgrade
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'pulvezar.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="module")
+def worker_env(
+    redis_url: str, database: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
     return {
+        "PULVEZAR_DATABASE_URL": database,
         "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
         "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
         "PULVEZAR_ROLLOUT_DEVICE": "cpu",
@@ -88,10 +101,13 @@ def workers(worker_env: dict[str, str]) -> Iterator[Workers]:
 
 
 @pytest.fixture(scope="module")
-def store(redis_url: str) -> AnalysisStore:
+def store(redis_url: str, database: str) -> AnalysisStore:
+    from services.store.jobs import JobRecords
+
     s = RolloutSettings(redis_url=redis_url, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S)
     limits = AnalysisJobSettings(max_level="2ply", max_file_bytes=64 * 1024, max_matches=3)
-    return AnalysisStore(redis.Redis.from_url(redis_url, decode_responses=True), make_app(s), s, limits)
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    return AnalysisStore(client, make_app(s), s, limits, records=JobRecords(database))
 
 
 @pytest.fixture(scope="module")
@@ -218,14 +234,15 @@ def test_short_match_end_to_end_equals_analyse_match(
     assert store.status(job_id, games=False)["games_done"] == 1 and store.redis.hexists(
         progress_key(job_id), "0"
     )
-    # the match's checker plays went into the archive of similar positions, once per move
+    # the match's checker plays went into the archive of similar positions (the durable store's, of the
+    # job's owner: none here), once per move
+    from services.store.archive import SqlArchive
+
     want = reference(SHORT, local)["json"]
     plays = [d for g in want["games"] for d in g["decisions"] if d["kind"] == "checker"]
-    stored = {
-        k: json.loads(v)
-        for k, v in store.redis.hgetall(archive_store.ENTRIES).items()
-        if "lasse vs yuko" in k
-    }
+    changes = SqlArchive(store.records.url, "").changes_since(0)
+    assert changes is not None
+    stored = {e.id: e.as_dict() for e in changes[1] if "lasse vs yuko" in str(e.as_dict().get("match"))}
     assert len(stored) == len(plays) > 0
     assert sorted((e["position_id"], e["play"]) for e in stored.values()) == sorted(
         (d["position_id"], d["played"]) for d in plays

@@ -70,9 +70,10 @@ def numbers(store: JobKind, job_id: str) -> list[Any]:
 
 
 def here(store: JobKind, job_id: str, evaluator: Any) -> list[Any]:
-    """The kind's computation of the job's chunks in this process, as JSON values."""
+    """The kind's computation of the job's chunks in this process (what the workers run:
+    :meth:`~services.jobs.kind.JobKind.run_chunk`), as JSON values."""
     spec = store.spec(job_id)
-    return [json.loads(json.dumps(store.compute(spec, chunk, evaluator))) for chunk in spec["chunks"]]
+    return [json.loads(json.dumps(store.run_chunk(spec, chunk, evaluator))) for chunk in spec["chunks"]]
 
 
 def lose(store: JobKind, job_id: str) -> None:

@@ -36,6 +36,10 @@ KIND_SIZES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"positions": [{"position": START}], "defaults": {"trials": 1296}},
         {"positions": [{"position": START}] * 3, "defaults": {"trials": 1296}},
     ),
+    "analysis": (
+        {"matches": [{"data": (DATA / "match1495872.txt").read_bytes()}], "level": "0ply"},
+        {"matches": [{"data": (DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat").read_bytes()}]},
+    ),
     "deep": (
         {"position": START, "dice": [3, 1], "candidates": 2, "trials": 36, "ply": 1},
         {"position": START, "dice": [3, 1], "candidates": 4, "trials": 3600, "ply": 2},

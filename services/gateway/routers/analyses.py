@@ -1,7 +1,7 @@
 """Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel.
 
 One job analyses one match (``file`` / ``file_base64``) or many (``matches``: "analyse all"); each
-game is one chunk on the rollout workers (:mod:`services.jobs.analysis`).  The jobs live in
+game is one chunk on the rollout workers (:mod:`services.jobs.kinds.analysis`).  The jobs live in
 the same Redis as the rollout jobs: the gateway builds its analysis store from its rollout job store,
 so a gateway with ``REDIS_URL`` serves both, and one without answers 503 for both.
 """

@@ -1,5 +1,6 @@
-"""Analysis jobs of match files (:class:`services.jobs.analysis.AnalysisStore`): submitting them for the
-caller, their status with the links a client follows, and the owner check of the job routes."""
+"""Analysis jobs of match files (the ``analysis`` job kind, :class:`services.jobs.kinds.analysis.Analyses`):
+submitting them for the caller, their status with the links a client follows, and the owner check of the
+job routes."""
 
 from __future__ import annotations
 
@@ -20,20 +21,20 @@ from services.gateway.security import Client
 from services.gateway.services.deps import player_records
 from services.gateway.sse import Pace, job_events
 from services.gateway.uploads import parsing_isolated, read_ahead
-from services.jobs.analysis import AnalysisStore
+from services.jobs.kinds.analysis import Analyses
 
 T = TypeVar("T")
 TERMINAL = frozenset({"done", "failed", "cancelled"})
 
 
 class AnalysisJobs:
-    """The gateway's side of :class:`services.jobs.analysis.AnalysisStore`: synchronous store
+    """The gateway's side of :class:`services.jobs.kinds.analysis.Analyses`: synchronous store
     calls run in a thread; its errors become problems (422 naming the field, 404, 409, 503)."""
 
-    def __init__(self, store: AnalysisStore | None) -> None:
+    def __init__(self, store: Analyses | None) -> None:
         self.store = store
 
-    def _store(self) -> AnalysisStore:
+    def _store(self) -> Analyses:
         if self.store is None:
             raise ProblemError(
                 503,
@@ -58,10 +59,9 @@ class AnalysisJobs:
         admit: Callable[[float], None] | None = None,
         prune: bool = True,
     ) -> str:
-        return await self._run(
-            self._store().submit, matches, level, priority, single=single, owner=owner, learner=learner,
-            admit=admit, prune=prune,
-        )  # fmt: skip
+        body = {"matches": matches, "level": level, "priority": priority, "single": single,
+                "learner": learner, "prune": prune}  # fmt: skip
+        return await self._run(self._store().submit, body, owner=owner, admit=admit)
 
     async def status(self, job_id: str, games: bool = True, match: int | None = None) -> dict[str, Any]:
         return await self._run(self._store().status, job_id, games=games, match=match)
@@ -85,7 +85,7 @@ class AnalysisJobs:
         return await self._run(self._store().delete, job_id)
 
     async def resume(self, job_id: str) -> int:
-        return await self._run(self._store().resume, job_id)
+        return await self._run(self._store().resume_stopped, job_id)
 
 
 async def check(who: Client, store: AnalysisJobs, job_id: str) -> None:
@@ -104,7 +104,7 @@ def open_analyses(state: Any) -> AnalysisJobs:
     base = getattr(getattr(state, "jobs", None), "store", None)
     store = None
     if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
-        store = AnalysisStore(
+        store = Analyses(
             base.redis,
             app=base.app,
             settings=getattr(base, "settings", None),
@@ -162,7 +162,7 @@ async def submit_files(
     """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
     the job and its Location (also for a finished game of the Play API); ``learner``: the player the
     matches are recorded for, ``prune``: the searches' pruning, recorded in the settings
-    (:meth:`services.jobs.analysis.AnalysisStore.submit`)."""
+    (:class:`services.jobs.kinds.analysis.AnalysisRequest`)."""
     store = store or analyses(request)
     with parsing_isolated(request) as isolation:  # the files are read in parser processes
         if store.store is not None:
