@@ -1,4 +1,5 @@
-"""The position archive and the daily puzzles in Redis (shared by the workers and the gateway).
+"""The position archive in Redis, left only for its last user (:mod:`services.jobs.analysis_archive`); the
+archive is in the durable store (:mod:`services.store.archive`) and this module goes with that user.
 
 **Archive entries** (:class:`pulvezar.archive.ArchiveEntry`, JSON of ``as_dict``):
 
@@ -38,13 +39,6 @@ the same position with the same match state is saved once.
 
 Invalid entries raise :class:`pulvezar.PulvezarError` naming the field (``entries[3].date``)
 before anything is written; all valid entries are written in one transaction.
-
-**Daily puzzles**: ``daily:<date>:<rules>:<kind>`` holds the puzzle's JSON
-(:meth:`pulvezar.archive.daily.DailyPuzzle.to_json`), written once (``SET NX``) and never changed;
-``daily:<date>:<rules>:<kind>:lock`` marks a worker computing it (expires).
-``daily:<date>:<rules>:<kind>:recheck:<sha16>`` holds the puzzle's recheck by the net whose SHA-256
-begins with those 16 hex digits (:class:`pulvezar.archive.daily.Recheck`), written once and kept as
-long as the puzzle's copy.
 
 The functions take a redis-py client (``decode_responses`` either way).
 """
@@ -360,51 +354,3 @@ class RedisArchive:
 
     def changes_since(self, since: int) -> tuple[int, list[ArchiveEntry], list[str]] | None:
         return changes_since(self.redis, since, self.owner)
-
-
-# ---- daily puzzles --------------------------------------------------------------------------------
-#: how long Redis keeps a daily puzzle's copy (the durable store keeps the puzzle; a gateway that misses
-#: the copy reads it there and writes it back)
-DAILY_TTL_S = 400 * 86_400
-
-
-def daily_key(date: str, rules: str, kind: str) -> str:
-    return f"daily:{date}:{rules}:{kind}"
-
-
-def get_daily(redis: Any, date: str, rules: str, kind: str) -> dict[str, Any] | None:
-    raw = redis.get(daily_key(date, rules, kind))
-    return None if raw is None else dict(json.loads(_text(raw)))
-
-
-def store_daily(redis: Any, date: str, rules: str, kind: str, puzzle_json: str) -> bool:
-    """Write a puzzle once; ``False`` when one is there already (it stays)."""
-    return bool(redis.set(daily_key(date, rules, kind), puzzle_json, nx=True, ex=DAILY_TTL_S))
-
-
-def daily_recheck_key(date: str, rules: str, kind: str, model_sha256: str) -> str:
-    return f"{daily_key(date, rules, kind)}:recheck:{model_sha256[:16]}"
-
-
-def get_daily_recheck(
-    redis: Any, date: str, rules: str, kind: str, model_sha256: str
-) -> dict[str, Any] | None:
-    """The puzzle's recheck by the net with this SHA-256, or None."""
-    raw = redis.get(daily_recheck_key(date, rules, kind, model_sha256))
-    return None if raw is None else dict(json.loads(_text(raw)))
-
-
-def store_daily_recheck(redis: Any, date: str, rules: str, kind: str, model_sha256: str, text: str) -> bool:
-    """Write a recheck once per net; ``False`` when one is there already (it stays)."""
-    key = daily_recheck_key(date, rules, kind, model_sha256)
-    return bool(redis.set(key, text, nx=True, ex=DAILY_TTL_S))
-
-
-def daily_puzzle_keys(redis: Any) -> list[tuple[str, str, str]]:
-    """Every ``(date, rules, kind)`` with a puzzle in Redis (not the locks or rechecks), by date."""
-    out = set()
-    for key in redis.scan_iter(match="daily:*", count=1000):
-        parts = _text(key).split(":")
-        if len(parts) == 4:
-            out.add((parts[1], parts[2], parts[3]))
-    return sorted(out)
