@@ -21,6 +21,22 @@ from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 #: the longest position text (an XGID with its match fields is about 70 characters)
 MAX_POSITION_TEXT = 200
 
+# ---- the limits of a rollout request, set here only: the gateway's bodies and the jobs' items use them ----
+#: trials per position of a rollout job (and a position's trials after ``extend``)
+MAX_TRIALS = 1_000_000
+#: positions of one batch rollout job
+MAX_BATCH_POSITIONS = 64
+#: half-moves of a truncated trial
+MAX_TRUNCATE = 1000
+#: candidate plays of one roll
+MAX_PLAYS = 64
+#: the deepest move choice a rollout's trials may use (each ply multiplies a rollout's work many times over)
+MAX_ROLLOUT_PLY = 2
+#: a rollout's seed (the dice of trial i depend on (seed, i) only)
+MAX_SEED = 2**63 - 1
+#: a batch position's label (the client's name for it, echoed back)
+MAX_LABEL = 200
+
 Count = Annotated[int, Field(ge=0, le=15)]
 Die = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[tuple[Die, Die], Field(description="the two dice, each 1..6", examples=[[3, 1]])]

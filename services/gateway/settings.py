@@ -76,8 +76,6 @@ class GatewaySettings(BaseSettings):
     max_body_bytes: int = Field(256 * 1024, ge=1, description="JSON request bodies")
     max_upload_bytes: int = Field(4 * 1024 * 1024, ge=1, description="match file uploads")
     max_positions: int = Field(256, ge=1, description="positions per evaluate request")
-    max_batch_positions: int = Field(64, ge=1, description="positions per batch rollout")
-    max_trials: int = Field(1_000_000, ge=1, description="trials per rollout job (per position)")
     max_hint_ply: int = Field(
         2, ge=0, le=3, description="deepest hint search (cube decisions and resignations: at most 2)"
     )

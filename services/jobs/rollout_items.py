@@ -1,7 +1,10 @@
 """A rollout job's items, checked once: the parameters of one position as the job stores them.
 
 :func:`normalise_item` checks what a client sent (the gateway's request body, a batch entry) and
-returns the item in its stored form; :func:`rules_of`, :func:`cube_of` and :func:`cube_state_of` give
+returns the item in its stored form: pydantic checks the parameters' types and limits (:class:`ItemParams`,
+the limits of :mod:`services.common.schemas`), the library reads the position, plays, rules and cube (its
+codec: :meth:`pulvezar.Rules.from_dict`, :meth:`pulvezar.CubeState.from_dict`).
+:func:`rules_of`, :func:`cube_of` and :func:`cube_state_of` give
 the library's objects of a stored item (the worker's side).  Errors are :class:`InvalidJob` naming the
 field (``positions[3].dice``).
 """
@@ -10,44 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pulvezar import Position, PulvezarError, Rules
-from pulvezar.rollouts.lockstep import LUCK
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+
+from pulvezar import CubeState, Position, PulvezarError, Rules
 from pulvezar.rules.notation import parse_play
 from pulvezar.rules.xgid import XGID
+from services.common.schemas import (
+    MAX_LABEL,
+    MAX_PLAYS,
+    MAX_ROLLOUT_PLY,
+    MAX_SEED,
+    MAX_TRIALS,
+    MAX_TRUNCATE,
+)
 from services.jobs.errors import InvalidJob
+from services.jobs.kind import field_of
 from services.jobs.settings import QUEUES, RolloutSettings
 
 PRIORITIES = tuple(QUEUES)
-_ITEM_KEYS = {
-    "position",
-    "position_id",
-    "xgid",
-    "dice",
-    "plays",
-    "trials",
-    "seed",
-    "variance_reduction",
-    "luck",
-    "truncate",
-    "rules",
-    "ply",
-    "prune",
-    "cubeful",
-    "cube",
-    "label",
-    "kind",
-}
-#: what an item rolls out: the position (or candidate plays of a roll), or the cube decision
-#: before the roll (no double and double/take with the same dice; :func:`pulvezar.rollouts.rollout_cube`)
-ITEM_KINDS = ("position", "cube")
-_MAX_SEED = 2**63 - 1
-_MAX_TRUNCATE = 10_000
-#: the deepest move choice a job may ask for (each ply multiplies a rollout's work many times over)
-MAX_JOB_PLY = 2
-_CUBE_KEYS = ("value", "owner", "match_length", "score", "opponent_score", "crawford", "jacoby", "beaver")
-_MAX_CUBE_VALUE = 2**15
 
 
 # ---- parameters -------------------------------------------------------------
@@ -62,27 +47,15 @@ def integer(value: Any, field: str, lo: int, hi: int) -> int:
 
 
 def _rules(value: Any, field: str) -> tuple[dict[str, Any], Rules]:
-    if value is None or value == "international":
-        return {"variant": "international"}, Rules.international()
-    if value == "tavla":
-        value = {"variant": "tavla"}
-    if not isinstance(value, Mapping):
-        raise InvalidJob(field, f"'international', 'tavla' or an object with 'variant', got {value!r}")
-    unknown = set(value) - {"variant", "hit_and_stop", "must_bear_off"}
-    if unknown:
-        raise InvalidJob(f"{field}.{sorted(unknown)[0]}", "unknown rules option")
-    variant = value.get("variant", "international")
-    options = {k: value.get(k, False) for k in ("hit_and_stop", "must_bear_off")}
-    for k, v in options.items():
-        if not isinstance(v, bool):
-            raise InvalidJob(f"{field}.{k}", f"true or false, got {v!r}")
-    if variant == "international":
-        if any(options.values()):
-            raise InvalidJob(field, "hit_and_stop and must_bear_off are Tavla options")
-        return {"variant": "international"}, Rules.international()
-    if variant == "tavla":
-        return {"variant": "tavla", **options}, Rules.tavla(**options)
-    raise InvalidJob(f"{field}.variant", f"'international' or 'tavla', got {variant!r}")
+    """The stored form and the library's rule set of a request's ``rules`` (none: international), read by
+    the codec (:meth:`pulvezar.Rules.from_dict`, its errors naming the part that was wrong)."""
+    try:
+        rules = Rules.from_dict("international" if value is None else value, field)
+    except PulvezarError as e:
+        raise InvalidJob(e.field or field, str(e)) from None
+    if rules.variant == "international":  # stored as before the codec: no Tavla options
+        return {"variant": "international"}, rules
+    return rules.to_dict(), rules
 
 
 def rules_of(spec: Mapping[str, Any]) -> Rules:
@@ -90,46 +63,32 @@ def rules_of(spec: Mapping[str, Any]) -> Rules:
     return _rules(spec, "rules")[1]
 
 
-def _cube(value: Any, field: str) -> dict[str, Any]:
-    """The normalised cube of a cubeful item: the shape of the gateway's ``CubeInput``, seen by the
-    player on roll (the player who plays, for candidate plays); none is centred money."""
-    from pulvezar.met import MatchEquity
-
-    if value is None:
-        value = {}
-    if not isinstance(value, Mapping):
-        raise InvalidJob(field, f"an object with {', '.join(_CUBE_KEYS)}, got {value!r}")
-    unknown = sorted(set(value) - set(_CUBE_KEYS))
-    if unknown:
-        raise InvalidJob(f"{field}.{unknown[0]}", f"unknown cube option (known: {', '.join(_CUBE_KEYS)})")
-    cube_value = integer(value.get("value", 1), f"{field}.value", 1, _MAX_CUBE_VALUE)
-    if cube_value & (cube_value - 1):
-        raise InvalidJob(f"{field}.value", f"the cube is a power of two, got {cube_value}")
-    owner = value.get("owner", "centre")
-    if owner not in ("centre", "player", "opponent"):
-        raise InvalidJob(f"{field}.owner", f"'centre', 'player' or 'opponent', got {owner!r}")
-    top = MatchEquity.kazaross_xg2().length
-    n = integer(value.get("match_length", 0), f"{field}.match_length", 0, top)
-    out: dict[str, Any] = {"value": cube_value, "owner": owner, "match_length": n}
-    for name in ("score", "opponent_score"):
-        out[name] = integer(value.get(name, 0), f"{field}.{name}", 0, max(0, n - 1))
-    for name in ("crawford", "jacoby", "beaver"):
-        flag = value.get(name, False)
-        if not isinstance(flag, bool):
-            raise InvalidJob(f"{field}.{name}", f"true or false, got {flag!r}")
-        out[name] = flag
-    if n:
-        for name in ("jacoby", "beaver"):
-            if out[name]:
-                raise InvalidJob(f"{field}.{name}", f"{name} is a money option (match_length 0)")
-    elif out["crawford"]:
-        raise InvalidJob(f"{field}.crawford", "a money game (match_length 0) has no Crawford game")
+def _cube(
+    value: Any, field: str, position: Position | None = None, rules: Rules | None = None
+) -> dict[str, Any]:
+    """The normalised cube of a cubeful item, read by the codec (:meth:`pulvezar.CubeState.from_dict`,
+    the shape of the schemas' ``CubeInput``), seen by the player on roll (the player who plays, for
+    candidate plays) of ``position`` (default: the cube alone, as of the starting position); none is
+    centred money."""
+    at = position if position is not None else Position.start()
     try:
-        cube_of(out)
+        out: dict[str, Any] = CubeState.from_dict(at, value, rules, field).to_dict()
     except PulvezarError as e:
-        sub = {"score": "score", "crawford": "crawford", "cube_owner": "owner"}.get(e.field or "", "value")
-        raise InvalidJob(f"{field}.{sub}", str(e)) from None
+        raise InvalidJob(_cube_field(e.field or field, value, field), str(e)) from None
     return out
+
+
+def _cube_field(name: str, value: Any, field: str) -> str:
+    """The field a cube error names, as before the codec: the option, not the whole cube, for a money
+    option in a match; ``opponent_score`` when the opponent's score is the one out of the match."""
+    if not isinstance(value, Mapping):
+        return name
+    if name == field:
+        return next((f"{field}.{k}" for k in ("jacoby", "beaver") if value.get(k) is True), name)
+    n, score = value.get("match_length", 0), value.get("score", 0)
+    if name == f"{field}.score" and isinstance(n, int) and isinstance(score, int) and 0 <= score < max(n, 1):
+        return f"{field}.opponent_score"
+    return name
 
 
 def cube_of(spec: Mapping[str, Any] | None) -> Any:
@@ -176,62 +135,69 @@ def _dice(value: Any, field: str) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
+class ItemParams(BaseModel):
+    """One position's parameters as a job takes them: pydantic checks their types and the schemas' limits
+    (strictly: ``true`` is not a number, ``"yes"`` not a flag); the position, dice, plays, rules and cube
+    are the library's to read (:func:`normalise_item`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: what an item rolls out: the position (or candidate plays of a roll), or the cube decision before
+    #: the roll (no double and double/take with the same dice; :func:`pulvezar.rollouts.rollout_cube`)
+    kind: Literal["position", "cube"] = "position"
+    position: Any = None
+    position_id: Any = None
+    xgid: Any = None
+    dice: Any = None  # [3, 1] or "31"
+    plays: Annotated[list[StrictStr], Field(min_length=1, max_length=MAX_PLAYS)] | None = None
+    trials: Annotated[StrictInt, Field(ge=1, le=MAX_TRIALS)]
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] = 1
+    variance_reduction: StrictBool = True
+    luck: Literal["screened", "full"] = "screened"
+    truncate: Annotated[StrictInt, Field(ge=0, le=MAX_TRUNCATE)] | None = None
+    rules: Any = None  # the codec's (Rules.from_dict)
+    ply: Annotated[StrictInt, Field(ge=0, le=MAX_ROLLOUT_PLY)] = 0
+    prune: StrictBool = True
+    cubeful: StrictBool = False
+    cube: Any = None  # the codec's (CubeState.from_dict)
+    label: Annotated[StrictStr, Field(max_length=MAX_LABEL)] | None = None
+
+
 def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: str = "") -> dict[str, Any]:
     """Validate one position's parameters; returns the item as the spec stores it.
 
-    ``field`` prefixes the names in errors (``positions[3].``).
+    ``field`` prefixes the names in errors (``positions[3].``).  The limits are the request schemas'
+    (:mod:`services.common.schemas`: trials, truncation, ply, seed, label), the gateway's too; ``settings``
+    is not read.
     """
     if not isinstance(params, Mapping):
         raise InvalidJob(field.rstrip(".") or "params", f"an object is required, got {type(params).__name__}")
-    unknown = sorted(set(params) - _ITEM_KEYS)
-    if unknown:
-        raise InvalidJob(
-            f"{field}{unknown[0]}", f"unknown parameter (known: {', '.join(sorted(_ITEM_KEYS))})"
-        )
-    kind = params.get("kind", "position")
-    if kind not in ITEM_KINDS:
-        raise InvalidJob(f"{field}kind", f"one of {', '.join(ITEM_KINDS)}, got {kind!r}")
+    try:
+        p = ItemParams.model_validate(dict(params))
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise InvalidJob(f"{field}{field_of(err['loc'])}", str(err["msg"])) from None
+    kind, trials, seed, vr, luck, truncate, ply, label = (
+        p.kind, p.trials, p.seed, p.variance_reduction, p.luck, p.truncate, p.ply, p.label
+    )  # fmt: skip
     position, given, xgid_dice = _position(params, field)
-    rules_spec, rules = _rules(params.get("rules"), f"{field}rules")
-    if "trials" not in params:
-        raise InvalidJob(f"{field}trials", "the number of trials is required")
-    trials = integer(params["trials"], f"{field}trials", 1, settings.max_trials)
-    seed = integer(params.get("seed", 1), f"{field}seed", 0, _MAX_SEED)
-    vr = params.get("variance_reduction", True)
-    if not isinstance(vr, bool):
-        raise InvalidJob(f"{field}variance_reduction", f"true or false, got {vr!r}")
-    luck = params.get("luck", "screened")
-    if luck not in LUCK:
-        raise InvalidJob(f"{field}luck", f"one of {', '.join(LUCK)}, got {luck!r}")
-    truncate = params.get("truncate")
-    if truncate is not None:
-        truncate = integer(truncate, f"{field}truncate", 0, _MAX_TRUNCATE)
-    dice = _dice(params["dice"], f"{field}dice") if params.get("dice") is not None else xgid_dice
-    ply = integer(params.get("ply", 0), f"{field}ply", 0, MAX_JOB_PLY)
-    prune = params.get("prune", True)
-    if not isinstance(prune, bool):
-        raise InvalidJob(f"{field}prune", f"true or false, got {prune!r}")
+    rules_spec, rules = _rules(p.rules, f"{field}rules")
+    dice = _dice(p.dice, f"{field}dice") if p.dice is not None else xgid_dice
     # a searching (ply >= 1) item records its pruning; a 0-ply one never searches and stays as it was
-    pruning = {"prune": prune} if ply > 0 else {}
-    cubeful = params.get("cubeful", False)
-    if not isinstance(cubeful, bool):
-        raise InvalidJob(f"{field}cubeful", f"true or false, got {cubeful!r}")
-    label = params.get("label")
-    if label is not None and (not isinstance(label, str) or len(label) > 200):
-        raise InvalidJob(f"{field}label", "a label is a string of at most 200 characters")
+    pruning = {"prune": p.prune} if ply > 0 else {}
     if kind == "cube":
         base = {"position": given, "position_id": position.position_id, "trials": trials, "seed": seed}
         base.update(
             {"variance_reduction": vr, "luck": luck, "truncate": truncate, "rules": rules_spec, "ply": ply}
         )
         base.update(pruning)
-        return _cube_item(params, field, base, xgid_dice, rules, label)
-    cube = None
+        return _cube_item(params, field, base, xgid_dice, position, rules, label)
+    cube, cubeful = None, p.cubeful
     if cubeful:
         if not rules.uses_cube:
             reason = "Tavla is played without a cube: cubeful needs international rules"
             raise InvalidJob(f"{field}cubeful", reason)
-        cube = _cube(params.get("cube"), f"{field}cube")
+        cube = _cube(params.get("cube"), f"{field}cube", position, rules)
     elif params.get("cube") is not None:
         raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
     item: dict[str, Any] = {
@@ -252,35 +218,37 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
     }
     if label is not None:
         item["label"] = label
-    plays = params.get("plays")
-    if plays is not None and dice is None:
+    if p.plays is not None and dice is None:
         raise InvalidJob(f"{field}plays", "candidate plays need dice")
     if dice is not None:
-        try:
-            legal = rules.legal_plays(position, dice)
-        except PulvezarError as e:
-            raise InvalidJob(f"{field}dice", str(e)) from None
-        if plays is None:
-            chosen = list(legal)
-        else:
-            if not isinstance(plays, list | tuple) or not plays:
-                raise InvalidJob(f"{field}plays", 'a non-empty list of plays in notation (e.g. "8/5 6/5")')
-            chosen = []
-            for i, p in enumerate(plays):
-                if not isinstance(p, str):
-                    raise InvalidJob(f"{field}plays[{i}]", f"a play in notation, got {p!r}")
-                try:
-                    chosen.append(parse_play(p, position, dice, rules))
-                except PulvezarError as e:
-                    raise InvalidJob(f"{field}plays[{i}]", str(e)) from None
-        if not chosen:
-            raise InvalidJob(f"{field}dice", "no legal play")
-        ids = [p.position.position_id for p in chosen]
-        if len(set(ids)) != len(ids):
-            raise InvalidJob(f"{field}plays", "two candidates are the same play")
         item["dice"] = list(dice)
-        item["plays"] = [{"play": p.notation, "position_id": pid} for p, pid in zip(chosen, ids, strict=True)]
+        item["plays"] = _candidates(p.plays, dice, position, rules, field)
     return item
+
+
+def _candidates(
+    plays: list[str] | None, dice: tuple[int, int], position: Position, rules: Rules, field: str
+) -> list[dict[str, str]]:
+    """The candidate plays of ``dice`` as an item stores them (default: every legal play), each read by
+    the library's notation."""
+    try:
+        legal = rules.legal_plays(position, dice)
+    except PulvezarError as e:
+        raise InvalidJob(f"{field}dice", str(e)) from None
+    chosen = list(legal)
+    if plays is not None:
+        chosen = []
+        for i, text in enumerate(plays):
+            try:
+                chosen.append(parse_play(text, position, dice, rules))
+            except PulvezarError as e:
+                raise InvalidJob(f"{field}plays[{i}]", str(e)) from None
+    if not chosen:
+        raise InvalidJob(f"{field}dice", "no legal play")
+    ids = [c.position.position_id for c in chosen]
+    if len(set(ids)) != len(ids):
+        raise InvalidJob(f"{field}plays", "two candidates are the same play")
+    return [{"play": c.notation, "position_id": pid} for c, pid in zip(chosen, ids, strict=True)]
 
 
 #: seconds a half-move of one trial of one candidate takes on one core, by (ply, variance reduction):
@@ -344,6 +312,7 @@ def _cube_item(
     field: str,
     base: dict[str, Any],
     xgid_dice: tuple[int, int] | None,
+    position: Position,
     rules: Rules,
     label: str | None,
 ) -> dict[str, Any]:
@@ -360,7 +329,7 @@ def _cube_item(
         raise InvalidJob(
             f"{field}rules", "Tavla is played without a cube: cube rollouts need international rules"
         )
-    cube = _cube(params.get("cube"), f"{field}cube")
+    cube = _cube(params.get("cube"), f"{field}cube", position, rules)
     item: dict[str, Any] = {
         "kind": "cube",
         **base,
@@ -369,10 +338,6 @@ def _cube_item(
         "cubeful": True,
         "cube": cube,
     }
-    try:
-        cube_state_of(item)
-    except PulvezarError as e:
-        raise InvalidJob(f"{field}cube", str(e)) from None
     if label is not None:
         item["label"] = label
     return item

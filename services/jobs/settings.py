@@ -22,7 +22,9 @@ BACKGROUND_QUEUE = "rollouts.background"
 
 
 class RolloutSettings(BaseSettings):
-    """Read from ``PULVEZAR_ROLLOUT_<NAME>`` (e.g. ``PULVEZAR_ROLLOUT_REDIS_URL``)."""
+    """Read from ``PULVEZAR_ROLLOUT_<NAME>`` (e.g. ``PULVEZAR_ROLLOUT_REDIS_URL``).  A request's limits
+    (trials per position, positions per batch, truncation) are not settings: :mod:`services.common.schemas`
+    sets them once, for the gateway and the jobs."""
 
     model_config = SettingsConfigDict(env_prefix="PULVEZAR_ROLLOUT_")
 
@@ -53,8 +55,6 @@ class RolloutSettings(BaseSettings):
         description="a chunk holds as many candidate plays and trials as fit this long on one core "
         "(estimated; the unit of fairness between keys)",
     )
-    max_trials: int = Field(1_000_000, ge=1, description="trials per position of one job")
-    max_positions: int = Field(1000, ge=1, description="positions of one batch job")
     max_chunks: int = Field(100_000, ge=1, description="chunk tasks of one job")
     job_ttl_s: int = Field(
         7 * 24 * 3600, ge=60, description="a job's Redis keys expire this long after its last write"

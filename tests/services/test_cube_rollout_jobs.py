@@ -200,7 +200,6 @@ def test_cube_rollout_through_the_gateway(worker: Any, store: Rollouts, local: N
 
     settings = GatewaySettings(
         api_keys={"k1": {"name": "cube tests", "rate_per_s": 1000, "burst": 1000}},
-        max_trials=10_000,
         rules_address="127.0.0.1:9",
         evaluator_address="127.0.0.1:9",
         ready_timeout_s=0.2,

@@ -745,7 +745,6 @@ def client(store: FakeJobStore) -> Iterator[TestClient]:
     settings = GatewaySettings(
         api_keys=KEYS,
         sse_poll_s=0.01,
-        max_trials=100_000,
         rules_address="127.0.0.1:9",
         evaluator_address="127.0.0.1:9",
         ready_timeout_s=0.2,
@@ -815,7 +814,7 @@ def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore
     assert problem(client.get("/v1/rollouts/nope/events"), 404)
     bad = {"positions": [{"position": START}, {"position": "junk"}], "trials": 36}
     assert fields(client.post("/v1/batch-rollouts", json=bad)) == ["positions[1].position"]
-    assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 10**6})) == ["trials"]
+    assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 10**6 + 1})) == ["trials"]
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 0})) == ["trials"]
     assert fields(client.post("/v1/rollouts", json={"position": START, "trials": 72, "luck": "cheap"})) == [
         "luck"

@@ -59,7 +59,10 @@ def test_a_kind_name_longer_than_the_store_allows_is_refused() -> None:
         ({"positions": [START, 3]}, "positions[1]"),
         ({"positions": [START], "ply": 3}, "ply"),
         ({"positions": [START], "rules": "chess"}, "rules.variant"),
-        ({"positions": [START], "rules": {"variant": "international", "hit_and_stop": True}}, "rules"),
+        (
+            {"positions": [START], "rules": {"variant": "international", "hit_and_stop": True}},
+            "rules.hit_and_stop",
+        ),
         ({"positions": [START], "priority": "urgent"}, "priority"),
         ({"positions": [START], "trials": 5}, "trials"),
         (["not", "an", "object"], "request"),

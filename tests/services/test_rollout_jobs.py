@@ -175,7 +175,7 @@ def test_invalid_jobs_are_refused_with_the_field(store: Rollouts) -> None:
         ({"position": START, "trials": 72, "dice": [3, 1], "plays": ["24/18"]}, "plays[0]"),
         ({"position": START, "trials": 72, "truncate": -1}, "truncate"),
         ({"position": START, "trials": 72, "seed": -3}, "seed"),
-        ({"position": START, "trials": 72, "rules": "chouette"}, "rules"),
+        ({"position": START, "trials": 72, "rules": "chouette"}, "rules.variant"),  # the codec's field
         ({"position": START, "trials": 72, "ply": 3}, "ply"),
         ({"position": START, "trials": 72, "ply": True}, "ply"),
         ({"position": START, "trials": 72, "luck": "cheap"}, "luck"),

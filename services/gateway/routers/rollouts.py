@@ -24,10 +24,10 @@ from services.gateway.links import links
 from services.gateway.routers.job_lists import JobId, add_list_route, jobs
 from services.gateway.security import Client, client
 from services.gateway.services import rollouts
-from services.gateway.services.rollouts import BatchRequest, Extend, Job, RolloutRequest
+from services.gateway.services.rollouts import Job
 from services.gateway.sse import streams
-from services.jobs.kinds.batch import BatchRollouts
-from services.jobs.kinds.rollout import Rollouts
+from services.jobs.kinds.batch import BatchRequest, BatchRollouts
+from services.jobs.kinds.rollout import Extend, RolloutRequest, Rollouts
 from services.jobs.states import JobState
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
@@ -71,7 +71,7 @@ def _job_links(base: str) -> dict[str, tuple[str, str]]:
 async def submit_rollout(
     body: RolloutRequest, request: Request, who: Who, store: Annotated[KindJobs, Depends(rollout_jobs)]
 ) -> JSONResponse:
-    return await rollouts.submit_rollout(body, who, store, request.app.state.settings)
+    return await rollouts.submit_rollout(body, who, store)
 
 
 @router.post(
@@ -84,7 +84,7 @@ async def submit_rollout(
 async def submit_batch(
     body: BatchRequest, request: Request, who: Who, store: Annotated[KindJobs, Depends(batch_jobs)]
 ) -> JSONResponse:
-    return await rollouts.submit_batch(body, who, store, request.app.state.settings)
+    return await rollouts.submit_batch(body, who, store)
 
 
 async def check(who: Client, store: KindJobs, job_id: str) -> None:
@@ -173,7 +173,7 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     )
     async def extend_job(job_id: JobId, body: Extend, request: Request, who: Who, store: Store) -> Job:
         await check(who, store, job_id)
-        return await rollouts.extend(kind, job_id, body, who, store, request.app.state.settings)
+        return await rollouts.extend(kind, job_id, body, who, store)
 
 
 _routes("rollout", "rollouts")

@@ -1,90 +1,27 @@
-"""Rollout and batch rollout jobs below their router: the request bodies, their translation into the kinds'
+"""Rollout and batch rollout jobs below their router: the request bodies (the kinds' models,
+:mod:`services.jobs.kinds.rollout` and ``batch``), their translation into the kinds'
 requests (:class:`~services.jobs.kinds.rollout.Rollouts`, :class:`~services.jobs.kinds.batch.BatchRollouts`,
 through :class:`~services.gateway.jobs.KindJobs`), the job's JSON with its links, and its events."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from services.gateway.jobs import KindJobs
-from services.gateway.models import (
-    CubeInput,
-    Dice,
-    PositionInput,
-    RulesField,
-    Strict,
-    parse_position,
-    renamed,
-)
-from services.gateway.problems import ProblemError, invalid
+from services.gateway.models import parse_position, renamed
+from services.gateway.problems import ProblemError
 from services.gateway.security import Client
-from services.gateway.settings import GatewaySettings
 from services.gateway.sse import Pace, job_events
+from services.jobs.kinds.batch import BatchRequest
+from services.jobs.kinds.rollout import Candidates, Extend, RolloutOptions, RolloutRequest
 from services.jobs.rollout_models import RolloutReport
 from services.jobs.states import ENDED, JobState
 
-Priority = Literal["interactive", "batch"]
 Kind = Literal["rollout", "batch"]
-
-
-class RolloutOptions(Strict):
-    kind: Literal["position", "cube"] = Field(
-        "position",
-        description="position: the position (or the candidate plays of dice); cube: its cube decision "
-        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
-    )
-    trials: int = Field(1296, ge=1, description="trials (games) to play; a multiple of 36 balances the dice")
-    ply: int = Field(0, ge=0, le=2, description="the search depth that chooses each trial's plays (0..2)")
-    prune: bool = Field(
-        True,
-        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
-        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
-    )
-    seed: int = Field(1, ge=0, lt=2**63, description="the dice of trial i depend on (seed, i) only")
-    variance_reduction: bool = True
-    luck: Literal["screened", "full"] = Field(
-        "screened",
-        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
-        "(0-ply trials; unbiased, faster), 'full' values every play",
-    )
-    truncate: int | None = Field(None, ge=1, le=1000, description="stop each trial after N half-moves")
-    rules: RulesField
-    cubeful: bool = Field(
-        False, description="play the cube in the trials and report cubeful equity (international rules)"
-    )
-    cube: CubeInput | None = Field(
-        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
-    )
-
-
-class Candidates(Strict):
-    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
-    plays: (
-        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=64)] | None
-    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
-
-
-class RolloutRequest(RolloutOptions, Candidates):
-    position: PositionInput
-    priority: Priority = "interactive"
-
-
-class BatchPosition(Candidates):
-    position: PositionInput
-    label: str | None = Field(None, max_length=200, description="the client's name for it, echoed back")
-
-
-class BatchRequest(RolloutOptions):
-    positions: Annotated[list[BatchPosition], Field(min_length=1)]
-    priority: Priority = "batch"
-
-
-class Extend(Strict):
-    trials: int = Field(ge=1, description="more trials per position")
 
 
 class Job(RolloutReport):
@@ -96,14 +33,10 @@ class Job(RolloutReport):
     events: str = Field(description="server-sent events of its progress")
 
 
-def _params(
-    body: RolloutOptions, item: Candidates, position: Any, field: str, settings: GatewaySettings
-) -> dict[str, Any]:
+def _params(body: RolloutOptions, item: Candidates, position: Any, field: str) -> dict[str, Any]:
     """The kind's item of one position: the body as the job's item
     (:func:`services.jobs.rollout_items.normalise_item` checks what they mean, once, naming its fields).
-    The gateway checks only what is its own: its trial limit, and a board given as an object."""
-    if body.trials > settings.max_trials:
-        raise invalid("trials", f"at most {settings.max_trials} trials per position, got {body.trials}")
+    The gateway checks only a board given as an object; the limits are the schemas' (the body's)."""
     parsed = parse_position(position, field)
     # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
     text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
@@ -171,28 +104,20 @@ async def _submitted(kind: Kind, job_id: str, store: KindJobs) -> JSONResponse:
     return JSONResponse(dump(view), status_code=202, headers={"Location": view.href})
 
 
-async def submit_rollout(
-    body: RolloutRequest, who: Client, store: KindJobs, settings: GatewaySettings
-) -> JSONResponse:
+async def submit_rollout(body: RolloutRequest, who: Client, store: KindJobs) -> JSONResponse:
     """Submit one position's rollout, charged its trials: 202 with the job."""
-    request = {**_params(body, body, body.position, "position", settings), "priority": body.priority}
+    request = {**_params(body, body, body.position, "position"), "priority": body.priority}
     job_id = await who.submit(
         body.trials, lambda admit: store.submit(request, owner=who.owner, admit=admit), store.jobs.backlog
     )
     return await _submitted("rollout", job_id, store)
 
 
-async def submit_batch(
-    body: BatchRequest, who: Client, store: KindJobs, settings: GatewaySettings
-) -> JSONResponse:
+async def submit_batch(body: BatchRequest, who: Client, store: KindJobs) -> JSONResponse:
     """Submit a batch of positions' rollouts as one job, charged their trials: 202 with the job."""
-    if len(body.positions) > settings.max_batch_positions:
-        raise invalid(
-            "positions", f"at most {settings.max_batch_positions} positions, got {len(body.positions)}"
-        )
     positions = []
     for i, item in enumerate(body.positions):
-        params = _params(body, item, item.position, f"positions[{i}].position", settings)
+        params = _params(body, item, item.position, f"positions[{i}].position")
         if item.label is not None:
             params["label"] = item.label
         positions.append(params)
@@ -208,13 +133,9 @@ async def submit_batch(
     return await _submitted("batch", job_id, store)
 
 
-async def extend(
-    kind: Kind, job_id: str, body: Extend, who: Client, store: KindJobs, settings: GatewaySettings
-) -> Job:
+async def extend(kind: Kind, job_id: str, body: Extend, who: Client, store: KindJobs) -> Job:
     """``body.trials`` more trials for every position of the job, charged them; its status."""
     status = await store.status(job_id)
-    if body.trials > settings.max_trials:
-        raise invalid("trials", f"at most {settings.max_trials} more trials, got {body.trials}")
     positions = max(1, int(status.get("positions", 1) or 1))
     more = {"more_trials": body.trials}
     await who.spend(0, body.trials * positions, lambda admit: store.extend(job_id, more, admit=admit))

@@ -6,11 +6,19 @@ and ``extend``); only the request differs, a list of positions with defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
+from pydantic import Field
+
+from services.common.schemas import MAX_BATCH_POSITIONS
 from services.jobs.errors import InvalidJob
-from services.jobs.kinds.rollout import BatchParams, Rollouts
+from services.jobs.kinds.rollout import BatchParams, BatchPosition, Priority, RolloutOptions, Rollouts
 from services.jobs.rollout_items import normalise_item
+
+
+class BatchRequest(RolloutOptions):  # the public API's body: the options once, then the positions
+    positions: Annotated[list[BatchPosition], Field(min_length=1, max_length=MAX_BATCH_POSITIONS)]
+    priority: Priority = "batch"
 
 
 class BatchRollouts(Rollouts):
@@ -31,8 +39,8 @@ class BatchRollouts(Rollouts):
         positions, defaults = req.positions, req.defaults
         if not positions:
             raise InvalidJob("positions", "a non-empty list of positions is required")
-        if len(positions) > self.settings.max_positions:
-            raise InvalidJob("positions", f"at most {self.settings.max_positions} positions per batch")
+        if len(positions) > MAX_BATCH_POSITIONS:
+            raise InvalidJob("positions", f"at most {MAX_BATCH_POSITIONS} positions per batch")
         base = dict(defaults or {})
         items = []
         for i, p in enumerate(positions):

@@ -11,13 +11,14 @@ ran before.  The report lists each position's probabilities and cubeless equity 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.rules.xgid import XGID
+from services.common.schemas import RuleSet
 from services.jobs.kind import JobKind, JobRequest
 
 MAX_POSITIONS = 100_000
@@ -43,20 +44,9 @@ def _checked(text: str) -> str:
     return text.strip()
 
 
-class RulesOption(BaseModel):
-    """``"international"``, ``"tavla"`` or an object with ``variant`` and the Tavla options."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    variant: Literal["international", "tavla"] = "international"
-    hit_and_stop: bool = False
-    must_bear_off: bool = False
-
-    @model_validator(mode="after")
-    def _tavla_options(self) -> RulesOption:
-        if self.variant == "international" and (self.hit_and_stop or self.must_bear_off):
-            raise ValueError("hit_and_stop and must_bear_off are Tavla options")
-        return self
+#: the request's rule set: the shared schema (:class:`~services.common.schemas.RuleSet`, checked by the
+#: library's codec, a Tavla option with international rules refused on the option's field)
+RulesOption = RuleSet
 
 
 class EvaluationRequest(JobRequest):
@@ -95,10 +85,8 @@ class EvaluationReport(BaseModel):
 
 
 def rules_of(spec: Mapping[str, Any]) -> Rules:
-    r = spec["rules"]
-    if r["variant"] == "tavla":
-        return Rules.tavla(hit_and_stop=r["hit_and_stop"], must_bear_off=r["must_bear_off"])
-    return Rules.international()
+    """The library's rule set of a checked request's ``rules`` (:meth:`pulvezar.Rules.from_dict`)."""
+    return Rules.from_dict(spec["rules"])
 
 
 class Evaluations(JobKind):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +30,19 @@ from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.rollouts.chunks import plan_chunks
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.search.hint import searcher
+from services.common.schemas import (
+    MAX_LABEL,
+    MAX_PLAYS,
+    MAX_ROLLOUT_PLY,
+    MAX_SEED,
+    MAX_TRIALS,
+    MAX_TRUNCATE,
+    CubeInput,
+    Dice,
+    PositionInput,
+    RulesField,
+    Strict,
+)
 from services.jobs.chunked import timing
 from services.jobs.errors import InvalidJob, text
 from services.jobs.kind import JobKind, JobRequest
@@ -43,6 +56,73 @@ Record = Mapping[str, Any]
 #: what a submission calls with the job's estimated core-seconds before anything is recorded (raising
 #: refuses the job): the gateway's admission (:class:`services.gateway.security.Admission`)
 Admit = Callable[[float], None]
+
+
+Priority = Literal["interactive", "batch"]
+
+
+# ---- the request bodies of the public API (the gateway's; limits from services.common.schemas) ----
+
+
+class RolloutOptions(Strict):
+    kind: Literal["position", "cube"] = Field(
+        "position",
+        description="position: the position (or the candidate plays of dice); cube: its cube decision "
+        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
+    )
+    trials: int = Field(
+        1296, ge=1, le=MAX_TRIALS, description="trials (games) to play; a multiple of 36 balances the dice"
+    )
+    ply: int = Field(
+        0, ge=0, le=MAX_ROLLOUT_PLY, description="the search depth that chooses each trial's plays (0..2)"
+    )
+    prune: bool = Field(
+        True,
+        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
+        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
+    )
+    seed: int = Field(1, ge=0, lt=MAX_SEED + 1, description="the dice of trial i depend on (seed, i) only")
+    variance_reduction: bool = True
+    luck: Literal["screened", "full"] = Field(
+        "screened",
+        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
+        "(0-ply trials; unbiased, faster), 'full' values every play",
+    )
+    truncate: int | None = Field(
+        None, ge=1, le=MAX_TRUNCATE, description="stop each trial after N half-moves"
+    )
+    rules: RulesField
+    cubeful: bool = Field(
+        False, description="play the cube in the trials and report cubeful equity (international rules)"
+    )
+    cube: CubeInput | None = Field(
+        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
+    )
+
+
+class Candidates(Strict):
+    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
+    plays: (
+        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=MAX_PLAYS)]
+        | None
+    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
+
+
+class RolloutRequest(RolloutOptions, Candidates):
+    position: PositionInput
+    priority: Priority = "interactive"
+
+
+class Extend(Strict):
+    trials: int = Field(ge=1, le=MAX_TRIALS, description="more trials per position")
+
+
+class BatchPosition(Candidates):  # one position of a batch (no docstring: the OpenAPI schema as it was)
+    position: PositionInput
+    label: str | None = Field(None, max_length=MAX_LABEL, description="the client's name for it, echoed back")
+
+
+# ---- the requests the kinds take (the gateway's bodies, translated, and the services' own jobs) ----
 
 
 class RolloutParams(JobRequest):
@@ -191,13 +271,13 @@ class Rollouts(JobKind):
     def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[Any], float]:
         """``more_trials`` more trials for every position, continuing its trial numbers (trial ``T``
         onwards after ``T`` trials)."""
-        more = integer(extension.more_trials, "more_trials", 1, self.settings.max_trials)
+        more = integer(extension.more_trials, "more_trials", 1, MAX_TRIALS)
         chunks = [Chunk.of(n, c) for n, c in enumerate(spec["chunks"])]
         ends = [0] * len(spec["items"])
         for c in chunks:
             ends[c.item] = max(ends[c.item], c.first + c.trials)
-        if max(ends) + more > self.settings.max_trials:
-            raise InvalidJob("more_trials", f"a position has at most {self.settings.max_trials} trials")
+        if max(ends) + more > MAX_TRIALS:
+            raise InvalidJob("more_trials", f"a position has at most {MAX_TRIALS} trials")
         new = [
             c
             for i, item in enumerate(spec["items"])
