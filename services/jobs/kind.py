@@ -110,6 +110,9 @@ class JobKind(ChunkedJobs):
     fail_fast: ClassVar[bool] = False
     #: the gateway's route factory leaves this kind out: its routes are written by hand
     own_routes: ClassVar[bool] = False
+    #: the spec names the job's owner (``owner``): the workers act in its name without the durable store
+    #: (e.g. a match analysis's archive of positions)
+    keeps_owner: ClassVar[bool] = False
 
     task = KIND_CHUNK_TASK
 
@@ -277,6 +280,8 @@ class JobKind(ChunkedJobs):
         priority = fields.pop("priority", None) or request.priority  # a plan may choose it
         spec = {"id": job_id, "kind": self.name, "priority": priority, "created": time.time(), **fields}
         spec["chunks"] = chunks
+        if self.keeps_owner:
+            spec["owner"] = owner
         if admit is not None:
             admit(self.cost(spec))
         files = self.uploads(request)

@@ -31,6 +31,7 @@ KIND_BODIES: dict[str, dict[str, Any]] = {
     "deep": {"position": START, "dice": [3, 1], "candidates": 2, "trials": 36, "ply": 0},
     "rollout": {"position": START, **QUICK},
     "batch": {"positions": [{"position": START}], **QUICK},
+    "analysis": {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"},
 }
 #: the jobs each job route prefix is called with (names of :func:`submitted`'s jobs)
 JOBS_OF = {

@@ -156,6 +156,7 @@ class Analyses(JobKind):
     Request = AnalysisRequest
     Report = AnalysisReport
     own_routes = True
+    keeps_owner = True  # whose archive of positions the analysed decisions join, with the database down
 
     def __init__(
         self,
@@ -447,10 +448,11 @@ class Analyses(JobKind):
         return summary
 
     def archive_owner(self, job_id: str, spec: Mapping[str, Any]) -> str | None:
-        """Whose archive of positions the job's analysed decisions join: its owner (older jobs' specs
-        name it; else the durable store's row)."""
-        owner = spec.get("owner")
-        return str(owner) if owner is not None else self.owner(job_id)
+        """Whose archive of positions the job's analysed decisions join: its owner, as the spec names it
+        (read without the durable store, which may be down; a spec without it: the durable row's)."""
+        if "owner" in spec:
+            return None if spec["owner"] is None else str(spec["owner"])
+        return self.owner(job_id)
 
     def archive_again(self, limit: int = 100) -> tuple[int, int]:
         """Retry the archive writes that failed (:data:`ARCHIVE_RETRY_KEY`); ``(written, failed)``
