@@ -253,9 +253,9 @@ class JobKind(ChunkedJobs):
         never the chunk's."""
 
     @classmethod
-    def duplicate(cls, r: Any, job_id: str, n: int) -> None:
+    def duplicate(cls, r: Any, job_id: str, n: int, ttl: int) -> None:
         """On the worker, for a chunk whose record exists already (a redelivery): what a kind makes sure
-        of besides the record (nothing by default)."""
+        of besides the record, its keys expiring in ``ttl`` seconds (nothing by default)."""
 
     # ---- submission -----------------------------------------------------------
     def submit(

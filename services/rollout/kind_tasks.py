@@ -132,7 +132,7 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         write=lambda r, job_id, n, record: cls.write_record(r, job_id, n, record, ttl),
         failed=failed,
         finished=finished,
-        duplicate=cls.duplicate,
+        duplicate=lambda r, job_id, n: cls.duplicate(r, job_id, n, ttl),
         started_fields=cls.log_fields,
     )
 

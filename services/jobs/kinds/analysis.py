@@ -261,8 +261,8 @@ class Analyses(JobKind):
         return record_chunk(r, job_id, n, record, ttl)
 
     @classmethod
-    def duplicate(cls, r: Any, job_id: str, n: int) -> None:
-        repair_progress(r, job_id, n, RolloutSettings().job_ttl_s)
+    def duplicate(cls, r: Any, job_id: str, n: int, ttl: int) -> None:
+        repair_progress(r, job_id, n, ttl)
 
     @classmethod
     def failure(cls, n: int, error: Exception, chunk: Any = None) -> dict[str, Any]:
