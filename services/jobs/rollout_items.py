@@ -102,13 +102,13 @@ def cube_of(spec: Mapping[str, Any] | None) -> Any:
     return Cube(spec["value"], spec["owner"], away, spec["crawford"], spec["jacoby"], spec["beaver"])
 
 
-def _position(params: Mapping[str, Any], field: str) -> tuple[Position, str, tuple[int, int] | None]:
+def _position(params: ItemParams, field: str) -> tuple[Position, str, tuple[int, int] | None]:
     """The position, the text it was given as, and the dice of an XGID that has them."""
-    given = [k for k in ("position", "position_id", "xgid") if params.get(k) is not None]
+    given = [k for k in ("position", "position_id", "xgid") if getattr(params, k) is not None]
     if len(given) != 1:
         raise InvalidJob(f"{field}position", "give exactly one of position, position_id or xgid")
     key = given[0]
-    value = params[key]
+    value = getattr(params, key)
     if not isinstance(value, str) or not value.strip():
         raise InvalidJob(f"{field}{key}", f"a Position ID or XGID string is required, got {value!r}")
     value = value.strip()
@@ -163,24 +163,32 @@ class ItemParams(BaseModel):
     label: Annotated[StrictStr, Field(max_length=MAX_LABEL)] | None = None
 
 
-def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: str = "") -> dict[str, Any]:
-    """Validate one position's parameters; returns the item as the spec stores it.
+def item_params(params: Any, field: str = "") -> ItemParams:
+    """``params`` checked by pydantic (:class:`InvalidJob` naming the field, prefixed by ``field``)."""
+    if not isinstance(params, Mapping):
+        raise InvalidJob(field.rstrip(".") or "params", f"an object is required, got {type(params).__name__}")
+    try:
+        return ItemParams.model_validate(dict(params))
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise InvalidJob(f"{field}{field_of(err['loc'])}", str(err["msg"])) from None
+
+
+def normalise_item(
+    params: ItemParams | Mapping[str, Any], settings: RolloutSettings | None = None, field: str = ""
+) -> dict[str, Any]:
+    """Validate one position's parameters (a dict, or a request pydantic checked already, the kinds'
+    :class:`~services.jobs.kinds.rollout.RolloutParams`); returns the item as the spec stores it.
 
     ``field`` prefixes the names in errors (``positions[3].``).  The limits are the request schemas'
     (:mod:`services.common.schemas`: trials, truncation, ply, seed, label), the gateway's too; ``settings``
     is not read.
     """
-    if not isinstance(params, Mapping):
-        raise InvalidJob(field.rstrip(".") or "params", f"an object is required, got {type(params).__name__}")
-    try:
-        p = ItemParams.model_validate(dict(params))
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise InvalidJob(f"{field}{field_of(err['loc'])}", str(err["msg"])) from None
+    p = params if isinstance(params, ItemParams) else item_params(params, field)
     kind, trials, seed, vr, luck, truncate, ply, label = (
         p.kind, p.trials, p.seed, p.variance_reduction, p.luck, p.truncate, p.ply, p.label
     )  # fmt: skip
-    position, given, xgid_dice = _position(params, field)
+    position, given, xgid_dice = _position(p, field)
     rules_spec, rules = _rules(p.rules, f"{field}rules")
     dice = _dice(p.dice, f"{field}dice") if p.dice is not None else xgid_dice
     # a searching (ply >= 1) item records its pruning; a 0-ply one never searches and stays as it was
@@ -191,14 +199,14 @@ def normalise_item(params: Mapping[str, Any], settings: RolloutSettings, field: 
             {"variance_reduction": vr, "luck": luck, "truncate": truncate, "rules": rules_spec, "ply": ply}
         )
         base.update(pruning)
-        return _cube_item(params, field, base, xgid_dice, position, rules, label)
+        return _cube_item(p, field, base, xgid_dice, position, rules, label)
     cube, cubeful = None, p.cubeful
     if cubeful:
         if not rules.uses_cube:
             reason = "Tavla is played without a cube: cubeful needs international rules"
             raise InvalidJob(f"{field}cubeful", reason)
-        cube = _cube(params.get("cube"), f"{field}cube", position, rules)
-    elif params.get("cube") is not None:
+        cube = _cube(p.cube, f"{field}cube", position, rules)
+    elif p.cube is not None:
         raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
     item: dict[str, Any] = {
         "position": given,
@@ -308,7 +316,7 @@ def chunk_cut(
 
 
 def _cube_item(
-    params: Mapping[str, Any],
+    params: ItemParams,
     field: str,
     base: dict[str, Any],
     xgid_dice: tuple[int, int] | None,
@@ -318,10 +326,10 @@ def _cube_item(
 ) -> dict[str, Any]:
     """The normalised item of a cube-decision rollout (``kind: "cube"``): always cubeful, no dice."""
     for key in ("dice", "plays"):
-        if params.get(key) is not None:
+        if getattr(params, key) is not None:
             raise InvalidJob(f"{field}{key}", "a cube decision is taken before the roll: no dice or plays")
     if xgid_dice is not None:
-        key = "xgid" if params.get("xgid") is not None else "position"
+        key = "xgid" if params.xgid is not None else "position"
         raise InvalidJob(
             f"{field}{key}", "the XGID has rolled dice: a cube decision is taken before the roll"
         )
@@ -329,7 +337,7 @@ def _cube_item(
         raise InvalidJob(
             f"{field}rules", "Tavla is played without a cube: cube rollouts need international rules"
         )
-    cube = _cube(params.get("cube"), f"{field}cube", position, rules)
+    cube = _cube(params.cube, f"{field}cube", position, rules)
     item: dict[str, Any] = {
         "kind": "cube",
         **base,

@@ -5,13 +5,11 @@ and ``extend``); only the request differs, a list of positions with defaults.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from services.common.schemas import MAX_BATCH_POSITIONS
-from services.jobs.errors import InvalidJob
 from services.jobs.kinds.rollout import BatchParams, BatchPosition, Priority, RolloutOptions, Rollouts
 from services.jobs.rollout_items import normalise_item
 
@@ -34,25 +32,9 @@ class BatchRollouts(Rollouts):
     Request = BatchParams
 
     def items(self, request: Any) -> list[dict[str, Any]]:
+        """The positions' checked items (each over the defaults, pydantic's already: ``BatchParams``)."""
         assert isinstance(request, BatchParams)
-        req = request
-        positions, defaults = req.positions, req.defaults
-        if not positions:
-            raise InvalidJob("positions", "a non-empty list of positions is required")
-        if len(positions) > MAX_BATCH_POSITIONS:
-            raise InvalidJob("positions", f"at most {MAX_BATCH_POSITIONS} positions per batch")
-        base = dict(defaults or {})
-        items = []
-        for i, p in enumerate(positions):
-            if not isinstance(p, Mapping):
-                raise InvalidJob(f"positions[{i}]", f"an object is required, got {type(p).__name__}")
-            merged = {**base, **p}
-            if any(k in p for k in ("position", "position_id", "xgid")):
-                for k in ("position", "position_id", "xgid"):
-                    if k not in p:
-                        merged.pop(k, None)
-            items.append(normalise_item(merged, self.settings, f"positions[{i}]."))
-        return items
+        return [normalise_item(p, self.settings, f"positions[{i}].") for i, p in enumerate(request.positions)]
 
     @classmethod
     def example(cls) -> dict[str, Any]:

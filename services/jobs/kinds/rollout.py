@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
@@ -31,6 +31,7 @@ from pulvezar.rollouts.chunks import plan_chunks
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.search.hint import searcher
 from services.common.schemas import (
+    MAX_BATCH_POSITIONS,
     MAX_LABEL,
     MAX_PLAYS,
     MAX_ROLLOUT_PLY,
@@ -47,7 +48,15 @@ from services.jobs.chunked import timing
 from services.jobs.errors import InvalidJob, text
 from services.jobs.kind import JobKind, JobRequest
 from services.jobs.provenance import job_provenance
-from services.jobs.rollout_items import Item, chunk_cut, integer, item_cost, normalise_item, trial_seconds
+from services.jobs.rollout_items import (
+    Item,
+    ItemParams,
+    chunk_cut,
+    integer,
+    item_cost,
+    normalise_item,
+    trial_seconds,
+)
 from services.jobs.rollout_models import RolloutReport
 from services.jobs.rollout_report import Chunk, chunk_results, encode_values, summarize
 from services.jobs.states import JobState
@@ -125,22 +134,44 @@ class BatchPosition(Candidates):  # one position of a batch (no docstring: the O
 # ---- the requests the kinds take (the gateway's bodies, translated, and the services' own jobs) ----
 
 
-class RolloutParams(JobRequest):
-    """One position's rollout: the item's parameters (:func:`~services.jobs.rollout_items.normalise_item`
-    checks them, naming their fields) and the priority."""
-
-    model_config = ConfigDict(extra="allow")
+class RolloutParams(ItemParams, JobRequest):
+    """One position's rollout as the kind takes it: the item's parameters, checked by pydantic
+    (:class:`~services.jobs.rollout_items.ItemParams`; the library reads the position, plays, rules and
+    cube: :func:`~services.jobs.rollout_items.normalise_item`), and the priority."""
 
     priority: Literal["interactive", "batch"] = "interactive"
+
+
+_POSITION_KEYS = ("position", "position_id", "xgid")
 
 
 class BatchParams(JobRequest):
     """Many positions' rollouts: each entry takes :class:`RolloutParams`' parameters; ``defaults`` fills
     the ones an entry leaves out (e.g. ``{"trials": 1296, "truncate": 11}``)."""
 
-    positions: list[Any] = Field(description="the positions' parameters")
+    positions: Annotated[list[ItemParams], Field(min_length=1, max_length=MAX_BATCH_POSITIONS)] = Field(
+        description="the positions' parameters"
+    )
     defaults: dict[str, Any] | None = None
     priority: Literal["interactive", "batch"] = "batch"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: Any) -> Any:
+        """Each entry over the defaults (an entry that names its position drops the defaults' one), so
+        that pydantic checks it once, naming ``positions[i].field``."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("defaults"), Mapping):
+            return data
+        base, positions = dict(data["defaults"]), data.get("positions")
+        if not isinstance(positions, list):
+            return data
+        merged = []
+        for p in positions:
+            if isinstance(p, Mapping):
+                drop = any(k in p for k in _POSITION_KEYS)
+                p = {**{k: v for k, v in base.items() if not (drop and k in _POSITION_KEYS)}, **p}
+            merged.append(p)
+        return {**data, "positions": merged}
 
 
 class MoreTrials(BaseModel):
@@ -216,8 +247,7 @@ class Rollouts(JobKind):
     def items(self, request: Any) -> list[dict[str, Any]]:
         """The request's checked items (:class:`InvalidJob` naming the field)."""
         assert isinstance(request, RolloutParams)
-        req = request
-        return [normalise_item(dict(req.model_extra or {}), self.settings)]
+        return [normalise_item(request, self.settings)]
 
     def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
         items = self.items(request)
