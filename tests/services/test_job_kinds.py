@@ -17,11 +17,22 @@ import httpx
 import numpy as np
 import pytest
 from procutil import wait_until
+from pydantic import ValidationError
 
+from services.common.schemas import (
+    MAX_BATCH_POSITIONS,
+    MAX_PLAYS,
+    MAX_ROLLOUT_PLY,
+    MAX_SEED,
+    MAX_TRIALS,
+    MAX_TRUNCATE,
+)
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import JobKind, checked, field_of
 from services.jobs.kinds import kinds
+from services.jobs.kinds.batch import BatchRequest, BatchRollouts
 from services.jobs.kinds.evaluations import CHUNK, Evaluations
+from services.jobs.kinds.rollout import RolloutRequest, Rollouts
 
 KEY = "kinds-key"  # the shared platform's key of this module
 START = "4HPwATDgc/ABMA"
@@ -72,6 +83,46 @@ def test_bad_requests_name_their_field(body: Any, field: str) -> None:
     with pytest.raises(InvalidJob) as e:
         checked(Evaluations.Request, body)
     assert e.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"trials": MAX_TRIALS + 1}, "trials"),
+        ({"truncate": MAX_TRUNCATE + 1}, "truncate"),
+        ({"ply": MAX_ROLLOUT_PLY + 1}, "ply"),
+        ({"seed": MAX_SEED + 1}, "seed"),
+        ({"dice": [3, 1], "plays": ["8/5 6/5"] * (MAX_PLAYS + 1)}, "plays"),
+    ],
+)
+def test_a_rollouts_limits_are_the_same_in_the_public_body_and_the_kinds_request(
+    change: dict[str, Any], field: str
+) -> None:
+    """Each limit is set once (services.common.schemas): the gateway's body and the kind refuse the same
+    value, naming the same field; one less is accepted by both."""
+    body = {"position": START, "trials": 36, **change}
+    with pytest.raises(ValidationError) as e:
+        RolloutRequest.model_validate(body)
+    assert field_of(e.value.errors()[0]["loc"]).split("[")[0] == field
+    with pytest.raises(InvalidJob) as job:
+        checked(Rollouts.Request, body)
+    assert job.value.field.split("[")[0] == field
+    key, value = next(iter(change.items())) if "plays" not in change else ("plays", ["8/5 6/5"])
+    ok = {**body, key: value - 1 if isinstance(value, int) else value}
+    RolloutRequest.model_validate(ok)
+    checked(Rollouts.Request, ok)
+
+
+def test_a_batch_has_at_most_the_schemas_positions_on_both_sides() -> None:
+    many = [{"position": START}] * (MAX_BATCH_POSITIONS + 1)
+    with pytest.raises(ValidationError) as e:
+        BatchRequest.model_validate({"positions": many, "trials": 36})
+    assert field_of(e.value.errors()[0]["loc"]) == "positions"
+    with pytest.raises(InvalidJob) as job:
+        checked(BatchRollouts.Request, {"positions": many, "defaults": {"trials": 36}})
+    assert job.value.field == "positions"
+    BatchRequest.model_validate({"positions": many[1:], "trials": 36})
+    checked(BatchRollouts.Request, {"positions": many[1:], "defaults": {"trials": 36}})
 
 
 def test_field_paths() -> None:
