@@ -77,7 +77,7 @@ def stored(redis_url: str, database_url: str, jobs: dict[str, Any]) -> dict[str,
     """What the stores hold of the jobs: the rollout and batch jobs' values (per item, per candidate, as
     lists), the chunks per node, and every chunk's record without its values (job, n, worker, times)."""
     from services.common.redis_url import connect
-    from services.jobs.analysis import AnalysisStore
+    from services.jobs.kinds.analysis import Analyses
     from services.jobs.kinds.rollout import Rollouts
     from services.jobs.settings import RolloutSettings
     from services.store.jobs import JobRecords
@@ -86,7 +86,7 @@ def stored(redis_url: str, database_url: str, jobs: dict[str, Any]) -> dict[str,
     client = connect(redis_url, decode_responses=True)
     records = JobRecords(database_url)
     rollouts = Rollouts(client, settings=settings, records=records)
-    analyses = AnalysisStore(client, app=rollouts.app, settings=settings, records=records)
+    analyses = Analyses(client, app=rollouts.app, settings=settings, records=records)
     out: dict[str, Any] = {"records": []}
     for name, job in jobs.items():
         store: Any = analyses if job["kind"] == "analysis" else rollouts

@@ -37,16 +37,15 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 
 def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass over analysis jobs and those of :mod:`services.jobs.kinds` (rollouts and batches among
-    them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and durable
+    """One pass over the jobs of every kind of :mod:`services.jobs.kinds` (analyses, rollouts and batches
+    among them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and durable
     store; counts of what it did (``synced``, ``rehydrated``,
     ``requeued`` chunks, ``books`` drivers queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
-    from services.jobs import analysis as analysis_jobs
     from services.jobs.kinds import kinds
 
-    stores: dict[str, type[ChunkedJobs]] = {"analysis": analysis_jobs.AnalysisStore, **kinds()}
+    stores: dict[str, type[ChunkedJobs]] = dict(kinds())
     owners: dict[str, Any] = {
         name: cls(store.redis, app=store.app, settings=store.settings, records=store.records)
         for name, cls in stores.items()
@@ -119,7 +118,7 @@ def drop_ended_files(redis: Any, records: Any, limit: int = 500) -> int:
     """Remove from Redis the uploaded files (``analysis:{id}:file:{m}``) of analysis jobs that ended
     since the last pass, each only when the durable store holds it (``file:{m}`` blob): the job's
     results read it from there, and a resume puts it back.  How many files."""
-    from services.jobs.analysis import AnalysisStore
+    from services.jobs.kinds.analysis import Analyses
 
     raw = redis.get(FILES_WATERMARK)
     since = float(raw) if raw else 0.0
@@ -127,7 +126,7 @@ def drop_ended_files(redis: Any, records: Any, limit: int = 500) -> int:
     dropped = 0
     for job_id, _finished in rows:
         kept = [n for n in records.blob_names(job_id) if n.startswith("file:")]
-        keys = [AnalysisStore.file_key(job_id, int(n.split(":", 1)[1])) for n in kept]
+        keys = [Analyses.file_key(job_id, int(n.split(":", 1)[1])) for n in kept]
         if keys:
             dropped += int(redis.delete(*keys))
     if rows:  # a full batch goes on from its last; else the next pass looks a little behind (clocks)
