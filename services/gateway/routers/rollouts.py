@@ -14,6 +14,7 @@ in :func:`_routes`), read when each route is made.
 """
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -92,14 +93,19 @@ async def check(who: Client, store: KindJobs, job_id: str) -> None:
     await asyncio.to_thread(who.check, job_id, store.owner_lookup())
 
 
-def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
-    add_list_route(router, f"/{base}", kind, kind)
+def _of_kind(kind: Literal["rollout", "batch"]) -> Callable[[Request], KindJobs]:
+    """The dependency that gives the routes of ``kind`` its jobs."""
 
     def of_kind(request: Request) -> KindJobs:
         all_jobs: Jobs = jobs(request)
         return all_jobs.of_kind(KINDS[kind])
 
-    Store = Annotated[KindJobs, Depends(of_kind)]
+    return of_kind
+
+
+def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
+    add_list_route(router, f"/{base}", kind, kind)
+    Store = Annotated[KindJobs, Depends(_of_kind(kind))]
 
     @router.get(
         f"/{base}/{{job_id}}",
@@ -142,6 +148,12 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         return await streams(request).open(
             who.owner, job_id, lambda pace: rollouts.events(kind, job_id, first, store, pace, keepalive)
         )
+
+    _write_routes(kind, base)
+
+
+def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
+    Store = Annotated[KindJobs, Depends(_of_kind(kind))]
 
     @router.delete(
         f"/{base}/{{job_id}}",
