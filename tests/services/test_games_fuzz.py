@@ -10,9 +10,8 @@ import tempfile
 import time
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import pytest
+from cheap_evaluator import Cheap
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -25,21 +24,6 @@ from services.store.db import upgrade
 
 KEY = "fuzz-key"
 ACTIONS = ["roll", "play", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end"]
-
-
-class Cheap:
-    """Probabilities from the pip count: fast, and the bot still doubles, takes, passes and resigns."""
-
-    def evaluate_boards(self, boards: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
-        b = np.asarray(boards, dtype=np.float64).reshape(-1, 50)
-        weights = np.arange(1, 26, dtype=np.float64)
-        mine, theirs = b[:, :25] @ weights, b[:, 25:] @ weights
-        win = 1.0 / (1.0 + np.exp((mine - theirs) / 12.0))
-        out = np.zeros((len(b), 5))
-        out[:, 0] = win
-        out[:, 1] = 0.25 * win**2
-        out[:, 3] = 0.25 * (1 - win) ** 2
-        return out
 
 
 def client() -> TestClient:
