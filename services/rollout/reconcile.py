@@ -38,9 +38,9 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[str, int]:
     """One pass over the jobs of every kind of :mod:`services.jobs.kinds` (analyses, rollouts and batches
-    among them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and durable
-    store; counts of what it did (``synced``, ``rehydrated``,
-    ``requeued`` chunks, ``books`` drivers queued, ``expired`` jobs and uploads, ``failed``)."""
+    among them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and
+    durable store; counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``books`` drivers
+    queued, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
     from services.jobs.kinds import kinds
