@@ -47,7 +47,7 @@ def test_clock_budget() -> None:
     ("settings", "field"),
     [
         ({"rules": {"variant": "chess"}}, "rules.variant"),
-        ({"rules": {"variant": "international", "hit_and_stop": True}}, "rules"),
+        ({"rules": {"variant": "international", "hit_and_stop": True}}, "rules.hit_and_stop"),
         ({"rules": {"variant": "tavla", "must_bear_off": "yes"}}, "rules.must_bear_off"),
         ({"rules": {"variant": "tavla"}, "match_length": 0}, "match_length"),
         ({"match_length": -1}, "match_length"),
