@@ -110,10 +110,6 @@ class RuleSet(Strict):
         """The library's rule set (:class:`pulvezar.InvalidValueError` on ``field`` if it breaks them)."""
         return Rules.from_dict(self.model_dump(), field)
 
-    @classmethod
-    def of(cls, rules: Rules) -> RuleSet:
-        return cls.model_validate(rules.to_dict())
-
 
 RulesField = Annotated[RuleSet, Field(default_factory=RuleSet, description="international by default")]
 

@@ -44,7 +44,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from redis.exceptions import WatchError
@@ -75,7 +75,10 @@ def field_of(loc: Sequence[int | str]) -> str:
     return out or "request"
 
 
-def checked(model: type[JobRequest], body: JobRequest | Mapping[str, Any]) -> JobRequest:
+M = TypeVar("M", bound=BaseModel)
+
+
+def checked(model: type[M], body: BaseModel | Mapping[str, Any]) -> M:
     """``body`` as ``model`` (a dict is validated; an instance is validated again through its dump)."""
     data = body.model_dump() if isinstance(body, BaseModel) else body
     if not isinstance(data, Mapping):
@@ -313,12 +316,7 @@ class JobKind(ChunkedJobs):
         with their estimated core-seconds before anything changes."""
         if self.Extension is None:
             raise JobStateError(f"{self.noun} jobs cannot be extended")
-        data = body.model_dump() if isinstance(body, BaseModel) else body
-        try:
-            extension = self.Extension.model_validate(dict(data))
-        except ValidationError as e:
-            err = e.errors()[0]
-            raise InvalidJob(field_of(err.get("loc", ())), str(err.get("msg", "invalid"))) from None
+        extension = checked(self.Extension, body)
         if self.records is not None and not self.redis.exists(self.spec_key(job_id)):
             self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
         if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):

@@ -28,7 +28,7 @@ from services.gateway.learner_models import (
 )
 from services.gateway.security import Client, client
 from services.gateway.services import players
-from services.gateway.services.deps import dependencies, evaluator, player_records
+from services.gateway.services.deps import dependencies, evaluator
 
 router = APIRouter(prefix="/v1/players", tags=["players"])
 Who = Annotated[Client, Depends(client)]
@@ -42,8 +42,6 @@ PlayerId = Annotated[
         examples=["p3f0c5e1a2b4c6d8e0f1a2b3c"],
     ),
 ]
-#: the players' records (the opening book's router, services/gateway/routers/book.py, imports it)
-records = player_records
 
 
 def roster(request: Request, who: Who) -> players.Roster:
