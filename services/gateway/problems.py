@@ -183,7 +183,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [(field_path(e.get("loc", ())), str(e.get("msg", "invalid"))) for e in exc.errors()]
+        errors = [
+            (field_path(e.get("loc", ())), str(e.get("msg", "invalid")).removeprefix("Value error, "))
+            for e in exc.errors()
+        ]  # a validator's ValueError reads as its own words, as the job kinds' errors do
         detail = "; ".join(f"{f}: {r}" for f, r in errors) or "the request is not valid"
         return problem_response(422, detail, kind="invalid-input", errors=errors)
 
