@@ -26,7 +26,9 @@ Optional hooks, for kinds that need them: ``Extension`` and :meth:`JobKind.exten
 job, appended to its chunk list: :meth:`JobKind.extend`), ``namespace`` (Redis keys under a name other
 than the kind's), ``own_routes`` (the kind's routes are written by hand, to keep a wire format older than
 the route factory), :meth:`JobKind.trials_of` (trials counted in the workers' metrics) and
-:meth:`JobKind.example` (a small request, which the test over every kind submits).  For kinds with
+:meth:`JobKind.example` (a small request, which the test over every kind submits), and
+:meth:`JobKind.next_chunks` (a job in stages: once its last chunk is recorded the worker appends the next
+stage, planned from the records, through :meth:`JobKind.next_stage`).  For kinds with
 uploads and per-chunk follow-up (match analyses, books, daily runs): :meth:`JobKind.uploads` (files kept
 with the job: ``{name}:{id}:file:{m}`` in Redis and blob ``file:{m}`` in the durable store, read back
 with :meth:`JobKind.file`), :meth:`JobKind.run_chunk` (the worker's computation through the store, which
@@ -89,6 +91,11 @@ def checked(model: type[M], body: BaseModel | Mapping[str, Any]) -> M:
         err = e.errors()[0]
         message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         raise InvalidJob(field_of(err.get("loc", ())), message) from None
+
+
+def _func(method: Any) -> Any:
+    """The function under a bound class method (to tell whether a kind overrides one)."""
+    return getattr(method, "__func__", method)
 
 
 class JobKind(ChunkedJobs):
@@ -184,6 +191,14 @@ class JobKind(ChunkedJobs):
         (its ``chunks`` the current list), and their estimated core-seconds; :class:`InvalidJob` naming the
         field when it cannot be done."""
         raise NotImplementedError(f"{type(self).__name__} jobs cannot be extended")
+
+    @classmethod
+    def next_chunks(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """The next stage's chunks of a job whose every chunk so far is finished (``records``, in order,
+        none failed), planned from them: a kind whose stages depend on the one before (a book's rollouts
+        on its searches) says; none by default (the job is done).  It must be a pure function of the
+        spec and the records: the state asks it too (a job with a stage to come is not done)."""
+        return []
 
     def chunk_limit(self) -> int:
         """The most chunks a job may have (:attr:`max_chunks` unless the kind's settings say)."""
@@ -351,6 +366,51 @@ class JobKind(ChunkedJobs):
         self.enqueue(job_id, spec["priority"], range(old, old + len(new)))
         return len(new)
 
+    def next_stage(self, job_id: str) -> int:
+        """Append and queue the next stage of a job whose last chunk is recorded (:meth:`next_chunks`,
+        through the ``WATCH``ed spec as :meth:`extend`, the durable chunk list reopened); how many chunks
+        (0: a chunk is unfinished or failed, the job is stopped, or there is no next stage).  The worker
+        calls it after each chunk; two workers that finish the last two chunks at once append it once."""
+        if _func(type(self).next_chunks) is _func(JobKind.next_chunks):
+            return 0
+        if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
+            return 0
+        key = self.spec_key(job_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:  # optimistic: again if another worker appended it meanwhile
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        return 0
+                    spec = self.stored_spec(pipe, job_id, text(raw) or "null")
+                    old = len(spec["chunks"])
+                    found = self.records_of(job_id, list(range(old)))
+                    if len(found) < old or any("error" in r for r in found.values()):
+                        return 0
+                    new = self.next_chunks(spec, [found[n] for n in range(old)])
+                    if not new:
+                        return 0
+                    spec["chunks"] = spec["chunks"] + new
+                    pipe.multi()
+                    pipe.set(key, json.dumps(spec), ex=self.settings.job_ttl_s)
+                    pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        if self.records is not None:  # the longer chunk list is accepted once it is stored
+            self.records.reopen(job_id, spec["chunks"])
+        self.enqueue(job_id, spec["priority"], range(old, old + len(new)))
+        return len(new)
+
+    def resume(self, job_id: str) -> int:
+        """As :meth:`ChunkedJobs.resume`; a job whose last chunks are in but whose next stage was never
+        appended (its worker died between the two) gets it now."""
+        return super().resume(job_id) or self.next_stage(job_id)
+
+    def rehydrate(self, job_id: str) -> int:
+        return super().rehydrate(job_id) or self.next_stage(job_id)
+
     def task_args(self) -> list[Any]:
         return [self.name]
 
@@ -404,16 +464,28 @@ class JobKind(ChunkedJobs):
         failed = sum(1 for r in records if r is not None and "error" in r)
         return sum(1 for r in records if r is not None) - failed, failed
 
+    def _state(
+        self, job_id: str, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]
+    ) -> tuple[JobState, str | None]:
+        """The state from the records; a job whose chunks are all finished but which has a next stage
+        (:meth:`next_chunks`) is running, not done."""
+        state, error = self.state_of(job_id, *self._counts(records), len(records))
+        if state == JobState.DONE and _func(type(self).next_chunks) is not _func(JobKind.next_chunks):
+            finished = [r for r in records if r is not None]
+            if self.next_chunks(spec, finished):
+                return JobState.RUNNING, None
+        return state, error
+
     def state(self, job_id: str) -> tuple[JobState, str | None]:
-        _spec, records = self.gather(job_id)
-        return self.state_of(job_id, *self._counts(records), len(records))
+        spec, records = self.gather(job_id)
+        return self._state(job_id, spec, records)
 
     def status(self, job_id: str) -> dict[str, Any]:
         """State, progress, ETA, the engine of the chunks finished so far (``provenance``, and ``engines``
         where their nets differ: :func:`~services.jobs.provenance.job_provenance`) and their ``report``."""
         spec, records = self.gather(job_id)
         done, failed = self._counts(records)
-        state, error = self.state_of(job_id, done, failed, len(records))
+        state, error = self._state(job_id, spec, records)
         if error is None and failed:
             error = next(str(r["error"]) for r in records if r is not None and "error" in r)
         sizes = [self.work(spec, c) for c in spec["chunks"]]

@@ -3,7 +3,8 @@
 Its arguments are ``[kind, job_id, n]``; the kind's class (:class:`services.jobs.kind.JobKind`) gives
 the runner (:mod:`services.rollout.runner`) its steps: read the spec and chunk from Redis, compute,
 write the record once (``SET NX``), record a failure after the retries as the chunk's record, then the
-durable store's copy (the chunk and, after the last, the job's end).  A task of a kind this worker does
+durable store's copy (the chunk and, after the last, the job's end, or the next stage of a kind in
+stages: :meth:`~services.jobs.kind.JobKind.next_stage`).  A task of a kind this worker does
 not know (an older worker during a rolling update) is retried a few times (another worker may know it),
 then dropped with a warning.
 """
@@ -120,6 +121,10 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
             store(r).chunk_done(job_id, n, spec, chunk, record)
         except Exception:
             logger.exception("chunk follow-up failed", extra={"fields": {"job": job_id, "chunk": n}})
+        try:  # the job's next stage once this was its last chunk (else the reconciler's resume appends it)
+            store(r).next_stage(job_id)
+        except Exception:
+            logger.exception("next stage not appended", extra={"fields": {"job": job_id, "chunk": n}})
         _sync(r, cls, job_id)
 
     return ChunkKind(
