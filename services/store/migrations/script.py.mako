@@ -13,8 +13,6 @@ ${imports if imports else ""}
 
 revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

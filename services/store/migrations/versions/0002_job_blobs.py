@@ -10,20 +10,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from services.store.migrations import columns as c
+
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
-        "job_blobs",
-        sa.Column("job_id", sa.String(64), sa.ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True),
-        sa.Column("name", sa.String(64), primary_key=True),
-        sa.Column("data", sa.LargeBinary(), nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
+        "job_blobs", c.parent("job_id", "jobs"), c.key("name", 64),
+        sa.Column("data", sa.LargeBinary(), nullable=False), c.moment("created_at"),
+    )  # fmt: skip
 
 
 def downgrade() -> None:

@@ -9,58 +9,35 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects.postgresql import JSONB
+
+from services.store.migrations import columns as c
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
-
-JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 
 
 def upgrade() -> None:
+    op.create_table("archive_owners", c.key("owner", 128), c.number("version"))
     op.create_table(
-        "archive_owners",
-        sa.Column("owner", sa.String(128), primary_key=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-    )
-    op.create_table(
-        "archive_entries",
-        sa.Column("owner", sa.String(128), primary_key=True),
-        sa.Column("id", sa.String(200), primary_key=True),
-        sa.Column("version", sa.Integer(), nullable=False),
+        "archive_entries", c.key("owner", 128), c.key("id", 200), c.number("version"),
         sa.Column("deleted", sa.Boolean(), nullable=False, server_default=sa.false()),
-        sa.Column("data", JSON, nullable=True),
-        sa.Column("updated_at", sa.Float(), nullable=False),
-    )
+        c.json("data", nullable=True), c.moment("updated_at"),
+    )  # fmt: skip
     op.create_index("ix_archive_owner_version", "archive_entries", ["owner", "version"])
     op.create_table(
-        "daily_puzzles",
-        sa.Column("date", sa.String(10), primary_key=True),
-        sa.Column("rules", sa.String(32), primary_key=True),
-        sa.Column("kind", sa.String(16), primary_key=True),
-        sa.Column("puzzle", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
+        "daily_puzzles", *c.daily_key(), sa.Column("puzzle", sa.Text(), nullable=False),
+        c.moment("created_at"),
+    )  # fmt: skip
     op.create_table(
-        "match_uploads",
-        sa.Column("id", sa.String(64), primary_key=True),
-        sa.Column("owner", sa.String(128), nullable=True),
-        sa.Column("filename", sa.String(256), nullable=True),
-        sa.Column("format", sa.String(8), nullable=False),
-        sa.Column("sha256", sa.String(64), nullable=False),
-        sa.Column("data", sa.LargeBinary(), nullable=False),
-        sa.Column("summary", JSON, nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
-    op.create_index("ix_match_uploads_owner_created", "match_uploads", ["owner", "created_at", "id"])
+        "match_uploads", c.key("id", 64), c.owner(), c.text("filename", 256, nullable=True),
+        c.text("format", 8), c.text("sha256", 64), sa.Column("data", sa.LargeBinary(), nullable=False),
+        c.json("summary"), c.moment("created_at"),
+    )  # fmt: skip
+    c.index_owner_created("match_uploads")
 
 
 def downgrade() -> None:
-    op.drop_index("ix_match_uploads_owner_created", "match_uploads")
-    op.drop_table("match_uploads")
+    c.drop("match_uploads", "ix_match_uploads_owner_created")
     op.drop_table("daily_puzzles")
-    op.drop_index("ix_archive_owner_version", "archive_entries")
-    op.drop_table("archive_entries")
+    c.drop("archive_entries", "ix_archive_owner_version")
     op.drop_table("archive_owners")

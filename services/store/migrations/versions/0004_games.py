@@ -7,52 +7,32 @@ Create Date: 2026-12-01
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects.postgresql import JSONB
+
+from services.store.migrations import columns as c
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
-
-JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 
 
 def upgrade() -> None:
     op.create_table(
-        "games",
-        sa.Column("id", sa.String(64), primary_key=True),
-        sa.Column("owner", sa.String(128), nullable=True),
-        sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("record", JSON, nullable=False),
-        sa.Column("summary", JSON, nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-        sa.Column("updated_at", sa.Float(), nullable=False),
-        sa.Column("finished_at", sa.Float(), nullable=True),
-    )
-    op.create_index("ix_games_owner_created", "games", ["owner", "created_at", "id"])
+        "games", c.key("id", 64), c.owner(), c.text("status", 16), c.json("record"), c.json("summary"),
+        c.number("version"), c.moment("created_at"), c.moment("updated_at"),
+        c.moment("finished_at", nullable=True),
+    )  # fmt: skip
+    c.index_owner_created("games")
     op.create_table(
-        "game_events",
-        sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-        sa.Column("seq", sa.Integer(), primary_key=True),
-        sa.Column("event", JSON, nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
+        "game_events", c.parent("game_id", "games"), c.number("seq", primary_key=True), c.json("event"),
+        c.moment("created_at"),
+    )  # fmt: skip
     op.create_table(
-        "idempotent_requests",
-        sa.Column("owner", sa.String(128), primary_key=True),
-        sa.Column("key", sa.String(128), primary_key=True),
-        sa.Column("fingerprint", sa.String(64), nullable=False),
-        sa.Column("status", sa.Integer(), nullable=False),
-        sa.Column("response", JSON, nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
+        "idempotent_requests", c.key("owner", 128), c.key("key", 128), c.text("fingerprint", 64),
+        c.number("status"), c.json("response"), c.moment("created_at"),
+    )  # fmt: skip
 
 
 def downgrade() -> None:
     op.drop_table("idempotent_requests")
     op.drop_table("game_events")
-    op.drop_index("ix_games_owner_created", "games")
-    op.drop_table("games")
+    c.drop("games", "ix_games_owner_created")

@@ -10,23 +10,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from services.store.migrations import columns as c
+
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
-        "daily_rechecks",
-        sa.Column("date", sa.String(10), primary_key=True),
-        sa.Column("rules", sa.String(32), primary_key=True),
-        sa.Column("kind", sa.String(16), primary_key=True),
-        sa.Column("model_sha256", sa.String(64), primary_key=True),
-        sa.Column("agrees", sa.Boolean(), nullable=False),
-        sa.Column("recheck", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.Float(), nullable=False),
-    )
+        "daily_rechecks", *c.daily_key(), c.key("model_sha256", 64), c.flag("agrees"),
+        sa.Column("recheck", sa.Text(), nullable=False), c.moment("created_at"),
+    )  # fmt: skip
 
 
 def downgrade() -> None:
