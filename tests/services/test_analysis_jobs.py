@@ -25,19 +25,10 @@ redis = pytest.importorskip("redis")
 from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.formats import read_mat  # noqa: E402
-from services.jobs.analysis import (  # noqa: E402
-    ANALYSIS_TASK,
-    AnalysisJobSettings,
-    AnalysisStore,
-    InvalidJob,
-    JobNotFound,
-    JobStateError,
-    MatchNotReady,
-    detect_format,
-    file_key,
-    progress_key,
-    spec_key,
-)
+from services.jobs.analysis_files import AnalysisJobSettings, detect_format  # noqa: E402
+from services.jobs.broker import KIND_CHUNK_TASK  # noqa: E402
+from services.jobs.errors import InvalidJob, JobNotFound, JobStateError  # noqa: E402
+from services.jobs.kinds.analysis import Analyses, MatchNotReady  # noqa: E402
 from services.jobs.settings import INTERACTIVE_QUEUE, RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
@@ -101,13 +92,13 @@ def workers(worker_env: dict[str, str]) -> Iterator[Workers]:
 
 
 @pytest.fixture(scope="module")
-def store(redis_url: str, database: str) -> AnalysisStore:
+def store(redis_url: str, database: str) -> Analyses:
     from services.store.jobs import JobRecords
 
     s = RolloutSettings(redis_url=redis_url, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S)
     limits = AnalysisJobSettings(max_level="2ply", max_file_bytes=64 * 1024, max_matches=3)
     client = redis.Redis.from_url(redis_url, decode_responses=True)
-    return AnalysisStore(client, make_app(s), s, limits, records=JobRecords(database))
+    return Analyses(client, make_app(s), s, limits, records=JobRecords(database))
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +132,18 @@ def reference(path: Path, local: NetEvaluator) -> dict[str, Any]:
     return _REFERENCE[path]
 
 
-def queues_empty(store: AnalysisStore) -> bool:
+def submit(
+    store: Analyses,
+    matches: list[dict[str, Any]],
+    level: str | None = None,
+    priority: str | None = None,
+    **options: Any,
+) -> str:
+    """Submit the analysis of ``matches`` at ``level`` (the kind's request body, options as its fields)."""
+    return store.submit({"matches": matches, "level": level, "priority": priority, **options})
+
+
+def queues_empty(store: Analyses) -> bool:
     return idle(store.redis)
 
 
@@ -149,7 +151,7 @@ def match_file(path: Path, **extra: Any) -> dict[str, Any]:
     return {"data": path.read_bytes(), "filename": path.name, **extra}
 
 
-def wait_done(store: AnalysisStore, job_id: str, timeout: float = 120) -> list[dict[str, Any]]:
+def wait_done(store: Analyses, job_id: str, timeout: float = 120) -> list[dict[str, Any]]:
     """The statuses seen (without the games) until the job is done."""
     seen: list[dict[str, Any]] = []
 
@@ -181,23 +183,23 @@ def test_formats_are_detected_by_name_then_content() -> None:
     assert detect_format(b"\n(;FF[4]GM[6]") == "sgf" and detect_format(b" 1 point match") == "mat"
 
 
-def test_bad_submissions_name_the_field(store: AnalysisStore) -> None:
+def test_bad_submissions_name_the_field(store: Analyses) -> None:
     good = match_file(SHORT)
     broken = {"data": b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18 13/11\n"}
     cases: list[tuple[Callable[[], Any], str, str]] = [
-        (lambda: store.submit([broken], "0ply", single=True), "file", "line 5, column 6"),
-        (lambda: store.submit([good, broken], "0ply"), "matches[1].file", "line 5"),
-        (lambda: store.submit([{"data": b"(;FF[4]GM[6]"}], "0ply", single=True), "file", "line 1"),
-        (lambda: store.submit([{"data": b"   "}], "0ply", single=True), "file", "empty"),
-        (lambda: store.submit([{"data": b"GMD-1\n"}], "0ply", single=True), "file", "no game"),
-        (lambda: store.submit([{"data": b"x" * (64 * 1024 + 1)}], "0ply"), "matches[0].file", "at most"),
-        (lambda: store.submit([good], "9ply"), "level", "one of"),
-        (lambda: store.submit([good], "3ply"), "level", "not allowed"),
-        (lambda: store.submit([good], "deep"), "level", "not allowed"),
-        (lambda: store.submit([good], "0ply", "urgent"), "priority", "one of"),
-        (lambda: store.submit([good] * 4, "0ply"), "matches", "at most 3"),
-        (lambda: store.submit([], "0ply"), "matches", "non-empty"),
-        (lambda: store.submit([{**good, "format": "doc"}], "0ply"), "matches[0].format", "one of"),
+        (lambda: submit(store, [broken], "0ply", single=True), "file", "line 5, column 6"),
+        (lambda: submit(store, [good, broken], "0ply"), "matches[1].file", "line 5"),
+        (lambda: submit(store, [{"data": b"(;FF[4]GM[6]"}], "0ply", single=True), "file", "line 1"),
+        (lambda: submit(store, [{"data": b"   "}], "0ply", single=True), "file", "empty"),
+        (lambda: submit(store, [{"data": b"GMD-1\n"}], "0ply", single=True), "file", "no game"),
+        (lambda: submit(store, [{"data": b"x" * (64 * 1024 + 1)}], "0ply"), "matches[0].file", "at most"),
+        (lambda: submit(store, [good], "9ply"), "level", "one of"),
+        (lambda: submit(store, [good], "3ply"), "level", "not allowed"),
+        (lambda: submit(store, [good], "deep"), "level", "not allowed"),
+        (lambda: submit(store, [good], "0ply", "urgent"), "priority", "one of"),
+        (lambda: submit(store, [good] * 4, "0ply"), "matches", "at most 3"),
+        (lambda: submit(store, [], "0ply"), "matches", "non-empty"),
+        (lambda: submit(store, [{**good, "format": "doc"}], "0ply"), "matches[0].format", "one of"),
     ]
     for call, field, words in cases:
         with pytest.raises(InvalidJob) as e:
@@ -209,10 +211,10 @@ def test_bad_submissions_name_the_field(store: AnalysisStore) -> None:
 
 
 def test_short_match_end_to_end_equals_analyse_match(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     workers.ensure(2)
-    job_id = store.submit([match_file(SHORT)], "0ply")
+    job_id = submit(store, [match_file(SHORT)], "0ply")
     first = store.status(job_id)
     assert first["kind"] == "analysis" and first["level"] == "0ply" and first["priority"] == "interactive"
     assert first["games_total"] == 1 and first["matches"][0]["players"] == ["lasse", "yuko"]
@@ -230,9 +232,9 @@ def test_short_match_end_to_end_equals_analyse_match(
     assert e.value.field == "match"
     assert store.cancel(job_id) is False  # finished
     # a worker lost between the result and its progress entry: status() repairs the entry
-    store.redis.hdel(progress_key(job_id), "0")
+    store.redis.hdel(Analyses.progress_key(job_id), "0")
     assert store.status(job_id, games=False)["games_done"] == 1 and store.redis.hexists(
-        progress_key(job_id), "0"
+        Analyses.progress_key(job_id), "0"
     )
     # the match's checker plays went into the archive of similar positions (the durable store's, of the
     # job's owner: none here), once per move
@@ -253,14 +255,14 @@ def test_short_match_end_to_end_equals_analyse_match(
 
 
 def test_the_settings_record_the_pruning_and_the_workers_honour_it(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     """Pruned by default; ``prune=False`` is recorded in the settings and the worker's analysis is the
     library's unpruned one (the two differ on this match at 1 ply)."""
     workers.ensure(1)
     jobs = {
-        True: store.submit([match_file(SHORT)], "1ply"),
-        False: store.submit([match_file(SHORT)], "1ply", prune=False),
+        True: submit(store, [match_file(SHORT)], "1ply"),
+        False: submit(store, [match_file(SHORT)], "1ply", prune=False),
     }
     record = read_mat(SHORT.read_bytes())
     games = {}
@@ -279,10 +281,10 @@ def test_the_settings_record_the_pruning_and_the_workers_honour_it(
 
 
 def test_cancel_stops_the_job_and_resume_finishes_it(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     workers.ensure(2)
-    job_id = store.submit([match_file(LONG)] * 2, "0ply", "batch")  # 8 games
+    job_id = submit(store, [match_file(LONG)] * 2, "0ply", "batch")  # 8 games
     wait_until(lambda: store.status(job_id, games=False)["games_done"] >= 1, 120, "a first game", every=0.1)
     assert store.cancel(job_id) is True
     assert store.cancel(job_id) is False
@@ -296,24 +298,24 @@ def test_cancel_stops_the_job_and_resume_finishes_it(
     # the games analysed before the cancel are kept
     assert sum(g is not None for m in final["matches"] for g in m["games"]) == done
     # resumed: the other games are queued again and the job ends as if never cancelled
-    assert store.resume(job_id) == 8 - done
+    assert store.resume_stopped(job_id) == 8 - done
     with pytest.raises(JobStateError):
-        store.resume(job_id)  # running: nothing to resume
+        store.resume_stopped(job_id)  # running: nothing to resume
     reference(LONG, local)  # made here (once) while the workers finish the job
     wait_done(store, job_id)
     resumed = store.status(job_id)
     assert_equals_reference(resumed, 0, LONG, local)
     assert_equals_reference(resumed, 1, LONG, local)
     with pytest.raises(JobStateError):
-        store.resume(job_id)  # done
+        store.resume_stopped(job_id)  # done
 
 
 def test_worker_killed_mid_game_gives_the_same_analysis(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     running = workers.ensure(2)
     wait_until(lambda: queues_empty(store), 60, "empty queues")
-    job_id = store.submit([match_file(LONG)], "0ply")
+    job_id = submit(store, [match_file(LONG)], "0ply")
 
     def first_start() -> tuple[Worker, dict[str, Any]] | None:
         for w in running:
@@ -336,10 +338,10 @@ def test_worker_killed_mid_game_gives_the_same_analysis(
 
 
 def test_analyse_all_gives_results_per_match(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     workers.ensure(2)
-    job_id = store.submit([match_file(SHORT), match_file(TINY)], "0ply")
+    job_id = submit(store, [match_file(SHORT), match_file(TINY)], "0ply")
     first = store.status(job_id, games=False)
     assert first["priority"] == "batch" and first["games_total"] == 2 and len(first["matches"]) == 2
     wait_done(store, job_id)
@@ -356,19 +358,19 @@ def test_analyse_all_gives_results_per_match(
 
 
 def test_a_failing_game_fails_the_job_and_keeps_the_rest(
-    workers: Workers, store: AnalysisStore, local: NetEvaluator
+    workers: Workers, store: Analyses, local: NetEvaluator
 ) -> None:
     running = workers.ensure(2)
-    good = store.submit([match_file(SHORT), match_file(TINY)], "0ply")
+    good = submit(store, [match_file(SHORT), match_file(TINY)], "0ply")
     wait_done(store, good)
     # the same job with a chunk of a game the match does not have: analyse_game raises every time
     job_id = f"failing{good}"
     spec = {**store.spec(good), "id": job_id, "chunks": [[0, 0], [1, 7]]}
     for m in range(2):
-        store.redis.set(file_key(job_id, m), store.redis.get(file_key(good, m)))
-    store.redis.set(spec_key(job_id), json.dumps(spec))
+        store.redis.set(Analyses.file_key(job_id, m), store.redis.get(Analyses.file_key(good, m)))
+    store.redis.set(Analyses.spec_key(job_id), json.dumps(spec))
     for n in range(2):
-        store.app.send_task(ANALYSIS_TASK, args=[job_id, n], queue=INTERACTIVE_QUEUE)
+        store.app.send_task(KIND_CHUNK_TASK, args=["analysis", job_id, n], queue=INTERACTIVE_QUEUE)
 
     def ended() -> dict[str, Any] | None:
         s = store.status(job_id)

@@ -20,7 +20,7 @@ from procutil import free_port, wait_until
 
 pytest.importorskip("sqlalchemy")
 
-from services.jobs.analysis import AnalysisStore
+from services.jobs.kinds.analysis import Analyses
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
 from services.rollout.celery_app import make_app
@@ -65,15 +65,15 @@ def test_an_ended_analysis_leaves_its_files_in_the_store_only(platform: Rollouts
     data = b"; a match file\n 1 point match\n"
     for job_id in ("ended", "running"):
         records.create(job_id, "analysis", {"matches": [{}]}, owner="k1", blobs={"file:0": data})
-        platform.redis.set(AnalysisStore.file_key(job_id, 0), base64.b64encode(data).decode(), ex=3600)
+        platform.redis.set(Analyses.file_key(job_id, 0), base64.b64encode(data).decode(), ex=3600)
     records.set_state("ended", "done")
 
     counts = reconcile(platform)
 
     assert counts["files_dropped"] == 1
-    assert not platform.redis.exists(AnalysisStore.file_key("ended", 0))
-    assert platform.redis.exists(AnalysisStore.file_key("running", 0))  # its chunks still read it
-    analyses = AnalysisStore(platform.redis, app=platform.app, settings=platform.settings, records=records)
+    assert not platform.redis.exists(Analyses.file_key("ended", 0))
+    assert platform.redis.exists(Analyses.file_key("running", 0))  # its chunks still read it
+    analyses = Analyses(platform.redis, app=platform.app, settings=platform.settings, records=records)
     assert analyses.file("ended", 0) == data  # the results read the durable copy
     assert reconcile(platform)["files_dropped"] == 0
 

@@ -18,9 +18,9 @@ import pytest
 from pulvezar.book.generate import BookSettings
 from services.gateway.security import CostProblem, Guard, SharedLimits
 from services.gateway.settings import ApiKey
-from services.jobs.analysis import AnalysisStore
 from services.jobs.book_store import book_cost
 from services.jobs.kinds import kinds
+from services.jobs.kinds.analysis import Analyses
 from services.jobs.kinds.batch import BatchRollouts
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
@@ -53,7 +53,7 @@ def stores() -> dict[str, Any]:
     settings = RolloutSettings()
     return {
         "rollout": Rollouts(None, app=object(), settings=settings),
-        "analysis": AnalysisStore(None, app=object(), settings=settings),
+        "analysis": Analyses(None, app=object(), settings=settings),
     }
 
 
@@ -83,8 +83,9 @@ def test_rollouts_batches_analyses_and_books_estimate_their_cost() -> None:
     assert rollouts.estimate(HUGE) > 3.0e7
     match = {"data": (DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat").read_bytes(), "format": "mat"}
     analyses = s["analysis"]
-    cheap = analyses.estimate([match], "0ply")
-    assert 0 < cheap < analyses.estimate([match], "2ply") < analyses.estimate([match, match], "2ply")
+    cheap = analyses.estimate({"matches": [match], "level": "0ply"})
+    costly = analyses.estimate({"matches": [match], "level": "2ply"})
+    assert 0 < cheap < costly < analyses.estimate({"matches": [match, match], "level": "2ply"})
     one_roll = BookSettings(rolls=((3, 1),), trials=72, candidates=2, ply=0, reply_ply=0)
     two_rolls = BookSettings(rolls=((3, 1), (4, 2)), trials=72, candidates=2, ply=0, reply_ply=0)
     assert 0 < book_cost(one_roll) < book_cost(two_rolls)
