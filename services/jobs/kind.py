@@ -192,13 +192,17 @@ class JobKind(ChunkedJobs):
         field when it cannot be done."""
         raise NotImplementedError(f"{type(self).__name__} jobs cannot be extended")
 
-    @classmethod
-    def next_chunks(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
+    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
         """The next stage's chunks of a job whose every chunk so far is finished (``records``, in order,
         none failed), planned from them: a kind whose stages depend on the one before (a book's rollouts
         on its searches) says; none by default (the job is done).  It must be a pure function of the
-        spec and the records: the state asks it too (a job with a stage to come is not done)."""
+        spec and the records (whether there is one; its cut may follow the settings): the state asks it
+        too (a job with a stage to come is not done)."""
         return []
+
+    def new_id(self, request: Any, owner: str | None) -> str:
+        """The id of a new job of the checked ``request`` (random unless a kind derives it)."""
+        return secrets.token_hex(12)
 
     def chunk_limit(self) -> int:
         """The most chunks a job may have (:attr:`max_chunks` unless the kind's settings say)."""
@@ -294,7 +298,7 @@ class JobKind(ChunkedJobs):
             raise InvalidJob(
                 "request", f"the job would have {len(chunks)} chunks, at most {self.chunk_limit()}"
             )
-        job_id = secrets.token_hex(12)
+        job_id = self.new_id(request, owner)
         priority = fields.pop("priority", None) or request.priority  # a plan may choose it
         spec = {"id": job_id, "kind": self.name, "priority": priority, "created": time.time(), **fields}
         spec["chunks"] = chunks

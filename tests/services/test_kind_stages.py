@@ -46,8 +46,7 @@ class Staged(JobKind):
     def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
         return {"value": chunk[1] if chunk[0] == "number" else chunk[1] * 10}
 
-    @classmethod
-    def next_chunks(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
+    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
         if any(c[0] == "sum" for c in spec["chunks"]):
             return []
         return [["sum", sum(r["value"] for r in records)]]
