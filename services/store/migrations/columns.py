@@ -67,6 +67,12 @@ def index_owner_created(table: str) -> None:
     op.create_index(f"ix_{table}_owner_created", table, ["owner", "created_at", "id"])
 
 
+def owned_table(table: str, id_length: int, *columns: sa.Column[Any]) -> None:
+    """Create ``table`` of rows an owner lists newest first: its id, its owner, ``columns``, and the index."""
+    op.create_table(table, key("id", id_length), owner(), *columns)
+    index_owner_created(table)
+
+
 def drop(table: str, *indexes: str) -> None:
     """Drop ``indexes`` of ``table``, then the table."""
     for index in indexes:

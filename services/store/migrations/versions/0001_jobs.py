@@ -1,7 +1,5 @@
 """jobs and their finished chunks
 
-Revision ID: 0001
-Revises:
 Create Date: 2026-12-01
 """
 

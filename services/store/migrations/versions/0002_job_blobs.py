@@ -1,7 +1,5 @@
 """named bytes of a job: uploaded match files, match results, annotated SGF
 
-Revision ID: 0002
-Revises: 0001
 Create Date: 2026-12-01
 """
 

@@ -1,7 +1,5 @@
 """the archive of positions per owner, the daily puzzles as served, uploaded match files
 
-Revision ID: 0003
-Revises: 0002
 Create Date: 2026-12-01
 """
 
@@ -28,12 +26,11 @@ def upgrade() -> None:
         "daily_puzzles", *c.daily_key(), sa.Column("puzzle", sa.Text(), nullable=False),
         c.moment("created_at"),
     )  # fmt: skip
-    op.create_table(
-        "match_uploads", c.key("id", 64), c.owner(), c.text("filename", 256, nullable=True),
-        c.text("format", 8), c.text("sha256", 64), sa.Column("data", sa.LargeBinary(), nullable=False),
-        c.json("summary"), c.moment("created_at"),
+    c.owned_table(
+        "match_uploads", 64, c.text("filename", 256, nullable=True), c.text("format", 8),
+        c.text("sha256", 64), sa.Column("data", sa.LargeBinary(), nullable=False), c.json("summary"),
+        c.moment("created_at"),
     )  # fmt: skip
-    c.index_owner_created("match_uploads")
 
 
 def downgrade() -> None:

@@ -1,7 +1,5 @@
 """games against the bots, their events, idempotent requests
 
-Revision ID: 0004
-Revises: 0003
 Create Date: 2026-12-01
 """
 
@@ -16,12 +14,10 @@ down_revision = "0003"
 
 
 def upgrade() -> None:
-    op.create_table(
-        "games", c.key("id", 64), c.owner(), c.text("status", 16), c.json("record"), c.json("summary"),
-        c.number("version"), c.moment("created_at"), c.moment("updated_at"),
-        c.moment("finished_at", nullable=True),
+    c.owned_table(
+        "games", 64, c.text("status", 16), c.json("record"), c.json("summary"), c.number("version"),
+        c.moment("created_at"), c.moment("updated_at"), c.moment("finished_at", nullable=True),
     )  # fmt: skip
-    c.index_owner_created("games")
     op.create_table(
         "game_events", c.parent("game_id", "games"), c.number("seq", primary_key=True), c.json("event"),
         c.moment("created_at"),

@@ -1,8 +1,6 @@
 """players (the learner's record), the player a game is recorded for, daily attempts, flash cards, the
 player's matches (played and imported, with their analyses), exercises
 
-Revision ID: 0005
-Revises: 0004
 Create Date: 2026-12-04
 """
 
@@ -17,11 +15,9 @@ down_revision = "0004"
 
 
 def upgrade() -> None:
-    op.create_table(
-        "players", c.key("id", 32), c.owner(), c.text("name", 100), c.json("stats"), c.moment("created_at"),
-        c.moment("updated_at"),
-    )  # fmt: skip
-    c.index_owner_created("players")
+    c.owned_table(
+        "players", 32, c.text("name", 100), c.json("stats"), c.moment("created_at"), c.moment("updated_at")
+    )
     op.create_table(
         "daily_attempts", c.key("player_id", 32), *c.daily_key(rules_length=16),
         c.number("n", primary_key=True), c.json("answer"), c.flag("correct"), c.moment("loss", nullable=True),

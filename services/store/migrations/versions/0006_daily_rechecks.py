@@ -1,7 +1,5 @@
 """the daily puzzles' rechecks: a puzzle's answer judged again by another net, once per net
 
-Revision ID: 0006
-Revises: 0005
 Create Date: 2026-12-06
 """
 
