@@ -147,3 +147,71 @@ class CubeInput(Strict):
     def state(self, position: Position, rules: Rules | None = None, field: str = "cube") -> CubeState:
         """The library's cube state of ``position`` (:meth:`pulvezar.CubeState.from_dict`)."""
         return CubeState.from_dict(position, self.model_dump(), rules, field)
+
+
+# ---- the rollout requests: the gateway's bodies, the rollout kinds' requests as submitted ----
+
+Priority = Literal["interactive", "batch"]
+
+
+class RolloutOptions(Strict):
+    kind: Literal["position", "cube"] = Field(
+        "position",
+        description="position: the position (or the candidate plays of dice); cube: its cube decision "
+        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
+    )
+    trials: int = Field(
+        1296, ge=1, le=MAX_TRIALS, description="trials (games) to play; a multiple of 36 balances the dice"
+    )
+    ply: int = Field(
+        0, ge=0, le=MAX_ROLLOUT_PLY, description="the search depth that chooses each trial's plays (0..2)"
+    )
+    prune: bool = Field(
+        True,
+        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
+        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
+    )
+    seed: int = Field(1, ge=0, lt=MAX_SEED + 1, description="the dice of trial i depend on (seed, i) only")
+    variance_reduction: bool = True
+    luck: Literal["screened", "full"] = Field(
+        "screened",
+        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
+        "(0-ply trials; unbiased, faster), 'full' values every play",
+    )
+    truncate: int | None = Field(
+        None, ge=1, le=MAX_TRUNCATE, description="stop each trial after N half-moves"
+    )
+    rules: RulesField
+    cubeful: bool = Field(
+        False, description="play the cube in the trials and report cubeful equity (international rules)"
+    )
+    cube: CubeInput | None = Field(
+        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
+    )
+
+
+class Candidates(Strict):
+    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
+    plays: (
+        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=MAX_PLAYS)]
+        | None
+    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
+
+
+class RolloutRequest(RolloutOptions, Candidates):
+    position: PositionInput
+    priority: Priority = "interactive"
+
+
+class Extend(Strict):
+    trials: int = Field(ge=1, le=MAX_TRIALS, description="more trials per position")
+
+
+class BatchPosition(Candidates):  # one position of a batch (no docstring: the OpenAPI schema as it was)
+    position: PositionInput
+    label: str | None = Field(None, max_length=MAX_LABEL, description="the client's name for it, echoed back")
+
+
+class BatchRequest(RolloutOptions):  # the public API's body: the options once, then the positions
+    positions: Annotated[list[BatchPosition], Field(min_length=1, max_length=MAX_BATCH_POSITIONS)]
+    priority: Priority = "batch"

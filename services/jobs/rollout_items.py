@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
@@ -30,20 +30,54 @@ from services.common.schemas import (
 )
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import field_of
-from services.jobs.settings import QUEUES, RolloutSettings
 
-PRIORITIES = tuple(QUEUES)
+
+# ---- the stored item ---------------------------------------------------------
+
+
+class CubeSpec(TypedDict):
+    """A cubeful item's cube, as the player on roll sees it (:meth:`pulvezar.CubeState.to_dict`)."""
+
+    value: int
+    owner: Literal["centre", "player", "opponent"]
+    match_length: int
+    score: int
+    opponent_score: int
+    crawford: bool
+    jacoby: bool
+    beaver: bool
+
+
+class CandidateSpec(TypedDict):
+    """A candidate play of an item with dice: its notation and the Position ID after it."""
+
+    play: str
+    position_id: str
+
+
+class StoredItem(TypedDict):
+    """One position's item as the job's spec stores it (:func:`normalise_item`).  Items stored before
+    ``kind``, ``ply``, ``prune``, ``cubeful`` and ``luck`` existed lack them (:meth:`Item.of` reads them)."""
+
+    kind: NotRequired[Literal["cube"]]
+    position: str
+    position_id: str
+    dice: list[int] | None
+    plays: list[CandidateSpec] | None
+    trials: int
+    seed: int
+    variance_reduction: bool
+    luck: NotRequired[str]
+    truncate: int | None
+    rules: dict[str, Any]
+    ply: NotRequired[int]
+    prune: NotRequired[bool]
+    cubeful: NotRequired[bool]
+    cube: CubeSpec | None
+    label: NotRequired[str]
 
 
 # ---- parameters -------------------------------------------------------------
-
-
-def integer(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidJob(field, f"an integer is required, got {value!r}")
-    if not lo <= value <= hi:
-        raise InvalidJob(field, f"must be between {lo} and {hi}, got {value}")
-    return value
 
 
 def _rules(value: Any, field: str) -> tuple[dict[str, Any], Rules]:
@@ -65,14 +99,14 @@ def rules_of(spec: Mapping[str, Any]) -> Rules:
 
 def _cube(
     value: Any, field: str, position: Position | None = None, rules: Rules | None = None
-) -> dict[str, Any]:
+) -> CubeSpec:
     """The normalised cube of a cubeful item, read by the codec (:meth:`pulvezar.CubeState.from_dict`,
     the shape of the schemas' ``CubeInput``), seen by the player on roll (the player who plays, for
     candidate plays) of ``position`` (default: the cube alone, as of the starting position); none is
     centred money."""
     at = position if position is not None else Position.start()
     try:
-        out: dict[str, Any] = CubeState.from_dict(at, value, rules, field).to_dict()
+        out: CubeSpec = CubeState.from_dict(at, value, rules, field).to_dict()  # type: ignore[assignment]
     except PulvezarError as e:
         raise InvalidJob(_cube_field(e.field or field, value, field), str(e)) from None
     return out
@@ -91,7 +125,7 @@ def _cube_field(name: str, value: Any, field: str) -> str:
     return name
 
 
-def cube_of(spec: Mapping[str, Any] | None) -> Any:
+def cube_of(spec: CubeSpec | None) -> Any:
     """The library's :class:`~pulvezar.cubeful.janowski.Cube` of a normalised ``cube`` entry."""
     from pulvezar.cubeful.janowski import Cube
 
@@ -174,61 +208,50 @@ def item_params(params: Any, field: str = "") -> ItemParams:
         raise InvalidJob(f"{field}{field_of(err['loc'])}", str(err["msg"])) from None
 
 
-def normalise_item(
-    params: ItemParams | Mapping[str, Any], settings: RolloutSettings | None = None, field: str = ""
-) -> dict[str, Any]:
+def normalise_item(params: ItemParams | Mapping[str, Any], field: str = "") -> StoredItem:
     """Validate one position's parameters (a dict, or a request pydantic checked already, the kinds'
     :class:`~services.jobs.kinds.rollout.RolloutParams`); returns the item as the spec stores it.
 
     ``field`` prefixes the names in errors (``positions[3].``).  The limits are the request schemas'
-    (:mod:`services.common.schemas`: trials, truncation, ply, seed, label), the gateway's too; ``settings``
-    is not read.
+    (:mod:`services.common.schemas`: trials, truncation, ply, seed, label), pydantic's (:class:`ItemParams`);
+    here the library reads what they mean: the position, dice, plays, rules and cube.
     """
     p = params if isinstance(params, ItemParams) else item_params(params, field)
-    kind, trials, seed, vr, luck, truncate, ply, label = (
-        p.kind, p.trials, p.seed, p.variance_reduction, p.luck, p.truncate, p.ply, p.label
-    )  # fmt: skip
     position, given, xgid_dice = _position(p, field)
     rules_spec, rules = _rules(p.rules, f"{field}rules")
     dice = _dice(p.dice, f"{field}dice") if p.dice is not None else xgid_dice
-    # a searching (ply >= 1) item records its pruning; a 0-ply one never searches and stays as it was
-    pruning = {"prune": p.prune} if ply > 0 else {}
-    if kind == "cube":
-        base = {"position": given, "position_id": position.position_id, "trials": trials, "seed": seed}
-        base.update(
-            {"variance_reduction": vr, "luck": luck, "truncate": truncate, "rules": rules_spec, "ply": ply}
-        )
-        base.update(pruning)
-        return _cube_item(p, field, base, xgid_dice, position, rules, label)
-    cube, cubeful = None, p.cubeful
-    if cubeful:
-        if not rules.uses_cube:
-            reason = "Tavla is played without a cube: cubeful needs international rules"
-            raise InvalidJob(f"{field}cubeful", reason)
-        cube = _cube(p.cube, f"{field}cube", position, rules)
-    elif p.cube is not None:
-        raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
-    item: dict[str, Any] = {
+    item: StoredItem = {
         "position": given,
         "position_id": position.position_id,
         "dice": None,
         "plays": None,
-        "trials": trials,
-        "seed": seed,
-        "variance_reduction": vr,
-        "luck": luck,
-        "truncate": truncate,
+        "trials": p.trials,
+        "seed": p.seed,
+        "variance_reduction": p.variance_reduction,
+        "luck": p.luck,
+        "truncate": p.truncate,
         "rules": rules_spec,
-        "ply": ply,
-        **pruning,
-        "cubeful": cubeful,
-        "cube": cube,
+        "ply": p.ply,
+        "cubeful": False,
+        "cube": None,
     }
-    if label is not None:
-        item["label"] = label
-    if p.plays is not None and dice is None:
+    if p.ply > 0:  # a searching item records its pruning; a 0-ply one never searches and stays as it was
+        item["prune"] = p.prune
+    if p.kind == "cube":
+        _check_cube_item(p, field, xgid_dice, rules)
+        item = {"kind": "cube", **item, "cubeful": True, "cube": _cube(p.cube, f"{field}cube", position, rules)}
+    elif p.cubeful:
+        if not rules.uses_cube:
+            reason = "Tavla is played without a cube: cubeful needs international rules"
+            raise InvalidJob(f"{field}cubeful", reason)
+        item["cubeful"], item["cube"] = True, _cube(p.cube, f"{field}cube", position, rules)
+    elif p.cube is not None:
+        raise InvalidJob(f"{field}cube", "a cube is for cubeful rollouts (cubeful: true)")
+    if p.label is not None:
+        item["label"] = p.label
+    if p.kind != "cube" and p.plays is not None and dice is None:
         raise InvalidJob(f"{field}plays", "candidate plays need dice")
-    if dice is not None:
+    if p.kind != "cube" and dice is not None:
         item["dice"] = list(dice)
         item["plays"] = _candidates(p.plays, dice, position, rules, field)
     return item
@@ -236,7 +259,7 @@ def normalise_item(
 
 def _candidates(
     plays: list[str] | None, dice: tuple[int, int], position: Position, rules: Rules, field: str
-) -> list[dict[str, str]]:
+) -> list[CandidateSpec]:
     """The candidate plays of ``dice`` as an item stores them (default: every legal play), each read by
     the library's notation."""
     try:
@@ -315,16 +338,10 @@ def chunk_cut(
     return step, ([(c, c + 1) for c in range(candidates)] if plays else None)
 
 
-def _cube_item(
-    params: ItemParams,
-    field: str,
-    base: dict[str, Any],
-    xgid_dice: tuple[int, int] | None,
-    position: Position,
-    rules: Rules,
-    label: str | None,
-) -> dict[str, Any]:
-    """The normalised item of a cube-decision rollout (``kind: "cube"``): always cubeful, no dice."""
+def _check_cube_item(
+    params: ItemParams, field: str, xgid_dice: tuple[int, int] | None, rules: Rules
+) -> None:
+    """A cube-decision rollout (``kind: "cube"``) is taken before the roll, with a cube: no dice."""
     for key in ("dice", "plays"):
         if getattr(params, key) is not None:
             raise InvalidJob(f"{field}{key}", "a cube decision is taken before the roll: no dice or plays")
@@ -337,18 +354,6 @@ def _cube_item(
         raise InvalidJob(
             f"{field}rules", "Tavla is played without a cube: cube rollouts need international rules"
         )
-    cube = _cube(params.cube, f"{field}cube", position, rules)
-    item: dict[str, Any] = {
-        "kind": "cube",
-        **base,
-        "dice": None,
-        "plays": None,
-        "cubeful": True,
-        "cube": cube,
-    }
-    if label is not None:
-        item["label"] = label
-    return item
 
 
 def cube_state_of(item: Mapping[str, Any]) -> Any:

@@ -19,7 +19,6 @@ import pytest
 
 from pulvezar.eval.evaluator import MODELS, NetEvaluator
 from services.jobs.rollout_items import Item, normalise_item
-from services.jobs.settings import RolloutSettings
 
 START = "4HPwATDgc/ABMA"
 CUBE = {"value": 2, "owner": "player", "match_length": 7, "score": 2, "opponent_score": 4}
@@ -55,7 +54,7 @@ def test_chunk_bits_unchanged(name: str, evaluator: NetEvaluator) -> None:
     from services.rollout.tasks import compute_chunk
 
     params, want = ITEMS[name]
-    values, cubeful = compute_chunk(Item.of(normalise_item(params, RolloutSettings())), 36, 36, evaluator)
+    values, cubeful = compute_chunk(Item.of(normalise_item(params)), 36, 36, evaluator)
     h = hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes())
     if cubeful is not None:
         h.update(np.ascontiguousarray(cubeful, dtype="<f8").tobytes())
@@ -72,11 +71,11 @@ def test_a_searching_item_prunes_unless_told_not_to(evaluator: NetEvaluator) -> 
     from services.rollout.tasks import compute_chunk
 
     base = {"position": START, "trials": 36, "seed": 9, "ply": 1, "truncate": 2, "variance_reduction": False}
-    assert "prune" not in normalise_item({**base, "ply": 0}, RolloutSettings())
+    assert "prune" not in normalise_item({**base, "ply": 0})
     searches = {p: searcher(evaluator, Rules.international(), p) for p in (True, False)}
     assert searches[True] is not searches[False]
     for prune in (True, False):
-        stored = normalise_item(base if prune else {**base, "prune": False}, RolloutSettings())
+        stored = normalise_item(base if prune else {**base, "prune": False})
         assert stored["prune"] is prune and Item.of(stored).prune is prune
         searches[not prune].cache.clear()
         values, _ = compute_chunk(Item.of(stored), 0, 36, evaluator)

@@ -26,13 +26,15 @@ from services.common.schemas import (
     MAX_SEED,
     MAX_TRIALS,
     MAX_TRUNCATE,
+    BatchRequest,
+    RolloutRequest,
 )
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import JobKind, checked, field_of
 from services.jobs.kinds import kinds
-from services.jobs.kinds.batch import BatchRequest, BatchRollouts
+from services.jobs.kinds.batch import BatchRollouts
 from services.jobs.kinds.evaluations import CHUNK, Evaluations
-from services.jobs.kinds.rollout import RolloutRequest, Rollouts
+from services.jobs.kinds.rollout import Rollouts
 
 KEY = "kinds-key"  # the shared platform's key of this module
 START = "4HPwATDgc/ABMA"

@@ -582,7 +582,7 @@ def test_interactive_chunks_run_before_queued_batch_chunks(two_workers: Workers,
 def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: Rollouts) -> None:
     rules = {"variant": "international", "hit_and_stop": False, "must_bear_off": False}
     common = {"rules": rules, "trials": 36, "ply": 0, "seed": 1, "variance_reduction": True, "truncate": 2}
-    assert normalise_item({"position": START, **common, "truncate": None}, store.settings)["truncate"] is None
+    assert normalise_item({"position": START, **common, "truncate": None})["truncate"] is None
     job = batches(store).submit(
         {"positions": [{"position": START, **common, "label": "opening"}, {"position": START, **common}]}
     )
@@ -601,14 +601,9 @@ def test_the_gateways_parameters_are_accepted(two_workers: Workers, store: Rollo
         "jacoby": False,
         "beaver": False,
     }
-    item = normalise_item(
-        {"position": START, **common, "ply": 2, "cubeful": True, "cube": cube}, store.settings
-    )
+    item = normalise_item({"position": START, **common, "ply": 2, "cubeful": True, "cube": cube})
     assert item["ply"] == 2 and item["cubeful"] is True and item["cube"] == cube
-    assert (
-        normalise_item({"position": START, **common, "cubeful": False, "cube": None}, store.settings)["cube"]
-        is None
-    )
+    assert normalise_item({"position": START, **common, "cubeful": False, "cube": None})["cube"] is None
     wait_state(store, job, ("done",))
     assert [r["trials"] for r in store.status(job)["results"]] == [36, 36]
 

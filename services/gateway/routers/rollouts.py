@@ -27,8 +27,9 @@ from services.gateway.security import Client, client
 from services.gateway.services import rollouts
 from services.gateway.services.rollouts import Job
 from services.gateway.sse import streams
-from services.jobs.kinds.batch import BatchRequest, BatchRollouts
-from services.jobs.kinds.rollout import Extend, RolloutRequest, Rollouts
+from services.common.schemas import Extend
+from services.jobs.kinds.batch import BatchRollouts
+from services.jobs.kinds.rollout import Rollouts
 from services.jobs.states import JobState
 
 router = APIRouter(prefix="/v1", tags=["rollouts"])
@@ -39,16 +40,6 @@ ACCEPTED = (
 )
 KINDS = {"rollout": Rollouts, "batch": BatchRollouts}
 Who = Annotated[Client, Depends(client)]
-
-
-def rollout_jobs(request: Request) -> KindJobs:
-    """The rollout kind's store (it reads batch jobs too)."""
-    return jobs(request).of_kind(Rollouts)
-
-
-def batch_jobs(request: Request) -> KindJobs:
-    """The batch rollout kind's store (it reads single rollouts too)."""
-    return jobs(request).of_kind(BatchRollouts)
 
 
 def _job_links(base: str) -> dict[str, tuple[str, str]]:
@@ -62,30 +53,22 @@ def _job_links(base: str) -> dict[str, tuple[str, str]]:
     }
 
 
-@router.post(
-    "/rollouts",
-    status_code=202,
-    response_model=Job,
-    summary="Start a rollout job",
-    responses=links(202, ACCEPTED, "job_id", "/job_id", _job_links("/v1/rollouts")),
-)
-async def submit_rollout(
-    body: RolloutRequest, request: Request, who: Who, store: Annotated[KindJobs, Depends(rollout_jobs)]
-) -> JSONResponse:
-    return await rollouts.submit_rollout(body, who, store)
+def _submit_route(kind: Literal["rollout", "batch"], base: str, what: str) -> None:
+    """``POST /v1/{base}``: the body validated once, here, and submitted as the kind's request."""
+    Body = rollouts.BODIES[kind]
+    Store = Annotated[KindJobs, Depends(_of_kind(kind))]
 
+    async def submit(body: Body, who: Who, store: Store) -> JSONResponse:  # type: ignore[valid-type]
+        return await rollouts.submit(kind, body, who, store)
 
-@router.post(
-    "/batch-rollouts",
-    status_code=202,
-    response_model=Job,
-    summary="Start a batch rollout job",
-    responses=links(202, ACCEPTED, "job_id", "/job_id", _job_links("/v1/batch-rollouts")),
-)
-async def submit_batch(
-    body: BatchRequest, request: Request, who: Who, store: Annotated[KindJobs, Depends(batch_jobs)]
-) -> JSONResponse:
-    return await rollouts.submit_batch(body, who, store)
+    router.post(
+        f"/{base}",
+        status_code=202,
+        response_model=Job,
+        summary=f"Start a {what} job",
+        name=f"submit_{kind}",
+        responses=links(202, ACCEPTED, "job_id", "/job_id", _job_links(f"/v1/{base}")),
+    )(submit)
 
 
 async def check(who: Client, store: KindJobs, job_id: str) -> None:
@@ -188,5 +171,7 @@ def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
         return await rollouts.extend(kind, job_id, body, who, store)
 
 
+_submit_route("rollout", "rollouts", "rollout")
+_submit_route("batch", "batch-rollouts", "batch rollout")
 _routes("rollout", "rollouts")
 _routes("batch", "batch-rollouts")

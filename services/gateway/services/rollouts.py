@@ -1,7 +1,8 @@
-"""Rollout and batch rollout jobs below their router: the request bodies (the kinds' models,
-:mod:`services.jobs.kinds.rollout` and ``batch``), their translation into the kinds'
-requests (:class:`~services.jobs.kinds.rollout.Rollouts`, :class:`~services.jobs.kinds.batch.BatchRollouts`,
-through :class:`~services.gateway.jobs.KindJobs`), the job's JSON with its links, and its events."""
+"""Rollout and batch rollout jobs below their router: the request bodies (:mod:`services.common.schemas`,
+validated once, by FastAPI), their translation into the kinds' typed requests
+(:class:`~services.jobs.kinds.rollout.RolloutParams`, :class:`~services.jobs.kinds.rollout.BatchParams`:
+built, not validated again; the kinds' library codec reads what the fields mean), submitted through
+:class:`~services.gateway.jobs.KindJobs`, the job's JSON with its links, and its events."""
 
 from __future__ import annotations
 
@@ -16,8 +17,16 @@ from services.gateway.models import parse_position, renamed
 from services.gateway.problems import ProblemError
 from services.gateway.security import Client
 from services.gateway.sse import Pace, job_events
-from services.jobs.kinds.batch import BatchRequest
-from services.jobs.kinds.rollout import Candidates, Extend, RolloutOptions, RolloutRequest
+from services.common.schemas import (
+    BatchRequest,
+    Candidates,
+    Extend,
+    PositionInput,
+    RolloutOptions,
+    RolloutRequest,
+)
+from services.jobs.kinds.rollout import BatchParams, RolloutParams
+from services.jobs.rollout_items import ItemParams
 from services.jobs.rollout_models import RolloutReport
 from services.jobs.states import ENDED, JobState
 
@@ -33,14 +42,19 @@ class Job(RolloutReport):
     events: str = Field(description="server-sent events of its progress")
 
 
-def _params(body: RolloutOptions, item: Candidates, position: Any, field: str) -> dict[str, Any]:
-    """The kind's item of one position: the body as the job's item
-    (:func:`services.jobs.rollout_items.normalise_item` checks what they mean, once, naming its fields).
-    The gateway checks only a board given as an object; the limits are the schemas' (the body's)."""
+#: the request body of each kind's ``POST``
+BODIES: dict[Kind, type[RolloutOptions]] = {"rollout": RolloutRequest, "batch": BatchRequest}
+
+
+def _item(body: RolloutOptions, item: Candidates, position: PositionInput, field: str) -> dict[str, Any]:
+    """The fields of one position's item, from a validated body (the limits are the schemas'): the
+    position as text, the rule set and cube as the codec reads them.  The gateway reads only a board
+    given as an object, or a gnubg ID (its Position ID: the match part is the cube's)."""
     parsed = parse_position(position, field)
-    # an XGID keeps its own dice (the store reads them); other forms go as a Position ID
+    # an XGID keeps its own dice (the kind reads them); other forms go as a Position ID
     text = parsed.xgid.encode() if parsed.xgid is not None else parsed.position.position_id
-    params: dict[str, Any] = {
+    return {
+        "kind": body.kind,
         "position": text,
         "dice": list(item.dice) if item.dice is not None else None,
         "plays": item.plays,
@@ -55,9 +69,20 @@ def _params(body: RolloutOptions, item: Candidates, position: Any, field: str) -
         "cubeful": body.cubeful,
         "cube": body.cube.model_dump() if body.cube is not None else None,
     }
-    if body.kind == "cube":
-        params["kind"] = "cube"
-    return params
+
+
+def request_of(kind: Kind, body: RolloutOptions) -> RolloutParams | BatchParams:
+    """The kind's request of a validated body, built without validating it again."""
+    if isinstance(body, RolloutRequest):
+        return RolloutParams.model_construct(
+            **_item(body, body, body.position, "position"), priority=body.priority
+        )
+    assert isinstance(body, BatchRequest)
+    positions = [
+        ItemParams.model_construct(**_item(body, p, p.position, f"positions[{i}].position"), label=p.label)
+        for i, p in enumerate(body.positions)
+    ]
+    return BatchParams.model_construct(positions=positions, defaults=None, priority=body.priority)
 
 
 _OPTIONS = frozenset(RolloutOptions.model_fields)
@@ -104,33 +129,19 @@ async def _submitted(kind: Kind, job_id: str, store: KindJobs) -> JSONResponse:
     return JSONResponse(dump(view), status_code=202, headers={"Location": view.href})
 
 
-async def submit_rollout(body: RolloutRequest, who: Client, store: KindJobs) -> JSONResponse:
-    """Submit one position's rollout, charged its trials: 202 with the job."""
-    request = {**_params(body, body, body.position, "position"), "priority": body.priority}
-    job_id = await who.submit(
-        body.trials, lambda admit: store.submit(request, owner=who.owner, admit=admit), store.jobs.backlog
-    )
-    return await _submitted("rollout", job_id, store)
-
-
-async def submit_batch(body: BatchRequest, who: Client, store: KindJobs) -> JSONResponse:
-    """Submit a batch of positions' rollouts as one job, charged their trials: 202 with the job."""
-    positions = []
-    for i, item in enumerate(body.positions):
-        params = _params(body, item, item.position, f"positions[{i}].position")
-        if item.label is not None:
-            params["label"] = item.label
-        positions.append(params)
-    request = {"positions": positions, "defaults": None, "priority": body.priority}
+async def submit(kind: Kind, body: RolloutOptions, who: Client, store: KindJobs) -> JSONResponse:
+    """Submit one position's rollout, or a batch's as one job, charged their trials: 202 with the job."""
+    request = request_of(kind, body)
+    positions = len(request.positions) if isinstance(request, BatchParams) else 1
     try:
         job_id = await who.submit(
-            body.trials * len(positions),
+            body.trials * positions,
             lambda admit: store.submit(request, owner=who.owner, admit=admit),
             store.jobs.backlog,
         )
     except ProblemError as e:
-        raise _options_at_top(e) from None
-    return await _submitted("batch", job_id, store)
+        raise (_options_at_top(e) if kind == "batch" else e) from None
+    return await _submitted(kind, job_id, store)
 
 
 async def extend(kind: Kind, job_id: str, body: Extend, who: Client, store: KindJobs) -> Job:

@@ -5,18 +5,10 @@ and ``extend``); only the request differs, a list of positions with defaults.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Any
 
-from pydantic import Field
-
-from services.common.schemas import MAX_BATCH_POSITIONS
-from services.jobs.kinds.rollout import BatchParams, BatchPosition, Priority, RolloutOptions, Rollouts
-from services.jobs.rollout_items import normalise_item
-
-
-class BatchRequest(RolloutOptions):  # the public API's body: the options once, then the positions
-    positions: Annotated[list[BatchPosition], Field(min_length=1, max_length=MAX_BATCH_POSITIONS)]
-    priority: Priority = "batch"
+from services.jobs.kinds.rollout import BatchParams, Rollouts
+from services.jobs.rollout_items import StoredItem, normalise_item
 
 
 class BatchRollouts(Rollouts):
@@ -26,15 +18,12 @@ class BatchRollouts(Rollouts):
     name = "batch"
     route = "batch-rollouts"
     summary = "rollouts of many positions as one job"
-    noun = "rollout"
-    namespace = "job"
-    kinds: ClassVar[tuple[str, ...]] = ("rollout", "batch")
     Request = BatchParams
 
-    def items(self, request: Any) -> list[dict[str, Any]]:
+    def items(self, request: Any) -> list[StoredItem]:
         """The positions' checked items (each over the defaults, pydantic's already: ``BatchParams``)."""
         assert isinstance(request, BatchParams)
-        return [normalise_item(p, self.settings, f"positions[{i}].") for i, p in enumerate(request.positions)]
+        return [normalise_item(p, f"positions[{i}].") for i, p in enumerate(request.positions)]
 
     @classmethod
     def example(cls) -> dict[str, Any]:

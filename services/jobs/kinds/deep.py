@@ -142,7 +142,7 @@ class DeepRequest(JobRequest):
         if self.plays is not None:
             raise _invalid(("plays",), "a cube decision (no dice) has no plays", self.plays)
         try:
-            self.cube = deep_cube.cube_options(self.cube, self.position)
+            self.cube = dict(deep_cube.cube_options(self.cube, self.position))
             spec = self.model_dump(exclude={"priority", "player"})
             deep_cube.check(spec)
         except InvalidJob as e:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from pulvezar.errors import PulvezarError
 from services.jobs.errors import InvalidJob
-from services.jobs.rollout_items import _cube, cube_state_of
+from services.jobs.rollout_items import CubeSpec, _cube, cube_state_of
 from services.jobs.rollout_report import chunk_results, encode_values
 
 _OPTIONS = ("value", "owner", "match_length", "score", "opponent_score", "crawford", "jacoby", "beaver")
@@ -56,7 +56,7 @@ class DeepCubeOut(BaseModel):
     mwc: dict[str, float | None] | None = Field(description="a match: ND, DT, DP as match-winning chances")
 
 
-def cube_options(value: Any, position: str) -> dict[str, Any]:
+def cube_options(value: Any, position: str) -> CubeSpec:
     """The normalised cube of a request (the rollouts' cube shape): the given one, else an XGID's own
     cube and score, else centred money.  Raises :class:`InvalidJob` naming the field."""
     if value is None and (position.startswith("XGID=") or ":" in position):

@@ -20,30 +20,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.rollouts import rollout, rollout_cube, rollout_plays
 from pulvezar.rollouts.chunks import plan_chunks
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.search.hint import searcher
-from services.common.schemas import (
-    MAX_BATCH_POSITIONS,
-    MAX_LABEL,
-    MAX_PLAYS,
-    MAX_ROLLOUT_PLY,
-    MAX_SEED,
-    MAX_TRIALS,
-    MAX_TRUNCATE,
-    CubeInput,
-    Dice,
-    PositionInput,
-    RulesField,
-    Strict,
-)
+from services.common.schemas import MAX_BATCH_POSITIONS, MAX_TRIALS, Priority
 from services.jobs.chunked import timing
 from services.jobs.errors import InvalidJob, text
 from services.jobs.kind import JobKind, JobRequest
@@ -52,8 +39,8 @@ from services.jobs.rollout_items import (
     Item,
     ItemParams,
     chunk_cut,
-    integer,
     item_cost,
+    StoredItem,
     normalise_item,
     trial_seconds,
 )
@@ -67,70 +54,6 @@ Record = Mapping[str, Any]
 Admit = Callable[[float], None]
 
 
-Priority = Literal["interactive", "batch"]
-
-
-# ---- the request bodies of the public API (the gateway's; limits from services.common.schemas) ----
-
-
-class RolloutOptions(Strict):
-    kind: Literal["position", "cube"] = Field(
-        "position",
-        description="position: the position (or the candidate plays of dice); cube: its cube decision "
-        "before the roll (always cubeful; `cube` gives the cube and score, no dice or plays)",
-    )
-    trials: int = Field(
-        1296, ge=1, le=MAX_TRIALS, description="trials (games) to play; a multiple of 36 balances the dice"
-    )
-    ply: int = Field(
-        0, ge=0, le=MAX_ROLLOUT_PLY, description="the search depth that chooses each trial's plays (0..2)"
-    )
-    prune: bool = Field(
-        True,
-        description="ply 1 or 2: the trials' search prunes the replies (the screening net keeps each roll's "
-        "4 best); false: the unpruned search (ignored at ply 0, which does not search)",
-    )
-    seed: int = Field(1, ge=0, lt=MAX_SEED + 1, description="the dice of trial i depend on (seed, i) only")
-    variance_reduction: bool = True
-    luck: Literal["screened", "full"] = Field(
-        "screened",
-        description="variance reduction's 21 rolls: 'screened' values the plays a cheap net ranks first "
-        "(0-ply trials; unbiased, faster), 'full' values every play",
-    )
-    truncate: int | None = Field(
-        None, ge=1, le=MAX_TRUNCATE, description="stop each trial after N half-moves"
-    )
-    rules: RulesField
-    cubeful: bool = Field(
-        False, description="play the cube in the trials and report cubeful equity (international rules)"
-    )
-    cube: CubeInput | None = Field(
-        None, description="cubeful only: the cube and score, as the player on roll sees it; centred money"
-    )
-
-
-class Candidates(Strict):
-    dice: Dice | None = Field(None, description="roll out the candidate plays of this roll (after it)")
-    plays: (
-        Annotated[list[Annotated[str, Field(max_length=100)]], Field(min_length=1, max_length=MAX_PLAYS)]
-        | None
-    ) = Field(None, description="the candidates in notation; default: every legal play of the dice")
-
-
-class RolloutRequest(RolloutOptions, Candidates):
-    position: PositionInput
-    priority: Priority = "interactive"
-
-
-class Extend(Strict):
-    trials: int = Field(ge=1, le=MAX_TRIALS, description="more trials per position")
-
-
-class BatchPosition(Candidates):  # one position of a batch (no docstring: the OpenAPI schema as it was)
-    position: PositionInput
-    label: str | None = Field(None, max_length=MAX_LABEL, description="the client's name for it, echoed back")
-
-
 # ---- the requests the kinds take (the gateway's bodies, translated, and the services' own jobs) ----
 
 
@@ -139,7 +62,7 @@ class RolloutParams(ItemParams, JobRequest):
     (:class:`~services.jobs.rollout_items.ItemParams`; the library reads the position, plays, rules and
     cube: :func:`~services.jobs.rollout_items.normalise_item`), and the priority."""
 
-    priority: Literal["interactive", "batch"] = "interactive"
+    priority: Priority = "interactive"
 
 
 _POSITION_KEYS = ("position", "position_id", "xgid")
@@ -153,7 +76,7 @@ class BatchParams(JobRequest):
         description="the positions' parameters"
     )
     defaults: dict[str, Any] | None = None
-    priority: Literal["interactive", "batch"] = "batch"
+    priority: Priority = "batch"
 
     @model_validator(mode="before")
     @classmethod
@@ -175,11 +98,11 @@ class BatchParams(JobRequest):
 
 
 class MoreTrials(BaseModel):
-    """What ``extend`` adds: trials to every position of the job."""
+    """What ``extend`` adds: trials to every position of the job (the schemas' limit)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    more_trials: int
+    more_trials: Annotated[StrictInt, Field(ge=1, le=MAX_TRIALS)]
 
 
 def compute_chunk(
@@ -244,19 +167,15 @@ class Rollouts(JobKind):
     own_routes = True
 
     # ---- planning -----------------------------------------------------------------
-    def items(self, request: Any) -> list[dict[str, Any]]:
+    def items(self, request: Any) -> list[StoredItem]:
         """The request's checked items (:class:`InvalidJob` naming the field)."""
         assert isinstance(request, RolloutParams)
-        return [normalise_item(request, self.settings)]
+        return [normalise_item(request)]
 
     def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
         items = self.items(request)
         size = self.settings.chunk_size
         chunks = [c for i, item in enumerate(items) for c in self.plan_item(i, item, 0, item["trials"], size)]
-        if len(chunks) > self.settings.max_chunks:
-            raise InvalidJob(
-                "trials", f"the job would have {len(chunks)} chunks, at most {self.settings.max_chunks}"
-            )
         return {"chunk_size": size, "items": items}, chunks
 
     def plan_item(
@@ -280,6 +199,7 @@ class Rollouts(JobKind):
         return out
 
     def chunk_limit(self) -> int:
+        """The settings' cap, the one place it is checked (:meth:`JobKind.submit`, :meth:`JobKind.extend`)."""
         return self.settings.max_chunks
 
     @classmethod
@@ -301,7 +221,7 @@ class Rollouts(JobKind):
     def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[Any], float]:
         """``more_trials`` more trials for every position, continuing its trial numbers (trial ``T``
         onwards after ``T`` trials)."""
-        more = integer(extension.more_trials, "more_trials", 1, MAX_TRIALS)
+        more = extension.more_trials
         chunks = [Chunk.of(n, c) for n, c in enumerate(spec["chunks"])]
         ends = [0] * len(spec["items"])
         for c in chunks:
@@ -313,8 +233,6 @@ class Rollouts(JobKind):
             for i, item in enumerate(spec["items"])
             for c in self.plan_item(i, item, ends[i], more, spec["chunk_size"])
         ]
-        if len(chunks) + len(new) > self.settings.max_chunks:
-            raise InvalidJob("more_trials", f"the job would have more than {self.settings.max_chunks} chunks")
         return new, sum(item_cost(item, more) for item in spec["items"])
 
     @classmethod
