@@ -1,15 +1,19 @@
-"""``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC that the
-rollout workers and the gateway's bots share."""
+"""``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC (the
+rollout workers) and ``BotDecision`` RPC (the gateway's bots: one call per decision, docs/adr/0019)."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pulvezar.eval.evaluator import Boards, Probs, terminal
 from pulvezar.rules.rules import Rules
+
+if TYPE_CHECKING:
+    from pulvezar.play.bot import BotPlayer, Decision, Question
+    from pulvezar.play.settings import BotSettings
 
 
 class GrpcEvaluator:
@@ -79,6 +83,20 @@ class GrpcEvaluator:
             out[idx] = np.frombuffer(reply.probabilities, dtype="<f8").reshape(-1, 5)
             self.model = reply.model
         return out
+
+    def bot(self, settings: BotSettings, seed: int, prune: bool = True) -> BotPlayer:
+        """The Play API's bot whose every decision is one ``BotDecision`` call (the service runs the
+        library's :meth:`~pulvezar.play.bot.BotPlayer.decide` there, on its model)."""
+        from pulvezar.play.bot import BotPlayer
+        from services.common import bot_codec
+
+        def ask(q: Question) -> Decision:
+            request = bot_codec.request(settings, seed, prune, q)
+            reply = self.stub.BotDecision(request, timeout=self.timeout_s)
+            self.model = reply.model
+            return bot_codec.decision(q, reply)
+
+        return BotPlayer(settings, self, seed, prune, ask=ask)
 
     def close(self) -> None:
         self.channel.close()

@@ -31,8 +31,9 @@ from pulvezar.eval.evaluator import (
     swap_boards,
     variant_rulesets,
 )
-from pulvezar.search import FILTERS, Candidate, hint
-from services.common import convert
+from pulvezar.play.bot import BotPlayer, Decision, level_of
+from pulvezar.search import FILTERS, STRENGTHS, Candidate, hint
+from services.common import bot_codec, convert
 from services.common.errors import BadArgument, RpcAbort
 from services.common.jsonlog import log
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -382,6 +383,19 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             should_resign=_OUTCOME_OF_LEVEL[resign_at] if resign_at else rpb.OUTCOME_UNSPECIFIED,
             model=self.model,
         )
+
+    @_rpc
+    async def BotDecision(
+        self, request: pb.BotDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.BotDecisionResponse:
+        settings, seed, prune = bot_codec.bot_settings(request.bot)
+        q = bot_codec.question(request)
+
+        def decide(ev: BatchedEvaluator) -> Decision:
+            return BotPlayer(settings, ev, seed, prune).decide(q)
+
+        decision = await self._analyse(decide, STRENGTHS[level_of(settings)].ply, context)
+        return bot_codec.response(decision, self.model)
 
 
 def add_to(server: grpc.aio.Server, servicer: EvaluatorServicer) -> list[str]:

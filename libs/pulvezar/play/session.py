@@ -76,7 +76,8 @@ class PlaySession:
 
     ``seed``: the 32-byte dice seed of server dice (bytes or hex; drawn from the
     operating system when omitted; not allowed with client dice).
-    ``evaluator``: anything with ``evaluate_boards`` (default: the shipped net).
+    ``evaluator``: anything with ``evaluate_boards`` (default: the shipped net); one with
+    ``bot(settings, seed, prune)`` makes the bot (a :class:`BotPlayer` whose decisions it runs elsewhere).
     ``bot_seed``: the seed of the bot's deterministic noise (default: from the
     dice seed, or random with client dice).  ``trainer_ply``: the depth of the
     trainer's verdicts (2: the master engine, as the app); ``prune``: the trainer's and the bot's
@@ -127,7 +128,12 @@ class PlaySession:
             source = bytes.fromhex(self._dice.reveal()) if self._dice else os.urandom(8)
             bot_seed = int.from_bytes(source[-4:], "big") if self._dice else int.from_bytes(source[:4], "big")
         self.bot_seed = int(bot_seed)
-        self.bot = BotPlayer(settings.bot, evaluator, self.bot_seed, prune)
+        provider = getattr(evaluator, "bot", None)  # an evaluator that runs the bot's decisions itself
+        self.bot: BotPlayer = (
+            provider(settings.bot, self.bot_seed, prune)
+            if callable(provider)
+            else BotPlayer(settings.bot, evaluator, self.bot_seed, prune)
+        )
         self.start = start
         self.match = Match(settings.match_length, settings.rules, settings.money)
         self.log: list[dict[str, Any]] = []

@@ -34,6 +34,17 @@ class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIDE_UNSPECIFIED: _ClassVar[Side]
     SIDE_PLAYER: _ClassVar[Side]
     SIDE_OPPONENT: _ClassVar[Side]
+
+class BotAsk(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_ASK_UNSPECIFIED: _ClassVar[BotAsk]
+    BOT_ASK_PLAY: _ClassVar[BotAsk]
+    BOT_ASK_RESIGN: _ClassVar[BotAsk]
+    BOT_ASK_DOUBLE: _ClassVar[BotAsk]
+    BOT_ASK_TAKE: _ClassVar[BotAsk]
+    BOT_ASK_BEAVER: _ClassVar[BotAsk]
+    BOT_ASK_RACCOON: _ClassVar[BotAsk]
+    BOT_ASK_ACCEPT: _ClassVar[BotAsk]
 FLOAT_FORMAT_UNSPECIFIED: FloatFormat
 FLOAT_FORMAT_FLOAT64: FloatFormat
 FLOAT_FORMAT_FLOAT32: FloatFormat
@@ -49,6 +60,14 @@ LEVEL_MASTER: Level
 SIDE_UNSPECIFIED: Side
 SIDE_PLAYER: Side
 SIDE_OPPONENT: Side
+BOT_ASK_UNSPECIFIED: BotAsk
+BOT_ASK_PLAY: BotAsk
+BOT_ASK_RESIGN: BotAsk
+BOT_ASK_DOUBLE: BotAsk
+BOT_ASK_TAKE: BotAsk
+BOT_ASK_BEAVER: BotAsk
+BOT_ASK_RACCOON: BotAsk
+BOT_ASK_ACCEPT: BotAsk
 
 class Probabilities(_message.Message):
     __slots__ = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -356,3 +375,55 @@ class ResignationResponse(_message.Message):
     should_resign: _rules_pb2.Outcome
     model: str
     def __init__(self, decision: _Optional[_Union[ResignationDecision, _Mapping]] = ..., should_resign: _Optional[_Union[_rules_pb2.Outcome, str]] = ..., model: _Optional[str] = ...) -> None: ...
+
+class BotSettings(_message.Message):
+    __slots__ = ("level", "style", "rating", "rating_kind", "seed", "no_prune")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    STYLE_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    RATING_KIND_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    NO_PRUNE_FIELD_NUMBER: _ClassVar[int]
+    level: str
+    style: str
+    rating: float
+    rating_kind: str
+    seed: int
+    no_prune: bool
+    def __init__(self, level: _Optional[str] = ..., style: _Optional[str] = ..., rating: _Optional[float] = ..., rating_kind: _Optional[str] = ..., seed: _Optional[int] = ..., no_prune: _Optional[bool] = ...) -> None: ...
+
+class BotDecisionRequest(_message.Message):
+    __slots__ = ("bot", "ask", "position", "rules", "dice", "cube", "level", "resigner_on_turn", "raccoon")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ASK_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    DICE_FIELD_NUMBER: _ClassVar[int]
+    CUBE_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    RESIGNER_ON_TURN_FIELD_NUMBER: _ClassVar[int]
+    RACCOON_FIELD_NUMBER: _ClassVar[int]
+    bot: BotSettings
+    ask: BotAsk
+    position: _rules_pb2.PositionRef
+    rules: _rules_pb2.RuleSet
+    dice: _rules_pb2.Dice
+    cube: CubeContext
+    level: int
+    resigner_on_turn: bool
+    raccoon: bool
+    def __init__(self, bot: _Optional[_Union[BotSettings, _Mapping]] = ..., ask: _Optional[_Union[BotAsk, str]] = ..., position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., dice: _Optional[_Union[_rules_pb2.Dice, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., level: _Optional[int] = ..., resigner_on_turn: _Optional[bool] = ..., raccoon: _Optional[bool] = ...) -> None: ...
+
+class BotDecisionResponse(_message.Message):
+    __slots__ = ("play", "level", "yes", "reply", "model")
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    YES_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    play: _rules_pb2.Play
+    level: int
+    yes: bool
+    reply: str
+    model: str
+    def __init__(self, play: _Optional[_Union[_rules_pb2.Play, _Mapping]] = ..., level: _Optional[int] = ..., yes: _Optional[bool] = ..., reply: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...

@@ -69,6 +69,11 @@ class EvaluatorServiceStub:
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.SerializeToString,
                 response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.FromString,
                 _registered_method=True)
+        self.BotDecision = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/BotDecision',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.FromString,
+                _registered_method=True)
 
 
 class EvaluatorServiceServicer:
@@ -121,6 +126,13 @@ class EvaluatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BotDecision(self, request, context):
+        """One decision of the Play API's bot, as pulvezar.play.bot.BotPlayer.decide makes it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvaluatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -158,6 +170,11 @@ def add_EvaluatorServiceServicer_to_server(servicer, server):
                     servicer.Resignation,
                     request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.FromString,
                     response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.SerializeToString,
+            ),
+            'BotDecision': grpc.unary_unary_rpc_method_handler(
+                    servicer.BotDecision,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -349,6 +366,33 @@ class EvaluatorService:
             '/pulvezar.v1.EvaluatorService/Resignation',
             pulvezar_dot_v1_dot_evaluator__pb2.ResignationRequest.SerializeToString,
             pulvezar_dot_v1_dot_evaluator__pb2.ResignationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BotDecision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/BotDecision',
+            pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.FromString,
             options,
             channel_credentials,
             insecure,
