@@ -19,8 +19,8 @@ from sqlalchemy import and_, delete, func, or_, select, update
 from pulvezar import PulvezarError
 from services.store.db import insert, rowcount, session
 from services.store.idempotent import Remembered, remember, remembered
-from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import GameEvent, GameRow
+from services.store.paging import newest_first
 from services.store.players import record_events
 from services.store.settings import StoreSettings
 
@@ -231,14 +231,6 @@ class GameRecords:
         q = select(GameRow).where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
         if statuses is not None:
             q = q.where(GameRow.status.in_(list(statuses)))
-        if cursor is not None:
-            created, gid = decode_cursor(cursor)
-            q = q.where(
-                or_(GameRow.created_at < created, and_(GameRow.created_at == created, GameRow.id < gid))
-            )
-        q = q.order_by(GameRow.created_at.desc(), GameRow.id.desc()).limit(limit + 1)
-        with session(self.url) as s:
-            rows = [StoredGame.of(g) for g in s.scalars(q).all()]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+        return newest_first(
+            self.url, q, GameRow.created_at, GameRow.id, StoredGame.of, limit=limit, cursor=cursor
+        )

@@ -7,17 +7,18 @@ second write changes nothing), as in Redis.
 
 from __future__ import annotations
 
-import base64
-import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, or_, select, update
+from sqlalchemy import case, delete, func, select, update
 
 from services.store.db import insert, rowcount, session
 from services.store.models import FINAL, Job, JobBlob, JobChunk
+from services.store.paging import decode_cursor as decode_cursor  # re-exported: the cursors began here
+from services.store.paging import encode_cursor as encode_cursor
+from services.store.paging import newest_first
 
 
 @dataclass(frozen=True)
@@ -52,20 +53,6 @@ class JobRow:
             "finished": self.finished_at,
             "error": self.error,
         }
-
-
-def encode_cursor(created_at: float, job_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([created_at, job_id]).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[float, str]:
-    """The position a list continues after; ValueError for a cursor this store did not make."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, job_id = json.loads(raw)
-        return float(created), str(job_id)
-    except Exception:
-        raise ValueError("not a cursor of this list") from None
 
 
 class JobRecords:
@@ -297,15 +284,7 @@ class JobRecords:
             q = q.where(Job.kind.in_(list(kinds)))
         if states is not None:
             q = q.where(Job.state.in_(list(states)))
-        if cursor is not None:
-            created, job_id = decode_cursor(cursor)
-            q = q.where(or_(Job.created_at < created, and_(Job.created_at == created, Job.id < job_id)))
-        q = q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)
-        with session(self.url) as s:
-            rows = [JobRow.of(j) for j in s.scalars(q).all()]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+        return newest_first(self.url, q, Job.created_at, Job.id, JobRow.of, limit=limit, cursor=cursor)
 
     def count(self, owner: str | None = None) -> int:
         q = select(func.count()).select_from(Job)

@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import delete, func, select
 
 from services.store.db import insert, rowcount, session
-from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import MatchUpload
+from services.store.paging import newest_first
 
 
 @dataclass(frozen=True)
@@ -88,20 +88,9 @@ class MatchUploads:
         q = select(MatchUpload).where(
             MatchUpload.owner.is_(None) if owner is None else MatchUpload.owner == owner
         )
-        if cursor is not None:
-            created, uid = decode_cursor(cursor)
-            q = q.where(
-                or_(
-                    MatchUpload.created_at < created,
-                    and_(MatchUpload.created_at == created, MatchUpload.id < uid),
-                )
-            )
-        q = q.order_by(MatchUpload.created_at.desc(), MatchUpload.id.desc()).limit(limit + 1)
-        with session(self.url) as s:
-            rows = [UploadRow.of(m) for m in s.scalars(q).all()]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+        return newest_first(
+            self.url, q, MatchUpload.created_at, MatchUpload.id, UploadRow.of, limit=limit, cursor=cursor
+        )
 
     def count(self, owner: str | None = None) -> int:
         q = select(func.count()).select_from(MatchUpload)

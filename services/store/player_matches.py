@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 
 from services.store.cards import add_card
 from services.store.db import insert, session
-from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import PlayerMatch, PlayerRow, owned_by
+from services.store.paging import newest_first
 
 
 @dataclass(frozen=True)
@@ -122,14 +122,7 @@ class PlayerMatches:
             mine = owned_by(owner)
             if s.scalars(select(PlayerRow.id).where(PlayerRow.id == player_id, mine)).first() is None:
                 return None
-            q = select(PlayerMatch).where(PlayerMatch.player_id == player_id)
-            if cursor is not None:
-                at, mid = decode_cursor(cursor)
-                q = q.where(
-                    or_(PlayerMatch.played_at < at, and_(PlayerMatch.played_at == at, PlayerMatch.id < mid))
-                )
-            q = q.order_by(PlayerMatch.played_at.desc(), PlayerMatch.id.desc()).limit(limit + 1)
-            rows = [StoredMatch.of(r) for r in s.scalars(q).all()]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return rows, (encode_cursor(rows[-1].played_at, rows[-1].id) if more and rows else None)
+        q = select(PlayerMatch).where(PlayerMatch.player_id == player_id)
+        return newest_first(
+            self.url, q, PlayerMatch.played_at, PlayerMatch.id, StoredMatch.of, limit=limit, cursor=cursor
+        )

@@ -16,12 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, or_, select
+from sqlalchemy import ColumnElement, delete, func, select
 
 from pulvezar import PulvezarError
 from services.store.db import session
 from services.store.idempotent import remember, remembered
-from services.store.jobs import decode_cursor, encode_cursor
 from services.store.models import (
     Card,
     DailyAttempt,
@@ -32,6 +31,7 @@ from services.store.models import (
     PlayerRow,
     owned_by,
 )
+from services.store.paging import newest_first
 from services.store.player_matches import game_finished
 from services.store.settings import StoreSettings
 
@@ -103,17 +103,9 @@ class PlayerRecords:
         """The owner's players, newest first, ``limit`` at a time; the next page's cursor or None
         (ValueError for a cursor this list did not make)."""
         q = select(PlayerRow).where(_mine(owner))
-        if cursor is not None:
-            created, pid = decode_cursor(cursor)
-            q = q.where(
-                or_(PlayerRow.created_at < created, and_(PlayerRow.created_at == created, PlayerRow.id < pid))
-            )
-        q = q.order_by(PlayerRow.created_at.desc(), PlayerRow.id.desc()).limit(limit + 1)
-        with session(self.url) as s:
-            rows = [StoredPlayer.of(p) for p in s.scalars(q).all()]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return rows, (encode_cursor(rows[-1].created_at, rows[-1].id) if more and rows else None)
+        return newest_first(
+            self.url, q, PlayerRow.created_at, PlayerRow.id, StoredPlayer.of, limit=limit, cursor=cursor
+        )
 
     def rename(self, owner: str | None, player_id: str, name: str) -> StoredPlayer | None:
         """The player with its new name, or None when the owner has no such player."""
