@@ -133,10 +133,12 @@ async def submit(kind: Kind, body: RolloutOptions, who: Client, store: KindJobs)
     """Submit one position's rollout, or a batch's as one job, charged their trials: 202 with the job."""
     request = request_of(kind, body)
     positions = len(request.positions) if isinstance(request, BatchParams) else 1
+    # the kind's request as the stores take it over the KindJobs boundary (a None field is its default)
+    fields = request.model_dump(exclude_none=True)
     try:
         job_id = await who.submit(
             body.trials * positions,
-            lambda admit: store.submit(request, owner=who.owner, admit=admit),
+            lambda admit: store.submit(fields, owner=who.owner, admit=admit),
             store.jobs.backlog,
         )
     except ProblemError as e:
