@@ -18,6 +18,8 @@ class BatchRollouts(Rollouts):
     name = "batch"
     route = "batch-rollouts"
     summary = "rollouts of many positions as one job"
+    # the rollout kind's keys, noun and readable kinds (JobKind sets each from a subclass's own dict)
+    noun, namespace, kinds = Rollouts.noun, Rollouts.namespace, Rollouts.kinds
     Request = BatchParams
 
     def items(self, request: Any) -> list[StoredItem]:
