@@ -24,6 +24,10 @@ ASK_OF: dict[int, str] = {i + 1: ask for i, ask in enumerate(ASKS)}  # BOT_ASK_P
 CODE_OF = {ask: code for code, ask in ASK_OF.items()}
 _OWNER = {"centre": pb.CUBE_OWNER_CENTRE, "player": pb.CUBE_OWNER_PLAYER, "opponent": pb.CUBE_OWNER_OPPONENT}
 _OWNER_OF = {code: owner for owner, code in _OWNER.items()} | {pb.CUBE_OWNER_UNSPECIFIED: "centre"}
+_CUBE_FIELDS = {  # the library's field: the message's
+    "cube": "cube_value", "cube_owner": "cube_owner", "score": "score", "crawford": "crawford",
+    "options": "jacoby",
+}  # fmt: skip
 REPLIES = {
     "take": ("take", "drop", "beaver"),
     "beaver": ("take", "drop", "raccoon"),
@@ -134,11 +138,8 @@ def question(msg: pb.BotDecisionRequest) -> Question:
 
 
 def _cube(msg: pb.CubeContext, position: Position, rules: Rules) -> CubeState:
-    value = msg.cube_value or 1
-    if value > convert._MAX_CUBE or value & (value - 1):
-        raise BadArgument(
-            "cube.cube_value", f"the cube is a power of two up to {convert._MAX_CUBE}, got {value}"
-        )
+    """The library's checks of the cube, their fields named as the message's."""
+    value = convert.cube_value(msg.cube_value, rules, "cube.cube_value")
     if msg.cube_owner not in _OWNER_OF:
         raise BadArgument("cube.cube_owner", f"unknown cube owner {msg.cube_owner}")
     try:
@@ -147,7 +148,7 @@ def _cube(msg: pb.CubeContext, position: Position, rules: Rules) -> CubeState:
             (msg.score, msg.opponent_score), msg.crawford, msg.jacoby, msg.beaver, rules,
         )  # fmt: skip
     except PulvezarError as e:
-        raise BadArgument(f"cube.{e.field}" if e.field else "cube", str(e)) from None
+        raise BadArgument(f"cube.{_CUBE_FIELDS.get(e.field or '', 'cube_value')}", str(e)) from None
 
 
 def response(d: Decision, model: str) -> pb.BotDecisionResponse:
