@@ -20,6 +20,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import make_url
@@ -152,17 +153,24 @@ def sqlite_restore(path: Path, inp: Path) -> None:
 # ---------------------------------------------------------------------------------------------- either
 
 
+def _either(u: URL, what: str) -> tuple[Callable[[URL, Path], None], Callable[[URL, Path], None]]:
+    """How to back up and restore the database at ``u``; BackupError naming ``what`` for any other kind."""
+    backend = u.get_backend_name()
+    if backend == "postgresql":
+        return pg_backup, pg_restore
+    if backend == "sqlite":
+        return (
+            lambda v, p: sqlite_backup(sqlite_path(v), p),
+            lambda v, p: sqlite_restore(sqlite_path(v), p),
+        )
+    raise BackupError(f"no {what} for {backend} databases")
+
+
 def backup(url: str, out: str | os.PathLike[str]) -> Path:
     """Write a backup of the database at ``url`` to ``out`` (replaced only when the backup is complete)."""
     u, dest = make_url(url), Path(out)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    backend = u.get_backend_name()
-    if backend == "postgresql":
-        pg_backup(u, dest)
-    elif backend == "sqlite":
-        sqlite_backup(sqlite_path(u), dest)
-    else:
-        raise BackupError(f"no backups for {backend} databases")
+    _either(u, "backups")[0](u, dest)
     return dest
 
 
@@ -171,10 +179,4 @@ def restore(url: str, inp: str | os.PathLike[str]) -> None:
     u, src = make_url(url), Path(inp)
     if not src.is_file():
         raise BackupError(f"no backup at {src}")
-    backend = u.get_backend_name()
-    if backend == "postgresql":
-        pg_restore(u, src)
-    elif backend == "sqlite":
-        sqlite_restore(sqlite_path(u), src)
-    else:
-        raise BackupError(f"no restore for {backend} databases")
+    _either(u, "restore")[1](u, src)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy.orm import Session
 
 from pulvezar import PulvezarError
 from services.store.db import session
@@ -51,6 +52,12 @@ class StoredPlayer:
 
 def _mine(owner: str | None) -> ColumnElement[bool]:
     return owned_by(owner)
+
+
+def _locked(s: Session, owner: str | None, player_id: str) -> PlayerRow | None:
+    """The owner's player, locked for an update in ``s`` (None: none such, or another key's)."""
+    q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
+    return s.scalars(q).first()
 
 
 class PlayerRecords:
@@ -145,8 +152,7 @@ class PlayerRecords:
         """Start the player's counters again (its games, archive, cards and lessons progress stay); False
         when the owner has no such player."""
         with session(self.url) as s:
-            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
-            row = s.scalars(q).first()
+            row = _locked(s, owner, player_id)
             if row is None:
                 return False
             kept = {k: v for k, v in (row.stats or {}).items() if k == "lessons"}
@@ -162,8 +168,7 @@ class PlayerRecords:
         from pulvezar.play.exercises import fold
 
         with session(self.url) as s:
-            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
-            row = s.scalars(q).first()
+            row = _locked(s, owner, player_id)
             if row is None:
                 return None
             row.stats = fold(row.stats, kind, correct)
@@ -175,8 +180,7 @@ class PlayerRecords:
         from pulvezar.play.statistics import fold
 
         with session(self.url) as s:
-            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
-            row = s.scalars(q).first()
+            row = _locked(s, owner, player_id)
             if row is None:
                 return False
             stats = fold(row.stats, [], {})
@@ -191,8 +195,7 @@ class PlayerRecords:
         None}`` (completed once every one of its ``total`` steps is done); None when the owner has no such
         player."""
         with session(self.url) as s:
-            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
-            row = s.scalars(q).first()
+            row = _locked(s, owner, player_id)
             if row is None:
                 return None
             stats = copy.deepcopy(dict(row.stats or {}))
@@ -215,8 +218,7 @@ class PlayerRecords:
         week = monday(today)
         start = dt.datetime.fromisoformat(week).replace(tzinfo=dt.UTC).timestamp()
         with session(self.url) as s:
-            q = select(PlayerRow).where(PlayerRow.id == player_id, _mine(owner)).with_for_update()
-            row = s.scalars(q).first()
+            row = _locked(s, owner, player_id)
             if row is None:
                 return None
             stats = dict(row.stats or {})
