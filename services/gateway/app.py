@@ -40,6 +40,7 @@ from services.common.redis_memory import RedisMemoryCollector
 from services.common.sandbox import shared_pool
 from services.gateway import idempotency, problems, webapp
 from services.gateway.admin import Heartbeat
+from services.gateway.durable import state_url
 from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import (
@@ -219,10 +220,11 @@ def _lifespan(s: GatewaySettings, job_store: JobStoreLike | None) -> Callable[[F
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        database = state_url(app.state)  # required: no URL, no start (StoreRequired)
         store = job_store
         if store is None and s.redis_url:
             try:
-                store = store_from_url(s.redis_url)
+                store = store_from_url(s.redis_url, database)
             except Exception:  # the rollout endpoints answer 503; the rest works
                 logger.exception("no job store")
         app.state.jobs = Jobs(store)

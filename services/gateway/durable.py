@@ -14,23 +14,20 @@ from services.store.db import StoreUnavailable
 T = TypeVar("T")
 
 
-def database_url(request: Request) -> str | None:
-    """The durable store's URL (``PULVEZAR_DATABASE_URL``), read once per app; None: none configured."""
-    state = request.app.state
-    if not hasattr(state, "database_url"):
-        from services.store.settings import StoreSettings
-
-        state.database_url = StoreSettings().url
-    url: str | None = state.database_url
-    return url
-
-
-def require_url(request: Request, what: str = "the archive") -> str:
-    """The durable store's URL; a 501 problem naming ``what`` where none is configured."""
-    url = database_url(request)
+def state_url(state: Any) -> str:
+    """The durable store's URL (``PULVEZAR_DATABASE_URL``, required), read once per app: the lifespan
+    reads it at start (a test may set ``app.state.database_url`` before)."""
+    url: str | None = getattr(state, "database_url", None)
     if not url:
-        raise no_store(what)
+        from services.store.db import required_url
+
+        url = state.database_url = required_url("the gateway")
     return url
+
+
+def database_url(request: Request) -> str:
+    """The app's durable store's URL (:func:`state_url`)."""
+    return state_url(request.app.state)
 
 
 def unavailable() -> ProblemError:
@@ -40,10 +37,6 @@ def unavailable() -> ProblemError:
         kind="store-unavailable",
         headers={"Retry-After": "5"},
     )
-
-
-def no_store(what: str) -> ProblemError:
-    return ProblemError(501, f"{what} needs the durable store (PULVEZAR_DATABASE_URL)", kind="no-store")
 
 
 async def store_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

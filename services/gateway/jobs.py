@@ -34,31 +34,29 @@ class JobStoreLike(Protocol):
     records: Any
 
 
-def store_from_url(url: str) -> JobStoreLike:
+def store_from_url(url: str, database: str) -> JobStoreLike:
     """The rollout kind's store on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*`` settings, such as
-    the chunk size, apply): the base of every kind's store.  Imported late: the gateway runs without
-    Celery."""
+    the chunk size, apply) and the durable store at ``database``: the base of every kind's store.
+    Imported late: the gateway runs without Celery."""
 
     from services.jobs.broker import client
     from services.jobs.kinds.rollout import Rollouts
     from services.jobs.settings import RolloutSettings
     from services.store.jobs import JobRecords
-    from services.store.settings import StoreSettings
 
     settings = RolloutSettings(redis_url=url)
-    database = StoreSettings().url  # the durable store, the system of record, when configured
     return Rollouts(
         connect_redis(url, decode_responses=True),
         app=client(settings),
         settings=settings,
-        records=JobRecords(database) if database else None,
+        records=JobRecords(database),
     )
 
 
 def owner_lookup(store: Any) -> Callable[[str], str | None] | None:
     """The durable store's owner of a job, for :meth:`~services.gateway.security.Client.check`:
     :data:`~services.gateway.security.PLATFORM` for a row without one (the platform's own jobs), None
-    for no row; None without a durable store (then only the owners the gateway recorded count)."""
+    for no row; None without a job store (then only the owners the gateway recorded count)."""
     records = getattr(store, "records", None) if store is not None else None
     if records is None:
         return None
@@ -132,16 +130,20 @@ class Jobs:
 
     @property
     def records(self) -> Any:
-        """The durable store's jobs, or None (no store configured)."""
+        """The durable store's jobs (the job store's), or None without a job store."""
         return getattr(self.store, "records", None)
 
-    async def row(self, job_id: str) -> Any:
-        """The durable store's row of a job, or None (501 without a store, 503 while it is down)."""
+    def _records(self) -> Any:
         records = self.records
         if records is None:
             raise ProblemError(
-                501, "reading jobs needs the durable store (PULVEZAR_DATABASE_URL)", kind="no-store"
+                503, "jobs are not configured on this gateway (no job store)", kind="jobs-unavailable"
             )
+        return records
+
+    async def row(self, job_id: str) -> Any:
+        """The durable store's row of a job, or None (503 while it is down or without a job store)."""
+        records = self._records()
         try:
             return await asyncio.to_thread(records.get, job_id)
         except StoreUnavailable:
@@ -151,7 +153,7 @@ class Jobs:
             ) from None  # fmt: skip
 
     def backlog(self, owner: str) -> tuple[int, int]:
-        """``(jobs, trials)`` an owner has unfinished (the durable store's; (0, 0) without one)."""
+        """``(jobs, trials)`` an owner has unfinished (the durable store's; (0, 0) without a job store)."""
         if self.records is None:
             return 0, 0
         jobs, trials = self.records.backlog(owner)
@@ -169,12 +171,8 @@ class Jobs:
         return owner_lookup(self.store)
 
     async def listing(self, owner: str | None, **query: Any) -> tuple[list[Any], str | None]:
-        """The owner's jobs from the durable store (501 without one); None: the platform's own."""
-        records = self.records
-        if records is None:
-            raise ProblemError(
-                501, "listing jobs needs the durable store (PULVEZAR_DATABASE_URL)", kind="no-store"
-            )
+        """The owner's jobs from the durable store; None: the platform's own."""
+        records = self._records()
         try:
             out: tuple[list[Any], str | None] = await asyncio.to_thread(records.list, owner, **query)
         except StoreUnavailable:

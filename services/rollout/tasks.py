@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Any
 
-from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
+from celery.signals import beat_init, worker_init, worker_process_init, worker_process_shutdown, worker_ready
 
 from pulvezar.eval.evaluator import Evaluator, screen_evaluator
 from services.common.jsonlog import log
@@ -31,30 +31,47 @@ settings = RolloutSettings()
 _redis: Any = None
 
 
-_records: Any = None
+_records: dict[str, Any] = {}
 
 
 def records() -> Any:
-    """The durable store's jobs (:class:`services.store.jobs.JobRecords`), or None without one."""
-    global _records
-    if _records is None:
-        from services.store.settings import StoreSettings
+    """The durable store's jobs (:class:`services.store.jobs.JobRecords`) at ``PULVEZAR_DATABASE_URL``
+    (required: a worker does not start without it, :func:`_require_worker_store`)."""
+    from services.store.db import required_url
 
-        url = StoreSettings().url
-        if url is None:
-            return None
+    url = required_url("a rollout worker")
+    if url not in _records:
         from services.store.jobs import JobRecords
 
-        _records = JobRecords(url)
-    return _records
+        _records[url] = JobRecords(url)
+    return _records[url]
+
+
+def _require_store(process: str) -> None:
+    from services.store.db import StoreRequired, required_url
+
+    try:
+        required_url(process)
+    except StoreRequired as e:  # Celery logs and ignores a signal handler's other errors
+        raise SystemExit(str(e)) from None
+
+
+@worker_init.connect
+def _require_worker_store(**_: Any) -> None:
+    """A worker without the durable store does not start (docs/store.md, "The store is required")."""
+    _require_store("a rollout worker")
+
+
+@beat_init.connect
+def _require_beat_store(**_: Any) -> None:
+    """Nor does beat: the daily puzzles and the reconciler's passes land in the durable store."""
+    _require_store("celery beat")
 
 
 def store_chunk(job_id: str, n: int, record: dict[str, Any], complete: bool = True) -> None:
     """A finished chunk into the durable store, and (``complete``) the job's end when it was the last;
     a store that cannot be reached now is caught up by the reconciler (the record stays in Redis)."""
     durable = records()
-    if durable is None:
-        return
     try:
         durable.add_chunks(job_id, {n: record})
         if complete:
@@ -105,11 +122,12 @@ def evaluator_route() -> Route:
 def _process_init(**_: Any) -> None:
     """A fresh pool process: its own Redis connection and torch threads; the evaluator is chosen (and
     the model loaded) in the background, so the choice shows in the start-up log."""
-    global _redis, _records
+    global _redis
     # stacks on demand (services.rollout.worker); Celery has put a logging proxy in place of sys.stderr
     if sys.__stderr__ is not None:
         faulthandler.register(signal.SIGUSR2, file=sys.__stderr__, all_threads=True)
-    _redis = _records = None
+    _redis = None
+    _records.clear()
     _evaluator.reset()  # nothing made in the parent process crosses the fork
     if settings.torch_threads:
         import torch

@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hostname", default=None, help="Celery node name (default rollout@<host>:<pid>)")
     parser.add_argument("--pool", default="prefork", choices=("prefork", "solo"))
     args = parser.parse_args(argv)
+    from services.store.db import StoreRequired, required_url
+
+    try:
+        required_url("a rollout worker")  # docs/store.md, "The store is required"
+    except StoreRequired as e:
+        parser.exit(1, f"{e}\n")
     overrides = cli_overrides(
         concurrency=args.concurrency,
         metrics_port=args.metrics_port,

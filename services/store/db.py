@@ -28,6 +28,24 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur.close()
 
 
+class StoreRequired(RuntimeError):
+    """A process that needs the durable store started without ``PULVEZAR_DATABASE_URL``."""
+
+
+def required_url(process: str) -> str:
+    """``PULVEZAR_DATABASE_URL`` for a process that cannot start without the durable store (the gateway,
+    the workers, beat: docs/store.md, "The store is required"); unset, :class:`StoreRequired` naming it."""
+    from services.store.settings import StoreSettings
+
+    url = StoreSettings().url
+    if not url:
+        raise StoreRequired(
+            f"{process} needs the durable store: set PULVEZAR_DATABASE_URL "
+            "(`make run` sets an SQLite file; see docs/store.md)"
+        )
+    return url
+
+
 @functools.cache
 def engine(url: str, connect_timeout_s: float = 3.0) -> Engine:
     """The process's engine for ``url`` (SQLite: WAL, a busy timeout and foreign keys on)."""

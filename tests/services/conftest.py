@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -217,6 +219,34 @@ def bad_request(err: grpc.RpcError) -> tuple[grpc.StatusCode, list[str]]:
             if detail.Unpack(bad):
                 fields.extend(v.field for v in bad.field_violations)
     return err.code(), fields
+
+
+@pytest.fixture(scope="session")
+def migrated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file at the newest revision, made once: each module's store is a copy of it."""
+    import sqlite3
+
+    from services.store.db import upgrade
+
+    path = tmp_path_factory.mktemp("store-template") / "pulvezar.db"
+    upgrade(f"sqlite:///{path}")
+    with contextlib.closing(sqlite3.connect(path)) as conn:  # everything in the file itself, none in its WAL
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_database(migrated_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Every module's processes (gateways, workers, beat, apps built in process) get a durable store, as
+    they require one (docs/store.md, "The store is required"): a migrated SQLite file of the module's own in
+    ``PULVEZAR_DATABASE_URL``, which the processes inherit; a module that names its own database in a
+    process's ``env`` keeps it."""
+    path = tmp_path_factory.mktemp("store") / "pulvezar.db"
+    shutil.copyfile(migrated_store, path)
+    url = f"sqlite:///{path}"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PULVEZAR_DATABASE_URL", url)
+        yield url
 
 
 # Test modules get the helpers through fixtures: `from conftest import ...` would pick up whichever

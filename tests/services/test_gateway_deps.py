@@ -7,12 +7,13 @@ from __future__ import annotations
 import tempfile
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from services.gateway.app import create_app
 from services.gateway.services.deps import Dependencies
 from services.gateway.settings import GatewaySettings
-from services.store.db import upgrade
+from services.store.db import StoreRequired, upgrade
 
 KEY = "deps-key"
 
@@ -47,7 +48,10 @@ def test_the_dependencies_are_made_once_in_the_lifespan(monkeypatch: Any) -> Non
     assert closed == [True]
 
 
-def test_without_a_store_the_play_api_answers_501() -> None:
+def test_without_a_store_the_app_does_not_start(monkeypatch: Any) -> None:
+    """The durable store is required (docs/store.md): no ``PULVEZAR_DATABASE_URL``, no start, and the
+    refusal names the variable (the processes' refusals: test_store_required.py)."""
+    monkeypatch.delenv("PULVEZAR_DATABASE_URL", raising=False)
     app = create_app(
         GatewaySettings(
             api_keys={KEY: {"name": "deps", "rate_per_s": 1000, "burst": 1000}},
@@ -55,9 +59,7 @@ def test_without_a_store_the_play_api_answers_501() -> None:
             evaluator_address="127.0.0.1:9",
         )  # type: ignore[call-arg]
     )
-    app.state.database_url = None
-    with TestClient(app, headers={"X-API-Key": KEY}) as http:
-        for path in ("/v1/games", "/v1/players", "/v1/players/p1/cards", "/v1/exercises/pip-count/next"):
-            r = http.get(path)
-            assert r.status_code == 501 and r.json()["type"].endswith("no-store"), path
-        assert http.get("/v1/lessons").status_code == 200  # the lessons need no store
+    refused = "the gateway needs the durable store: set PULVEZAR_DATABASE_URL"
+    with pytest.raises(StoreRequired, match=refused), TestClient(app, headers={"X-API-Key": KEY}):
+        pass  # pragma: no cover (the start fails)
+    assert not hasattr(app.state, "deps")  # nothing was made

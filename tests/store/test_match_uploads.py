@@ -1,6 +1,6 @@
 """Uploaded match files in the durable store (SQLite and PostgreSQL): kept per API key, the same file
 once, listed newest first with a cursor, read back, deleted, expired; and the ``/v1/matches`` routes on a
-gateway (in process: these routes need no other service) with the store and without one."""
+gateway (in process: these routes need no other service; a gateway always has the store)."""
 
 from __future__ import annotations
 
@@ -118,18 +118,3 @@ def test_upload_routes(gateway: TestClient) -> None:
     assert len(gateway.get("/v1/matches").json()["matches"]) == 2  # a refused file is not kept
     assert gateway.delete(f"/v1/matches/{uid}").status_code == 204
     assert gateway.get(f"/v1/matches/{uid}").status_code == 404
-
-
-def test_without_a_store_uploads_are_parsed_only() -> None:
-    settings = GatewaySettings(
-        api_keys={KEY: {"name": "one", "rate_per_s": 1000, "burst": 1000}},
-        rules_address="127.0.0.1:9",
-        evaluator_address="127.0.0.1:9",
-    )  # type: ignore[call-arg]
-    app = create_app(settings)
-    app.state.database_url = None
-    with TestClient(app, headers={"X-API-Key": KEY}) as c:
-        r = c.post("/v1/matches", files={"file": ("7point.mat", (DATA / "7point.mat").read_bytes())})
-        assert r.status_code == 200 and r.json()["id"] is None and "Location" not in r.headers
-        listed = c.get("/v1/matches")
-        assert listed.status_code == 501 and listed.json()["type"].endswith("no-store")

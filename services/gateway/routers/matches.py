@@ -1,10 +1,10 @@
 """``/v1/matches``: upload a match file (.mat, .sgf, .xg, .gmd), get it back as JSON with every decision.
 
-With the durable store (``PULVEZAR_DATABASE_URL``) an upload is also kept for the key that sent it
+An upload is also kept in the durable store for the key that sent it
 (:class:`services.store.matches.MatchUploads`): the answer carries its ``id`` (the same file sent again
 by the same key is the same upload), ``GET /v1/matches`` lists the key's uploads (newest first, cursor
 pagination), ``GET /v1/matches/{id}`` answers as the upload did, ``GET /v1/matches/{id}/file`` returns
-the bytes and ``DELETE`` removes it.  Other keys get 404; without a store the list answers 501.
+the bytes and ``DELETE`` removes it.  Other keys get 404.
 
 Files are read in a parser process (:mod:`services.gateway.uploads`): a file that takes too long or too
 much memory to read is a 422 naming ``file``, and the gateway keeps answering meanwhile.
@@ -32,7 +32,7 @@ _MEDIA = {"sgf": "application/x-go-sgf", "xg": "application/octet-stream", "gmd"
 
 
 def shelf(request: Request, who: Who) -> matches.Shelf:
-    """The caller's uploads (no store: parsed only) and the app's parser pool."""
+    """The caller's uploads and the app's parser pool."""
     return matches.Shelf(dependencies(request).uploads, who.owner, parse_pool(request))
 
 

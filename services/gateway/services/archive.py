@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from fastapi import Request
 
 from pulvezar import PulvezarError
-from services.gateway.durable import require_url, unavailable
+from services.gateway.durable import database_url, unavailable
 from services.gateway.problems import ProblemError
 from services.gateway.security import Client
 from services.store.archive import SqlArchive
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 def archive(request: Request, who: Client) -> SqlArchive:
     """The caller's archive, in the durable store."""
-    return SqlArchive(require_url(request), who.owner)
+    return SqlArchive(database_url(request), who.owner)
 
 
 async def call(fn: Callable[..., T], *args: Any) -> T:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import JSONResponse
 
 from pulvezar.errors import PulvezarError
-from services.gateway.durable import no_store, store_call
+from services.gateway.durable import store_call
 from services.gateway.idempotency import replayed
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
 from services.gateway.models import RuleSet
@@ -35,15 +35,13 @@ _SHOWN = (
 class Desk:
     """What a call on a player's cards needs: the cards' records, the caller, the request's language."""
 
-    store: Cards | None  # None: no durable store (501 when a call needs it)
+    store: Cards
     who: Client
     lang: str
     requests: Any = None  # where an Idempotency-Key's answers are kept (the games' records)
 
     @property
     def cards(self) -> Cards:
-        if self.store is None:
-            raise no_store("flash cards")
         return self.store
 
 

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from pulvezar.archive.similar import check_date
 from pulvezar.errors import PulvezarError
 from services.gateway.daily_models import AttemptIn, AttemptOut, DailyPuzzleOut, DailyRecheckOut
-from services.gateway.durable import no_store, store_call
+from services.gateway.durable import store_call
 from services.gateway.idempotency import replayed
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
@@ -27,23 +27,19 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Almanac:
-    """What a call on the daily puzzles needs: the durable store's URL and the attempts' records (None
-    without one), the caller and the request's language."""
+    """What a call on the daily puzzles needs: the durable store's URL and the attempts' records, the
+    caller and the request's language."""
 
-    url: str | None
-    attempts: DailyAttempts | None
+    url: str
+    attempts: DailyAttempts
     requests: Any  # where an Idempotency-Key's answers are kept (the games' records)
     who: Client
     lang: str
 
     def attempts_store(self) -> DailyAttempts:
-        if self.attempts is None:
-            raise no_store("a player's daily attempts")
         return self.attempts
 
     def puzzles(self) -> DailyRecords:
-        if self.url is None:
-            raise no_store("the daily puzzles")
         from services.store.archive import DailyRecords
 
         return DailyRecords(self.url)

@@ -3,7 +3,8 @@
 :func:`open_dependencies` makes them in the app's lifespan and :func:`close_dependencies` closes them;
 an app served without its lifespan (some tests) makes them on first use.  Routes reach them through
 FastAPI dependencies (``Depends(game_records)``); a test may set ``app.state.database_url`` or
-``app.state.game_evaluator`` before the app starts.
+``app.state.game_evaluator`` before the app starts.  The durable store is required (a gateway without
+``PULVEZAR_DATABASE_URL`` does not start: :func:`services.gateway.durable.state_url`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from starlette.datastructures import State
 
-from services.gateway.durable import no_store
+from services.gateway.durable import state_url
 
 if TYPE_CHECKING:
     from services.store.cards import Cards
@@ -29,49 +30,45 @@ class Dependencies:
     """What the routes share, made on first use (the lifespan asks for each at start)."""
 
     def __init__(self, state: State) -> None:
-        if not hasattr(state, "database_url"):
-            from services.store.settings import StoreSettings
-
-            state.database_url = StoreSettings().url
-        self.url: str | None = state.database_url
+        self.url: str = state_url(state)
         self._state = state
         self._own_evaluator: Any = None
 
     @cached_property
-    def games(self) -> GameRecords | None:
+    def games(self) -> GameRecords:
         from services.store.games import GameRecords
 
-        return GameRecords(self.url) if self.url else None
+        return GameRecords(self.url)
 
     @cached_property
-    def players(self) -> PlayerRecords | None:
+    def players(self) -> PlayerRecords:
         from services.store.players import PlayerRecords
 
-        return PlayerRecords(self.url) if self.url else None
+        return PlayerRecords(self.url)
 
     @cached_property
-    def uploads(self) -> MatchUploads | None:
+    def uploads(self) -> MatchUploads:
         from services.store.matches import MatchUploads
 
-        return MatchUploads(self.url) if self.url else None
+        return MatchUploads(self.url)
 
     @cached_property
-    def cards(self) -> Cards | None:
+    def cards(self) -> Cards:
         from services.store.cards import Cards
 
-        return Cards(self.url) if self.url else None
+        return Cards(self.url)
 
     @cached_property
-    def exercises(self) -> Exercises | None:
+    def exercises(self) -> Exercises:
         from services.store.exercises import Exercises
 
-        return Exercises(self.url) if self.url else None
+        return Exercises(self.url)
 
     @cached_property
-    def daily_attempts(self) -> DailyAttempts | None:
+    def daily_attempts(self) -> DailyAttempts:
         from services.store.daily_attempts import DailyAttempts
 
-        return DailyAttempts(self.url) if self.url else None
+        return DailyAttempts(self.url)
 
     @property
     def evaluator(self) -> Any:
@@ -122,19 +119,13 @@ def dependencies(request: Request) -> Dependencies:
 
 
 def game_records(request: Request) -> GameRecords:
-    """The games' records; 501 without a durable store."""
-    games = dependencies(request).games
-    if games is None:
-        raise no_store("playing games")
-    return games
+    """The games' records."""
+    return dependencies(request).games
 
 
 def player_records(request: Request) -> PlayerRecords:
-    """The players' records; 501 without a durable store."""
-    players = dependencies(request).players
-    if players is None:
-        raise no_store("players")
-    return players
+    """The players' records."""
+    return dependencies(request).players
 
 
 def evaluator(request: Request) -> Any:

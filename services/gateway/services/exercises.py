@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from pulvezar.errors import PulvezarError
-from services.gateway.durable import no_store, store_call
+from services.gateway.durable import store_call
 from services.gateway.learner_models import AnswerIn, AnswerOut, ExerciseOut
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
@@ -17,20 +17,14 @@ if TYPE_CHECKING:
     from services.store.exercises import Exercises
 
 
-def _needed(store: Exercises | None) -> Exercises:
-    if store is None:
-        raise no_store("exercises")
-    return store
-
-
 async def issue(
-    records: Exercises | None, who: Client, kind: str, player: str | None, screen_reader: bool
+    store: Exercises | None, who: Client, kind: str, player: str | None, screen_reader: bool
 ) -> ExerciseOut:
     """A new exercise of ``kind`` (its answer kept back); ``player``: the caller's player it counts for."""
     from pulvezar.play.exercises import make
 
+    assert store is not None  # the store is required (routers/exercises.py still types it optional)
     spec = make(kind, secrets.randbits(31))
-    store = _needed(records)
     exercise_id = await store_call(store.issue, who.owner, player, kind, spec, screen_reader)
     if exercise_id is None:
         raise invalid("player", f"no player {player!r} of this key")
@@ -41,12 +35,12 @@ async def issue(
 
 
 async def answer(
-    records: Exercises | None, who: Client, kind: str, exercise_id: str, body: AnswerIn
+    store: Exercises | None, who: Client, kind: str, exercise_id: str, body: AnswerIn
 ) -> AnswerOut:
     """Judge an answer (the first counts for the player's counters)."""
     from pulvezar.play.exercises import fold, judge
 
-    store = _needed(records)
+    assert store is not None  # the store is required (as above)
     found = await store_call(store.get, who.owner, exercise_id)
     if found is None or found.kind != kind:
         raise ProblemError(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import JSONResponse
 
 from pulvezar import PulvezarError
-from services.gateway.durable import no_store, store_call
+from services.gateway.durable import store_call
 from services.gateway.idempotency import replayed
 from services.gateway.play_models import (
     ActionIn,
@@ -52,8 +52,8 @@ logger = logging.getLogger("pulvezar.gateway")
 class Table:
     """What a call on the caller's games needs: the records, the bots' evaluator, the caller."""
 
-    records: GameRecords | None  # None: no durable store (501 when a call needs it)
-    players: PlayerRecords | None
+    records: GameRecords
+    players: PlayerRecords
     evaluator: Any
     who: Client
     lang: str
@@ -62,8 +62,6 @@ class Table:
 
     @property
     def games(self) -> GameRecords:
-        if self.records is None:
-            raise no_store("playing games")
         return self.records
 
 
@@ -298,8 +296,6 @@ async def _settings(t: Table, body: GameIn) -> tuple[Start | None, Any]:
     elif body.free is not None:
         data["free"] = body.free
     if body.player is not None:
-        if t.players is None:
-            raise invalid("player", f"no player {body.player!r} of this key")
         counters = await store_call(t.players.statistics, t.who.owner, body.player)
         if counters is None:
             raise invalid("player", f"no player {body.player!r} of this key")

@@ -126,30 +126,22 @@ async def parsed(pool: ParsePool, data: bytes, fmt: str, filename: str | None) -
 
 @dataclass(frozen=True)
 class Shelf:
-    """What a call on the caller's uploads needs: the uploads' records (None without a store), the caller's
-    owner, the parser pool."""
+    """What a call on the caller's uploads needs: the uploads' records, the caller's owner, the parser
+    pool."""
 
-    uploads: MatchUploads | None
+    uploads: MatchUploads
     owner: str
     pool: ParsePool
 
-    def store(self, what: str = "stored matches") -> MatchUploads:
-        if self.uploads is None:
-            from services.gateway.durable import no_store
-
-            raise no_store(what)
-        return self.uploads
-
 
 async def upload(s: Shelf, data: bytes, fmt: str | None, filename: str | None) -> MatchOut:
-    """The match of an uploaded file, kept for the caller where there is a store (its ``id``)."""
+    """The match of an uploaded file, kept for the caller (its ``id``)."""
     if not data:
         raise invalid("file", "the file is empty")
     fmt = format_of(filename, data, fmt)
     out = await parsed(s.pool, data, fmt, filename)
-    if s.uploads is not None:
-        row, _ = await store_call(s.uploads.put, s.owner, data, fmt, filename, _summary(out))
-        out.id = row.id
+    row, _ = await store_call(s.uploads.put, s.owner, data, fmt, filename, _summary(out))
+    out.id = row.id
     return out
 
 
@@ -182,7 +174,7 @@ def _missing(uid: str) -> ProblemError:
 
 async def listed(s: Shelf, limit: int, cursor: str | None) -> UploadList:
     try:
-        rows, nxt = await store_call(s.store("listing matches").list, s.owner, limit=limit, cursor=cursor)
+        rows, nxt = await store_call(s.uploads.list, s.owner, limit=limit, cursor=cursor)
     except ValueError as e:
         raise invalid("cursor", str(e)) from None
     return UploadList(matches=[_listed(r) for r in rows], next_cursor=nxt)
@@ -190,7 +182,7 @@ async def listed(s: Shelf, limit: int, cursor: str | None) -> UploadList:
 
 async def stored_file(s: Shelf, match_id: str) -> tuple[Any, bytes]:
     """An upload's row and bytes; 404 for another key's or none."""
-    uploads = s.store()
+    uploads = s.uploads
     row = await store_call(uploads.get, s.owner, match_id)
     data = await store_call(uploads.data, s.owner, match_id) if row is not None else None
     if row is None or data is None:
@@ -207,5 +199,5 @@ async def get(s: Shelf, match_id: str) -> MatchOut:
 
 
 async def delete(s: Shelf, match_id: str) -> None:
-    if not await store_call(s.store().delete, s.owner, match_id):
+    if not await store_call(s.uploads.delete, s.owner, match_id):
         raise _missing(match_id)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import JSONResponse
 
 from pulvezar.book.model import Book, BookError, book_path, read_book
-from services.gateway.durable import no_store, store_call
+from services.gateway.durable import store_call
 from services.gateway.idempotency import replayed
 from services.gateway.learner_models import (
     Achievements,
@@ -40,14 +40,12 @@ if TYPE_CHECKING:
 class Roster:
     """What a call on the caller's players needs: the records, the caller, the request's language."""
 
-    records: PlayerRecords | None  # None: no durable store (501 when a call needs it)
+    records: PlayerRecords
     who: Client
     lang: str
 
     @property
     def players(self) -> PlayerRecords:
-        if self.records is None:
-            raise no_store("players")
         return self.records
 
     @property
