@@ -14,11 +14,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Engine", "chunk_engine", "engine_of", "job_engine", "job_provenance"]
+__all__ = [
+    "Engine",
+    "EnginesField",
+    "Provenance",
+    "ProvenanceField",
+    "chunk_engine",
+    "engine_of",
+    "job_engine",
+    "job_provenance",
+]
 
 
 class Engine(BaseModel):
@@ -30,6 +39,28 @@ class Engine(BaseModel):
     model: str | None = Field(description='the net\'s name, e.g. "pulvezar-v4"; null: unknown')
     model_sha256: str | None = Field(description="SHA-256 of the net's model file; null: unknown")
     version: str = Field(description="pulvezar's version")
+
+
+#: a job report's ``provenance``: the engine its finished chunks agree on (:func:`job_engine`)
+ProvenanceField = Annotated[
+    Engine | None,
+    Field(
+        description="the engine and net of the finished chunks (GET /v1/models); null before the first "
+        "chunk, or when chunks were computed by different nets (then `engines` lists them)"
+    ),
+]
+#: a job report's ``engines``: present only when its finished chunks' nets differ
+EnginesField = Annotated[
+    list[Engine] | None,
+    Field(description="only when the finished chunks' nets differ: each engine that computed some"),
+]
+
+
+class Provenance(TypedDict):
+    """A report's provenance fields, as :func:`job_provenance` gives them (:class:`Engine` dumps)."""
+
+    provenance: dict[str, Any] | None
+    engines: NotRequired[list[dict[str, Any]]]
 
 
 def engine_of(data: Mapping[str, Any] | None) -> Engine:
@@ -68,11 +99,11 @@ def job_engine(records: Iterable[Mapping[str, Any] | None]) -> tuple[Engine | No
     return (engines[0] if len(engines) == 1 else None), engines
 
 
-def job_provenance(records: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
+def job_provenance(records: Iterable[Mapping[str, Any] | None]) -> Provenance:
     """A report's ``provenance`` (the agreed engine, or null) and, where the chunks' nets differ,
     ``engines`` (each one): see :func:`job_engine`."""
     engine, engines = job_engine(records)
-    out: dict[str, Any] = {"provenance": engine.model_dump() if engine is not None else None}
+    out: Provenance = {"provenance": engine.model_dump() if engine is not None else None}
     if len(engines) > 1:
         out["engines"] = [e.model_dump() for e in engines]
     return out

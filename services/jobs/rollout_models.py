@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from services.jobs.provenance import Engine
+from services.jobs.provenance import EnginesField, ProvenanceField
 from services.jobs.states import JobState
 
 __all__ = [
@@ -233,12 +233,6 @@ class RolloutReport(Report):
     elapsed_s: float | None = Field(description="seconds from the first chunk's start to the last's end")
     positions: int = Field(description="positions (items) of the job")
     created: float = Field(description="seconds since the epoch (UTC)")
-    provenance: Engine | None = Field(
-        None,
-        description="the engine and net of the finished chunks (GET /v1/models); null before the first "
-        "chunk, or when chunks were computed by different nets (then `engines` lists them)",
-    )
-    engines: list[Engine] | None = Field(
-        None, description="only when the finished chunks' nets differ: each engine that computed some"
-    )
+    provenance: ProvenanceField = None
+    engines: EnginesField = None
     results: list[ItemReport] = Field(description="per position, in order: its report so far")

@@ -9,7 +9,7 @@ import base64
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -19,7 +19,14 @@ from services.jobs.rollout_items import cube_state_of, rules_of
 # ---- chunk results ------------------------------------------------------------
 
 
-def encode_values(values: np.ndarray[Any, Any]) -> dict[str, Any]:
+class Encoded(TypedDict):
+    """Values in a chunk record (``values``, and a cubeful chunk's ``cubeful``)."""
+
+    shape: list[int]
+    values: str
+
+
+def encode_values(values: np.ndarray[Any, Any]) -> Encoded:
     """Float64 values as JSON without loss: shape and little-endian bytes in base64."""
     a = np.ascontiguousarray(values, dtype="<f8")
     return {"shape": list(a.shape), "values": base64.b64encode(a.tobytes()).decode()}
