@@ -1,7 +1,7 @@
 """Rollout and batch rollout jobs below their router: the request bodies (:mod:`services.common.schemas`,
-validated once, by FastAPI), their translation into the kinds' typed requests
-(:class:`~services.jobs.kinds.rollout.RolloutParams`, :class:`~services.jobs.kinds.rollout.BatchParams`:
-built, not validated again; the kinds' library codec reads what the fields mean), submitted through
+validated by FastAPI), their translation into the kinds' typed requests
+(:class:`~services.jobs.kinds.rollout.RolloutParams`, :class:`~services.jobs.kinds.rollout.BatchParams`;
+the kinds' library codec reads what the fields mean), submitted through
 :class:`~services.gateway.jobs.KindJobs`, the job's JSON with its links, and its events."""
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def _item(body: RolloutOptions, item: Candidates, position: PositionInput, field
 
 
 def request_of(kind: Kind, body: RolloutOptions) -> RolloutParams | BatchParams:
-    """The kind's request of a validated body, built without validating it again."""
+    """The kind's typed request of a validated body (built, not validated: the body's limits are the
+    kind's, :mod:`services.common.schemas`)."""
     if isinstance(body, RolloutRequest):
         return RolloutParams.model_construct(
             **_item(body, body, body.position, "position"), priority=body.priority
@@ -133,7 +134,8 @@ async def submit(kind: Kind, body: RolloutOptions, who: Client, store: KindJobs)
     """Submit one position's rollout, or a batch's as one job, charged their trials: 202 with the job."""
     request = request_of(kind, body)
     positions = len(request.positions) if isinstance(request, BatchParams) else 1
-    # the kind's request as the stores take it over the KindJobs boundary (a None field is its default)
+    # its fields cross KindJobs as the stores take them (a None field is its default); JobKind.submit's
+    # checked() parses them into the same model (once it takes a model as it is, the model can go)
     fields = request.model_dump(exclude_none=True)
     try:
         job_id = await who.submit(
