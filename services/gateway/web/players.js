@@ -42,3 +42,25 @@ export async function playerPicker(wanted, onChange, signal) {
   if (chosen) localStorage.setItem(STORAGE, chosen);
   return { el, id: chosen };
 }
+
+/**
+ * A view of one player: adds `cls`, the `title` heading, the picker and the body (`#bodyId`) to `el`; the
+ * state s = {controller, el, body, player, ...state}; `show(s)` draws the chosen player's page (again
+ * whenever the picker changes), `first(s)` the first time. Resolves to the view's cleanup.
+ */
+export async function playerView(el, params, { cls, title, bodyId, state = {} }, show, first = show) {
+  const s = { controller: new AbortController(), el, body: h("div", { id: bodyId, "aria-live": "polite" }), ...state };
+  const cleanup = () => s.controller.abort();
+  el.classList.add(cls);
+  el.append(h("h1", {}, t(title)));
+  try {
+    const picker = await playerPicker(params.player, (id) => { s.player = id; show(s); }, s.controller.signal);
+    s.player = picker.id;
+    el.append(picker.el, s.body);
+  } catch (e) {
+    if (e.name !== "AbortError") el.append(h("p", { class: "error-message", role: "alert" }, problemText(e)));
+    return cleanup;
+  }
+  first(s);
+  return cleanup;
+}

@@ -5,25 +5,13 @@ import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { playerPicker } from "../players.js";
+import { playerView } from "../players.js";
 import { h, decodePositionId, fmtNum, problemText } from "../ui.js";
 
 
-// The view's state: c = {controller, player, body, cards, i, right}.
-export async function mount(el, params) {
-  const c = { controller: new AbortController(), body: h("div", { id: "cd-body", "aria-live": "polite" }) };
-  el.classList.add("cd-view");
-  el.append(h("h1", {}, t("cards.title")));
-  try {
-    const picker = await playerPicker(params.player, (id) => { c.player = id; deck(c); }, c.controller.signal);
-    c.player = picker.id;
-    el.append(picker.el, c.body);
-  } catch (e) {
-    if (e.name !== "AbortError") el.append(h("p", { class: "error-message", role: "alert" }, problemText(e)));
-    return () => c.controller.abort();
-  }
-  deck(c);
-  return () => c.controller.abort();
+// The view's state: c = {controller, el, player, body, cards, i, right}.
+export function mount(el, params) {
+  return playerView(el, params, { cls: "cd-view", title: "cards.title", bodyId: "cd-body" }, deck);
 }
 
 async function deck(c) {

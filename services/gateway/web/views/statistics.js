@@ -5,7 +5,7 @@
 import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t } from "../i18n.js";
-import { playerPicker } from "../players.js";
+import { playerView } from "../players.js";
 import { h, fmtNum, fmtPct, problemText } from "../ui.js";
 
 
@@ -33,20 +33,8 @@ function table(heads, rows, attrs = {}) {
 }
 
 // The view's state: s = {controller, el, body, player}.
-export async function mount(el, params) {
-  const s = { controller: new AbortController(), el, body: h("div", { id: "st-body", "aria-live": "polite" }) };
-  el.classList.add("st-view");
-  el.append(h("h1", {}, t("statistics.title")));
-  try {
-    const picker = await playerPicker(params.player, (id) => { s.player = id; load(s); }, s.controller.signal);
-    s.player = picker.id;
-    el.append(picker.el, s.body);
-  } catch (e) {
-    if (e.name !== "AbortError") el.append(h("p", { class: "error-message", role: "alert" }, problemText(e)));
-    return () => s.controller.abort();
-  }
-  load(s);
-  return () => s.controller.abort();
+export function mount(el, params) {
+  return playerView(el, params, { cls: "st-view", title: "statistics.title", bodyId: "st-body" }, load);
 }
 
 async function load(s) {

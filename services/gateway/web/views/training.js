@@ -5,27 +5,16 @@ import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { playerPicker } from "../players.js";
+import { playerView } from "../players.js";
 import { h, decodePositionId, fmtNum, problemText } from "../ui.js";
 
 
 const KINDS = [["pip-count", "training.pip_count"], ["bear-off", "training.bear_off"], ["take-point", "training.take_point"]];
 
-// The view's state: s = {controller, player, body, lesson}.
-export async function mount(el, params) {
-  const s = { controller: new AbortController(), body: h("div", { id: "tr-body", "aria-live": "polite" }), lesson: params.lesson || null };
-  el.classList.add("tr-view");
-  el.append(h("h1", {}, t("training.title")));
-  try {
-    const picker = await playerPicker(params.player, (id) => { s.player = id; lessons(s); }, s.controller.signal);
-    s.player = picker.id;
-    el.append(picker.el, s.body);
-  } catch (e) {
-    if (e.name !== "AbortError") el.append(h("p", { class: "error-message", role: "alert" }, problemText(e)));
-    return () => s.controller.abort();
-  }
-  if (s.lesson) openLesson(s, s.lesson); else lessons(s);
-  return () => s.controller.abort();
+// The view's state: s = {controller, el, player, body, lesson}.
+export function mount(el, params) {
+  const view = { cls: "tr-view", title: "training.title", bodyId: "tr-body", state: { lesson: params.lesson || null } };
+  return playerView(el, params, view, lessons, (s) => (s.lesson ? openLesson(s, s.lesson) : lessons(s)));
 }
 
 function boardOf(positionId, dice, notation) {
