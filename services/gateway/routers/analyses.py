@@ -21,7 +21,7 @@ from services.gateway.jobs import cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import JobId, add_list_route
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
 from services.gateway.services.analyses import (
     AnalysisJobs,
     analyses,
@@ -37,7 +37,6 @@ from services.gateway.uploads import content_disposition
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
-Who = Annotated[Client, Depends(client)]
 Store = Annotated[AnalysisJobs, Depends(analyses)]
 
 SGF_MEDIA_TYPE = "application/x-go-sgf"

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from services.gateway.idempotency import IdempotencyKey, fingerprint
 from services.gateway.language import language
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who, short_id
 from services.gateway.services import cards
 from services.gateway.services.analyses import analyses
 from services.gateway.services.archive import archive
@@ -28,9 +28,8 @@ from services.gateway.services.plays import hint, upstream
 __all__ = ["CardIn", "router"]  # the request body (tests read its examples)
 
 router = APIRouter(prefix="/v1/players", tags=["cards"])
-Who = Annotated[Client, Depends(client)]
-PlayerId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
-CardId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
+PlayerId = Annotated[str, short_id()]
+CardId = Annotated[str, short_id()]
 
 
 def desk(request: Request, who: Who) -> cards.Desk:

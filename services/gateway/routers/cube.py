@@ -6,8 +6,6 @@ Equities are normalised: money per cube (a single game on the present cube = 1),
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from fastapi import APIRouter, Depends, Request
 
 from services.gateway.cube_models import (
@@ -16,13 +14,11 @@ from services.gateway.cube_models import (
     ResignationRequest,
     ResignationResponse,
 )
+from services.gateway.routers.params import Up
 from services.gateway.security import client
 from services.gateway.services import cube
-from services.gateway.services.plays import upstream
-from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1", tags=["cube"], dependencies=[Depends(client)])
-Up = Annotated[Upstream, Depends(upstream)]
 
 
 @router.post(

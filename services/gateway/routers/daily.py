@@ -20,12 +20,12 @@ from services.gateway.daily_models import AttemptIn, AttemptOut, DailyKind, Dail
 from services.gateway.idempotency import IdempotencyKey, fingerprint
 from services.gateway.language import language
 from services.gateway.problems import Problem
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
+from services.gateway.security import client
 from services.gateway.services import daily
 from services.gateway.services.deps import dependencies
 
 router = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(client)])
-Who = Annotated[Client, Depends(client)]
 PlayerQuery = Annotated[
     str | None,
     Query(max_length=32, description="a player: no answer fields until this player has attempted the puzzle"),

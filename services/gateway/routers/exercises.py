@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from services.gateway.learner_models import AnswerIn, AnswerOut, ExerciseOut
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who, short_id
 from services.gateway.services import exercises
 from services.gateway.services.deps import dependencies
 from services.store.exercises import Exercises
@@ -17,20 +17,10 @@ from services.store.exercises import Exercises
 __all__ = ["AnswerIn", "router"]  # the request body (tests read its examples)
 
 router = APIRouter(prefix="/v1/exercises", tags=["exercises"])
-Who = Annotated[Client, Depends(client)]
 Kind = Annotated[
     Literal["pip-count", "bear-off", "take-point"], Path(description="the exercise", examples=["bear-off"])
 ]
-ExerciseId = Annotated[
-    str,
-    Path(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[A-Za-z0-9]+$",
-        description="the exercise's id",
-        examples=["x1b2c3d4e5f6"],
-    ),
-]
+ExerciseId = Annotated[str, short_id("the exercise's id", "x1b2c3d4e5f6")]
 
 
 def _store(request: Request) -> Exercises | None:

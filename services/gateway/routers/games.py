@@ -40,7 +40,7 @@ from services.gateway.play_models import (
     Verification,
 )
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
 from services.gateway.services import games
 from services.gateway.services.analyses import submit_files
 from services.gateway.services.deps import dependencies
@@ -51,7 +51,6 @@ __all__ = ["ActionIn", "GameIn", "router"]  # the request bodies (tests read the
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
-Who = Annotated[Client, Depends(client)]
 GameId = Annotated[
     str, Path(min_length=1, max_length=64, description="a game's id", examples=["g0123456789abcdef01234567"])
 ]

@@ -9,14 +9,13 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from services.gateway.language import language
 from services.gateway.learner_models import Lesson, LessonList, StepAnswer, StepResult
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
 from services.gateway.services import lessons
 from services.gateway.services.deps import player_records
 
 __all__ = ["StepAnswer", "router"]  # the request body (tests read its examples)
 
 router = APIRouter(prefix="/v1/lessons", tags=["lessons"])
-Who = Annotated[Client, Depends(client)]
 LessonId = Annotated[
     str, Path(max_length=40, pattern=r"^[a-z-]+$", description="e.g. openings", examples=["pip-counting"])
 ]

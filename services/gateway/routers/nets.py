@@ -3,15 +3,12 @@ a result's ``provenance`` (or a stored ``engine``) can be matched to its net."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from fastapi import APIRouter, Depends
 
 from services.gateway.met_models import ModelsResponse
+from services.gateway.routers.params import Up
 from services.gateway.security import client
 from services.gateway.services import met
-from services.gateway.services.plays import upstream
-from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1", tags=["models"], dependencies=[Depends(client)])
 
@@ -21,5 +18,5 @@ router = APIRouter(prefix="/v1", tags=["models"], dependencies=[Depends(client)]
     response_model=ModelsResponse,
     summary="The nets pulvezar can load, the default one and the one the service serves",
 )
-async def models(up: Annotated[Upstream, Depends(upstream)]) -> ModelsResponse:
+async def models(up: Up) -> ModelsResponse:
     return await met.models(up)

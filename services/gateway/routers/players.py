@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from services.gateway.idempotency import IdempotencyKey, fingerprint
@@ -26,22 +26,12 @@ from services.gateway.learner_models import (
     WeeklyPlan,
     YourOpenings,
 )
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who, short_id
 from services.gateway.services import players
 from services.gateway.services.deps import dependencies, evaluator
 
 router = APIRouter(prefix="/v1/players", tags=["players"])
-Who = Annotated[Client, Depends(client)]
-PlayerId = Annotated[
-    str,
-    Path(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[A-Za-z0-9]+$",
-        description="a player's id",
-        examples=["p3f0c5e1a2b4c6d8e0f1a2b3c"],
-    ),
-]
+PlayerId = Annotated[str, short_id("a player's id", "p3f0c5e1a2b4c6d8e0f1a2b3c")]
 
 
 def roster(request: Request, who: Who) -> players.Roster:

@@ -17,14 +17,12 @@ from services.gateway.plays_models import (
     PlaysRequest,
     PlaysResponse,
 )
+from services.gateway.routers.params import Up
 from services.gateway.security import client
 from services.gateway.services import plays
 from services.gateway.services.deps import evaluator
-from services.gateway.services.plays import upstream
-from services.gateway.upstream import Upstream
 
 router = APIRouter(prefix="/v1", tags=["plays"], dependencies=[Depends(client)])
-Up = Annotated[Upstream, Depends(upstream)]
 
 
 @router.post(

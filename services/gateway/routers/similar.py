@@ -25,7 +25,8 @@ from services.gateway.daily_models import (
     SimilarRequest,
     SimilarResponse,
 )
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
+from services.gateway.security import client
 from services.gateway.services import similar as archives
 from services.gateway.services.archive import archive
 from services.gateway.services.similar import IndexCache
@@ -36,7 +37,6 @@ similar_router = APIRouter(prefix="/v1/positions", tags=["archive"], dependencie
 library_router = APIRouter(prefix="/v1/library", tags=["archive"], dependencies=[Depends(client)])
 routers = (similar_router, library_router)
 
-Who = Annotated[Client, Depends(client)]
 EntryId = Annotated[str, Path(min_length=1, max_length=200, description="a library entry id (lib:...)")]
 
 
