@@ -23,7 +23,8 @@ from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.problems import ProblemError
 from services.gateway.routers.job_lists import JobId, add_list_route
-from services.gateway.security import Client, client
+from services.gateway.routers.params import Who
+from services.gateway.security import Client
 from services.gateway.sse import Pace, job_events, streams
 from services.jobs.kinds import kinds
 from services.jobs.provenance import Engine
@@ -93,7 +94,6 @@ def add_routes(kind: Any) -> None:
 
 def _submit_route(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
-    Who = Annotated[Client, Depends(client)]
 
     @router.post(
         m.base, status_code=202, response_model=m.model, tags=m.tags,
@@ -119,7 +119,6 @@ def _submit_route(m: _Mount) -> None:
 
 def _read_routes(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
-    Who = Annotated[Client, Depends(client)]
 
     @router.get(
         f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
@@ -144,7 +143,6 @@ def _read_routes(m: _Mount) -> None:
 
 def _events_route(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
-    Who = Annotated[Client, Depends(client)]
 
     @router.get(
         f"{m.base}/{{job_id}}/events", response_class=StreamingResponse, tags=m.tags,
@@ -170,7 +168,6 @@ def _events_route(m: _Mount) -> None:
 
 def _cancel_route(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
-    Who = Annotated[Client, Depends(client)]
 
     @router.delete(
         f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
