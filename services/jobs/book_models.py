@@ -1,5 +1,5 @@
-"""The typed status of an opening-book job: what :meth:`services.jobs.book.BookJobs.status` returns,
-field by field (the gateway's ``BookJob`` extends :class:`BookStatus` with its link and the book).
+"""The typed status of an opening-book job: what :meth:`~services.jobs.kinds.book.BookKind.book_status`
+returns, field by field (the gateway's ``BookJob`` extends :class:`BookStatus` with its link and the book).
 
 The settings, rules and engine are the library's JSON (:class:`pulvezar.book.generate.BookSettings`,
 ``engine_info``) and stay objects here.  Other keys are forbidden.
@@ -31,11 +31,12 @@ class BookStatus(BaseModel):
     rolls_total: int = Field(description="opening rolls of the book")
     rolls_searched: int = Field(description="rolls whose candidates are searched")
     rollout_job: str | None = Field(
-        description="the batch rollout job of the candidates (GET /v1/batch-rollouts/{id}), once submitted"
+        description="jobs made before books were a job kind: their batch rollout job "
+        "(GET /v1/batch-rollouts/{id}); null since (the rollouts are the book job's own chunks)"
     )
     trials_done: int = Field(description="the rollout job's trials done")
     trials_total: int = Field(description="the rollout job's trials")
     rolls_replied: int = Field(description="rolls whose best replies are searched")
     progress: float = Field(description="0..1: searches 10%, rollouts 80%, replies 10%")
     eta_s: float | None = Field(description="the rollouts' seconds left, if known")
-    driver: bool = Field(description="a driver task holds the job now")
+    driver: bool = Field(description="always false since books are a job kind (the workers run its chunks)")

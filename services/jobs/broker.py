@@ -14,7 +14,7 @@ from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QU
 
 ANALYSIS_TASK = "pulvezar.analysis.game"  # one game of a match-analysis job
 KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # a chunk of any kind of services.jobs.kinds ([kind, id, n])
-BOOK_TASK = "pulvezar.book.drive"  # an opening-book job's driver
+BOOK_TASK = "pulvezar.book.drive"  # one release: the older book driver (books are a kind; kind_tasks)
 DAILY_TASK = "pulvezar.daily.produce"  # the daily puzzles
 DAILY_RECHECK_TASK = "pulvezar.daily.recheck"  # the stored daily puzzles judged again by the worker's net
 RECONCILE_TASK = "pulvezar.store.reconcile"  # the durable store and Redis brought into agreement

@@ -204,6 +204,15 @@ class JobKind(ChunkedJobs):
         """The id of a new job of the checked ``request`` (random unless a kind derives it)."""
         return secrets.token_hex(12)
 
+    def progress(
+        self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None], state: str
+    ) -> float:
+        """0..1: the work of the finished chunks over all (:meth:`work`); a kind in stages says how its
+        stages weigh (the chunks so far are not all of its work, and progress must never go back)."""
+        sizes = [self.work(spec, c) for c in spec["chunks"]]
+        done = sum(s for s, r in zip(sizes, records, strict=True) if r is not None)
+        return done / sum(sizes) if sizes else 0.0
+
     def chunk_limit(self) -> int:
         """The most chunks a job may have (:attr:`max_chunks` unless the kind's settings say)."""
         return self.max_chunks
@@ -504,7 +513,7 @@ class JobKind(ChunkedJobs):
             "error": error,
             "chunks_done": done + failed,
             "chunks_total": len(records),
-            "progress": work_done / sum(sizes) if sizes else 0.0,
+            "progress": self.progress(spec, records, state),
             "eta_s": eta,
             "elapsed_s": elapsed,
             "created": spec["created"],

@@ -6,7 +6,7 @@ Priorities are two queues, :data:`~services.jobs.settings.INTERACTIVE_QUEUE` and
 so a free worker takes interactive chunks while any are waiting).  With ``acks_late``, a prefetch of
 one and one task per chunk, an interactive job waits at most for the chunks already running.
 
-The platform's own long tasks (the daily puzzles, opening-book drivers) go to a third queue,
+The platform's own long tasks (the daily puzzles) go to a third queue,
 :data:`~services.jobs.settings.BACKGROUND_QUEUE`, which a worker of its own consumes
 (``--queues rollouts.background``; ``make run``, compose and k8s start one): a client's chunk never
 waits behind a task that runs for minutes.
@@ -192,7 +192,6 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
             "services.rollout.analysis_tasks",
             "services.rollout.kind_tasks",
             "services.rollout.daily_tasks",
-            "services.rollout.book_tasks",
             "services.rollout.reconcile",
         ],
     )

@@ -18,7 +18,7 @@ from typing import Any
 from celery import Task
 
 from services.common.jsonlog import log
-from services.jobs.broker import KIND_CHUNK_TASK
+from services.jobs.broker import BOOK_TASK, KIND_CHUNK_TASK
 from services.jobs.kind import JobKind
 from services.jobs.kinds import kinds
 from services.rollout import runner
@@ -153,3 +153,19 @@ def run_kind_chunk(self: Task[Any, Any], kind: str, job_id: str, n: int) -> str:
         return "gone"
     steps = chunk_kind(cls)  # type: ignore[arg-type]  # (mypy: a class is not Hashable; it is)
     return runner.run(self, steps, job_id, n, rollout_tasks.redis_client(), rollout_tasks.evaluator, settings)
+
+
+@app.task(name=BOOK_TASK, ignore_result=True)
+def drive_book(book_id: str) -> str:
+    """One release only: the opening-book driver task that an older gateway may still queue.  Books are
+    the kind ``book`` now; a job that the older driver kept is continued as a kind job from its durable row
+    (:meth:`~services.jobs.kinds.book.BookKind.restore`), one already in Redis is left to its chunks."""
+    cls = kinds()["book"]
+    store = cls(rollout_tasks.redis_client(), app=app, settings=settings, records=rollout_tasks.records())
+    if store.redis.exists(cls.spec_key(book_id)):
+        return "running"
+    try:
+        store.rehydrate(book_id)
+    except LookupError:
+        return "gone"
+    return "restored"

@@ -1,7 +1,8 @@
 """The opening book over HTTP and on the rollout workers: the real gateway, a real Redis (fresh, on a
 free port) and a real Celery worker (subprocesses), compared with the in-process generator.  The
-gateway and the worker have a durable store (an SQLite file of the module): book jobs are recorded
-there step by step, and a book job whose Redis keys are lost is served and continued from there."""
+gateway and the worker have a durable store (an SQLite file of the module): a book job (the kind
+``book``) is recorded there chunk by chunk, and a book job whose Redis keys are lost is served and
+continued from there."""
 
 from __future__ import annotations
 
@@ -22,10 +23,8 @@ pytest.importorskip("celery")
 redis = pytest.importorskip("redis")
 
 from pulvezar.book import BOOK_SCHEMA, Book, BookSettings, book_path, generate_book  # noqa: E402
-from services.jobs.book import BookJobs  # noqa: E402
-from services.jobs.kinds.rollout import Rollouts  # noqa: E402
+from services.jobs.kinds.book import BookKind  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
-from services.rollout.book_tasks import recover  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
 
 if TYPE_CHECKING:
@@ -104,9 +103,9 @@ def records(database: str) -> Any:
     return JobRecords(database)
 
 
-def job_store(redis_server: str, database: str | None) -> Rollouts:
+def job_store(redis_server: str, database: str | None) -> BookKind:
     settings = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
-    return Rollouts(
+    return BookKind(
         redis.Redis.from_url(redis_server, decode_responses=True),
         app=make_app(settings),
         settings=settings,
@@ -114,10 +113,12 @@ def job_store(redis_server: str, database: str | None) -> Rollouts:
     )
 
 
-def forget(client: Any, book_id: str) -> int:
-    """Redis loses the book job (as restarted empty): every ``book:{id}:*`` key; how many there were."""
-    keys = list(client.scan_iter(f"book:{book_id}:*"))
-    return int(client.delete(*keys)) if keys else 0
+def forget(store: BookKind, book_id: str) -> int:
+    """Redis loses the book job (as restarted empty): its keys and its place in the fair scheduler; how
+    many keys there were."""
+    keys = list(store.redis.scan_iter(store.key(book_id, "*")))
+    store.scheduler.forget(book_id)
+    return int(store.redis.delete(*keys)) if keys else 0
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +138,7 @@ def env(redis_server: str, database: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
-        # one worker for the book's rollout chunks and its driver (the background queue) alike
+        # one worker for the book's chunks (and the platform's background tasks)
         [
             *(sys.executable, "-m", "services.rollout.worker", "--metrics-port", "-1", "--pool", "solo"),
             *("--queues", "rollouts.interactive,rollouts.batch,rollouts.background"),
@@ -257,7 +258,8 @@ def test_a_generation_job_runs_on_the_workers_and_equals_the_local_book(
         wait([local_tiny_soon])  # the local book, made meanwhile
     local_tiny = local_tiny_soon.result()
     assert st["state"] == "done", st.get("error")
-    assert st["rollout_job"] and st["trials_done"] == st["trials_total"] > 0 and st["progress"] == 1
+    assert st["rollout_job"] is None and st["trials_done"] == st["trials_total"] > 0 and st["progress"] == 1
+    assert [state for state, _ in seen][-1] == "done" and not st["driver"]
     progress = [p for _, p in seen]
     assert progress == sorted(progress)  # progress never goes back
     same_book(st["book"], local_tiny.to_json())
@@ -265,9 +267,6 @@ def test_a_generation_job_runs_on_the_workers_and_equals_the_local_book(
     # the same settings find the same job, done
     again = http.post("/v1/opening-book/jobs", json=TINY)
     assert again.status_code == 202 and again.json()["id"] == st["id"] and again.json()["state"] == "done"
-    # the rollouts are an ordinary batch job of the job store
-    job = http.get(f"/v1/batch-rollouts/{st['rollout_job']}").json()
-    assert job["state"] == "done" and [x["label"] for x in job["results"]] == ["31", "43"]
 
 
 def test_bad_book_jobs_are_problems_naming_the_field(http: httpx.Client) -> None:
@@ -279,37 +278,6 @@ def test_bad_book_jobs_are_problems_naming_the_field(http: httpx.Client) -> None
     assert fields(post("/v1/opening-book/jobs", json={"rules": "plakoto"})) == ["rules"]
     assert fields(post("/v1/opening-book/jobs", json={**TINY, "colour": "red"})) == ["colour"]
     assert fields(http.get("/v1/opening-book/jobs/book-0123456789"), 404) == ["job_id"]
-
-
-def test_an_interrupted_job_continues_from_redis(
-    redis_server: str, worker: subprocess.Popen[bytes], tmp_path: Path
-) -> None:
-    import torch
-
-    store = job_store(redis_server, None)  # Redis only
-    settings = tiny_settings(seed=5)
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        first = BookJobs(store)
-        book_id = first.submit(settings)
-        assert first.advance(book_id) == "searching"  # one roll searched, then the driver "dies"
-        assert first.status(book_id)["rolls_searched"] == 1
-        # a second driver is kept out while the first holds the lease
-        store.redis.set(f"book:{book_id}:driver", "someone", ex=30)
-        assert BookJobs(store).run(book_id) == "searching"
-        store.redis.delete(f"book:{book_id}:driver")
-        # a new driver (a new process: nothing in memory) continues and finishes
-        later = BookJobs(store)
-        assert later.submit(settings) == book_id
-        assert later.run(book_id, poll_s=0.2) == "done"
-        book = later.book(book_id)
-        assert book is not None
-        local = generate_book(settings, tmp_path)
-    finally:
-        torch.set_num_threads(before)
-    same_book(book.to_json(), local.to_json())
-    assert [r["roll"] for r in book.to_json()["rolls"]] == ["31", "43"]
 
 
 def wait_done(http: httpx.Client, href: str, timeout: float = 240) -> dict[str, Any]:
@@ -333,42 +301,31 @@ def test_a_book_job_is_in_the_durable_store_and_served_from_it_when_redis_lost_i
     book_id, href = r.json()["id"], r.headers["Location"]
     st = wait_done(http, href)
     assert st["state"] == "done", st.get("error")
-    # the system of record: the job (owned by its first submitter), its steps and the book
+    # the system of record: the job (owned by its first submitter) and every chunk of its three stages
     db = records(database)
     row = db.get(book_id)
     assert row is not None and (row.kind, row.state, row.owner) == ("book", "done", owner_of(KEY))
     assert row.finished_at is not None and row.spec["settings"] == st["settings"]
-    assert set(db.blob_names(book_id)) == {
-        "search:43", "search:31", "rollout", "valued", "replies:43", "replies:31", "book",
-    }  # fmt: skip
-    assert json.loads(db.blob(book_id, "book") or b"") == st["book"]
-    assert db.get(st["rollout_job"]).state == "done"  # type: ignore[union-attr]  # the batch: durable too
-    # Redis loses the job (and the finished rollout job): the book is served from the database
-    rds = redis.Redis.from_url(redis_server, decode_responses=True)
-    assert forget(rds, book_id) >= 5
-    rds.delete(*rds.scan_iter(f"job:{st['rollout_job']}:*"))
+    stages = [c[0] for c in row.chunk_list]
+    assert stages[:2] == ["search", "search"] and stages[-2:] == ["replies", "replies"]
+    assert set(stages[2:-2]) == {"rollout"} and sorted(db.chunks(book_id)) == list(range(len(stages)))
+    # Redis loses the job: the book is served from the database
+    store = job_store(redis_server, database)
+    assert forget(store, book_id) >= len(stages)
     again = http.get(href)
     assert again.status_code == 200, again.text
     after = again.json()
     assert after["state"] == "done" and after["book"] == st["book"] and after["progress"] == 1
     same_book(after["book"], local_tiny.to_json())
-    # a failover loses only the newest writes: the spec stays, the book and the last replies are gone;
-    # the job still reads done with its book (before: "replying", and a driver redid the replies)
-    assert rds.delete(f"book:{book_id}:book", f"book:{book_id}:replies") == 2
-    partial = http.get(href).json()
-    assert partial["state"] == "done" and partial["book"] == st["book"]
-    assert rds.exists(f"book:{book_id}:book") and rds.hlen(f"book:{book_id}:replies") == 2
-    # the submitter's job list shows it and the batch rollouts it made (the book owner's too)
+    # the submitter's job list shows it
     listed = http.get("/v1/jobs").json()["jobs"]
     mine = [j for j in listed if j["id"] == book_id]
     assert mine and mine[0]["kind"] == "book" and mine[0]["state"] == "done"
     assert mine[0]["href"] == href and http.get(mine[0]["href"]).json()["book"] == st["book"]
-    assert st["rollout_job"] in [j["id"] for j in listed]
-    # another key gets 404 for both (issue 40: every job has an owner); its own submission of the same
-    # settings would be a job of its own (the id digests the owner too)
+    # another key gets 404 (issue 40: every job has an owner); its own submission of the same settings
+    # would be a job of its own (the id digests the owner too)
     with httpx.Client(base_url=gateway, headers={"X-API-Key": OTHER}, timeout=60) as other:
         assert other.get(href).status_code == 404
-        assert other.get(f"/v1/batch-rollouts/{st['rollout_job']}").status_code == 404
         assert book_id not in [j["id"] for j in other.get("/v1/jobs").json()["jobs"]]
     assert db.get(book_id).owner == owner_of(KEY)  # type: ignore[union-attr]
 
@@ -380,122 +337,31 @@ def test_a_book_job_whose_redis_keys_are_lost_midway_continues_from_the_database
 
     store = job_store(redis_server, database)
     db = store.records
-    assert db is not None
-    settings = tiny_settings(seed=9)
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        first = BookJobs(store)
-        book_id = first.submit(settings, owner="o1")
-        row = db.get(book_id)
-        assert row is not None and (row.kind, row.state, row.owner) == ("book", "queued", "o1")
-        assert first.advance(book_id) == "searching"  # one roll searched, then Redis loses everything
-        assert db.get(book_id).state == "running" and len(db.blob_names(book_id)) == 1  # type: ignore[union-attr]
-        assert forget(store.redis, book_id) >= 2
-        # a new driver (nothing in memory) finds the job in the database, with its one search
-        later = BookJobs(store)
-        st = later.status(book_id)
-        assert st["state"] == "searching" and st["rolls_searched"] == 1
-        lost: list[str] = []
-
-        def lose_when_replying(status: dict[str, Any]) -> None:
-            if status["state"] == "replying" and not lost:  # rolled out and valued: lost again
-                lost.append(status["state"])
-                assert forget(store.redis, book_id) >= 4
-
-        assert later.run(book_id, poll_s=0.2, progress=lose_when_replying) == "done"
-        assert lost == ["replying"]
-        book = later.book(book_id)
-        assert book is not None
-        local = generate_book(settings, tmp_path)
-    finally:
-        torch.set_num_threads(before)
-    same_book(book.to_json(), local.to_json())
+    body = {**TINY, "seed": 9}
+    book_id = store.submit(body, owner="o1")
     row = db.get(book_id)
-    assert row is not None and row.state == "done" and row.finished_at is not None
-    assert json.loads(db.blob(book_id, "book") or b"") == book.to_json()
-    # lost after completion: the same book, from the database; submitting again finds it done
-    forget(store.redis, book_id)
-    fresh = BookJobs(store)
-    assert fresh.book(book_id) == book and fresh.status(book_id)["state"] == "done"
-    assert fresh.submit(settings, owner="o1") == book_id and fresh.state(book_id) == "done"
-    assert db.get(book_id).owner == "o1"  # type: ignore[union-attr]
-    assert fresh.job_id(settings, fresh.spec(book_id)["engine"], "o2") != book_id  # another owner's job
-
-
-def test_the_workers_finish_a_book_job_that_redis_lost(
-    redis_server: str, worker: subprocess.Popen[bytes], database: str
-) -> None:
-    """A book job whose keys Redis lost (with its queued driver): :func:`recover` queues a driver, the
-    worker restores the job from the database and finishes it."""
-    import torch
-
-    store = job_store(redis_server, database)
-    settings = tiny_settings(seed=13)
-    jobs = BookJobs(store)
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        book_id = jobs.submit(settings)
-        assert jobs.advance(book_id) == "searching"
-    finally:
-        torch.set_num_threads(before)
-    forget(store.redis, book_id)
-    assert recover(jobs) == 1 and recover(jobs) == 0  # queued once
+    assert row is not None and (row.kind, row.owner) == ("book", "o1")
     end = time.monotonic() + 240
-    while (state := jobs.state(book_id)) not in ("done", "failed"):
-        assert time.monotonic() < end, jobs.status(book_id)
+    while store.book_status(book_id)["state"] == "searching":  # the searches are in: Redis loses it
+        assert time.monotonic() < end
+        time.sleep(0.1)
+    forget(store, book_id)
+    store.rehydrate(book_id)  # as the reconciler does
+    while (st := store.book_status(book_id))["state"] not in ("done", "failed"):
+        assert time.monotonic() < end, st
         time.sleep(0.3)
-    assert state == "done", jobs.status(book_id)["error"]
-    assert store.records is not None and store.records.get(book_id).state == "done"  # type: ignore[union-attr]
-    assert [r.roll for r in jobs.book(book_id).rolls] == ["31", "43"]  # type: ignore[union-attr]
-
-
-def test_a_database_outage_puts_a_step_off_and_a_failure_is_recorded_and_retried(
-    redis_server: str, database: str
-) -> None:
-    import torch
-
-    from services.store.db import StoreUnavailable
-
-    store = job_store(redis_server, database)
-    db = store.records
-    assert db is not None
-    settings = tiny_settings(seed=17, rolls=((3, 1),))
-
-    def no_net() -> Any:
-        raise RuntimeError("no net here")
-
-    # a step that fails fails the job, in Redis and in the database; Redis loses it: still failed
-    jobs = BookJobs(store)
-    book_id = jobs.submit(settings)
-    assert BookJobs(store, evaluator=no_net).advance(book_id) == "failed"
-    row = db.get(book_id)
-    assert row is not None and row.state == "failed" and "no net here" in (row.error or "")
-    forget(store.redis, book_id)
-    st = BookJobs(store).status(book_id)
-    assert st["state"] == "failed" and "no net here" in st["error"]
-    # submitted again: running again, in the database too
-    jobs = BookJobs(store)  # a new process
-    assert jobs.submit(settings) == book_id and jobs.state(book_id) == "searching"
-    assert db.get(book_id).state == "running" and db.get(book_id).error is None  # type: ignore[union-attr]
-    # the database cannot be reached: the step is not recorded, nor in Redis, and the job goes on
-    real_put = db.put_blob
-
-    def down(*_: Any) -> None:
-        raise StoreUnavailable("the database is down")
-
+    assert st["state"] == "done", st["error"]
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        db.put_blob = down  # type: ignore[method-assign]
-        with pytest.raises(StoreUnavailable):
-            jobs.advance(book_id)
-        assert jobs.run(book_id) == "searching"  # the driver stops, to come back later
-        assert jobs.status(book_id)["rolls_searched"] == 0 and jobs.state(book_id) == "searching"
-        db.put_blob = real_put  # type: ignore[method-assign]
-        assert jobs.advance(book_id) == "searching" and jobs.status(book_id)["rolls_searched"] == 1
+        local = generate_book(tiny_settings(seed=9), tmp_path)
     finally:
-        db.put_blob = real_put  # type: ignore[method-assign]
         torch.set_num_threads(before)
-    assert db.blob_names(book_id) == ["search:31"]
+    same_book(st["book"], local.to_json())
+    store.sync(book_id)
+    assert db.get(book_id).state == "done"  # type: ignore[union-attr]
+    # lost after completion: the same book, from the database; submitting again finds it done
+    forget(store, book_id)
+    assert store.book_status(book_id)["book"] == st["book"]
+    assert store.submit(body, owner="o1") == book_id and store.book_status(book_id)["state"] == "done"
+    assert store.submit(body, owner="o2") != book_id  # another owner's job

@@ -24,8 +24,15 @@ from services.jobs.kinds.book import BookKind  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 
 CHUNK = 36
-TINY = {"rolls": ["43", "31"], "trials": 72, "ply": 1, "candidates": 3, "threshold": 0.2, "truncate": 4,
-        "reply_ply": 0}  # fmt: skip
+TINY = {
+    "rolls": ["43", "31"],
+    "trials": 72,
+    "ply": 1,
+    "candidates": 3,
+    "threshold": 0.2,
+    "truncate": 4,
+    "reply_ply": 0,
+}
 
 
 @pytest.fixture(scope="module")
@@ -93,15 +100,28 @@ def test_the_kind_s_book_is_the_library_s(store: BookKind, evaluator: Any, tmp_p
     status = store.book_status(job)
     assert status["progress"] == 1.0 and status["trials_done"] == status["trials_total"] == 2 * 72
     assert status["rolls_searched"] == status["rolls_replied"] == status["rolls_total"] == 2
-    settings = BookSettings(variant="international", rolls=((4, 3), (3, 1)), ply=1, candidates=3, threshold=0.2,
-                            trials=72, truncate=4, reply_ply=0, chunk_size=CHUNK)  # fmt: skip
+    settings = BookSettings(
+        variant="international",
+        rolls=((4, 3), (3, 1)),
+        ply=1,
+        candidates=3,
+        threshold=0.2,
+        trials=72,
+        truncate=4,
+        reply_ply=0,
+        chunk_size=CHUNK,
+    )
     local = generate_book(settings, tmp_path / "work", evaluator=evaluator)
     same_book(status["book"], local.to_json())
     assert store.status(job)["report"]["book"] == status["book"]
 
 
 def test_bad_settings_name_the_field(store: BookKind) -> None:
-    for body, field in (({"rolls": ["4x"]}, "rolls[0]"), ({"rolls": ["11"]}, "rolls"), ({"trials": 5}, "trials")):
+    for body, field in (
+        ({"rolls": ["4x"]}, "rolls[0]"),
+        ({"rolls": ["11"]}, "rolls"),
+        ({"trials": 5}, "trials"),
+    ):
         with pytest.raises(InvalidJob) as e:
             store.submit(body)
         assert e.value.field == field
@@ -109,10 +129,26 @@ def test_bad_settings_name_the_field(store: BookKind) -> None:
 
 def older_row(store: BookKind, job: str, state: str, blobs: dict[str, Any]) -> None:
     """A book job as the older driver stored it: its spec (no chunks) and step blobs."""
-    settings = BookSettings(variant="international", rolls=((4, 3), (3, 1)), ply=1, candidates=3, threshold=0.2,
-                            trials=72, truncate=4, reply_ply=0, chunk_size=CHUNK)  # fmt: skip
-    spec = {"id": job, "owner": None, "rules": settings.rules_json(), "settings": settings.to_json(),
-            "engine": store.engine(), "priority": "batch", "created": "2026-11-30T10:00:00Z"}  # fmt: skip
+    settings = BookSettings(
+        variant="international",
+        rolls=((4, 3), (3, 1)),
+        ply=1,
+        candidates=3,
+        threshold=0.2,
+        trials=72,
+        truncate=4,
+        reply_ply=0,
+        chunk_size=CHUNK,
+    )
+    spec = {
+        "id": job,
+        "owner": None,
+        "rules": settings.rules_json(),
+        "settings": settings.to_json(),
+        "engine": store.engine(),
+        "priority": "batch",
+        "created": "2026-11-30T10:00:00Z",
+    }
     store.records.create(job, "book", spec, owner=None, priority="batch")
     for name, value in blobs.items():
         store.records.put_blob(job, name, (value if isinstance(value, str) else json.dumps(value)).encode())
@@ -124,8 +160,9 @@ def test_an_older_driver_s_rows_stay_readable(store: BookKind, evaluator: Any) -
     st = store.book_status("book-old-done")
     assert st["state"] == "done" and st["book"] == {"rolls": [], "x": 1} and st["rollout_job"] == "abc"
     # an unfinished one continues as a kind job from its searches, to the library's book
-    settings = BookSettings.from_json(store.records.get("book-old-done").spec["rules"],
-                                      store.records.get("book-old-done").spec["settings"])  # fmt: skip
+    settings = BookSettings.from_json(
+        store.records.get("book-old-done").spec["rules"], store.records.get("book-old-done").spec["settings"]
+    )
     from pulvezar.book.generate import search_candidates
 
     search = search_candidates(settings, (4, 3), evaluator)

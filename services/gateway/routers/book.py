@@ -2,22 +2,18 @@
 
 ``GET /v1/opening-book?rules=international|tavla[&roll=31]`` serves the book that ships in
 ``data/book/`` (:func:`pulvezar.book.load_book`), or one roll of it.  ``POST
-/v1/opening-book/jobs`` starts a generation on the rollout workers
-(:class:`services.jobs.book.BookJobs`, batch priority) and answers 202 with the job;
-``GET /v1/opening-book/jobs/{id}`` reports its progress and, once done, holds the book.  The
-same settings give the same job id, so posting them again continues (or returns) that job.
+/v1/opening-book/jobs`` starts a generation on the workers (the job kind
+:class:`services.jobs.kinds.book.BookKind`: searches, rollouts and replies as chunks, batch priority) and
+answers 202 with the job; ``GET /v1/opening-book/jobs/{id}`` reports its progress and, once done, holds
+the book.  The same settings give the same job id, so posting them again returns that job (a failed one
+runs again, its finished chunks kept).
 
-The job's searches run on the workers (the ``pulvezar.book.drive`` task, queued here); a job whose
-driver is gone (a lost worker, a Redis restarted empty) gets a new one when it is read.
-
-With the durable store (``PULVEZAR_DATABASE_URL``) a book job is a ``jobs`` row of kind ``book``,
-its finished steps and the finished book are stored there as they are done
-(:mod:`services.jobs.book`), and a job that Redis lost is served, and continued, from there.
-A book job belongs to the key that submitted it (``GET /v1/jobs`` of that key lists it, ``href``
-here), and so does its batch rollout job (``rollout_job``); another key gets 404 for both, and
-submitting the same settings gives it a job of its own (the job id is a digest of the settings and the
-owner).  Each submission is charged the job's estimated core-seconds
-(:func:`services.jobs.book_store.book_cost`).  A database that cannot be reached is a 503 with
+A book job is a ``jobs`` row of kind ``book`` with its chunks in the durable store, and a job that Redis
+lost is served, and continued, from there; rows written by the older driver (step blobs) stay readable.
+A book job belongs to the key that submitted it (``GET /v1/jobs`` of that key lists it, ``href`` here);
+another key gets 404, and submitting the same settings gives it a job of its own (the job id is a digest
+of the settings, the engine and the owner).  Each submission is charged the job's estimated core-seconds
+(:func:`services.jobs.kinds.book.book_cost`).  A database that cannot be reached is a 503 with
 Retry-After.  The work is below, in :mod:`services.gateway.services.book`.
 """
 

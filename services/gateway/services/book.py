@@ -1,6 +1,6 @@
 """The opening book below its router: the shipped books and a roll of them, book generation jobs
-(:class:`services.jobs.book.BookJobs` on the rollout job store: submission, status, the driver task) and
-the opening quiz's answers."""
+(the job kind :class:`services.jobs.kinds.book.BookKind` on the job store: submission and status) and the
+opening quiz's answers."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
 from services.gateway.services.players import shipped
 from services.jobs.book_models import BookStatus
+from services.jobs.errors import InvalidJob
 from services.jobs.provenance import engine_of
 from services.store.db import StoreUnavailable
 
 if TYPE_CHECKING:
-    from services.jobs.book import BookJobs
+    from services.jobs.kinds.book import BookKind
     from services.store.players import PlayerRecords
 
 Variant = Literal["international", "tavla"]
@@ -79,10 +80,11 @@ class BookJob(BookStatus):
     )
 
 
-def book_jobs(request: Request) -> BookJobs:
-    """The app's :class:`BookJobs` (made on first use from the rollout job store; 503 without one)."""
+def book_jobs(request: Request) -> BookKind:
+    """The app's book kind store (:class:`~services.jobs.kinds.book.BookKind`) on the job store's Redis,
+    broker and durable store (made on first use; 503 without a job store)."""
     app = request.app
-    jobs: BookJobs | None = getattr(app.state, "book_jobs", None)
+    jobs: BookKind | None = getattr(app.state, "book_jobs", None)
     if jobs is not None:
         return jobs
     store = app.state.jobs.store
@@ -90,9 +92,11 @@ def book_jobs(request: Request) -> BookJobs:
         raise ProblemError(
             503, "book jobs need the rollout job store (not configured here)", kind="jobs-unavailable"
         )
-    from services.jobs.book import BookJobs
+    from services.jobs.kinds.book import BookKind
 
-    app.state.book_jobs = jobs = BookJobs(store)
+    app.state.book_jobs = jobs = BookKind(
+        store.redis, app=store.app, settings=store.settings, records=store.records
+    )
     return jobs
 
 
@@ -101,16 +105,13 @@ def _declared(st: dict[str, Any]) -> dict[str, Any]:
     return BookJob.model_validate(st).model_dump(mode="json", exclude_unset=True)
 
 
-def _status(jobs: BookJobs, book_id: str) -> dict[str, Any]:
-    st = jobs.status(book_id)
+def _status(jobs: BookKind, book_id: str) -> dict[str, Any]:
+    st = jobs.book_status(book_id)
     st["href"] = f"/v1/opening-book/jobs/{book_id}"
-    if st["state"] == "done":
-        book = jobs.book(book_id)
-        st["book"] = book.to_json() if book is not None else None
     return st
 
 
-async def status(jobs: BookJobs, book_id: str) -> dict[str, Any]:
+async def status(jobs: BookKind, book_id: str) -> dict[str, Any]:
     """The job's status with its link (and the book once done): 404 for no such job, 503 while Redis
     lost it and the database cannot be reached."""
     try:
@@ -121,13 +122,6 @@ async def status(jobs: BookJobs, book_id: str) -> dict[str, Any]:
         ) from None
     except StoreUnavailable:
         raise unavailable() from None
-
-
-def schedule(jobs: BookJobs, book_id: str) -> None:
-    """Queue the job's driver task on the workers (the searches run there, not in the gateway)."""
-    from services.jobs.book import schedule as queue_driver
-
-    queue_driver(jobs, book_id)
 
 
 def _rolls(body: BookJobRequest) -> tuple[tuple[int, int], ...] | None:
@@ -142,48 +136,30 @@ def _rolls(body: BookJobRequest) -> tuple[tuple[int, int], ...] | None:
     return rolls
 
 
-def _submit(
-    jobs: BookJobs,
-    body: BookJobRequest,
-    rolls: tuple[tuple[int, int], ...] | None,
-    owner: str | None,
-    admit: Callable[[float], None],
-) -> str:
-    from pulvezar.book.generate import BookSettings
-
-    settings = BookSettings.from_args(body, rolls=rolls, chunk_size=jobs.store.settings.chunk_size)
-    return jobs.submit(settings, priority="batch", owner=owner, admit=admit)
-
-
-async def submit(jobs: BookJobs, body: BookJobRequest, who: Client) -> dict[str, Any]:
-    """Start (or find) ``who``'s job of these settings, charged its trials, and queue its driver; its
-    declared status."""
+async def submit(jobs: BookKind, body: BookJobRequest, who: Client) -> dict[str, Any]:
+    """Start (or find) ``who``'s job of these settings, charged its estimated core-seconds; its declared
+    status.  The workers run it (its chunks are queued with it)."""
     rolls = _rolls(body)
     n_rolls = len(rolls) if rolls is not None else len(opening_rolls(body.rules))
     trials = body.trials * body.candidates * n_rolls
     try:
         book_id = await who.spend(
-            1, trials, lambda admit: asyncio.to_thread(_submit, jobs, body, rolls, who.owner, admit)
+            1,
+            trials,
+            lambda admit: asyncio.to_thread(jobs.submit, body.model_dump(), who.owner, admit),
         )
     except StoreUnavailable:  # not accepted (the quota is refunded)
         raise unavailable() from None
-    except BookError as e:
-        raise invalid(e.field or "request", str(e)) from None
+    except InvalidJob as e:
+        raise invalid(e.field, e.message) from None
     await asyncio.to_thread(who.claim, book_id)
-    await asyncio.to_thread(schedule, jobs, book_id)
     return _declared(await status(jobs, book_id))
 
 
-async def read(jobs: BookJobs, book_id: str, who: Client) -> dict[str, Any]:
-    """The declared status of a job of ``who``'s key (404 otherwise); a job with no driver working or
-    queued gets one."""
-    await asyncio.to_thread(who.check, book_id, owner_lookup(jobs.store))
-    st = await status(jobs, book_id)
-    if st.get("rollout_job") and jobs.records is None:  # no durable owner: the book's owner owns it
-        await asyncio.to_thread(who.claim, st["rollout_job"])
-    if st["state"] not in ("done", "failed") and not st["driver"]:
-        await asyncio.to_thread(schedule, jobs, book_id)
-    return _declared(st)
+async def read(jobs: BookKind, book_id: str, who: Client) -> dict[str, Any]:
+    """The declared status of a job of ``who``'s key (404 otherwise)."""
+    await asyncio.to_thread(who.check, book_id, owner_lookup(jobs))
+    return _declared(await status(jobs, book_id))
 
 
 # ---- the opening quiz (issue 30): a random opening roll, the best play found, a player's streak ----

@@ -80,7 +80,9 @@ class BookRequest(JobRequest):
     """A book's settings (the gateway's ``BookJobRequest`` and the priority)."""
 
     rules: Literal["international", "tavla"] = "international"
-    rolls: Annotated[list[Annotated[str, Field(max_length=3)]], Field(min_length=1, max_length=21)] | None = None
+    rolls: Annotated[list[Annotated[str, Field(max_length=3)]], Field(min_length=1, max_length=21)] | None = (
+        None
+    )
     trials: int = Field(5184, ge=36, le=1_000_000)
     candidates: int = Field(5, ge=1, le=10)
     threshold: float = Field(0.16, ge=0, le=1)
@@ -149,7 +151,11 @@ class BookKind(JobKind):
     @staticmethod
     def digest(settings: BookSettings, engine: Mapping[str, Any], owner: str | None) -> str:
         """The id of ``owner``'s job of these settings and this engine (None: the platform's)."""
-        key: dict[str, Any] = {"settings": settings.to_json(), "rules": settings.rules_json(), "engine": engine}
+        key: dict[str, Any] = {
+            "settings": settings.to_json(),
+            "rules": settings.rules_json(),
+            "engine": engine,
+        }
         if owner is not None:
             key["owner"] = owner
         return "book-" + hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
@@ -236,7 +242,10 @@ class BookKind(JobKind):
                 roll, plays = chunk[1], [c["play"] for c in record["search"]["candidates"]]
                 item = self.item(spec, roll, plays)
                 size = self.settings_of(spec).chunk_size
-                out += [["rollout", roll, plays, *c[1:]] for c in planner.plan_item(0, item, 0, item["trials"], size)]
+                out += [
+                    ["rollout", roll, plays, *c[1:]]
+                    for c in planner.plan_item(0, item, 0, item["trials"], size)
+                ]
             return out
         valued = self.valued(spec, records)
         return [["replies", roll, candidates[0]] for roll, candidates in valued.items()]
@@ -257,7 +266,9 @@ class BookKind(JobKind):
                 plays[chunk[1]] = chunk[2]
         out: dict[str, Any] = {}
         for roll, search in searched.items():
-            results = chunk_results(cls.item(spec, roll, plays[roll]), rollouts[roll]) if roll in plays else []
+            results = (
+                chunk_results(cls.item(spec, roll, plays[roll]), rollouts[roll]) if roll in plays else []
+            )
             if results:
                 out[roll] = [dict(c.__dict__) for c in value_candidates(search["candidates"], results)]
         return out
@@ -307,6 +318,12 @@ class BookKind(JobKind):
         book = cls.book(spec, records)
         return {"book": book.to_json() if book is not None else None}
 
+    def progress(
+        self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None], state: str
+    ) -> float:
+        """Searches 10%, rollouts 80%, replies 10% (as the book's status says)."""
+        return float(self._view(spec, records, state)["progress"])
+
     def book_status(self, job_id: str) -> dict[str, Any]:
         """The job as :class:`~services.jobs.book_models.BookStatus` has it, and ``book`` once done
         (:class:`~services.jobs.errors.JobNotFound` for no such job)."""
@@ -315,10 +332,21 @@ class BookKind(JobKind):
             return legacy
         spec, records = self.gather(job_id)
         state, error = self._state(job_id, spec, records)
+        out = {"id": job_id, **self._view(spec, records, state)}
         if error is None:
             error = next((str(r["error"]) for r in records if r is not None and "error" in r), None)
         if state == JobState.CANCELLED:
             error = error or "cancelled"
+        out["error"] = error
+        if out["state"] == "done":
+            book = self.book(spec, records)
+            out["book"] = book.to_json() if book is not None else None
+        return out
+
+    def _view(
+        self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None], state: str
+    ) -> dict[str, Any]:
+        """The status's fields from the spec, the records and the job's state (all but id, error, book)."""
         settings = self.settings_of(spec)
         total = len(settings.roll_list)
         pairs = list(zip(spec["chunks"], records, strict=True))
@@ -334,7 +362,9 @@ class BookKind(JobKind):
         stages = {_stage(c) for c in spec["chunks"]}
         done_rolled = [r for _c, r in rolled if r is not None and "error" not in r]
         work_done = sum(float(c[4]) for c, r in rolled if r is not None and "error" not in r)
-        eta, _elapsed = timing(done_rolled, work_done, sum(float(c[4]) for c, _r in rolled) - work_done, state)
+        eta, _elapsed = timing(
+            done_rolled, work_done, sum(float(c[4]) for c, _r in rolled) - work_done, state
+        )
         if state == JobState.DONE:
             name = "done"
         elif state in (JobState.FAILED, JobState.CANCELLED):
@@ -349,14 +379,13 @@ class BookKind(JobKind):
             trials_done = trials_total = max(trials_total, 1)
         roll_frac = trials_done / trials_total if trials_total else 0.0
         progress = 1.0 if name == "done" else 0.1 * searched / total + 0.8 * roll_frac + 0.1 * replied / total
-        out = {
-            "id": job_id,
+        return {
             "state": name,
             "rules": spec["rules"],
             "settings": spec["settings"],
             "engine": spec["engine"],
             "created": spec["generated"],
-            "error": error,
+            "error": None,
             "rolls_total": total,
             "rolls_searched": searched,
             "rollout_job": None,
@@ -367,10 +396,6 @@ class BookKind(JobKind):
             "eta_s": eta if name == "rolling out" else (0.0 if name in ("replying", "done") else None),
             "driver": False,
         }
-        if name == "done":
-            book = self.book(spec, records)
-            out["book"] = book.to_json() if book is not None else None
-        return out
 
     # ---- rows written by the older driver (step blobs, no chunk list) ---------------------------
     def _legacy_row(self, job_id: str) -> Any:
