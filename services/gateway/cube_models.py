@@ -11,11 +11,11 @@ from services.gateway.models import (
     CubeInput,
     PositionInput,
     Probabilities,
+    Provenance,
     RulesField,
     Strength,
     Strict,
 )
-from services.jobs.provenance import Engine
 
 #: the deepest cube decision the gateway asks for
 MAX_CUBE_PLY = 2
@@ -64,7 +64,7 @@ class CubeDecisionResponse(BaseModel):
     ply: int
     notes: list[str]
     model: str
-    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+    provenance: Provenance
 
 
 class ResignationRequest(Strict):
@@ -95,4 +95,4 @@ class ResignationResponse(BaseModel):
     decision: ResignationDecision | None
     should_resign: Resignation | None = Field(description="the level the player on roll should resign now")
     model: str
-    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+    provenance: Provenance

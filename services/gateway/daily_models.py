@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.models import Dice, PositionInput, RuleSet, Strict
+from services.gateway.models import Dice, NextCursor, PositionInput, RuleSet, Strict
 from services.jobs.provenance import Engine
 
 DailyRules = Literal["international", "tavla"]
@@ -140,7 +140,7 @@ class LibraryOut(ArchiveEntryOut):
 
 class LibraryList(BaseModel):
     positions: list[ArchiveEntryOut] = Field(description="by name, then id")
-    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor = None
 
 
 class LibraryChange(Strict):

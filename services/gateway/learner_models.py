@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.gateway.models import Dice as Roll
+from services.gateway.models import Epoch, InLanguage, NextCursor
 
 
 class LevelResults(BaseModel):
@@ -70,7 +71,7 @@ class Mistakes(BaseModel):
     position_type: str = Field(
         description="opening, race, bear-off, blitz, backgame, prime, holding or contact"
     )
-    name: str = Field(description="in the request's language")
+    name: InLanguage
     decisions: int = Field(description="analysed decisions of this type")
     errors: int = Field(description="of them, errors (loss >= 0.02)")
     points_lost: float = Field(description="the equity (EMG) lost in these decisions, summed")
@@ -100,7 +101,7 @@ class PlayedMatch(BaseModel):
 
 class Archive(BaseModel):
     matches: list[PlayedMatch] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor
 
 
 class PlanTask(BaseModel):
@@ -245,14 +246,14 @@ class PlayerIn(BaseModel):
 class Player(BaseModel):
     id: str = Field(description="the player's id: name it in what is recorded for it")
     name: str = Field(description="how the app shows the player")
-    created: float = Field(description="seconds since the epoch (UTC)")
+    created: Epoch
     updated: float = Field(description="seconds since the epoch (UTC) of the last change")
     href: str = Field(description="the player's URL")
 
 
 class PlayerList(BaseModel):
     players: list[Player] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor
 
 
 class Achievement(BaseModel):
@@ -428,7 +429,7 @@ class Progress(BaseModel):
 
 class LessonSummary(BaseModel):
     id: str = Field(description="the lesson's id")
-    title: str = Field(description="in the request's language")
+    title: InLanguage
     steps: int = Field(description="how many steps")
     progress: Progress | None = Field(None, description="with player: the player's progress")
 
@@ -459,7 +460,7 @@ class Step(BaseModel):
     kind: Literal["read", "play", "pips"] = Field(
         description="read: text; play: make the play the text asks for on the board; pips: count both sides"
     )
-    text: str = Field(description="in the request's language")
+    text: InLanguage
     position: str | None = Field(
         None, description="play and pips: the position (Position ID, on roll's view)"
     )

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from services.gateway.models import Epoch, NextCursor
+
 Format = Literal["mat", "sgf", "xg", "gmd"]
 
 
@@ -65,10 +67,10 @@ class UploadSummary(BaseModel):
     length: int = Field(description="0 = money session")
     games: int
     decisions: int
-    created: float = Field(description="seconds since the epoch (UTC)")
+    created: Epoch
     href: str
 
 
 class UploadList(BaseModel):
     matches: list[UploadSummary] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor

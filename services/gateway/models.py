@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,15 +34,19 @@ __all__ = [
     "CubeInput",
     "Dice",
     "Die",
+    "Epoch",
     "Evaluation",
+    "InLanguage",
     "MatchState",
     "Move",
+    "NextCursor",
     "Parsed",
     "Pips",
     "PlayOut",
     "PositionInput",
     "PositionText",
     "Probabilities",
+    "Provenance",
     "RuleSet",
     "RulesField",
     "Strength",
@@ -58,6 +62,12 @@ __all__ = [
     "renamed",
     "served_engine",
 ]
+
+#: the fields many responses share, described once
+NextCursor = Annotated[str | None, Field(description="pass as `cursor` for the next page; null on the last")]
+Epoch = Annotated[float, Field(description="seconds since the epoch (UTC)")]
+Provenance = Annotated[Engine, Field(description="the engine and net that evaluated (GET /v1/models)")]
+InLanguage = Annotated[str, Field(description="in the request's language")]
 
 # the Evaluator service's CubeContext fields as the REST body names them
 CUBE_FIELDS = {"cube.cube_value": "cube.value", "cube.cube_owner": "cube.owner"}

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.models import RuleSet
+from services.gateway.models import NextCursor, RuleSet
 
 
 # ---- requests ------------------------------------------------------------------------------------
@@ -305,7 +305,7 @@ class GameSummary(BaseModel):
 
 class GameList(BaseModel):
     games: list[GameSummary] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor
 
 
 class CubeState(BaseModel):

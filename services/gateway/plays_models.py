@@ -18,11 +18,11 @@ from services.gateway.models import (
     PlayOut,
     PositionInput,
     Probabilities,
+    Provenance,
     RulesField,
     Strength,
     Strict,
 )
-from services.jobs.provenance import Engine
 
 
 class Side(BaseModel):
@@ -75,7 +75,7 @@ class HintResponse(BaseModel):
     candidates: list[Candidate]
     legal_plays: int
     engine: str = Field(description="where the hint was computed")
-    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+    provenance: Provenance
     position_type: PositionType = Field(description="the position type, as analyses name it")
     why: dict[str, str] | None = Field(
         None, description="why the best play beats the second, in en, de and tr (null with one candidate)"
@@ -112,7 +112,7 @@ class EvaluateRequest(Strict):
 class EvaluateResponse(BaseModel):
     evaluations: list[Evaluation]
     model: str = Field(description="SHA-256 of the model file")
-    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+    provenance: Provenance
 
 
 class EvaluatedPlay(BaseModel):
@@ -124,7 +124,7 @@ class BestPlayResponse(BaseModel):
     best: EvaluatedPlay
     legal_plays: int
     model: str
-    provenance: Engine = Field(description="the engine and net that evaluated (GET /v1/models)")
+    provenance: Provenance
 
 
 class PositionInfo(BaseModel):

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import Jobs
+from services.gateway.models import Epoch, NextCursor
 from services.gateway.problems import ProblemError
 from services.gateway.security import Client, client
 from services.jobs.kinds import kinds
@@ -31,7 +32,7 @@ class JobSummary(BaseModel):
     kind: str
     state: str
     priority: str | None = None
-    created: float = Field(description="seconds since the epoch (UTC)")
+    created: Epoch
     finished: float | None = None
     error: str | None = None
     href: str
@@ -41,7 +42,7 @@ class JobList(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     jobs: list[JobSummary] = Field(description="newest first")
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
+    next_cursor: NextCursor
 
 
 HREFS = {

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
+from services.gateway.models import Epoch
 from services.gateway.problems import ProblemError
 from services.gateway.routers.job_lists import JobId, add_list_route
 from services.gateway.routers.params import Who
@@ -49,7 +50,7 @@ class KindJob(BaseModel, Generic[R]):
     progress: float = Field(description="0..1")
     eta_s: float | None = Field(None, description="seconds left (null until a chunk is done; 0 when done)")
     elapsed_s: float | None = None
-    created: float = Field(description="seconds since the epoch (UTC)")
+    created: Epoch
     provenance: Engine | None = Field(
         None,
         description="the engine and net of the finished chunks (GET /v1/models); null before the first, "
