@@ -15,7 +15,7 @@ in :func:`_routes`), read when each route is made.
 
 import asyncio
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -40,6 +40,7 @@ ACCEPTED = (
 )
 KINDS = {"rollout": Rollouts, "batch": BatchRollouts}
 Who = Annotated[Client, Depends(client)]
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 def _job_links(base: str) -> dict[str, tuple[str, str]]:
@@ -86,25 +87,26 @@ def _of_kind(kind: Literal["rollout", "batch"]) -> Callable[[Request], KindJobs]
     return of_kind
 
 
+def _job_route(method: str, path: str, summary: str, **more: Any) -> Callable[[Endpoint], Endpoint]:
+    """A route that answers with the job (:class:`Job`; a key the store left out stays out)."""
+    return router.api_route(
+        path, methods=[method], response_model=Job, response_model_exclude_unset=True, summary=summary, **more
+    )
+
+
 def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
     add_list_route(router, f"/{base}", kind, kind)
     Store = Annotated[KindJobs, Depends(_of_kind(kind))]
 
-    @router.get(
-        f"/{base}/{{job_id}}",
-        response_model=Job,
-        response_model_exclude_unset=True,
-        summary=f"A {kind} job: state, trials, progress, ETA, partial results",
-    )
+    @_job_route("GET", f"/{base}/{{job_id}}", f"A {kind} job: state, trials, progress, ETA, partial results")
     async def get_job(job_id: JobId, who: Who, store: Store) -> Job:
         await check(who, store, job_id)
         return rollouts.job(kind, job_id, await store.status(job_id))
 
-    @router.get(
+    @_job_route(
+        "GET",
         f"/{base}/{{job_id}}/result",
-        response_model=Job,
-        response_model_exclude_unset=True,
-        summary=f"The final report of a finished {kind} job (what the events' done event carries)",
+        f"The final report of a finished {kind} job (what the events' done event carries)",
         responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
     )
     async def get_result(job_id: JobId, who: Who, store: Store) -> Job:
@@ -138,11 +140,10 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
 def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
     Store = Annotated[KindJobs, Depends(_of_kind(kind))]
 
-    @router.delete(
+    @_job_route(
+        "DELETE",
         f"/{base}/{{job_id}}",
-        response_model=Job,
-        response_model_exclude_unset=True,
-        summary=f"Cancel a running {kind} job (200, its status); remove a finished one's results (204)",
+        f"Cancel a running {kind} job (200, its status); remove a finished one's results (204)",
         responses={204: {"description": "the finished job and its results are removed"}},
     )
     async def cancel_job(job_id: JobId, who: Who, store: Store) -> Any:
@@ -159,13 +160,7 @@ def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
             job_id, lambda: store.cancel(job_id), lambda: store.delete(job_id), state, cancelled
         )
 
-    @router.post(
-        f"/{base}/{{job_id}}/extend",
-        status_code=202,
-        response_model=Job,
-        response_model_exclude_unset=True,
-        summary=f"Add trials to a {kind} job",
-    )
+    @_job_route("POST", f"/{base}/{{job_id}}/extend", f"Add trials to a {kind} job", status_code=202)
     async def extend_job(job_id: JobId, body: Extend, request: Request, who: Who, store: Store) -> Job:
         await check(who, store, job_id)
         return await rollouts.extend(kind, job_id, body, who, store)
