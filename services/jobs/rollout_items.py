@@ -31,7 +31,6 @@ from services.common.schemas import (
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import field_of
 
-
 # ---- the stored item ---------------------------------------------------------
 
 
@@ -97,9 +96,7 @@ def rules_of(spec: Mapping[str, Any]) -> Rules:
     return _rules(spec, "rules")[1]
 
 
-def _cube(
-    value: Any, field: str, position: Position | None = None, rules: Rules | None = None
-) -> CubeSpec:
+def _cube(value: Any, field: str, position: Position | None = None, rules: Rules | None = None) -> CubeSpec:
     """The normalised cube of a cubeful item, read by the codec (:meth:`pulvezar.CubeState.from_dict`,
     the shape of the schemas' ``CubeInput``), seen by the player on roll (the player who plays, for
     candidate plays) of ``position`` (default: the cube alone, as of the starting position); none is
@@ -239,7 +236,8 @@ def normalise_item(params: ItemParams | Mapping[str, Any], field: str = "") -> S
         item["prune"] = p.prune
     if p.kind == "cube":
         _check_cube_item(p, field, xgid_dice, rules)
-        item = {"kind": "cube", **item, "cubeful": True, "cube": _cube(p.cube, f"{field}cube", position, rules)}
+        cube = _cube(p.cube, f"{field}cube", position, rules)
+        item = {"kind": "cube", **item, "cubeful": True, "cube": cube}
     elif p.cubeful:
         if not rules.uses_cube:
             reason = "Tavla is played without a cube: cubeful needs international rules"
@@ -338,9 +336,7 @@ def chunk_cut(
     return step, ([(c, c + 1) for c in range(candidates)] if plays else None)
 
 
-def _check_cube_item(
-    params: ItemParams, field: str, xgid_dice: tuple[int, int] | None, rules: Rules
-) -> None:
+def _check_cube_item(params: ItemParams, field: str, xgid_dice: tuple[int, int] | None, rules: Rules) -> None:
     """A cube-decision rollout (``kind: "cube"``) is taken before the roll, with a cube: no dice."""
     for key in ("dice", "plays"):
         if getattr(params, key) is not None:

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from services.common.schemas import Extend
 from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.routers.job_lists import JobId, add_list_route, jobs
@@ -27,7 +28,6 @@ from services.gateway.security import Client, client
 from services.gateway.services import rollouts
 from services.gateway.services.rollouts import Job
 from services.gateway.sse import streams
-from services.common.schemas import Extend
 from services.jobs.kinds.batch import BatchRollouts
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.states import JobState

@@ -12,11 +12,6 @@ from typing import Any, Literal
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from services.gateway.jobs import KindJobs
-from services.gateway.models import parse_position, renamed
-from services.gateway.problems import ProblemError
-from services.gateway.security import Client
-from services.gateway.sse import Pace, job_events
 from services.common.schemas import (
     BatchRequest,
     Candidates,
@@ -25,6 +20,11 @@ from services.common.schemas import (
     RolloutOptions,
     RolloutRequest,
 )
+from services.gateway.jobs import KindJobs
+from services.gateway.models import parse_position, renamed
+from services.gateway.problems import ProblemError
+from services.gateway.security import Client
+from services.gateway.sse import Pace, job_events
 from services.jobs.kinds.rollout import BatchParams, RolloutParams
 from services.jobs.rollout_items import ItemParams
 from services.jobs.rollout_models import RolloutReport

@@ -38,9 +38,9 @@ from services.jobs.provenance import job_provenance
 from services.jobs.rollout_items import (
     Item,
     ItemParams,
+    StoredItem,
     chunk_cut,
     item_cost,
-    StoredItem,
     normalise_item,
     trial_seconds,
 )
