@@ -128,36 +128,33 @@ class _CallDetails(grpc.ClientCallDetails):
         return cls(d.method, d.timeout, metadata, d.credentials, d.wait_for_ready, d.compression)
 
 
-class _AioUnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
+class _AioToken:
+    """Adds the bearer token to a call's metadata; one subclass per kind of call (grpc.aio files an
+    interceptor under the first kind it is)."""
+
     def __init__(self, token: str) -> None:
         self.token = token
 
-    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+    async def _call(self, continuation: Any, details: Any, request: Any) -> Any:
         return await continuation(_with_token(details, self.token), request)
 
-
-class _AioUnaryStream(grpc.aio.UnaryStreamClientInterceptor):
-    def __init__(self, token: str) -> None:
-        self.token = token
-
-    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-        return await continuation(_with_token(details, self.token), request)
+    intercept_unary_unary = intercept_unary_stream = intercept_stream_unary = intercept_stream_stream = _call
 
 
-class _AioStreamUnary(grpc.aio.StreamUnaryClientInterceptor):
-    def __init__(self, token: str) -> None:
-        self.token = token
-
-    async def intercept_stream_unary(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
-        return await continuation(_with_token(details, self.token), request_iterator)
+class _AioUnaryUnary(_AioToken, grpc.aio.UnaryUnaryClientInterceptor):
+    pass
 
 
-class _AioStreamStream(grpc.aio.StreamStreamClientInterceptor):
-    def __init__(self, token: str) -> None:
-        self.token = token
+class _AioUnaryStream(_AioToken, grpc.aio.UnaryStreamClientInterceptor):
+    pass
 
-    async def intercept_stream_stream(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
-        return await continuation(_with_token(details, self.token), request_iterator)
+
+class _AioStreamUnary(_AioToken, grpc.aio.StreamUnaryClientInterceptor):
+    pass
+
+
+class _AioStreamStream(_AioToken, grpc.aio.StreamStreamClientInterceptor):
+    pass
 
 
 def sync_channel(target: str, token: str | None) -> grpc.Channel:
