@@ -1,22 +1,21 @@
-"""The daily puzzles task: compute each (date, rule set, kind) once and store it write-once in the durable
+"""The daily puzzles' tasks: each (date, rule set, kind) computed once and stored write-once in the durable
 store.
 
 :data:`~services.rollout.celery_app.DAILY_TASK` (``pulvezar.daily.produce``) takes an ISO date, or none
-for today and tomorrow (UTC), and produces every puzzle of
-:func:`pulvezar.archive.daily.daily_kinds` that is not stored yet: the daily position for international
-backgammon and for Tavla (basic rules) and the daily cube decision.  Each goes to the durable store's
-``daily_puzzles`` (:class:`services.store.archive.DailyRecords`, insert-once), so a puzzle never changes
-once served; a worker holds the Redis key ``daily:<date>:<rules>:<kind>:lock`` (``SET NX EX``) while it
-computes one, so two workers do not compute the same puzzle at once.  Running the task again is cheap
-(existing puzzles are skipped): the beat schedule (``celery_app``: every six hours, on the batch queue)
-runs it for today and tomorrow, so tomorrow's puzzles exist before midnight.  Each run is also a job of
-kind ``daily`` (no owner: the platform's own work) with its outcomes.
+for today and tomorrow (UTC), and submits the platform's run of each date: a job of kind ``daily``
+(:class:`services.jobs.kinds.daily.DailyRuns`, no owner, id ``daily-<date>``) whose chunks are the puzzles
+of :func:`pulvezar.archive.daily.daily_kinds` not stored yet (the daily position for international
+backgammon and for Tavla, the daily cube decision).  The workers run those chunks as any kind's, each
+storing its puzzle in the durable store's ``daily_puzzles`` (:class:`services.store.archive.DailyRecords`,
+insert-once), so a puzzle never changes once served.  Submitting again is idempotent (the date's job, or
+none once its puzzles are stored), so no lock is needed: the beat schedule (``celery_app``: every six
+hours, on the background queue) sends the task for today and tomorrow, so tomorrow's puzzles exist
+before midnight; the reconciler brings back a run that Redis lost, as any job.
 
-The puzzles use the worker's evaluator (:func:`services.rollout.tasks.evaluator`) and
-:class:`pulvezar.archive.daily.DailySettings`, overridden by ``PULVEZAR_DAILY_*`` variables
-(:class:`DailyTaskSettings`).  With ``PULVEZAR_DAILY_ON_START=1`` a worker sends the task for today once
-when it is ready (``make run`` sets it), so a fresh platform has today's puzzles without waiting for
-the schedule.
+The puzzles use the worker's evaluator and :class:`pulvezar.archive.daily.DailySettings`, overridden by
+``PULVEZAR_DAILY_*`` variables (:class:`DailyTaskSettings`, read where the task runs and kept in the job's
+spec).  With ``PULVEZAR_DAILY_ON_START=1`` a worker sends the task for today once when it is ready
+(``make run`` sets it), so a fresh platform has today's puzzles without waiting for the schedule.
 
 **Rechecks.**  :data:`~services.jobs.broker.DAILY_RECHECK_TASK` (``pulvezar.daily.recheck``, background
 queue) walks the stored puzzles and, for each made by another net than the worker's, judges its answer
@@ -28,6 +27,9 @@ keeps two workers off the same one.  The puzzle itself never changes.  Running i
 a worker also sends it once when it is ready (``PULVEZAR_DAILY_RECHECK_ON_START=0`` turns that off): a
 worker with a new net rechecks the archive in the background.  From the command line:
 ``python -m services.rollout.daily_tasks --recheck [--date D]`` (in this process, with the worker's settings).
+Rechecks stay a plain task, not a kind: their work is known only by walking the archive at run time (a
+net's rechecks are keyed by the net, not by a date), it is cheap when nothing is left, and a recheck's
+insert-once row is its own record; a lock per puzzle and net is all they need.
 """
 
 from __future__ import annotations
@@ -47,13 +49,13 @@ from celery.signals import worker_ready
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pulvezar.archive.daily import DailySettings, daily_kinds, daily_puzzle, recheck
+from pulvezar.archive.daily import DailySettings, daily_kinds, recheck
 from pulvezar.archive.similar import check_date
 from pulvezar.eval.evaluator import Evaluator
 from services.common.jsonlog import log
 from services.jobs.broker import DAILY_RECHECK_TASK, DAILY_TASK
+from services.jobs.kinds.daily import DailyParams, DailyRuns
 from services.jobs.settings import BACKGROUND_QUEUE
-from services.jobs.states import JobState
 from services.rollout.celery_app import app
 
 if TYPE_CHECKING:
@@ -76,14 +78,16 @@ class DailyTaskSettings(BaseSettings):
     max_rollouts: int = Field(DailySettings.max_rollouts, ge=1)
     screen_ply: int = Field(DailySettings.screen_ply, ge=0, le=3)
     cube_screen_ply: int = Field(DailySettings.cube_screen_ply, ge=0, le=2)
-    lock_s: int = Field(3600, ge=10, description="a worker computing a puzzle holds its lock this long")
+    lock_s: int = Field(3600, ge=10, description="a worker rechecking a puzzle holds its lock this long")
     on_start: bool = Field(False, description="a worker that starts sends the task once (make run does)")
     recheck_on_start: bool = Field(True, description="with on_start: the recheck task is sent too")
 
+    def params(self) -> DailyParams:
+        """The work per puzzle, as the ``daily`` kind's request has it."""
+        return DailyParams(**self.model_dump(exclude={"lock_s", "on_start", "recheck_on_start"}))
+
     def library(self) -> DailySettings:
-        return DailySettings(
-            **self.model_dump(exclude={"lock_s", "on_start", "recheck_on_start"}),
-        )
+        return DailySettings(**self.params().model_dump())
 
 
 def dates_for(date: str | None, now: dt.datetime | None = None) -> list[str]:
@@ -110,63 +114,54 @@ def _held(redis: Any, lock: str, seconds: int) -> Iterator[bool]:
             redis.delete(lock)
 
 
-def daily_lock(date: str, rules: str, kind: str) -> str:
-    """The Redis key a worker holds while it computes a puzzle."""
-    return f"daily:{date}:{rules}:{kind}:lock"
-
-
 def recheck_lock(date: str, rules: str, kind: str, model_sha256: str) -> str:
     """The Redis key a worker holds while it rechecks a puzzle with the net of ``model_sha256``."""
     return f"daily:{date}:{rules}:{kind}:recheck:{model_sha256[:16]}:lock"
 
 
-def produce_one(
-    redis: Any,
-    daily: DailyRecords,
-    date: str,
-    rules: str,
-    kind: str,
-    evaluator: Evaluator,
-    settings: DailyTaskSettings,
-) -> str:
-    """Produce one puzzle unless it exists: ``"exists"``, ``"busy"`` (another worker), ``"stored"``.
+def daily_runs(redis: Any) -> DailyRuns:
+    """The ``daily`` kind's store with the worker's Redis, broker, settings and durable store."""
+    from services.rollout import tasks
 
-    ``redis``: where the locks are held; ``daily``: the durable store's puzzles."""
+    return DailyRuns(redis, app=app, settings=tasks.settings, records=tasks.records())
+
+
+def submit(
+    runs: DailyRuns, date: str | None = None, settings: DailyTaskSettings | None = None
+) -> dict[str, str]:
+    """The platform's run of each date (see :func:`dates_for`): ``{date: job id}``, ``"stored"`` for a date
+    whose puzzles are all stored already (:meth:`~services.jobs.kinds.daily.DailyRuns.submit_daily`)."""
+    params = (settings or DailyTaskSettings()).params()
+    return {d: runs.submit_daily(d, params) or "stored" for d in dates_for(date)}
+
+
+def produce_one(
+    daily: DailyRecords, date: str, rules: str, kind: str, evaluator: Evaluator, settings: DailyTaskSettings
+) -> str:
+    """Produce one puzzle in this process unless it exists: ``"exists"`` or ``"stored"`` (the command
+    line's way; the workers run the ``daily`` kind's chunks)."""
     if daily.get(date, rules, kind) is not None:
         return "exists"
-    with _held(redis, daily_lock(date, rules, kind), settings.lock_s) as mine:
-        if not mine:
-            return "busy"
-        t0 = time.perf_counter()
-        puzzle = daily_puzzle(date, rules, kind, evaluator, settings.library())  # type: ignore[arg-type]
-        stored = daily.put(date, rules, kind, puzzle.to_json())
-        log(
-            logger,
-            logging.INFO,
-            "daily puzzle",
-            date=date,
-            rules=rules,
-            kind=kind,
-            stored=stored,
-            seconds=round(time.perf_counter() - t0, 2),
-            fallback=puzzle.selection["fallback"],
-        )
-        return "stored" if stored else "exists"
+    t0 = time.perf_counter()
+    spec = {"date": date, "settings": settings.params().model_dump()}
+    stored = daily.put(date, rules, kind, DailyRuns.puzzle_json(spec, [rules, kind], evaluator))
+    log(logger, logging.INFO, "daily puzzle", date=date, rules=rules, kind=kind, stored=stored,
+        seconds=round(time.perf_counter() - t0, 2))  # fmt: skip
+    return "stored" if stored else "exists"
 
 
 def produce(
-    redis: Any,
     daily: DailyRecords,
     evaluator: Evaluator,
     date: str | None = None,
     settings: DailyTaskSettings | None = None,
 ) -> dict[str, str]:
-    """Every puzzle of the dates (see :func:`dates_for`): ``{"<date>:<rules>:<kind>": outcome}``."""
+    """Every puzzle of the dates in this process: ``{"<date>:<rules>:<kind>": outcome}``."""
     s = settings or DailyTaskSettings()
     out: dict[str, str] = {}
     for d in dates_for(date):
         for rules, kind in daily_kinds():
-            out[f"{d}:{rules}:{kind}"] = produce_one(redis, daily, d, rules, kind, evaluator, s)
+            out[f"{d}:{rules}:{kind}"] = produce_one(daily, d, rules, kind, evaluator, s)
     return out
 
 
@@ -183,22 +178,12 @@ def daily_records() -> DailyRecords:
 
 @app.task(name=DAILY_TASK)
 def produce_daily(date: str | None = None) -> dict[str, str]:
-    """The Celery task: :func:`produce` with the worker's Redis, evaluator and durable store, recorded as a
-    job of kind ``daily``."""
+    """The Celery task (the beat's, every six hours): the platform's ``daily`` run of each date
+    (:func:`submit`); the kind's chunks compute and store the puzzles."""
     from services.rollout import tasks
-    from services.store.jobs import JobRecords
 
-    daily = daily_records()
-    jobs = JobRecords(daily.url)
-    job_id = f"daily-{int(time.time() * 1000)}-{os.getpid()}"
-    jobs.create(job_id, "daily", {"dates": dates_for(date), "settings": DailyTaskSettings().model_dump()})
-    try:
-        out = produce(tasks.redis_client(), daily, tasks.evaluator(), date)
-    except Exception as e:
-        jobs.set_state(job_id, JobState.FAILED, error=f"{type(e).__name__}: {e}")
-        raise
-    jobs.add_chunks(job_id, {0: out})
-    jobs.set_state(job_id, JobState.DONE)
+    out = submit(daily_runs(tasks.redis_client()), date)
+    log(logger, logging.INFO, "daily runs", **out)
     return out
 
 
@@ -306,8 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from services.rollout import tasks
 
-    redis, ev, daily = tasks.redis_client(), tasks.evaluator(), daily_records()
-    out = recheck_all(redis, daily, ev, args.date) if args.recheck else produce(redis, daily, ev, args.date)
+    ev, daily = tasks.evaluator(), daily_records()
+    out = (
+        recheck_all(tasks.redis_client(), daily, ev, args.date)
+        if args.recheck
+        else produce(daily, ev, args.date)
+    )
     print(json.dumps(out, indent=2, sort_keys=True))
     return 0
 

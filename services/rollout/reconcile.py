@@ -37,10 +37,9 @@ logger = logging.getLogger("pulvezar.services.rollout")
 
 
 def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[str, int]:
-    """One pass over the jobs of every kind of :mod:`services.jobs.kinds` (analyses, rollouts and batches
-    among them), and a driver for unfinished book jobs without one; ``store`` gives the Redis, broker and
-    durable store; counts of what it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``books`` drivers
-    queued, ``expired`` jobs and uploads, ``failed``)."""
+    """One pass over the jobs of every kind of :mod:`services.jobs.kinds` (analyses, rollouts, batches,
+    books and daily runs among them); ``store`` gives the Redis, broker and durable store; counts of what
+    it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``expired`` jobs and uploads, ``failed``)."""
     if store.records is None:
         return {}
     from services.jobs.kinds import kinds
@@ -72,21 +71,6 @@ def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[st
     except Exception as e:
         counts["failed"] += 1
         log(logger, logging.WARNING, "archive writes not retried", error=repr(e))
-    try:  # book jobs: a driver for each unfinished one that has none (Redis lost it, or its worker)
-        from services.jobs.book import BookJobs
-        from services.rollout.book_tasks import recover
-
-        counts["books"] = recover(BookJobs(store))
-    except Exception as e:
-        counts["failed"] += 1
-        log(logger, logging.WARNING, "book jobs not reconciled", error=repr(e))
-    try:  # daily runs whose worker died: failed, not "queued" for ever (a run holds its lock this long)
-        from services.rollout.daily_tasks import DailyTaskSettings
-
-        counts["abandoned"] = store.records.abandon("daily", DailyTaskSettings().lock_s)
-    except Exception as e:
-        counts["failed"] += 1
-        log(logger, logging.WARNING, "daily runs not reconciled", error=repr(e))
     try:  # uploaded files of ended analyses: the durable store has them (job_blobs)
         counts["files_dropped"] = drop_ended_files(store.redis, store.records)
     except Exception as e:
@@ -173,7 +157,7 @@ def job_store() -> Rollouts:
 @app.task(name=RECONCILE_TASK, ignore_result=True)
 def reconcile_task() -> dict[str, Any]:
     counts = reconcile(job_store())
-    noteworthy = ("rehydrated", "requeued", "expired", "failed", "books", "abandoned", "archived")
+    noteworthy = ("rehydrated", "requeued", "expired", "failed", "archived")
     if any(counts.get(k) for k in noteworthy):
         log(logger, logging.INFO, "reconciled", **counts)
     return counts

@@ -441,9 +441,10 @@ def test_daily_task_through_a_worker_then_served(
     import datetime as dt
 
     from services.jobs.broker import DAILY_TASK
-    from services.jobs.settings import BACKGROUND_QUEUE, RolloutSettings
+    from services.jobs.kinds.daily import DailyRuns, job_id_of
+    from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, RolloutSettings
     from services.rollout.celery_app import make_app
-    from services.rollout.daily_tasks import DailyTaskSettings, daily_lock, produce, produce_one
+    from services.rollout.daily_tasks import DailyTaskSettings, produce, submit
     from services.store.jobs import JobRecords
 
     env = {
@@ -457,7 +458,12 @@ def test_daily_task_through_a_worker_then_served(
     }
     heartbeat, log_file = tmp_path / "worker.heartbeat", tmp_path / "worker.log"
     worker = Worker(
-        env, "worker", metrics_port=-1, heartbeat=heartbeat, log_file=log_file, queues=BACKGROUND_QUEUE
+        env,
+        "worker",
+        metrics_port=-1,
+        heartbeat=heartbeat,
+        log_file=log_file,
+        queues=f"{BACKGROUND_QUEUE},{BATCH_QUEUE}",  # the beat's task, then the daily kind's chunks
     )
     try:
         worker.ready()
@@ -474,16 +480,19 @@ def test_daily_task_through_a_worker_then_served(
         assert not any(daily.get(*k) for k in keys[3:])
         app.send_task(DAILY_TASK, queue=BACKGROUND_QUEUE)  # as beat sends it: today and tomorrow
         wait_until(lambda: all(daily.get(*k) for k in keys), 240, "the daily puzzles", every=0.5)
-        # each run is also a job of the platform's own (no owner) in the durable store
+        # each date's run is one job of the daily kind, the platform's own (no owner), in the durable store
         runs = JobRecords(database_url)
         wait_until(lambda: len(runs.list(None, kinds=["daily"], states=["done"])[0]) == 2, 60, "daily jobs")
+        assert {row.id for row in runs.list(None, kinds=["daily"])[0]} == {job_id_of(d) for d in dates}
+        assert all(runs.get(job_id_of(d)).owner is None for d in dates)
         # PULVEZAR_DAILY_ON_START also sent the recheck: every puzzle is the worker's own net's, nothing to do
         wait_until(lambda: "daily rechecks" in log_file.read_text(), 60, "the recheck at start", every=0.5)
     finally:
         worker.stop()
     stored = {k: daily.get(*k) for k in keys}
     assert runs.unfinished(kinds=["daily"]) == []
-    assert not [k for k in r.keys("daily:*") if not k.endswith(":lock")]  # no copy in Redis
+    job_keys = tuple(f"daily:{job_id_of(d)}:" for d in dates)  # the runs' own keys (their chunk records)
+    assert not [k for k in r.keys("daily:*") if not k.startswith(job_keys)]  # no other copy in Redis
     for d in dates:
         for rules, kind in combos:
             res = gateway.http.get(f"/v1/daily/{d}", params={"rules": rules, "kind": kind})
@@ -503,19 +512,25 @@ def test_daily_task_through_a_worker_then_served(
     assert res.status_code == 200 and res.json()["date"] == dates[0] and res.json()["rules"] == "tavla"
     assert res.json() == gateway.http.get(f"/v1/daily/{dates[0]}", params={"rules": "tavla"}).json()
 
-    # again: nothing is recomputed or changed (write-once); a held lock means another worker is at it
+    # again: nothing is recomputed or changed (write-once); the date's run is the same job, not a second
     class NoEvaluator:
         def evaluate_boards(self, boards: Any) -> Any:
             raise AssertionError("nothing should be evaluated")
 
-    outcomes = produce(r, daily, NoEvaluator(), dates[0], DailyTaskSettings())
+    outcomes = produce(daily, NoEvaluator(), dates[0], DailyTaskSettings())
     assert set(outcomes.values()) == {"exists"}
     assert {k: daily.get(*k) for k in keys} == stored
-    lock_date = "2030-06-01"
-    r.set(daily_lock(lock_date, "international", "cube"), "someone", ex=60)
-    cube = (lock_date, "international", "cube")
-    assert produce_one(r, daily, *cube, NoEvaluator(), DailyTaskSettings()) == "busy"
-    assert daily.get(*cube) is None
+    s = RolloutSettings(redis_url=redis_url)
+    kind = DailyRuns(r, app=make_app(s), settings=s, records=runs)
+    assert submit(kind, dates[0]) == {dates[0]: job_id_of(dates[0])}  # the date's done job
+    assert len(runs.list(None, kinds=["daily"])[0]) == 2
+    r.flushdb()  # Redis lost the jobs: the durable store still knows the date's run
+    assert kind.submit_daily(dates[1]) == job_id_of(dates[1])
+    fresh = "2030-06-01"  # a date without puzzles: the same job however often it is submitted
+    assert kind.submit_daily(fresh) == kind.submit_daily(fresh) == job_id_of(fresh)
+    assert runs.get(job_id_of(fresh)).spec["chunks"] == [[rules, k] for rules, k in combos]
+    assert runs.get(job_id_of(fresh)).owner is None and kind.spec(job_id_of(fresh))["platform"] is True
+    assert kind.cancel(job_id_of(fresh)) and kind.delete(job_id_of(fresh))
 
 
 def test_daily_served_by_another_gateway_when_redis_lost_everything(

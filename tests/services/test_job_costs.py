@@ -40,6 +40,10 @@ KIND_SIZES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"matches": [{"data": (DATA / "match1495872.txt").read_bytes()}], "level": "0ply"},
         {"matches": [{"data": (DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat").read_bytes()}]},
     ),
+    "daily": (
+        {"date": "2024-02-29", "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0}},
+        {"date": "2024-02-29"},
+    ),
     "deep": (
         {"position": START, "dice": [3, 1], "candidates": 2, "trials": 36, "ply": 1},
         {"position": START, "dice": [3, 1], "candidates": 4, "trials": 3600, "ply": 2},
