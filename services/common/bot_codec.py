@@ -15,7 +15,7 @@ from pulvezar.cubeful import CubeState
 from pulvezar.play.bot import ASKS, Decision, Question
 from pulvezar.play.settings import BotSettings
 from pulvezar.rules.rules import Play, Rules
-from services.common import convert
+from services.common import convert, reading
 from services.common.errors import BadArgument
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
 from services.common.pulvezar_proto.v1 import rules_pb2 as rpb
@@ -116,8 +116,7 @@ def question(msg: pb.BotDecisionRequest) -> Question:
     ask = ASK_OF.get(msg.ask)
     if ask is None:
         raise BadArgument("ask", f"unknown question {msg.ask}")
-    position = convert.position(msg.position)
-    rules = convert.rules(msg.rules)
+    position, rules = reading.position(msg)
     if rules.game_result(position) is not None:
         raise BadArgument("position", "the game is over: nothing to decide")
     dice = convert.dice(msg.dice) if ask == "play" else None
@@ -138,8 +137,9 @@ def question(msg: pb.BotDecisionRequest) -> Question:
 
 
 def _cube(msg: pb.CubeContext, position: Position, rules: Rules) -> CubeState:
-    """The library's checks of the cube, their fields named as the message's."""
-    value = convert.cube_value(msg.cube_value, rules, "cube.cube_value")
+    """The library's checks of the cube, their fields named as the message's (no bound on the cube beyond
+    the message's: a game's cube goes where its doubles take it)."""
+    value = msg.cube_value or 1
     if msg.cube_owner not in _OWNER_OF:
         raise BadArgument("cube.cube_owner", f"unknown cube owner {msg.cube_owner}")
     try:

@@ -33,7 +33,7 @@ from pulvezar.eval.evaluator import (
 )
 from pulvezar.play.bot import BotPlayer, Decision, level_of
 from pulvezar.search import FILTERS, STRENGTHS, Candidate, hint
-from services.common import bot_codec, convert
+from services.common import bot_codec, convert, reading
 from services.common.errors import BadArgument, RpcAbort
 from services.common.jsonlog import log
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -262,10 +262,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def BestPlay(
         self, request: pb.BestPlayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.BestPlayResponse:
-        start = convert.position(request.position)
-        roll = convert.dice(request.dice)
-        rules = convert.rules(request.rules)
-        plays = convert.legal_plays(rules, start, roll)
+        rules, plays = reading.plays(request)
         # each play's result with the opponent on roll, as EvaluatorBase.play_equities does
         after = await self._evaluate(swap_boards(boards_of(plays.positions())), context, rules)
         mover = flip(after)
@@ -294,9 +291,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def Hint(
         self, request: pb.HintRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.HintResponse:
-        start = convert.position(request.position)
-        roll = convert.dice(request.dice)
-        rules = convert.rules(request.rules)
+        start, roll, rules = reading.roll(request)
         ply = request.ply if request.HasField("ply") else None
         analysis.check_ply(ply, self.settings.max_hint_ply)
         lv = analysis.level(request.level)
@@ -331,8 +326,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def CubeDecision(
         self, request: pb.CubeDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.CubeDecisionResponse:
-        start = convert.position(request.position)
-        rules = convert.rules(request.rules)
+        start, rules = reading.position(request)
         ply = request.ply if request.HasField("ply") else None
         analysis.check_ply(ply, MAX_CUBE_PLY)
         lv = analysis.level(request.level)
@@ -352,8 +346,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def Resignation(
         self, request: pb.ResignationRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ResignationResponse:
-        start = convert.position(request.position)
-        rules = convert.rules(request.rules)
+        start, rules = reading.position(request)
         analysis.check_ply(request.ply, MAX_CUBE_PLY)
         if request.resignation not in (rpb.OUTCOME_UNSPECIFIED, *analysis.RESIGNATIONS):
             raise BadArgument("resignation", f"unknown resignation {request.resignation}")

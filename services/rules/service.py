@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 
 from pulvezar import XGID, PulvezarError, Rules, format_gnubg_id
-from services.common import convert
+from services.common import convert, reading
 from services.common.errors import BadArgument
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.common.pulvezar_proto.v1 import rules_pb2_grpc
@@ -22,10 +22,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def LegalPlays(
         self, request: pb.LegalPlaysRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.LegalPlaysResponse:
-        start = convert.position(request.position)
-        roll = convert.dice(request.dice)
-        rule_set = convert.rules(request.rules)
-        plays = convert.legal_plays(rule_set, start, roll)
+        _, plays = reading.plays(request)
         check_deadline(context, "move generation")
         return pb.LegalPlaysResponse(plays=[convert.play(p) for p in plays])
 
@@ -33,10 +30,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def ApplyPlay(
         self, request: pb.ApplyPlayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ApplyPlayResponse:
-        start = convert.position(request.position)
-        roll = convert.dice(request.dice)
-        rule_set = convert.rules(request.rules)
-        plays = convert.legal_plays(rule_set, start, roll)
+        rule_set, plays = reading.plays(request)
         try:
             chosen = plays.find(request.notation)
         except PulvezarError as e:
@@ -86,8 +80,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def ScoreGame(
         self, request: pb.ScoreGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ScoreGameResponse:
-        p = convert.position(request.position)
-        rule_set = convert.rules(request.rules)
+        p, rule_set = reading.position(request)
         cube = convert.cube_value(request.cube_value, rule_set)
         if request.jacoby and not rule_set.uses_cube:
             raise BadArgument("jacoby", f"{rule_set.name} has no cube, so no Jacoby rule")

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 WEIGHTS = {
     "roll": 10.0, "play": 10.0, "double": 1.5, "take": 3.0, "pass": 1.0, "beaver": 1.5, "raccoon": 1.5,
-    "resign": 0.3, "accept": 1.0, "reject": 1.0, "end": 0.0,
+    "resign": 0.15, "accept": 1.0, "reject": 1.0, "end": 0.0,
 }  # fmt: skip
 # (settings, steps): every level (adaptive by Elo and by PR too), every style, money with every option,
 # matches, Tavla; the master level's 2-ply searches in a short game
@@ -36,7 +36,7 @@ GAMES: list[tuple[dict[str, Any], int]] = [
     ({"match_length": 3, "bot": {"level": "medium", "style": "aggressive"}}, 400),
     ({"match_length": 0, "money": {"beaver": True}, "bot": {"level": "hard", "style": "cautious"}}, 60),
     ({"match_length": 5, "bot": {"level": "adaptive", "rating": 1350, "style": "runner"}}, 200),
-    ({"match_length": 1, "bot": {"level": "adaptive", "rating": 9.5, "rating_kind": "pr"}}, 200),
+    ({"match_length": 3, "bot": {"level": "adaptive", "rating": 9.5, "rating_kind": "pr"}}, 200),
     ({"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3, "bot": {"level": "easy"}}, 400),
     ({"rules": {"variant": "tavla"}, "match_length": 1, "bot": {"level": "medium", "style": "runner"}}, 300),
     ({"match_length": 0, "bot": {"level": "master"}}, 12),
