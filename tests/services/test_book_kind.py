@@ -172,3 +172,21 @@ def test_an_older_driver_s_rows_stay_readable(store: BookKind, evaluator: Any) -
     assert run_all(store, "book-old-half", evaluator)[-1] == "done"
     book = store.book_status("book-old-half")["book"]
     assert book["generated"] == "2026-11-30T10:00:00Z" and [r["roll"] for r in book["rolls"]] == ["31", "43"]
+
+
+def test_a_failed_chunk_fails_the_book_and_the_same_settings_run_it_again(
+    store: BookKind, evaluator: Any
+) -> None:
+    job = store.submit(TINY)
+    spec = store.spec(job)
+    failure = store.failure(0, RuntimeError("no net here"))
+    store.redis.set(store.error_key(job), failure["error"])  # what the worker does (fail_fast)
+    store.write_record(store.redis, job, 0, failure, 600)
+    st = store.book_status(job)
+    assert st["state"] == "failed" and "no net here" in st["error"] and "book" not in st
+    assert store.next_stage(job) == 0  # no stage after a failure
+    assert store.submit(TINY) == job  # runs again: the failed chunk is forgotten
+    assert store.book_status(job)["state"] == "searching" and store.records_of(job, [0]) == {}
+    assert run_all(store, job, evaluator)[-1] == "done" and len(store.spec(job)["chunks"]) > len(
+        spec["chunks"]
+    )

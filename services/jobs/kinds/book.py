@@ -117,6 +117,7 @@ class BookKind(JobKind):
     namespace = "bookjob"  # the older driver's keys (book:{id}:...) are not read: they expire
     noun = "book"
     own_routes = True
+    fail_fast = True  # a failed step fails the book at once (as the driver's did)
     Request: ClassVar[type[JobRequest]] = BookRequest
     Report: ClassVar[type[BaseModel]] = BookReport
 
