@@ -22,6 +22,7 @@ from services.store.idempotent import Remembered, remember, remembered
 from services.store.models import GameEvent, GameRow
 from services.store.paging import newest_first
 from services.store.players import record_events
+from services.store.quota import past_quota
 from services.store.settings import StoreSettings
 
 
@@ -181,17 +182,10 @@ class GameRecords:
                 old.append(and_(GameRow.status != "finished", GameRow.updated_at < now - abandoned_after_s))
             ids = set(s.scalars(select(GameRow.id).where(anonymous, or_(*old)).limit(limit)).all())
             if max_per_owner is not None:
-                counts = select(GameRow.owner, func.count().label("n")).where(anonymous)
-                counts = counts.group_by(GameRow.owner)
-                for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
-                    mine = GameRow.owner.is_(None) if owner is None else GameRow.owner == owner
-                    oldest = (
-                        select(GameRow.id)
-                        .where(mine, anonymous, GameRow.status == "finished")
-                        .order_by(GameRow.created_at, GameRow.id)
-                        .limit(min(limit, int(n) - max_per_owner))
-                    )
-                    ids.update(s.scalars(oldest).all())
+                ids |= past_quota(
+                    s, GameRow.owner, GameRow.id, GameRow.created_at, max_per_owner,
+                    counted=[anonymous], removable=[GameRow.status == "finished"], limit=limit,
+                )  # fmt: skip
             gone = sorted(ids)[:limit]
             if gone:
                 s.execute(delete(GameEvent).where(GameEvent.game_id.in_(gone)))

@@ -19,6 +19,7 @@ from services.store.models import FINAL, Job, JobBlob, JobChunk
 from services.store.paging import decode_cursor as decode_cursor  # re-exported: the cursors began here
 from services.store.paging import encode_cursor as encode_cursor
 from services.store.paging import newest_first
+from services.store.quota import past_quota
 
 
 @dataclass(frozen=True)
@@ -179,16 +180,8 @@ class JobRecords:
         with session(self.url) as s:
             ids = set(s.scalars(select(Job.id).where(Job.state.in_(FINAL), Job.finished_at < cutoff)).all())
             if max_per_owner is not None:
-                counts = select(Job.owner, func.count().label("n")).group_by(Job.owner)
-                for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
-                    oldest = (
-                        select(Job.id)
-                        .where(Job.owner.is_(None) if owner is None else Job.owner == owner)
-                        .where(Job.state.in_(FINAL))
-                        .order_by(Job.created_at, Job.id)
-                        .limit(int(n) - max_per_owner)
-                    )
-                    ids.update(s.scalars(oldest).all())
+                finished = [Job.state.in_(FINAL)]
+                ids |= past_quota(s, Job.owner, Job.id, Job.created_at, max_per_owner, removable=finished)
         return sum(self.delete(i) for i in sorted(ids))
 
     # ---- reading ---------------------------------------------------------------------------------

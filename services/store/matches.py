@@ -18,6 +18,7 @@ from sqlalchemy import delete, func, select
 from services.store.db import insert, rowcount, session
 from services.store.models import MatchUpload
 from services.store.paging import newest_first
+from services.store.quota import past_quota
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,7 @@ class MatchUploads:
         with session(self.url) as s:
             ids = set(s.scalars(select(MatchUpload.id).where(MatchUpload.created_at < cutoff)).all())
             if max_per_owner is not None:
-                counts = select(MatchUpload.owner, func.count().label("n")).group_by(MatchUpload.owner)
-                for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
-                    oldest = (
-                        select(MatchUpload.id)
-                        .where(MatchUpload.owner.is_(None) if owner is None else MatchUpload.owner == owner)
-                        .order_by(MatchUpload.created_at, MatchUpload.id)
-                        .limit(int(n) - max_per_owner)
-                    )
-                    ids.update(s.scalars(oldest).all())
+                ids |= past_quota(s, MatchUpload.owner, MatchUpload.id, MatchUpload.created_at, max_per_owner)
             if ids:
                 s.execute(delete(MatchUpload).where(MatchUpload.id.in_(sorted(ids))))
         return len(ids)

@@ -20,6 +20,7 @@ from services.store.idempotent import expire_answers
 from services.store.jobs import JobRecords
 from services.store.matches import MatchUploads
 from services.store.models import ArchiveRow, Exercise
+from services.store.quota import past_quota
 from services.store.settings import StoreSettings
 
 DAY = 86_400.0
@@ -31,11 +32,7 @@ def expire_exercises(url: str, older_than_s: float, max_per_owner: int, limit: i
     now = time.time()
     with session(url) as s:
         ids = set(s.scalars(select(Exercise.id).where(Exercise.issued_at < now - older_than_s).limit(limit)))
-        counts = select(Exercise.owner, func.count().label("n")).group_by(Exercise.owner)
-        for owner, n in s.execute(counts.having(func.count() > max_per_owner)).all():
-            mine = Exercise.owner.is_(None) if owner is None else Exercise.owner == owner
-            oldest = select(Exercise.id).where(mine).order_by(Exercise.issued_at, Exercise.id)
-            ids.update(s.scalars(oldest.limit(min(limit, int(n) - max_per_owner))))
+        ids |= past_quota(s, Exercise.owner, Exercise.id, Exercise.issued_at, max_per_owner, limit=limit)
         gone = sorted(ids)[:limit]
         if gone:
             s.execute(delete(Exercise).where(Exercise.id.in_(gone)))
