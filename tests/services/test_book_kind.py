@@ -190,3 +190,16 @@ def test_a_failed_chunk_fails_the_book_and_the_same_settings_run_it_again(
     assert run_all(store, job, evaluator)[-1] == "done" and len(store.spec(job)["chunks"]) > len(
         spec["chunks"]
     )
+
+
+def test_an_older_driver_s_failed_job_runs_again_when_its_settings_come_again(
+    store: BookKind, evaluator: Any
+) -> None:
+    older_row(store, "book-old-failed", "running", {})
+    store.records.set_state("book-old-failed", "failed", "RuntimeError: no net here")
+    st = store.book_status("book-old-failed")
+    assert st["state"] == "failed" and "no net here" in st["error"]
+    store.new_id = lambda request, owner: "book-old-failed"  # type: ignore[method-assign]  # its digest
+    assert store.submit(TINY) == "book-old-failed"
+    assert store.book_status("book-old-failed")["state"] == "searching"
+    assert store.scheduler.knows("book-old-failed") and len(store.spec("book-old-failed")["chunks"]) == 2

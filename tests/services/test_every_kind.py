@@ -111,8 +111,9 @@ def test_every_kind_runs_resumes_cancels_and_keeps_to_its_owner(
         assert mine.status_code == 200 and mine.json()["state"] == "done", mine.text
         assert c.get(href, headers={"X-API-Key": OTHER}).status_code == 404
 
-    # Redis loses a job at once: it comes back from the durable store, ends, the same bits
-    again = store.submit(kind.example(), owner=owner)
+    # Redis loses a job at once: it comes back from the durable store, ends, the same bits (the jobs below
+    # are other owners', so that a kind whose id digests the request and its owner, books, makes new ones)
+    again = store.submit(kind.example(), owner=owner_of(f"{KEY}-again"))
     lose(store, again)
     store.rehydrate(again)
     status, _seen = wait_end(store, again)
@@ -120,7 +121,7 @@ def test_every_kind_runs_resumes_cancels_and_keeps_to_its_owner(
     assert numbers(store, again) == expected
 
     # a cancelled job stays cancelled, in Redis and in the durable store
-    stopped = store.submit(kind.example(), owner=owner)
+    stopped = store.submit(kind.example(), owner=owner_of(f"{KEY}-stopped"))
     assert store.cancel(stopped)
     shared_platform.ready(2)  # its queued chunks are skipped, a running one stops
     assert store.status(stopped)["state"] == JobState.CANCELLED

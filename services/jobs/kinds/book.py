@@ -180,10 +180,13 @@ class BookKind(JobKind):
         (charged again: its work may be resumed; a failed or cancelled one runs again)."""
         request = checked(self.Request, body)
         job_id = self.new_id(request, owner)
-        if not self.redis.exists(self.spec_key(job_id)) and self.row(job_id) is None:
+        row = None if self.redis.exists(self.spec_key(job_id)) else self.row(job_id)
+        if row is None and not self.redis.exists(self.spec_key(job_id)):
             return super().submit(body, owner=owner, admit=admit)
         if admit is not None:
             admit(book_cost(self.book_settings(request)))
+        if row is not None and row.state != JobState.DONE:  # Redis lost it (or the older driver kept it)
+            self.rehydrate(job_id)
         if self.state(job_id)[0] in (JobState.FAILED, JobState.CANCELLED):
             self.resume_stopped(job_id)
         return job_id
