@@ -22,10 +22,15 @@ MAX_CUBE_PLY = 2
 Resignation = Literal["single", "gammon", "backgammon"]
 
 
-class CubeDecisionRequest(Strict):
+class _AtCube(Strict):
+    """What cube decisions and resignations are asked of: the position before rolling, cube, rules."""
+
     position: PositionInput = Field(description="the player on roll, before rolling")
     cube: CubeInput = Field(default_factory=CubeInput, description="money, centred cube by default")
     rules: RulesField
+
+
+class CubeDecisionRequest(_AtCube):
     ply: int | None = Field(None, ge=0, le=MAX_CUBE_PLY, description="default: the level's, else 0")
     level: Strength | None = None
     prune: bool = Field(
@@ -67,10 +72,7 @@ class CubeDecisionResponse(BaseModel):
     provenance: Provenance
 
 
-class ResignationRequest(Strict):
-    position: PositionInput = Field(description="the player on roll, before rolling")
-    cube: CubeInput = Field(default_factory=CubeInput, description="money, centred cube by default")
-    rules: RulesField
+class ResignationRequest(_AtCube):
     resignation: Resignation | None = Field(
         None, description="the resignation offered; none: only whether the player on roll should resign"
     )
