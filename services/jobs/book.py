@@ -52,8 +52,13 @@ def _main(argv: list[str] | None = None) -> int:
 
     from services.jobs.settings import RolloutSettings
 
+    from services.store.jobs import JobRecords
+    from services.store.settings import StoreSettings
+
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
-    jobs = BookKind(connect_redis(rs.redis_url, decode_responses=True), settings=rs)
+    url = StoreSettings().url  # the durable store, as the gateway's (PULVEZAR_DATABASE_URL)
+    records = JobRecords(url) if url else None
+    jobs = BookKind(connect_redis(rs.redis_url, decode_responses=True), settings=rs, records=records)
     try:
         settings = BookSettings.from_args(args, chunk_size=rs.chunk_size)
         if jobs.book_settings(checked(BookKind.Request, request_of(settings))) != settings:
