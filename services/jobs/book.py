@@ -28,7 +28,7 @@ def request_of(settings: BookSettings) -> dict[str, Any]:
     """The kind's request of the command's settings."""
     return {
         "rules": settings.variant,
-        "rolls": [roll_name(r) for r in settings.roll_list],
+        "rolls": None if settings.rolls is None else [roll_name(r) for r in settings.rolls],
         "trials": settings.trials,
         "candidates": settings.candidates,
         "threshold": settings.threshold,
