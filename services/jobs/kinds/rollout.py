@@ -54,7 +54,8 @@ Record = Mapping[str, Any]
 Admit = Callable[[float], None]
 
 
-# ---- the requests the kinds take (the gateway's bodies, translated, and the services' own jobs) ----
+# ---- the requests the kinds take: the gateway's bodies (services.common.schemas, validated there) as
+# services.gateway.services.rollouts translates them, and the services' own jobs (a book's batch) ----
 
 
 class RolloutParams(ItemParams, JobRequest):
