@@ -21,10 +21,11 @@ from sqlalchemy import func, select
 from services.store.db import insert, session
 from services.store.idempotent import remember
 from services.store.models import Card, PlayerRow, owned_by
+from services.store.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
-class StoredCard:
+class StoredCard(Snapshot):
     id: str
     source: str
     puzzle: dict[str, Any]
@@ -34,12 +35,6 @@ class StoredCard:
     lapses: int
     created_at: float
     answered_at: float | None
-
-    @classmethod
-    def of(cls, c: Card) -> StoredCard:
-        return cls(
-            c.id, c.source, dict(c.puzzle), c.due, c.interval, c.reps, c.lapses, c.created_at, c.answered_at
-        )
 
 
 def add_card(s: Any, url: str, player_id: str, source: str, puzzle: Mapping[str, Any], due: str) -> bool:

@@ -24,6 +24,7 @@ from services.store.paging import newest_first
 from services.store.players import record_events
 from services.store.quota import past_quota
 from services.store.settings import StoreSettings
+from services.store.snapshot import Snapshot
 
 
 class StaleGame(Exception):
@@ -31,7 +32,7 @@ class StaleGame(Exception):
 
 
 @dataclass(frozen=True)
-class StoredGame:
+class StoredGame(Snapshot):
     id: str
     owner: str | None
     status: str
@@ -42,13 +43,6 @@ class StoredGame:
     updated_at: float
     finished_at: float | None
     player_id: str | None = None
-
-    @classmethod
-    def of(cls, g: GameRow) -> StoredGame:
-        return cls(
-            g.id, g.owner, g.status, dict(g.record), dict(g.summary), g.version, g.created_at, g.updated_at,
-            g.finished_at, g.player_id,
-        )  # fmt: skip
 
 
 class GameRecords:

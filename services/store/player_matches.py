@@ -21,10 +21,11 @@ from services.store.cards import add_card
 from services.store.db import insert, session
 from services.store.models import PlayerMatch, PlayerRow, owned_by
 from services.store.paging import newest_first
+from services.store.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
-class StoredMatch:
+class StoredMatch(Snapshot):
     id: str
     ref: str
     source: str
@@ -34,10 +35,6 @@ class StoredMatch:
     analysis: str | None
     played_at: float
     analysed_at: float | None
-
-    @classmethod
-    def of(cls, r: PlayerMatch) -> StoredMatch:
-        return cls(r.id, r.ref, r.source, dict(r.info), r.won, r.pr, r.analysis, r.played_at, r.analysed_at)
 
 
 def _new(url: str, player_id: str, ref: str, source: str, info: Mapping[str, Any], won: bool | None,

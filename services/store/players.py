@@ -35,19 +35,16 @@ from services.store.models import (
 from services.store.paging import newest_first
 from services.store.player_matches import game_finished
 from services.store.settings import StoreSettings
+from services.store.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
-class StoredPlayer:
+class StoredPlayer(Snapshot):
     id: str
     owner: str | None
     name: str
     created_at: float
     updated_at: float
-
-    @classmethod
-    def of(cls, p: PlayerRow) -> StoredPlayer:
-        return cls(p.id, p.owner, p.name, p.created_at, p.updated_at)
 
 
 def _mine(owner: str | None) -> ColumnElement[bool]:
