@@ -19,11 +19,12 @@ from services.store.models import FINAL, Job, JobBlob, JobChunk
 from services.store.paging import decode_cursor as decode_cursor  # re-exported: the cursors began here
 from services.store.paging import encode_cursor as encode_cursor
 from services.store.paging import newest_first
-from services.store.quota import past_quota
+from services.store.quota import count_rows, past_quota
+from services.store.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
-class JobRow:
+class JobRow(Snapshot):
     id: str
     kind: str
     owner: str | None
@@ -35,13 +36,6 @@ class JobRow:
     created_at: float
     updated_at: float
     finished_at: float | None
-
-    @classmethod
-    def of(cls, j: Job) -> JobRow:
-        return cls(
-            j.id, j.kind, j.owner, j.priority, j.state, j.spec, j.chunk_list, j.error,
-            j.created_at, j.updated_at, j.finished_at,
-        )  # fmt: skip
 
     def summary(self) -> dict[str, Any]:
         """What a job list shows of it."""
@@ -280,8 +274,4 @@ class JobRecords:
         return newest_first(self.url, q, Job.created_at, Job.id, JobRow.of, limit=limit, cursor=cursor)
 
     def count(self, owner: str | None = None) -> int:
-        q = select(func.count()).select_from(Job)
-        if owner is not None:
-            q = q.where(Job.owner == owner)
-        with session(self.url) as s:
-            return int(s.scalar(q) or 0)
+        return count_rows(self.url, Job.owner, owner)

@@ -13,16 +13,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 
 from services.store.db import insert, rowcount, session
 from services.store.models import MatchUpload
 from services.store.paging import newest_first
-from services.store.quota import past_quota
+from services.store.quota import count_rows, past_quota
+from services.store.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
-class UploadRow:
+class UploadRow(Snapshot):
     id: str
     owner: str | None
     filename: str | None
@@ -30,10 +31,6 @@ class UploadRow:
     sha256: str
     summary: dict[str, Any]
     created_at: float
-
-    @classmethod
-    def of(cls, m: MatchUpload) -> UploadRow:
-        return cls(m.id, m.owner, m.filename, m.format, m.sha256, dict(m.summary), m.created_at)
 
 
 def upload_id(owner: str | None, sha256: str) -> str:
@@ -94,11 +91,7 @@ class MatchUploads:
         )
 
     def count(self, owner: str | None = None) -> int:
-        q = select(func.count()).select_from(MatchUpload)
-        if owner is not None:
-            q = q.where(MatchUpload.owner == owner)
-        with session(self.url) as s:
-            return int(s.scalar(q) or 0)
+        return count_rows(self.url, MatchUpload.owner, owner)
 
     def expire(self, older_than_s: float, max_per_owner: int | None = None) -> int:
         """Remove uploads older than ``older_than_s`` seconds and, past ``max_per_owner`` uploads of

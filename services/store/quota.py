@@ -1,4 +1,4 @@
-"""Retention's per-owner quota: which rows go when an owner keeps more than its allowance."""
+"""Rows per owner: how many, and which go when an owner keeps more than its allowance (retention)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
+
+from services.store.db import session
 
 
 def past_quota(
@@ -30,3 +32,12 @@ def past_quota(
         oldest = select(row_id).where(mine, *counted, *removable).order_by(at, row_id)
         ids.update(s.scalars(oldest.limit(over if limit is None else min(limit, over))).all())
     return ids
+
+
+def count_rows(url: str, owner: InstrumentedAttribute[Any], who: str | None = None) -> int:
+    """How many rows ``owner``'s table holds, or of them ``who``'s (None: every owner's)."""
+    q = select(func.count()).select_from(owner.class_)
+    if who is not None:
+        q = q.where(owner == who)
+    with session(url) as s:
+        return int(s.scalar(q) or 0)
