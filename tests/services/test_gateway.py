@@ -617,9 +617,9 @@ def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> No
         "--request-timeout", "30",
         "--workers", "1",  # CPython 3.11.7's ast is not thread-safe ("AST constructor recursion depth")
         "--suppress-health-check", "all",
-        # no job store / Redis / database behind this gateway: these endpoints answer 501 or 503 by design
-        # (test_e2e_analyses.py runs schemathesis on them with Redis behind; the games and the stored
-        # matches have their own tests on a store: tests/services/test_games_*.py, tests/store)
+        # no job store (Redis) behind this gateway: the job endpoints answer 503 by design
+        # (test_e2e_analyses.py runs schemathesis on them with Redis behind); the games, players and
+        # stored matches have their own tests on a store: tests/services/test_games_*.py, tests/store
         "--exclude-path-regex",
         "rollouts|analyses|evaluations|daily|similar|library|opening-book/jobs|^/v1/jobs|^/v1/games|^/v1/matches/"
         "|^/v1/players|^/v1/exercises|^/v1/lessons|opening-book/quiz",
