@@ -51,7 +51,6 @@ def _main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from services.jobs.settings import RolloutSettings
-
     from services.store.jobs import JobRecords
     from services.store.settings import StoreSettings
 
