@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from services.store.db import session
-from services.store.models import Exercise, PlayerRow, owned_by
+from services.store.models import Exercise, PlayerRow, belongs, owned_by
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class StoredExercise:
 
 
 def _mine(owner: str | None) -> Any:
-    return Exercise.owner.is_(None) if owner is None else Exercise.owner == owner
+    return belongs(Exercise.owner, owner)
 
 
 class Exercises:

@@ -19,7 +19,7 @@ from sqlalchemy import and_, delete, func, or_, select, update
 from pulvezar import PulvezarError
 from services.store.db import insert, rowcount, session
 from services.store.idempotent import Remembered, remember, remembered
-from services.store.models import GameEvent, GameRow
+from services.store.models import GameEvent, GameRow, belongs
 from services.store.paging import newest_first
 from services.store.players import record_events
 from services.store.quota import past_quota
@@ -109,7 +109,7 @@ class GameRecords:
         self._notify(game_id, events)
 
     def _check_open(self, s: Any, owner: str | None) -> None:
-        mine = GameRow.owner.is_(None) if owner is None else GameRow.owner == owner
+        mine = belongs(GameRow.owner, owner)
         q = select(func.count()).select_from(GameRow).where(mine, GameRow.status != "finished")
         if s.scalar(q) >= self.max_open_per_owner:
             message = f"at most {self.max_open_per_owner} unfinished games per key: finish or delete one"
@@ -216,7 +216,7 @@ class GameRecords:
         cursor: str | None = None,
     ) -> tuple[list[StoredGame], str | None]:
         """The owner's games, newest first, ``limit`` at a time; the next page's cursor or None."""
-        q = select(GameRow).where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
+        q = select(GameRow).where(belongs(GameRow.owner, owner))
         if statuses is not None:
             q = q.where(GameRow.status.in_(list(statuses)))
         return newest_first(

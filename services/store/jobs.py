@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, delete, func, select, update
 
 from services.store.db import insert, rowcount, session
-from services.store.models import FINAL, Job, JobBlob, JobChunk
+from services.store.models import FINAL, Job, JobBlob, JobChunk, belongs
 from services.store.paging import decode_cursor as decode_cursor  # re-exported: the cursors began here
 from services.store.paging import encode_cursor as encode_cursor
 from services.store.paging import newest_first
@@ -266,7 +266,7 @@ class JobRecords:
         cursor: str | None = None,
     ) -> tuple[list[JobRow], str | None]:
         """An owner's jobs, newest first, ``limit`` at a time; the cursor of the next page or None."""
-        q = select(Job).where(Job.owner.is_(None) if owner is None else Job.owner == owner)
+        q = select(Job).where(belongs(Job.owner, owner))
         if kinds is not None:
             q = q.where(Job.kind.in_(list(kinds)))
         if states is not None:

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import delete, select
 
 from services.store.db import insert, rowcount, session
-from services.store.models import MatchUpload
+from services.store.models import MatchUpload, belongs
 from services.store.paging import newest_first
 from services.store.quota import count_rows, past_quota
 from services.store.snapshot import Snapshot
@@ -83,9 +83,7 @@ class MatchUploads:
         self, owner: str | None, *, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[UploadRow], str | None]:
         """The owner's uploads, newest first, ``limit`` at a time; the next page's cursor or None."""
-        q = select(MatchUpload).where(
-            MatchUpload.owner.is_(None) if owner is None else MatchUpload.owner == owner
-        )
+        q = select(MatchUpload).where(belongs(MatchUpload.owner, owner))
         return newest_first(
             self.url, q, MatchUpload.created_at, MatchUpload.id, UploadRow.of, limit=limit, cursor=cursor
         )

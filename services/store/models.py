@@ -186,9 +186,14 @@ class PlayerRow(Base):
     __table_args__ = (Index("ix_players_owner_created", "owner", "created_at", "id"),)
 
 
+def belongs(column: Any, owner: str | None) -> ColumnElement[bool]:
+    """The condition "the row's owner ``column`` is ``owner``" (None: the keyless owner of a local app)."""
+    return column.is_(None) if owner is None else column == owner  # type: ignore[no-any-return]
+
+
 def owned_by(owner: str | None) -> ColumnElement[bool]:
-    """The condition "the player belongs to ``owner``" (None: the keyless owner of a local platform)."""
-    return PlayerRow.owner.is_(None) if owner is None else PlayerRow.owner == owner
+    """The condition "the player belongs to ``owner``"."""
+    return belongs(PlayerRow.owner, owner)
 
 
 class GameEvent(Base):

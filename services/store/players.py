@@ -30,6 +30,7 @@ from services.store.models import (
     GameRow,
     PlayerMatch,
     PlayerRow,
+    belongs,
     owned_by,
 )
 from services.store.paging import newest_first
@@ -259,7 +260,7 @@ class PlayerRecords:
         """How many games are recorded for the player (0 when the owner has no such player)."""
         with session(self.url) as s:
             q = select(func.count()).select_from(GameRow).where(GameRow.player_id == player_id)
-            q = q.where(GameRow.owner.is_(None) if owner is None else GameRow.owner == owner)
+            q = q.where(belongs(GameRow.owner, owner))
             return int(s.scalar(q) or 0)
 
 

@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from services.store.db import session
+from services.store.models import belongs
 
 
 def past_quota(
@@ -28,7 +29,7 @@ def past_quota(
     ids: set[str] = set()
     for who, n in s.execute(counts.having(func.count() > max_per_owner)).all():
         over = int(n) - max_per_owner
-        mine = owner.is_(None) if who is None else owner == who
+        mine = belongs(owner, who)
         oldest = select(row_id).where(mine, *counted, *removable).order_by(at, row_id)
         ids.update(s.scalars(oldest.limit(over if limit is None else min(limit, over))).all())
     return ids
