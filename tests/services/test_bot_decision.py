@@ -189,10 +189,14 @@ def test_bad_bot_questions_are_invalid_argument_naming_the_field(
 
 
 def test_each_question_is_one_call_with_the_library_answer(
-    client: GrpcEvaluator, library: NetEvaluator
+    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator
 ) -> None:
-    """Every kind of question through the codec and the RPC: the library bot's answer; a sure loss
-    in a Tavla race is resigned."""
+    """Every kind of question through the codec and the RPC: one ``BotDecision`` call (and no board
+    sent for evaluation), the library bot's answer; a sure loss in a Tavla race is resigned."""
+
+    def calls(method: str) -> float:
+        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+
     intl, tavla = Rules.international(), Rules.tavla()
     start = Position.start()
     cube = CubeState(start, 2, "opponent", 0, (0, 0), beaver=True)
@@ -212,5 +216,7 @@ def test_each_question_is_one_call_with_the_library_answer(
         s = BotSettings(level)
         for q in questions:
             want = BotPlayer(s, library, 5).decide(q)
+            before = calls("BotDecision"), calls("EvaluatePacked")
             assert client.bot(s, 5).ask(q) == want, q
+            assert (calls("BotDecision") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
     assert want.level == 1  # the sure loss, resigned
