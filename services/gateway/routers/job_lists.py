@@ -28,14 +28,14 @@ def jobs(request: Request) -> Jobs:
 class JobSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str
-    kind: str
-    state: str
-    priority: str | None = None
+    id: str = Field(description="the job's id")
+    kind: str = Field(description="rollout, batch, analysis, book, daily or a registered kind")
+    state: str = Field(description="queued, running, done, failed or cancelled")
+    priority: str | None = Field(None, description="interactive or batch: the queue its chunks go to")
     created: Epoch
-    finished: float | None = None
-    error: str | None = None
-    href: str
+    finished: float | None = Field(None, description="when it ended (seconds since the epoch, UTC)")
+    error: str | None = Field(None, description="why it failed; null otherwise")
+    href: str = Field(description="the job's URL")
 
 
 class JobList(BaseModel):

@@ -40,16 +40,18 @@ class KindJob(BaseModel, Generic[R]):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
-    kind: str
-    priority: str
+    id: str = Field(description="the job's id")
+    kind: str = Field(description="the job's kind")
+    priority: str = Field(description="interactive or batch: the queue its chunks go to")
     state: JobState = Field(description="queued, running, done, failed or cancelled")
-    error: str | None = None
-    chunks_done: int
-    chunks_total: int
+    error: str | None = Field(None, description="why it failed; null otherwise")
+    chunks_done: int = Field(description="chunks finished")
+    chunks_total: int = Field(description="chunks of the job")
     progress: float = Field(description="0..1")
     eta_s: float | None = Field(None, description="seconds left (null until a chunk is done; 0 when done)")
-    elapsed_s: float | None = None
+    elapsed_s: float | None = Field(
+        None, description="seconds from the first finished chunk's start to the last one's end (null before)"
+    )
     created: Epoch
     provenance: Engine | None = Field(
         None,
@@ -59,8 +61,8 @@ class KindJob(BaseModel, Generic[R]):
     engines: list[Engine] | None = Field(
         None, description="only when the finished chunks' nets differ: each engine that computed some"
     )
-    href: str
-    report: R
+    href: str = Field(description="the job's URL")
+    report: R = Field(description="the kind's report of the chunks done")
 
 
 class _Mount:
