@@ -12,7 +12,6 @@ from typing import Any
 
 from services.jobs.settings import BACKGROUND_QUEUE, BATCH_QUEUE, INTERACTIVE_QUEUE, RolloutSettings
 
-ANALYSIS_TASK = "pulvezar.analysis.game"  # one game of a match-analysis job
 KIND_CHUNK_TASK = "pulvezar.jobs.chunk"  # a chunk of any kind of services.jobs.kinds ([kind, id, n])
 BOOK_TASK = "pulvezar.book.drive"  # one release: the older book driver (books are a kind; kind_tasks)
 DAILY_TASK = "pulvezar.daily.produce"  # the daily puzzles

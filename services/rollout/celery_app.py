@@ -189,7 +189,6 @@ def make_app(settings: RolloutSettings | None = None) -> Celery:
         worker_proc_alive_timeout=s.proc_alive_timeout_s,
         include=[
             "services.rollout.tasks",
-            "services.rollout.analysis_tasks",
             "services.rollout.kind_tasks",
             "services.rollout.daily_tasks",
             "services.rollout.reconcile",

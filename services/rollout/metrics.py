@@ -38,7 +38,7 @@ EVALUATOR_PROCESSES = Gauge(
     multiprocess_mode="livesum",
 )
 
-# match analysis jobs (services/rollout/analysis_tasks.py): one chunk = one game
+# match analysis jobs (the analysis kind, services/jobs/kinds/analysis.py): one chunk = one game
 ANALYSIS_GAME_SECONDS = Histogram(
     "pulvezar_analysis_game_seconds",
     "Time to analyse one game of a match (one analysis chunk), by analysis level",

@@ -18,8 +18,8 @@ import pytest
 from pulvezar.book.generate import BookSettings
 from services.gateway.security import CostProblem, Guard, SharedLimits
 from services.gateway.settings import ApiKey
-from services.jobs.book_store import book_cost
 from services.jobs.kinds import kinds
+from services.jobs.kinds.book import book_cost
 from services.jobs.kinds.analysis import Analyses
 from services.jobs.kinds.batch import BatchRollouts
 from services.jobs.kinds.rollout import Rollouts
@@ -40,6 +40,7 @@ KIND_SIZES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"matches": [{"data": (DATA / "match1495872.txt").read_bytes()}], "level": "0ply"},
         {"matches": [{"data": (DATA / "charlot1-charlot2_7p_2025-11-08-2305.mat").read_bytes()}]},
     ),
+    "book": ({"rolls": ["31"], "trials": 36, "ply": 0, "candidates": 2, "reply_ply": 0}, {"trials": 5184}),
     "daily": (
         {"date": "2024-02-29", "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0}},
         {"date": "2024-02-29"},

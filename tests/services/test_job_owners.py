@@ -1,11 +1,10 @@
 """Every job has an owner: another key gets 404 on every job route, as for a job that does not exist.
 
 Against the session's shared platform (``shared_platform.py``): key A submits one job of every kind
-(rollout, cube rollout, batch rollout, analysis, opening book, and each kind of ``services.jobs.kinds``);
+(rollout, cube rollout, batch rollout, analysis, and each kind of ``services.jobs.kinds``, opening books included);
 then every route of the app's OpenAPI schema with a ``{job_id}`` is called with key B (404 each) and
 with key A (2xx).  A job route that :data:`JOBS_OF` does not cover fails the test, so a new route or kind
-is covered once it is listed there.  The book's batch rollout job (its id is in the book's status) is
-the book owner's, not anybody's.
+is covered once it is listed there.
 """
 
 from __future__ import annotations
@@ -32,14 +31,15 @@ KIND_BODIES: dict[str, dict[str, Any]] = {
     "rollout": {"position": START, **QUICK},
     "batch": {"positions": [{"position": START}], **QUICK},
     "analysis": {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"},
+    "book": {"rolls": ["31"], "trials": 72, "candidates": 2, "ply": 0, "reply_ply": 0, "truncate": 2},
+    "daily": {"date": "2024-02-29", "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0}},
 }
 #: the jobs each job route prefix is called with (names of :func:`submitted`'s jobs)
 JOBS_OF = {
     "/v1/rollouts": ("rollout", "cube"),
-    "/v1/batch-rollouts": ("batch", "book-batch"),
+    "/v1/batch-rollouts": ("batch",),
     "/v1/analyses": ("analysis",),
-    "/v1/opening-book/jobs": ("book",),
-    "/v1/jobs": ("rollout", "batch", "analysis", "book", *(f"kind:{k}" for k in kinds())),
+    "/v1/jobs": ("rollout", "batch", "analysis", *(f"kind:{k}" for k in kinds())),
     **{f"/v1/{kind.route}": (f"kind:{name}",) for name, kind in kinds().items()},
 }
 #: what A may get besides a 2xx where a job's state does not allow the call (not an owner's refusal)
@@ -72,21 +72,6 @@ def wait_ended(http: httpx.Client, href: str, timeout: float = 180) -> None:
         time.sleep(0.3)
 
 
-def drive_book_to_its_rollouts(platform: Any, book_id: str) -> str:
-    """The book job's driver here (the shared workers run no book drivers) up to its batch rollout job;
-    that job's id."""
-    from pulvezar.eval.evaluator import NetEvaluator
-    from services.jobs.book import BookJobs
-
-    jobs = BookJobs(platform.durable_store(), evaluator=lambda: NetEvaluator.load(platform.model))
-    for _ in range(10):
-        rollout = jobs.status(book_id)["rollout_job"]
-        if rollout:
-            return str(rollout)
-        jobs.advance(book_id)
-    raise AssertionError(f"book job {book_id} made no rollout job: {jobs.status(book_id)}")
-
-
 @pytest.fixture(scope="module")
 def clients(shared_platform: Any) -> Any:
     shared_platform.ready(2)
@@ -99,17 +84,13 @@ def clients(shared_platform: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def submitted(shared_platform: Any, clients: Any) -> dict[str, str]:
-    """One job of every kind, of key A, ended (the book: its rollouts submitted); name -> id."""
+    """One job of every kind, of key A, ended; name -> id."""
     a, _ = clients
     posts: dict[str, tuple[str, Any]] = {
         "rollout": ("/v1/rollouts", {"position": START, **QUICK}),
         "cube": ("/v1/rollouts", {"position": START, "kind": "cube", **QUICK}),
         "batch": ("/v1/batch-rollouts", {"positions": [{"position": START}, {"position": START}], **QUICK}),
         "analysis": ("/v1/analyses", {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"}),
-        "book": (
-            "/v1/opening-book/jobs",
-            {"rolls": ["31"], "trials": 72, "candidates": 2, "ply": 0, "reply_ply": 0, "truncate": 2},
-        ),
     }
     for name in kinds():
         assert name in KIND_BODIES, f"no job of kind {name!r} in KIND_BODIES: add its smallest job"
@@ -119,28 +100,23 @@ def submitted(shared_platform: Any, clients: Any) -> dict[str, str]:
         r = a.post(path, json=body)
         assert r.status_code == 202, (name, r.text)
         ids[name], hrefs[name] = r.json()["id"], r.headers["Location"]
-    ids["book-batch"] = drive_book_to_its_rollouts(shared_platform, ids["book"])
-    hrefs["book-batch"] = f"/v1/batch-rollouts/{ids['book-batch']}"
-    for name, href in hrefs.items():
-        if name != "book":
-            wait_ended(a, href)
+    for href in hrefs.values():
+        wait_ended(a, href)
     return ids
 
 
-def test_the_book_batch_rollout_belongs_to_the_book_owner(clients: Any, submitted: dict[str, str]) -> None:
+def test_a_book_is_its_owners_and_the_same_settings_by_another_key_are_a_job_of_its_own(
+    clients: Any, submitted: dict[str, str]
+) -> None:
+    """A book's rollouts are its own chunks (no batch job of anybody's); its id digests the owner too."""
     a, b = clients
-    book = a.get(f"/v1/opening-book/jobs/{submitted['book']}").json()
-    batch = book["rollout_job"]
-    assert batch == submitted["book-batch"]
-    assert b.get(f"/v1/opening-book/jobs/{submitted['book']}").status_code == 404
-    assert b.post(f"/v1/batch-rollouts/{batch}/extend", json={"trials": 36}).status_code == 404
-    assert b.delete(f"/v1/batch-rollouts/{batch}").status_code == 404
-    assert a.get(f"/v1/batch-rollouts/{batch}").status_code == 200
-    # the same settings by another key: a job of its own, not a way into A's
-    mine = b.post("/v1/opening-book/jobs", json={"rolls": ["31"], "trials": 72, "candidates": 2, "ply": 0,
-                                                 "reply_ply": 0, "truncate": 2})  # fmt: skip
-    assert mine.status_code == 202 and mine.json()["id"] != submitted["book"]
-    assert mine.json()["rollout_job"] is None
+    book = a.get(f"/v1/opening-book/jobs/{submitted['kind:book']}").json()
+    assert book["state"] == "done" and book["rollout_job"] is None
+    assert b.get(f"/v1/opening-book/jobs/{submitted['kind:book']}").status_code == 404
+    mine = b.post("/v1/opening-book/jobs", json=KIND_BODIES["book"])
+    assert mine.status_code == 202 and mine.json()["id"] != submitted["kind:book"]
+    again = a.post("/v1/opening-book/jobs", json=KIND_BODIES["book"])
+    assert again.json()["id"] == submitted["kind:book"]
 
 
 def test_every_job_route_answers_404_to_a_key_that_does_not_own_the_job(
