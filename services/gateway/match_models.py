@@ -45,9 +45,7 @@ class DecisionOut(BaseModel):
 
 
 class MatchOut(BaseModel):
-    id: str | None = Field(
-        None, description="the stored upload (GET /v1/matches/{id}); null without the durable store"
-    )
+    id: str | None = Field(None, description="the stored upload (GET /v1/matches/{id})")
     format: Format
     filename: str | None
     length: int = Field(description="0 = money session")

@@ -1,5 +1,5 @@
-"""The typed report of a match-analysis job: what :meth:`services.jobs.analysis.AnalysisStore.status`
-and :meth:`~services.jobs.analysis.AnalysisStore.result` return, field by field.
+"""The typed report of a match-analysis job: what the kind :class:`services.jobs.kinds.analysis.Analyses`
+answers as its status and result, field by field.
 
 The store builds plain dicts (:mod:`services.jobs.analysis_report`); these models describe them (the
 gateway's ``AnalysisJob`` extends :class:`AnalysisReport` with its links).  A game's analysis and a

@@ -9,11 +9,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 class StoreSettings(BaseSettings):
     """``PULVEZAR_DATABASE_URL`` (e.g. ``postgresql+psycopg://user@host/pulvezar`` or
-    ``sqlite:///runs/local/pulvezar.db``); unset: no durable store (jobs live in Redis only)."""
+    ``sqlite:///runs/local/pulvezar.db``); required by the gateway, the workers and beat (``make run``
+    sets an SQLite file)."""
 
     model_config = SettingsConfigDict(env_prefix="PULVEZAR_DATABASE_")
 
-    url: str | None = Field(None, description="SQLAlchemy URL of the database; unset: Redis only")
+    url: str | None = Field(None, description="SQLAlchemy URL of the database (required by the services)")
     connect_timeout_s: float = Field(3.0, gt=0, description="how long a connection attempt may take")
     retention_days: float = Field(
         90.0, gt=0, description="finished jobs, uploads, archive tombstones older than this are removed"

@@ -274,7 +274,7 @@ def test_the_platforms_own_jobs_for_operator_keys_and_abandoned_daily_runs(platf
         assert {fresh, stale} <= {j["id"] for j in listed}
         one = op.get(f"/v1/jobs/{stale}")
         assert one.status_code == 200 and one.json()["state"] == "failed" and one.json()["kind"] == "daily"
-        assert one.json()["href"] == f"/v1/jobs/{stale}"
+        assert one.json()["href"] == f"/v1/daily-runs/{stale}"  # the daily kind's own route
         refused = c.get("/v1/jobs", params={"scope": "platform"})
         assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "scope"
         assert c.get(f"/v1/jobs/{stale}").status_code == 404

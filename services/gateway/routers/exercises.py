@@ -23,12 +23,12 @@ Kind = Annotated[
 ExerciseId = Annotated[str, short_id("the exercise's id", "x1b2c3d4e5f6")]
 
 
-def _store(request: Request) -> Exercises | None:
-    """The exercises' records (None without the durable store: a call answers 501)."""
+def _store(request: Request) -> Exercises:
+    """The exercises' records (the durable store is required)."""
     return dependencies(request).exercises
 
 
-Store = Annotated[Exercises | None, Depends(_store)]
+Store = Annotated[Exercises, Depends(_store)]
 
 
 @router.get(

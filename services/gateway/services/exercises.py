@@ -18,12 +18,11 @@ if TYPE_CHECKING:
 
 
 async def issue(
-    store: Exercises | None, who: Client, kind: str, player: str | None, screen_reader: bool
+    store: Exercises, who: Client, kind: str, player: str | None, screen_reader: bool
 ) -> ExerciseOut:
     """A new exercise of ``kind`` (its answer kept back); ``player``: the caller's player it counts for."""
     from pulvezar.play.exercises import make
 
-    assert store is not None  # the store is required (routers/exercises.py still types it optional)
     spec = make(kind, secrets.randbits(31))
     exercise_id = await store_call(store.issue, who.owner, player, kind, spec, screen_reader)
     if exercise_id is None:
@@ -34,13 +33,10 @@ async def issue(
     return ExerciseOut.model_validate({**shown, "id": exercise_id})
 
 
-async def answer(
-    store: Exercises | None, who: Client, kind: str, exercise_id: str, body: AnswerIn
-) -> AnswerOut:
+async def answer(store: Exercises, who: Client, kind: str, exercise_id: str, body: AnswerIn) -> AnswerOut:
     """Judge an answer (the first counts for the player's counters)."""
     from pulvezar.play.exercises import fold, judge
 
-    assert store is not None  # the store is required (as above)
     found = await store_call(store.get, who.owner, exercise_id)
     if found is None or found.kind != kind:
         raise ProblemError(

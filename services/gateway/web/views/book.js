@@ -37,7 +37,7 @@ export async function mount(el, params) {
     b.player = picker.id;
     b.pickerBox.append(picker.el);
     yours(b);
-  } catch { /* no store behind this gateway: the book without the "you" row */ }
+  } catch { /* no player list (no key, or the store is unreachable): the book without the "you" row */ }
   return () => b.controller.abort();
 }
 

@@ -206,7 +206,7 @@ async function runningGames(g, box) {
     box.append(h("h3", {}, t("play.running")), h("ul", {}, games.map((x) => h("li", {},
       h("button", { type: "button", class: "pl-resume", dataset: { game: x.id }, onclick: () => navigate({ view: "play", game: x.id }) },
         t("play.resume", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1] }))))));
-  } catch { /* no store behind this gateway: no list */ }
+  } catch { /* the list is unavailable (no key, or the store is unreachable): no list */ }
 }
 
 async function start(g, body, error) {
