@@ -81,7 +81,10 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def checked(model: type[M], body: BaseModel | Mapping[str, Any]) -> M:
-    """``body`` as ``model`` (a dict is validated; an instance is validated again through its dump)."""
+    """``body`` as ``model``: an instance of it is returned as it is (validated at the edge once); a dict,
+    or another model through its dump, is validated."""
+    if isinstance(body, model):
+        return body
     data = body.model_dump() if isinstance(body, BaseModel) else body
     if not isinstance(data, Mapping):
         raise InvalidJob("request", f"an object is required, got {type(data).__name__}")

@@ -127,6 +127,14 @@ def test_a_batch_has_at_most_the_schemas_positions_on_both_sides() -> None:
     checked(BatchRollouts.Request, {"positions": many[1:], "defaults": {"trials": 36}})
 
 
+def test_a_typed_request_is_taken_as_it_is_and_a_dict_is_validated() -> None:
+    """The gateway validates at the edge once: an instance of the kind's model is not validated again."""
+    request = checked(Evaluations.Request, {"positions": [START], "ply": 1})
+    assert checked(Evaluations.Request, request) is request
+    again = checked(Evaluations.Request, {"positions": [START], "ply": 1})
+    assert again == request and again is not request
+
+
 def test_field_paths() -> None:
     assert field_of(("positions", 3, "id")) == "positions[3].id"
     assert field_of(()) == "request"
