@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from copy import deepcopy
 from typing import Any
 
+from pulvezar.cubeful import CubeState
 from pulvezar.errors import NotationError, PulvezarError
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.formats.record import Action, GameRecord, MatchRecord, match_id_of
@@ -44,7 +46,7 @@ from pulvezar.play.errors import (
 )
 from pulvezar.play.settings import GameSettings
 from pulvezar.play.start import Start
-from pulvezar.play.trainer import answer_verdict, double_verdict, play_verdict
+from pulvezar.play.trainer import TrainerAsk, TrainerQuestion, answer
 from pulvezar.play.why import diagnose
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play
@@ -128,6 +130,10 @@ class PlaySession:
             source = bytes.fromhex(self._dice.reveal()) if self._dice else os.urandom(8)
             bot_seed = int.from_bytes(source[-4:], "big") if self._dice else int.from_bytes(source[:4], "big")
         self.bot_seed = int(bot_seed)
+        trainer = getattr(evaluator, "trainer", None)  # an evaluator that answers the trainer's searches
+        self._trainer: Callable[[TrainerQuestion], Any] = (
+            trainer() if callable(trainer) else lambda q: answer(q, evaluator)
+        )
         provider = getattr(evaluator, "bot", None)  # an evaluator that runs the bot's decisions itself
         self.bot: BotPlayer = (
             provider(settings.bot, self.bot_seed, prune)
@@ -376,21 +382,14 @@ class PlaySession:
         (``notation``, ``position_id`` after the play in the mover's view, ``equity``, ``loss``,
         ``probabilities``, ``ply``), and the events: the hint is counted (``hints_used``) against the
         match's ``hint_limit``."""
-        from pulvezar.search.hint import searcher
-
         g = self._must_play("a hint")
         if self.hints_left() == 0:
             raise ActionNotAvailableError(
                 f"no hints left in this match (it allows {self.settings.hint_limit})", field="action"
             )
-        ranked = searcher(self.evaluator, g.rules, self.prune).rank(g.position, g.dice, self.trainer_ply)  # type: ignore[arg-type]
-        top = [c for c in ranked if c.ply == ranked[0].ply][:limit]
-        cands = [
-            {"notation": c.play.notation, "position_id": c.play.position.position_id,
-             "equity": round(c.cubeless_equity, 4), "loss": round(c.loss, 4),
-             "probabilities": [round(x, 4) for x in c.probs], "ply": c.ply}
-            for c in top
-        ]  # fmt: skip
+        cands: list[dict[str, Any]] = self._trainer(
+            TrainerQuestion("hint", g.position, g.rules, self.trainer_ply, self.prune, g.dice, limit=limit)
+        )
         return cands, self._record({"a": "hint", "p": HUMAN})
 
     def check(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -401,7 +400,7 @@ class PlaySession:
         if unknown:
             raise InvalidActionError(f"'check' takes no field {sorted(unknown)[0]!r}", field="action")
         play = self._find_play(action)
-        verdict = self._warned(play_verdict(g, play, self.evaluator, self.trainer_ply, self.prune))
+        verdict = self._warned(self._verdict("play", g, play=play))
         assert verdict is not None
         return verdict
 
@@ -542,6 +541,18 @@ class PlaySession:
             return "your answer to the bot's resignation"
         return "nothing"
 
+    def _verdict(
+        self, ask: TrainerAsk, g: Game, play: Play | None = None, doubled: bool = False, reply: str = ""
+    ) -> dict[str, Any]:
+        """The trainer's verdict on the human's decision in ``g`` (a play at MOVE, a cube action)."""
+        cube = CubeState.from_game(g) if ask != "play" else None
+        dice = g.dice if ask == "play" else None
+        q = TrainerQuestion(
+            ask, g.position, g.rules, self.trainer_ply, self.prune, dice, play, cube, doubled, reply
+        )
+        verdict: dict[str, Any] = self._trainer(q)
+        return verdict
+
     def _human_entry(self, name: str, action: dict[str, Any]) -> dict[str, Any]:
         """The log entry for the human's action, fully checked; the session is not changed."""
         g = self.game
@@ -554,7 +565,7 @@ class PlaySession:
             elif action.get("dice") is not None:
                 raise InvalidActionError("the server rolls the dice in this game; send no dice", field="dice")
             if trainer and g.phase is Phase.ROLL and g.turn == HUMAN and g.can_double():
-                entry["v"] = double_verdict(g, False, self.evaluator, self.trainer_ply, self.prune)
+                entry["v"] = self._verdict("double", g)
             if entry["a"] == "opening":
                 entry.pop("p")
             return entry
@@ -562,18 +573,18 @@ class PlaySession:
             play = self._find_play(action)
             entry = {"a": "play", "p": HUMAN, "m": play.notation}
             if trainer:
-                entry["v"] = play_verdict(g, play, self.evaluator, self.trainer_ply, self.prune)
+                entry["v"] = self._verdict("play", g, play=play)
             return entry
         if name == "double":
             entry = {"a": "double", "p": HUMAN}
             if trainer:
-                entry["v"] = double_verdict(g, True, self.evaluator, self.trainer_ply, self.prune)
+                entry["v"] = self._verdict("double", g, doubled=True)
             return entry
         if name in ("take", "pass", "beaver", "raccoon"):
             kind = "drop" if name == "pass" else name
             entry = {"a": kind, "p": HUMAN}
             if trainer and g.phase is Phase.DOUBLED:
-                entry["v"] = answer_verdict(g, kind, self.evaluator, self.trainer_ply, self.prune)
+                entry["v"] = self._verdict("answer", g, reply=kind)
             return entry
         if name == "resign":
             level = self._level(action.get("level", "single"))
