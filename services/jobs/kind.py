@@ -126,6 +126,10 @@ class JobKind(ChunkedJobs):
     #: the spec names the job's owner (``owner``): the workers act in its name without the durable store
     #: (e.g. a match analysis's archive of positions)
     keeps_owner: ClassVar[bool] = False
+    #: the field that the 422 of a job over the chunk cap (:meth:`chunk_limit`) names on submission and on
+    #: :meth:`extend` (a rollout's ``trials`` and ``more_trials``: what makes its chunks)
+    chunk_cap_field: ClassVar[str] = "request"
+    extension_cap_field: ClassVar[str] = "request"
 
     task = KIND_CHUNK_TASK
 
@@ -308,7 +312,7 @@ class JobKind(ChunkedJobs):
             raise InvalidJob("request", "the job has nothing to do")
         if len(chunks) > self.chunk_limit():
             raise InvalidJob(
-                "request", f"the job would have {len(chunks)} chunks, at most {self.chunk_limit()}"
+                self.chunk_cap_field, f"the job would have {len(chunks)} chunks, at most {self.chunk_limit()}"
             )
         job_id = self.new_id(request, owner)
         priority = fields.pop("priority", None) or request.priority  # a plan may choose it
@@ -365,7 +369,8 @@ class JobKind(ChunkedJobs):
                     new, cost = self.extension(spec, extension)
                     if old + len(new) > self.chunk_limit():
                         raise InvalidJob(
-                            "request", f"the job would have more than {self.chunk_limit()} chunks"
+                            self.extension_cap_field,
+                            f"the job would have more than {self.chunk_limit()} chunks",
                         )
                     if admit is not None and not admitted:
                         admit(cost)

@@ -135,6 +135,29 @@ def test_a_typed_request_is_taken_as_it_is_and_a_dict_is_validated() -> None:
     assert again == request and again is not request
 
 
+def test_a_rollout_over_the_chunk_cap_names_trials_and_its_extension_more_trials(redis_server: str) -> None:
+    """The cap is the kind's (JobKind.chunk_limit); its 422 names what makes a rollout's chunks, as the
+    public API always did: ``trials`` on submission, ``more_trials`` on extend; nothing is recorded."""
+    import redis
+
+    from services.jobs.settings import RolloutSettings
+
+    client = redis.Redis.from_url(redis_server)
+    settings = RolloutSettings(redis_url=redis_server, chunk_size=36, max_chunks=2)
+    store = Rollouts(client, settings=settings)
+    before = set(client.keys("*"))
+    with pytest.raises(InvalidJob) as e:
+        store.submit({"position": START, "trials": 108})
+    assert e.value.field == "trials" and "at most 2" in str(e.value)
+    assert set(client.keys("*")) == before
+    job_id = store.submit({"position": START, "trials": 36})
+    with pytest.raises(InvalidJob) as e:
+        store.extend(job_id, {"more_trials": 72})
+    assert e.value.field == "more_trials"
+    assert len(store.spec(job_id)["chunks"]) == 1
+    assert store.extend(job_id, {"more_trials": 36}) == 1
+
+
 def test_field_paths() -> None:
     assert field_of(("positions", 3, "id")) == "positions[3].id"
     assert field_of(()) == "request"

@@ -166,6 +166,8 @@ class Rollouts(JobKind):
     Extension = MoreTrials
     fail_fast = True
     own_routes = True
+    # a job over the chunk cap has too many trials (as before the kinds: the public API's field)
+    chunk_cap_field, extension_cap_field = "trials", "more_trials"
 
     # ---- planning -----------------------------------------------------------------
     def items(self, request: Any) -> list[StoredItem]:
