@@ -27,6 +27,7 @@ from services.common.settings import cli_overrides
 from services.gateway.admin import AdminServer
 from services.gateway.app import create_app
 from services.gateway.settings import GatewaySettings
+from services.store.db import StoreRequired, required_url
 
 logger = logging.getLogger("pulvezar.gateway")
 
@@ -71,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     args = vars(parser.parse_args(argv))
     settings = GatewaySettings(**cli_overrides(**args))
     jsonlog.configure("gateway", settings.log_level)
+    try:  # the lifespan checks it too (an app served otherwise); here it is one line, not a traceback
+        required_url("the gateway")
+    except StoreRequired as e:
+        log(logger, logging.ERROR, "cannot start", error=str(e))
+        return 1
 
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
