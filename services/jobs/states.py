@@ -1,8 +1,9 @@
 """The states of a job (:class:`JobState`): every kind's status names one of these five.
 
 A ``StrEnum``: a state is its string wherever JSON is written (``"queued"``, ...), so the wire format and the
-durable store's ``state`` column are the same strings as before the enum.  A book's status also names its
-stage (``searching``, ``rolling out``, ``replying``: :mod:`services.jobs.kinds.book`); its job is in one of these.
+durable store's ``state`` column are the same strings as before the enum.  A book's status also names
+its stage (``searching``, ``rolling out``, ``replying``: :mod:`services.jobs.kinds.book`); its job is in one
+of these.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from pulvezar.book.generate import BookSettings
 from services.gateway.security import CostProblem, Guard, SharedLimits
 from services.gateway.settings import ApiKey
 from services.jobs.kinds import kinds
-from services.jobs.kinds.book import book_cost
 from services.jobs.kinds.analysis import Analyses
 from services.jobs.kinds.batch import BatchRollouts
+from services.jobs.kinds.book import book_cost
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
 

@@ -1,9 +1,9 @@
 """Every job has an owner: another key gets 404 on every job route, as for a job that does not exist.
 
 Against the session's shared platform (``shared_platform.py``): key A submits one job of every kind
-(rollout, cube rollout, batch rollout, analysis, and each kind of ``services.jobs.kinds``, opening books included);
-then every route of the app's OpenAPI schema with a ``{job_id}`` is called with key B (404 each) and
-with key A (2xx).  A job route that :data:`JOBS_OF` does not cover fails the test, so a new route or kind
+(rollout, cube rollout, batch rollout, analysis, and each kind of ``services.jobs.kinds``, books and daily
+runs included); then every route of the app's OpenAPI schema with a ``{job_id}`` is called with key B
+(404 each) and with key A (2xx).  A job route that :data:`JOBS_OF` does not cover fails the test, so a new route or kind
 is covered once it is listed there.
 """
 
@@ -32,7 +32,10 @@ KIND_BODIES: dict[str, dict[str, Any]] = {
     "batch": {"positions": [{"position": START}], **QUICK},
     "analysis": {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"},
     "book": {"rolls": ["31"], "trials": 72, "candidates": 2, "ply": 0, "reply_ply": 0, "truncate": 2},
-    "daily": {"date": "2024-02-29", "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0}},
+    "daily": {
+        "date": "2024-02-29",
+        "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0},
+    },
 }
 #: the jobs each job route prefix is called with (names of :func:`submitted`'s jobs)
 JOBS_OF = {
