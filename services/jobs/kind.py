@@ -46,10 +46,11 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from redis.exceptions import WatchError
+from typing_extensions import TypeVar  # a type parameter's default (PEP 696; typing's from 3.13)
 
 from services.jobs.broker import KIND_CHUNK_TASK
 from services.jobs.chunked import ChunkedJobs, timing
@@ -79,6 +80,16 @@ def field_of(loc: Sequence[int | str]) -> str:
 
 M = TypeVar("M", bound=BaseModel)
 
+#: a kind's type parameters (each ``Any`` where a kind leaves them out: ``JobKind`` alone is any kind)
+#: the checked request (the kind's ``Request``)
+RequestT = TypeVar("RequestT", bound=JobRequest, default=Any)
+#: one chunk, a JSON value as the spec's ``chunks`` hold it (e.g. ``list[int]``)
+ChunkT = TypeVar("ChunkT", default=Any)
+#: a finished chunk's record, JSON (e.g. a ``TypedDict``); a failed chunk's is :meth:`JobKind.failure`'s
+RecordT = TypeVar("RecordT", bound=Mapping[str, Any], default=Any)
+#: the ``Report`` fields, JSON
+ReportT = TypeVar("ReportT", bound=Mapping[str, Any], default=Any)
+
 
 def checked(model: type[M], body: BaseModel | Mapping[str, Any]) -> M:
     """``body`` as ``model``: an instance of it is returned as it is (validated at the edge once); a dict,
@@ -101,9 +112,13 @@ def _func(method: Any) -> Any:
     return getattr(method, "__func__", method)
 
 
-class JobKind(ChunkedJobs):
+class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
     """A chunked job kind whose spec holds its chunks; subclass it in a module of
-    :mod:`services.jobs.kinds`."""
+    :mod:`services.jobs.kinds`, naming its types: ``JobKind[Request, Chunk, Record, Report]`` (the
+    checked request, a chunk's JSON value, a finished chunk's record and the report's fields), so that
+    its :meth:`plan`, :meth:`compute`, :meth:`report` and :meth:`run_chunk` are typed by its own types.
+    The records that :meth:`report` and :meth:`progress` get are JSON read back: they may be a failed
+    chunk's (``"error"`` in it)."""
 
     #: the kind's name: its Redis namespace, the durable store's ``kind`` (16 characters at most)
     name: ClassVar[str]
@@ -111,8 +126,9 @@ class JobKind(ChunkedJobs):
     route: ClassVar[str]
     #: one line for the API's documentation
     summary: ClassVar[str]
-    #: what a client sends (the gateway's request body)
-    Request: ClassVar[type[JobRequest]]
+    #: what a client sends (the gateway's request body); a class attribute (``ClassVar`` cannot name a
+    #: type parameter)
+    Request: type[RequestT]
     #: the kind's part of the status (``report`` in the job's JSON)
     Report: ClassVar[type[BaseModel]]
     #: the most chunks a job may have
@@ -143,28 +159,28 @@ class JobKind(ChunkedJobs):
             cls.noun = cls.__dict__.get("noun", cls.name)
 
     # ---- what a kind provides ----------------------------------------------
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+    def plan(self, request: RequestT) -> tuple[dict[str, Any], list[ChunkT]]:
         """``(fields, chunks)``: what the spec keeps of the checked request, and the chunks (JSON); a
         ``priority`` among the fields is the job's (else the request's)."""
         raise NotImplementedError
 
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: ChunkT, evaluator: Any) -> RecordT:
         """Chunk ``chunk``'s record (JSON); the runner adds its timings."""
         raise NotImplementedError
 
     @classmethod
-    def report(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+    def report(cls, spec: Mapping[str, Any], records: Sequence[RecordT | None]) -> ReportT:
         """The ``Report`` fields from the records so far (None: the chunk is not finished)."""
         raise NotImplementedError
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: ChunkT) -> float:
         """How much work a chunk is, for progress and the ETA (1 each unless a kind says otherwise)."""
         return 1.0
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: ChunkT) -> float:
         """A chunk's estimated core-seconds on a worker; every kind says (admission charges the sum)."""
         raise NotImplementedError(f"{cls.__name__} does not estimate its chunks' cost")
 
@@ -184,22 +200,22 @@ class JobKind(ChunkedJobs):
         raise NotImplementedError(f"{cls.__name__} gives no example request")
 
     @classmethod
-    def trials_of(cls, record: Mapping[str, Any]) -> int:
+    def trials_of(cls, record: RecordT) -> int:
         """The trials a finished chunk's record holds, for the workers' trial counter (0: none)."""
         return 0
 
     @classmethod
-    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+    def log_fields(cls, spec: Mapping[str, Any], chunk: ChunkT) -> dict[str, Any]:
         """What the worker's "chunk started" log line says of a chunk besides its number (nothing)."""
         return {}
 
-    def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[Any], float]:
+    def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[ChunkT], float]:
         """``(chunks, cost)``: the chunks that ``extension`` (an ``Extension``) adds to the job of ``spec``
         (its ``chunks`` the current list), and their estimated core-seconds; :class:`InvalidJob` naming the
         field when it cannot be done."""
         raise NotImplementedError(f"{type(self).__name__} jobs cannot be extended")
 
-    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
+    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[RecordT]) -> list[ChunkT]:
         """The next stage's chunks of a job whose every chunk so far is finished (``records``, in order,
         none failed), planned from them: a kind whose stages depend on the one before (a book's rollouts
         on its searches) says; none by default (the job is done).  It must be a pure function of the
@@ -207,13 +223,11 @@ class JobKind(ChunkedJobs):
         too (a job with a stage to come is not done)."""
         return []
 
-    def new_id(self, request: Any, owner: str | None) -> str:
+    def new_id(self, request: RequestT, owner: str | None) -> str:
         """The id of a new job of the checked ``request`` (random unless a kind derives it)."""
         return secrets.token_hex(12)
 
-    def progress(
-        self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None], state: str
-    ) -> float:
+    def progress(self, spec: Mapping[str, Any], records: Sequence[RecordT | None], state: str) -> float:
         """0..1: the work of the finished chunks over all (:meth:`work`); a kind in stages says how its
         stages weigh (the chunks so far are not all of its work, and progress must never go back)."""
         sizes = [self.work(spec, c) for c in spec["chunks"]]
@@ -224,15 +238,15 @@ class JobKind(ChunkedJobs):
         """The most chunks a job may have (:attr:`max_chunks` unless the kind's settings say)."""
         return self.max_chunks
 
-    def admit(self, request: Any, owner: str | None) -> None:
+    def admit(self, request: RequestT, owner: str | None) -> None:
         """Checks that need the stores, before anything is recorded (:class:`InvalidJob` naming the
         field); none by default."""
 
-    def accepted(self, request: Any, owner: str | None, job_id: str) -> None:
+    def accepted(self, request: RequestT, owner: str | None, job_id: str) -> None:
         """What a kind records once its job is accepted (e.g. for a player); nothing by default."""
 
     # ---- uploads and the worker's hooks (optional) ------------------------------
-    def uploads(self, request: Any) -> list[bytes]:
+    def uploads(self, request: RequestT) -> list[bytes]:
         """The files kept with a job of the checked ``request`` (file ``m``: :meth:`file`); none by
         default.  They are written before the spec, so a visible spec has its files."""
         return []
@@ -278,13 +292,13 @@ class JobKind(ChunkedJobs):
             return []
         return [self.records.blob(job_id, f"file:{m}") or b"" for m in range(self.upload_count(spec))]
 
-    def run_chunk(self, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def run_chunk(self, spec: Mapping[str, Any], chunk: ChunkT, evaluator: Any) -> RecordT:
         """What the worker computes for a chunk, through this store (which can read the job's uploads):
         :meth:`compute` unless the kind says otherwise."""
         return self.compute(spec, chunk, evaluator)
 
     def chunk_done(
-        self, job_id: str, n: int, spec: Mapping[str, Any], chunk: Any, record: Mapping[str, Any]
+        self, job_id: str, n: int, spec: Mapping[str, Any], chunk: ChunkT, record: RecordT
     ) -> None:
         """On the worker, after chunk ``n``'s record is written (and stored durably): a kind's follow-up
         (e.g. finalising a match once its last game is in); nothing by default.  Its failure is logged,
@@ -409,7 +423,7 @@ class JobKind(ChunkedJobs):
                     found = self.records_of(job_id, list(range(old)))
                     if len(found) < old or any("error" in r for r in found.values()):
                         return 0
-                    new = self.next_chunks(spec, [found[n] for n in range(old)])
+                    new = self.next_chunks(spec, cast("list[RecordT]", [found[n] for n in range(old)]))
                     if not new:
                         return 0
                     spec["chunks"] = spec["chunks"] + new
@@ -471,22 +485,23 @@ class JobKind(ChunkedJobs):
     def chunk_count(self, job_id: str, spec: Mapping[str, Any]) -> int:
         return len(spec["chunks"])
 
-    def gather(self, job_id: str) -> tuple[dict[str, Any], list[dict[str, Any] | None]]:
-        """The spec and every chunk's record (None: not finished), from Redis or the durable store."""
+    def gather(self, job_id: str) -> tuple[dict[str, Any], list[RecordT | None]]:
+        """The spec and every chunk's record (None: not finished), from Redis or the durable store (JSON
+        as the kind wrote it: :meth:`run_chunk`'s record, or a failed chunk's)."""
         spec = self.spec(job_id)
         numbers = list(range(len(spec["chunks"])))
         if self.redis.exists(self.spec_key(job_id)):
             found = self.records_of(job_id, numbers)
         else:
             found = self.records.chunks(job_id) if self.records is not None else {}
-        return spec, [found.get(n) for n in numbers]
+        return spec, cast("list[RecordT | None]", [found.get(n) for n in numbers])
 
     def _counts(self, records: Sequence[Mapping[str, Any] | None]) -> tuple[int, int]:
         failed = sum(1 for r in records if r is not None and "error" in r)
         return sum(1 for r in records if r is not None) - failed, failed
 
     def _state(
-        self, job_id: str, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]
+        self, job_id: str, spec: Mapping[str, Any], records: Sequence[RecordT | None]
     ) -> tuple[JobState, str | None]:
         """The state from the records; a job whose chunks are all finished but which has a next stage
         (:meth:`next_chunks`) is running, not done."""
@@ -551,7 +566,7 @@ class JobKind(ChunkedJobs):
         return bool(r.set(cls.chunk_key(job_id, n), json.dumps(record), nx=True, ex=ttl))
 
     @classmethod
-    def failure(cls, n: int, error: Exception, chunk: Any = None) -> dict[str, Any]:
+    def failure(cls, n: int, error: Exception, chunk: ChunkT | None = None) -> dict[str, Any]:
         """The record of chunk ``n`` (``chunk``: its value) that failed after its retries."""
         return {"error": f"chunk {n} failed: {error!r}"[:500], "failed": time.time()}
 

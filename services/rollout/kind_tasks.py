@@ -97,7 +97,8 @@ def chunk_kind(cls: type[JobKind]) -> ChunkKind:
         return cls(r, app=app, settings=settings, records=rollout_tasks.records())
 
     def compute(spec: dict[str, Any], chunk: Any, ev: Any) -> dict[str, Any]:
-        return store(rollout_tasks.redis_client()).run_chunk(spec, chunk, ev)
+        record: dict[str, Any] = store(rollout_tasks.redis_client()).run_chunk(spec, chunk, ev)
+        return record
 
     def failed(r: Any, job_id: str, n: int, spec: dict[str, Any], chunk: Any, e: Exception) -> None:
         record = cls.failure(n, e, chunk)

@@ -31,7 +31,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import ConfigDict, Field
 
@@ -145,7 +145,19 @@ _MAX_RECORDS = 4
 # ---- the kind -------------------------------------------------------------------------------
 
 
-class Analyses(JobKind):
+#: a chunk: ``[match, game]``
+GameChunk = list[int]
+
+
+class GameRecord(TypedDict):
+    """A game's record: ``GameAnalysis.to_json()`` (the runner adds its timings)."""
+
+    match: int
+    game: int
+    analysis: dict[str, Any]
+
+
+class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
     """Match analysis jobs (with the durable store: the job and its files are written there before the
     games are queued, each game as it is analysed, each match's result and SGF)."""
 
@@ -189,7 +201,7 @@ class Analyses(JobKind):
         ]
 
     # ---- planning ----------------------------------------------------------
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+    def plan(self, request: AnalysisRequest) -> tuple[dict[str, Any], list[GameChunk]]:
         level, priority, _files, infos, chunks = plan_job(
             request.matches, request.level, request.priority, request.single, self.limits
         )
@@ -203,7 +215,7 @@ class Analyses(JobKind):
             fields["learner"] = learner_sides(request.learner, infos)
         return fields, chunks
 
-    def uploads(self, request: Any) -> list[bytes]:
+    def uploads(self, request: AnalysisRequest) -> list[bytes]:
         single = bool(request.single)
         return [file_call(e, entry_prefix(m, single), self.limits)[0] for m, e in enumerate(request.matches)]
 
@@ -211,12 +223,12 @@ class Analyses(JobKind):
         return self.limits.max_games
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: GameChunk) -> float:
         m, g = chunk
         return GAME_SECONDS + DECISION_SECONDS[spec["level"]] * int(spec["matches"][m]["actions"][g])
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: GameChunk) -> float:
         m, g = chunk
         actions = spec["matches"][m]["actions"]
         return float(actions[g]) if g < len(actions) else 1.0
@@ -226,7 +238,7 @@ class Analyses(JobKind):
         return {"matches": [{"data": EXAMPLE_MATCH, "filename": "example.mat"}], "level": "0ply"}
 
     @classmethod
-    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+    def log_fields(cls, spec: Mapping[str, Any], chunk: GameChunk) -> dict[str, Any]:
         return {"match": chunk[0], "game": chunk[1], "analysis_level": spec["level"]}
 
     # ---- the worker's side -----------------------------------------------------
@@ -243,7 +255,7 @@ class Analyses(JobKind):
             _RECORDS.move_to_end(key)
         return record
 
-    def run_chunk(self, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def run_chunk(self, spec: Mapping[str, Any], chunk: GameChunk, evaluator: Any) -> GameRecord:
         """Game ``g`` of match ``m`` (``chunk``) analysed with a fresh search cache: the net's last bits
         depend on the batch a board is evaluated in, so values cached by another chunk would make a game's
         numbers depend on what its process ran before."""
@@ -265,14 +277,14 @@ class Analyses(JobKind):
         repair_progress(r, job_id, n, ttl)
 
     @classmethod
-    def failure(cls, n: int, error: Exception, chunk: Any = None) -> dict[str, Any]:
+    def failure(cls, n: int, error: Exception, chunk: GameChunk | None = None) -> dict[str, Any]:
         import time
 
         m, g = chunk if chunk is not None else (None, None)
         return {"match": m, "game": g, "error": repr(error)[:500], "failed": time.time()}
 
     def chunk_done(
-        self, job_id: str, n: int, spec: Mapping[str, Any], chunk: Any, record: Mapping[str, Any]
+        self, job_id: str, n: int, spec: Mapping[str, Any], chunk: GameChunk, record: GameRecord
     ) -> None:
         """The match's summary (and its archive entries) if this was its last game; status() also does it."""
         self.finalise_match(job_id, chunk[0], spec)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.jobs.kinds.rollout import BatchParams, Rollouts
+from services.jobs.kinds.rollout import BatchParams, RolloutParams, Rollouts
 from services.jobs.rollout_items import StoredItem, normalise_item
 
 
@@ -22,7 +22,7 @@ class BatchRollouts(Rollouts):
     noun, namespace, kinds = Rollouts.noun, Rollouts.namespace, Rollouts.kinds
     Request = BatchParams
 
-    def items(self, request: Any) -> list[StoredItem]:
+    def items(self, request: RolloutParams | BatchParams) -> list[StoredItem]:
         """The positions' checked items (each over the defaults, pydantic's already: ``BatchParams``)."""
         assert isinstance(request, BatchParams)
         return [normalise_item(p, f"positions[{i}].") for i, p in enumerate(request.positions)]

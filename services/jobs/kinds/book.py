@@ -118,7 +118,7 @@ class BookKind(JobKind):
     noun = "book"
     own_routes = True
     fail_fast = True  # a failed step fails the book at once (as the driver's did)
-    Request: ClassVar[type[JobRequest]] = BookRequest
+    Request = BookRequest
     Report: ClassVar[type[BaseModel]] = BookReport
 
     _engine: ClassVar[dict[str, Any] | None] = None

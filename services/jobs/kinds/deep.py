@@ -37,6 +37,7 @@ from pulvezar.rollouts.chunks import plan_chunks
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import JobKind, JobRequest
 from services.jobs.kinds import deep_cube
+from services.jobs.kinds.deep_cube import DeepChunk
 from services.jobs.kinds.evaluations import RulesOption, _checked, _position, rules_of
 from services.jobs.rollout_report import decode_values, encode_values
 
@@ -244,7 +245,10 @@ def candidates_of(spec: Mapping[str, Any], evaluator: Any) -> list[Any]:
     return [c.play for c in ranked[: spec["candidates"]]]
 
 
-class DeepAnalyses(JobKind):
+class DeepAnalyses(JobKind[DeepRequest, DeepChunk, dict[str, Any], dict[str, Any]]):
+    """A deep analysis: chunks :data:`~services.jobs.kinds.deep_cube.DeepChunk`, records per part (a
+    candidate's search, a rollout chunk of every candidate, the cube's search or rollout)."""
+
     name = "deep"
     route = "deep-analyses"
     noun = "deep analysis"
@@ -259,7 +263,7 @@ class DeepAnalyses(JobKind):
         # a race (88 pips against 111): its rollouts end in a few rolls
         return {"position": "cHfuAAC4ezcAAA", "dice": [6, 4], "candidates": 2, "trials": 36, "ply": 1}
 
-    def admit(self, request: Any, owner: str | None) -> None:
+    def admit(self, request: DeepRequest, owner: str | None) -> None:
         if request.player is None:
             return
         if self.records is None:
@@ -269,26 +273,28 @@ class DeepAnalyses(JobKind):
         if PlayerRecords(self.records.url).get(owner, request.player) is None:
             raise InvalidJob("player", f"no player {request.player!r} of this key")
 
-    def accepted(self, request: Any, owner: str | None, job_id: str) -> None:
+    def accepted(self, request: DeepRequest, owner: str | None, job_id: str) -> None:
         if request.player is not None and self.records is not None:
             from services.store.players import PlayerRecords
 
             PlayerRecords(self.records.url).reach(owner, request.player, "deep_analysis")
 
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
-        req: DeepRequest = request
+    def plan(self, request: DeepRequest) -> tuple[dict[str, Any], list[DeepChunk]]:
+        req = request
         grid = plan_chunks(req.trials, self.settings.chunk_size)
         fields = req.model_dump(exclude={"priority", "player"})
+        chunks: list[DeepChunk]
         if req.dice is None:
-            return fields, [["cube-ply"]] + [["cube-rollout", first, k] for first, k in grid]
+            chunks = [["cube-ply"]]
+            return fields, chunks + [["cube-rollout", first, k] for first, k in grid]
         n = len(req.plays) if req.plays else req.candidates
-        chunks: list[Any] = [["ply", i] for i in range(n)]
+        chunks = [["ply", i] for i in range(n)]
         chunks += [["rollout", first, k] for first, k in grid]
         fields["dice"] = list(req.dice)
         return fields, chunks
 
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: DeepChunk, evaluator: Any) -> dict[str, Any]:
         from pulvezar.eval.evaluator import boards_of, equity
         from pulvezar.rollouts.engine import rollout_plays
         from pulvezar.search.hint import searcher
@@ -316,7 +322,7 @@ class DeepAnalyses(JobKind):
         return {"part": "rollout", "first": first, "trials": trials, "ids": ids, **encode_values(values)}
 
     @classmethod
-    def report(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+    def report(cls, spec: Mapping[str, Any], records: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
         from pulvezar.rollouts.stats import RolloutResult, difference_noise
 
         done = [r for r in records if r is not None and "error" not in r]
@@ -360,13 +366,13 @@ class DeepAnalyses(JobKind):
         return out
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: DeepChunk) -> float:
         # a 3-ply value of one play costs about as much as 36 rollout trials of all candidates (a guess
         # for the ETA only)
         return 36.0 if chunk[0] in ("ply", "cube-ply") else float(chunk[2])
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: DeepChunk) -> float:
         """A search of one candidate (or of the cube decision) at the spec's ply, or a rollout chunk's
         trials of every candidate (0 ply with variance reduction, :func:`item_cost`)."""
         from services.jobs.rollout_items import item_cost

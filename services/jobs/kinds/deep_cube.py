@@ -93,7 +93,12 @@ def check(spec: Mapping[str, Any]) -> None:
         raise InvalidJob("cube", "the player on roll cannot double here (the opponent's cube, or Crawford)")
 
 
-def compute(spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+#: a deep analysis's chunk: ``["ply", i]``, ``["rollout", first, trials]``, ``["cube-ply"]`` or
+#: ``["cube-rollout", first, trials]``
+DeepChunk = list[str | int]
+
+
+def compute(spec: Mapping[str, Any], chunk: DeepChunk, evaluator: Any) -> dict[str, Any]:
     from pulvezar.cube.decision import MAX_DEEP_CUBE_PLY, cube_decision
     from pulvezar.rollouts import rollout_cube
 

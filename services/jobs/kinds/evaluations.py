@@ -11,7 +11,7 @@ ran before.  The report lists each position's probabilities and cubeless equity 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import numpy as np
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
@@ -84,12 +84,33 @@ class EvaluationReport(BaseModel):
     results: list[PositionEvaluation | None] = Field(description="in the request's order; null: not yet")
 
 
+#: a chunk: ``[first, count]``, positions ``first .. first + count - 1`` of the request
+EvaluationChunk = list[int]
+
+
+class EvaluationRecord(TypedDict):
+    """A chunk's record: its positions' ids, probabilities and equities (the runner adds its timings)."""
+
+    first: int
+    position_ids: list[str]
+    probabilities: list[list[float]]
+    equity: list[float]
+
+
+class EvaluationReportFields(TypedDict):
+    """:class:`EvaluationReport`'s fields."""
+
+    ply: int
+    evaluated: int
+    results: list[dict[str, Any] | None]
+
+
 def rules_of(spec: Mapping[str, Any]) -> Rules:
     """The library's rule set of a checked request's ``rules`` (:meth:`pulvezar.Rules.from_dict`)."""
     return Rules.from_dict(spec["rules"])
 
 
-class Evaluations(JobKind):
+class Evaluations(JobKind[EvaluationRequest, EvaluationChunk, EvaluationRecord, EvaluationReportFields]):
     name = "evaluation"
     route = "evaluations"
     summary = "many positions evaluated at a search depth, as a job"
@@ -100,8 +121,8 @@ class Evaluations(JobKind):
     def example(cls) -> dict[str, Any]:
         return {"positions": ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "4PPgASTgc/ABMA"] * 3, "ply": 1}
 
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
-        req: EvaluationRequest = request
+    def plan(self, request: EvaluationRequest) -> tuple[dict[str, Any], list[EvaluationChunk]]:
+        req = request
         size = CHUNK[req.ply]
         chunks = [
             [first, min(size, len(req.positions) - first)] for first in range(0, len(req.positions), size)
@@ -115,7 +136,7 @@ class Evaluations(JobKind):
         return spec, chunks
 
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: EvaluationChunk, evaluator: Any) -> EvaluationRecord:
         from pulvezar.eval.evaluator import equity
         from pulvezar.search.hint import searcher
 
@@ -134,7 +155,9 @@ class Evaluations(JobKind):
         }
 
     @classmethod
-    def report(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+    def report(
+        cls, spec: Mapping[str, Any], records: Sequence[EvaluationRecord | None]
+    ) -> EvaluationReportFields:
         results: list[dict[str, Any] | None] = [None] * len(spec["positions"])
         for record in records:
             if record is None or "error" in record:
@@ -150,11 +173,11 @@ class Evaluations(JobKind):
         return {"ply": spec["ply"], "evaluated": sum(r is not None for r in results), "results": results}
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: EvaluationChunk) -> float:
         return float(chunk[1])
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: EvaluationChunk) -> float:
         return EVAL_SECONDS[int(spec["ply"])] * float(chunk[1])
 
 

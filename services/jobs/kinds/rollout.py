@@ -152,7 +152,11 @@ def _finished(record: Record | None) -> bool:
     return record is not None and "error" not in record
 
 
-class Rollouts(JobKind):
+#: a chunk: ``[item, first, trials]`` or ``[item, first, trials, c0, c1]`` (:class:`Chunk`)
+RolloutChunk = list[int]
+
+
+class Rollouts(JobKind[RolloutParams | BatchParams, RolloutChunk, dict[str, Any], dict[str, Any]]):
     """A rollout of one position (``POST /v1/rollouts``)."""
 
     name = "rollout"
@@ -161,7 +165,7 @@ class Rollouts(JobKind):
     noun = "rollout"
     namespace = "job"
     kinds: ClassVar[tuple[str, ...]] = ("rollout", "batch")
-    Request: ClassVar[type[JobRequest]] = RolloutParams
+    Request: type[RolloutParams | BatchParams] = RolloutParams
     Report = RolloutReport
     Extension = MoreTrials
     fail_fast = True
@@ -170,12 +174,12 @@ class Rollouts(JobKind):
     chunk_cap_field, extension_cap_field = "trials", "more_trials"
 
     # ---- planning -----------------------------------------------------------------
-    def items(self, request: Any) -> list[StoredItem]:
+    def items(self, request: RolloutParams | BatchParams) -> list[StoredItem]:
         """The request's checked items (:class:`InvalidJob` naming the field)."""
         assert isinstance(request, RolloutParams)
         return [normalise_item(request)]
 
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+    def plan(self, request: RolloutParams | BatchParams) -> tuple[dict[str, Any], list[RolloutChunk]]:
         items = self.items(request)
         size = self.settings.chunk_size
         chunks = [c for i, item in enumerate(items) for c in self.plan_item(i, item, 0, item["trials"], size)]
@@ -211,17 +215,17 @@ class Rollouts(JobKind):
         return sum(item_cost(item) for item in spec["items"])
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: RolloutChunk) -> float:
         item, c = spec["items"][chunk[0]], Chunk.of(0, chunk)
         if c.candidates is None:
             return item_cost(item, c.trials)
         return trial_seconds(item) * c.trials * (c.candidates[1] - c.candidates[0])
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: RolloutChunk) -> float:
         return float(_work(Chunk.of(0, chunk)))
 
-    def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[Any], float]:
+    def extension(self, spec: Mapping[str, Any], extension: Any) -> tuple[list[RolloutChunk], float]:
         """``more_trials`` more trials for every position, continuing its trial numbers (trial ``T``
         onwards after ``T`` trials)."""
         more = extension.more_trials
@@ -245,7 +249,7 @@ class Rollouts(JobKind):
 
     # ---- the worker's side ----------------------------------------------------------
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: RolloutChunk, evaluator: Any) -> dict[str, Any]:
         index, first, trials, *cut = chunk
         candidates = (cut[0], cut[1]) if cut else None
         values, cubeful = compute_chunk(Item.of(spec["items"][index]), first, trials, evaluator, candidates)
@@ -259,7 +263,7 @@ class Rollouts(JobKind):
         }
 
     @classmethod
-    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+    def log_fields(cls, spec: Mapping[str, Any], chunk: RolloutChunk) -> dict[str, Any]:
         return {"first": chunk[1], "trials": chunk[2]}
 
     @classmethod
