@@ -52,21 +52,24 @@ def request(settings: BotSettings, seed: int, prune: bool, q: Question) -> pb.Bo
         position=rpb.PositionRef(board=convert.board(q.position)),
         rules=rule_set(q.rules),
         dice=rpb.Dice(die1=q.dice[0], die2=q.dice[1]) if q.dice is not None else None,
-        cube=None
-        if c is None
-        else pb.CubeContext(
-            cube_value=c.cube_value,
-            cube_owner=_OWNER[c.cube_owner],
-            match_length=c.match_length,
-            score=c.score[0],
-            opponent_score=c.score[1],
-            crawford=c.crawford,
-            jacoby=c.jacoby,
-            beaver=c.beaver,
-        ),
+        cube=cube_context(c) if c is not None else None,
         level=q.level,
         resigner_on_turn=q.resigner_on_turn,
         raccoon=q.raccoon,
+    )
+
+
+def cube_context(c: CubeState) -> pb.CubeContext:
+    """The message of the cube ``c`` (every field exactly)."""
+    return pb.CubeContext(
+        cube_value=c.cube_value,
+        cube_owner=_OWNER[c.cube_owner],
+        match_length=c.match_length,
+        score=c.score[0],
+        opponent_score=c.score[1],
+        crawford=c.crawford,
+        jacoby=c.jacoby,
+        beaver=c.beaver,
     )
 
 
@@ -124,7 +127,7 @@ def question(msg: pb.BotDecisionRequest) -> Question:
     if msg.HasField("cube") and ask != "play":
         if not rules.uses_cube:
             raise BadArgument("cube", "Tavla is played without a cube")
-        cube = _cube(msg.cube, position, rules)
+        cube = cube_state(msg.cube, position, rules)
     elif ask in ("double", "take", "beaver", "raccoon"):
         raise BadArgument("cube", f"a question of the cube ({ask}) needs the cube")
     elif rules.uses_cube and ask in ("resign", "accept"):
@@ -136,7 +139,7 @@ def question(msg: pb.BotDecisionRequest) -> Question:
     return Question(ask, position, rules, dice, cube, msg.level, msg.resigner_on_turn, msg.raccoon)  # type: ignore[arg-type]
 
 
-def _cube(msg: pb.CubeContext, position: Position, rules: Rules) -> CubeState:
+def cube_state(msg: pb.CubeContext, position: Position, rules: Rules) -> CubeState:
     """The library's checks of the cube, their fields named as the message's (no bound on the cube beyond
     the message's: a game's cube goes where its doubles take it)."""
     value = msg.cube_value or 1

@@ -1,9 +1,11 @@
 """``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC (the
-rollout workers) and ``BotDecision`` RPC (the gateway's bots: one call per decision, docs/adr/0019)."""
+rollout workers) and its ``BotDecision`` and ``Trainer`` RPCs (the gateway's bots and trainer: one call
+per decision, docs/adr/0019)."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +16,7 @@ from pulvezar.rules.rules import Rules
 if TYPE_CHECKING:
     from pulvezar.play.bot import BotPlayer, Decision, Question
     from pulvezar.play.settings import BotSettings
+    from pulvezar.play.trainer import TrainerQuestion
 
 
 class GrpcEvaluator:
@@ -97,6 +100,18 @@ class GrpcEvaluator:
             return bot_codec.decision(q, reply)
 
         return BotPlayer(settings, self, seed, prune, ask=ask)
+
+    def trainer(self) -> Callable[[TrainerQuestion], Any]:
+        """The Play API trainer's searches (hints, verdicts), each one ``Trainer`` call (the service runs
+        the library's :func:`~pulvezar.play.trainer.answer` there, on its model)."""
+        from services.common import trainer_codec
+
+        def ask(q: TrainerQuestion) -> Any:
+            reply = self.stub.Trainer(trainer_codec.request(q), timeout=self.timeout_s)
+            self.model = reply.model
+            return trainer_codec.answer(reply)
+
+        return ask
 
     def close(self) -> None:
         self.channel.close()

@@ -31,9 +31,10 @@ from pulvezar.eval.evaluator import (
     swap_boards,
     variant_rulesets,
 )
+from pulvezar.play import trainer
 from pulvezar.play.bot import BotPlayer, Decision, level_of
 from pulvezar.search import FILTERS, STRENGTHS, Candidate, hint
-from services.common import bot_codec, convert, reading
+from services.common import bot_codec, convert, reading, trainer_codec
 from services.common.errors import BadArgument, RpcAbort
 from services.common.jsonlog import log
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -389,6 +390,18 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
         decision = await self._analyse(decide, STRENGTHS[level_of(settings)].ply, context)
         return bot_codec.response(decision, self.model)
+
+    @_rpc
+    async def Trainer(
+        self, request: pb.TrainerRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.TrainerResponse:
+        q = trainer_codec.question(request)
+
+        def answer(ev: BatchedEvaluator) -> Any:
+            return trainer.answer(q, ev)
+
+        result = await self._analyse(answer, q.ply, context)
+        return trainer_codec.response(result, self.model)
 
 
 def add_to(server: grpc.aio.Server, servicer: EvaluatorServicer) -> list[str]:

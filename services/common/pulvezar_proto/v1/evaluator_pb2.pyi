@@ -45,6 +45,14 @@ class BotAsk(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BOT_ASK_BEAVER: _ClassVar[BotAsk]
     BOT_ASK_RACCOON: _ClassVar[BotAsk]
     BOT_ASK_ACCEPT: _ClassVar[BotAsk]
+
+class TrainerAsk(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TRAINER_ASK_UNSPECIFIED: _ClassVar[TrainerAsk]
+    TRAINER_ASK_HINT: _ClassVar[TrainerAsk]
+    TRAINER_ASK_PLAY: _ClassVar[TrainerAsk]
+    TRAINER_ASK_DOUBLE: _ClassVar[TrainerAsk]
+    TRAINER_ASK_ANSWER: _ClassVar[TrainerAsk]
 FLOAT_FORMAT_UNSPECIFIED: FloatFormat
 FLOAT_FORMAT_FLOAT64: FloatFormat
 FLOAT_FORMAT_FLOAT32: FloatFormat
@@ -68,6 +76,11 @@ BOT_ASK_TAKE: BotAsk
 BOT_ASK_BEAVER: BotAsk
 BOT_ASK_RACCOON: BotAsk
 BOT_ASK_ACCEPT: BotAsk
+TRAINER_ASK_UNSPECIFIED: TrainerAsk
+TRAINER_ASK_HINT: TrainerAsk
+TRAINER_ASK_PLAY: TrainerAsk
+TRAINER_ASK_DOUBLE: TrainerAsk
+TRAINER_ASK_ANSWER: TrainerAsk
 
 class Probabilities(_message.Message):
     __slots__ = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -427,3 +440,37 @@ class BotDecisionResponse(_message.Message):
     reply: str
     model: str
     def __init__(self, play: _Optional[_Union[_rules_pb2.Play, _Mapping]] = ..., level: _Optional[int] = ..., yes: _Optional[bool] = ..., reply: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+
+class TrainerRequest(_message.Message):
+    __slots__ = ("ask", "position", "rules", "ply", "no_prune", "dice", "play", "cube", "doubled", "reply", "limit")
+    ASK_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    PLY_FIELD_NUMBER: _ClassVar[int]
+    NO_PRUNE_FIELD_NUMBER: _ClassVar[int]
+    DICE_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    CUBE_FIELD_NUMBER: _ClassVar[int]
+    DOUBLED_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ask: TrainerAsk
+    position: _rules_pb2.PositionRef
+    rules: _rules_pb2.RuleSet
+    ply: int
+    no_prune: bool
+    dice: _rules_pb2.Dice
+    play: _rules_pb2.Play
+    cube: CubeContext
+    doubled: bool
+    reply: str
+    limit: int
+    def __init__(self, ask: _Optional[_Union[TrainerAsk, str]] = ..., position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., ply: _Optional[int] = ..., no_prune: _Optional[bool] = ..., dice: _Optional[_Union[_rules_pb2.Dice, _Mapping]] = ..., play: _Optional[_Union[_rules_pb2.Play, _Mapping]] = ..., cube: _Optional[_Union[CubeContext, _Mapping]] = ..., doubled: _Optional[bool] = ..., reply: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class TrainerResponse(_message.Message):
+    __slots__ = ("answer_json", "model")
+    ANSWER_JSON_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    answer_json: str
+    model: str
+    def __init__(self, answer_json: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...

@@ -74,6 +74,11 @@ class EvaluatorServiceStub:
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.SerializeToString,
                 response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.FromString,
                 _registered_method=True)
+        self.Trainer = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/Trainer',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.FromString,
+                _registered_method=True)
 
 
 class EvaluatorServiceServicer:
@@ -133,6 +138,13 @@ class EvaluatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Trainer(self, request, context):
+        """One hint or verdict of the Play API's trainer, as pulvezar.play.trainer.answer gives it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvaluatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -175,6 +187,11 @@ def add_EvaluatorServiceServicer_to_server(servicer, server):
                     servicer.BotDecision,
                     request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.FromString,
                     response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.SerializeToString,
+            ),
+            'Trainer': grpc.unary_unary_rpc_method_handler(
+                    servicer.Trainer,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -393,6 +410,33 @@ class EvaluatorService:
             '/pulvezar.v1.EvaluatorService/BotDecision',
             pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionRequest.SerializeToString,
             pulvezar_dot_v1_dot_evaluator__pb2.BotDecisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Trainer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/Trainer',
+            pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.FromString,
             options,
             channel_credentials,
             insecure,
