@@ -1,6 +1,6 @@
 """``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC (the
-rollout workers) and its ``BotDecision`` and ``Trainer`` RPCs (the gateway's bots and trainer: one call
-per decision, docs/adr/0019)."""
+rollout workers) and its ``BotDecision``, ``Trainer`` and ``GameLuck`` RPCs (the gateway's bots, trainer
+and result cards: one call per decision, docs/adr/0019)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pulvezar.rules.rules import Rules
 
 if TYPE_CHECKING:
     from pulvezar.play.bot import BotPlayer, Decision, Question
+    from pulvezar.play.luck import LuckQuestion
     from pulvezar.play.settings import BotSettings
     from pulvezar.play.trainer import TrainerQuestion
 
@@ -110,6 +111,18 @@ class GrpcEvaluator:
             reply = self.stub.Trainer(trainer_codec.request(q), timeout=self.timeout_s)
             self.model = reply.model
             return trainer_codec.answer(reply)
+
+        return ask
+
+    def luck(self) -> Callable[[LuckQuestion], tuple[float, float]]:
+        """A finished game's luck in one ``GameLuck`` call (the service runs the library's
+        :func:`~pulvezar.play.luck.answer` there, on its model)."""
+        from services.common import luck_codec
+
+        def ask(q: LuckQuestion) -> tuple[float, float]:
+            reply = self.stub.GameLuck(luck_codec.request(q), timeout=self.timeout_s)
+            self.model = reply.model
+            return reply.human, reply.bot
 
         return ask
 

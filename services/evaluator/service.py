@@ -31,10 +31,10 @@ from pulvezar.eval.evaluator import (
     swap_boards,
     variant_rulesets,
 )
-from pulvezar.play import trainer
+from pulvezar.play import luck, trainer
 from pulvezar.play.bot import BotPlayer, Decision, level_of
 from pulvezar.search import FILTERS, STRENGTHS, Candidate, hint
-from services.common import bot_codec, convert, reading, trainer_codec
+from services.common import bot_codec, convert, luck_codec, reading, trainer_codec
 from services.common.errors import BadArgument, RpcAbort
 from services.common.jsonlog import log
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -402,6 +402,18 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
         result = await self._analyse(answer, q.ply, context)
         return trainer_codec.response(result, self.model)
+
+    @_rpc
+    async def GameLuck(
+        self, request: pb.GameLuckRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GameLuckResponse:
+        q = luck_codec.question(request)
+
+        def answer(ev: BatchedEvaluator) -> tuple[float, float]:
+            return luck.answer(q, ev)
+
+        human, bot = await self._analyse(answer, 0, context)
+        return pb.GameLuckResponse(human=human, bot=bot, model=self.model)
 
 
 def add_to(server: grpc.aio.Server, servicer: EvaluatorServicer) -> list[str]:

@@ -474,3 +474,33 @@ class TrainerResponse(_message.Message):
     answer_json: str
     model: str
     def __init__(self, answer_json: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+
+class LuckRoll(_message.Message):
+    __slots__ = ("position", "dice", "opening", "player")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    DICE_FIELD_NUMBER: _ClassVar[int]
+    OPENING_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    position: _rules_pb2.PositionRef
+    dice: _rules_pb2.Dice
+    opening: bool
+    player: int
+    def __init__(self, position: _Optional[_Union[_rules_pb2.PositionRef, _Mapping]] = ..., dice: _Optional[_Union[_rules_pb2.Dice, _Mapping]] = ..., opening: _Optional[bool] = ..., player: _Optional[int] = ...) -> None: ...
+
+class GameLuckRequest(_message.Message):
+    __slots__ = ("rules", "rolls")
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    ROLLS_FIELD_NUMBER: _ClassVar[int]
+    rules: _rules_pb2.RuleSet
+    rolls: _containers.RepeatedCompositeFieldContainer[LuckRoll]
+    def __init__(self, rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., rolls: _Optional[_Iterable[_Union[LuckRoll, _Mapping]]] = ...) -> None: ...
+
+class GameLuckResponse(_message.Message):
+    __slots__ = ("human", "bot", "model")
+    HUMAN_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    human: float
+    bot: float
+    model: str
+    def __init__(self, human: _Optional[float] = ..., bot: _Optional[float] = ..., model: _Optional[str] = ...) -> None: ...

@@ -79,6 +79,11 @@ class EvaluatorServiceStub:
                 request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.SerializeToString,
                 response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.FromString,
                 _registered_method=True)
+        self.GameLuck = channel.unary_unary(
+                '/pulvezar.v1.EvaluatorService/GameLuck',
+                request_serializer=pulvezar_dot_v1_dot_evaluator__pb2.GameLuckRequest.SerializeToString,
+                response_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.GameLuckResponse.FromString,
+                _registered_method=True)
 
 
 class EvaluatorServiceServicer:
@@ -145,6 +150,13 @@ class EvaluatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GameLuck(self, request, context):
+        """A finished game's luck, as pulvezar.play.luck.answer gives it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvaluatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -192,6 +204,11 @@ def add_EvaluatorServiceServicer_to_server(servicer, server):
                     servicer.Trainer,
                     request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.FromString,
                     response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.SerializeToString,
+            ),
+            'GameLuck': grpc.unary_unary_rpc_method_handler(
+                    servicer.GameLuck,
+                    request_deserializer=pulvezar_dot_v1_dot_evaluator__pb2.GameLuckRequest.FromString,
+                    response_serializer=pulvezar_dot_v1_dot_evaluator__pb2.GameLuckResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -437,6 +454,33 @@ class EvaluatorService:
             '/pulvezar.v1.EvaluatorService/Trainer',
             pulvezar_dot_v1_dot_evaluator__pb2.TrainerRequest.SerializeToString,
             pulvezar_dot_v1_dot_evaluator__pb2.TrainerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GameLuck(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pulvezar.v1.EvaluatorService/GameLuck',
+            pulvezar_dot_v1_dot_evaluator__pb2.GameLuckRequest.SerializeToString,
+            pulvezar_dot_v1_dot_evaluator__pb2.GameLuckResponse.FromString,
             options,
             channel_credentials,
             insecure,

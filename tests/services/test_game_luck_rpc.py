@@ -1,0 +1,128 @@
+"""A finished game's luck through the Evaluator service's ``GameLuck`` RPC (one call per game,
+docs/adr/0019): the library's :func:`pulvezar.play.card.game_luck` to the bit, and hostile requests refused
+by field."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import grpc
+import pytest
+
+from pulvezar import Position
+from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.play import GameSettings, PlaySession
+from pulvezar.play.card import game_luck
+from pulvezar.play.luck import answer, question
+from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
+from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc
+from services.common.pulvezar_proto.v1 import rules_pb2 as rpb
+from services.common.remote_evaluator import GrpcEvaluator
+
+if TYPE_CHECKING:
+    from conftest import ServiceProcess
+
+WEIGHTS = {"roll": 10.0, "play": 10.0, "take": 3.0, "pass": 0.5, "accept": 1.0, "reject": 1.0, "beaver": 0.5}
+GAMES = [
+    {"match_length": 3, "bot": {"level": "easy"}},
+    {"match_length": 0, "money": {"jacoby": True}, "bot": {"level": "easy"}},
+    {"rules": {"variant": "tavla"}, "match_length": 3, "bot": {"level": "easy"}},
+    {"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 1, "bot": {"level": "easy"}},
+]
+
+
+@pytest.fixture(scope="module")
+def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
+    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "5"})
+    yield svc
+    assert svc.terminate() == 0
+
+
+@pytest.fixture(scope="module")
+def client(evaluator_service: ServiceProcess) -> Iterator[GrpcEvaluator]:
+    c = GrpcEvaluator(evaluator_service.address, timeout_s=120)
+    c.info(30)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def library() -> NetEvaluator:
+    return default_evaluator()
+
+
+def finished_game(settings: dict[str, Any], library: NetEvaluator, seed: int) -> PlaySession:
+    """A session whose first game has ended, played at random against the easy bot."""
+    s = PlaySession(
+        GameSettings.from_dict(settings), seed=bytes(32), evaluator=library, bot_seed=seed, now=0.0
+    )
+    rng = random.Random(seed)
+    for _ in range(2000):
+        st = s.state(now=0.0)
+        if any(e.get("a") == "end" or e.get("a") == "drop" for e in s.log) or st["status"] == "finished":
+            break
+        acts = [a for a in st["actions"] if a in WEIGHTS]
+        if not acts:
+            break
+        name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
+        action: dict[str, Any] = {"action": name}
+        if name == "play":
+            action["notation"] = rng.choice(st["legal_plays"])["notation"]
+        s.apply(action, now=0.0)
+    return s
+
+
+@pytest.mark.parametrize("settings", GAMES, ids=[str(i) for i in range(len(GAMES))])
+def test_a_games_luck_through_the_rpc_is_the_librarys(
+    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any]
+) -> None:
+    """The luck of a random game's first game: one ``GameLuck`` call, no board through ``EvaluatePacked``,
+    the value of :func:`game_luck` in process to the bit."""
+
+    def calls(method: str) -> float:
+        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+
+    s = finished_game(settings, library, 3000 + GAMES.index(settings))
+    want = game_luck(s, 0, library)
+    q = question(s, 0)
+    assert len(q.rolls) > 2 and want != (0.0, 0.0)
+    assert answer(q, library) == want
+    before = calls("GameLuck"), calls("EvaluatePacked")
+    assert client.luck()(q) == want
+    assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
+
+
+START = rpb.PositionRef(position_id=Position.start().position_id)
+FINISHED = rpb.PositionRef(position_id=Position.from_points({}, {24: 1, 20: 14}).position_id)
+ROLL = pb.LuckRoll(position=START, dice=rpb.Dice(die1=3, die2=1))
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        (pb.GameLuckRequest(rolls=[ROLL] * 2001), "rolls"),
+        (
+            pb.GameLuckRequest(rolls=[ROLL, pb.LuckRoll(position=START, dice=rpb.Dice(die1=7, die2=1))]),
+            "rolls[1].dice",
+        ),
+        (pb.GameLuckRequest(rolls=[pb.LuckRoll(dice=rpb.Dice(die1=3, die2=1))]), "rolls[0].position"),
+        (
+            pb.GameLuckRequest(rolls=[pb.LuckRoll(position=FINISHED, dice=rpb.Dice(die1=3, die2=1))]),
+            "rolls[0].position",
+        ),
+        (
+            pb.GameLuckRequest(rolls=[pb.LuckRoll(position=START, dice=rpb.Dice(die1=3, die2=1), player=2)]),
+            "rolls[0].player",
+        ),
+        (pb.GameLuckRequest(rules=rpb.RuleSet(variant=7), rolls=[ROLL]), "rules.variant"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_luck_requests_are_invalid_argument_naming_the_field(
+    evaluator_service: ServiceProcess, violations: Any, request_: pb.GameLuckRequest, field: str
+) -> None:
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(evaluator_service.channel)
+    with pytest.raises(grpc.RpcError) as e:
+        stub.GameLuck(request_, timeout=10)
+    assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
