@@ -222,7 +222,7 @@ def _not_found(job_id: str, noun: str = "job") -> ProblemError:
 class KindJobs:
     """The gateway's side of the store of one kind of :mod:`services.jobs.kinds` (on the base store's
     Redis, broker and durable store; the base store itself when it is of the kind); 503 when the gateway
-    has no job store.  A base store that is not on Redis (a test's stand-in) serves every kind itself."""
+    has no job store."""
 
     def __init__(self, kind: Any, jobs: Jobs) -> None:
         self.kind = kind
@@ -230,7 +230,7 @@ class KindJobs:
         #: the word for its jobs in problems (a kind with routes of its own keeps their older "job")
         self.noun: str = "job" if kind.own_routes else kind.noun
         base: Any = jobs.store
-        if base is None or type(base) is kind or not hasattr(base, "redis"):
+        if base is None or type(base) is kind:
             self.store = base
         else:
             self.store = kind(base.redis, app=base.app, settings=base.settings, records=base.records)

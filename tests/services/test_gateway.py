@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from cheap_evaluator import Cheap
 from fastapi.testclient import TestClient
 
 from pulvezar import XGID, Position, Rules
@@ -25,6 +28,8 @@ from services.gateway.settings import GatewaySettings
 
 if TYPE_CHECKING:
     from conftest import GatewayProcess, ServiceProcess
+
+    from services.jobs.kinds.rollout import Rollouts
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "formats" / "data"
@@ -632,116 +637,54 @@ def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> No
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
 
 
-# ---- in process: rollout jobs with a fake store, limits, helpers -----------------------------
-
-
-class FakeJobStore:
-    """The rollout kinds' calls (:class:`services.jobs.kinds.rollout.Rollouts`), synchronous like redis-py;
-    each status() call advances a running job.
-
-    Its status and result have the shape of :class:`services.jobs.rollout_models.RolloutReport`: one
-    result per position, as a whole (no dice), equity 0.1 per trial done; the result adds the halves."""
-
-    def __init__(self) -> None:
-        self.jobs: dict[str, dict[str, Any]] = {}
-        self.submitted: list[tuple[str, Any, str]] = []
-
-    def _new(self, kind: str, total: int, params: Any, priority: str) -> str:
-        job_id = f"job{len(self.jobs) + 1}"
-        self.jobs[job_id] = {
-            "job_id": job_id,
-            "kind": kind,
-            "priority": priority,
-            "state": "queued",
-            "error": None,
-            "trials_done": 0,
-            "trials_total": total,
-            "chunks_done": 0,
-            "chunks_total": 1,
-            "progress": 0.0,
-            "eta_s": None,
-            "elapsed_s": None,
-            "positions": len(params) if kind == "batch" else 1,
-            "created": 1.0e9,
-        }
-        self.submitted.append((kind, params, priority))
-        return job_id
-
-    def _report(self, job: dict[str, Any], full: bool = False) -> dict[str, Any]:
-        items = []
-        for _ in range(job["positions"]):
-            item: dict[str, Any] = {"position": START, "position_id": START, "trials": 0, "ply": 0}
-            item["cubeful"] = False
-            if job["trials_done"]:
-                item["trials"] = job["trials_done"] // job["positions"]
-                item.update({"equity": 0.1, "se": 0.01, "probabilities": [0.5, 0.1, 0.0, 0.1, 0.0]})
-                if full:
-                    item.update({"equity_se": 0.01, "probability_se": [0.01] * 5, "halves": [0.1, 0.1]})
-            items.append(item)
-        return {**job, "results": items}
-
-    def submit(self, body: dict[str, Any], owner: str | None = None, admit: Any = None) -> str:
-        """A rollout (one position's item) or a batch (``positions``), as the kinds take them."""
-        positions = body.get("positions")
-        items = positions if positions is not None else [body]
-        if admit is not None:  # the admission: a job's estimated core-seconds, before it is recorded
-            admit(0.025 * sum(p["trials"] for p in items))
-        kind, params = ("batch", positions) if positions is not None else ("rollout", body)
-        return self._new(kind, sum(p["trials"] for p in items), params, body["priority"])
-
-    def status(self, job_id: str) -> dict[str, Any] | None:
-        job = self.jobs.get(job_id)
-        if job is None:
-            return None
-        if job["state"] in ("queued", "running"):
-            job["state"] = "running"
-            job["trials_done"] = min(job["trials_total"], job["trials_done"] + job["trials_total"] // 3 + 1)
-            job["progress"] = job["trials_done"] / job["trials_total"]
-            job["eta_s"] = 0.1 * (1 - job["progress"])
-            if job["trials_done"] == job["trials_total"]:
-                job["state"] = "done"
-                job["chunks_done"] = job["chunks_total"]
-        return self._report(job)
-
-    def result(self, job_id: str) -> dict[str, Any] | None:
-        job = self.jobs[job_id]
-        return self._report(job, full=True) if job["state"] == "done" else None
-
-    def cancel(self, job_id: str) -> bool:
-        job = self.jobs.get(job_id)
-        if job is None:
-            raise KeyError(job_id)
-        if job["state"] in ("done", "cancelled"):
-            return False
-        job["state"] = "cancelled"
-        return True
-
-    def delete(self, job_id: str) -> bool:
-        job = self.jobs.get(job_id)
-        if job is None:
-            raise KeyError(job_id)
-        if job["state"] not in ("done", "cancelled", "failed"):
-            return False
-        del self.jobs[job_id]
-        return True
-
-    def extend(self, job_id: str, body: dict[str, Any], admit: Any = None) -> int:
-        job, more_trials = self.jobs[job_id], body["more_trials"]
-        if admit is not None:
-            admit(0.025 * more_trials * job["positions"])
-        job["trials_total"] += more_trials * job["positions"]
-        job["chunks_total"] += 1
-        job["state"] = "running"
-        return 1
+# ---- in process: rollout jobs on the gateway's own job store, limits, helpers -------------------
 
 
 @pytest.fixture
-def store() -> FakeJobStore:
-    return FakeJobStore()
+def store(redis_server: str, module_database: str) -> Iterator[Rollouts]:
+    """The job store the gateway makes (:func:`~services.gateway.jobs.store_from_url`) on an empty Redis
+    and the module's database.  No worker takes its chunks: a test runs them (:func:`run_chunks`)."""
+    pytest.importorskip("celery")
+    import redis
+
+    from services.gateway.jobs import store_from_url
+    from services.jobs.kinds.rollout import Rollouts
+
+    with redis.Redis.from_url(redis_server) as r:
+        r.flushdb()
+    made = store_from_url(redis_server, module_database)
+    assert isinstance(made, Rollouts)
+    yield made
+    made.redis.close()
+
+
+def run_chunks(store: Rollouts, job_id: str, count: int | None = None) -> int:
+    """Run the job's next ``count`` chunks (None: all) as a worker does (services/rollout/runner.py): the
+    kind's load, compute (with the pip-count evaluator) and the record written once; how many ran."""
+    r, ran = store.redis, 0
+    _spec, records = store.gather(job_id)
+    for n, record in enumerate(records):
+        if record is not None or (count is not None and ran >= count):
+            continue
+        loaded = store.load(r, job_id, n)
+        assert loaded is not None, (job_id, n)
+        spec, chunk = loaded
+        started = time.time()
+        r.set(store.started_key(job_id), str(started), nx=True)
+        out = store.run_chunk(spec, chunk, Cheap())
+        done = {**out, "seconds": time.time() - started, "started": started, "finished": time.time()}
+        assert store.write_record(r, job_id, n, {**done, "worker": "test"}, store.settings.job_ttl_s)
+        ran += 1
+    return ran
+
+
+def jobs_in_redis(store: Rollouts) -> int:
+    """How many jobs the store has in Redis (their specs)."""
+    return len(list(store.redis.scan_iter(store.spec_key("*"))))
 
 
 @pytest.fixture
-def client(store: FakeJobStore) -> Iterator[TestClient]:
+def client(store: Rollouts) -> Iterator[TestClient]:
     settings = GatewaySettings(
         api_keys=KEYS,
         sse_poll_s=0.01,
@@ -762,26 +705,40 @@ def events(text: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
-    r = client.post("/v1/rollouts", json={"position": START_XGID, "trials": 1296, "seed": 7})
+def test_rollout_job_lifecycle(client: TestClient, store: Rollouts) -> None:
+    # short trials (truncated, no variance reduction): the chunks run here, with the pip-count evaluator
+    body = {"position": START, "trials": 1296, "seed": 7, "truncate": 2, "variance_reduction": False}
+    r = client.post("/v1/rollouts", json=body)
     assert r.status_code == 202, r.text
     job = r.json()
     assert r.headers["Location"] == job["href"] == f"/v1/rollouts/{job['id']}"
     assert job["events"] == f"{job['href']}/events"
-    kind, params, priority = store.submitted[0]
-    assert kind == "rollout" and priority == "interactive"
-    assert params["position"] == START_XGID and params["trials"] == 1296 and params["seed"] == 7
-    assert params["rules"]["variant"] == "international" and params["luck"] == "screened"
+    assert job["state"] == "queued" and job["trials_done"] == 0 and job["trials_total"] == 1296
+    spec = store.spec(job["id"])  # the job as the kind stored it, from the gateway's typed request
+    (item,) = spec["items"]
+    assert spec["kind"] == "rollout" and spec["priority"] == "interactive" and len(spec["chunks"]) > 2
+    assert item["trials"] == 1296 and item["seed"] == 7 and item["truncate"] == 2
+    assert item["rules"]["variant"] == "international" and item["luck"] == "screened"
+    assert item["position_id"] == START and item["dice"] is None
 
+    assert run_chunks(store, job["id"], 2) == 2
     status = client.get(job["href"]).json()
     assert status["state"] == "running" and 0 < status["trials_done"] < 1296
     (partial,) = status["results"]  # the results so far, without the final report's halves
-    assert partial["trials"] == status["trials_done"] and partial["equity"] == 0.1 and "halves" not in partial
-    with client.stream("GET", job["events"]) as s:
-        assert s.headers["content-type"].startswith("text/event-stream")
-        text = "".join(s.iter_text())
+    assert partial["trials"] == status["trials_done"] and "halves" not in partial
+    assert partial["equity"] == store.status(job["id"])["results"][0]["equity"]
+    worker = threading.Thread(target=_work_slowly, args=(store, job["id"]))
+    try:
+        with client.stream("GET", job["events"]) as s:
+            assert s.headers["content-type"].startswith("text/event-stream")
+            worker.start()  # the other chunks while the events stream
+            text = "".join(s.iter_text())
+    finally:
+        if worker.is_alive():
+            worker.join(60)
     evs = events(text)
     assert [e for e, _ in evs[:-1]] == ["progress"] * (len(evs) - 1) and evs[-1][0] == "done"
+    assert len(evs) > 2  # the progress of the chunks run meanwhile, each poll's change
     assert evs[-1][1]["result"] == store.result(job["id"])  # the final report, as the store gave it
     assert (
         evs[-1][1]["result"]["results"][0]["trials"] == 1296
@@ -793,21 +750,31 @@ def test_rollout_job_lifecycle(client: TestClient, store: FakeJobStore) -> None:
     # finished: more trials restart it; DELETE cancels a running job, then removes the finished one
     r = client.post(f"{job['href']}/extend", json={"trials": 10_000})
     assert r.status_code == 202 and r.json()["trials_total"] == 1296 + 10_000
+    assert r.json()["state"] in ("queued", "running")
     r = client.delete(job["href"])
     assert r.status_code == 200 and r.json()["state"] == "cancelled"
     evs = events(client.get(job["events"]).text)
     assert [e for e, _ in evs] == ["cancelled"]
     assert client.delete(job["href"]).status_code == 204
     assert fields(client.get(job["href"]), 404) == ["job_id"]
+    assert store.redis.get(store.spec_key(job["id"])) is None
 
 
-def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: FakeJobStore) -> None:
+def _work_slowly(store: Rollouts, job_id: str) -> None:
+    """A worker's pace: one chunk, then a pause the events' polls see."""
+    while run_chunks(store, job_id, 1):
+        time.sleep(0.03)
+
+
+def test_batch_rollouts_and_unknown_jobs(client: TestClient, store: Rollouts) -> None:
     body = {"positions": [{"position": START, "label": "a"}, {"position": START_XGID}], "trials": 72}
     r = client.post("/v1/batch-rollouts", json=body)
     assert r.status_code == 202, r.text
     assert r.headers["Location"] == f"/v1/batch-rollouts/{r.json()['id']}"
-    kind, positions, priority = store.submitted[0]
-    assert kind == "batch" and priority == "batch" and len(positions) == 2 and positions[0]["label"] == "a"
+    spec = store.spec(r.json()["id"])
+    assert spec["kind"] == "batch" and spec["priority"] == "batch" and len(spec["items"]) == 2
+    assert [i["position_id"] for i in spec["items"]] == [START, START]
+    assert [i.get("label") for i in spec["items"]] == ["a", None]
     assert client.get(r.headers["Location"]).json()["kind"] == "batch"
     for method in ("GET", "DELETE"):
         assert fields(client.request(method, "/v1/rollouts/nope"), 404) == ["job_id"]
@@ -884,7 +851,7 @@ def test_job_responses_are_declared(client: TestClient) -> None:
     assert {"Job", "AnalysisJob", "BookJob", "CandidateReport", "CubeReport", "JobList"} <= seen
 
 
-def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: FakeJobStore) -> None:
+def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: Rollouts) -> None:
     r = client.post("/v1/rollouts", json={"position": START, "trials": 72})
     assert r.status_code == 202, r.text
     href = r.headers["Location"]
@@ -898,7 +865,7 @@ def test_jobs_belong_to_the_key_that_submitted_them(client: TestClient, store: F
     assert client.delete(href).status_code in (200, 204)
 
 
-def test_daily_quotas(client: TestClient, store: FakeJobStore) -> None:
+def test_daily_quotas(client: TestClient, store: Rollouts) -> None:
     h = {"X-API-Key": QUOTA}
     assert client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h).status_code == 202
     r = client.post("/v1/rollouts", json={"position": START, "trials": 3000}, headers=h)  # 6000 > 5000 trials
@@ -907,7 +874,7 @@ def test_daily_quotas(client: TestClient, store: FakeJobStore) -> None:
     assert client.post("/v1/rollouts", json={"position": START, "trials": 1000}, headers=h).status_code == 202
     r = client.post("/v1/rollouts", json={"position": START, "trials": 1}, headers=h)  # a third job
     assert "2 jobs" in problem(r, 429)["detail"]
-    assert len(store.submitted) == 2
+    assert jobs_in_redis(store) == 2
     # a refused job is not charged; other keys have their own quota
     assert client.post("/v1/rollouts", json={"position": START, "trials": 3000}).status_code == 202
 
@@ -938,7 +905,7 @@ def test_field_names() -> None:
 
 
 def test_a_job_the_store_refuses_is_not_charged(
-    client: TestClient, store: FakeJobStore, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, store: Rollouts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     h = {"X-API-Key": QUOTA}
 

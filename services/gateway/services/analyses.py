@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 
 from services.gateway.analysis_models import AnalysisJob, AnalysisRequest, MatchFile
 from services.gateway.durable import store_call
-from services.gateway.jobs import call_store, owner_lookup
+from services.gateway.jobs import JobStoreLike, call_store, owner_lookup
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
 from services.gateway.services.deps import player_records
@@ -101,15 +101,10 @@ def analyses(request: Request) -> AnalysisJobs:
 
 def open_analyses(state: Any) -> AnalysisJobs:
     """The analysis store, made from the app's rollout job store (the same Redis and Celery app)."""
-    base = getattr(getattr(state, "jobs", None), "store", None)
+    base: JobStoreLike | None = state.jobs.store
     store = None
-    if base is not None and hasattr(base, "redis") and hasattr(base, "app"):
-        store = Analyses(
-            base.redis,
-            app=base.app,
-            settings=getattr(base, "settings", None),
-            records=getattr(base, "records", None),
-        )
+    if base is not None:
+        store = Analyses(base.redis, app=base.app, settings=base.settings, records=base.records)
     jobs = state.analyses = AnalysisJobs(store)
     return jobs
 

@@ -134,13 +134,10 @@ async def submit(kind: Kind, body: RolloutOptions, who: Client, store: KindJobs)
     """Submit one position's rollout, or a batch's as one job, charged their trials: 202 with the job."""
     request = request_of(kind, body)
     positions = len(request.positions) if isinstance(request, BatchParams) else 1
-    # its fields cross KindJobs as the stores take them (a None field is its default); JobKind.submit's
-    # checked() parses them into the same model (once it takes a model as it is, the model can go)
-    fields = request.model_dump(exclude_none=True)
-    try:
+    try:  # the typed request as it is (JobKind.submit's checked() takes a model of its Request unchanged)
         job_id = await who.submit(
             body.trials * positions,
-            lambda admit: store.submit(fields, owner=who.owner, admit=admit),
+            lambda admit: store.submit(request, owner=who.owner, admit=admit),
             store.jobs.backlog,
         )
     except ProblemError as e:
