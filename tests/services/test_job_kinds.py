@@ -10,6 +10,7 @@ request checking are tested without servers.
 from __future__ import annotations
 
 import time
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,28 @@ def test_the_registry_finds_the_kinds_of_the_package() -> None:
     assert found["evaluation"] is Evaluations
     assert Evaluations.namespace == "evaluation" and Evaluations.kinds == ("evaluation",)
     assert all(issubclass(k, JobKind) and k.route and k.Request and k.Report for k in found.values())
+
+
+def kind_types(kind: type[JobKind]) -> tuple[Any, ...]:
+    """The ``JobKind[Request, Chunk, Record, Report]`` that ``kind`` (or a kind it extends) names; () for
+    a bare ``JobKind``."""
+    for cls in kind.__mro__:
+        for base in getattr(cls, "__orig_bases__", ()):
+            if typing.get_origin(base) is JobKind:
+                return typing.get_args(base)
+    return ()
+
+
+def test_every_kind_of_the_package_names_its_types() -> None:
+    """JobKind is generic in its request, chunk, record and report types (mypy --strict checks each
+    kind's overrides against them): every kind of the package names all four, none ``Any``, and its
+    request type is its ``Request`` (one of a union's, for the rollout kinds' shared code)."""
+    own = {n: k for n, k in kinds().items() if k.__module__.startswith("services.jobs.kinds.")}
+    assert {"rollout", "batch", "evaluation", "deep", "analysis"} <= set(own)
+    for name, kind in own.items():
+        types = kind_types(kind)
+        assert len(types) == 4 and Any not in types, name
+        assert kind.Request in (typing.get_args(types[0]) or (types[0],)), name
 
 
 def test_a_kind_name_longer_than_the_store_allows_is_refused() -> None:

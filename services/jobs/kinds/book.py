@@ -108,7 +108,12 @@ def _stage(chunk: Any) -> str:
     return str(chunk[0])
 
 
-class BookKind(JobKind):
+#: a chunk, by stage: ``["search", roll]``, ``["rollout", roll, plays, first, trials(, c0, c1)]`` (the
+#: rollout kind's chunk of the roll's candidates) or ``["replies", roll, best candidate]``
+BookChunk = list[Any]
+
+
+class BookKind(JobKind[BookRequest, BookChunk, dict[str, Any], dict[str, Any]]):
     """Opening-book generation in three stages of chunks (searches, rollouts, replies)."""
 
     name = "book"
@@ -125,7 +130,7 @@ class BookKind(JobKind):
     _engine_lock = threading.Lock()
 
     # ---- the settings and the engine ----------------------------------------------------------
-    def book_settings(self, request: Any) -> BookSettings:
+    def book_settings(self, request: BookRequest) -> BookSettings:
         """The library's settings of a checked request (:class:`InvalidJob` naming the field)."""
         try:
             rolls = None
@@ -161,11 +166,11 @@ class BookKind(JobKind):
             key["owner"] = owner
         return "book-" + hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
 
-    def new_id(self, request: Any, owner: str | None) -> str:
+    def new_id(self, request: BookRequest, owner: str | None) -> str:
         return self.digest(self.book_settings(request), self.engine(), owner)
 
     # ---- planning -----------------------------------------------------------------------------
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+    def plan(self, request: BookRequest) -> tuple[dict[str, Any], list[BookChunk]]:
         settings = self.book_settings(request)
         fields = {
             "rules": settings.rules_json(),
@@ -196,7 +201,7 @@ class BookKind(JobKind):
         return book_cost(cls.settings_of(spec))
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: BookChunk) -> float:
         settings = cls.settings_of(spec)
         if _stage(chunk) == "search":
             return PLAYS_PER_SEARCH * SEARCH_SECONDS[settings.ply]
@@ -205,7 +210,7 @@ class BookKind(JobKind):
         return Rollouts.chunk_cost({"items": [cls.item(spec, chunk[1], chunk[2])]}, [0, *chunk[3:]])
 
     @classmethod
-    def work(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def work(cls, spec: Mapping[str, Any], chunk: BookChunk) -> float:
         return 1.0 if _stage(chunk) != "rollout" else float(chunk[4])
 
     @classmethod
@@ -235,13 +240,13 @@ class BookKind(JobKind):
         }
         return dict(normalise_item(params))
 
-    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[Any]:
+    def next_chunks(self, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[BookChunk]:
         stages = {_stage(c) for c in spec["chunks"]}
         if "replies" in stages:
             return []
         if "rollout" not in stages:  # the searches are in: the rollouts of every roll's candidates
             planner = Rollouts(self.redis, app=self.app, settings=self.settings)
-            out: list[Any] = []
+            out: list[BookChunk] = []
             for chunk, record in zip(spec["chunks"], records, strict=True):
                 roll, plays = chunk[1], [c["play"] for c in record["search"]["candidates"]]
                 item = self.item(spec, roll, plays)
@@ -278,7 +283,7 @@ class BookKind(JobKind):
         return out
 
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: BookChunk, evaluator: Any) -> dict[str, Any]:
         settings = cls.settings_of(spec)
         if _stage(chunk) == "search":
             roll = (int(chunk[1][0]), int(chunk[1][1]))
@@ -294,7 +299,7 @@ class BookKind(JobKind):
         return int(record.get("trials", 0)) if "first" in record else 0
 
     @classmethod
-    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+    def log_fields(cls, spec: Mapping[str, Any], chunk: BookChunk) -> dict[str, Any]:
         return {"stage": chunk[0], "roll": chunk[1]}
 
     # ---- the report and the status -------------------------------------------------------------

@@ -22,7 +22,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, cast
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -30,6 +30,9 @@ from pulvezar import PulvezarError
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import JobKind, JobRequest, checked
 from services.jobs.states import STOPPED
+
+if TYPE_CHECKING:
+    from pulvezar.archive.daily import Kind
 
 #: estimated core-seconds per unit of a puzzle's work (see :meth:`DailyRuns.chunk_cost`)
 GAME_S, SCREEN_S, TRIAL_STEP_S = 1.0, 0.01, 0.0002
@@ -94,7 +97,27 @@ def job_id_of(date: str) -> str:
     return f"daily-{date}"
 
 
-class DailyRuns(JobKind):
+#: a chunk: ``[rules, kind]``, one puzzle of the date
+DailyChunk = list[str]
+
+
+class DailyRecord(TypedDict):
+    """A puzzle's record (``stored``: the platform's run, whether this chunk stored it)."""
+
+    rules: str
+    kind: str
+    puzzle: Any
+    stored: NotRequired[bool]
+
+
+class DailyReportFields(TypedDict):
+    """:class:`DailyReport`'s fields."""
+
+    date: str
+    puzzles: list[Any]
+
+
+class DailyRuns(JobKind[DailyRequest, DailyChunk, DailyRecord, DailyReportFields]):
     name = "daily"
     route = "daily-runs"
     summary = "the daily puzzles of a date, computed as a job (the platform's run stores them)"
@@ -108,34 +131,34 @@ class DailyRuns(JobKind):
                  "max_screened": 3, "max_rollouts": 1, "screen_ply": 0, "cube_screen_ply": 0}  # fmt: skip
         return {"date": "2024-02-29", "settings": small}
 
-    def admit(self, request: Any, owner: str | None) -> None:
+    def admit(self, request: DailyRequest, owner: str | None) -> None:
         if dt.date.fromisoformat(request.date) > dt.datetime.now(dt.UTC).date():
             raise InvalidJob(
                 "date", "a daily run is of a date up to today (UTC): later puzzles are not known"
             )
 
-    def plan(self, request: Any) -> tuple[dict[str, Any], list[Any]]:
+    def plan(self, request: DailyRequest) -> tuple[dict[str, Any], list[DailyChunk]]:
         from pulvezar.archive.daily import daily_kinds
 
-        req: DailyRequest = request
+        req = request
         return {"date": req.date, "settings": req.settings.model_dump()}, [list(c) for c in daily_kinds()]
 
     @staticmethod
-    def puzzle_json(spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> str:
+    def puzzle_json(spec: Mapping[str, Any], chunk: DailyChunk, evaluator: Any) -> str:
         """The chunk's puzzle as the durable store keeps it (``DailyPuzzle.to_json``)."""
         from pulvezar.archive.daily import daily_puzzle
 
         rules, kind = chunk
         settings = DailyParams(**spec["settings"]).library()
         named = evaluator if getattr(evaluator, "info", None) is not None else _Named(evaluator)
-        return str(daily_puzzle(spec["date"], rules, kind, named, settings).to_json())
+        return str(daily_puzzle(spec["date"], rules, cast("Kind", kind), named, settings).to_json())
 
     @classmethod
-    def compute(cls, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def compute(cls, spec: Mapping[str, Any], chunk: DailyChunk, evaluator: Any) -> DailyRecord:
         rules, kind = chunk
         return {"rules": rules, "kind": kind, "puzzle": json.loads(cls.puzzle_json(spec, chunk, evaluator))}
 
-    def run_chunk(self, spec: Mapping[str, Any], chunk: Any, evaluator: Any) -> dict[str, Any]:
+    def run_chunk(self, spec: Mapping[str, Any], chunk: DailyChunk, evaluator: Any) -> DailyRecord:
         """:meth:`compute`; the platform's run stores the puzzle insert-once (the record: the stored one)."""
         if not spec.get("platform"):
             return self.compute(spec, chunk, evaluator)
@@ -150,12 +173,12 @@ class DailyRuns(JobKind):
         return {"rules": rules, "kind": kind, "puzzle": puzzle, "stored": stored}
 
     @classmethod
-    def report(cls, spec: Mapping[str, Any], records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+    def report(cls, spec: Mapping[str, Any], records: Sequence[DailyRecord | None]) -> DailyReportFields:
         puzzles = [r["puzzle"] if r is not None and "error" not in r else None for r in records]
         return {"date": spec["date"], "puzzles": puzzles}
 
     @classmethod
-    def chunk_cost(cls, spec: Mapping[str, Any], chunk: Any) -> float:
+    def chunk_cost(cls, spec: Mapping[str, Any], chunk: DailyChunk) -> float:
         """Self-play, the screening and the rollouts (not benchmarked: an upper-side guess)."""
         s = DailyParams(**spec["settings"])
         if chunk[1] == "cube":
@@ -167,7 +190,7 @@ class DailyRuns(JobKind):
         )
 
     @classmethod
-    def log_fields(cls, spec: Mapping[str, Any], chunk: Any) -> dict[str, Any]:
+    def log_fields(cls, spec: Mapping[str, Any], chunk: DailyChunk) -> dict[str, Any]:
         return {"date": spec["date"], "rules": chunk[0], "puzzle_kind": chunk[1]}
 
     # ---- the platform's run -----------------------------------------------------------------------
