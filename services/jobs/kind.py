@@ -13,6 +13,10 @@ cancel, delete, restore, the worker's steps, the REST routes):
 - :meth:`JobKind.chunk_cost`: a chunk's estimated core-seconds; their sum is what admission charges the
   job before it is accepted (:meth:`JobKind.estimate`; :mod:`services.gateway.security`).
 
+A kind names its types, ``class MyKind(JobKind[MyRequest, MyChunk, MyRecord, MyReport])`` (the checked
+request, a chunk's JSON value, a finished chunk's record and the report's fields; ``Any`` each where
+left out), and mypy --strict checks its hooks against them.
+
 A module of :mod:`services.jobs.kinds` that sets ``KIND = MyKind`` is found by the registry
 (:func:`services.jobs.kinds.kinds`): the workers run its chunks with one generic task
 (:data:`~services.jobs.broker.KIND_CHUNK_TASK`, arguments ``[kind, job_id, n]``), the gateway mounts
