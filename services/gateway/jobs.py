@@ -33,6 +33,10 @@ class JobStoreLike(Protocol):
     settings: Any
     records: Any
 
+    @property
+    def scheduler(self) -> Any:
+        """The fair scheduler of its chunks (:mod:`services.jobs.scheduler`)."""
+
 
 def store_from_url(url: str, database: str) -> JobStoreLike:
     """The rollout kind's store on ``url`` (its broker too; other ``PULVEZAR_ROLLOUT_*`` settings, such as
@@ -53,11 +57,11 @@ def store_from_url(url: str, database: str) -> JobStoreLike:
     )
 
 
-def owner_lookup(store: Any) -> Callable[[str], str | None] | None:
+def owner_lookup(store: JobStoreLike | None) -> Callable[[str], str | None] | None:
     """The durable store's owner of a job, for :meth:`~services.gateway.security.Client.check`:
     :data:`~services.gateway.security.PLATFORM` for a row without one (the platform's own jobs), None
     for no row; None without a job store (then only the owners the gateway recorded count)."""
-    records = getattr(store, "records", None) if store is not None else None
+    records = store.records if store is not None else None
     if records is None:
         return None
 
@@ -131,7 +135,7 @@ class Jobs:
     @property
     def records(self) -> Any:
         """The durable store's jobs (the job store's), or None without a job store."""
-        return getattr(self.store, "records", None)
+        return self.store.records if self.store is not None else None
 
     def _records(self) -> Any:
         records = self.records
@@ -161,10 +165,9 @@ class Jobs:
 
     def set_shares(self, shares: dict[str, int]) -> None:
         """Owners' fair-share weights into the scheduler (:mod:`services.jobs.scheduler`)."""
-        scheduler = getattr(self.store, "scheduler", None)
-        if scheduler is not None:
+        if self.store is not None:
             for owner, share in shares.items():
-                scheduler.set_share(owner, share)
+                self.store.scheduler.set_share(owner, share)
 
     def owner_lookup(self) -> Callable[[str], str | None] | None:
         """The durable store's owner of a job, for :meth:`Client.check` (:func:`owner_lookup`)."""

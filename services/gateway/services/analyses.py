@@ -161,7 +161,7 @@ async def submit_files(
     store = store or analyses(request)
     with parsing_isolated(request) as isolation:  # the files are read in parser processes
         if store.store is not None:
-            await read_ahead(isolation, matches, single, getattr(store.store, "limits", None))
+            await read_ahead(isolation, matches, single, store.store.limits)
         job_id = await who.submit(
             0,
             lambda admit: store.submit(
