@@ -92,6 +92,9 @@ def test_a_games_luck_through_the_rpc_is_the_librarys(
     before = calls("GameLuck"), calls("EvaluatePacked")
     assert client.luck()(q) == want
     assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
+    # the result card's luck (the gateway passes its GrpcEvaluator): the same one call
+    assert game_luck(s, 0, client) == want
+    assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (2, 0)
 
 
 START = rpb.PositionRef(position_id=Position.start().position_id)

@@ -8,7 +8,6 @@ average over the 21 rolls, for the player who rolled); a side's luck is the sum 
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,25 +42,13 @@ _TEXT: dict[str, dict[str, str]] = {
 
 def game_luck(session: Any, index: int, evaluator: Evaluator) -> tuple[float, float]:
     """Each side's luck (human, bot) over the rolls of game ``index`` (0-based) of ``session``, in
-    equity per cube at 0 ply."""
-    from pulvezar.analysis.decisions import luck
-    from pulvezar.formats.record import apply_action
+    equity per cube at 0 ply: the game's rolls as one :class:`~pulvezar.play.luck.LuckQuestion`, answered
+    by an evaluator that offers ``luck()`` (the Evaluator service: one call, docs/adr/0019) or here."""
+    from pulvezar.play import luck
 
-    record = session.to_record(("You", "pulvezar"))
-    game_record = record.games[index]
-    game = record.new_game(game_record)
-    out = [0.0, 0.0]
-    first = True
-    for action in game_record.actions:
-        if action.kind == "roll" and action.dice is not None:
-            opening = first and record.rules.variant == "international"
-            with contextlib.suppress(ValueError):  # a Tavla opening double (re-rolled): no play to value
-                rolled = luck(game.position, tuple(action.dice), opening=opening, rules=record.rules,
-                              evaluator=evaluator)  # fmt: skip
-                out[action.player] += rolled.value
-            first = False
-        apply_action(game, action)
-    return out[0], out[1]
+    q = luck.question(session, index)
+    ask = getattr(evaluator, "luck", None)
+    return ask()(q) if callable(ask) else luck.answer(q, evaluator)
 
 
 def _num(x: float, lang: str) -> str:
