@@ -72,11 +72,8 @@ class _Counters:
 
 def _sync(r: Any, cls: type[JobKind], job_id: str) -> None:
     """The job's end into the durable store once its last chunk is in (else the reconciler does it)."""
-    durable = rollout_tasks.records()
-    if durable is None:
-        return
     try:
-        cls(r, app=app, settings=settings, records=durable).sync(job_id)
+        cls(r, app=app, settings=settings, records=rollout_tasks.records()).sync(job_id)
     except Exception as e:
         log(logger, logging.WARNING, "job state not stored durably yet", job=job_id, error=repr(e))
 
