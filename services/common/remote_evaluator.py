@@ -1,6 +1,6 @@
 """``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC (the
-rollout workers) and its ``BotDecision``, ``Trainer`` and ``GameLuck`` RPCs (the gateway's bots, trainer
-and result cards: one call per decision, docs/adr/0019)."""
+rollout workers) and its ``BotDecision``, ``Trainer``, ``GameLuck`` and ``Hint`` RPCs (the gateway's bots,
+trainer, result cards and a player's openings: one call per decision, docs/adr/0019)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pulvezar.eval.evaluator import Boards, Probs, terminal
+from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
+
+#: a ranked play: the position after it, its cubeless equity, the ply it was valued at
+Ranked = tuple[str, float, int]
 
 if TYPE_CHECKING:
     from pulvezar.play.bot import BotPlayer, Decision, Question
@@ -125,6 +129,23 @@ class GrpcEvaluator:
             return reply.human, reply.bot
 
         return ask
+
+    def ranked(self, position: Position, dice: tuple[int, int], ply: int, rules: Rules) -> list[Ranked]:
+        """Every legal play of ``dice`` as the pruned ``ply`` search ranks it, best first, in one ``Hint``
+        call (the library's ``searcher(evaluator, rules).rank(position, dice, ply)`` in the service):
+        ``(position_id after the play, cubeless equity, the ply it was valued at)``."""
+        from services.common import bot_codec
+        from services.common.pulvezar_proto.v1 import rules_pb2
+
+        request = self._pb.HintRequest(
+            position=rules_pb2.PositionRef(position_id=position.position_id),
+            dice=rules_pb2.Dice(die1=dice[0], die2=dice[1]),
+            rules=bot_codec.rule_set(rules),
+            ply=ply,
+        )
+        reply = self.stub.Hint(request, timeout=self.timeout_s)
+        self.model = reply.model
+        return [(c.play.position_id, c.cubeless_equity, c.ply) for c in reply.candidates]
 
     def close(self) -> None:
         self.channel.close()

@@ -97,6 +97,28 @@ def test_a_games_luck_through_the_rpc_is_the_librarys(
     assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (2, 0)
 
 
+@pytest.mark.parametrize("rules", ["international", "tavla"])
+def test_a_rolls_ranking_through_the_hint_rpc_is_the_librarys(
+    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator, rules: str
+) -> None:
+    """A player's openings gaps (the gateway's players service): each roll's pruned 2-ply ranking is one
+    ``Hint`` call, the library's ``searcher(...).rank`` to the bit, no board through ``EvaluatePacked``."""
+    from pulvezar.rules.rules import Rules
+    from pulvezar.search.hint import searcher
+
+    def calls(method: str) -> float:
+        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+
+    rule_set = Rules.tavla() if rules == "tavla" else Rules.international()
+    start = rule_set.start_position()
+    for dice in [(3, 1), (6, 5)]:
+        want = [(c.play.position.position_id, c.cubeless_equity, c.ply)
+                for c in searcher(library, rule_set).rank(start, dice, 2)]  # fmt: skip
+        before = calls("Hint"), calls("EvaluatePacked")
+        assert client.ranked(start, dice, 2, rule_set) == want
+        assert (calls("Hint") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
+
+
 START = rpb.PositionRef(position_id=Position.start().position_id)
 FINISHED = rpb.PositionRef(position_id=Position.from_points({}, {24: 1, 20: 14}).position_id)
 ROLL = pb.LuckRoll(position=START, dice=rpb.Dice(die1=3, die2=1))

@@ -249,7 +249,6 @@ async def openings(r: Roster, player_id: str, rules: str, evaluator: Any) -> You
     from pulvezar.book.personal import your_openings as rows_of
     from pulvezar.rules.position import Position
     from pulvezar.rules.rules import Rules
-    from pulvezar.search.hint import searcher
 
     counters = await store_call(r.players.statistics, r.owner, player_id)
     if counters is None:
@@ -258,12 +257,13 @@ async def openings(r: Roster, player_id: str, rules: str, evaluator: Any) -> You
     book_rules = Rules.tavla() if rules == "tavla" else Rules.international()
 
     def gap_of(dice: tuple[int, int], position_id: str) -> tuple[float, int] | None:
-        ranked = searcher(evaluator, book_rules).rank(Position.from_position_id(book.position_id), dice, 2)
-        top = ranked[0].ply
-        mine = next((c for c in ranked if c.play.position.position_id == position_id), None)
+        """A play's gap at the roll's pruned 2-ply search: one Evaluator ``Hint`` call (ADR 0019)."""
+        ranked = evaluator.ranked(Position.from_position_id(book.position_id), dice, 2, book_rules)
+        top, top_ply = ranked[0][1], ranked[0][2]
+        mine = next((c for c in ranked if c[0] == position_id), None)
         if mine is None:
             return None
-        return ranked[0].cubeless_equity - mine.cubeless_equity, min(top, mine.ply)
+        return top - mine[1], min(top_ply, mine[2])
 
     counts = (counters.get("openings") or {}).get(rules, {})
     rows = await asyncio.to_thread(rows_of, book, counts, gap_of)
