@@ -337,9 +337,7 @@ def test_worker_killed_mid_game_gives_the_same_analysis(
     assert record["worker"] != f"{socket.gethostname()}:{lost['pid']}"  # analysed again, elsewhere
 
 
-def test_analyse_all_gives_results_per_match(
-    workers: Workers, store: Analyses, local: NetEvaluator
-) -> None:
+def test_analyse_all_gives_results_per_match(workers: Workers, store: Analyses, local: NetEvaluator) -> None:
     workers.ensure(2)
     job_id = submit(store, [match_file(SHORT), match_file(TINY)], "0ply")
     first = store.status(job_id, games=False)

@@ -3,8 +3,8 @@
 Against the session's shared platform (``shared_platform.py``): key A submits one job of every kind
 (rollout, cube rollout, batch rollout, analysis, and each kind of ``services.jobs.kinds``, books and daily
 runs included); then every route of the app's OpenAPI schema with a ``{job_id}`` is called with key B
-(404 each) and with key A (2xx).  A job route that :data:`JOBS_OF` does not cover fails the test, so a new route or kind
-is covered once it is listed there.
+(404 each) and with key A (2xx).  A job route that :data:`JOBS_OF` does not cover fails the test, so a new
+route or kind is covered once it is listed there.
 """
 
 from __future__ import annotations
