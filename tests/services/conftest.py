@@ -209,6 +209,33 @@ def rules_service() -> Iterator[ServiceProcess]:
     svc.terminate()
 
 
+@pytest.fixture(scope="module")
+def play_service(start: Callable[..., ServiceProcess]) -> Iterator[ServiceProcess]:
+    """An Evaluator service on the CPU for the Play API's RPCs (BotDecision, Trainer, GameLuck, Hint)."""
+    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "5"})
+    yield svc
+    assert svc.terminate() == 0
+
+
+@pytest.fixture(scope="module")
+def play_client(play_service: ServiceProcess) -> Iterator[Any]:
+    """The gateway's client of :func:`play_service` (a warm :class:`GrpcEvaluator`)."""
+    from services.common.remote_evaluator import GrpcEvaluator
+
+    c = GrpcEvaluator(play_service.address, timeout_s=120)
+    c.info(30)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def library() -> Any:
+    """The library's default evaluator in this process (what the RPCs' answers are compared with)."""
+    from pulvezar.eval.evaluator import default_evaluator
+
+    return default_evaluator()
+
+
 def bad_request(err: grpc.RpcError) -> tuple[grpc.StatusCode, list[str]]:
     """The status code and the field violations' field paths of a failed call."""
     status = rpc_status.from_call(err)  # type: ignore[arg-type]

@@ -4,7 +4,6 @@ docs/adr/0019): the same decisions as the library's bot in process, and hostile 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -12,7 +11,7 @@ import pytest
 
 from pulvezar import Position, Rules
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.play import GameSettings, PlaySession
 from pulvezar.play.bot import BotPlayer, Decision, Question
 from pulvezar.play.settings import BotSettings
@@ -43,26 +42,6 @@ GAMES: list[tuple[dict[str, Any], int]] = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
-    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "5"})
-    yield svc
-    assert svc.terminate() == 0
-
-
-@pytest.fixture(scope="module")
-def client(evaluator_service: ServiceProcess) -> Iterator[GrpcEvaluator]:
-    c = GrpcEvaluator(evaluator_service.address, timeout_s=120)
-    c.info(30)
-    yield c
-    c.close()
-
-
-@pytest.fixture(scope="module")
-def library() -> NetEvaluator:
-    return default_evaluator()
-
-
 def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     acts = [a for a in st["actions"] if WEIGHTS[a]]
     name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
@@ -76,7 +55,7 @@ def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("settings", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))])
 def test_a_bot_through_the_rpc_decides_as_the_library_bot(
-    client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], steps: int
+    play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], steps: int
 ) -> None:
     """The same random game against the bot over the RPC and in process: the same events, the same
     log; and every question the RPC answered, answered alike by the library bot."""
@@ -87,10 +66,10 @@ def test_a_bot_through_the_rpc_decides_as_the_library_bot(
         """The client, its bot's questions and answers recorded."""
 
         def __getattr__(self, name: str) -> Any:
-            return getattr(client, name)
+            return getattr(play_client, name)
 
         def bot(self, s: Any, seed: int, prune: bool = True) -> BotPlayer:
-            bot = client.bot(s, seed, prune)
+            bot = play_client.bot(s, seed, prune)
             remote = bot.ask
 
             def ask(q: Question) -> Decision:
@@ -129,11 +108,14 @@ def test_a_bot_through_the_rpc_decides_as_the_library_bot(
         assert mine.decide(q) == d, q
 
 
-def test_a_bots_level_and_margin_stay_in_the_gateway(client: GrpcEvaluator) -> None:
+def test_a_bots_level_and_margin_stay_in_the_gateway(play_client: GrpcEvaluator) -> None:
     """Level and margin (shown in the game's state) come from the settings, with no call."""
     s = GameSettings.from_dict({"bot": {"level": "adaptive", "rating": 1800}}).bot
-    bot = client.bot(s, 3)
-    assert (bot.level, bot.margin) == (BotPlayer(s, client, 3).level, BotPlayer(s, client, 3).margin)
+    bot = play_client.bot(s, 3)
+    assert (bot.level, bot.margin) == (
+        BotPlayer(s, play_client, 3).level,
+        BotPlayer(s, play_client, 3).margin,
+    )
 
 
 START = rpb.PositionRef(position_id=Position.start().position_id)
@@ -180,22 +162,22 @@ ADAPTIVE = {"level": "adaptive", "rating": 1500}
     ],
 )
 def test_bad_bot_questions_are_invalid_argument_naming_the_field(
-    evaluator_service: ServiceProcess, violations: Any, request_: pb.BotDecisionRequest, field: str
+    play_service: ServiceProcess, violations: Any, request_: pb.BotDecisionRequest, field: str
 ) -> None:
-    stub = evaluator_pb2_grpc.EvaluatorServiceStub(evaluator_service.channel)
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(play_service.channel)
     with pytest.raises(grpc.RpcError) as e:
         stub.BotDecision(request_, timeout=10)
     assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
 
 
 def test_each_question_is_one_call_with_the_library_answer(
-    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator
+    play_service: ServiceProcess, play_client: GrpcEvaluator, library: NetEvaluator
 ) -> None:
     """Every kind of question through the codec and the RPC: one ``BotDecision`` call (and no board
     sent for evaluation), the library bot's answer; a sure loss in a Tavla race is resigned."""
 
     def calls(method: str) -> float:
-        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+        return float(play_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
 
     intl, tavla = Rules.international(), Rules.tavla()
     start = Position.start()
@@ -217,6 +199,6 @@ def test_each_question_is_one_call_with_the_library_answer(
         for q in questions:
             want = BotPlayer(s, library, 5).decide(q)
             before = calls("BotDecision"), calls("EvaluatePacked")
-            assert client.bot(s, 5).ask(q) == want, q
+            assert play_client.bot(s, 5).ask(q) == want, q
             assert (calls("BotDecision") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
     assert want.level == 1  # the sure loss, resigned

@@ -5,14 +5,13 @@ by field."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
 import pytest
 
 from pulvezar import Position
-from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.play import GameSettings, PlaySession
 from pulvezar.play.card import game_luck
 from pulvezar.play.luck import answer, question
@@ -31,26 +30,6 @@ GAMES = [
     {"rules": {"variant": "tavla"}, "match_length": 3, "bot": {"level": "easy"}},
     {"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 1, "bot": {"level": "easy"}},
 ]
-
-
-@pytest.fixture(scope="module")
-def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
-    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "5"})
-    yield svc
-    assert svc.terminate() == 0
-
-
-@pytest.fixture(scope="module")
-def client(evaluator_service: ServiceProcess) -> Iterator[GrpcEvaluator]:
-    c = GrpcEvaluator(evaluator_service.address, timeout_s=120)
-    c.info(30)
-    yield c
-    c.close()
-
-
-@pytest.fixture(scope="module")
-def library() -> NetEvaluator:
-    return default_evaluator()
 
 
 def finished_game(settings: dict[str, Any], library: NetEvaluator, seed: int) -> PlaySession:
@@ -76,13 +55,13 @@ def finished_game(settings: dict[str, Any], library: NetEvaluator, seed: int) ->
 
 @pytest.mark.parametrize("settings", GAMES, ids=[str(i) for i in range(len(GAMES))])
 def test_a_games_luck_through_the_rpc_is_the_librarys(
-    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any]
+    play_service: ServiceProcess, play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any]
 ) -> None:
     """The luck of a random game's first game: one ``GameLuck`` call, no board through ``EvaluatePacked``,
     the value of :func:`game_luck` in process to the bit."""
 
     def calls(method: str) -> float:
-        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+        return float(play_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
 
     s = finished_game(settings, library, 3000 + GAMES.index(settings))
     want = game_luck(s, 0, library)
@@ -90,16 +69,16 @@ def test_a_games_luck_through_the_rpc_is_the_librarys(
     assert len(q.rolls) > 2 and want != (0.0, 0.0)
     assert answer(q, library) == want
     before = calls("GameLuck"), calls("EvaluatePacked")
-    assert client.luck()(q) == want
+    assert play_client.luck()(q) == want
     assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
     # the result card's luck (the gateway passes its GrpcEvaluator): the same one call
-    assert game_luck(s, 0, client) == want
+    assert game_luck(s, 0, play_client) == want
     assert (calls("GameLuck") - before[0], calls("EvaluatePacked") - before[1]) == (2, 0)
 
 
 @pytest.mark.parametrize("rules", ["international", "tavla"])
 def test_a_rolls_ranking_through_the_hint_rpc_is_the_librarys(
-    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator, rules: str
+    play_service: ServiceProcess, play_client: GrpcEvaluator, library: NetEvaluator, rules: str
 ) -> None:
     """A player's openings gaps (the gateway's players service): each roll's pruned 2-ply ranking is one
     ``Hint`` call, the library's ``searcher(...).rank`` to the bit, no board through ``EvaluatePacked``."""
@@ -107,7 +86,7 @@ def test_a_rolls_ranking_through_the_hint_rpc_is_the_librarys(
     from pulvezar.search.hint import searcher
 
     def calls(method: str) -> float:
-        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+        return float(play_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
 
     rule_set = Rules.tavla() if rules == "tavla" else Rules.international()
     start = rule_set.start_position()
@@ -115,7 +94,7 @@ def test_a_rolls_ranking_through_the_hint_rpc_is_the_librarys(
         want = [(c.play.position.position_id, c.cubeless_equity, c.ply)
                 for c in searcher(library, rule_set).rank(start, dice, 2)]  # fmt: skip
         before = calls("Hint"), calls("EvaluatePacked")
-        assert client.ranked(start, dice, 2, rule_set) == want
+        assert play_client.ranked(start, dice, 2, rule_set) == want
         assert (calls("Hint") - before[0], calls("EvaluatePacked") - before[1]) == (1, 0)
 
 
@@ -145,9 +124,9 @@ ROLL = pb.LuckRoll(position=START, dice=rpb.Dice(die1=3, die2=1))
     ],
 )
 def test_bad_luck_requests_are_invalid_argument_naming_the_field(
-    evaluator_service: ServiceProcess, violations: Any, request_: pb.GameLuckRequest, field: str
+    play_service: ServiceProcess, violations: Any, request_: pb.GameLuckRequest, field: str
 ) -> None:
-    stub = evaluator_pb2_grpc.EvaluatorServiceStub(evaluator_service.channel)
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(play_service.channel)
     with pytest.raises(grpc.RpcError) as e:
         stub.GameLuck(request_, timeout=10)
     assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])

@@ -5,7 +5,6 @@ field."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -13,7 +12,7 @@ import pytest
 
 from pulvezar import Position, Rules
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.eval.evaluator import NetEvaluator
 from pulvezar.play import GameSettings, PlaySession
 from pulvezar.play.trainer import TrainerQuestion, answer
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -38,26 +37,6 @@ GAMES: list[tuple[dict[str, Any], int, int]] = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def evaluator_service(start: Any) -> Iterator[ServiceProcess]:
-    svc = start("services.evaluator", "--device", "cpu", env={"PULVEZAR_EVALUATOR_MAX_WAIT_MS": "5"})
-    yield svc
-    assert svc.terminate() == 0
-
-
-@pytest.fixture(scope="module")
-def client(evaluator_service: ServiceProcess) -> Iterator[GrpcEvaluator]:
-    c = GrpcEvaluator(evaluator_service.address, timeout_s=120)
-    c.info(30)
-    yield c
-    c.close()
-
-
-@pytest.fixture(scope="module")
-def library() -> NetEvaluator:
-    return default_evaluator()
-
-
 def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     acts = [a for a in st["actions"] if WEIGHTS.get(a)]
     name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
@@ -71,7 +50,7 @@ def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("settings", "ply", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))])
 def test_the_trainer_through_the_rpc_answers_as_the_library(
-    client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], ply: int, steps: int
+    play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], ply: int, steps: int
 ) -> None:
     """The same random game with the trainer over the RPC and in process: the same events, log, hints
     and checked plays (verdicts of plays, doubles and answers included); the remote questions asked."""
@@ -82,10 +61,10 @@ def test_the_trainer_through_the_rpc_answers_as_the_library(
         """The client, its trainer's questions recorded."""
 
         def __getattr__(self, name: str) -> Any:
-            return getattr(client, name)
+            return getattr(play_client, name)
 
         def trainer(self) -> Any:
-            remote = client.trainer()
+            remote = play_client.trainer()
 
             def ask(q: TrainerQuestion) -> Any:
                 asked.append(q)
@@ -127,13 +106,13 @@ def test_the_trainer_through_the_rpc_answers_as_the_library(
 
 
 def test_each_question_is_one_call_with_the_library_answer(
-    evaluator_service: ServiceProcess, client: GrpcEvaluator, library: NetEvaluator
+    play_service: ServiceProcess, play_client: GrpcEvaluator, library: NetEvaluator
 ) -> None:
     """Every kind of question through the codec and the RPC: one ``Trainer`` call (no board sent for
     evaluation), the library's answer to the bit."""
 
     def calls(method: str) -> float:
-        return float(evaluator_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
+        return float(play_service.metric("pulvezar_grpc_requests_total", method=method, code="OK"))
 
     intl, tavla = Rules.international(), Rules.tavla()
     start = Position.start()
@@ -148,7 +127,7 @@ def test_each_question_is_one_call_with_the_library_answer(
         TrainerQuestion("double", start, intl, 0, cube=CubeState(start)),
         *(TrainerQuestion("answer", start, intl, 1, cube=cube, reply=r) for r in ("take", "drop", "beaver")),
     ]
-    ask = client.trainer()
+    ask = play_client.trainer()
     for q in questions:
         want = answer(q, library)
         before = calls("Trainer"), calls("EvaluatePacked")
@@ -194,9 +173,9 @@ def req(**fields: Any) -> pb.TrainerRequest:
     ],
 )
 def test_bad_trainer_questions_are_invalid_argument_naming_the_field(
-    evaluator_service: ServiceProcess, violations: Any, request_: pb.TrainerRequest, field: str
+    play_service: ServiceProcess, violations: Any, request_: pb.TrainerRequest, field: str
 ) -> None:
-    stub = evaluator_pb2_grpc.EvaluatorServiceStub(evaluator_service.channel)
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(play_service.channel)
     with pytest.raises(grpc.RpcError) as e:
         stub.Trainer(request_, timeout=10)
     assert violations(e.value) == (grpc.StatusCode.INVALID_ARGUMENT, [field])
