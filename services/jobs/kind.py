@@ -374,25 +374,46 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
             self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
         if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
             raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
-        key, admitted = self.spec_key(job_id), False
+        admitted = False
+
+        def more(spec: dict[str, Any]) -> list[ChunkT]:
+            nonlocal admitted
+            new, cost = self.extension(spec, extension)
+            if len(spec["chunks"]) + len(new) > self.chunk_limit():
+                raise InvalidJob(
+                    self.extension_cap_field, f"the job would have more than {self.chunk_limit()} chunks"
+                )
+            if admit is not None and not admitted:
+                admit(cost)
+                admitted = True
+            return new
+
+        return self._append(job_id, more, missing=lambda: self.not_found(job_id))
+
+    def _append(
+        self,
+        job_id: str,
+        more: Callable[[dict[str, Any]], list[ChunkT] | None],
+        missing: Callable[[], Exception] | None = None,
+    ) -> int:
+        """Append ``more(spec)``'s chunks to a job's chunk list under ``WATCH`` (again if another process
+        changed the spec meanwhile), reopen the durable chunk list and queue them; how many (0: none, or
+        no spec and no ``missing`` error to raise)."""
+        key = self.spec_key(job_id)
         with self.redis.pipeline(transaction=True) as pipe:
-            while True:  # optimistic: again if another extend changed the spec meanwhile
+            while True:  # optimistic: again if another extend or stage changed the spec meanwhile
                 try:
                     pipe.watch(key)
                     raw = pipe.get(key)
                     if raw is None:
-                        raise self.not_found(job_id)
+                        if missing is not None:
+                            raise missing()
+                        return 0
                     spec = self.stored_spec(pipe, job_id, text(raw) or "null")
                     old = len(spec["chunks"])
-                    new, cost = self.extension(spec, extension)
-                    if old + len(new) > self.chunk_limit():
-                        raise InvalidJob(
-                            self.extension_cap_field,
-                            f"the job would have more than {self.chunk_limit()} chunks",
-                        )
-                    if admit is not None and not admitted:
-                        admit(cost)
-                        admitted = True
+                    new = more(spec)
+                    if not new:
+                        return 0
                     spec["chunks"] = spec["chunks"] + new
                     pipe.multi()
                     pipe.set(key, json.dumps(spec), ex=self.settings.job_ttl_s)
@@ -414,33 +435,15 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
             return 0
         if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
             return 0
-        key = self.spec_key(job_id)
-        with self.redis.pipeline(transaction=True) as pipe:
-            while True:  # optimistic: again if another worker appended it meanwhile
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        return 0
-                    spec = self.stored_spec(pipe, job_id, text(raw) or "null")
-                    old = len(spec["chunks"])
-                    found = self.records_of(job_id, list(range(old)))
-                    if len(found) < old or any("error" in r for r in found.values()):
-                        return 0
-                    new = self.next_chunks(spec, cast("list[RecordT]", [found[n] for n in range(old)]))
-                    if not new:
-                        return 0
-                    spec["chunks"] = spec["chunks"] + new
-                    pipe.multi()
-                    pipe.set(key, json.dumps(spec), ex=self.settings.job_ttl_s)
-                    pipe.execute()
-                    break
-                except WatchError:
-                    continue
-        if self.records is not None:  # the longer chunk list is accepted once it is stored
-            self.records.reopen(job_id, spec["chunks"])
-        self.enqueue(job_id, spec["priority"], range(old, old + len(new)))
-        return len(new)
+
+        def more(spec: dict[str, Any]) -> list[ChunkT] | None:
+            old = len(spec["chunks"])
+            found = self.records_of(job_id, list(range(old)))
+            if len(found) < old or any("error" in r for r in found.values()):
+                return None
+            return self.next_chunks(spec, cast("list[RecordT]", [found[n] for n in range(old)]))
+
+        return self._append(job_id, more)
 
     def resume(self, job_id: str) -> int:
         """As :meth:`ChunkedJobs.resume`; a job whose last chunks are in but whose next stage was never
