@@ -20,21 +20,20 @@ KEY = "kinds-key"
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def platform(
+    tmp_path_factory: pytest.TempPathFactory, redis_binary: str, start: Any, service_process: Any
+) -> Iterator[Any]:
     """A platform whose processes read ``PULVEZAR_JOB_KINDS=echo_kind`` (this process's registry is left
-    as it is: the variable is set only while they start)."""
+    as it is: the variable is set only while they start).  The conftest's parts come as fixtures: under
+    pytest-xdist ``import conftest`` may find another folder's conftest."""
     pytest.importorskip("celery")
-    from conftest import ServiceProcess, redis_server_binary, start_service
     from shared_platform import SharedPlatform
 
-    binary = redis_server_binary()
-    if binary is None:
-        pytest.skip("no redis-server (install the services extra: make setup)")
     path = os.pathsep.join(p for p in (str(EXTRA), os.environ.get("PYTHONPATH", "")) if p)
     saved = {name: os.environ.get(name) for name in ("PULVEZAR_JOB_KINDS", "PYTHONPATH")}
     os.environ.update({"PULVEZAR_JOB_KINDS": "echo_kind", "PYTHONPATH": path})
     try:
-        started = SharedPlatform(tmp_path_factory.mktemp("extra"), binary, start_service, ServiceProcess)
+        started = SharedPlatform(tmp_path_factory.mktemp("extra"), redis_binary, start, service_process)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -50,15 +50,19 @@ def _date(value: str) -> str:
 class DailyParams(BaseModel):
     """How much work a puzzle takes (:class:`pulvezar.archive.daily.DailySettings`' fields; its defaults)."""
 
-    games: int = Field(8, ge=1, le=64)
-    trials: int = Field(324, ge=1, le=10_000)
-    truncate: int | None = Field(24, ge=0, le=1_000)
-    cube_trials: int = Field(324, ge=1, le=10_000)
-    cube_truncate: int | None = Field(None, ge=0, le=1_000)
-    max_screened: int = Field(40, ge=1, le=200)
-    max_rollouts: int = Field(5, ge=1, le=20)
-    screen_ply: int = Field(2, ge=0, le=3)
-    cube_screen_ply: int = Field(1, ge=0, le=2)
+    games: int = Field(8, ge=1, le=64, description="self-play games whose positions are the candidates")
+    trials: int = Field(324, ge=1, le=10_000, description="rollout trials of each checker-play candidate")
+    truncate: int | None = Field(
+        24, ge=0, le=1_000, description="half-moves after which a checker-play rollout stops; null: none"
+    )
+    cube_trials: int = Field(324, ge=1, le=10_000, description="rollout trials of a cube candidate")
+    cube_truncate: int | None = Field(
+        None, ge=0, le=1_000, description="half-moves after which a cube rollout stops; null: played out"
+    )
+    max_screened: int = Field(40, ge=1, le=200, description="candidates screened by search at most")
+    max_rollouts: int = Field(5, ge=1, le=20, description="screened candidates rolled out at most")
+    screen_ply: int = Field(2, ge=0, le=3, description="plies of the checker-play screen")
+    cube_screen_ply: int = Field(1, ge=0, le=2, description="plies of the cube screen")
 
     def library(self) -> Any:
         """As the library's :class:`~pulvezar.archive.daily.DailySettings`."""
@@ -73,7 +77,7 @@ class DailyRequest(JobRequest):
 
 
 class DailyReport(BaseModel):
-    date: str
+    date: str = Field(description="the puzzles' date, YYYY-MM-DD (UTC)")
     puzzles: list[dict[str, Any] | None] = Field(description="each chunk's puzzle; null: not yet")
 
 
