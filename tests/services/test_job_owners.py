@@ -31,11 +31,9 @@ KIND_BODIES: dict[str, dict[str, Any]] = {
     "rollout": {"position": START, **QUICK},
     "batch": {"positions": [{"position": START}], **QUICK},
     "analysis": {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply"},
-    "book": {"rolls": ["31"], "trials": 72, "candidates": 2, "ply": 0, "reply_ply": 0, "truncate": 2},
-    "daily": {
-        "date": "2024-02-29",
-        "settings": {"games": 1, "trials": 36, "max_screened": 3, "screen_ply": 0},
-    },
+    # the kinds' own smallest jobs (a daily run's cube rollouts at the default settings play 324 games out)
+    "book": kinds()["book"].example(),
+    "daily": kinds()["daily"].example(),
 }
 #: the jobs each job route prefix is called with (names of :func:`submitted`'s jobs)
 JOBS_OF = {
