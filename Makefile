@@ -91,7 +91,7 @@ TEST_WORKERS ?= 2
 # the cluster drill (marker `cluster`: its own 8 hosts, minutes of both cores) runs after the rest, alone:
 # beside it the other tests' waits on their servers and browsers ran out under the load
 test: setup system-deps lint typecheck
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile --doctest-modules --doctest-glob=README.md --durations=15 -m "not cluster" libs tests README.md
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile --doctest-modules --doctest-glob=README.md --durations=25 -m "not cluster" libs tests README.md
 	$(VENV)/bin/pytest -q -m cluster tests/deploy/test_cluster_drill.py
 
 test-fast: $(STAMP)
