@@ -33,6 +33,18 @@ TINY = {
     "truncate": 4,
     "reply_ply": 0,
 }
+#: :data:`TINY` as the library's settings (what the kind's job makes of it)
+TINY_SETTINGS = BookSettings(
+    variant="international",
+    rolls=((4, 3), (3, 1)),
+    ply=1,
+    candidates=3,
+    threshold=0.2,
+    trials=72,
+    truncate=4,
+    reply_ply=0,
+    chunk_size=CHUNK,
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,17 +112,7 @@ def test_the_kind_s_book_is_the_library_s(store: BookKind, evaluator: Any, tmp_p
     status = store.book_status(job)
     assert status["progress"] == 1.0 and status["trials_done"] == status["trials_total"] == 2 * 72
     assert status["rolls_searched"] == status["rolls_replied"] == status["rolls_total"] == 2
-    settings = BookSettings(
-        variant="international",
-        rolls=((4, 3), (3, 1)),
-        ply=1,
-        candidates=3,
-        threshold=0.2,
-        trials=72,
-        truncate=4,
-        reply_ply=0,
-        chunk_size=CHUNK,
-    )
+    settings = TINY_SETTINGS
     local = generate_book(settings, tmp_path / "work", evaluator=evaluator)
     same_book(status["book"], local.to_json())
     assert store.status(job)["report"]["book"] == status["book"]
@@ -129,17 +131,7 @@ def test_bad_settings_name_the_field(store: BookKind) -> None:
 
 def older_row(store: BookKind, job: str, state: str, blobs: dict[str, Any]) -> None:
     """A book job as the older driver stored it: its spec (no chunks) and step blobs."""
-    settings = BookSettings(
-        variant="international",
-        rolls=((4, 3), (3, 1)),
-        ply=1,
-        candidates=3,
-        threshold=0.2,
-        trials=72,
-        truncate=4,
-        reply_ply=0,
-        chunk_size=CHUNK,
-    )
+    settings = TINY_SETTINGS
     spec = {
         "id": job,
         "owner": None,
