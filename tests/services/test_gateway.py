@@ -643,16 +643,19 @@ def test_schemathesis_finds_no_server_errors(gateway: str, tmp_path: Path) -> No
 @pytest.fixture
 def store(redis_server: str, module_database: str) -> Iterator[Rollouts]:
     """The job store the gateway makes (:func:`~services.gateway.jobs.store_from_url`) on an empty Redis
-    and the module's database.  No worker takes its chunks: a test runs them (:func:`run_chunks`)."""
+    database and the module's database.  No worker takes its chunks: a test runs them (:func:`run_chunks`).
+    The database is Redis's number 1, not the module's 0: ``jobs_gateway``'s worker, alive until the module
+    ends, serves database 0 and would otherwise take these chunks (a job seen running before it ran)."""
     pytest.importorskip("celery")
     import redis
 
     from services.gateway.jobs import store_from_url
     from services.jobs.kinds.rollout import Rollouts
 
-    with redis.Redis.from_url(redis_server) as r:
+    url = redis_server.rsplit("/", 1)[0] + "/1"
+    with redis.Redis.from_url(url) as r:
         r.flushdb()
-    made = store_from_url(redis_server, module_database)
+    made = store_from_url(url, module_database)
     assert isinstance(made, Rollouts)
     yield made
     made.redis.close()
