@@ -37,7 +37,7 @@ help:
 $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*/*.h)
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
-	$(PIP) install -q -e '.[test,services]'
+	$(PIP) install -q -e '.[test,services,interop]'
 	@touch $@
 
 setup: $(STAMP)
