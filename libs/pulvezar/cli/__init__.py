@@ -22,7 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from pulvezar.cli import board, book, engine, match, met, play, rollout, train
+from pulvezar.cli import board, book, engine, external, match, met, play, rollout, train
 from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
 
@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     book.add_parser(sub)
     train.add_parser(sub)
+    external.add_parser(sub)
     return parser
 
 
