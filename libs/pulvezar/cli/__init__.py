@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     book.add_parser(sub)
     train.add_parser(sub)
+    cards.add_parser(sub)
     external.add_parser(sub)
     return parser
 
