@@ -22,7 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from pulvezar.cli import board, book, engine, external, match, met, play, rollout, train
+from pulvezar.cli import board, book, cards, engine, external, match, met, play, rollout, train
 from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
 
