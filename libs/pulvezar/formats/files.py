@@ -1,10 +1,14 @@
 """Match files by path: the reader or writer chosen by extension (a ``.txt`` also by content).
 
 Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt`` (readable
-text, output), ``.sgf``, ``.xg`` and Gibbon's ``.gmd`` (input).  A ``.txt``
+text, output), ``.sgf``, ``.ogxm``, ``.xg`` and Gibbon's ``.gmd`` (input).  A ``.txt``
 input that is GNU Backgammon's text export (a ``The score (after N games)``
 line first, or ``Position ID:``/``Match ID :`` lines) is read as one.  Reader
 modules are imported when used, so a missing one is a clear error.
+
+Streams of many matches (OGXM's ``.ogxms`` and ``.ogxms.zst``, input) are
+read by :func:`read_stream`; :func:`read_match` reads one only when it holds
+exactly one match and nothing else.
 """
 
 from __future__ import annotations
@@ -18,7 +22,18 @@ from pulvezar.errors import PulvezarError
 from pulvezar.formats.limits import DEFAULT_LIMITS, Limits
 from pulvezar.formats.record import MatchRecord
 
-__all__ = ["READERS", "WRITERS", "FileError", "read_match", "write_match", "writer_for"]
+__all__ = [
+    "READERS",
+    "STREAMS",
+    "WRITERS",
+    "FileError",
+    "extension",
+    "is_stream",
+    "read_match",
+    "read_stream",
+    "write_match",
+    "writer_for",
+]
 
 # extension -> (module, function)
 READERS = {
@@ -27,6 +42,12 @@ READERS = {
     ".sgf": ("pulvezar.formats.sgf", "read_sgf"),
     ".xg": ("pulvezar.formats.xg", "read_xg"),
     ".gmd": ("pulvezar.formats.gmd", "read_gmd"),
+    ".ogxm": ("pulvezar.formats.ogxm", "read_ogxm"),
+}
+# streams of many matches: extension -> (module, function reading a binary file object)
+STREAMS = {
+    ".ogxms": ("pulvezar.formats.ogxm", "read_ogxm_stream"),
+    ".ogxms.zst": ("pulvezar.formats.ogxm", "read_ogxm_stream"),
 }
 # a .txt input whose content is gnubg's text export ("export game text") instead
 _GNUBG_TEXT = ("pulvezar.formats.gnubgtext", "read_gnubg_text")
@@ -34,6 +55,7 @@ WRITERS = {
     ".mat": ("pulvezar.formats.mat", "write_mat"),
     ".txt": ("pulvezar.formats.text", "write_text"),
     ".sgf": ("pulvezar.formats.sgf", "write_sgf"),
+    ".ogxm": ("pulvezar.formats.ogxm", "write_ogxm"),
 }
 
 
@@ -41,8 +63,19 @@ class FileError(PulvezarError):
     """A match file that cannot be read or written: unknown format, missing module, unreadable file."""
 
 
+def extension(path: Path) -> str:
+    """The format's extension of ``path``, lower case: ``.ogxms.zst`` for a compressed stream."""
+    name = Path(path).name.lower()
+    return ".ogxms.zst" if name.endswith(".ogxms.zst") else Path(name).suffix
+
+
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` names a stream of many matches (:data:`STREAMS`)."""
+    return extension(path) in STREAMS
+
+
 def _function(table: dict[str, tuple[str, str]], path: Path, what: str) -> Callable[..., Any]:
-    ext = path.suffix.lower()
+    ext = extension(path)
     if ext not in table:
         known = ", ".join(sorted(table))
         raise FileError(f"{path}: cannot {what} {ext or 'files without an extension'} (known: {known})")
@@ -81,6 +114,8 @@ def read_match(path: Path, *, limits: Limits | None = None) -> MatchRecord:
     """
     path = Path(path)
     limits = limits or DEFAULT_LIMITS
+    if is_stream(path):
+        return _only_match(read_stream(path, limits=limits), path)
     reader = _function(READERS, path, "read")
     try:
         size = path.stat().st_size
@@ -100,6 +135,42 @@ def read_match(path: Path, *, limits: Limits | None = None) -> MatchRecord:
     if not isinstance(record, MatchRecord):
         raise FileError(f"{path}: the {path.suffix} reader returned {type(record).__name__}, not a match")
     return record
+
+
+def read_stream(path: Path, *, limits: Limits | None = None) -> Any:
+    """Read a stream of matches (``.ogxms``, ``.ogxms.zst``): an :class:`~pulvezar.formats.ogxm.OgxmStream`.
+
+    Its entries are the matches, the members skipped with their reasons and
+    where a truncated stream stopped; caps as :mod:`pulvezar.formats.limits`.
+    """
+    path = Path(path)
+    limits = limits or DEFAULT_LIMITS
+    reader = _function(STREAMS, path, "read")
+    try:
+        size = path.stat().st_size
+        if size > limits.ogxm_max_stream_bytes:
+            cap = limits.ogxm_max_stream_bytes
+            raise FileError(f"{path}: {size} bytes, more than allowed (cap ogxm_max_stream_bytes={cap})")
+        with path.open("rb") as f:
+            return reader(f, limits=limits)
+    except OSError as e:
+        raise FileError(f"{path}: {e.strerror or e}") from None
+    except PulvezarError as e:
+        raise FileError(f"{path}: {e}") from None
+
+
+def _only_match(stream: Any, path: Path) -> MatchRecord:
+    """The one match of a stream that holds exactly one and nothing else."""
+    matches = stream.matches
+    if len(matches) == 1 and len(stream.entries) == 1:
+        record: MatchRecord = matches[0].record
+        return record
+    parts = [f"{len(matches)} matches"]
+    if stream.skipped:
+        parts.append(f"{len(stream.skipped)} skipped member(s)")
+    if stream.truncated is not None:
+        parts.append(f"truncated at offset {stream.truncated.offset}")
+    raise FileError(f"{path}: a stream of {', '.join(parts)}, not one match (read it as a stream)")
 
 
 def write_match(record: MatchRecord, path: Path) -> None:

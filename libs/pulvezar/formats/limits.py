@@ -19,7 +19,14 @@ cap                         default       applies to
 ``xg_max_total_bytes``      64 MiB        all inflated archive entries together
 ``sgf_max_depth``           100           nested game trees (variations) of an SGF file
 ``sgf_max_nodes``           500,000       nodes of an SGF file
+``ogxm_max_stream_bytes``   256 MiB       an .ogxms stream as given (compressed or not)
+``ogxm_max_decompressed``   512 MiB       ``ogxm_max_decompressed_bytes``: the bytes a
+                                          stream decompresses to (a zstd bomb stops here)
+``ogxm_max_matches``        10,000        matches of one stream
 ==========================  ============  ===============================================
+
+One ``.ogxm`` file, and each member of a stream, is also held to ``max_bytes``,
+``max_games`` and ``max_actions`` (plies of a game).
 
 All readers are linear in their input: no regular expression with nested or
 overlapping quantifiers runs over user text, and the SGF tree is parsed
@@ -60,6 +67,9 @@ class Limits:
     xg_max_total_bytes: int = 64 * _MIB
     sgf_max_depth: int = 100
     sgf_max_nodes: int = 500_000
+    ogxm_max_stream_bytes: int = 256 * _MIB
+    ogxm_max_decompressed_bytes: int = 512 * _MIB
+    ogxm_max_matches: int = 10_000
 
 
 DEFAULT_LIMITS = Limits()
