@@ -1,4 +1,4 @@
-"""pulvezar's answers to gnubg's boards: a play in gnubg's notation, ``roll``/``double``, ``take``/``drop``/``beaver``.
+"""pulvezar's answers to gnubg's boards: a play, ``roll``/``double``, ``take``/``drop``/``beaver``.
 
 :meth:`ExternalPlayer.answer` takes one line as gnubg sends it and returns the one line to send
 back.  The decisions are :class:`pulvezar.play.bot.BotPlayer`'s at the chosen level and style (its
@@ -21,7 +21,7 @@ from pulvezar.play.bot import BotPlayer, Question
 from pulvezar.play.settings import BotSettings
 from pulvezar.rules.rules import Play, Rules
 
-__all__ = ["ERROR_PREFIX", "ExternalPlayer", "Exchange", "gnubg_moves"]
+__all__ = ["ERROR_PREFIX", "Exchange", "ExternalPlayer", "gnubg_moves"]
 
 ERROR_PREFIX = "Error: "  # gnubg prints an answer starting so and stops play
 
