@@ -11,6 +11,12 @@ JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
 extension (:mod:`pulvezar.formats.files`).
 A file that cannot be read prints one error line and exits with status 2.
+
+Streams of many matches (``.ogxms``, ``.ogxms.zst``): ``show`` lists the
+matches (with the members skipped and where a truncated stream stopped), and
+``show``/``analyse --match N`` take the N-th match (1-based); ``convert`` writes
+one file per match when OUT holds ``{n}`` (``match-{n}.sgf``), and refuses
+otherwise unless the stream holds a single match.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 from pulvezar.cli.common import add_prune_argument
 from pulvezar.cli.common import run as _run
 from pulvezar.cli.progress import progress_bar
-from pulvezar.formats.files import FileError, read_match, write_match, writer_for
+from pulvezar.formats.files import FileError, is_stream, read_match, read_stream, write_match, writer_for
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.text import write_text
 
@@ -85,9 +91,64 @@ def record_json(record: MatchRecord) -> dict[str, Any]:
     }
 
 
+def _stream_match(path: Path, stream: Any, number: int | None) -> MatchRecord:
+    """Match ``number`` (1-based) of a stream, or its only match."""
+    matches = stream.matches
+    if number is None:
+        if len(matches) == 1:
+            record: MatchRecord = matches[0].record
+            return record
+        raise CliError(f"{path}: a stream of {len(matches)} matches: choose one with --match N")
+    if not 1 <= number <= len(matches):
+        raise CliError(f"{path}: --match {number}: the stream has {len(matches)} matches")
+    record = matches[number - 1].record
+    return record
+
+
+def _load(path: Path, number: int | None) -> MatchRecord:
+    """The match of a file, or match ``number`` of a stream."""
+    if is_stream(path):
+        return _stream_match(path, read_stream(path), number)
+    if number is not None:
+        raise CliError(f"{path}: --match is for streams of matches (.ogxms, .ogxms.zst)")
+    return read_match(path)
+
+
+def stream_lines(stream: Any) -> str:
+    """A stream's entries as text: one line per match, skipped member, and where it was cut."""
+    lines = []
+    n = 0
+    for e in stream.entries:
+        if e.kind == "match":
+            n += 1
+            r = e.record
+            length = f"{r.length}-point match" if r.length else "money session"
+            cut = f", {r.cut_games} cut" if r.cut_games else ""
+            lines.append(
+                f"{n:>4}. {r.players[0]} - {r.players[1]}, {length}, {len(r.games)} games{cut}"
+                f" (offset {e.offset})"
+            )
+        elif e.kind == "skipped":
+            lines.append(f"   -  skipped {e.length} bytes at offset {e.offset}: {e.reason}")
+        else:
+            lines.append(f"   -  truncated at offset {e.offset}: {e.length} trailing bytes")
+    lines.append(f"{n} match(es), {len(stream.skipped)} skipped")
+    return "\n".join(lines) + "\n"
+
+
 def cmd_match_show(args: argparse.Namespace) -> int:
     def body() -> None:
-        record = read_match(Path(args.file))
+        path = Path(args.file)
+        if is_stream(path) and args.match is None:
+            stream = read_stream(path)
+            print(
+                json.dumps(stream.to_json(), ensure_ascii=False) if args.json else stream_lines(stream),
+                end="",
+            )
+            if args.json:
+                print()
+            return
+        record = _load(path, args.match)
         if args.json:
             print(json.dumps(record_json(record), ensure_ascii=False))
         else:
@@ -100,13 +161,45 @@ def cmd_match_convert(args: argparse.Namespace) -> int:
     def body() -> None:
         src, dst = Path(args.input), Path(args.output)
         writer_for(dst)  # fail before reading when the output format is unknown
+        if is_stream(src):
+            _convert_stream(src, args.output)
+            return
         record = read_match(src)
         write_match(record, dst)
-        if record.cut_games:
-            warning = f"{record.cut_games} game(s) cut where the record breaks the rules"
-            print(f"pulvezar: warning: {warning}", file=sys.stderr)
+        _warn_cut(record, "")
 
     return _run(body)
+
+
+def _warn_cut(record: MatchRecord, where: str) -> None:
+    if record.cut_games:
+        warning = f"{where}{record.cut_games} game(s) cut where the record breaks the rules"
+        print(f"pulvezar: warning: {warning}", file=sys.stderr)
+
+
+def _convert_stream(src: Path, output: str) -> None:
+    """One file per match of a stream: ``{n}`` in ``output`` is the match's number (1-based)."""
+    stream = read_stream(src)
+    matches = stream.matches
+    if "{n}" not in output and len(matches) != 1:
+        raise CliError(
+            f"{src}: a stream of {len(matches)} matches: name the outputs with {{n}} "
+            f"(e.g. match-{{n}}{Path(output).suffix}), one file per match"
+        )
+    width = len(str(len(matches)))
+    for n, entry in enumerate(matches, start=1):
+        write_match(entry.record, Path(output.replace("{n}", f"{n:0{width}d}")))
+        _warn_cut(entry.record, f"match {n}: ")
+    for e in stream.skipped:
+        print(
+            f"pulvezar: warning: skipped {e.length} bytes at offset {e.offset}: {e.reason}", file=sys.stderr
+        )
+    if stream.truncated is not None:
+        t = stream.truncated
+        print(
+            f"pulvezar: warning: the stream is truncated at offset {t.offset} ({t.length} bytes)",
+            file=sys.stderr,
+        )
 
 
 def _fmt(x: float | None, spec: str = ".1f") -> str:
@@ -162,7 +255,7 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
         from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
 
         settings = AnalysisSettings.from_level(args.level, prune=not args.no_prune)
-        record = read_match(Path(args.file))
+        record = _load(Path(args.file), args.match)
         if not record.games:
             raise CliError(f"{args.file}: the file holds no games")
 
@@ -195,16 +288,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     sub = match.add_subparsers(dest="match_command", required=True)
     show = sub.add_parser("show", help="print a match file as text or JSON")
-    show.add_argument("file", help="a .mat, .txt, .sgf or .xg match file")
+    show.add_argument(
+        "file", help="a .mat, .txt, .sgf, .xg, .gmd or .ogxm match file, or an .ogxms(.zst) stream"
+    )
+    show.add_argument("--match", type=int, metavar="N", help="a stream's N-th match (default: list them)")
     show.add_argument("--json", action="store_true", help="every decision with its Position ID and Match ID")
     show.add_argument("--boards", action="store_true", help="text: a board at the start of each game")
     show.set_defaults(func=cmd_match_show)
     convert = sub.add_parser("convert", help="convert a match file (formats by extension)")
-    convert.add_argument("input", help="a .mat, .txt, .sgf or .xg match file")
-    convert.add_argument("output", help=".mat, .txt (readable text) or .sgf")
+    convert.add_argument("input", help="a match file, or an .ogxms(.zst) stream")
+    convert.add_argument(
+        "output", help=".mat, .txt (readable text), .sgf or .ogxm; for a stream, {n} numbers the matches"
+    )
     convert.set_defaults(func=cmd_match_convert)
     analyse = sub.add_parser("analyse", help="analyse every decision of a match: PR, errors, luck")
-    analyse.add_argument("file", help="a .mat, .txt, .sgf, .xg or .gmd match file")
+    analyse.add_argument("file", help="a .mat, .txt, .sgf, .xg, .gmd or .ogxm match file, or a stream")
+    analyse.add_argument("--match", type=int, metavar="N", help="a stream's N-th match (1-based)")
     analyse.add_argument(
         "--level",
         choices=("0ply", "1ply", "2ply", "3ply", "deep"),
