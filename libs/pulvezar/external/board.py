@@ -43,7 +43,7 @@ __all__ = ["FIELDS", "BoardLineError", "GnubgBoard", "Request", "decode", "parse
 FIELDS = 53  # "board" and its 52 fields
 UNLIMITED = 9999  # FIBS's match length of an unlimited match
 
-Ask = Literal["play", "double", "take"]
+Ask = Literal["play", "double", "take", "beaver"]
 
 
 class BoardLineError(PulvezarError):
@@ -71,7 +71,8 @@ class GnubgBoard:
 @dataclass(frozen=True, slots=True)
 class Request:
     """What gnubg asks: ``ask`` (``play`` with ``dice``, ``double`` before the roll, ``take`` a pending
-    double) and ``state``: the position and cube seen by the side on turn (the doubler for ``take``)."""
+    double; ``beaver``: the doubler was beavered, which only the player can tell) and ``state``: the
+    position and cube seen by the side on turn (the doubler for ``take`` and ``beaver``)."""
 
     ask: Ask
     state: CubeState

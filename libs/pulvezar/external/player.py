@@ -5,6 +5,10 @@ back.  The decisions are :class:`pulvezar.play.bot.BotPlayer`'s at the chosen le
 checker plays, and cube decisions at the level's ply).  A line that is not a board gnubg could send
 is answered ``Error: ...``: gnubg prints such an answer and stops play, waiting at its prompt.
 
+A double of pulvezar's that gnubg beavers (money play) comes back as the same position with the double
+still pending and pulvezar, the doubler, on turn: it is answered as the beaver it is (``take``,
+``drop``, or ``beaver`` for a raccoon where ``beaver`` is on).
+
 A play is written one die at a time (``24/21 21/16``, ``bar/22``, ``6/off``), without hit marks or
 repetition counts, the most literal form gnubg's move parser reads.  No legal move is an empty line.
 """
@@ -12,13 +16,14 @@ repetition counts, the most literal form gnubg's move parser reads.  No legal mo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pulvezar.errors import PulvezarError
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.external.board import Request, decode, parse_board
 from pulvezar.play.bot import BotPlayer, Question
 from pulvezar.play.settings import BotSettings
+from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 
 __all__ = ["ERROR_PREFIX", "Exchange", "ExternalPlayer", "gnubg_moves"]
@@ -64,13 +69,17 @@ class ExternalPlayer:
         self.rules = Rules.international()
         self.jacoby, self.beaver = jacoby, beaver
         self.on_exchange = on_exchange
+        self._doubled: Position | None = None  # where pulvezar doubled last (a beaver comes back there)
 
     def answer(self, line: str) -> str:
         """The answer line (no newline) to one line from gnubg."""
         request: Request | None = None
         try:
             request = decode(parse_board(line), jacoby=self.jacoby, beaver=self.beaver)
+            if request.ask == "take" and request.position == self._doubled:
+                request = replace(request, ask="beaver")  # gnubg beavered pulvezar's double
             text = self.decide(request)
+            self._doubled = request.position if text == "double" else None
         except PulvezarError as e:
             text = ERROR_PREFIX + " ".join(str(e).split())[:200]
         if self.on_exchange is not None:
@@ -95,5 +104,8 @@ class ExternalPlayer:
                 if self.bot.decide(Question("double", r.position, self.rules, cube=r.state)).yes
                 else "roll"
             )
+        if r.ask == "beaver":  # take the beaver (a 4-cube), drop, or raccoon (gnubg's redouble: "beaver")
+            q = Question("beaver", r.position, self.rules, cube=r.state, raccoon=r.state.beaver)
+            return {"raccoon": "beaver"}.get(reply := self.bot.decide(q).reply, reply)
         reply = self.bot.decide(Question("take", r.position, self.rules, cube=r.state)).reply
-        return {"take": "take", "drop": "drop", "beaver": "beaver"}.get(reply, "take")
+        return reply if reply in ("take", "drop", "beaver") else "take"
