@@ -10,15 +10,26 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
+from services.gateway.language import language
 from services.gateway.problems import Problem
-from services.gateway.routers.cards import Desk, PlayerId
-from services.gateway.services import anki
+from services.gateway.routers.params import Who, short_id
+from services.gateway.services import anki, cards
 from services.gateway.services.deps import dependencies
 from services.gateway.uploads import content_disposition
 
 router = APIRouter(prefix="/v1/players", tags=["cards"])
+PlayerId = Annotated[str, short_id()]
+
+
+def desk(request: Request, who: Who) -> cards.Desk:
+    """A player's cards, as ``GET .../cards`` reads them (a call without the durable store: 501)."""
+    deps = dependencies(request)
+    return cards.Desk(deps.cards, who, language(request), deps.games)
+
+
+Desk = Annotated[cards.Desk, Depends(desk)]
 
 _DECK = (
     "the Anki package (.apkg: a zip of the SQLite collection and the board pictures); import it in Anki "
