@@ -51,12 +51,15 @@ def _main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from services.jobs.settings import RolloutSettings
+    from services.store.db import StoreRequired, required_url
     from services.store.jobs import JobRecords
-    from services.store.settings import StoreSettings
 
     rs = RolloutSettings(**({"redis_url": args.redis_url} if args.redis_url else {}))
-    url = StoreSettings().url  # the durable store, as the gateway's (PULVEZAR_DATABASE_URL)
-    records = JobRecords(url) if url else None
+    try:  # the durable store, as the gateway's (PULVEZAR_DATABASE_URL)
+        records = JobRecords(required_url("python -m services.jobs.book"))
+    except StoreRequired as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     jobs = BookKind(connect_redis(rs.redis_url, decode_responses=True), settings=rs, records=records)
     try:
         settings = BookSettings.from_args(args, chunk_size=rs.chunk_size)

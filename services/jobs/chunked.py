@@ -13,10 +13,10 @@ chunks, how a finished chunk's record merges into its report.  Keys, all under
 ``error``      why the job failed (a chunk failed after its retries)
 
 There is no chord and no job-level state to keep in step: the state is derived from these keys
-(:meth:`ChunkedJobs.state_of`), so a chunk that ran twice (a redelivery) counts once.  With a durable
-store (:class:`services.store.jobs.JobRecords`), a job is accepted once it is recorded there, and
-Redis is its live copy: :meth:`sync` copies finished chunks and the end there, :meth:`rehydrate` puts a
-job that Redis lost back and queues its unfinished chunks (the fixed chunk grid gives them the same bits).
+(:meth:`ChunkedJobs.state_of`), so a chunk that ran twice (a redelivery) counts once.  A job is accepted
+once the durable store (:class:`services.store.jobs.JobRecords`, required) records it, and Redis is its
+live copy: :meth:`sync` copies finished chunks and the end there, :meth:`rehydrate` puts a job that Redis
+lost back and queues its unfinished chunks (the fixed chunk grid gives them the same bits).
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from services.jobs.errors import JobNotFound, text
 from services.jobs.settings import QUEUES, RolloutSettings
 from services.jobs.states import ENDED, STOPPED, JobState
+
+if TYPE_CHECKING:
+    from services.store.jobs import JobRecords
 
 __all__ = ["ENDED", "ChunkedJobs", "JobState", "timing"]
 
@@ -55,7 +58,7 @@ def timing(
 
 
 class ChunkedJobs:
-    """One job kind's store: Redis (live) and, optionally, the durable store (``records``).
+    """One job kind's store: Redis (live) and the durable store (``records``, required).
 
     ``redis_client`` is a ``redis.Redis`` (with or without ``decode_responses``) on the workers'
     Redis; ``app`` the Celery app that sends the chunk tasks by name (default: the bare client of
@@ -76,11 +79,12 @@ class ChunkedJobs:
         redis_client: Any,
         app: Any = None,
         settings: RolloutSettings | None = None,
-        records: Any = None,
+        *,
+        records: JobRecords,
     ) -> None:
         self.redis = redis_client
         self.settings = settings or RolloutSettings()
-        #: the durable store (:class:`services.store.jobs.JobRecords`), or None
+        #: the durable store's jobs
         self.records = records
         if app is None:
             from services.jobs.broker import client
@@ -165,16 +169,14 @@ class ChunkedJobs:
     # ---- reading ---------------------------------------------------------
     def row(self, job_id: str) -> Any:
         """The durable store's row of the job when it is of this kind, else None."""
-        row = self.records.get(job_id) if self.records is not None else None
+        row = self.records.get(job_id)
         return row if row is not None and row.kind in self.kinds else None
 
     def not_found(self, job_id: str) -> JobNotFound:
         return JobNotFound(job_id, self.noun)
 
     def owner(self, job_id: str) -> str | None:
-        """The owner the durable store recorded for a job (None: none recorded, or no store)."""
-        if self.records is None:
-            return None
+        """The owner the durable store recorded for a job (None: none recorded)."""
         row = self.records.get(job_id)
         return row.owner if row is not None else None
 
@@ -187,7 +189,7 @@ class ChunkedJobs:
         pipe.exists(self.started_key(job_id))
         pipe.exists(self.spec_key(job_id))
         error, cancelled, started, in_redis = pipe.execute()
-        if not in_redis and self.records is not None:  # Redis lost or dropped it: the durable state
+        if not in_redis:  # Redis lost or dropped it: the durable state
             row = self.records.get(job_id)
             if row is not None and row.state in STOPPED:
                 return JobState(row.state), row.error
@@ -218,8 +220,7 @@ class ChunkedJobs:
         finished, failed or been cancelled.  Raises :class:`JobNotFound`."""
         if self.state(job_id)[0] in ENDED:
             return False
-        if self.records is not None:
-            self.records.set_state(job_id, JobState.CANCELLED)
+        self.records.set_state(job_id, JobState.CANCELLED)
         self.redis.set(self.cancel_key(job_id), str(time.time()), nx=True, ex=self.settings.job_ttl_s)
         return True
 
@@ -232,8 +233,7 @@ class ChunkedJobs:
         keys += [self.chunk_key(job_id, n) for n in range(self.chunk_count(job_id, spec))]
         self.redis.delete(*keys, *self.job_keys(job_id, spec))
         self.scheduler.forget(job_id)
-        if self.records is not None:
-            self.records.delete(job_id)
+        self.records.delete(job_id)
         return True
 
     def spec(self, job_id: str) -> dict[str, Any]:
@@ -280,8 +280,6 @@ class ChunkedJobs:
     def sync(self, job_id: str) -> JobState:
         """Copy a job's finished chunks and end state from Redis to the durable store (what a worker
         could not write there); the job's state."""
-        if self.records is None:
-            raise self.not_found(job_id)
         spec = self.spec(job_id)
         have = self.records.chunk_numbers(job_id)
         missing = self.records_of(job_id, [n for n in range(self.chunk_count(job_id, spec)) if n not in have])

@@ -273,7 +273,7 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
                 return base64.b64decode(raw, validate=True)
             except binascii.Error:
                 raise self.not_found(job_id) from None
-        kept = self.records.blob(job_id, f"file:{m}") if self.records is not None else None
+        kept = self.records.blob(job_id, f"file:{m}")
         if kept is None:
             raise self.not_found(job_id)
         return bytes(kept)
@@ -292,8 +292,6 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
 
     def stored_files(self, job_id: str, spec: Mapping[str, Any]) -> list[bytes]:
         """The job's files from the durable store (for a job that Redis lost or dropped them of)."""
-        if self.records is None:
-            return []
         return [self.records.blob(job_id, f"file:{m}") or b"" for m in range(self.upload_count(spec))]
 
     def run_chunk(self, spec: Mapping[str, Any], chunk: ChunkT, evaluator: Any) -> RecordT:
@@ -341,17 +339,16 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
         if admit is not None:
             admit(self.cost(spec))
         files = self.uploads(request)
-        if self.records is not None:
-            self.records.create(
-                job_id,
-                self.name,
-                spec,
-                owner=owner,
-                priority=priority,
-                chunk_list=chunks,
-                created=spec["created"],
-                blobs={f"file:{m}": data for m, data in enumerate(files)},
-            )
+        self.records.create(
+            job_id,
+            self.name,
+            spec,
+            owner=owner,
+            priority=priority,
+            chunk_list=cast("list[Any]", chunks),  # JSON lists (the store's annotation says of ints)
+            created=spec["created"],
+            blobs={f"file:{m}": data for m, data in enumerate(files)},
+        )
         pipe = self.redis.pipeline(transaction=True)
         self.write_files(pipe, job_id, files)
         pipe.set(self.spec_key(job_id), json.dumps(spec), ex=self.settings.job_ttl_s)
@@ -370,7 +367,7 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
         if self.Extension is None:
             raise JobStateError(f"{self.noun} jobs cannot be extended")
         extension = checked(self.Extension, body)
-        if self.records is not None and not self.redis.exists(self.spec_key(job_id)):
+        if not self.redis.exists(self.spec_key(job_id)):
             self.rehydrate(job_id)  # Redis lost it: back first, so that the new chunks follow the old
         if self.redis.exists(self.cancel_key(job_id)) or self.redis.exists(self.error_key(job_id)):
             raise JobStateError(f"job {job_id} was cancelled or failed; it cannot be extended")
@@ -421,8 +418,7 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
                     break
                 except WatchError:
                     continue
-        if self.records is not None:  # the longer chunk list is accepted once it is stored
-            self.records.reopen(job_id, spec["chunks"])
+        self.records.reopen(job_id, spec["chunks"])  # the longer chunk list is accepted once it is stored
         self.enqueue(job_id, spec["priority"], range(old, old + len(new)))
         return len(new)
 
@@ -500,7 +496,7 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
         if self.redis.exists(self.spec_key(job_id)):
             found = self.records_of(job_id, numbers)
         else:
-            found = self.records.chunks(job_id) if self.records is not None else {}
+            found = self.records.chunks(job_id)
         return spec, cast("list[RecordT | None]", [found.get(n) for n in numbers])
 
     def _counts(self, records: Sequence[Mapping[str, Any] | None]) -> tuple[int, int]:
@@ -598,13 +594,12 @@ class JobKind(ChunkedJobs, Generic[RequestT, ChunkT, RecordT, ReportT]):
         self.forget(pipe, job_id, failed)
         pipe.execute()
         todo = [n for n in numbers if n not in records or n in failed]
-        if self.records is not None:
-            files = dict(enumerate(self.stored_files(job_id, spec)))
-            pipe = self.redis.pipeline(transaction=False)
-            self.write_files(pipe, job_id, files, only_missing=True)
-            pipe.execute()
-            self.records.forget_chunks(job_id, failed)
-            self.records.reopen(job_id, chunks)
+        files = dict(enumerate(self.stored_files(job_id, spec)))
+        pipe = self.redis.pipeline(transaction=False)
+        self.write_files(pipe, job_id, files, only_missing=True)
+        pipe.execute()
+        self.records.forget_chunks(job_id, failed)
+        self.records.reopen(job_id, chunks)
         self.enqueue(job_id, spec["priority"], todo, owner=self.owner(job_id) or spec.get("owner"))
         return len(todo)
 

@@ -40,8 +40,6 @@ def reconcile(store: Rollouts, settings: StoreSettings | None = None) -> dict[st
     """One pass over the jobs of every kind of :mod:`services.jobs.kinds` (analyses, rollouts, batches,
     books and daily runs among them); ``store`` gives the Redis, broker and durable store; counts of what
     it did (``synced``, ``rehydrated``, ``requeued`` chunks, ``expired`` jobs and uploads, ``failed``)."""
-    if store.records is None:
-        return {}
     from services.jobs.kinds import kinds
 
     stores: dict[str, type[ChunkedJobs]] = dict(kinds())
@@ -141,15 +139,15 @@ def job_store() -> Rollouts:
     global _store
     if _store is None:
         from services.jobs.settings import RolloutSettings
+        from services.store.db import required_url
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings()
-        url = StoreSettings().url
         _store = Rollouts(
             connect_redis(settings.redis_url, decode_responses=True),
             app=app,
             settings=settings,
-            records=JobRecords(url) if url else None,
+            records=JobRecords(required_url("the reconciler")),
         )
     return _store
 

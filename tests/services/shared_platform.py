@@ -178,16 +178,7 @@ class SharedPlatform:
 
             wait_until(ready, 30, "the gateway's /readyz", every=0.1)
             self.workers.join(starting)
-            settings = RolloutSettings(
-                redis_url=self.redis_url, chunk_size=CHUNK, visibility_timeout_s=VISIBILITY_S, lease_s=LEASE_S
-            )
-            # Redis only, as the library's Rollouts is used without a database (the workers store their
-            # chunks in the durable store when it has the job, and log when it has not)
-            self.store = Rollouts(
-                redis.Redis.from_url(self.redis_url, decode_responses=True),
-                app=make_app(settings),
-                settings=settings,
-            )
+            self.store = self.durable_store()
         except BaseException:
             self.close()
             raise
@@ -204,7 +195,7 @@ class SharedPlatform:
         )
 
     def durable_store(self) -> Rollouts:
-        """A Rollouts with the durable store behind it (as the gateway has it)."""
+        """A Rollouts on the platform's Redis, broker and durable store (as the gateway has it)."""
         from services.store.jobs import JobRecords
 
         settings = RolloutSettings(

@@ -103,13 +103,13 @@ def records(database: str) -> Any:
     return JobRecords(database)
 
 
-def job_store(redis_server: str, database: str | None) -> BookKind:
+def job_store(redis_server: str, database: str) -> BookKind:
     settings = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
     return BookKind(
         redis.Redis.from_url(redis_server, decode_responses=True),
         app=make_app(settings),
         settings=settings,
-        records=records(database) if database else None,
+        records=records(database),
     )
 
 

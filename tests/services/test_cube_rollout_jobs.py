@@ -30,6 +30,7 @@ from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.rollout_models import RolloutReport  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
+from services.store.jobs import JobRecords  # noqa: E402
 
 CHUNK = 36
 #: a middle game position (the player on roll a little ahead) and a race
@@ -67,14 +68,15 @@ def worker(env: dict[str, str]) -> Iterator[Worker]:
 
 
 @pytest.fixture(scope="module")
-def store(redis_server: str) -> Rollouts:
+def store(redis_server: str, module_database: str) -> Rollouts:
     s = RolloutSettings(redis_url=redis_server, chunk_size=CHUNK)
-    return Rollouts(redis.Redis.from_url(redis_server, decode_responses=True), app=make_app(s), settings=s)
+    client = redis.Redis.from_url(redis_server, decode_responses=True)
+    return Rollouts(client, app=make_app(s), settings=s, records=JobRecords(module_database))
 
 
 def batches(store: Rollouts) -> BatchRollouts:
-    """The batch rollout kind's store on ``store``'s Redis, broker and settings."""
-    return BatchRollouts(store.redis, app=store.app, settings=store.settings)
+    """The batch rollout kind's store on ``store``'s Redis, broker, settings and durable store."""
+    return BatchRollouts(store.redis, app=store.app, settings=store.settings, records=store.records)
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,13 @@ import pytest
 from services.jobs.errors import InvalidJob
 from services.jobs.kinds.daily import DailyParams, DailyRuns, job_id_of
 from services.jobs.settings import RolloutSettings
+from services.store.jobs import JobRecords
 
 
-def kind() -> DailyRuns:
-    return DailyRuns(None, app=object(), settings=RolloutSettings())
+@pytest.fixture
+def kind(module_database: str) -> DailyRuns:
+    """The kind's store on the module's database; no Redis or broker (nothing here gets that far)."""
+    return DailyRuns(None, app=object(), settings=RolloutSettings(), records=JobRecords(module_database))
 
 
 @pytest.mark.parametrize(
@@ -29,23 +32,23 @@ def kind() -> DailyRuns:
         ({"date": "2024-02-29", "store": True}, "store", "not permitted"),
     ],
 )
-def test_bad_requests_name_the_field(body: dict[str, Any], field: str, words: str) -> None:
+def test_bad_requests_name_the_field(kind: DailyRuns, body: dict[str, Any], field: str, words: str) -> None:
     with pytest.raises(InvalidJob) as e:
-        kind().submit(body, owner="someone")
+        kind.submit(body, owner="someone")
     assert e.value.field == field and words in str(e.value), str(e.value)
 
 
-def test_a_clients_run_cannot_ask_for_a_future_puzzle() -> None:
+def test_a_clients_run_cannot_ask_for_a_future_puzzle(kind: DailyRuns) -> None:
     tomorrow = (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)).isoformat()
     with pytest.raises(InvalidJob) as e:
-        kind().submit({"date": tomorrow}, owner="someone")
+        kind.submit({"date": tomorrow}, owner="someone")
     assert e.value.field == "date" and "up to today" in str(e.value)
 
 
-def test_every_daily_puzzle_is_a_chunk_and_more_work_costs_more() -> None:
+def test_every_daily_puzzle_is_a_chunk_and_more_work_costs_more(kind: DailyRuns) -> None:
     from pulvezar.archive.daily import DailySettings, daily_kinds
 
-    store = kind()
+    store = kind
     assert store.plan(DailyRuns.Request.model_validate({"date": "2024-02-29"}))[1] == [
         list(c) for c in daily_kinds()
     ]

@@ -24,6 +24,7 @@ from services.jobs.kinds.batch import BatchRollouts
 from services.jobs.kinds.book import book_cost
 from services.jobs.kinds.rollout import Rollouts
 from services.jobs.settings import RolloutSettings
+from services.store.jobs import JobRecords
 
 KEY = "costs-key"  # the shared platform's key of this module
 START = "4HPwATDgc/ABMA"
@@ -54,11 +55,13 @@ KIND_SIZES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 HUGE = {"position": START, "trials": 99_999, "ply": 2}
 
 
-def stores() -> dict[str, Any]:
-    settings = RolloutSettings()
+def stores(database: str) -> dict[str, Any]:
+    """Stores for their estimates (on the module's database; no Redis or broker: nothing is submitted)."""
+    settings, records = RolloutSettings(), JobRecords(database)
     return {
-        "rollout": Rollouts(None, app=object(), settings=settings),
-        "analysis": Analyses(None, app=object(), settings=settings),
+        "rollout": Rollouts(None, app=object(), settings=settings, records=records),
+        "batch": BatchRollouts(None, app=object(), settings=settings, records=records),
+        "analysis": Analyses(None, app=object(), settings=settings, records=records),
     }
 
 
@@ -66,22 +69,24 @@ def stores() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", sorted(kinds()))
-def test_every_kind_estimates_a_positive_cost_that_grows_with_the_job(name: str) -> None:
+def test_every_kind_estimates_a_positive_cost_that_grows_with_the_job(
+    name: str, module_database: str
+) -> None:
     assert name in KIND_SIZES, f"kind {name!r} has no sizes here: add a small and a bigger job"
-    store = kinds()[name](None, app=object(), settings=RolloutSettings())
+    store = kinds()[name](None, app=object(), settings=RolloutSettings(), records=JobRecords(module_database))
     small, big = (store.estimate(body) for body in KIND_SIZES[name])
     assert 0 < small < big
 
 
-def test_rollouts_batches_analyses_and_books_estimate_their_cost() -> None:
-    s = stores()
+def test_rollouts_batches_analyses_and_books_estimate_their_cost(module_database: str) -> None:
+    s = stores(module_database)
     rollouts = s["rollout"]
     one = rollouts.estimate({"position": START, "trials": 1296})
     assert 0 < one < rollouts.estimate({"position": START, "trials": 2592})
     assert one < rollouts.estimate({"position": START, "trials": 1296, "ply": 1})
     plays = rollouts.estimate({"position": START, "trials": 1296, "dice": [3, 1]})
     assert plays > 10 * one  # every legal play of 31 is a candidate
-    batches = BatchRollouts(None, app=object(), settings=RolloutSettings())
+    batches = s["batch"]
     batch = batches.estimate({"positions": [{"position": START}] * 3, "defaults": {"trials": 1296}})
     assert batch == pytest.approx(3 * one)
     # the issue's rollout: ~10,000 core-hours
@@ -144,7 +149,9 @@ def test_a_99999_trial_2_ply_rollout_is_refused_with_its_estimate_and_the_limit(
     assert after["core_s"]["used"] == before["core_s"]["used"] and after["jobs"] == before["jobs"]
 
 
-def test_usage_shows_what_each_submission_was_charged_analyses_included(http: httpx.Client) -> None:
+def test_usage_shows_what_each_submission_was_charged_analyses_included(
+    http: httpx.Client, module_database: str
+) -> None:
     usage = http.get("/v1/usage")
     assert usage.status_code == 200, usage.text
     before = usage.json()
@@ -159,7 +166,7 @@ def test_usage_shows_what_each_submission_was_charged_analyses_included(http: ht
     r = http.post("/v1/rollouts", json={"position": START, "trials": 36, "truncate": 2})
     assert r.status_code == 202, r.text
     rolled = http.get("/v1/usage").json()
-    expected = stores()["rollout"].estimate({"position": START, "trials": 36, "truncate": 2})
+    expected = stores(module_database)["rollout"].estimate({"position": START, "trials": 36, "truncate": 2})
     assert rolled["core_s"]["used"] - analysed["core_s"]["used"] == pytest.approx(expected, abs=1e-3)
     assert rolled["trials"]["used"] == analysed["trials"]["used"] + 36
     assert rolled["core_s"]["remaining"] == pytest.approx(

@@ -158,16 +158,19 @@ def test_a_typed_request_is_taken_as_it_is_and_a_dict_is_validated() -> None:
     assert again == request and again is not request
 
 
-def test_a_rollout_over_the_chunk_cap_names_trials_and_its_extension_more_trials(redis_server: str) -> None:
+def test_a_rollout_over_the_chunk_cap_names_trials_and_its_extension_more_trials(
+    redis_server: str, module_database: str
+) -> None:
     """The cap is the kind's (JobKind.chunk_limit); its 422 names what makes a rollout's chunks, as the
     public API always did: ``trials`` on submission, ``more_trials`` on extend; nothing is recorded."""
     import redis
 
     from services.jobs.settings import RolloutSettings
+    from services.store.jobs import JobRecords
 
     client = redis.Redis.from_url(redis_server)
     settings = RolloutSettings(redis_url=redis_server, chunk_size=36, max_chunks=2)
-    store = Rollouts(client, settings=settings)
+    store = Rollouts(client, settings=settings, records=JobRecords(module_database))
     before = set(client.keys("*"))
     with pytest.raises(InvalidJob) as e:
         store.submit({"position": START, "trials": 108})

@@ -31,6 +31,7 @@ from pulvezar.rollouts.chunks import rollout_chunked  # noqa: E402
 from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
+from services.store.jobs import JobRecords  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 CHUNK = 72
@@ -47,7 +48,7 @@ def persistent_redis(redis_binary: str, tmp_path: Path) -> Iterator[RedisProcess
 
 
 def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
-    persistent_redis: RedisProcess, tmp_path: Path
+    persistent_redis: RedisProcess, tmp_path: Path, module_database: str
 ) -> None:
     model = small_model(tmp_path / "small.pt")
     env = {
@@ -65,7 +66,9 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
 
     def job_store() -> Rollouts:
         client = redis.Redis.from_url(persistent_redis.url, decode_responses=True)
-        return Rollouts(client, app=make_app(settings), settings=settings)
+        return Rollouts(
+            client, app=make_app(settings), settings=settings, records=JobRecords(module_database)
+        )
 
     worker = Worker(env, "before", metrics_port=-1).ready()
     workers: list[Any] = [worker]

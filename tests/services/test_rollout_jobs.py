@@ -258,7 +258,10 @@ def test_deeper_and_cubeful_jobs_equal_the_library_chunk_by_chunk(
     ply_opts = {"seed": 12, "truncate": 2, "ply": 1, "variance_reduction": False}  # 21x less work
     cost = trial_seconds(ply_opts)
     quick = Rollouts(  # chunks of 24 of these trials: the grid chunk is cut into three runs
-        store.redis, app=store.app, settings=store.settings.model_copy(update={"chunk_seconds": 24 * cost})
+        store.redis,
+        app=store.app,
+        settings=store.settings.model_copy(update={"chunk_seconds": 24 * cost}),
+        records=store.records,
     )
     deep = quick.submit({"position": START, "trials": CHUNK, **ply_opts})
     assert [(c.first, c.trials) for c in chunks_of(quick, deep)] == [(0, 24), (24, 24), (48, 24)]
@@ -348,6 +351,7 @@ def test_candidates_cut_into_short_chunks_give_the_librarys_bits(
         store.redis,
         app=store.app,
         settings=store.settings.model_copy(update={"chunk_seconds": 24 * per_trial}),
+        records=store.records,
     )
     job = quick.submit({"xgid": after_31, "plays": plays, "trials": 2 * CHUNK, **opts})
     chunks = chunks_of(quick, job)

@@ -25,6 +25,7 @@ from services.common.redis_url import celery_broker, connect, parse_sentinel  # 
 from services.jobs.kinds.rollout import Rollouts  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
 from services.rollout.celery_app import make_app  # noqa: E402
+from services.store.jobs import JobRecords  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 CHUNK = 72
@@ -61,7 +62,9 @@ def sentinel(redis_binary: str, tmp_path: Path) -> Iterator[SentinelRedis]:
         group.close()
 
 
-def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRedis, tmp_path: Path) -> None:
+def test_a_job_survives_the_primarys_loss_through_sentinel(
+    sentinel: SentinelRedis, tmp_path: Path, module_database: str
+) -> None:
     model = small_model(tmp_path / "small.pt")
     env = {
         "PULVEZAR_ROLLOUT_REDIS_URL": sentinel.url,
@@ -77,7 +80,7 @@ def test_a_job_survives_the_primarys_loss_through_sentinel(sentinel: SentinelRed
     settings = RolloutSettings(redis_url=sentinel.url, chunk_size=CHUNK, lease_s=3)
     client = connect(sentinel.url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)
     assert client.ping()
-    store = Rollouts(client, app=make_app(settings), settings=settings)
+    store = Rollouts(client, app=make_app(settings), settings=settings, records=JobRecords(module_database))
     worker = Worker(env, "sentinel", metrics_port=-1).ready()
     try:
         opts = {"seed": 51, "truncate": 6}

@@ -31,7 +31,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import ConfigDict, Field
 
@@ -57,6 +57,9 @@ from services.jobs.errors import InvalidJob, JobStateError, text
 from services.jobs.kind import JobKind, JobRequest
 from services.jobs.settings import RolloutSettings
 from services.jobs.states import JobState
+
+if TYPE_CHECKING:
+    from services.store.jobs import JobRecords
 
 logger = logging.getLogger("pulvezar.services.analysis")
 
@@ -176,9 +179,10 @@ class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
         app: Any = None,
         settings: RolloutSettings | None = None,
         limits: AnalysisJobSettings | None = None,
-        records: Any = None,
+        *,
+        records: JobRecords,
     ) -> None:
-        super().__init__(redis_client, app, settings, records)
+        super().__init__(redis_client, app, settings, records=records)
         self.limits = limits or AnalysisJobSettings()
 
     # ---- keys ------------------------------------------------------------

@@ -245,7 +245,7 @@ class BookKind(JobKind[BookRequest, BookChunk, dict[str, Any], dict[str, Any]]):
         if "replies" in stages:
             return []
         if "rollout" not in stages:  # the searches are in: the rollouts of every roll's candidates
-            planner = Rollouts(self.redis, app=self.app, settings=self.settings)
+            planner = Rollouts(self.redis, app=self.app, settings=self.settings, records=self.records)
             out: list[BookChunk] = []
             for chunk, record in zip(spec["chunks"], records, strict=True):
                 roll, plays = chunk[1], [c["play"] for c in record["search"]["candidates"]]

@@ -199,11 +199,9 @@ class DailyRuns(JobKind[DailyRequest, DailyChunk, DailyRecord, DailyReportFields
 
     # ---- the platform's run -----------------------------------------------------------------------
     def daily_records(self) -> Any:
-        """The durable store's daily puzzles (required)."""
+        """The durable store's daily puzzles."""
         from services.store.archive import DailyRecords
 
-        if self.records is None:
-            raise RuntimeError("the daily puzzles need the durable store: set PULVEZAR_DATABASE_URL")
         return DailyRecords(self.records.url)
 
     def submit_daily(self, date: str, settings: DailyParams | Mapping[str, Any] | None = None) -> str | None:
@@ -224,8 +222,8 @@ class DailyRuns(JobKind[DailyRequest, DailyChunk, DailyRecord, DailyReportFields
         spec = {"id": job_id, "kind": self.name, "priority": "batch", "created": time.time(), **fields,
                 "platform": True, "owner": None, "chunks": chunks}  # fmt: skip
         try:
-            self.records.create(job_id, self.name, spec, priority="batch", chunk_list=chunks,
-                                created=spec["created"])  # fmt: skip
+            self.records.create(job_id, self.name, spec, priority="batch",
+                                chunk_list=cast("list[Any]", chunks), created=spec["created"])  # fmt: skip
         except Exception:
             if self.row(job_id) is None:
                 raise

@@ -266,15 +266,13 @@ class DeepAnalyses(JobKind[DeepRequest, DeepChunk, dict[str, Any], dict[str, Any
     def admit(self, request: DeepRequest, owner: str | None) -> None:
         if request.player is None:
             return
-        if self.records is None:
-            raise InvalidJob("player", "players need the durable store")
         from services.store.players import PlayerRecords
 
         if PlayerRecords(self.records.url).get(owner, request.player) is None:
             raise InvalidJob("player", f"no player {request.player!r} of this key")
 
     def accepted(self, request: DeepRequest, owner: str | None, job_id: str) -> None:
-        if request.player is not None and self.records is not None:
+        if request.player is not None:
             from services.store.players import PlayerRecords
 
             PlayerRecords(self.records.url).reach(owner, request.player, "deep_analysis")
