@@ -2,14 +2,16 @@
 answer, written by :func:`pulvezar.play.anki.apkg` with the gateway's board picture
 (:mod:`services.gateway.svg`: SVG, or PNG through resvg).
 
-A deck holds at most :data:`MAX_DECK` cards (:data:`MAX_PNG_DECK` with PNG pictures, whose drawing takes
-about 40 ms a card); a player with more gets a 413 problem.  The deck's and the notes' ids come from the
-player's and the cards' ids, so a new export imported into Anki updates the notes it imported before.
+A deck holds at most :data:`MAX_DECK` cards (:data:`MAX_PNG_DECK` with PNG pictures, whose drawing
+takes 40 ms a board or more; each board is drawn once an export); a player with more gets a 413 problem.
+The deck's and the notes' ids come from the player's and the cards' ids, so a new export imported into
+Anki updates the notes it imported before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
 
 #: the most cards of one deck (SVG pictures: about 9 kB a card before compression)
 MAX_DECK = 500
-#: the most cards of one deck with PNG pictures (about 40 kB and 40 ms a card)
-MAX_PNG_DECK = 100
+#: the most cards of one deck with PNG pictures (about 40 kB and 40 to 140 ms of resvg a board)
+MAX_PNG_DECK = 50
 #: ``Cards.due`` by this date is every card, earliest due first
 _EVERY_CARD = "9999-12-31"
 MEDIA_TYPE = "application/apkg"
@@ -90,7 +92,13 @@ async def export(d: Desk, players: PlayerRecords, player_id: str, kind: ImageKin
     if len(found) > cap:
         raise too_many(len(found), cap, kind)
     cards = [asdict(c) for c in found]
-    data = await asyncio.to_thread(
-        apkg, cards, player.id, lambda p: picture(p, kind), name=player.name, lang=d.lang
-    )
+    drawn: dict[str, Picture] = {}
+
+    def draw(p: Mapping[str, Any]) -> Picture:
+        key = json.dumps([p.get(k) for k in ("position_id", "match_id", "dice", "cube_value")])
+        if key not in drawn:
+            drawn[key] = picture(p, kind)
+        return drawn[key]
+
+    data = await asyncio.to_thread(apkg, cards, player.id, draw, name=player.name, lang=d.lang)
     return data, f"pulvezar-{player.name}-cards.apkg"
