@@ -260,6 +260,22 @@ def test_server_refuses_a_long_line_and_closes(server: ExternalServer) -> None:
     assert _talk(server, b"board:next\n", 1) == ["got board:next"]  # the next connection is served
 
 
+def test_server_survives_a_failing_answer() -> None:
+    def answer(line: str) -> str:
+        if line == "boom":
+            raise RuntimeError("engine failure")
+        return "ok"
+
+    srv = ExternalServer(answer, idle_timeout=5.0)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        assert _talk(srv, b"boom\nfine\n", 2) == ["Error: internal error (RuntimeError)", "ok"]
+    finally:
+        srv.shutdown()
+        t.join(5)
+
+
 def test_server_closes_an_idle_connection(server: ExternalServer) -> None:
     with socket.create_connection((server.host, server.port), timeout=10) as c:
         t0 = time.monotonic()

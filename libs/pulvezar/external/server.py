@@ -3,7 +3,8 @@
 gnubg writes each board as a line followed by a NUL byte and reads one line back.  The server reads
 at most :data:`MAX_LINE` bytes per line (NULs and surrounding white space dropped): a longer line
 is answered ``Error: ...`` and the connection closed, as is a connection idle for ``idle_timeout``
-seconds.  :meth:`ExternalServer.shutdown` (from a signal handler or another thread) ends
+seconds.  An exception of ``answer`` is answered ``Error: internal error`` and printed to standard
+error.  :meth:`ExternalServer.shutdown` (from a signal handler or another thread) ends
 :meth:`~ExternalServer.serve_forever` within :data:`POLL` seconds, closing the open connection.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import selectors
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -92,12 +94,20 @@ class ExternalServer:
                 buf += data
                 try:
                     for line in self._lines(buf):
-                        self._send(conn, self.answer(line))
+                        self._send(conn, self._answer(line))
                 except _LineTooLong:
                     self._send(conn, f"{ERROR_PREFIX}a line longer than {MAX_LINE} bytes")
                     return
                 except OSError:
                     return
+
+    def _answer(self, line: str) -> str:
+        """``answer(line)``; a failure of the engine is answered as an error, the server goes on."""
+        try:
+            return self.answer(line)
+        except Exception as e:  # one bad decision must not end the server
+            print(f"pulvezar external: {type(e).__name__}: {e}", file=sys.stderr)
+            return f"{ERROR_PREFIX}internal error ({type(e).__name__})"
 
     @staticmethod
     def _lines(buf: bytearray) -> list[str]:
