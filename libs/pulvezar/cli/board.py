@@ -1,4 +1,9 @@
-"""``pulvezar show ID`` and ``pulvezar moves ID --dice 31``: a position and its legal plays."""
+"""``pulvezar show ID`` and ``pulvezar moves ID --dice 31``: a position and its legal plays.
+
+``show`` gives the position's IDs: gnubg's Position ID and OpenGammon's OGID (which
+also carries the cube, score and dice the ID gave; the player on roll is White unless
+an OGID named the colour).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,15 @@ from pulvezar.rules.diagram import ascii_board
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    position = parse_position(args.id).position
+    arg = parse_position(args.id)
+    position = arg.position
     if args.json:
         mine, theirs = position.pips()
         print(
             json.dumps(
                 {
                     "position_id": position.position_id,
+                    "ogid": arg.ogid,
                     "mine": list(position.mine),
                     "theirs": list(position.theirs),
                     "pips": {
@@ -32,6 +39,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         print(ascii_board(position))
         print(f"Position ID: {position.position_id}")
+        print(f"OGID: {arg.ogid}")
     return 0
 
 

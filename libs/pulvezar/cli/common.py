@@ -12,6 +12,7 @@ from pulvezar.cubeful.janowski import Owner
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import InvalidIdError, PulvezarError
 from pulvezar.rules.matchid import MatchId, parse_gnubg_id
+from pulvezar.rules.ogid import OGID, looks_like_ogid, to_ogid
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.rules.xgid import XGID
@@ -28,21 +29,22 @@ __all__ = [
     "run",
 ]
 
-ID_HELP = "Position ID, PositionID:MatchID (gnubg) or XGID"
+ID_HELP = "Position ID, PositionID:MatchID (gnubg), XGID or OGID"
 
 
 @dataclass(frozen=True, slots=True)
 class PositionArg:
     """A position argument and what its ID says about the game around it.
 
-    ``position`` is seen from the player on roll.  A ``PositionID:MatchID`` or an
-    XGID also gives the cube, the score, the match length and (where rolled) the
-    dice, all from the point of view of the player on roll; a bare Position ID
-    gives a centred cube in money play.
+    ``position`` is seen from the player on roll.  A ``PositionID:MatchID``, an
+    XGID or an OGID also gives the cube, the score, the match length and (where
+    rolled) the dice, all from the point of view of the player on roll; a bare
+    Position ID gives a centred cube in money play.  ``side`` is the colour on
+    roll in an OGID (White, ``"W"``, for the other IDs, which name no colours).
     """
 
     position: Position
-    kind: str  # "position_id", "gnubg_id" or "xgid"
+    kind: str  # "position_id", "gnubg_id", "xgid" or "ogid"
     dice: tuple[int, int] | None = None
     cube_value: int = 1
     cube_owner: Owner = "centre"
@@ -51,11 +53,34 @@ class PositionArg:
     crawford: bool = False
     jacoby: bool = False
     beaver: bool = False
+    side: str = "W"
+    given_ogid: str | None = None  # an OGID argument, as the codec writes it
 
     @property
     def has_match(self) -> bool:
-        """Whether the ID carried a cube and score (a Match ID or an XGID)."""
+        """Whether the ID carried a cube and score (a Match ID, an XGID or an OGID)."""
         return self.kind != "position_id"
+
+    @property
+    def ogid(self) -> str:
+        """This state as an OGID: an OGID argument as given (in the codec's form), another ID's state
+        with the player on roll as :attr:`side` (to roll, or with the dice rolled).
+
+        >>> parse_position("4HPwATDgc/ABMA").ogid
+        '11ccccchhhjjjjj:66666888dddddoo:N0N::B:C:0:0:0:0'
+        """
+        if self.given_ogid is not None:
+            return self.given_ogid
+        return to_ogid(
+            self.position,
+            on_roll="B" if self.side == "B" else "W",
+            dice=self.dice,
+            cube_value=self.cube_value,
+            cube_owner=self.cube_owner,
+            score=self.score,
+            match_length=self.match_length,
+            crawford=self.crawford,
+        )
 
     @classmethod
     def from_match_id(cls, position: Position, m: MatchId, kind: str = "gnubg_id") -> PositionArg:
@@ -91,6 +116,26 @@ class PositionArg:
             beaver=x.beavers,
         )
 
+    @classmethod
+    def from_ogid(cls, o: OGID) -> PositionArg:
+        """The state of an OGID; a dead or unknown cube (``D``, ``?``) reads as centred."""
+        me = o.on_roll
+        owner: Owner = (
+            "centre" if o.cube_owner not in ("W", "B") else ("player" if o.cube_owner == me else "opponent")
+        )
+        return cls(
+            o.position,
+            "ogid",
+            dice=o.dice if o.state != "D" else None,
+            cube_value=o.cube_value,
+            cube_owner=owner,
+            match_length=o.match_length,
+            score=o.score if me == "W" else (o.score[1], o.score[0]),
+            crawford=o.crawford,
+            side=me,
+            given_ogid=o.encode(),
+        )
+
     def with_match_id(self, text: str) -> PositionArg:
         """This position with the cube and score of a separate gnubg Match ID (``--match-id``)."""
         try:
@@ -115,10 +160,11 @@ class PositionArg:
 
 
 def parse_position(text: str) -> PositionArg:
-    """The one parser of position arguments: a Position ID, ``PositionID:MatchID`` or an XGID.
+    """The one parser of position arguments: a Position ID, ``PositionID:MatchID``, an XGID or an OGID.
 
-    A malformed ID raises :class:`~pulvezar.errors.InvalidIdError` that names
-    the forms accepted.
+    A malformed ID raises :class:`~pulvezar.errors.InvalidIdError` (for an OGID its
+    subclass, :class:`~pulvezar.rules.ogid.InvalidOgidError` or ``IllegalOgidError``)
+    that names the forms accepted.
 
     >>> parse_position("4HPwATDgc/ABMA").position == Position.start()
     True
@@ -127,24 +173,29 @@ def parse_position(text: str) -> PositionArg:
     ('gnubg_id', 0, 'centre')
     >>> parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7:10").dice
     (5, 2)
+    >>> a = parse_position("11ccccchhhjjjjj:66666888dddddoo:W1N:52:W:R:0:0:7:3")
+    >>> a.kind, a.side, a.dice, a.cube_owner
+    ('ogid', 'B', (5, 2), 'opponent')
     """
     raw = text
     text = text.strip()
     try:
+        if looks_like_ogid(text):
+            return PositionArg.from_ogid(OGID.parse(text))
         if text.upper().startswith("XGID=") or text.count(":") >= 2:
             return PositionArg.from_xgid(XGID.parse(text))
         if ":" in text:
             position, match_id = parse_gnubg_id(text)
             return PositionArg.from_match_id(position, match_id)
         return PositionArg(Position.from_position_id(text), "position_id")
-    except InvalidIdError as e:
-        raise InvalidIdError(
+    except InvalidIdError as e:  # the same class: an OGID's InvalidOgidError or IllegalOgidError stays one
+        raise type(e)(
             f"malformed position {raw!r} (expected a {ID_HELP}): {e}", field=e.field or "id"
         ) from None
 
 
 def parse_any_id(text: str) -> Position:
-    """A position from a Position ID, ``PositionID:MatchID`` or an XGID (see :func:`parse_position`)."""
+    """A position from a Position ID, ``PositionID:MatchID``, an XGID or an OGID (:func:`parse_position`)."""
     return parse_position(text).position
 
 
