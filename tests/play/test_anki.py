@@ -166,3 +166,31 @@ def test_the_text_board_is_an_svg_of_the_diagram() -> None:
     text = "".join(root.itertext()).replace("\xa0", " ")
     assert "pips 167" in text and "dice 3-1" in text
     assert picture.name.startswith("pulvezar-") and picture.name.endswith(".svg")
+
+
+def test_anki_itself_imports_the_deck_and_a_re_export_updates_its_notes(tmp_path: Path) -> None:
+    """With Anki's own library (PyPI ``anki``, not a dependency: skipped without it): the first import adds
+    the notes, the next export's import updates them and adds only the new card."""
+    collection = pytest.importorskip("anki.collection")
+    col = collection.Collection(str(tmp_path / "collection.anki2"))
+
+    def imported(data: bytes, name: str) -> tuple[int, int]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        options = collection.ImportAnkiPackageOptions(merge_notetypes=True, with_scheduling=False)
+        log = col.import_anki_package(
+            collection.ImportAnkiPackageRequest(package_path=str(path), options=options)
+        ).log
+        return len(log.new), len(log.updated)
+
+    try:
+        assert imported(apkg([checker_card(), cube_card()], "p1", drawn, timestamp=1.0e9), "a.apkg") == (2, 0)
+        changed = checker_card(played="13/10 6/5", loss=0.051)
+        second = apkg([changed, cube_card(), checker_card("c3")], "p1", drawn, timestamp=1.1e9)
+        assert imported(second, "b.apkg") == (1, 2)
+        assert col.note_count() == 3
+        by_guid = {n.guid: n for n in map(col.get_note, col.find_notes(""))}
+        note = by_guid[note_guid("p1", "c1")]
+        assert "13/10 6/5" in note["Played"] and note.note_type()["id"] == MODEL_ID
+    finally:
+        col.close()
