@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +55,7 @@ _rpc = rpc("evaluator")
 def _evaluations(probs: Probs, rules: Rules) -> list[pb.Evaluation]:
     eq = equity(probs, rules)
     return [
-        pb.Evaluation(
-            probabilities=pb.Probabilities(
-                win=p[0], win_gammon=p[1], win_backgammon=p[2], lose_gammon=p[3], lose_backgammon=p[4]
-            ),
-            equity=e,
-        )
+        pb.Evaluation(probabilities=_probabilities(p), equity=e)
         for p, e in zip(probs.tolist(), eq.tolist(), strict=True)
     ]
 
@@ -396,23 +392,14 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         self, request: pb.TrainerRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.TrainerResponse:
         q = trainer_codec.question(request)
-
-        def answer(ev: BatchedEvaluator) -> Any:
-            return trainer.answer(q, ev)
-
-        result = await self._analyse(answer, q.ply, context)
+        result = await self._analyse(partial(trainer.answer, q), q.ply, context)
         return trainer_codec.response(result, self.model)
 
     @_rpc
     async def GameLuck(
         self, request: pb.GameLuckRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GameLuckResponse:
-        q = luck_codec.question(request)
-
-        def answer(ev: BatchedEvaluator) -> tuple[float, float]:
-            return luck.answer(q, ev)
-
-        human, bot = await self._analyse(answer, 0, context)
+        human, bot = await self._analyse(partial(luck.answer, luck_codec.question(request)), 0, context)
         return pb.GameLuckResponse(human=human, bot=bot, model=self.model)
 
 

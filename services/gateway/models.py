@@ -23,6 +23,7 @@ from services.common.schemas import (
     Strict,
 )
 from services.gateway.problems import ProblemError, invalid
+from services.jobs.kinds.evaluations import Probabilities
 from services.jobs.provenance import Engine
 
 # the shared request schemas (services.common.schemas) are re-exported for the routers
@@ -187,14 +188,6 @@ def match_state(m: MatchId) -> MatchState:
     )
 
 
-class Probabilities(BaseModel):
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-
 class Evaluation(BaseModel):
     probabilities: Probabilities
     equity: float = Field(description="cubeless, for the player on roll")
@@ -234,18 +227,8 @@ def probabilities_out(pr: epb.Probabilities) -> Probabilities:
     )
 
 
-def evaluation_out(e: object) -> Evaluation:
-    pr = e.probabilities  # type: ignore[attr-defined]
-    return Evaluation(
-        probabilities=Probabilities(
-            win=pr.win,
-            win_gammon=pr.win_gammon,
-            win_backgammon=pr.win_backgammon,
-            lose_gammon=pr.lose_gammon,
-            lose_backgammon=pr.lose_backgammon,
-        ),
-        equity=e.equity,  # type: ignore[attr-defined]
-    )
+def evaluation_out(e: epb.Evaluation) -> Evaluation:
+    return Evaluation(probabilities=probabilities_out(e.probabilities), equity=e.equity)
 
 
 def served_engine(sha256: str) -> Engine:
