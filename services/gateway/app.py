@@ -13,6 +13,7 @@ import asyncio
 import logging
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -108,17 +109,30 @@ class Metrics:
         )
 
 
-class MetricsMiddleware:
+class HttpMiddleware(ABC):
+    """An ASGI middleware of HTTP requests (:meth:`http`); other scopes (lifespan) pass through untouched."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    @abstractmethod
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
+class MetricsMiddleware(HttpMiddleware):
     """Counts and times each request by its route template, sets ``X-Request-ID`` and logs one line."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = time.perf_counter()
         status = 500
         request_id = next(
@@ -157,18 +171,15 @@ class MetricsMiddleware:
             )
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     """413 for bodies over the limit: by ``Content-Length`` at once, else while the body streams in."""
 
     def __init__(self, app: ASGIApp, limit: int, upload_limit: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.limit = limit
         self.upload_limit = upload_limit
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         upload = scope["path"].startswith(UPLOAD_PREFIXES)
         # multipart framing adds a little to the file itself
         limit = self.upload_limit + 64 * 1024 if upload else self.limit

@@ -9,21 +9,36 @@ FastAPI dependencies (``Depends(game_records)``); a test may set ``app.state.dat
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from fastapi import FastAPI, Request
 from starlette.datastructures import State
 
 from services.gateway.durable import state_url
+from services.store.cards import Cards
+from services.store.daily_attempts import DailyAttempts
+from services.store.exercises import Exercises
+from services.store.games import GameRecords
+from services.store.matches import MatchUploads
+from services.store.players import PlayerRecords
 
-if TYPE_CHECKING:
-    from services.store.cards import Cards
-    from services.store.daily_attempts import DailyAttempts
-    from services.store.exercises import Exercises
-    from services.store.games import GameRecords
-    from services.store.matches import MatchUploads
-    from services.store.players import PlayerRecords
+R = TypeVar("R")
+
+
+class _Records(Generic[R]):
+    """A store's records over the app's database: made from its URL on first use, then kept (as
+    :func:`functools.cached_property` keeps a value: in the instance's ``__dict__``)."""
+
+    def __init__(self, make: Callable[[str], R]) -> None:
+        self._make = make
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, deps: Dependencies, owner: type | None = None) -> R:
+        made = deps.__dict__[self._name] = self._make(deps.url)
+        return made
 
 
 class Dependencies:
@@ -34,41 +49,12 @@ class Dependencies:
         self._state = state
         self._own_evaluator: Any = None
 
-    @cached_property
-    def games(self) -> GameRecords:
-        from services.store.games import GameRecords
-
-        return GameRecords(self.url)
-
-    @cached_property
-    def players(self) -> PlayerRecords:
-        from services.store.players import PlayerRecords
-
-        return PlayerRecords(self.url)
-
-    @cached_property
-    def uploads(self) -> MatchUploads:
-        from services.store.matches import MatchUploads
-
-        return MatchUploads(self.url)
-
-    @cached_property
-    def cards(self) -> Cards:
-        from services.store.cards import Cards
-
-        return Cards(self.url)
-
-    @cached_property
-    def exercises(self) -> Exercises:
-        from services.store.exercises import Exercises
-
-        return Exercises(self.url)
-
-    @cached_property
-    def daily_attempts(self) -> DailyAttempts:
-        from services.store.daily_attempts import DailyAttempts
-
-        return DailyAttempts(self.url)
+    games = _Records(GameRecords)
+    players = _Records(PlayerRecords)
+    uploads = _Records(MatchUploads)
+    cards = _Records(Cards)
+    exercises = _Records(Exercises)
+    daily_attempts = _Records(DailyAttempts)
 
     @property
     def evaluator(self) -> Any:
