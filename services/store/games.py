@@ -19,7 +19,7 @@ from sqlalchemy import and_, delete, func, or_, select, update
 from pulvezar import PulvezarError
 from services.store.db import insert, rowcount, session
 from services.store.idempotent import Remembered, remember, remembered
-from services.store.models import GameEvent, GameRow, belongs
+from services.store.models import GameEvent, GameRow, belongs, one_of
 from services.store.paging import newest_first
 from services.store.players import record_events
 from services.store.quota import past_quota
@@ -216,9 +216,7 @@ class GameRecords:
         cursor: str | None = None,
     ) -> tuple[list[StoredGame], str | None]:
         """The owner's games, newest first, ``limit`` at a time; the next page's cursor or None."""
-        q = select(GameRow).where(belongs(GameRow.owner, owner))
-        if statuses is not None:
-            q = q.where(GameRow.status.in_(list(statuses)))
+        q = select(GameRow).where(belongs(GameRow.owner, owner), one_of(GameRow.status, statuses))
         return newest_first(
             self.url, q, GameRow.created_at, GameRow.id, StoredGame.of, limit=limit, cursor=cursor
         )

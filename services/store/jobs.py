@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, delete, func, select, update
 
 from services.store.db import insert, rowcount, session
-from services.store.models import FINAL, Job, JobBlob, JobChunk, belongs
+from services.store.models import FINAL, Job, JobBlob, JobChunk, belongs, one_of
 from services.store.paging import decode_cursor as decode_cursor  # re-exported: the cursors began here
 from services.store.paging import encode_cursor as encode_cursor
 from services.store.paging import newest_first
@@ -216,9 +216,12 @@ class JobRecords:
 
     def unfinished(self, kinds: Iterable[str] | None = None, limit: int = 1000) -> list[JobRow]:
         """Jobs not in a final state, oldest first."""
-        q = select(Job).where(Job.state.not_in(FINAL)).order_by(Job.created_at, Job.id).limit(limit)
-        if kinds is not None:
-            q = q.where(Job.kind.in_(list(kinds)))
+        q = (
+            select(Job)
+            .where(Job.state.not_in(FINAL), one_of(Job.kind, kinds))
+            .order_by(Job.created_at, Job.id)
+            .limit(limit)
+        )
         with session(self.url) as s:
             return [JobRow.of(j) for j in s.scalars(q).all()]
 
@@ -266,11 +269,7 @@ class JobRecords:
         cursor: str | None = None,
     ) -> tuple[list[JobRow], str | None]:
         """An owner's jobs, newest first, ``limit`` at a time; the cursor of the next page or None."""
-        q = select(Job).where(belongs(Job.owner, owner))
-        if kinds is not None:
-            q = q.where(Job.kind.in_(list(kinds)))
-        if states is not None:
-            q = q.where(Job.state.in_(list(states)))
+        q = select(Job).where(belongs(Job.owner, owner), one_of(Job.kind, kinds), one_of(Job.state, states))
         return newest_first(self.url, q, Job.created_at, Job.id, JobRow.of, limit=limit, cursor=cursor)
 
     def count(self, owner: str | None = None) -> int:

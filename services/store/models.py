@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import (
@@ -16,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     false,
+    true,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -189,6 +191,11 @@ class PlayerRow(Base):
 def belongs(column: Any, owner: str | None) -> ColumnElement[bool]:
     """The condition "the row's owner ``column`` is ``owner``" (None: the keyless owner of a local app)."""
     return column.is_(None) if owner is None else column == owner  # type: ignore[no-any-return]
+
+
+def one_of(column: Any, values: Iterable[str] | None) -> ColumnElement[bool]:
+    """The condition "the row's ``column`` is one of ``values``" (None: any value)."""
+    return true() if values is None else column.in_(list(values))
 
 
 def owned_by(owner: str | None) -> ColumnElement[bool]:
