@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from typing_extensions import TypedDict  # pydantic reads the cube of a report (Python < 3.12)
 
 from pulvezar import CubeState, Position, PulvezarError, Rules
 from pulvezar.rules.notation import parse_play
@@ -35,16 +36,17 @@ from services.jobs.kind import field_of
 
 
 class CubeSpec(TypedDict):
-    """A cubeful item's cube, as the player on roll sees it (:meth:`pulvezar.CubeState.to_dict`)."""
+    """A cubeful item's cube, as the player on roll sees it (:meth:`pulvezar.CubeState.to_dict`); the
+    reports show it as stored (:class:`~services.jobs.rollout_models.CubeSetting`)."""
 
-    value: int
-    owner: Literal["centre", "player", "opponent"]
-    match_length: int
-    score: int
-    opponent_score: int
-    crawford: bool
-    jacoby: bool
-    beaver: bool
+    value: Annotated[int, Field(description="the cube's value (a power of two)")]
+    owner: Annotated[Literal["centre", "player", "opponent"], Field(description="who owns the cube")]
+    match_length: Annotated[int, Field(description="0: money")]
+    score: Annotated[int, Field(description="the player on roll's score (a match)")]
+    opponent_score: Annotated[int, Field(description="the opponent's score (a match)")]
+    crawford: Annotated[bool, Field(description="this is the Crawford game (a match)")]
+    jacoby: Annotated[bool, Field(description="the Jacoby rule (money)")]
+    beaver: Annotated[bool, Field(description="beavers allowed (money)")]
 
 
 class CandidateSpec(TypedDict):

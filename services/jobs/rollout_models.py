@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, with_config
 
 from services.jobs.provenance import EnginesField, ProvenanceField
+from services.jobs.rollout_items import CubeSpec
 from services.jobs.states import JobState
 
 __all__ = [
@@ -48,17 +49,9 @@ class Report(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class CubeSetting(Report):
+@with_config(ConfigDict(extra="forbid"))
+class CubeSetting(CubeSpec):
     """The cube and score of a cubeful item, as the player on roll sees it (normalised)."""
-
-    value: int = Field(description="the cube's value (a power of two)")
-    owner: Literal["centre", "player", "opponent"] = Field(description="who owns the cube")
-    match_length: int = Field(description="0: money")
-    score: int = Field(description="the player on roll's score (a match)")
-    opponent_score: int = Field(description="the opponent's score (a match)")
-    crawford: bool = Field(description="this is the Crawford game (a match)")
-    jacoby: bool = Field(description="the Jacoby rule (money)")
-    beaver: bool = Field(description="beavers allowed (money)")
 
 
 class RolloutSummary(Report):
