@@ -10,7 +10,7 @@ FastAPI dependencies (``Depends(game_records)``); a test may set ``app.state.dat
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from fastapi import FastAPI, Request
 from starlette.datastructures import State
@@ -36,7 +36,13 @@ class _Records(Generic[R]):
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
-    def __get__(self, deps: Dependencies, owner: type | None = None) -> R:
+    @overload
+    def __get__(self, deps: None, owner: type) -> _Records[R]: ...
+    @overload
+    def __get__(self, deps: Dependencies, owner: type | None = None) -> R: ...
+    def __get__(self, deps: Dependencies | None, owner: type | None = None) -> R | _Records[R]:
+        if deps is None:  # on the class: the descriptor itself
+            return self
         made = deps.__dict__[self._name] = self._make(deps.url)
         return made
 
