@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,9 @@ def test_cards_without_their_answer_or_id_and_too_many_cards_are_refused(monkeyp
     # a REST card whose decision carries the answer is read as its puzzle
     rest = {"id": "c9", "decision": checker_card()["puzzle"]}
     assert apkg([rest], "p1", drawn)
+    monkeypatch.setitem(sys.modules, "genanki", None)  # the interop extra not installed
+    with pytest.raises(PulvezarError, match="pulvezar\\[interop\\]"):
+        apkg([], "p1", drawn)
 
 
 def test_the_text_board_is_an_svg_of_the_diagram() -> None:

@@ -215,7 +215,12 @@ def apkg(
     (en, de, tr) the words, ``timestamp`` the notes' modification time (now: an import updates them)."""
     if len(cards) > MAX_CARDS:
         raise PulvezarError(f"{len(cards)} cards: a deck holds at most {MAX_CARDS}", field="cards")
-    genanki: Any = importlib.import_module("genanki")  # the interop extra; untyped
+    try:
+        genanki: Any = importlib.import_module("genanki")  # the interop extra; untyped
+    except ImportError:
+        raise PulvezarError(
+            "Anki decks need genanki: pip install 'pulvezar[interop]'", field="cards"
+        ) from None
     model = genanki.Model(
         MODEL_ID, MODEL_NAME, fields=[{"name": f} for f in FIELDS],
         templates=[{"name": "Decision", "qfmt": _FRONT, "afmt": _BACK}], css=_CSS,
