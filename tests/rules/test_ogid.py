@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -335,6 +336,7 @@ class Tracker:
     """What an OGID needs beyond the model game: the codec's move id, state and cube action."""
 
     length: int
+    side: dict[int, str] = field(default_factory=lambda: dict(SIDE))  # pulvezar player -> OGID colour
     plies: list[dict[str, Any]] = field(default_factory=list)
     expected: list[tuple[str, str]] = field(default_factory=list)
     move_id: int = 0
@@ -347,7 +349,7 @@ class Tracker:
         c, owner = game.context, game.cube_owner
         return to_ogid(
             position,
-            on_roll=SIDE[p],
+            on_roll=self.side[p],
             dice=game.dice if state in ("IB", "R") else None,
             cube_value=game.cube_value,
             cube_owner="centre" if owner is None else ("player" if owner == p else "opponent"),
@@ -531,3 +533,99 @@ def test_show_gives_an_ogid_of_the_same_state(capsys: pytest.CaptureFixture[str]
         given.score,
         given.match_length,
     )
+
+
+# ---- the OGXM writer of pulvezar.formats ---------------------------------------------------------
+FILES = Path(__file__).resolve().parent.parent / "formats" / "data"
+
+
+def record_plies(record: Any, rec: Any, side: dict[int, str]) -> list[tuple[str, str]]:
+    """The OGIDs we expect before and after each roll-and-play, double, take and drop of a recorded game."""
+    from pulvezar.formats.record import apply_action
+
+    game = record.new_game(rec)
+    t = Tracker(record.length, side)
+    for a in rec.actions:
+        p = game.turn
+        if a.kind == "play":
+            before = t.ogid(game, state="IB" if t.move_id == 0 else "R")
+            apply_action(game, a)
+            t.move_id, t.state, t.action = t.move_id + 1, "C", "N"
+            t.expected.append((before, t.ogid(game, state="C", on_roll=1 - p)))
+        elif a.kind == "double":
+            before = t.ogid(game, state=t.state)
+            apply_action(game, a)
+            t.state, t.action = "D", "O"
+            t.expected.append((before, t.ogid(game, state="D")))
+        elif a.kind in ("take", "drop"):
+            before = t.ogid(game, state="D")
+            apply_action(game, a)
+            t.state, t.action = ("A", "T") if a.kind == "take" else ("G", "P")
+            t.expected.append((before, t.ogid(game, state=t.state, on_roll=p)))
+        elif a.kind != "win":
+            apply_action(game, a)
+    return t.expected
+
+
+def written(name: str) -> tuple[Any, dict[str, Any], dict[int, str]]:
+    """A test match written by :func:`pulvezar.formats.ogxm.to_ogxm_json`, read back through the codec, and
+    each player's OGID colour (the codec's: colour 1 is the OGID's White)."""
+    from pulvezar.formats.files import read_match
+    from pulvezar.formats.ogxm import to_ogxm_json
+
+    record = read_match(FILES / name)
+    back = ogxm.binary_to_json(ogxm.json_to_binary(to_ogxm_json(record)))
+    assert back.get("replay_complete") is True
+    first = next(a.player for a in record.games[0].actions if a.kind == "play")
+    colour = back["games"][0]["plies"][0]["color"]
+    side = {first: "W" if colour == 1 else "B", 1 - first: "B" if colour == 1 else "W"}
+    return record, back, side
+
+
+def codec_plies(game: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p["ogid_before"], p["ogid_after"]) for p in game["plies"] if p["action_id"] <= 23]
+
+
+POSITION_FIELDS = (0, 1, 2, 3, 4, 5, 9)  # the checkers, cube, dice, colour, state and move id
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["7point.mat", "test.mat", "charlot1-charlot2_7p_2025-11-08-2305.mat", "gnubg_roll_then_resign_1p.mat"],
+)
+def test_formats_ogxm_positions_agree_with_the_codec(name: str) -> None:
+    """Every ply of a test match written by pulvezar's OGXM writer: the codec's OGIDs are ours in every field
+    of the position and the turn, and read back as our positions."""
+    record, back, side = written(name)
+    plies = 0
+    for rec, game in zip(record.games, back["games"], strict=True):
+        ours, theirs = record_plies(record, rec, side), codec_plies(game)
+        assert len(ours) == len(theirs)
+        for mine, codec in zip(ours, theirs, strict=True):
+            for a, b in zip(mine, codec, strict=True):
+                fields_a, fields_b = a.split(":"), b.split(":")
+                assert [fields_a[i] for i in POSITION_FIELDS] == [fields_b[i] for i in POSITION_FIELDS], (
+                    a,
+                    b,
+                )
+                o, m = from_ogid(b), from_ogid(a)
+                assert (o.position, o.on_roll, o.cube_value, o.dice) == (
+                    m.position,
+                    m.on_roll,
+                    m.cube_value,
+                    m.dice,
+                )
+            plies += 1
+    assert plies >= 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="formats/ogxm.py writes player 0 as colour 0 (the codec's and the OGID's Black) but as winner 0 "
+    "(the codec credits that to White): the codec's score fields come out swapped against the plies",
+)
+@pytest.mark.parametrize("name", ["7point.mat", "test.mat", "charlot1-charlot2_7p_2025-11-08-2305.mat"])
+def test_formats_ogxm_agrees_with_the_codec_on_every_field(name: str) -> None:
+    record, back, side = written(name)
+    for rec, game in zip(record.games, back["games"], strict=True):
+        assert record_plies(record, rec, side) == codec_plies(game)
