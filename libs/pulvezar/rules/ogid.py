@@ -86,6 +86,7 @@ _OVER = {"P": GameState.DROPPED, "G": GameState.OVER, "M": GameState.OVER, "F": 
 _OVER |= {"RG": GameState.RESIGNED, "RM": GameState.RESIGNED, "FF": GameState.RESIGNED}
 _PIPS = "0123456789abcdefghijklmnop"
 _SIDE = re.compile(r"[0-9a-p]{0,15}\Z")
+_PIP_RUN = re.compile(r"[0-9a-p]*\Z")
 _CUBE = re.compile(r"([NWBD?])([0-9]{1,2})([NOTP])\Z")
 _DICE = re.compile(r"([1-6][1-6])?\Z")
 _NUM = re.compile(r"[0-9]{1,5}\Z")
@@ -371,8 +372,9 @@ def to_ogid(position: Position, /, **fields: Unpack[OgidFields]) -> str:
 
 
 def looks_like_ogid(text: object) -> bool:
-    """Whether ``text`` has an OGID's shape (``OGID=``, or its third field a cube such as ``N0N``),
-    not an XGID's or a gnubg ID's.  Cheap: it looks at the first three fields only.
+    """Whether ``text`` is meant as an OGID: ``OGID=``, or five fields or more whose first holds
+    only pips (an XGID's first field has ``-`` and capitals; a gnubg ID has one colon at most).
+    Cheap: it looks at the start of the text only.
 
     >>> looks_like_ogid("11ccccchhhjjjjj:66666888dddddoo:N0N::W")
     True
@@ -384,8 +386,8 @@ def looks_like_ogid(text: object) -> bool:
     s = text[: MAX_OGID_LENGTH + 8].strip()
     if _PREFIX.match(s):
         return True
-    parts = s.split(":", 3)
-    return len(parts) == 4 and bool(_SIDE.match(parts[0])) and bool(_CUBE.match(parts[2]))
+    parts = s.split(":", 4)
+    return len(parts) == 5 and bool(_PIP_RUN.match(parts[0]))
 
 
 # ---- fields ------------------------------------------------------------
