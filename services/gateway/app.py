@@ -46,6 +46,7 @@ from services.gateway.jobs import Jobs, JobStoreLike, store_from_url
 from services.gateway.problems import Problem
 from services.gateway.routers import (
     analyses,
+    anki,
     cards,
     cube,
     daily,
@@ -279,6 +280,7 @@ def _include_routers(app: FastAPI) -> None:
         games,
         players,
         cards,
+        anki,  # GET /v1/players/{id}/cards.apkg
         lessons,
         exercises,
         nets,  # GET /v1/models
