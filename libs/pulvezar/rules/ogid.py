@@ -41,8 +41,15 @@ dice, where it is White.
 Errors, as python-chess tells a malformed move from an illegal one:
 :class:`InvalidOgidError` for text that does not follow the grammar,
 :class:`IllegalOgidError` for a well-formed OGID of a state that cannot
-exist (a point held by both colours, 16 checkers, a score past the length).
-Both are :class:`~pulvezar.errors.InvalidIdError`.
+exist (a point held by both colours, more checkers than the last field allows,
+a score past the length).  Both are :class:`~pulvezar.errors.InvalidIdError`.
+
+In the codec's OGXM projection (``ogxm.binary_to_json``), White is a ply's
+``color`` 1 and a game's ``winner`` 0; the OGIDs it replays follow the states
+above (``IB`` before the first roll's play, ``R`` before the others, ``C``
+after a play, ``D``/``A``/``G`` around a double; ``T`` stays in the cube field
+until the next play) and mark the Crawford game ``C``, a 1-point match's game
+included.
 
 >>> o = from_ogid("11ccccchhhjjjjj:66666888dddddoo:N0N:25:W:IB:0:0:5:0")
 >>> o.on_roll, o.dice, o.match_length, o.position == Position.start()
