@@ -20,8 +20,8 @@ from services.gateway.analysis_models import REQUEST_BODY, AnalysisForm, Analysi
 from services.gateway.jobs import cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.job_lists import JobId, add_list_route
-from services.gateway.routers.params import Who
+from services.gateway.routers.job_lists import EVENTS, NOT_DONE, REMOVED, JobId, add_list_route
+from services.gateway.routers.params import Who, download
 from services.gateway.services.analyses import (
     AnalysisJobs,
     analyses,
@@ -33,7 +33,6 @@ from services.gateway.services.analyses import (
     submit_files,
 )
 from services.gateway.sse import streams
-from services.gateway.uploads import content_disposition
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
@@ -184,7 +183,7 @@ async def get_analysis(
     response_model=AnalysisJob,
     response_model_exclude_unset=True,
     summary="The final report of a finished analysis job (every game and summary)",
-    responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
+    responses=NOT_DONE,
 )
 async def get_analysis_result(job_id: JobId, who: Who, store: Store) -> AnalysisJob:
     await check(who, store, job_id)
@@ -214,18 +213,14 @@ async def get_sgf(
     spec = await store.spec(job_id)
     name = spec["matches"][match].get("filename") or f"match-{match}"
     stem = name.rsplit(".", 1)[0][:80] or f"match-{match}"
-    return Response(
-        sgf.encode("utf-8"),
-        media_type=SGF_MEDIA_TYPE,
-        headers={"Content-Disposition": content_disposition(f"{stem}-analysis.sgf")},
-    )
+    return download(sgf.encode("utf-8"), SGF_MEDIA_TYPE, f"{stem}-analysis.sgf")
 
 
 @router.get(
     "/{job_id}/events",
     response_class=StreamingResponse,
     summary="Server-sent events of an analysis job until it ends",
-    responses={200: {"content": {"text/event-stream": {}}, "description": "progress, then a final event"}},
+    responses=EVENTS,
 )
 async def analysis_events(
     job_id: JobId,
@@ -247,7 +242,7 @@ async def analysis_events(
     response_model_exclude_unset=True,
     summary="Cancel a running analysis job (200; the games already analysed are kept); "
     "remove a finished one with its results (204)",
-    responses={204: {"description": "the finished job and its results are removed"}},
+    responses=REMOVED,
 )
 async def cancel_analysis(job_id: JobId, who: Who, store: Store) -> Any:
     await check(who, store, job_id)

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from services.gateway.idempotency import IdempotencyKey, fingerprint
 from services.gateway.language import language
 from services.gateway.learner_models import CardAnswer, CardIn, CardOut, CardResult, Deck, DueCards
-from services.gateway.routers.params import Who, short_id
+from services.gateway.routers.params import Who, add_call_route, short_id
 from services.gateway.services import cards
 from services.gateway.services.analyses import analyses
 from services.gateway.services.archive import archive
@@ -41,11 +41,10 @@ def desk(request: Request, who: Who) -> cards.Desk:
 Desk = Annotated[cards.Desk, Depends(desk)]
 
 
-@router.get(
-    "/{player_id}/cards", response_model=Deck, summary="A player's deck: cards, due today, next due, learned"
-)
-async def deck(player_id: PlayerId, d: Desk) -> Deck:
-    return await cards.deck(d, player_id)
+add_call_route(
+    router, "GET", "/{player_id}/cards", cards.deck, {"d": Desk, "player_id": PlayerId}, name="deck",
+    response_model=Deck, summary="A player's deck: cards, due today, next due, learned",
+)  # fmt: skip
 
 
 @router.post(

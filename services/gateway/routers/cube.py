@@ -6,7 +6,9 @@ Equities are normalised: money per cube (a single game on the present cube = 1),
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
 
 from services.gateway.cube_models import (
     CubeDecisionRequest,
@@ -14,26 +16,22 @@ from services.gateway.cube_models import (
     ResignationRequest,
     ResignationResponse,
 )
-from services.gateway.routers.params import Up
+from services.gateway.routers.params import Settings, Up, add_post_routes
 from services.gateway.security import client
 from services.gateway.services import cube
 
 router = APIRouter(prefix="/v1", tags=["cube"], dependencies=[Depends(client)])
 
 
-@router.post(
-    "/cube-decision",
-    response_model=CubeDecisionResponse,
-    summary="No double / double-take / double-pass (Evaluator service)",
-)
-async def decide(body: CubeDecisionRequest, request: Request, up: Up) -> CubeDecisionResponse:
-    return await cube.decide(body, up, request.app.state.settings.max_hint_ply)
+def max_hint_ply(settings: Settings) -> int:
+    """The deepest search a request may ask for (``max_hint_ply``)."""
+    return settings.max_hint_ply
 
 
-@router.post(
-    "/resignation",
-    response_model=ResignationResponse,
-    summary="Accept a resignation? Should the player resign? (Evaluator service)",
-)
-async def resignation(body: ResignationRequest, request: Request, up: Up) -> ResignationResponse:
-    return await cube.resignation(body, up, request.app.state.settings.max_hint_ply)
+# the decisions, answered from the request, the upstream services and the deepest search allowed
+add_post_routes(router, {"up": Up, "max_ply": Annotated[int, Depends(max_hint_ply)]}, (
+    ("/cube-decision", "decide", CubeDecisionRequest, CubeDecisionResponse, cube.decide,
+     "No double / double-take / double-pass (Evaluator service)"),
+    ("/resignation", "resignation", ResignationRequest, ResignationResponse, cube.resignation,
+     "Accept a resignation? Should the player resign? (Evaluator service)"),
+))  # fmt: skip

@@ -40,12 +40,11 @@ from services.gateway.play_models import (
     Verification,
 )
 from services.gateway.problems import ProblemError, invalid
-from services.gateway.routers.params import Who
+from services.gateway.routers.params import Who, add_call_routes, download
 from services.gateway.services import games
 from services.gateway.services.analyses import submit_files
 from services.gateway.services.deps import dependencies
 from services.gateway.sse import Pace, sse, streams
-from services.gateway.uploads import content_disposition
 
 __all__ = ["ActionIn", "GameIn", "router"]  # the request bodies (tests read their examples)
 
@@ -182,13 +181,16 @@ async def game_events(
     return await streams(request).open(t.who.owner, f"game:{game_id}", stream)
 
 
-@router.post(
-    "/{game_id}/verify",
-    response_model=Verification,
-    summary="Check every roll of a finished game against the revealed seed",
-)
-async def verify(game_id: GameId, t: Games) -> Verification:
-    return await games.verify(t, game_id)
+#: the parameters of the routes of one game, in the order of the service's functions
+ONE_GAME = {"t": Games, "game_id": GameId}
+
+# the routes that answer with what a finished game's record shows
+add_call_routes(router, ONE_GAME, (
+    ("POST", "/{game_id}/verify", "verify", Verification, games.verify,
+     "Check every roll of a finished game against the revealed seed"),
+    ("GET", "/{game_id}/replay", "replay", Replay, games.replay,
+     "Every step of a finished match with its IDs (and where to play from)"),
+))  # fmt: skip
 
 
 _TEXT = "text/plain; charset=utf-8"
@@ -201,20 +203,7 @@ async def export(
     t: Games,
     format: Annotated[Literal["mat", "sgf", "txt"], Query(description="the file format")] = "mat",
 ) -> Response:
-    text = await games.export(t, game_id, format)
-    return Response(
-        text, media_type=_MEDIA[format],
-        headers={"Content-Disposition": content_disposition(f"{game_id}.{format}")},
-    )  # fmt: skip
-
-
-@router.get(
-    "/{game_id}/replay",
-    response_model=Replay,
-    summary="Every step of a finished match with its IDs (and where to play from)",
-)
-async def replay(game_id: GameId, t: Games) -> Replay:
-    return await games.replay(t, game_id)
+    return download(await games.export(t, game_id, format), _MEDIA[format], f"{game_id}.{format}")
 
 
 @router.get(

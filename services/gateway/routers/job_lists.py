@@ -1,28 +1,44 @@
 """The caller's jobs, from the durable store: ``GET /v1/jobs`` (every kind, or ``kind=...``) and one list
 route per kind (:func:`add_list_route`), newest first with cursor pagination; what every job route shares
-(the path's ``JobId``, the app's :class:`~services.gateway.jobs.Jobs`)."""
+(the path's ``JobId``, the app's :class:`~services.gateway.jobs.Jobs`, the answers its routes document)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import asyncio
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.gateway.jobs import Jobs
+from services.gateway.jobs import Jobs, KindJobs
 from services.gateway.models import Epoch, NextCursor
 from services.gateway.problems import ProblemError
 from services.gateway.security import Client, client
 from services.jobs.kinds import kinds
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
+Responses = dict[int | str, dict[str, Any]]
 
 JobId = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")]
+
+#: the other answer of a job's final report
+NOT_DONE: Responses = {409: {"description": "the job is not done (queued, running, failed or cancelled)"}}
+#: the other answer of ``DELETE`` of a job (a running one is cancelled: 200)
+REMOVED: Responses = {204: {"description": "the finished job and its results are removed"}}
+#: the answer of a job's server-sent events
+EVENTS: Responses = {
+    200: {"content": {"text/event-stream": {}}, "description": "progress, then a final event"}
+}
 
 
 def jobs(request: Request) -> Jobs:
     """The app's job stores (built in ``create_app``)."""
     return request.app.state.jobs  # type: ignore[no-any-return]
+
+
+async def check_owner(who: Client, store: KindJobs, job_id: str) -> None:
+    """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
+    await asyncio.to_thread(who.check, job_id, store.owner_lookup())
 
 
 class JobSummary(BaseModel):

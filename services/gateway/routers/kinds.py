@@ -11,8 +11,7 @@ No ``from __future__ import annotations`` here: the routes' types are the kind's
 each route is made.
 """
 
-import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import APIRouter, Depends, Request
@@ -23,9 +22,8 @@ from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.models import Epoch
 from services.gateway.problems import ProblemError
-from services.gateway.routers.job_lists import JobId, add_list_route
+from services.gateway.routers.job_lists import NOT_DONE, REMOVED, JobId, add_list_route, check_owner
 from services.gateway.routers.params import Who
-from services.gateway.security import Client
 from services.gateway.sse import Pace, job_events, streams
 from services.jobs.kinds import kinds
 from services.jobs.provenance import Engine
@@ -33,6 +31,7 @@ from services.jobs.states import ENDED, JobState
 
 router = APIRouter(prefix="/v1")
 R = TypeVar("R", bound=BaseModel)
+E = TypeVar("E", bound=Callable[..., Any])
 
 
 class KindJob(BaseModel, Generic[R]):
@@ -66,7 +65,7 @@ class KindJob(BaseModel, Generic[R]):
 
 
 class _Mount:
-    """What the routes of one kind share: its paths, its response model, its store and the owner check."""
+    """What the routes of one kind share: its paths, its response model and its store."""
 
     def __init__(self, kind: Any) -> None:
         self.kind = kind
@@ -80,9 +79,12 @@ class _Mount:
     def job(self, job_id: str, status: dict[str, Any]) -> BaseModel:
         return self.model.model_validate({**status, "href": f"/v1/{self.kind.route}/{job_id}"})
 
-    @staticmethod
-    async def check(who: Client, jobs_of_kind: KindJobs, job_id: str) -> None:
-        await asyncio.to_thread(who.check, job_id, jobs_of_kind.owner_lookup())
+    def job_route(self, method: str, below: str, summary: str, **more: Any) -> Callable[[E], E]:
+        """A route of one job (``{base}/{job_id}{below}``) that answers with the job."""
+        path = f"{self.base}/{{job_id}}{below}"
+        return router.api_route(
+            path, methods=[method], response_model=self.model, tags=self.tags, summary=summary, **more
+        )
 
 
 def add_routes(kind: Any) -> None:
@@ -123,21 +125,14 @@ def _submit_route(m: _Mount) -> None:
 def _read_routes(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
 
-    @router.get(
-        f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
-        summary=f"A {m.noun} job: state, progress, ETA and the report so far",
-    )  # fmt: skip
+    @m.job_route("GET", "", f"A {m.noun} job: state, progress, ETA and the report so far")
     async def get(job_id: JobId, who: Who, s: Store) -> Any:
-        await m.check(who, s, job_id)
+        await check_owner(who, s, job_id)
         return m.job(job_id, await s.status(job_id))
 
-    @router.get(
-        f"{m.base}/{{job_id}}/result", response_model=m.model, tags=m.tags,
-        summary=f"The final report of a finished {m.noun} job",
-        responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
-    )  # fmt: skip
+    @m.job_route("GET", "/result", f"The final report of a finished {m.noun} job", responses=NOT_DONE)
     async def result(job_id: JobId, who: Who, s: Store) -> Any:
-        await m.check(who, s, job_id)
+        await check_owner(who, s, job_id)
         report = await s.result(job_id)
         if report is None:
             raise not_done(job_id, (await s.status(job_id))["state"])
@@ -153,7 +148,7 @@ def _events_route(m: _Mount) -> None:
         responses={200: {"content": {"text/event-stream": {}}, "description": "progress, then the end"}},
     )  # fmt: skip
     async def events(job_id: JobId, request: Request, who: Who, s: Store) -> StreamingResponse:
-        await m.check(who, s, job_id)
+        await check_owner(who, s, job_id)
         first = await s.status(job_id)  # 404 before the stream starts
         settings = request.app.state.settings
 
@@ -172,13 +167,14 @@ def _events_route(m: _Mount) -> None:
 def _cancel_route(m: _Mount) -> None:
     Store = Annotated[KindJobs, Depends(m.store)]
 
-    @router.delete(
-        f"{m.base}/{{job_id}}", response_model=m.model, tags=m.tags,
-        summary=f"Cancel a running {m.noun} job (200, its status); remove a finished one (204)",
-        responses={204: {"description": "the finished job and its results are removed"}},
-    )  # fmt: skip
+    @m.job_route(
+        "DELETE",
+        "",
+        f"Cancel a running {m.noun} job (200, its status); remove a finished one (204)",
+        responses=REMOVED,
+    )
     async def cancel(job_id: JobId, who: Who, s: Store) -> Any:
-        await m.check(who, s, job_id)
+        await check_owner(who, s, job_id)
 
         async def state() -> str:
             return str((await s.status(job_id))["state"])

@@ -19,10 +19,11 @@ from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Respon
 from services.gateway.links import links
 from services.gateway.match_models import Format, MatchOut, UploadList
 from services.gateway.problems import ProblemError
+from services.gateway.routers.params import add_call_routes, download
 from services.gateway.security import Client, client
 from services.gateway.services import matches
 from services.gateway.services.deps import dependencies
-from services.gateway.uploads import content_disposition, parse_pool
+from services.gateway.uploads import parse_pool
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"], dependencies=[Depends(client)])
 Who = Annotated[Client, Depends(client)]
@@ -82,11 +83,6 @@ async def list_matches(
     return await matches.listed(s, limit, cursor)
 
 
-@router.get("/{match_id}", response_model=MatchOut, summary="An uploaded match, as its upload answered")
-async def get_match(match_id: UploadId, s: Shelf) -> MatchOut:
-    return await matches.get(s, match_id)
-
-
 @router.get(
     "/{match_id}/file",
     summary="The uploaded file's bytes",
@@ -95,14 +91,12 @@ async def get_match(match_id: UploadId, s: Shelf) -> MatchOut:
 )
 async def match_file(match_id: UploadId, s: Shelf) -> Response:
     row, data = await matches.stored_file(s, match_id)
-    return Response(
-        data,
-        media_type=_MEDIA.get(row.format, "text/plain; charset=utf-8"),
-        headers={"Content-Disposition": content_disposition(row.filename or f"{row.id}.{row.format}")},
-    )
+    media_type = _MEDIA.get(row.format, "text/plain; charset=utf-8")
+    return download(data, media_type, row.filename or f"{row.id}.{row.format}")
 
 
-@router.delete("/{match_id}", status_code=204, response_class=Response, summary="Delete an uploaded match")
-async def delete_match(match_id: UploadId, s: Shelf) -> Response:
-    await matches.delete(s, match_id)
-    return Response(status_code=204)
+# the upload, as its upload answered, and its removal
+add_call_routes(router, {"s": Shelf, "match_id": UploadId}, (
+    ("GET", "/{match_id}", "get_match", MatchOut, matches.get, "An uploaded match, as its upload answered"),
+    ("DELETE", "/{match_id}", "delete_match", None, matches.delete, "Delete an uploaded match"),
+))  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from services.gateway.idempotency import IdempotencyKey, fingerprint
 from services.gateway.language import language
@@ -26,7 +26,7 @@ from services.gateway.learner_models import (
     WeeklyPlan,
     YourOpenings,
 )
-from services.gateway.routers.params import Who, short_id
+from services.gateway.routers.params import Who, add_call_routes, short_id
 from services.gateway.services import players
 from services.gateway.services.deps import dependencies, evaluator
 
@@ -61,43 +61,28 @@ async def list_players(
     return await players.listed(r, limit, cursor)
 
 
-@router.get("/{player_id}", response_model=Player, summary="A player")
-async def get_player(player_id: PlayerId, r: Players) -> Player:
-    return await players.get(r, player_id)
+#: the parameters of the routes of one player, in the order of the service's functions
+ONE_PLAYER = {"r": Players, "player_id": PlayerId}
+
+# the player, and the routes that answer with one of its records
+add_call_routes(router, ONE_PLAYER, (
+    ("GET", "/{player_id}", "get_player", Player, players.get, "A player"),
+    ("DELETE", "/{player_id}", "delete_player", None, players.delete,
+     "Delete a player and everything recorded for it (its games)"),
+    ("GET", "/{player_id}/statistics", "statistics", Statistics, players.statistics,
+     "A player's statistics: games, matches, streaks, levels, dice, rating, daily, PR trend, mistakes"),
+    ("POST", "/{player_id}/statistics/reset", "reset_statistics", Statistics, players.reset_statistics,
+     "Start a player's statistics again (the games stay)"),
+    ("GET", "/{player_id}/plan", "weekly_plan", WeeklyPlan, players.plan,
+     "A player's plan of this week: the two areas where it loses most, with their tasks"),
+    ("GET", "/{player_id}/achievements", "player_achievements", Achievements, players.achievements,
+     "A player's twenty achievements, reached (with when) or not"),
+))  # fmt: skip
 
 
 @router.patch("/{player_id}", response_model=Player, summary="Rename a player")
 async def rename_player(player_id: PlayerId, body: PlayerIn, r: Players) -> Player:
     return await players.rename(r, player_id, body.name)
-
-
-@router.delete(
-    "/{player_id}",
-    status_code=204,
-    response_class=Response,
-    summary="Delete a player and everything recorded for it (its games)",
-)
-async def delete_player(player_id: PlayerId, r: Players) -> Response:
-    await players.delete(r, player_id)
-    return Response(status_code=204)
-
-
-@router.get(
-    "/{player_id}/statistics",
-    response_model=Statistics,
-    summary="A player's statistics: games, matches, streaks, levels, dice, rating, daily, PR trend, mistakes",
-)
-async def statistics(player_id: PlayerId, r: Players) -> Statistics:
-    return await players.statistics(r, player_id)
-
-
-@router.post(
-    "/{player_id}/statistics/reset",
-    response_model=Statistics,
-    summary="Start a player's statistics again (the games stay)",
-)
-async def reset_statistics(player_id: PlayerId, r: Players) -> Statistics:
-    return await players.statistics(r, player_id, reset=True)
 
 
 @router.get(
@@ -112,24 +97,6 @@ async def player_matches(
     cursor: Annotated[str | None, Query(max_length=200, description="the last page's next_cursor")] = None,
 ) -> Archive:
     return await players.archive(r, player_id, limit, cursor)
-
-
-@router.get(
-    "/{player_id}/plan",
-    response_model=WeeklyPlan,
-    summary="A player's plan of this week: the two areas where it loses most, with their tasks",
-)
-async def weekly_plan(player_id: PlayerId, r: Players) -> WeeklyPlan:
-    return await players.plan(r, player_id)
-
-
-@router.get(
-    "/{player_id}/achievements",
-    response_model=Achievements,
-    summary="A player's twenty achievements, reached (with when) or not",
-)
-async def player_achievements(player_id: PlayerId, r: Players) -> Achievements:
-    return await players.achievements(r, player_id)
 
 
 @router.get(

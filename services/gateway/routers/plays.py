@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 
 from services.gateway.plays_models import (
     ApplyRequest,
@@ -17,7 +17,7 @@ from services.gateway.plays_models import (
     PlaysRequest,
     PlaysResponse,
 )
-from services.gateway.routers.params import Up
+from services.gateway.routers.params import Settings, Up, add_post_routes
 from services.gateway.security import client
 from services.gateway.services import plays
 from services.gateway.services.deps import evaluator
@@ -25,18 +25,15 @@ from services.gateway.services.deps import evaluator
 router = APIRouter(prefix="/v1", tags=["plays"], dependencies=[Depends(client)])
 
 
-@router.post(
-    "/legal-plays", response_model=PlaysResponse, summary="Every legal play of a roll (Rules service)"
-)
-async def legal_plays(body: PlaysRequest, up: Up) -> PlaysResponse:
-    return await plays.legal_plays(body, up)
-
-
-@router.post(
-    "/apply-play", response_model=ApplyResponse, summary="Play a move given in notation (Rules service)"
-)
-async def apply_play(body: ApplyRequest, up: Up) -> ApplyResponse:
-    return await plays.apply_play(body, up)
+# the Rules service's answers, and the Evaluator's best play
+add_post_routes(router, {"up": Up}, (
+    ("/legal-plays", "legal_plays", PlaysRequest, PlaysResponse, plays.legal_plays,
+     "Every legal play of a roll (Rules service)"),
+    ("/apply-play", "apply_play", ApplyRequest, ApplyResponse, plays.apply_play,
+     "Play a move given in notation (Rules service)"),
+    ("/best-play", "best_play", PlaysRequest, BestPlayResponse, plays.best_play,
+     "The 0-ply best play of a roll (Evaluator service)"),
+))  # fmt: skip
 
 
 @router.post(
@@ -44,21 +41,14 @@ async def apply_play(body: ApplyRequest, up: Up) -> ApplyResponse:
     response_model=EvaluateResponse,
     summary="0-ply probabilities and cubeless equity (Evaluator service)",
 )
-async def evaluate(body: EvaluateRequest, request: Request, up: Up) -> EvaluateResponse:
-    return await plays.evaluate(body, up, request.app.state.settings.max_positions)
-
-
-@router.post(
-    "/best-play", response_model=BestPlayResponse, summary="The 0-ply best play of a roll (Evaluator service)"
-)
-async def best_play(body: PlaysRequest, up: Up) -> BestPlayResponse:
-    return await plays.best_play(body, up)
+async def evaluate(body: EvaluateRequest, up: Up, settings: Settings) -> EvaluateResponse:
+    return await plays.evaluate(body, up, settings.max_positions)
 
 
 @router.post(
     "/hint", response_model=HintResponse, summary="Candidate plays ranked by a ply search (Evaluator service)"
 )
 async def hint(
-    body: HintRequest, request: Request, up: Up, ev: Annotated[Any, Depends(evaluator)]
+    body: HintRequest, settings: Settings, up: Up, ev: Annotated[Any, Depends(evaluator)]
 ) -> HintResponse:
-    return await plays.hint(body, request.app.state.settings, up, ev)
+    return await plays.hint(body, settings, up, ev)

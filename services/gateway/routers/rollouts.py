@@ -13,7 +13,6 @@ No ``from __future__ import annotations`` here: each kind's routes depend on its
 in :func:`_routes`), read when each route is made.
 """
 
-import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -23,7 +22,15 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from services.common.schemas import Extend
 from services.gateway.jobs import Jobs, KindJobs, cancel_or_remove, not_done
 from services.gateway.links import links
-from services.gateway.routers.job_lists import JobId, add_list_route, jobs
+from services.gateway.routers.job_lists import (
+    EVENTS,
+    NOT_DONE,
+    REMOVED,
+    JobId,
+    add_list_route,
+    check_owner,
+    jobs,
+)
 from services.gateway.security import Client, client
 from services.gateway.services import rollouts
 from services.gateway.services.rollouts import Job
@@ -72,11 +79,6 @@ def _submit_route(kind: Literal["rollout", "batch"], base: str, what: str) -> No
     )(submit)
 
 
-async def check(who: Client, store: KindJobs, job_id: str) -> None:
-    """404 unless the caller's key owns the job (in Redis, this process or the durable store)."""
-    await asyncio.to_thread(who.check, job_id, store.owner_lookup())
-
-
 def _of_kind(kind: Literal["rollout", "batch"]) -> Callable[[Request], KindJobs]:
     """The dependency that gives the routes of ``kind`` its jobs."""
 
@@ -100,19 +102,19 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
 
     @_job_route("GET", f"/{base}/{{job_id}}", f"A {kind} job: state, trials, progress, ETA, partial results")
     async def get_job(job_id: JobId, who: Who, store: Store) -> Job:
-        await check(who, store, job_id)
+        await check_owner(who, store, job_id)
         return rollouts.job(kind, job_id, await store.status(job_id))
 
     @_job_route(
         "GET",
         f"/{base}/{{job_id}}/result",
         f"The final report of a finished {kind} job (what the events' done event carries)",
-        responses={409: {"description": "the job is not done (queued, running, failed or cancelled)"}},
+        responses=NOT_DONE,
     )
     async def get_result(job_id: JobId, who: Who, store: Store) -> Job:
         """As the status, with each result's halves, per-probability errors and, for candidate plays,
         each one's difference to the best with its noise and whether it is playable."""
-        await check(who, store, job_id)
+        await check_owner(who, store, job_id)
         report = await store.result(job_id)
         if report is None:
             raise not_done(job_id, str((await store.status(job_id)).get("state", JobState.QUEUED)))
@@ -122,12 +124,10 @@ def _routes(kind: Literal["rollout", "batch"], base: str) -> None:
         f"/{base}/{{job_id}}/events",
         response_class=StreamingResponse,
         summary=f"Server-sent events of a {kind} job until it ends",
-        responses={
-            200: {"content": {"text/event-stream": {}}, "description": "progress, then a final event"}
-        },
+        responses=EVENTS,
     )
     async def job_events(job_id: JobId, request: Request, who: Who, store: Store) -> StreamingResponse:
-        await check(who, store, job_id)
+        await check_owner(who, store, job_id)
         first = await store.status(job_id)  # 404 before the stream starts
         keepalive = request.app.state.settings.sse_keepalive_s
         return await streams(request).open(
@@ -144,10 +144,10 @@ def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
         "DELETE",
         f"/{base}/{{job_id}}",
         f"Cancel a running {kind} job (200, its status); remove a finished one's results (204)",
-        responses={204: {"description": "the finished job and its results are removed"}},
+        responses=REMOVED,
     )
     async def cancel_job(job_id: JobId, who: Who, store: Store) -> Any:
-        await check(who, store, job_id)
+        await check_owner(who, store, job_id)
         await store.status(job_id)  # 404 first
 
         async def state() -> str:
@@ -162,7 +162,7 @@ def _write_routes(kind: Literal["rollout", "batch"], base: str) -> None:
 
     @_job_route("POST", f"/{base}/{{job_id}}/extend", f"Add trials to a {kind} job", status_code=202)
     async def extend_job(job_id: JobId, body: Extend, request: Request, who: Who, store: Store) -> Job:
-        await check(who, store, job_id)
+        await check_owner(who, store, job_id)
         return await rollouts.extend(kind, job_id, body, who, store)
 
 

@@ -25,7 +25,7 @@ from services.gateway.daily_models import (
     SimilarRequest,
     SimilarResponse,
 )
-from services.gateway.routers.params import Who
+from services.gateway.routers.params import Who, add_call_route, add_call_routes
 from services.gateway.security import client
 from services.gateway.services import similar as archives
 from services.gateway.services.archive import archive
@@ -103,28 +103,17 @@ async def list_positions(
     return await archives.listed(store, q, rules, limit, cursor)
 
 
-@library_router.patch(
-    "/positions/{entry_id}",
-    response_model=ArchiveEntryOut,
+#: the parameters of the routes of one saved position, in the order of the service's functions
+ONE_ENTRY = {"store": Mine, "entry_id": EntryId}
+
+add_call_route(
+    library_router, "PATCH", "/positions/{entry_id}", archives.change, {**ONE_ENTRY, "body": LibraryChange},
+    name="change_position", response_model=ArchiveEntryOut,
     summary="Rename a saved position, or change its tags or note",
-)
-async def change_position(entry_id: EntryId, body: LibraryChange, store: Mine) -> ArchiveEntryOut:
-    return await archives.change(store, entry_id, body)
-
-
-@library_router.get(
-    "/positions/{entry_id}", response_model=ArchiveEntryOut, summary="One saved library position"
-)
-async def get_position(entry_id: EntryId, store: Mine) -> ArchiveEntryOut:
-    return await archives.get(store, entry_id)
-
-
-@library_router.delete(
-    "/positions/{entry_id}",
-    status_code=204,
-    response_class=Response,
-    summary="Delete a saved library position",
-)
-async def delete_position(entry_id: EntryId, store: Mine) -> Response:
-    await archives.delete(store, entry_id)
-    return Response(status_code=204)
+)  # fmt: skip
+add_call_routes(library_router, ONE_ENTRY, (
+    ("GET", "/positions/{entry_id}", "get_position", ArchiveEntryOut, archives.get,
+     "One saved library position"),
+    ("DELETE", "/positions/{entry_id}", "delete_position", None, archives.delete,
+     "Delete a saved library position"),
+))  # fmt: skip

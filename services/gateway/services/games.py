@@ -38,6 +38,7 @@ from services.gateway.play_models import (
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
+from services.gateway.services.paging import page
 
 if TYPE_CHECKING:
     from pulvezar.play import PlaySession
@@ -399,10 +400,7 @@ async def replay(t: Table, game_id: str) -> Replay:
 
 async def listed(t: Table, statuses: Sequence[str] | None, limit: int, cursor: str | None) -> GameList:
     """The caller's games, newest first."""
-    try:
-        rows, nxt = await store_call(t.games.list, t.who.owner, statuses=statuses, limit=limit, cursor=cursor)
-    except ValueError as e:
-        raise invalid("cursor", str(e)) from None
+    rows, nxt = await page(t.games.list, t.who.owner, statuses=statuses, limit=limit, cursor=cursor)
     return GameList(
         games=[
             GameSummary(

@@ -14,6 +14,7 @@ from services.common.sandbox import ParsePool
 from services.gateway.durable import store_call
 from services.gateway.match_models import ActionOut, DecisionOut, GameOut, MatchOut, UploadList, UploadSummary
 from services.gateway.problems import ProblemError, invalid
+from services.gateway.services.paging import page
 from services.gateway.uploads import parse_in
 
 if TYPE_CHECKING:
@@ -173,10 +174,7 @@ def _missing(uid: str) -> ProblemError:
 
 
 async def listed(s: Shelf, limit: int, cursor: str | None) -> UploadList:
-    try:
-        rows, nxt = await store_call(s.uploads.list, s.owner, limit=limit, cursor=cursor)
-    except ValueError as e:
-        raise invalid("cursor", str(e)) from None
+    rows, nxt = await page(s.uploads.list, s.owner, limit=limit, cursor=cursor)
     return UploadList(matches=[_listed(r) for r in rows], next_cursor=nxt)
 
 

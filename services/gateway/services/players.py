@@ -28,8 +28,9 @@ from services.gateway.learner_models import (
     WeeklyPlan,
     YourOpenings,
 )
-from services.gateway.problems import ProblemError, invalid
+from services.gateway.problems import ProblemError
 from services.gateway.security import Client
+from services.gateway.services.paging import page
 
 if TYPE_CHECKING:
     from services.store.player_matches import PlayerMatches
@@ -99,10 +100,7 @@ def replay_href(replay: JSONResponse) -> str:
 
 
 async def listed(r: Roster, limit: int, cursor: str | None) -> PlayerList:
-    try:
-        rows, nxt = await store_call(r.players.list, r.owner, limit=limit, cursor=cursor)
-    except ValueError as e:
-        raise invalid("cursor", str(e)) from None
+    rows, nxt = await page(r.players.list, r.owner, limit=limit, cursor=cursor)
     return PlayerList(players=[player_out(p) for p in rows], next_cursor=nxt)
 
 
@@ -140,6 +138,11 @@ async def statistics(r: Roster, player_id: str, reset: bool = False) -> Statisti
     return _statistics(counters, r.lang, recent[0] if recent else [])
 
 
+async def reset_statistics(r: Roster, player_id: str) -> Statistics:
+    """A player's statistics started again (its games and archive stay)."""
+    return await statistics(r, player_id, reset=True)
+
+
 def _statistics(counters: dict[str, Any], lang: str, recent: list[Any]) -> Statistics:
     from pulvezar.play.progress import frequent_mistakes, pr_trend
     from pulvezar.play.statistics import report
@@ -163,10 +166,7 @@ def played(m: Any) -> PlayedMatch:
 
 
 async def archive(r: Roster, player_id: str, limit: int, cursor: str | None) -> Archive:
-    try:
-        found = await store_call(r.matches.list, r.owner, player_id, limit=limit, cursor=cursor)
-    except ValueError as e:
-        raise invalid("cursor", str(e)) from None
+    found = await page(r.matches.list, r.owner, player_id, limit=limit, cursor=cursor)
     if found is None:
         raise not_found(player_id)
     rows, nxt = found
