@@ -1,6 +1,7 @@
 """``evaluate_boards`` through the Evaluator service: the one client of its ``EvaluatePacked`` RPC (the
 rollout workers) and its ``BotDecision``, ``Trainer``, ``GameLuck`` and ``Hint`` RPCs (the gateway's bots,
-trainer, result cards and a player's openings: one call per decision, docs/adr/0019)."""
+trainer, result cards and a player's openings: one call per decision, docs/adr/0019): it is the library's
+:class:`~pulvezar.play.provider.DecisionProvider`."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pulvezar.eval.evaluator import Boards, Probs, terminal
+from pulvezar.play.provider import DecisionProvider, Ranked
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 
-#: a ranked play: the position after it, its cubeless equity, the ply it was valued at
-Ranked = tuple[str, float, int]
+__all__ = ["GrpcEvaluator", "Ranked"]
 
 if TYPE_CHECKING:
     from pulvezar.play.bot import BotPlayer, Decision, Question
@@ -149,3 +150,7 @@ class GrpcEvaluator:
 
     def close(self) -> None:
         self.channel.close()
+
+
+if TYPE_CHECKING:  # mypy checks that the client is the library's DecisionProvider
+    _provider: type[DecisionProvider] = GrpcEvaluator

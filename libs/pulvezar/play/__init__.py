@@ -17,6 +17,7 @@ from pulvezar.play.errors import (
     SessionError,
     SessionFinishedError,
 )
+from pulvezar.play.provider import DecisionProvider
 from pulvezar.play.session import ACTIONS, BOT, HUMAN, PlaySession
 from pulvezar.play.settings import BotSettings, ClockSettings, GameSettings
 
@@ -27,6 +28,7 @@ __all__ = [
     "ActionNotAvailableError",
     "BotSettings",
     "ClockSettings",
+    "DecisionProvider",
     "GameSettings",
     "IllegalMoveError",
     "InvalidActionError",

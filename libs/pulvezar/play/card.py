@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulvezar.eval.evaluator import Evaluator
+from pulvezar.play.provider import DecisionProvider
 
 HUMAN = 0
 
@@ -43,12 +44,12 @@ _TEXT: dict[str, dict[str, str]] = {
 def game_luck(session: Any, index: int, evaluator: Evaluator) -> tuple[float, float]:
     """Each side's luck (human, bot) over the rolls of game ``index`` (0-based) of ``session``, in
     equity per cube at 0 ply: the game's rolls as one :class:`~pulvezar.play.luck.LuckQuestion`, answered
-    by an evaluator that offers ``luck()`` (the Evaluator service: one call, docs/adr/0019) or here."""
+    by a :class:`~pulvezar.play.provider.DecisionProvider` (the Evaluator service: one call, docs/adr/0019)
+    or here."""
     from pulvezar.play import luck
 
     q = luck.question(session, index)
-    ask = getattr(evaluator, "luck", None)
-    return ask()(q) if callable(ask) else luck.answer(q, evaluator)
+    return evaluator.luck()(q) if isinstance(evaluator, DecisionProvider) else luck.answer(q, evaluator)
 
 
 def _num(x: float, lang: str) -> str:

@@ -44,6 +44,7 @@ from pulvezar.play.errors import (
     InvalidActionError,
     SessionFinishedError,
 )
+from pulvezar.play.provider import DecisionProvider
 from pulvezar.play.settings import GameSettings
 from pulvezar.play.start import Start
 from pulvezar.play.trainer import TrainerAsk, TrainerQuestion, answer
@@ -78,8 +79,9 @@ class PlaySession:
 
     ``seed``: the 32-byte dice seed of server dice (bytes or hex; drawn from the
     operating system when omitted; not allowed with client dice).
-    ``evaluator``: anything with ``evaluate_boards`` (default: the shipped net); one with
-    ``bot(settings, seed, prune)`` makes the bot (a :class:`BotPlayer` whose decisions it runs elsewhere).
+    ``evaluator``: anything with ``evaluate_boards`` (default: the shipped net); a
+    :class:`~pulvezar.play.provider.DecisionProvider` answers the bot's decisions and the trainer's
+    searches itself (one call each).
     ``bot_seed``: the seed of the bot's deterministic noise (default: from the
     dice seed, or random with client dice).  ``trainer_ply``: the depth of the
     trainer's verdicts (2: the master engine, as the app); ``prune``: the trainer's and the bot's
@@ -130,16 +132,15 @@ class PlaySession:
             source = bytes.fromhex(self._dice.reveal()) if self._dice else os.urandom(8)
             bot_seed = int.from_bytes(source[-4:], "big") if self._dice else int.from_bytes(source[:4], "big")
         self.bot_seed = int(bot_seed)
-        trainer = getattr(evaluator, "trainer", None)  # an evaluator that answers the trainer's searches
-        self._trainer: Callable[[TrainerQuestion], Any] = (
-            trainer() if callable(trainer) else lambda q: answer(q, evaluator)
-        )
-        provider = getattr(evaluator, "bot", None)  # an evaluator that runs the bot's decisions itself
-        self.bot: BotPlayer = (
-            provider(settings.bot, self.bot_seed, prune)
-            if callable(provider)
-            else BotPlayer(settings.bot, evaluator, self.bot_seed, prune)
-        )
+        # an evaluator that answers the trainer's searches and the bot's decisions itself, else here
+        self._trainer: Callable[[TrainerQuestion], Any]
+        self.bot: BotPlayer
+        if isinstance(evaluator, DecisionProvider):
+            self._trainer = evaluator.trainer()
+            self.bot = evaluator.bot(settings.bot, self.bot_seed, prune)
+        else:
+            self._trainer = lambda q: answer(q, evaluator)
+            self.bot = BotPlayer(settings.bot, evaluator, self.bot_seed, prune)
         self.start = start
         self.match = Match(settings.match_length, settings.rules, settings.money)
         self.log: list[dict[str, Any]] = []
