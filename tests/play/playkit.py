@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -71,9 +72,12 @@ def check_state(s: PlaySession) -> dict[str, Any]:
     return st
 
 
-def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    acts = st["actions"]
-    name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
+def random_action(
+    st: dict[str, Any], rng: random.Random, weights: Mapping[str, float] = WEIGHTS
+) -> dict[str, Any]:
+    """A random legal action of state ``st``, drawn by ``weights`` (an action of weight 0 never is)."""
+    acts = [a for a in st["actions"] if weights.get(a)]
+    name = rng.choices(acts, weights=[weights[a] for a in acts])[0]
     action: dict[str, Any] = {"action": name}
     if name == "roll" and st["dice_mode"] == "client":
         action["dice"] = [rng.randint(1, 6), rng.randint(1, 6)]

@@ -4,15 +4,20 @@ docs/adr/0019): the same decisions as the library's bot in process, and hostile 
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
 import pytest
 
+sys.path.append(str(Path(__file__).resolve().parents[1] / "play"))  # playkit: the play tests' random driver
+from playkit import random_action
+
 from pulvezar import Position, Rules
 from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import NetEvaluator
-from pulvezar.play import GameSettings, PlaySession
+from pulvezar.play import DecisionProvider, GameSettings, PlaySession
 from pulvezar.play.bot import BotPlayer, Decision, Question
 from pulvezar.play.settings import BotSettings
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as pb
@@ -27,39 +32,36 @@ WEIGHTS = {
     "roll": 10.0, "play": 10.0, "double": 1.5, "take": 3.0, "pass": 1.0, "beaver": 1.5, "raccoon": 1.5,
     "resign": 0.15, "accept": 1.0, "reject": 1.0, "end": 0.0,
 }  # fmt: skip
-# (settings, steps): every level (adaptive by Elo and by PR too), every style, money with every option,
-# matches, Tavla; the master level's 2-ply searches in a short game
+# (settings, kinds, steps): every level (adaptive by Elo and by PR too), every style, money with every
+# option, matches, Tavla; the master level's 2-ply searches in a short game.  A game stops once the bot
+# was asked each of its kinds of question (``Question.ask``), at most after ``steps`` actions.
 EASY = {"level": "easy"}
-GAMES: list[tuple[dict[str, Any], int]] = [
-    ({"match_length": 0, "money": {"jacoby": True, "beaver": True, "raccoon": True}, "bot": EASY}, 400),
-    ({"match_length": 3, "bot": {"level": "medium", "style": "aggressive"}}, 400),
-    ({"match_length": 0, "money": {"beaver": True}, "bot": {"level": "hard", "style": "cautious"}}, 60),
-    ({"match_length": 5, "bot": {"level": "adaptive", "rating": 1350, "style": "runner"}}, 200),
-    ({"match_length": 3, "bot": {"level": "adaptive", "rating": 9.5, "rating_kind": "pr"}}, 200),
-    ({"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3, "bot": {"level": "easy"}}, 400),
-    ({"rules": {"variant": "tavla"}, "match_length": 1, "bot": {"level": "medium", "style": "runner"}}, 300),
-    ({"match_length": 0, "bot": {"level": "master"}}, 12),
+CUBE_ASKS = {"play", "double", "take", "resign", "accept"}
+TAVLA_ASKS = {"play", "resign", "accept"}
+GAMES: list[tuple[dict[str, Any], set[str], int]] = [
+    ({"match_length": 0, "money": {"jacoby": True, "beaver": True, "raccoon": True}, "bot": EASY},
+     CUBE_ASKS | {"beaver", "raccoon"}, 400),
+    ({"match_length": 3, "bot": {"level": "medium", "style": "aggressive"}}, CUBE_ASKS, 400),
+    ({"match_length": 0, "money": {"beaver": True}, "bot": {"level": "hard", "style": "cautious"}},
+     CUBE_ASKS | {"beaver"}, 60),
+    ({"match_length": 5, "bot": {"level": "adaptive", "rating": 1350, "style": "runner"}}, CUBE_ASKS, 200),
+    ({"match_length": 3, "bot": {"level": "adaptive", "rating": 9.5, "rating_kind": "pr"}}, CUBE_ASKS, 200),
+    ({"rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3, "bot": {"level": "easy"}},
+     TAVLA_ASKS, 400),
+    ({"rules": {"variant": "tavla"}, "match_length": 1, "bot": {"level": "medium", "style": "runner"}},
+     TAVLA_ASKS, 300),
+    ({"match_length": 0, "bot": {"level": "master"}}, {"play", "double", "resign", "accept"}, 12),
 ]  # fmt: skip
 
 
-def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    acts = [a for a in st["actions"] if WEIGHTS[a]]
-    name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
-    action: dict[str, Any] = {"action": name}
-    if name == "play":
-        action["notation"] = rng.choice(st["legal_plays"])["notation"]
-    elif name == "resign":
-        action["level"] = rng.choice(st["resign_levels"])
-    return action
-
-
-@pytest.mark.parametrize(("settings", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))])
+@pytest.mark.parametrize(("settings", "kinds", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))])
 def test_a_bot_through_the_rpc_decides_as_the_library_bot(
-    play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], steps: int
+    play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], kinds: set[str], steps: int
 ) -> None:
-    """The same random game against the bot over the RPC and in process: the same events, the same
-    log; and every question the RPC answered, answered alike by the library bot."""
-    seed = 1000 + GAMES.index((settings, steps))
+    """The same random game against the bot over the RPC and in process, until the bot was asked each
+    kind of question of the game: the same events, the same log; and every question the RPC answered,
+    answered alike by the library bot."""
+    seed = 1000 + [g[0] for g in GAMES].index(settings)
     asked: list[tuple[Question, Decision]] = []
 
     class Recorded:
@@ -96,20 +98,23 @@ def test_a_bot_through_the_rpc_decides_as_the_library_bot(
     for _ in range(steps):
         states = [s.state(now=0.0) for s in sessions]
         assert states[0] == states[1]
-        if states[0]["status"] == "finished":
+        if states[0]["status"] == "finished" or {q.ask for q, _ in asked} >= kinds:
             break
         events = [
-            s.apply(random_action(st, r), now=0.0) for s, st, r in zip(sessions, states, rngs, strict=True)
+            s.apply(random_action(st, r, WEIGHTS), now=0.0)
+            for s, st, r in zip(sessions, states, rngs, strict=True)
         ]
         assert events[0] == events[1]
-    assert remote.log == local.log and asked
+    assert remote.log == local.log and {q.ask for q, _ in asked} >= kinds
     mine = BotPlayer(remote.settings.bot, library, seed)
     for q, d in asked:
         assert mine.decide(q) == d, q
 
 
 def test_a_bots_level_and_margin_stay_in_the_gateway(play_client: GrpcEvaluator) -> None:
-    """Level and margin (shown in the game's state) come from the settings, with no call."""
+    """Level and margin (shown in the game's state) come from the settings, with no call; the client is
+    the library's :class:`DecisionProvider` (the sessions use it as one)."""
+    assert isinstance(play_client, DecisionProvider)
     s = GameSettings.from_dict({"bot": {"level": "adaptive", "rating": 1800}}).bot
     bot = play_client.bot(s, 3)
     assert (bot.level, bot.margin) == (

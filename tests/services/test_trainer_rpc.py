@@ -5,10 +5,15 @@ field."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
 import pytest
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "play"))  # playkit: the play tests' random driver
+from playkit import random_action
 
 from pulvezar import Position, Rules
 from pulvezar.cubeful import CubeState
@@ -27,33 +32,35 @@ WEIGHTS = {
     "roll": 10.0, "play": 10.0, "double": 2.0, "take": 3.0, "pass": 1.0, "beaver": 1.5, "raccoon": 1.5,
     "resign": 0.1, "accept": 1.0, "reject": 1.0, "end": 0.0,
 }  # fmt: skip
-# (settings, trainer ply, steps): money with options, a match, Tavla; the 2-ply trainer in a short game
+# (settings, trainer ply, kinds, steps): money with options, a match, Tavla; the 2-ply trainer in a short
+# game.  A game stops once the trainer was asked each of its kinds of question (``TrainerQuestion.ask``),
+# at most after ``steps`` actions.
 TRAINER = {"trainer": True, "bot": {"level": "easy"}}
-GAMES: list[tuple[dict[str, Any], int, int]] = [
-    ({**TRAINER, "match_length": 0, "money": {"jacoby": True, "beaver": True, "raccoon": True}}, 0, 160),
-    ({**TRAINER, "match_length": 3}, 1, 80),
-    ({**TRAINER, "rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3}, 0, 160),
-    ({**TRAINER, "match_length": 0}, 2, 6),
+ALL_ASKS = {"hint", "play", "double", "answer"}
+GAMES: list[tuple[dict[str, Any], int, set[str], int]] = [
+    ({**TRAINER, "match_length": 0, "money": {"jacoby": True, "beaver": True, "raccoon": True}}, 0, ALL_ASKS,
+     160),
+    ({**TRAINER, "match_length": 3}, 1, ALL_ASKS, 80),
+    ({**TRAINER, "rules": {"variant": "tavla", "hit_and_stop": True}, "match_length": 3}, 0, {"hint", "play"},
+     160),
+    ({**TRAINER, "match_length": 0}, 2, {"hint", "play", "double"}, 6),
 ]  # fmt: skip
 
 
-def random_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    acts = [a for a in st["actions"] if WEIGHTS.get(a)]
-    name = rng.choices(acts, weights=[WEIGHTS[a] for a in acts])[0]
-    action: dict[str, Any] = {"action": name}
-    if name == "play":
-        action["notation"] = rng.choice(st["legal_plays"])["notation"]
-    elif name == "resign":
-        action["level"] = rng.choice(st["resign_levels"])
-    return action
-
-
-@pytest.mark.parametrize(("settings", "ply", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))])
+@pytest.mark.parametrize(
+    ("settings", "ply", "kinds", "steps"), GAMES, ids=[str(i) for i in range(len(GAMES))]
+)
 def test_the_trainer_through_the_rpc_answers_as_the_library(
-    play_client: GrpcEvaluator, library: NetEvaluator, settings: dict[str, Any], ply: int, steps: int
+    play_client: GrpcEvaluator,
+    library: NetEvaluator,
+    settings: dict[str, Any],
+    ply: int,
+    kinds: set[str],
+    steps: int,
 ) -> None:
-    """The same random game with the trainer over the RPC and in process: the same events, log, hints
-    and checked plays (verdicts of plays, doubles and answers included); the remote questions asked."""
+    """The same random game with the trainer over the RPC and in process, until the trainer was asked
+    each kind of question of the game: the same events, log, hints and checked plays (verdicts of plays,
+    doubles and answers included)."""
     seed = 2000 + [g[0] for g in GAMES].index(settings)
     asked: list[TrainerQuestion] = []
 
@@ -87,7 +94,7 @@ def test_the_trainer_through_the_rpc_answers_as_the_library(
     for _ in range(steps):
         states = [s.state(now=0.0) for s in sessions]
         assert states[0] == states[1]
-        if states[0]["status"] == "finished":
+        if states[0]["status"] == "finished" or {q.ask for q in asked} >= kinds:
             break
         if "play" in states[0]["actions"] and (next(iter([r.random() for r in rngs])) < 0.3 or ply == 2):
             hints = [s.hint(limit=3) for s in sessions]
@@ -96,13 +103,12 @@ def test_the_trainer_through_the_rpc_answers_as_the_library(
             checks = [s.check({"action": "check", "notation": notation}) for s in sessions]
             assert checks[0] == checks[1]
         events = [
-            s.apply(random_action(st, r), now=0.0) for s, st, r in zip(sessions, states, rngs, strict=True)
+            s.apply(random_action(st, r, WEIGHTS), now=0.0)
+            for s, st, r in zip(sessions, states, rngs, strict=True)
         ]
         assert events[0] == events[1]
     assert sessions[0].log == sessions[1].log
-    assert {q.ask for q in asked} >= (
-        {"hint", "play"} if settings.get("rules") else {"hint", "play", "double"}
-    )
+    assert {q.ask for q in asked} >= kinds
 
 
 def test_each_question_is_one_call_with_the_library_answer(
