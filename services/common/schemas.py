@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from pulvezar import CubeState, Position, Rules
+from pulvezar import CubeState, Position, PulvezarError, Rules
 from pulvezar.cubeful.state import MAX_CUBE, MAX_MATCH_LENGTH
+from pulvezar.rules.ogid import OGID, looks_like_ogid
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 
@@ -40,14 +41,34 @@ MAX_LABEL = 200
 Count = Annotated[int, Field(ge=0, le=15)]
 Die = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[tuple[Die, Die], Field(description="the two dice, each 1..6", examples=[[3, 1]])]
+
+
+def read_ogid(text: str) -> str:
+    """An OGID (OpenGammon's position ID) as the XGID of the same game in play; other text as it is.
+
+    Every position text a client sends passes here once, so the services and the jobs below read a form
+    they know (an XGID) rather than each a new one.  A malformed or ended OGID stays as it is: where the
+    text is parsed (:func:`services.gateway.models.parse_position`, the jobs' items) it is refused with
+    the OGID's own reason, naming the field (not here, where a position's board form would be named too).
+    """
+    if not looks_like_ogid(text):
+        return text
+    try:
+        return OGID.parse(text).to_xgid().encode()
+    except PulvezarError:
+        return text
+
+
 PositionText = Annotated[
     str,
     Field(
         min_length=1,
         max_length=MAX_POSITION_TEXT,
-        description="a Position ID, gnubg's PositionID:MatchID or an XGID",
+        description="a Position ID, gnubg's PositionID:MatchID, an XGID or an OGID (read as the XGID of the "
+        "same game)",
         examples=["4HPwATDgc/ABMA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"],
     ),
+    AfterValidator(read_ogid),
 ]
 
 
@@ -81,7 +102,10 @@ class Board(Strict):
 
 PositionInput = Annotated[
     PositionText | Board,
-    Field(description="an ID (Position ID, PositionID:MatchID, XGID) or a board; the player on roll's view"),
+    Field(
+        description="an ID (Position ID, PositionID:MatchID, XGID, OGID) or a board; the player on roll's "
+        "view"
+    ),
 ]
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from pulvezar import XGID, MatchId, Position, PulvezarError, parse_gnubg_id
+from pulvezar.rules.ogid import OGID, looks_like_ogid
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.common.schemas import (
@@ -97,13 +98,16 @@ class Parsed:
     """A position with what its text form said besides the board."""
 
     position: Position
-    kind: Literal["position_id", "gnubg_id", "xgid", "board"]
+    kind: Literal["position_id", "gnubg_id", "xgid", "ogid", "board"]
     match: MatchId | None = None
     xgid: XGID | None = None
+    ogid: OGID | None = None
 
 
-def id_kind(text: str) -> Literal["position_id", "gnubg_id", "xgid"]:
+def id_kind(text: str) -> Literal["position_id", "gnubg_id", "xgid", "ogid"]:
     s = text.strip()
+    if looks_like_ogid(s):
+        return "ogid"
     if s[:5].upper() == "XGID=" or s.count(":") >= 2:
         return "xgid"
     return "gnubg_id" if ":" in s else "position_id"
@@ -115,6 +119,10 @@ def parse_position(value: str | Board, field: str = "position") -> Parsed:
         if isinstance(value, Board):
             return Parsed(Position(value.mine, value.theirs), "board")
         kind = id_kind(value)
+        if kind == "ogid":
+            o = OGID.parse(value)
+            x = o.to_xgid()
+            return Parsed(x.position, kind, x.to_match_id(), x, o)
         if kind == "xgid":
             x = XGID.parse(value)
             try:
@@ -135,6 +143,10 @@ def position_ref(value: str | Board, field: str = "position") -> pb.PositionRef:
     if isinstance(value, Board):
         return pb.PositionRef(board=pb.Board(mine=value.mine, theirs=value.theirs))
     kind = id_kind(value)
+    if kind == "ogid":  # the services read the XGID of the same game
+        x = parse_position(value, field).xgid
+        assert x is not None
+        return pb.PositionRef(xgid=x.encode())
     if kind == "xgid":
         return pb.PositionRef(xgid=value)
     if kind == "gnubg_id":

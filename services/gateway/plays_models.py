@@ -128,9 +128,10 @@ class BestPlayResponse(BaseModel):
 
 
 class PositionInfo(BaseModel):
-    kind: str = Field(description="which form was given: position_id, gnubg_id or xgid")
+    kind: str = Field(description="which form was given: position_id, gnubg_id, xgid or ogid")
     position_id: str
     xgid: str
+    ogid: str = Field(description="OpenGammon's position ID of the same state (the player on roll as White)")
     gnubg_id: str | None = Field(None, description="PositionID:MatchID when the match state is known")
     board: Board
     pips: Pips

@@ -20,6 +20,7 @@ from typing_extensions import TypedDict  # pydantic reads the cube of a report (
 
 from pulvezar import CubeState, Position, PulvezarError, Rules
 from pulvezar.rules.notation import parse_play
+from pulvezar.rules.ogid import OGID, looks_like_ogid
 from pulvezar.rules.xgid import XGID
 from services.common.schemas import (
     MAX_LABEL,
@@ -147,6 +148,8 @@ def _position(params: ItemParams, field: str) -> tuple[Position, str, tuple[int,
     value = value.strip()
     is_xgid = key == "xgid" or (key == "position" and (value.startswith("XGID=") or ":" in value))
     try:
+        if looks_like_ogid(value):  # one the request schema could not read as an XGID: its reason
+            OGID.parse(value).to_xgid()
         if is_xgid:
             x = XGID.parse(value)
             dice = (int(x.dice[0]), int(x.dice[1])) if x.dice.isdigit() and len(x.dice) == 2 else None

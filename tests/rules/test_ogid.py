@@ -629,3 +629,34 @@ def test_formats_ogxm_agrees_with_the_codec_on_every_field(name: str) -> None:
     record, back, side = written(name)
     for rec, game in zip(record.games, back["games"], strict=True):
         assert record_plies(record, rec, side) == codec_plies(game)
+
+
+@settings(max_examples=300)
+@given(positions(), st.data())
+def test_an_ogid_in_play_is_the_same_state_as_its_xgid(p: Position, data: st.DataObject) -> None:
+    """What the gateway reads of an OGID (:meth:`OGID.to_xgid`): the board from the player on roll's
+    side, the dice, the cube (value, owner from that side), the score (theirs first), length, Crawford."""
+    length = data.draw(st.sampled_from([0, 1, 3, 5, 7, 25]))
+    on_roll = data.draw(st.sampled_from(["W", "B"]))
+    dice = data.draw(st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))))
+    owner = data.draw(st.sampled_from(["centre", "player", "opponent"]))
+    score = (data.draw(st.integers(0, max(length - 1, 0))), data.draw(st.integers(0, max(length - 1, 0))))
+    crawford = bool(length) and data.draw(st.booleans())
+    o = OGID.from_position(
+        p, on_roll=on_roll, dice=dice, cube_value=2 if owner != "centre" else 1, cube_owner=owner,
+        score=score, match_length=length, crawford=crawford,
+    )  # fmt: skip
+    x = o.to_xgid()
+    assert x.position == p and x.rolled == (None if dice is None else (min(dice), max(dice)))
+    assert x.cube_value == o.cube_value and x.match_length == length and x.crawford == crawford
+    mine = x.score if x.turn == 1 else x.score[::-1]
+    assert mine == score
+    relative = {0: "centre", x.turn: "player", -x.turn: "opponent"}[x.cube_owner]
+    assert relative == owner
+    assert XGID.parse(x.encode()) == x
+
+
+def test_an_ogid_not_in_play_has_no_xgid() -> None:
+    over = OGID.from_position(Position.start(), state="G")
+    with pytest.raises(IllegalOgidError, match="not a game in play"):
+        over.to_xgid()

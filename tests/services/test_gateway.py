@@ -12,8 +12,10 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -21,6 +23,7 @@ from cheap_evaluator import Cheap
 from fastapi.testclient import TestClient
 
 from pulvezar import XGID, Position, Rules
+from pulvezar.rules.ogid import from_ogid, to_ogid
 from services.gateway.app import create_app
 from services.gateway.problems import field_path, grpc_field
 from services.gateway.security import TokenBucket
@@ -133,6 +136,12 @@ def test_board_png_to_share(http: httpx.Client) -> None:
     assert fields(http.get("/v1/positions/nonsense/board.png")) == ["position"]
 
 
+def same_game(xgid: str, other: str) -> bool:
+    """Two XGIDs of the same game (the dice in either order: an OGID writes the low die first)."""
+    a, b = XGID.parse(xgid), XGID.parse(other)
+    return replace(a, dice="".join(sorted(a.dice))) == replace(b, dice="".join(sorted(b.dice)))
+
+
 def test_positions_decode_every_id_form(http: httpx.Client) -> None:
     r = http.get(f"/v1/positions/{START}")
     assert r.status_code == 200, r.text
@@ -154,6 +163,14 @@ def test_positions_decode_every_id_form(http: httpx.Client) -> None:
     body = r.json()
     assert body["kind"] == "xgid" and body["position_id"] == START and body["dice"] == [5, 2]
     assert body["xgid"] == START_XGID
+    # OpenGammon's OGID: the same state as the XGID's, given and shown (issue 45)
+    ogid = body["ogid"]
+    assert same_game(from_ogid(ogid).to_xgid().encode(), START_XGID)
+    r = http.get(f"/v1/positions/{quote(ogid, safe='')}")
+    body = r.json()
+    assert body["kind"] == "ogid" and body["ogid"] == ogid and same_game(body["xgid"], START_XGID)
+    assert body["position_id"] == START and sorted(body["dice"]) == [2, 5]
+    assert http.get(f"/v1/positions/{START}:MAHgAAAAAAAA").json()["ogid"].endswith(":0:0:7:0")
     # a Position ID's '/' and '+' may be URL-encoded
     p = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 4, 24: 2, 25: 1})
     assert (
@@ -165,7 +182,15 @@ def test_positions_decode_every_id_form(http: httpx.Client) -> None:
 
 
 def test_malformed_ids_are_422_naming_the_field(http: httpx.Client) -> None:
-    for bad in ("garbage", "4HPwATDgc/ABMX", f"{START}:zzzz", "XGID=-b--:0:0:1:52:0:0:0:0:10", "x" * 150):
+    bad_ogids = ("11ccccchhhjjjjj:66666888dddddoo:X0N::W", "OGID=1:1:N0N::W")  # malformed, impossible
+    for bad in (
+        "garbage",
+        "4HPwATDgc/ABMX",
+        f"{START}:zzzz",
+        "XGID=-b--:0:0:1:52:0:0:0:0:10",
+        "x" * 150,
+        *bad_ogids,
+    ):
         r = http.get(f"/v1/positions/{bad}")
         assert fields(r) == ["position"], bad
         assert fields(http.get(f"/v1/positions/{bad}/board.svg")) == ["position"]
@@ -181,6 +206,9 @@ def test_board_svg_parses_as_xml_with_ids(http: httpx.Client) -> None:
     assert f"Position ID: {START}" in texts
     assert f"XGID: {START_XGID}" in texts
     assert any(t.startswith(f"GNUbg ID: {START}:") for t in texts)
+    assert any(
+        t.startswith("OGID: ") and same_game(from_ogid(t[6:]).to_xgid().encode(), START_XGID) for t in texts
+    )
     checkers = [c for c in root.iter(f"{ns}circle") if c.get("r") == "16"]
     assert len(checkers) == 30
     assert len([p for p in root.iter(f"{ns}polygon") if p.get("class") == "point"]) == 24
@@ -360,10 +388,15 @@ def test_resignation_on_a_bear_off_race(http: httpx.Client) -> None:
 
 
 def test_evaluate_and_best_play(http: httpx.Client) -> None:
-    r = http.post("/v1/evaluate", json={"positions": [START, START_XGID, f"{START}:MAHgAAAAAAAA"]})
+    start_ogid = to_ogid(Position.start(), dice=(5, 2))  # a body takes an OGID too (issue 45)
+    body = {"positions": [START, START_XGID, f"{START}:MAHgAAAAAAAA", start_ogid]}
+    r = http.post("/v1/evaluate", json=body)
     assert r.status_code == 200, r.text
     evs = r.json()["evaluations"]
-    assert len(evs) == 3 and evs[0] == evs[1] == evs[2]
+    assert len(evs) == 4 and evs[0] == evs[1] == evs[2] == evs[3]
+    assert fields(http.post("/v1/evaluate", json={"positions": [START, "OGID=1:1:N0N::W"]})) == [
+        "positions[1]"
+    ]
     assert 0.45 < evs[0]["probabilities"]["win"] < 0.55 and len(r.json()["model"]) == 64
     r = http.post("/v1/best-play", json={"position": START, "dice": [3, 1]})
     assert r.json()["best"]["play"]["notation"] == "8/5 6/5" and r.json()["legal_plays"] == 16
@@ -925,3 +958,14 @@ def test_a_job_the_store_refuses_is_not_charged(
             == 202
         )
     assert problem(client.post("/v1/rollouts", json={"position": START, "trials": 1}, headers=h), 429)
+
+
+def test_a_rollout_of_an_ogid_rolls_out_the_same_game(client: TestClient, store: Rollouts) -> None:
+    """An OGID in a job's body is stored as the XGID of the same game; a bad one is refused by its field."""
+    ogid = to_ogid(Position.start(), dice=(3, 1))
+    r = client.post("/v1/rollouts", json={"position": ogid, "trials": 36, "plays": ["8/5 6/5"]})
+    assert r.status_code == 202, r.text
+    (item,) = store.spec(r.json()["id"])["items"]
+    assert XGID.parse(item["position"]).position == Position.start()
+    bad = client.post("/v1/rollouts", json={"position": "OGID=1:1:N0N::W", "trials": 36})
+    assert fields(bad) == ["position"] and "impossible position" in bad.json()["detail"]

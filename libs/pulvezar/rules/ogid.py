@@ -69,6 +69,7 @@ from typing import Literal, TypedDict, Unpack, cast
 from pulvezar.errors import InvalidIdError, InvalidPositionError
 from pulvezar.rules.matchid import GameState, MatchId
 from pulvezar.rules.position import Position
+from pulvezar.rules.xgid import XGID
 
 __all__ = [
     "MAX_OGID_LENGTH",
@@ -283,6 +284,20 @@ class OGID:
             score=(score[0], score[1]),
             jacoby=False,
         )
+
+    def to_xgid(self) -> XGID:
+        """The same game in play as an XGID, from the player on roll's view (White is XG's bottom).
+
+        What the engine reads of a position (board, dice, cube, score, length, Crawford) carries over;
+        an OGID of a game not in play (ended, resigned) has no XGID: :class:`IllegalOgidError`.
+
+        >>> OGID.parse("11ccccchhhjjjjj:66666888dddddoo:N0N:31:B:R:0:0:0:0").to_xgid().encode()
+        'XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10'
+        """
+        match = self.to_match_id(white=0)
+        if match.game_state != GameState.PLAYING:
+            raise _illegal(f"state {self.state!r} is not a game in play: it has no XGID", "state")
+        return XGID.from_match_id(self.position, match, bottom=0)
 
     # ---- constructors -------------------------------------------------
     @classmethod

@@ -7,7 +7,9 @@ import functools
 from urllib.parse import quote
 
 from pulvezar import XGID, PulvezarError, format_gnubg_id
+from pulvezar.cubeful.janowski import Owner
 from pulvezar.rules.diagram import ascii_board
+from pulvezar.rules.ogid import to_ogid
 from services.gateway import svg
 from services.gateway.models import Board, Parsed, Pips, match_state, parse_position
 from services.gateway.plays_models import PositionInfo, Side
@@ -24,6 +26,7 @@ def decoded(position: str) -> PositionInfo:
         kind=parsed.kind,
         position_id=p.position_id,
         xgid=_xgid(parsed).encode(),
+        ogid=_ogid(parsed),
         gnubg_id=_gnubg_id(parsed),
         board=Board(mine=list(p.mine), theirs=list(p.theirs)),
         pips=Pips(player=pips[0], opponent=pips[1]),
@@ -47,6 +50,23 @@ def _xgid(parsed: Parsed) -> XGID:
         except PulvezarError:
             pass
     return XGID.from_position(parsed.position)
+
+
+def _ogid(parsed: Parsed) -> str:
+    """The OGID given, else that of the state the other forms say (the player on roll as White)."""
+    if parsed.ogid is not None:
+        return parsed.ogid.encode()
+    x = _xgid(parsed)
+    owner: Owner = "centre" if x.cube_owner == 0 else ("player" if x.cube_owner == x.turn else "opponent")
+    return to_ogid(
+        parsed.position,
+        dice=x.rolled,
+        cube_value=x.cube_value,
+        cube_owner=owner,
+        score=x.score if x.turn == 1 else (x.score[1], x.score[0]),
+        match_length=x.match_length,
+        crawford=x.crawford,
+    )
 
 
 def _dice(parsed: Parsed) -> tuple[int, int] | None:
@@ -91,7 +111,11 @@ def picture(
     parsed = parse_position(position, "position")
     labels: list[tuple[str, str]] = []
     if ids:
-        labels = [("Position ID", parsed.position.position_id), ("XGID", _xgid(parsed).encode())]
+        labels = [
+            ("Position ID", parsed.position.position_id),
+            ("XGID", _xgid(parsed).encode()),
+            ("OGID", _ogid(parsed)),
+        ]
         gid = _gnubg_id(parsed)
         if gid:
             labels.append(("GNUbg ID", gid))
