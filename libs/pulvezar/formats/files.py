@@ -176,7 +176,13 @@ def _only_match(stream: Any, path: Path) -> MatchRecord:
 def write_match(record: MatchRecord, path: Path) -> None:
     """Write ``record`` in the format of ``path``'s extension."""
     path = Path(path)
-    out = writer_for(path)(record)
+    writer = writer_for(path)
+    try:
+        out = writer(record)
+    except FileError:
+        raise
+    except PulvezarError as e:  # a match the format cannot carry (OGXM: Tavla)
+        raise FileError(f"{path}: {e}") from None
     try:
         if isinstance(out, bytes):
             path.write_bytes(out)

@@ -193,6 +193,8 @@ def to_ogxm_json(record: MatchRecord) -> dict[str, Any]:
     }
     if record.tags.get("Event"):
         doc["event"] = record.tags["Event"]
+    if record.games and record.games[0].score != (0, 0):  # a match file that starts part way
+        doc["white_score_start"], doc["black_score_start"] = record.games[0].score
     for index, rec in enumerate(record.games):
         game: dict[str, Any] = {"game_index": index, "is_crawford": rec.crawford}
         if rec.winner in (0, 1):
@@ -300,7 +302,7 @@ def _ply(record: MatchRecord, game: Game, ply: Any, acts: list[Action]) -> None:
             raise _Cut("a roll without a colour")
         dice = _DICE[aid]
         d1, d2 = ply.get("d1", dice[0]), ply.get("d2", dice[1])
-        if sorted((d1, d2)) != list(dice):
+        if not (isinstance(d1, int) and isinstance(d2, int)) or sorted((d1, d2)) != list(dice):
             raise _Cut(f"dice {d1}{d2} are not the roll of action {aid}")
         if game.phase is not Phase.OPENING and (game.phase is not Phase.ROLL or game.turn != player):
             raise _Cut("a roll out of turn")
@@ -349,7 +351,7 @@ def _game(record: MatchRecord, g: Any, number: int, score: tuple[int, int], limi
     if not isinstance(g, dict):
         raise _fail(f"game {number} is not an object")
     rec = GameRecord(number=number, score=score)
-    rec.crawford = bool(g.get("is_crawford")) and record.length > 0
+    rec.crawford = bool(g.get("is_crawford")) and record.length > 1  # (the codec flags a 1-point match's)
     plies = g.get("plies", [])
     if not isinstance(plies, list):
         raise _fail(f"game {number}: plies is not a list")
@@ -403,7 +405,7 @@ def from_ogxm_json(doc: Any, *, limits: Limits | None = None) -> MatchRecord:
     if not isinstance(games, list):
         raise _fail("games is not a list")
     check_count("max_games", len(games), limits, "games")
-    score = (0, 0)
+    score = (_int(doc, "white_score_start", 0, 99_999, 0), _int(doc, "black_score_start", 0, 99_999, 0))
     for i, g in enumerate(games):
         rec = _game(record, g, i + 1, score, limits)
         record.games.append(rec)
