@@ -13,6 +13,8 @@ import pytest
 import test_e2e_platform as e2e
 from test_job_kinds import wait_for
 
+from pulvezar import XGID
+from pulvezar.rules.ogid import to_ogid
 from services.jobs.errors import InvalidJob
 from services.jobs.kind import checked
 from services.jobs.kinds.deep import DeepAnalyses, DeepRequest, candidates_of
@@ -73,6 +75,15 @@ def test_a_cube_decision_takes_an_xgids_cube_and_score() -> None:
     assert (req.cube["score"], req.cube["opponent_score"]) == (3, 1)
     rolled = checked(DeepRequest, {"position": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:3:1:0:7:10"})
     assert rolled.dice == (5, 2) and rolled.cube is None  # an XGID's dice: its checker play
+    # an OGID of the same game is read as its XGID (issue 45): the same cube, score and dice
+    x = XGID.parse("XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:1:0:7:10")
+    ogid = to_ogid(x.position, cube_value=2, cube_owner="player", score=(3, 1), match_length=7)
+    from_ogid_ = checked(DeepRequest, {"position": ogid})
+    assert from_ogid_.cube == req.cube and from_ogid_.dice is None
+    assert checked(DeepRequest, {"position": to_ogid(x.position, dice=(5, 2))}).dice in ((5, 2), (2, 5))
+    with pytest.raises(InvalidJob) as e:
+        checked(DeepRequest, {"position": "OGID=1:1:N0N::W"})
+    assert e.value.field == "position"
 
 
 def local_report(model: Any, spec: dict[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,18 @@ def test_address_opens_the_position_with_its_hint(page: Any) -> None:
     assert query(page)["dice"] == "66"
 
 
+def test_an_ogid_address_opens_the_same_position(page: Any) -> None:
+    """OpenGammon's OGID in the address (issue 45): the start with 3-1 to play, its dice from the ID."""
+    from urllib.parse import quote
+
+    from pulvezar import Position
+    from pulvezar.rules.ogid import to_ogid
+
+    page.goto("/?position=" + quote(to_ogid(Position.start(), dice=(3, 1)), safe=""))
+    expect(page.locator("table.candidates tbody tr")).to_have_count(16)
+    expect(page.locator("#pos-count")).to_contain_text("16 of 16")
+
+
 def test_malformed_id_shows_a_readable_message(page: Any) -> None:
     page.goto("/?position=garbage!!")
     expect(page.locator("#pos-error")).to_contain_text("invalid Position ID")

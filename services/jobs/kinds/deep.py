@@ -79,7 +79,7 @@ SEARCH_SECONDS = {0: 0.001, 1: 0.02, 2: 0.3, 3: 5.0}
 class DeepRequest(JobRequest):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES})
     position: Annotated[str, Field(max_length=100), AfterValidator(_checked)] = Field(
-        description="Position ID or XGID, the player on roll's view"
+        description="Position ID, XGID or OGID, the player on roll's view"
     )
     dice: Annotated[Roll | None, BeforeValidator(_dice)] = Field(
         None,

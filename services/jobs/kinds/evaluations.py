@@ -17,8 +17,9 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
 from pulvezar import Position, PulvezarError, Rules
+from pulvezar.rules.ogid import OGID, looks_like_ogid
 from pulvezar.rules.xgid import XGID
-from services.common.schemas import RuleSet
+from services.common.schemas import RuleSet, read_ogid
 from services.jobs.kind import JobKind, JobRequest
 
 MAX_POSITIONS = 100_000
@@ -32,16 +33,19 @@ NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"
 def _position(text: str) -> Position:
     try:
         text = text.strip()
+        if looks_like_ogid(text):
+            return OGID.parse(text).to_xgid().position
         if text.startswith("XGID=") or ":" in text:
             return XGID.parse(text).position
         return Position.from_position_id(text)
     except PulvezarError as e:
-        raise ValueError(f"not a Position ID or XGID: {e}") from None
+        raise ValueError(f"not a Position ID, XGID or OGID: {e}") from None
 
 
 def _checked(text: str) -> str:
+    """The text checked, an OGID as the XGID of the same game (:func:`~services.common.schemas.read_ogid`)."""
     _position(text)
-    return text.strip()
+    return read_ogid(text.strip())
 
 
 #: the request's rule set: the shared schema (:class:`~services.common.schemas.RuleSet`, checked by the
@@ -51,7 +55,9 @@ RulesOption = RuleSet
 
 class EvaluationRequest(JobRequest):
     positions: list[Annotated[str, Field(max_length=100), AfterValidator(_checked)]] = Field(
-        min_length=1, max_length=MAX_POSITIONS, description="Position IDs or XGIDs, the player on roll's view"
+        min_length=1,
+        max_length=MAX_POSITIONS,
+        description="Position IDs, XGIDs or OGIDs, the player on roll's view",
     )
     ply: int = Field(0, ge=0, le=2, description="search depth: 0 (the net), 1 or 2")
     prune: bool = Field(

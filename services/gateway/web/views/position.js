@@ -1,6 +1,6 @@
 // The position view: paste an ID or set a position up, then the hint (candidates with arrows), the cube
 // decision, resignations, and rollouts of the top candidates as jobs with live progress.
-// Address: /?position=<Position ID | PositionID:MatchID | XGID>&dice=31 (and rules, cube, match settings).
+// Address: /?position=<Position ID | PositionID:MatchID | XGID | OGID>&dice=31 (and rules, cube, match settings).
 import { api } from "../api.js";
 import { followJob } from "../jobs.js";
 import { remember, toast } from "../shell.js";
