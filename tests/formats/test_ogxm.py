@@ -3,8 +3,9 @@
 Every match fixture pulvezar reads is written as OGXM, checked by the codec (``v2_problem`` None, its
 replay complete, its bytes its own) and read back to the same moves, dice, cube actions, scores and
 results; the position pulvezar reaches before and after every ply is the one the codec's
-``ogid_before``/``ogid_after`` describe.  Streams: several matches, zstd, truncated, corrupt members,
-the caps (a zstd bomb refused at the cap, in linear time), and hostile bytes fuzzed with hypothesis.
+``ogid_before``/``ogid_after`` describe (read with :mod:`pulvezar.rules.ogid`).  Streams: several
+matches, zstd, truncated, corrupt members, the caps (a zstd bomb refused at the cap, in linear time),
+and hostile bytes fuzzed with hypothesis.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pulvezar.formats.ogxm import (
     write_ogxm_stream,
 )
 from pulvezar.formats.record import MatchFileError, MatchRecord, apply_action
+from pulvezar.rules.ogid import from_ogid
 from pulvezar.rules.position import Position
 
 ogxm = pytest.importorskip("ogxm")
@@ -93,6 +95,11 @@ def check_round_trip(record: MatchRecord) -> dict[str, Any]:
     data = write_ogxm(record)
     projection = ogxm.binary_to_json(data)
     assert projection["replay_complete"] is True
+    final = list(record.games[0].score) if record.games else [0, 0]
+    for g in record.games:
+        if g.winner is not None:
+            final[g.winner] += g.credited(record.length)
+    assert [projection["white_score"], projection["black_score"]] == final  # White is player 0
     assert ogxm.json_to_binary(projection) == data  # the codec reads our bytes as its own
     back = read_ogxm(data)
     assert back.players == record.players and back.length == record.length
@@ -104,37 +111,15 @@ def check_round_trip(record: MatchRecord) -> dict[str, Any]:
 
 # ---- positions: ours against the codec's OGIDs -------------------------------------------------------
 
-_DIGITS = "0123456789abcdefghijklmnop"  # an OGID checker's point, 0-25
 
-
-def ogid_boards(ogid: str) -> tuple[list[int], ...]:
-    """(white, black) checkers per point in white's numbering (25 white's bar, 0 black's) of an OGID.
-
-    The codec writes black's checkers first and white's second.
-    """
-    fields = ogid.split(":")
-    boards = []
-    for f in (fields[1], fields[0]):
-        counts = [0] * 26
-        for ch in f:
-            counts[_DIGITS.index(ch)] += 1
-        boards.append(counts)
-    return tuple(boards)
-
-
-def our_boards(position: Position, mover: int) -> tuple[list[int], ...]:
-    """The same from a position seen by ``mover`` (player 0 is OGXM's white)."""
-    white, black = [0] * 26, [0] * 26
-    p0, p1 = (position.mine, position.theirs) if mover == 0 else (position.theirs, position.mine)
-    for q in range(1, 26):
-        white[q] += p0[q - 1]
-        black[25 - q] += p1[q - 1]
-    return white, black
+def sides(position: Position, mover: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(player 0's, player 1's) checkers, each in its owner's numbering, of a position seen by ``mover``."""
+    return (position.mine, position.theirs) if mover == 0 else (position.theirs, position.mine)
 
 
 def check_positions(record: MatchRecord, projection: dict[str, Any]) -> int:
-    """Every play and cube ply: our board before and after is the OGIDs'; the OGIDs' turn, dice and
-    scores are ours.  The number of plies checked."""
+    """Every play and cube ply: our board before and after is the one its OGIDs describe (player 0 is
+    OGXM's White), and their scores, dice and player on roll are ours.  The number of plies checked."""
     checked = 0
     for rec, g in zip(record.games, projection["games"], strict=True):
         plies = [p for p in g["plies"] if p["action_id"] <= 23]
@@ -148,15 +133,18 @@ def check_positions(record: MatchRecord, projection: dict[str, Any]) -> int:
                 continue
             ply = plies[k]
             k += 1
-            fields = ply["ogid_before"].split(":")
-            assert ogid_boards(ply["ogid_before"]) == our_boards(game.position, game.turn), (rec.number, k)
-            assert fields[4] == "WB"[game.turn if a.kind == "play" else a.player]
-            assert (int(fields[6]), int(fields[7])) == rec.score
+            before = from_ogid(ply["ogid_before"])
+            assert (before.white, before.black) == sides(game.position, game.turn), (rec.number, k)
+            assert before.score == rec.score and before.match_length == record.length
             if a.kind == "play":
-                assert game.dice is not None
-                assert sorted(fields[3]) == sorted(str(d) for d in game.dice)
+                assert game.dice is not None and before.dice is not None
+                assert sorted(before.dice) == sorted(game.dice)
+            if a.kind in ("play", "double"):
+                assert before.on_roll == "WB"[a.player]
+                assert before.position == game.position
             apply_action(game, a)
-            assert ogid_boards(ply["ogid_after"]) == our_boards(game.position, game.turn), (rec.number, k)
+            after = from_ogid(ply["ogid_after"])
+            assert (after.white, after.black) == sides(game.position, game.turn), (rec.number, k)
             checked += 1
         assert k == len(plies)
     return checked

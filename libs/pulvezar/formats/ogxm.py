@@ -7,10 +7,11 @@ codec's JSON projection and back, and never reads or writes the bytes
 itself.  The package is imported when used, so a build without it raises
 :class:`OgxmUnavailableError`.
 
-Mapping (as the codec has it): OGXM's white (``color`` 0, ``winner`` 0,
-the ``W`` of an OGID's turn field) is pulvezar's player ``0``; black
-(``color`` 1) is player ``1``.  A step's ``from`` is a point in white's
-numbering (white's bar 25, black's bar 0) and ``pips`` the die it uses.
+Mapping (as the codec has it, see :mod:`pulvezar.rules.ogid`): OGXM's White
+(``player_white``, a ply's ``color`` 1, a game's ``winner`` 0, an OGID's first
+field) is pulvezar's player ``0``; Black (``color`` 0, ``winner`` 1) is player
+``1``.  A step's ``from`` is an absolute pip (Black's numbering: White's point
+``p`` is ``25 - p``, White's bar 0, Black's bar 25) and ``pips`` the die it uses.
 Each ply is one of: a roll and its play (``action_id`` 0-20, the roll's
 index), a double (21), take (22), drop (23), a resignation the winner
 accepted (27, 28 when it ends the match) and the end of a game (24, 26).
@@ -95,6 +96,11 @@ def _fail(message: str, offset: int = 0) -> MatchFileError:
 # ---- writing ---------------------------------------------------------------------------------------
 
 
+def _color(player: int) -> int:
+    """A player's OGXM ``color`` (White, player 0, is 1), and the player of a ``color``."""
+    return 1 - player
+
+
 def _steps(play: Play, player: int) -> list[dict[str, int]]:
     """A play's checker moves as OGXM steps: ``from`` in white's numbering, ``pips`` the die used."""
     a, b = play.dice
@@ -109,7 +115,7 @@ def _steps(play: Play, player: int) -> list[dict[str, int]]:
         else:  # borne off: the smallest die left that reaches
             pips = min(d for d in pool if d >= m.src)
             pool.remove(pips)
-        steps.append({"from": m.src if player == 0 else 25 - m.src, "pips": pips})
+        steps.append({"from": 25 - m.src if player == 0 else m.src, "pips": pips})
     return steps
 
 
@@ -145,7 +151,7 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
             lo, hi = sorted(game.dice)
             plies.append(
                 {
-                    "color": game.turn,
+                    "color": _color(game.turn),
                     "action_id": _DICE.index((lo, hi)),
                     "d1": lo,
                     "d2": hi,
@@ -153,7 +159,8 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
                 }
             )
         elif kind in ("double", "take", "drop"):
-            plies.append({"color": p, "action_id": {"double": DOUBLE, "take": TAKE, "drop": DROP}[kind]})
+            cube = {"double": DOUBLE, "take": TAKE, "drop": DROP}[kind]
+            plies.append({"color": _color(p), "action_id": cube})
         elif kind == "resign":
             answer = actions[i + 1].kind if i + 1 < len(actions) else None
             if answer == "accept":
@@ -164,7 +171,7 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
                 )
                 plies.append(
                     {
-                        "color": p,
+                        "color": _color(p),
                         "action_id": RESIGN_MATCH if ends else RESIGN_GAME,
                         "resign_value": action.value,
                     }
@@ -264,7 +271,7 @@ def _after(position: Position, steps: Any, player: int) -> Position:
         frm, pips = s.get("from"), s.get("pips")
         if not isinstance(frm, int) or not isinstance(pips, int) or not (0 <= frm <= 25 and 1 <= pips <= 6):
             raise _Cut(f"step {s!r} is out of range")
-        src = frm if player == 0 else 25 - frm
+        src = 25 - frm if player == 0 else frm
         if src < 1 or mine[src - 1] == 0:
             raise _Cut(f"no checker of the mover on point {src}")
         mine[src - 1] -= 1
@@ -294,7 +301,7 @@ def _ply(record: MatchRecord, game: Game, ply: Any, acts: list[Action]) -> None:
         raise _Cut("a ply is not an object")
     aid = ply.get("action_id")
     color = ply.get("color")
-    player = color if color in (0, 1) else None
+    player = _color(color) if color in (0, 1) else None
     if not isinstance(aid, int) or isinstance(aid, bool):
         raise _Cut(f"action_id {aid!r} is not a number")
     if 0 <= aid <= 20:
