@@ -29,6 +29,8 @@ from pulvezar.formats.ogxm import (
     OgxmUnavailableError,
     OgxmUnsupportedError,
     from_ogxm_json,
+    is_ogxm,
+    is_zstd,
     read_ogxm,
     read_ogxm_stream,
     to_ogxm_json,
@@ -194,6 +196,8 @@ def test_files_by_extension(tmp_path: Path) -> None:
     assert ogxm.is_ogxm_binary(out.read_bytes())
     assert actions(read_match(out)) == actions(record)
     assert extension(Path("a.OGXMS.zst")) == ".ogxms.zst" and extension(Path("a.ogxms")) == ".ogxms"
+    packed = (DATA / "ogxm" / "three.ogxms.zst").read_bytes()
+    assert is_ogxm(out.read_bytes()) and is_zstd(packed) and not is_ogxm(packed)
     with pytest.raises(FileError, match="a stream of 3 matches, not one match"):
         read_match(DATA / "ogxm" / "three.ogxms.zst")
     single = tmp_path / "one.ogxms"

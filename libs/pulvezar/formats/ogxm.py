@@ -31,6 +31,10 @@ Streams: :func:`iter_ogxm_stream` yields each member as it is read: a match,
 a member skipped with its reason, and last, where a truncated stream stopped.
 The caps of :mod:`pulvezar.formats.limits` (``ogxm_*``) bound the input, the
 bytes it decompresses to and the matches it holds.
+
+Uploads: an upload's bytes go to :func:`read_ogxm` (one match) or to
+:func:`read_ogxm_stream`/:func:`iter_ogxm_stream` (a stream, bytes or a binary
+file object); :func:`is_ogxm` and :func:`is_zstd` tell them apart by content.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ __all__ = [
     "OgxmUnsupportedError",
     "StreamEntry",
     "from_ogxm_json",
+    "is_ogxm",
     "is_zstd",
     "iter_ogxm_stream",
     "read_ogxm",
@@ -450,8 +455,13 @@ def read_ogxm(data: bytes, *, limits: Limits | None = None) -> MatchRecord:
 
 
 def is_zstd(head: bytes) -> bool:
-    """Whether bytes start a zstd frame."""
+    """Whether bytes start a zstd frame (a compressed stream)."""
     return head[:4] == _ZSTD_MAGIC
+
+
+def is_ogxm(head: bytes) -> bool:
+    """Whether bytes start an OGXM file (or an uncompressed stream, whose first member is one)."""
+    return head[:4] == b"OGXM"
 
 
 class _Capped:
