@@ -22,6 +22,8 @@ import pytest
 pytest.importorskip("celery")
 redis = pytest.importorskip("redis")
 
+from procutil import wait_until  # noqa: E402
+
 from pulvezar.book import BOOK_SCHEMA, Book, BookSettings, book_path, generate_book  # noqa: E402
 from services.jobs.kinds.book import BookKind  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
@@ -301,9 +303,15 @@ def test_a_book_job_is_in_the_durable_store_and_served_from_it_when_redis_lost_i
     book_id, href = r.json()["id"], r.headers["Location"]
     st = wait_done(http, href)
     assert st["state"] == "done", st.get("error")
-    # the system of record: the job (owned by its first submitter) and every chunk of its three stages
+    # the system of record: the job (owned by its first submitter) and every chunk of its three stages; the
+    # worker records the end there just after the last chunk's record in Redis (which made the job done)
     db = records(database)
-    row = db.get(book_id)
+
+    def ended() -> Any:
+        row = db.get(book_id)
+        return row if row is not None and row.state == "done" else None
+
+    row = wait_until(ended, 30, "the job's end in the durable store")
     assert row is not None and (row.kind, row.state, row.owner) == ("book", "done", owner_of(KEY))
     assert row.finished_at is not None and row.spec["settings"] == st["settings"]
     stages = [c[0] for c in row.chunk_list]
