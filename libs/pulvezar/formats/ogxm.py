@@ -69,7 +69,12 @@ __all__ = [
 ]
 
 DOUBLE, TAKE, DROP, GAME_OVER, MATCH_OVER, RESIGN_GAME, RESIGN_MATCH = 21, 22, 23, 24, 26, 27, 28
-_ACTION_NAMES = {25: "final", 29: "beaver", 30: "a play without dice", 31: "set position"}
+_ACTION_NAMES = {
+    25: "a game-ending action",
+    29: "a terminal action",
+    30: "a play without dice",
+    31: "set position",
+}
 _DICE = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # action_id 0..20 is the index of (low, high)
 _RESIGN_VALUES = {"single": 1, "gammon": 2, "backgammon": 3}
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -136,7 +141,8 @@ def _refuse(record: MatchRecord) -> None:
         for a in rec.actions:
             if a.kind in ("beaver", "raccoon"):
                 raise OgxmUnsupportedError(
-                    f"game {rec.number} has a {a.kind}, which the OGXM codec does not accept", field="cube"
+                    f"game {rec.number} has a {a.kind}, which this writer cannot express in OGXM",
+                    field="cube",
                 )
 
 
