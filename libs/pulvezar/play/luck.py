@@ -1,6 +1,7 @@
 """A finished game's luck as one question: the game's rolls (:class:`LuckQuestion`), valued by
 :func:`answer` as :func:`pulvezar.play.card.game_luck` values them (0 ply, in the game's order), so an
-evaluator that offers ``luck()`` can answer the whole game in one call (docs/adr/0019)."""
+evaluator that is a :class:`~pulvezar.play.provider.DecisionProvider` answers the whole game in one call
+(``luck()``, docs/adr/0019)."""
 
 from __future__ import annotations
 

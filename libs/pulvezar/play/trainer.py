@@ -12,8 +12,9 @@ analysis calls it an error, ``?``), of at least 0.08 a ``"blunder"`` (``!!``);
 less is ``"ok"``.
 
 Each trainer's search (an in-game hint or a verdict) is a :class:`TrainerQuestion`, the whole input of
-it, answered by :func:`answer` as a JSON-able value; a session's evaluator may answer them elsewhere
-(``trainer()``: the services send each one to the Evaluator service in one call, docs/adr/0019).
+it, answered by :func:`answer` as a JSON-able value; a session's evaluator that is a
+:class:`~pulvezar.play.provider.DecisionProvider` answers them elsewhere (``trainer()``: the services send
+each one to the Evaluator service in one call, docs/adr/0019).
 """
 
 from __future__ import annotations
