@@ -37,7 +37,8 @@ from pulvezar.formats.ogxm import (
     write_ogxm,
     write_ogxm_stream,
 )
-from pulvezar.formats.record import MatchFileError, MatchRecord, apply_action
+from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.match.game import SessionOptions, Setup
 from pulvezar.rules.ogid import from_ogid
 from pulvezar.rules.position import Position
 
@@ -216,6 +217,19 @@ def test_tavla_is_refused_with_a_typed_error() -> None:
         write_ogxm(record)
     with pytest.raises(FileError, match="Tavla"):
         write_match(record, Path("/nonexistent/never-written.ogxm"))
+
+
+def test_a_beaver_and_a_set_up_start_are_refused() -> None:
+    record = MatchRecord(players=("A", "B"), options=SessionOptions(beaver=True))
+    plays = [Action(0, "roll", dice=(3, 1)), Action(0, "play", notation="8/5 6/5")]
+    cube = [Action(1, "double", value=2), Action(0, "beaver", value=4)]
+    record.games.append(GameRecord(number=1, score=(0, 0), actions=plays + cube))
+    with pytest.raises(OgxmUnsupportedError, match="beaver"):
+        write_ogxm(record)
+    record = read_match(DATA / "7point.mat")
+    record.games[0].setup = Setup(Position.start(), 0)
+    with pytest.raises(OgxmUnsupportedError, match="set-up position"):
+        write_ogxm(record)
 
 
 def test_a_variant_pulvezar_does_not_play_is_refused_on_reading() -> None:
