@@ -619,11 +619,6 @@ def test_formats_ogxm_positions_agree_with_the_codec(name: str) -> None:
     assert plies >= 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="formats/ogxm.py writes player 0 as colour 0 (the codec's and the OGID's Black) but as winner 0 "
-    "(the codec credits that to White): the codec's score fields come out swapped against the plies",
-)
 @pytest.mark.parametrize("name", ["7point.mat", "test.mat", "charlot1-charlot2_7p_2025-11-08-2305.mat"])
 def test_formats_ogxm_agrees_with_the_codec_on_every_field(name: str) -> None:
     record, back, side = written(name)
