@@ -10,7 +10,7 @@ from services.gateway.models import Strict
 from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
-Format = Literal["mat", "sgf", "xg", "gmd"]
+Format = Literal["mat", "sgf", "xg", "gmd", "ogxm"]
 Priority = Literal["interactive", "batch"]
 
 # no max_length here: the limit is the gateway's MAX_UPLOAD_BYTES per file (413 naming the field)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pulvezar.formats.files import FORMATS, detect_format
 from services.common import sandbox
 from services.jobs.errors import InvalidJob
 from services.jobs.settings import QUEUES
@@ -16,7 +17,6 @@ from services.jobs.settings import QUEUES
 #: without importing the analysis library (the gateway reads this module)
 ANALYSIS_DEPTHS = ("0ply", "1ply", "2ply", "3ply", "deep")
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
-FORMATS = ("mat", "sgf", "xg", "gmd")
 
 
 class AnalysisJobSettings(BaseSettings):
@@ -31,35 +31,17 @@ class AnalysisJobSettings(BaseSettings):
     max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
 
 
-def detect_format(data: bytes, filename: str | None = None) -> str:
-    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``), else its
-    first bytes; ``mat`` when nothing says otherwise."""
-    ext = filename.rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
-    if ext in ("mat", "txt"):
-        return "mat"
-    if ext in FORMATS:
-        return ext
-    if data[:4] == b"RGMH":
-        return "xg"
-    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"GMD-"):
-        return "gmd"
-    if head.startswith(b"(") and b";" in head[:8]:
-        return "sgf"
-    return "mat"
-
-
 def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
-    """The :class:`pulvezar.formats.MatchRecord` of a match file; :class:`InvalidJob` naming ``field``
-    when it cannot be read (with the line and column a :class:`~pulvezar.formats.MatchFileError` gives)."""
+    """The :class:`pulvezar.formats.MatchRecord` of a match file (:func:`pulvezar.formats.files.read_bytes`);
+    :class:`InvalidJob` naming ``field`` when it cannot be read (with the line and column a
+    :class:`~pulvezar.formats.MatchFileError` gives)."""
     from pulvezar import PulvezarError
-    from pulvezar.formats import read_gmd, read_mat, read_sgf, read_xg
+    from pulvezar.formats.files import read_bytes
 
-    readers: dict[str, Any] = {"mat": read_mat, "sgf": read_sgf, "xg": read_xg, "gmd": read_gmd}
-    if fmt not in readers:
+    if fmt not in FORMATS:
         raise InvalidJob("format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
-        return readers[fmt](data)
+        return read_bytes(data, fmt)
     except PulvezarError as e:  # MatchFileError: "line L, column C: ..."
         raise InvalidJob(field, f"not a readable .{fmt} file: {e}") from None
     except Exception as e:  # a reader's failure on a bad file is still the file's problem

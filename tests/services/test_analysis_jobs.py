@@ -25,7 +25,7 @@ redis = pytest.importorskip("redis")
 from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf  # noqa: E402
 from pulvezar.eval.evaluator import NetEvaluator  # noqa: E402
 from pulvezar.formats import read_mat  # noqa: E402
-from services.jobs.analysis_files import AnalysisJobSettings, detect_format  # noqa: E402
+from services.jobs.analysis_files import AnalysisJobSettings, detect_format, file_summary  # noqa: E402
 from services.jobs.broker import KIND_CHUNK_TASK  # noqa: E402
 from services.jobs.errors import InvalidJob, JobNotFound, JobStateError  # noqa: E402
 from services.jobs.kinds.analysis import Analyses, MatchNotReady  # noqa: E402
@@ -181,6 +181,18 @@ def test_formats_are_detected_by_name_then_content() -> None:
     assert detect_format(b"x", "a.TXT") == "mat" and detect_format(b"x", "a.sgf") == "sgf"
     assert detect_format(b"RGMH\x00") == "xg" and detect_format(b"GMD-1\n") == "gmd"
     assert detect_format(b"\n(;FF[4]GM[6]") == "sgf" and detect_format(b" 1 point match") == "mat"
+    assert detect_format(b"OGXM\x02\x00") == "ogxm" and detect_format(b"x", "a.ogxm") == "ogxm"
+
+
+def test_an_ogxm_file_is_read_as_the_match_it_was_written_from() -> None:
+    """An analysis job's OGXM file (issue 45): the games of the .mat it was written from."""
+    data = Path(__file__).resolve().parents[1] / "formats" / "data"
+    ogxm = file_summary((data / "ogxm" / "7point.ogxm").read_bytes(), "ogxm")
+    mat = file_summary((data / "7point.mat").read_bytes(), "mat")
+    assert ogxm["length"] == mat["length"] and len(ogxm["actions"]) == len(mat["actions"])
+    with pytest.raises(InvalidJob) as e:
+        file_summary(b"OGXM" + b"\x00" * 40, "ogxm")
+    assert e.value.field == "file"
 
 
 def test_bad_submissions_name_the_field(store: Analyses) -> None:

@@ -444,6 +444,19 @@ def test_match_upload(http: httpx.Client) -> None:
     assert http.post("/v1/matches", files={"file": ("x.bin", data)}).json()["format"] == "mat"
     gmd = http.post("/v1/matches", files={"file": ("7point.gmd", (DATA / "7point.gmd").read_bytes())})
     assert gmd.status_code == 200 and gmd.json()["format"] == "gmd"
+    # OGXM (issue 45): the same match as the .mat it was written from, by name or by its magic
+    ogxm = (DATA / "ogxm" / "7point.ogxm").read_bytes()
+    for name in ("7point.ogxm", "x.bin"):
+        up = http.post("/v1/matches", files={"file": (name, ogxm)})
+        assert up.status_code == 200 and up.json()["format"] == "ogxm", up.text
+
+        def steps(b: dict[str, Any]) -> list[tuple[Any, ...]]:  # OGXM keeps the dice low die first
+            return [
+                (d["kind"], d["position_id"], d["notation"], sorted(d["dice"] or ())) for d in b["decisions"]
+            ]
+
+        assert steps(up.json()) == steps(body)
+    assert fields(http.post("/v1/matches", files={"file": ("a.ogxm", ogxm[:-9])})) == ["file"]
     # junk is the file's fault; a file over the upload limit is 413
     assert fields(http.post("/v1/matches", files={"file": ("a.xg", b"\x00garbage")})) == ["file"]
     assert fields(http.post("/v1/matches", files={"file": ("a.mat", b"")})) == ["file"]

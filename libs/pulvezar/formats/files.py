@@ -23,12 +23,15 @@ from pulvezar.formats.limits import DEFAULT_LIMITS, Limits
 from pulvezar.formats.record import MatchRecord
 
 __all__ = [
+    "FORMATS",
     "READERS",
     "STREAMS",
     "WRITERS",
     "FileError",
+    "detect_format",
     "extension",
     "is_stream",
+    "read_bytes",
     "read_match",
     "read_stream",
     "write_match",
@@ -61,6 +64,44 @@ WRITERS = {
 
 class FileError(PulvezarError):
     """A match file that cannot be read or written: unknown format, missing module, unreadable file."""
+
+
+#: the formats a match file's bytes are read in (an upload names one, else its name or first bytes say)
+FORMATS = ("mat", "sgf", "xg", "gmd", "ogxm")
+
+
+def detect_format(data: bytes, filename: str | None = None) -> str:
+    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``, ``.ogxm``),
+    else its first bytes; ``mat`` when nothing says otherwise.
+
+    >>> detect_format(b"(;FF[4]GM[6]", None), detect_format(b"OGXM...", "x.bin"), detect_format(b"", "a.TXT")
+    ('sgf', 'ogxm', 'mat')
+    """
+    ext = filename.rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
+    if ext in ("mat", "txt"):
+        return "mat"
+    if ext in FORMATS:
+        return ext
+    if data[:4] == b"RGMH":
+        return "xg"
+    if data[:4] == b"OGXM":
+        return "ogxm"
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"GMD-"):
+        return "gmd"
+    if head.startswith(b"(") and b";" in head[:8]:
+        return "sgf"
+    return "mat"
+
+
+def read_bytes(data: bytes, fmt: str, *, limits: Limits | None = None) -> MatchRecord:
+    """The match of a file's bytes in format ``fmt`` (one of :data:`FORMATS`): the reader's own
+    :class:`~pulvezar.errors.PulvezarError` for a file it cannot read, :class:`FileError` for a format
+    it does not know."""
+    if fmt not in FORMATS:
+        raise FileError(f"the format is one of {', '.join(FORMATS)}, got {fmt!r}", field="format")
+    reader = _function(READERS, Path(f"file.{fmt}"), "read")
+    return reader(data, limits=limits or DEFAULT_LIMITS)  # type: ignore[no-any-return]
 
 
 def extension(path: Path) -> str:

@@ -29,7 +29,12 @@ router = APIRouter(prefix="/v1/matches", tags=["matches"], dependencies=[Depends
 Who = Annotated[Client, Depends(client)]
 UploadId = Annotated[str, Path(min_length=1, max_length=64, description="an upload's id")]
 Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
-_MEDIA = {"sgf": "application/x-go-sgf", "xg": "application/octet-stream", "gmd": "text/plain"}
+_MEDIA = {
+    "sgf": "application/x-go-sgf",
+    "xg": "application/octet-stream",
+    "gmd": "text/plain",
+    "ogxm": "application/octet-stream",
+}
 
 
 def shelf(request: Request, who: Who) -> matches.Shelf:

@@ -4,12 +4,12 @@ IDs, and, with the durable store, kept for the key that sent them
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pulvezar import XGID, PulvezarError
-from pulvezar.formats import MatchRecord, read_gmd, read_mat, read_sgf, read_xg
+from pulvezar.formats import MatchRecord
+from pulvezar.formats.files import detect_format, read_bytes
 from services.common.sandbox import ParsePool
 from services.gateway.durable import store_call
 from services.gateway.match_models import ActionOut, DecisionOut, GameOut, MatchOut, UploadList, UploadSummary
@@ -20,29 +20,9 @@ from services.gateway.uploads import parse_in
 if TYPE_CHECKING:
     from services.store.matches import MatchUploads
 
-_READERS: dict[str, Callable[[Any], MatchRecord]] = {
-    "mat": read_mat,
-    "txt": read_mat,
-    "sgf": read_sgf,
-    "xg": read_xg,
-    "gmd": read_gmd,
-}
-
-
 def format_of(filename: str | None, data: bytes, given: str | None) -> str:
-    if given:
-        return given
-    ext = (filename or "").rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
-    if ext in _READERS:
-        return "mat" if ext == "txt" else ext
-    head = data[:64].lstrip()
-    if head.startswith(b"GMD-"):
-        return "gmd"
-    if head.startswith(b"(;"):
-        return "sgf"
-    if data[:4] == b"RGMH":
-        return "xg"
-    return "mat"
+    """The format the client named, else what the file's name or first bytes say."""
+    return given or detect_format(data, filename)
 
 
 def _xgid(d: Any) -> str | None:
@@ -102,7 +82,7 @@ def read_upload(data: bytes, fmt: str, filename: str | None) -> dict[str, Any]:
     from services.common.sandbox import ParseRejected
 
     try:
-        record = _READERS[fmt](data)
+        record = read_bytes(data, fmt)
         return _convert(record, fmt, filename).model_dump()
     except PulvezarError as e:
         raise ParseRejected("file", str(e)) from None
@@ -110,10 +90,6 @@ def read_upload(data: bytes, fmt: str, filename: str | None) -> dict[str, Any]:
         raise
     except Exception as e:  # a reader's failure on a bad file is still the file's problem
         raise ParseRejected("file", f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
-
-
-#: what a parser process runs for an upload (tests point it at a deliberately slow reader)
-READ_TARGET = f"{__name__}:read_upload"
 
 
 #: what a parser process runs for an upload (tests point it at a deliberately slow reader)
