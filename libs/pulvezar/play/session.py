@@ -941,11 +941,18 @@ class PlaySession:
             options=self.settings.money,
         )
 
-    def export(self, fmt: str, players: tuple[str, str] = ("Player", "pulvezar")) -> str:
-        """The match as ``"mat"``, ``"sgf"`` or ``"txt"`` text (SGF: international rules only)."""
+    def export(self, fmt: str, players: tuple[str, str] = ("Player", "pulvezar")) -> str | bytes:
+        """The match as ``"mat"``, ``"sgf"`` or ``"txt"`` text, or ``"ogxm"`` bytes (SGF and OGXM:
+        international rules only; OGXM needs the ``interop`` extra)."""
         from pulvezar.formats import write_mat, write_sgf, write_text
 
         record = self.to_record(players)
+        if fmt == "ogxm":
+            from pulvezar.formats.ogxm import write_ogxm
+
+            if not self.settings.rules.uses_cube:
+                raise PulvezarError("OGXM has no Tavla; export Tavla as .mat", field="format")
+            return write_ogxm(record)
         if fmt == "mat":
             return write_mat(record)
         if fmt == "txt":
@@ -956,4 +963,4 @@ class PlaySession:
                     "SGF export replays international rules; export Tavla as .mat", field="format"
                 )
             return write_sgf(record)
-        raise PulvezarError(f"unknown format {fmt!r}; formats: mat, sgf, txt", field="format")
+        raise PulvezarError(f"unknown format {fmt!r}; formats: mat, sgf, txt, ogxm", field="format")

@@ -194,14 +194,16 @@ add_call_routes(router, ONE_GAME, (
 
 
 _TEXT = "text/plain; charset=utf-8"
-_MEDIA = {"mat": _TEXT, "txt": _TEXT, "sgf": "application/x-go-sgf"}
+_MEDIA = {"mat": _TEXT, "txt": _TEXT, "sgf": "application/x-go-sgf", "ogxm": "application/octet-stream"}
 
 
-@router.get("/{game_id}/export", response_class=Response, summary="The match as .mat, .sgf or .txt")
+@router.get("/{game_id}/export", response_class=Response, summary="The match as .mat, .sgf, .txt or .ogxm")
 async def export(
     game_id: GameId,
     t: Games,
-    format: Annotated[Literal["mat", "sgf", "txt"], Query(description="the file format")] = "mat",
+    format: Annotated[
+        Literal["mat", "sgf", "txt", "ogxm"], Query(description="the file format (.sgf, .ogxm: not Tavla)")
+    ] = "mat",
 ) -> Response:
     return download(await games.export(t, game_id, format), _MEDIA[format], f"{game_id}.{format}")
 

@@ -381,10 +381,10 @@ async def verify(t: Table, game_id: str) -> Verification:
     )  # fmt: skip
 
 
-async def export(t: Table, game_id: str, fmt: str) -> str:
+async def export(t: Table, game_id: str, fmt: str) -> str | bytes:
     session = (await load(t, game_id)).session
-    text: str = await in_thread(session.export, fmt, ("You", "pulvezar"))
-    return text
+    data: str | bytes = await in_thread(session.export, fmt, ("You", "pulvezar"))
+    return data
 
 
 async def replay(t: Table, game_id: str) -> Replay:
