@@ -20,6 +20,7 @@ from services.gateway.uploads import parse_in
 if TYPE_CHECKING:
     from services.store.matches import MatchUploads
 
+
 def format_of(filename: str | None, data: bytes, given: str | None) -> str:
     """The format the client named, else what the file's name or first bytes say."""
     return given or detect_format(data, filename)
