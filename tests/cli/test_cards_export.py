@@ -18,6 +18,7 @@ pytest.importorskip("genanki")
 
 from pulvezar.analysis.decisions import BLUNDER, ERROR
 from pulvezar.analysis.match import AnalysisSettings, MatchAnalysis, analyse_match
+from pulvezar.cli import main
 from pulvezar.cli.cards import match_cards, match_ref
 from pulvezar.formats.files import write_match
 from pulvezar.formats.record import Action, GameRecord, MatchRecord
@@ -28,6 +29,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pulvezar", *args], capture_output=True, text=True, timeout=120
     )
+
+
+def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The command in this process (no interpreter and net to start again): exit code, stdout, stderr."""
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def record() -> MatchRecord:
@@ -95,23 +103,25 @@ def test_a_players_errors_of_a_match_become_a_deck_and_again_the_same_notes(
 
 
 def test_cards_of_a_json_file_and_a_match_in_one_deck(
-    match: tuple[Path, MatchAnalysis], tmp_path: Path
+    match: tuple[Path, MatchAnalysis], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, analysis = match
     cards = [{**c, "id": f"c{i}"} for i, c in enumerate(match_cards(analysis, "Ann"))]
     stored = tmp_path / "cards.json"
     stored.write_text(json.dumps({"player_id": "p42", "cards": cards}))
     out = tmp_path / "both.apkg"
-    r = run("cards", "export", str(out), "--cards", str(stored), "--match", str(path), "--player", "Ann",
-            "--level", "0ply", "--lang", "de")  # fmt: skip
-    assert r.returncode == 0, r.stderr
+    code, _, err = run_here(capsys, "cards", "export", str(out), "--cards", str(stored), "--match", str(path),
+                            "--player", "Ann", "--level", "0ply", "--lang", "de")  # fmt: skip
+    assert code == 0, err
     notes = deck(out)
     from_file = {note_guid("p42", c["id"]) for c in cards}
     assert from_file <= set(notes) and len(notes) == 2 * len(cards)  # the match's cards: their own ids
     assert any(f[1].startswith("Du bist am Zug") for f in notes.values())
 
 
-def test_clear_errors(match: tuple[Path, MatchAnalysis], tmp_path: Path) -> None:
+def test_clear_errors(
+    match: tuple[Path, MatchAnalysis], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path, _ = match
     out = str(tmp_path / "x.apkg")
     hidden = tmp_path / "due.json"  # a study round's cards: no answers
@@ -123,6 +133,6 @@ def test_clear_errors(match: tuple[Path, MatchAnalysis], tmp_path: Path) -> None
         (("--cards", str(hidden)), "no answer"),
         (("--cards", str(path)), "not JSON"),
     ):
-        r = run("cards", "export", out, *args)
-        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        code, _, err = run_here(capsys, "cards", "export", out, *args)
+        assert code == 2 and words in err and "Traceback" not in err, (args, err)
     assert not Path(out).exists()
