@@ -220,16 +220,19 @@ def _rules(variant: str) -> Rules:
     return Rules.tavla() if variant.startswith("tavla") else Rules.international()
 
 
-def blunder_cards(games: Sequence[GameAnalysis], side: int, ref: str) -> list[tuple[str, dict[str, Any]]]:
+def blunder_cards(
+    games: Sequence[GameAnalysis], side: int, ref: str, lang: str = "en"
+) -> list[tuple[str, dict[str, Any]]]:
     """The player's blunders (loss >= 0.08) in ``games`` as cards: ``(source, puzzle)``, the puzzle in a
-    daily puzzle's shape (checker plays: the candidates with where each leads; cube decisions: the three
-    options and their costs), the source ``<ref>:<game>:<move>:<kind>`` (one card per decision)."""
+    daily puzzle's shape (checker plays: the candidates with where each leads and the reason; cube
+    decisions: the three options and their costs), the source ``<ref>:<game>:<move>:<kind>`` (one card
+    per decision); ``lang``: the analysis's language (:func:`decision_card`)."""
     out = []
     for g in games:
         for d in g.decisions:
             if d.player != side or not d.counts or d.loss < BLUNDER:
                 continue
-            puzzle = decision_card(d, g.variant)
+            puzzle = decision_card(d, g.variant, lang)
             if puzzle is not None:
                 out.append((card_source(ref, d), puzzle))
     return out
@@ -240,9 +243,36 @@ def card_source(ref: str, d: Any) -> str:
     return f"{ref}:{d.game}:{d.index}:{d.kind}"
 
 
-def decision_card(d: Any, variant: str) -> dict[str, Any] | None:
+def card_reason(d: Any, lang: str = "en") -> dict[str, str] | None:
+    """The reason sentence of an analysed checker decision, as the daily cards keep theirs: ``{language:
+    sentence}``, in every language of :func:`pulvezar.analysis.explain` when the decision kept its
+    reasons (``d.reasons``, the codes behind ``d.explanation``, and they say what the sentence does), else
+    ``{lang: d.explanation}`` (an analysis stored without them: its sentence, in the analysis's language
+    ``lang``); None without a sentence (the best play was played, or a cube decision)."""
+    from pulvezar.analysis.explain import LANGUAGES, Explanation, Reason
+
+    if not d.explanation:
+        return None
+    try:
+        reasons = tuple(
+            Reason(str(r["code"]), float(r["better"]), float(r["other"]), 0.0, r.get("point"))
+            for r in d.reasons
+        )
+        why = Explanation(d.best, d.played, reasons)
+        texts: dict[str, str] = {language: why.text(language) for language in LANGUAGES}
+    except (KeyError, TypeError, ValueError):  # reasons of another version: the sentence as stored
+        return {lang: d.explanation}
+    if d.explanation not in texts.values():  # reasons that do not say what the sentence does
+        return {lang: d.explanation}
+    return texts
+
+
+def decision_card(d: Any, variant: str, lang: str = "en") -> dict[str, Any] | None:
     """An analysed decision (:class:`~pulvezar.analysis.match.DecisionAnalysis` of a game of ``variant``)
-    as a card's puzzle; None when it cannot be one (a forced or a cube decision without its analysis)."""
+    as a card's puzzle; None when it cannot be one (a forced or a cube decision without its analysis).
+
+    A checker play's puzzle keeps the analysis's explanation as its ``reason`` (:func:`card_reason`;
+    ``lang``: the analysis's language, ``settings.lang``), which the cards and the Anki deck show."""
     rules = _rules(variant)
     common = {
         "rules": rules.name,
@@ -271,7 +301,11 @@ def decision_card(d: Any, variant: str) -> dict[str, Any] | None:
             return None
         answer = {"play": best["play"], "position_id": best["position_id"]}
         dice = list(d.dice)
-        return {**common, "kind": "position", "dice": dice, "candidates": candidates, "answer": answer}
+        card = {**common, "kind": "position", "dice": dice, "candidates": candidates, "answer": answer}
+        reason = card_reason(d, lang)
+        if reason is not None:
+            card["reason"] = reason
+        return card
     if d.cube is None:
         return None
     costs = {k: round(float(v), 6) for k, v in d.cube.costs.items()}
