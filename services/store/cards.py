@@ -5,7 +5,8 @@ A card holds its decision in a daily puzzle's shape (position, dice or cube, can
 answer is judged as a daily attempt is (:func:`pulvezar.archive.attempts.judge`).  Cards are made by
 themselves (:func:`add_card`, in the transaction of what made them) from a daily puzzle not solved at the
 first attempt and from the blunders of a player's analysed matches, or by hand (:meth:`Cards.add`); one
-card per player and source.
+card per player and source.  :meth:`Cards.due` reads the cards to study, :meth:`Cards.all` every card (an
+export: the Anki deck).
 """
 
 from __future__ import annotations
@@ -105,6 +106,16 @@ class Cards:
             if not rows:
                 rows = s.scalars(q.limit(10)).all()
             return [StoredCard.of(c) for c in rows]
+
+    def all(self, owner: str | None, player_id: str, limit: int) -> list[StoredCard] | None:
+        """Every card of the player, due or not, in the order they were made (creation time, then id), at
+        most ``limit`` (ask one more than you take to know whether there are more); None when the owner
+        has no such player."""
+        with session(self.url) as s:
+            if not self._mine(s, owner, player_id):
+                return None
+            q = select(Card).where(Card.player_id == player_id).order_by(Card.created_at, Card.id)
+            return [StoredCard.of(c) for c in s.scalars(q.limit(limit)).all()]
 
     def get(self, owner: str | None, player_id: str, card_id: str) -> StoredCard | None:
         with session(self.url) as s:

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 MAX_DECK = 500
 #: the most cards of one deck with PNG pictures (about 40 kB and 40 to 140 ms of resvg a board)
 MAX_PNG_DECK = 50
-#: ``Cards.due`` by this date is every card, earliest due first
-_EVERY_CARD = "9999-12-31"
 MEDIA_TYPE = "application/apkg"
 
 ImageKind = Literal["svg", "png"]
@@ -85,7 +83,7 @@ async def export(d: Desk, players: PlayerRecords, player_id: str, kind: ImageKin
     from pulvezar.play.anki import apkg
 
     cap = MAX_PNG_DECK if kind == "png" else MAX_DECK
-    found = await store_call(d.cards.due, d.who.owner, player_id, _EVERY_CARD, cap + 1)
+    found = await store_call(d.cards.all, d.who.owner, player_id, cap + 1)
     player = await store_call(players.get, d.who.owner, player_id)
     if found is None or player is None:
         raise not_found("player", player_id)
