@@ -1,7 +1,8 @@
 """Match files by path: the reader or writer chosen by extension (a ``.txt`` also by content).
 
 Formats: ``.mat`` (and Jellyfish-style ``.txt`` on input), ``.txt`` (readable
-text, output), ``.sgf``, ``.ogxm``, ``.xg`` and Gibbon's ``.gmd`` (input).  A ``.txt``
+text, output), ``.sgf``, ``.ogxm``, ``.xg``, Gibbon's ``.gmd`` and BGBlitz's
+``.bgf`` (input).  A ``.txt``
 input that is GNU Backgammon's text export (a ``The score (after N games)``
 line first, or ``Position ID:``/``Match ID :`` lines) is read as one.  Reader
 modules are imported when used, so a missing one is a clear error.
@@ -46,6 +47,7 @@ READERS = {
     ".xg": ("pulvezar.formats.xg", "read_xg"),
     ".gmd": ("pulvezar.formats.gmd", "read_gmd"),
     ".ogxm": ("pulvezar.formats.ogxm", "read_ogxm"),
+    ".bgf": ("pulvezar.formats.bgf", "read_bgf"),  # BGBlitz
 }
 # streams of many matches: extension -> (module, function reading a binary file object)
 STREAMS = {
@@ -67,12 +69,12 @@ class FileError(PulvezarError):
 
 
 #: the formats a match file's bytes are read in (an upload names one, else its name or first bytes say)
-FORMATS = ("mat", "sgf", "xg", "gmd", "ogxm")
+FORMATS = ("mat", "sgf", "xg", "gmd", "ogxm", "bgf")
 
 
 def detect_format(data: bytes, filename: str | None = None) -> str:
-    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``, ``.ogxm``),
-    else its first bytes; ``mat`` when nothing says otherwise.
+    """A match file's format from its name (``.mat``/``.txt``, ``.sgf``, ``.xg``, ``.gmd``, ``.ogxm``,
+    ``.bgf``), else its first bytes; ``mat`` when nothing says otherwise.
 
     >>> detect_format(b"(;FF[4]GM[6]", None), detect_format(b"OGXM...", "x.bin"), detect_format(b"", "a.TXT")
     ('sgf', 'ogxm', 'mat')
@@ -86,6 +88,9 @@ def detect_format(data: bytes, filename: str | None = None) -> str:
         return "xg"
     if data[:4] == b"OGXM":
         return "ogxm"
+    first = data[:4096].split(b"\n", 1)[0]
+    if first.startswith(b"{") and b'"BGF"' in first:
+        return "bgf"  # BGBlitz: a JSON header line naming the format
     head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"GMD-"):
         return "gmd"
