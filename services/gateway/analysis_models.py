@@ -10,7 +10,8 @@ from services.gateway.models import Strict
 from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
-Format = Literal["mat", "sgf", "xg", "gmd", "ogxm"]
+#: ``ogxms``: a stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are the job's matches
+Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "ogxms"]
 Priority = Literal["interactive", "batch"]
 
 # no max_length here: the limit is the gateway's MAX_UPLOAD_BYTES per file (413 naming the field)
@@ -19,7 +20,10 @@ FileText = Annotated[
 ]
 FileBase64 = Annotated[
     str,
-    Field(description="the match file in base64 (needed for the binary .xg; any format works)"),
+    Field(
+        description="the match file in base64 (needed for the binary .xg, .ogxm and a stream of matches, "
+        ".ogxms or .ogxms.zst, whose members become the job's matches; any format works)"
+    ),
 ]
 FileName = Annotated[
     str,

@@ -1,7 +1,14 @@
-"""The match files of analysis jobs: levels, limits, formats, reading a file and what a job keeps of it."""
+"""The match files of analysis jobs: levels, limits, formats, reading a file and what a job keeps of it.
+
+A stream of matches (OGXM's ``.ogxms``, ``.ogxms.zst``: format ``ogxms``) is one upload whose members
+become the job's matches (:func:`stream_summary`): each readable member is kept as its own ``.ogxm``
+file; a skipped member (with its reason) and a truncated tail (where it stopped) are kept in the job's
+``streams``.  The stream is read in the gateway's parser sandbox like any file.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -28,7 +35,15 @@ class AnalysisJobSettings(BaseSettings):
     default_level: AnalysisDepth = Field("2ply", description="the level of a job that names none")
     max_matches: int = Field(100, ge=1, description="matches of one 'analyse all' job")
     max_games: int = Field(2000, ge=1, description="games (chunks) of one job, all matches together")
-    max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file")
+    max_file_bytes: int = Field(4 * 1024 * 1024, ge=1, description="bytes of one match file (or stream)")
+    max_stream_bytes: int = Field(
+        64 * 1024 * 1024, ge=1, description="bytes an uploaded stream of matches decompresses to"
+    )
+
+
+#: the format of an uploaded stream of matches (its members are the job's matches)
+STREAM_FORMAT = "ogxms"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
@@ -50,7 +65,10 @@ def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
 
 def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
     """What a job keeps of a match file's games: ``length``, ``players`` and ``actions`` (per game);
-    :class:`InvalidJob` naming ``field`` when it cannot be read or holds no game."""
+    :class:`InvalidJob` naming ``field`` when it cannot be read or holds no game.  A stream (``fmt``
+    :data:`STREAM_FORMAT`): :func:`stream_summary`."""
+    if fmt == STREAM_FORMAT:
+        return stream_summary(data, field)
     record = read_record(data, fmt, field)
     if not record.games:
         raise InvalidJob(field, "the file holds no game")
@@ -58,6 +76,93 @@ def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
         "length": record.length,
         "players": list(record.players),
         "actions": [len(g.actions) for g in record.games],
+    }
+
+
+def _decompressed(data: bytes, cap: int, field: str) -> tuple[bytes, str | None]:
+    """A stream's bytes, decompressed when they are zstd's (at most ``cap``, else :class:`InvalidJob`
+    naming ``field``), and why decompression stopped early (corrupt data), if it did."""
+    if data[:4] != _ZSTD_MAGIC:
+        if len(data) > cap:
+            raise InvalidJob(field, f"the stream has {len(data)} bytes, at most {cap} (max_stream_bytes)")
+        return data, None
+    import io
+
+    import zstandard
+
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
+    out = bytearray()
+    while True:
+        try:
+            part = reader.read(min(1 << 16, cap + 1 - len(out)))
+        except zstandard.ZstdError as e:  # corrupt from here: what came before is read
+            return bytes(out), f"the zstd data stops decompressing at byte {len(out)}: {e}"
+        if not part:
+            return bytes(out), None
+        out += part
+        if len(out) > cap:
+            raise InvalidJob(field, f"the stream decompresses to more than {cap} bytes (max_stream_bytes)")
+
+
+def stream_summary(
+    data: bytes, field: str = "file", limits: AnalysisJobSettings | None = None
+) -> dict[str, Any]:
+    """What a job keeps of a stream of matches (:func:`pulvezar.formats.ogxm.iter_ogxm_stream`):
+    ``members`` (each readable match: its ``.ogxm`` bytes as ``data``, ``member`` (its index among the
+    stream's members), ``offset`` and ``length`` in the decompressed stream, ``digest``, and
+    :func:`file_summary`'s fields), ``skipped`` (``member``, ``offset``, ``length``, ``reason``),
+    ``truncated`` (``offset``, ``length``, ``reason``, or None) and ``decompressed_bytes``.  The caps:
+    ``limits.max_stream_bytes`` (decompressed) and ``limits.max_matches`` (members); beyond them, or a
+    stream without a readable match, :class:`InvalidJob` naming ``field``."""
+    from pulvezar import PulvezarError
+    from pulvezar.formats.limits import DEFAULT_LIMITS
+    from pulvezar.formats.ogxm import iter_ogxm_stream
+
+    limits = limits or AnalysisJobSettings()
+    plain, stopped = _decompressed(bytes(data), limits.max_stream_bytes, field)
+    caps = dataclasses.replace(
+        DEFAULT_LIMITS,
+        ogxm_max_stream_bytes=max(limits.max_stream_bytes, 1),
+        ogxm_max_decompressed_bytes=max(limits.max_stream_bytes, 1),
+        ogxm_max_matches=limits.max_matches,
+    )
+    members: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    truncated: dict[str, Any] | None = None
+    try:
+        for e in iter_ogxm_stream(plain, limits=caps):
+            where = {"offset": e.offset, "length": e.length}
+            if e.kind == "truncated":
+                truncated = {**where, "reason": e.reason}
+            elif e.kind == "skipped" or e.record is None:
+                skipped.append({"member": None if e.index < 0 else e.index, **where, "reason": e.reason})
+            elif not e.record.games:
+                skipped.append({"member": e.index, **where, "reason": "the match holds no game"})
+            else:
+                r = e.record
+                members.append({
+                    "data": plain[e.offset : e.offset + e.length], "member": e.index, **where,
+                    "digest": e.digest, "length": r.length, "players": list(r.players),
+                    "actions": [len(g.actions) for g in r.games],
+                })  # fmt: skip
+    except PulvezarError as e:  # a cap (FileTooLargeError names it), or a stream that is not OGXM
+        cap = getattr(e, "cap", None)
+        if cap == "ogxm_max_matches":
+            raise InvalidJob(
+                field, f"the stream holds more than {limits.max_matches} matches (max_matches)"
+            ) from None
+        raise InvalidJob(field, f"not a readable match stream: {e}") from None
+    if stopped is not None and truncated is None:
+        truncated = {"offset": len(plain), "length": 0, "reason": stopped}
+    if not members:
+        why = "; ".join(x["reason"] for x in [*skipped, *([truncated] if truncated else [])])[:500]
+        raise InvalidJob(field, f"the stream holds no readable match{f' ({why})' if why else ''}")
+    return {
+        "stream": True,
+        "members": members,
+        "skipped": skipped,
+        "truncated": truncated,
+        "decompressed_bytes": len(plain),
     }
 
 
@@ -72,6 +177,15 @@ def level_settings(level: str, prune: bool = True) -> Any:
     from pulvezar.analysis.match import AnalysisSettings
 
     return AnalysisSettings.from_level(level, prune=prune)
+
+
+def stream_format(data: bytes, filename: str | None) -> str | None:
+    """:data:`STREAM_FORMAT` for a stream of matches (named ``.ogxms`` or ``.ogxms.zst``, or
+    zstd-compressed), else None."""
+    name = (filename or "").lower()
+    if name.endswith((".ogxms", ".ogxms.zst")) or data[:4] == _ZSTD_MAGIC:
+        return STREAM_FORMAT
+    return None
 
 
 def file_call(entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings) -> tuple[Any, ...]:
@@ -93,11 +207,11 @@ def file_call(entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
     filename = entry.get("filename")
     if filename is not None and (not isinstance(filename, str) or len(filename) > 200):
         raise InvalidJob(f"{prefix}filename", "a file name is a string of at most 200 characters")
-    fmt = entry.get("format") or detect_format(data, filename)
+    fmt = entry.get("format") or stream_format(data, filename) or detect_format(data, filename)
     if fmt == "txt":
         fmt = "mat"
-    if fmt not in FORMATS:
-        raise InvalidJob(f"{prefix}format", f"one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt not in (*FORMATS, STREAM_FORMAT):
+        raise InvalidJob(f"{prefix}format", f"one of {', '.join((*FORMATS, STREAM_FORMAT))}, got {fmt!r}")
     return data, fmt, f"{prefix}file", filename
 
 
@@ -115,12 +229,39 @@ def read_match(
         raise InvalidJob(e.field or field, e.reason) from None
     except (sandbox.ParseTooSlow, sandbox.ParseTooLarge) as e:
         raise InvalidJob(field, e.reason) from None
-    return data, {"filename": filename, "format": fmt, "bytes": len(data), **summary}
+    return data, {"filename": filename, "format": fmt, "bytes": len(data), **summary}  # a stream: members
 
 
 def entry_prefix(m: int, single: bool) -> str:
     """The field prefix of entry ``m`` of a job's matches (none for a job of one file)."""
     return "" if single else f"matches[{m}]."
+
+
+def _expand(
+    m: int, data: bytes, info: dict[str, Any], field: str, limits: AnalysisJobSettings
+) -> tuple[list[bytes], list[dict[str, Any]], dict[str, Any]]:
+    """A stream entry's matches (one ``.ogxm`` file per readable member, what the job keeps of each) and
+    the stream's own entry in the job's ``streams``; :class:`InvalidJob` naming ``field`` beyond
+    ``limits.max_stream_bytes``."""
+    if info["decompressed_bytes"] > limits.max_stream_bytes:
+        raise InvalidJob(
+            field,
+            f"the stream decompresses to {info['decompressed_bytes']} bytes, "
+            f"at most {limits.max_stream_bytes} (max_stream_bytes)",
+        )
+    files, infos = [], []
+    for member in info["members"]:
+        files.append(member["data"])
+        infos.append({
+            "filename": info["filename"], "format": "ogxm", "bytes": len(member["data"]),
+            **{k: v for k, v in member.items() if k != "data"}, "source": m,
+        })  # fmt: skip
+    stream = {
+        "source": m, "field": field, "filename": info["filename"], "bytes": len(data),
+        "decompressed_bytes": info["decompressed_bytes"], "matches": len(infos),
+        "skipped": info["skipped"], "truncated": info["truncated"],
+    }  # fmt: skip
+    return files, infos, stream
 
 
 def plan_job(
@@ -129,9 +270,11 @@ def plan_job(
     priority: str | None,
     single: bool,
     limits: AnalysisJobSettings,
-) -> tuple[str, str, list[bytes], list[dict[str, Any]], list[list[int]]]:
-    """A job's level and priority (their defaults), its files, what it keeps of each, and its chunks
-    (``[match, game]``, one per game); :class:`InvalidJob` naming the field."""
+) -> tuple[str, str, list[bytes], list[dict[str, Any]], list[list[int]], list[dict[str, Any]]]:
+    """A job's level and priority (their defaults), its files, what it keeps of each, its chunks
+    (``[match, game]``, one per game) and its streams (an uploaded stream's members are matches of the
+    job, in order: :func:`_expand`); :class:`InvalidJob` naming the field (a stream's own field for
+    the caps its matches and games go beyond)."""
     if isinstance(matches, Mapping | str | bytes) or not isinstance(matches, Sequence) or not matches:
         raise InvalidJob("matches", "a non-empty list of match files is required")
     if len(matches) > limits.max_matches:
@@ -142,21 +285,34 @@ def plan_job(
     if ANALYSIS_DEPTHS.index(level) > ANALYSIS_DEPTHS.index(limits.max_level):
         allowed = ", ".join(ANALYSIS_DEPTHS[: ANALYSIS_DEPTHS.index(limits.max_level) + 1])
         raise InvalidJob("level", f"{level} is not allowed on this platform (allowed: {allowed})")
-    if priority is None:
-        priority = "interactive" if len(matches) == 1 else "batch"
-    if priority not in QUEUES:
+    if priority is not None and priority not in QUEUES:
         raise InvalidJob("priority", f"one of {', '.join(QUEUES)}, got {priority!r}")
     files: list[bytes] = []
     infos: list[dict[str, Any]] = []
-    chunks: list[list[int]] = []
+    streams: list[dict[str, Any]] = []
     for m, entry in enumerate(matches):
         data, info = read_match(entry, entry_prefix(m, single), limits)
-        files.append(data)
-        infos.append(info)
-        chunks += [[m, g] for g in range(len(info["actions"]))]
+        if info.get("stream"):
+            more, kept, stream = _expand(m, data, info, f"{entry_prefix(m, single)}file", limits)
+            files += more
+            infos += kept
+            streams.append(stream)
+        else:
+            files.append(data)
+            infos.append(info)
+    field = streams[-1]["field"] if streams else "matches"  # where the matches came from
+    if len(infos) > limits.max_matches:
+        raise InvalidJob(
+            field, f"at most {limits.max_matches} matches per job (max_matches), got {len(infos)}"
+        )
+    chunks = [[m, g] for m, info in enumerate(infos) for g in range(len(info["actions"]))]
     if len(chunks) > limits.max_games:
-        raise InvalidJob("matches", f"the job would analyse {len(chunks)} games, at most {limits.max_games}")
-    return level, priority, files, infos, chunks
+        raise InvalidJob(
+            field, f"the job would analyse {len(chunks)} games, at most {limits.max_games} (max_games)"
+        )
+    if priority is None:
+        priority = "interactive" if len(infos) == 1 else "batch"
+    return level, priority, files, infos, chunks, streams
 
 
 def learner_sides(learner: Mapping[str, Any], infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

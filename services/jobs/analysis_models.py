@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from services.jobs.provenance import Engine
 from services.jobs.states import JobState
 
-__all__ = ["AnalysisMatchReport", "AnalysisReport"]
+__all__ = ["AnalysisMatchReport", "AnalysisReport", "BatchPlayer", "StreamMember", "StreamReport"]
 
 
 class AnalysisMatchReport(BaseModel):
@@ -48,6 +48,60 @@ class AnalysisMatchReport(BaseModel):
         description="the engine and net that analysed its games (GET /v1/models); null before a game is "
         "done, or when its games were analysed by different nets",
     )
+    source: int | None = Field(None, description="a stream's match only: the stream's index in `streams`")
+    member: int | None = Field(None, description="a stream's match only: its index among the members")
+    offset: int | None = Field(
+        None, description="a stream's match only: its offset in the decompressed stream"
+    )
+    digest: str | None = Field(None, description="a stream's match only: its OGXM match digest (hex)")
+
+
+class StreamMember(BaseModel):
+    """A part of an uploaded stream that is not one of the job's matches."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    member: int | None = Field(None, description="the member's index (null: bytes between members)")
+    offset: int = Field(description="where it starts in the decompressed stream")
+    length: int = Field(description="its bytes")
+    reason: str = Field(description="why it was skipped, or where the stream stopped")
+
+
+class StreamReport(BaseModel):
+    """An uploaded stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are matches of the job."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: int = Field(description="the upload's index in the request's matches (0 for one file)")
+    field: str = Field(description="the request's field the stream came in")
+    filename: str | None = Field(description="the file's name, if one was given")
+    bytes: int = Field(description="the bytes uploaded")
+    decompressed_bytes: int = Field(description="the bytes of the stream once decompressed")
+    matches: int = Field(description="its members that are matches of the job")
+    skipped: list[StreamMember] = Field(description="members that did not read as a match, with why")
+    truncated: StreamMember | None = Field(
+        description="where the stream stops inside a member (every complete match before it is kept)"
+    )
+
+
+class BatchPlayer(BaseModel):
+    """A player across the job's finished matches: their per-match numbers summed (``pr`` pooled)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="the player's name (matches compare names without case)")
+    matches: list[int] = Field(description="the finished matches they play in (indices into matches)")
+    games: int = Field(description="games of those matches")
+    decisions: int = Field(description="their counted decisions")
+    errors: int = Field(description="errors that are not blunders")
+    blunders: int = Field(description="blunders")
+    error_total: float = Field(description="the equity they lost on counted decisions (checker and cube)")
+    pr: float | None = Field(description="500 x error_total / decisions: all their decisions pooled")
+    result_points: int = Field(description="points won minus points lost")
+    luck_total: float = Field(description="their luck (EMG), summed")
+    luck_total_points: float = Field(description="their luck in points, summed")
+    luck_net: float = Field(description="their luck minus their opponents' (EMG), summed")
+    luck_net_points: float = Field(description="net luck in points, summed")
 
 
 class AnalysisReport(BaseModel):
@@ -82,3 +136,9 @@ class AnalysisReport(BaseModel):
         None, description="only when the games' nets differ: each engine that analysed some"
     )
     matches: list[AnalysisMatchReport] = Field(description="the job's matches, in order")
+    players: list[BatchPlayer] = Field(
+        default_factory=list, description="per player across the finished matches (see BatchPlayer)"
+    )
+    streams: list[StreamReport] | None = Field(
+        None, description="only for uploaded streams of matches: each one's skipped members and end"
+    )

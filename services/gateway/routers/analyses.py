@@ -23,6 +23,7 @@ from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import EVENTS, NOT_DONE, REMOVED, JobId, add_list_route
 from services.gateway.routers.params import Who, download
 from services.gateway.services.analyses import (
+    RESULT_MEDIA,
     AnalysisJobs,
     analyses,
     check,
@@ -30,6 +31,7 @@ from services.gateway.services.analyses import (
     job_of,
     json_matches,
     learner_of,
+    results,
     submit_files,
 )
 from services.gateway.sse import streams
@@ -214,6 +216,34 @@ async def get_sgf(
     name = spec["matches"][match].get("filename") or f"match-{match}"
     stem = name.rsplit(".", 1)[0][:80] or f"match-{match}"
     return download(sgf.encode("utf-8"), SGF_MEDIA_TYPE, f"{stem}-analysis.sgf")
+
+
+def _results_route(fmt: str) -> None:
+    """``GET /{job_id}/results.{fmt}``: :func:`~services.gateway.services.analyses.results`."""
+
+    async def get_results(job_id: JobId, who: Who, store: Store) -> Response:
+        await check(who, store, job_id)
+        body, media, headers = await results(store, job_id, fmt)
+        response = download(body, media, f"analysis-{job_id}.{fmt}")
+        response.headers.update(headers)
+        return response
+
+    router.add_api_route(
+        f"/{{job_id}}/results.{fmt}",
+        get_results,
+        methods=["GET"],
+        response_class=Response,
+        name=f"get_results_{fmt}",
+        summary=f"Per-match results as {'CSV' if fmt == 'csv' else 'JSON lines'}, the matches done so far",
+        description="Each finished match (with a stream's member and digest) and both players' numbers: "
+        + ("one row per match and player" if fmt == "csv" else "one match a line")
+        + ". A running job gives the matches done so far (X-Job-State, X-Matches-Done: done/total).",
+        responses={200: {"content": {RESULT_MEDIA[fmt]: {}}, "description": "the results"}},
+    )
+
+
+for _fmt in ("csv", "jsonl"):
+    _results_route(_fmt)
 
 
 @router.get(

@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import csv
+import io
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
@@ -226,6 +229,83 @@ def json_matches(body: AnalysisRequest, limit: int) -> tuple[list[dict[str, Any]
         {"data": _data(e, prefix, limit), "format": e.format, "filename": e.filename} for e, prefix in entries
     ]
     return matches, single
+
+
+# ---- per-match results as CSV and JSON lines ----------------------------------------------------------
+
+#: a player's numbers in a match's row (CSV: one row per match and player)
+RESULT_FIELDS = ("pr", "decisions", "errors", "blunders", "error_total", "luck_total", "luck_net",
+                 "result_points")  # fmt: skip
+CSV_COLUMNS = ("match", "filename", "member", "digest", "length", "games", "side", "player", "opponent",
+               *RESULT_FIELDS)  # fmt: skip
+
+
+def _player(stats: dict[str, Any]) -> dict[str, Any]:
+    """A player's per-match numbers, as :func:`services.jobs.kinds.analysis.batch_players` sums them."""
+    return {
+        "name": stats["name"],
+        "pr": stats["pr"],
+        "decisions": stats["decisions"],
+        "errors": stats["errors"],
+        "blunders": stats["blunders"],
+        "error_total": stats["checker"]["error_total"] + stats["cube"]["error_total"],
+        "luck_total": stats["luck"]["total"],
+        "luck_net": stats["luck"]["net"],
+        "result_points": stats["result_points"],
+    }
+
+
+def result_rows(status: dict[str, Any]) -> list[dict[str, Any]]:
+    """One result per finished match of a job's status, in match order (a match appears as soon as its
+    last game is analysed, so a running job's download has the matches done so far): its index, file,
+    stream member and digest (null outside a stream), length, games and both players' numbers."""
+    return [
+        {
+            "match": m["match"],
+            "filename": m["filename"],
+            "member": m.get("member"),
+            "digest": m.get("digest"),
+            "length": m["length"],
+            "games": m["games_total"],
+            "players": [_player(p) for p in m["summary"]["players"]],
+        }
+        for m in status["matches"]
+        if m["state"] == "done" and m.get("summary")
+    ]
+
+
+def results_jsonl(rows: list[dict[str, Any]]) -> bytes:
+    """:func:`result_rows` as JSON lines, one match a line."""
+    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in rows)
+
+
+def results_csv(rows: list[dict[str, Any]]) -> bytes:
+    """:func:`result_rows` as CSV (:data:`CSV_COLUMNS`): one row per match and player (``side`` 0 or
+    1); empty cells for nulls."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        for side, p in enumerate(r["players"]):
+            writer.writerow({
+                **{k: r[k] for k in ("match", "filename", "member", "digest", "length", "games")},
+                "side": side, "player": p["name"], "opponent": r["players"][1 - side]["name"],
+                **{k: p[k] for k in RESULT_FIELDS},
+            })  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+RESULT_MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/jsonl"}
+
+
+async def results(store: AnalysisJobs, job_id: str, fmt: str) -> tuple[bytes, str, dict[str, str]]:
+    """A job's per-match results (``fmt``: ``csv`` or ``jsonl``) so far: the body, its media type and
+    headers saying how far the job is (``X-Job-State``, ``X-Matches-Done``: done/total)."""
+    status = await store.status(job_id, games=False)
+    rows = result_rows(status)
+    body = results_csv(rows) if fmt == "csv" else results_jsonl(rows)
+    headers = {"X-Job-State": str(status["state"]), "X-Matches-Done": f"{len(rows)}/{len(status['matches'])}"}
+    return body, RESULT_MEDIA[fmt], headers
 
 
 async def events(

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from services.jobs.analysis_archive import (
     ARCHIVE_RETRY_KEY,
@@ -98,6 +98,7 @@ class AnalysisRequest(JobRequest):
     single: bool = Field(False, description="name errors after the one-match request's fields")
     learner: Any = Field(None, description="the player the matches are recorded for (see learner_sides)")
     prune: bool = Field(True, description="the searches at 1 ply or deeper prune their replies")
+    _files: list[bytes] | None = PrivateAttr(None)  # the planned job's files (a stream's members)
 
 
 def analysis_cost(level: str, infos: Sequence[Mapping[str, Any]]) -> float:
@@ -143,6 +144,55 @@ def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
 
 _RECORDS: OrderedDict[tuple[str, int], Any] = OrderedDict()  # the last few parsed matches of this process
 _MAX_RECORDS = 4
+
+
+# ---- a batch's players ---------------------------------------------------------------------
+
+#: what a match from an uploaded stream adds to its report entry: the stream's entry and the member
+MEMBER_FIELDS = ("source", "member", "offset", "digest")
+
+
+def summaries_of(matches: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any] | None]:
+    """Each match entry's summary (None until the match is done)."""
+    return [m.get("summary") for m in matches]
+
+
+def _error_total(stats: Mapping[str, Any]) -> float:
+    return float(stats["checker"]["error_total"]) + float(stats["cube"]["error_total"])
+
+
+def batch_players(
+    infos: Sequence[Mapping[str, Any]], summaries: Sequence[Mapping[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """Per player (by name, compared without case and outer spaces) across the finished matches: the
+    sums of their per-match ``games``, ``decisions``, ``errors``, ``blunders``, ``error_total`` (checker
+    and cube), ``result_points`` and luck (``luck_total``, ``luck_net``, in EMG and in points), and
+    ``pr``: 500 x ``error_total`` / ``decisions`` (the PR of all their decisions pooled, so a long match
+    weighs more than a short one; null without decisions).  In the order they first appear."""
+    out: dict[str, dict[str, Any]] = {}
+    for m, (info, summary) in enumerate(zip(infos, summaries, strict=True)):
+        if not summary:
+            continue
+        for stats in summary["players"]:
+            key = str(stats["name"]).strip().casefold()
+            p = out.setdefault(key, {
+                "name": str(stats["name"]).strip(), "matches": [], "games": 0, "decisions": 0, "errors": 0,
+                "blunders": 0, "error_total": 0.0, "result_points": 0, "luck_total": 0.0,
+                "luck_total_points": 0.0, "luck_net": 0.0, "luck_net_points": 0.0,
+            })  # fmt: skip
+            p["matches"].append(m)
+            p["games"] += len(info["actions"])
+            for k in ("decisions", "errors", "blunders", "result_points"):
+                p[k] += int(stats[k])
+            p["error_total"] += _error_total(stats)
+            luck = stats["luck"]
+            p["luck_total"] += float(luck["total"])
+            p["luck_total_points"] += float(luck["total_points"])
+            p["luck_net"] += float(luck["net"])
+            p["luck_net_points"] += float(luck["net_points"])
+    for p in out.values():
+        p["pr"] = 500.0 * p["error_total"] / p["decisions"] if p["decisions"] else None
+    return list(out.values())
 
 
 # ---- the kind -------------------------------------------------------------------------------
@@ -206,20 +256,25 @@ class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
 
     # ---- planning ----------------------------------------------------------
     def plan(self, request: AnalysisRequest) -> tuple[dict[str, Any], list[GameChunk]]:
-        level, priority, _files, infos, chunks = plan_job(
+        level, priority, files, infos, chunks, streams = plan_job(
             request.matches, request.level, request.priority, request.single, self.limits
         )
+        request._files = files
         fields: dict[str, Any] = {
             "priority": priority,
             "level": level,
             "settings": level_settings(level, request.prune).to_json(),
             "matches": infos,
         }
+        if streams:  # uploaded streams of matches: what was skipped, where one stopped
+            fields["streams"] = streams
         if request.learner is not None:  # each match's analysis joins this player's record
             fields["learner"] = learner_sides(request.learner, infos)
         return fields, chunks
 
     def uploads(self, request: AnalysisRequest) -> list[bytes]:
+        if request._files is not None:  # planned: one file per match (a stream's members)
+            return request._files
         single = bool(request.single)
         return [file_call(e, entry_prefix(m, single), self.limits)[0] for m, e in enumerate(request.matches)]
 
@@ -415,7 +470,12 @@ class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
             with_games = games and match in (None, m)
             matches.append(match_entry(m, info, mine, chunks, records, state, summary, analyses, with_games))
             engines += game_engines(records, mine, summary)
-        return job_report(job_id, spec, state, records, matches, engines)
+            matches[-1].update({k: info[k] for k in MEMBER_FIELDS if k in info})
+        report = job_report(job_id, spec, state, records, matches, engines)
+        report["players"] = batch_players(spec["matches"], summaries_of(matches))
+        if spec.get("streams"):
+            report["streams"] = spec["streams"]
+        return report
 
     def result(self, job_id: str) -> dict[str, Any] | None:
         """The full report (as :meth:`status`) once the job is done, else None (also when it failed
