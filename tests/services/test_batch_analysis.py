@@ -261,3 +261,56 @@ def test_a_stream_analysed_to_done_with_players_and_downloads(workers: Workers, 
                 got["blunders"],
             )
             assert float(row["pr"]) == pytest.approx(got["pr"]) and int(row["member"]) == m["member"]
+
+
+# ---- through the REST API (a gateway process on the module's Redis and durable store) ----------------
+KEY = "batch-key"
+
+
+@pytest.fixture(scope="module")
+def gateway(gateway_process: Any, redis_server: str, database: str) -> Iterator[Any]:
+    env = {
+        "PULVEZAR_GATEWAY_API_KEYS": json.dumps({KEY: {"name": "batch", "rate_per_s": 1000, "burst": 1000}}),
+        "PULVEZAR_GATEWAY_REDIS_URL": redis_server,
+        "PULVEZAR_DATABASE_URL": database,
+        "PULVEZAR_ANALYSIS_MAX_LEVEL": "0ply",
+        "PULVEZAR_ANALYSIS_MAX_MATCHES": "3",
+    }
+    gw = gateway_process(env, key=KEY, timeout_s=60)
+    yield gw
+    gw.stop()
+
+
+def test_a_stream_through_the_api_with_its_downloads(workers: Workers, gateway: Any) -> None:
+    """A multipart upload of the damaged stream: 202, its streams reported; the downloads as the job's
+    report once done; a stream over the platform's max_matches: a 422 problem naming ``file``."""
+    workers.ensure(2)
+    data, where = damaged()
+    files = {"file": ("db.ogxms.zst", zstd(data))}
+    r = gateway.http.post("/v1/analyses", files=files, data={"level": "0ply"})
+    assert r.status_code == 202, r.text
+    job = r.json()
+    assert len(job["matches"]) == 3 and job["streams"][0]["truncated"]["offset"] == where["tail"]
+    href = r.headers["Location"]
+
+    def done() -> bool:
+        state = gateway.http.get(href, params={"games": "false"}).json()["state"]
+        assert state not in ("failed", "cancelled")
+        return bool(state == "done")
+
+    wait_until(done, 60, "the API's batch job to finish", every=0.2)
+    report = gateway.http.get(href, params={"games": "false"}).json()
+    assert [p["name"] for p in report["players"]] == ["charlot1", "charlot2", "JoeBlack", "SnowWhite"]
+    lines = gateway.http.get(f"{href}/results.jsonl")
+    table = gateway.http.get(f"{href}/results.csv")
+    assert lines.status_code == table.status_code == 200
+    assert lines.headers["X-Job-State"] == "done" and table.headers["X-Matches-Done"] == "3/3"
+    assert table.headers["content-type"].startswith("text/csv")
+    assert lines.content == results_jsonl(result_rows(report))
+    assert table.content == results_csv(result_rows(report))
+    assert gateway.http.get("/v1/analyses/nosuchjob0123/results.csv").status_code == 404
+
+    more, _ = stream_bytes((*MATCHES, TINY))  # four matches, the platform allows three
+    r = gateway.http.post("/v1/analyses", files={"file": ("four.ogxms", more)}, data={"level": "0ply"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("application/problem+json")
+    assert [e["field"] for e in r.json()["errors"]] == ["file"] and "max_matches" in r.text
