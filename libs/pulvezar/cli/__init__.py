@@ -1,17 +1,21 @@
 """The ``pulvezar`` command line.
 
-``pulvezar show ID`` draws a position; ``pulvezar moves ID --dice 31`` lists its
-legal plays; ``hint``, ``eval``, ``cube`` and ``rollout`` analyse it.  ``ID`` is a
-Position ID, ``PositionID:MatchID`` (gnubg) or an XGID.  ``pulvezar match
-show|convert|analyse`` reads, writes and analyses match files; ``pulvezar met``
-shows match equities; ``pulvezar play`` plays against the bots (in process, or on a
-platform's Play API with ``--api``); ``pulvezar book`` generates and shows opening
-books; ``pulvezar train`` trains the nets.
+``pulvezar show ID`` draws a position and gives its Position ID and OGID; ``pulvezar
+moves ID --dice 31`` lists its legal plays; ``hint``, ``eval``, ``cube`` and
+``rollout`` analyse it.  ``ID`` is a Position ID, ``PositionID:MatchID`` (gnubg), an
+XGID or an OGID (OpenGammon).  ``pulvezar match show|convert|analyse`` reads, writes
+and analyses match files (OGXM files and ``.ogxms(.zst)`` streams included, docs/formats.md);
+``pulvezar met`` shows match equities; ``pulvezar play`` plays against the bots (in
+process, or on a platform's Play API with ``--api``); ``pulvezar book`` generates and
+shows opening books; ``pulvezar train`` trains the nets; ``pulvezar cards export``
+writes flash cards as an Anki deck; ``pulvezar external`` plays for GNU Backgammon
+as its external player.
 
 The command line sits on top of the library: one module per command group
 (:mod:`~pulvezar.cli.board`, :mod:`~pulvezar.cli.engine`, :mod:`~pulvezar.cli.rollout`,
 :mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`, :mod:`~pulvezar.cli.play`,
-:mod:`~pulvezar.cli.book`, :mod:`~pulvezar.cli.train`), sharing
+:mod:`~pulvezar.cli.book`, :mod:`~pulvezar.cli.train`, :mod:`~pulvezar.cli.cards`,
+:mod:`~pulvezar.cli.external`), sharing
 :mod:`~pulvezar.cli.common` (the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
 """
 

@@ -2,10 +2,11 @@
 
 ``pulvezar hint ID --dice 31 [--ply N | --level L] [--rules ...]`` ranks the plays
 of a roll (:func:`pulvezar.search.hint.hint`; cubeful when the ID carries a cube
-and score: ``PositionID:MatchID`` or an XGID, whose dice are used when ``--dice``
-is not given); ``pulvezar eval ID [--ply N]`` gives the five probabilities and
+and score: ``PositionID:MatchID``, an XGID or an OGID, whose dice are used when
+``--dice`` is not given); ``pulvezar eval ID [--ply N]`` gives the five probabilities and
 the cubeless equity of the player on roll; ``pulvezar cube ID [--match-id M]``
-the cube decision (:func:`pulvezar.cube.cube_decision`).  ``--json`` prints one
+the cube decision (:func:`pulvezar.cube.cube_decision`; the cube and score of ``--match-id``'s gnubg
+Match ID when given, else the ID's, else centred money).  ``--json`` prints one
 JSON object.  At 1 ply or deeper the searches prune their replies unless ``--no-prune``.
 """
 

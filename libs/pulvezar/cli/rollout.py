@@ -3,8 +3,8 @@
 The rollout is :func:`pulvezar.rollouts.chunks.rollout_chunked` (the platform's
 unit of determinism: the same numbers as a distributed rollout of the same
 settings), values for the player on roll before rolling.  ``--cubeful`` plays
-the cube in the trials, with the cube and score of a ``PositionID:MatchID`` or
-XGID (centred money otherwise).  With ``--ply`` 1 or more the trials' search prunes
+the cube in the trials, with the cube and score of a ``PositionID:MatchID``, an
+XGID or an OGID (centred money otherwise).  With ``--ply`` 1 or more the trials' search prunes
 its replies unless ``--no-prune``.  A bar with the time left is drawn on stderr
 when it is a terminal, unless ``--quiet``.
 """
