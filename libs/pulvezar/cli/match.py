@@ -6,6 +6,15 @@ a table per player by default, the whole analysis as JSON with ``--json``, and
 ``--sgf OUT`` writes the annotated SGF that GNU Backgammon opens; a bar with the
 time left is drawn on stderr when it is a terminal (``--quiet``: none).
 
+``--ogxm-out OUT`` also writes the analysis as an OGXM analysis-shape file joined to the match (as
+``convert`` writes it to ``.ogxm``) by its digest (:mod:`pulvezar.formats.ogxm_analysis`).
+
+``pulvezar match verify FILE --key HEX [--key HEX ...] [--json]`` checks the signatures of an OGXM
+file (analysis blocks and match signatures) against the publisher's Ed25519 public keys (hex or
+base64): one line per signature (``valid``, ``other_key``, ``unsigned``, ``tampered`` or
+``unverified``); status 0 when every one is valid, 1 otherwise.  ``show --key HEX`` prints the
+same checks on stderr (with ``--json``, under ``"signatures"``).
+
 ``pulvezar match show FILE [--json] [--boards]`` prints the match as text (or as
 JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
@@ -41,6 +50,7 @@ __all__ = [
     "cmd_match_analyse",
     "cmd_match_convert",
     "cmd_match_show",
+    "cmd_match_verify",
     "read_match",
     "record_json",
     "write_match",
@@ -136,9 +146,50 @@ def stream_lines(stream: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _signature_checks(path: Path, keys: list[str]) -> list[Any]:
+    from pulvezar.formats.ogxm_analysis import parse_public_key, verify_ogxm_signatures
+
+    trusted = [parse_public_key(k) for k in keys]
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+    return verify_ogxm_signatures(data, trusted)
+
+
+def _check_line(c: Any) -> str:
+    where = "file" if c.scope == "file" else f"{c.scope} {c.index}"
+    key = f" key {c.key}" if c.key else ""
+    return f"{where}: {c.status.value}{key} ({c.reason})"
+
+
+def cmd_match_verify(args: argparse.Namespace) -> int:
+    status = [0]
+
+    def body() -> None:
+        checks = _signature_checks(Path(args.file), args.key)
+        if args.json:
+            print(json.dumps([c.to_json() for c in checks], ensure_ascii=False))
+        else:
+            print("\n".join(_check_line(c) for c in checks))
+        status[0] = 0 if all(c.ok for c in checks) else 1
+
+    rc = _run(body)
+    return rc or status[0]
+
+
 def cmd_match_show(args: argparse.Namespace) -> int:
     def body() -> None:
         path = Path(args.file)
+        checks = _signature_checks(path, args.key) if args.key else None
+        if checks is not None and not args.json:
+            for c in checks:
+                print(f"signature: {_check_line(c)}", file=sys.stderr)
+        if checks is not None and args.json and not is_stream(path):
+            data = record_json(_load(path, args.match))
+            data["signatures"] = [c.to_json() for c in checks]
+            print(json.dumps(data, ensure_ascii=False))
+            return
         if is_stream(path) and args.match is None:
             stream = read_stream(path)
             print(
@@ -273,6 +324,13 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
                 Path(args.sgf).write_text(annotated_sgf(record, analysis), encoding="utf-8")
             except OSError as e:
                 raise CliError(f"{args.sgf}: {e.strerror or e}") from None
+        if args.ogxm_out:
+            from pulvezar.formats.ogxm_analysis import write_ogxm_analysis
+
+            try:
+                Path(args.ogxm_out).write_bytes(write_ogxm_analysis(record, analysis))
+            except OSError as e:
+                raise CliError(f"{args.ogxm_out}: {e.strerror or e}") from None
         if args.json:
             print(json.dumps(data, ensure_ascii=False))
         else:
@@ -282,9 +340,9 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``match show``, ``convert`` and ``analyse`` to ``subparsers`` (from ``add_subparsers``)."""
+    """Add ``match show``, ``convert``, ``analyse`` and ``verify`` to ``subparsers``."""
     match: argparse.ArgumentParser = subparsers.add_parser(
-        "match", help="show, convert or analyse match files"
+        "match", help="show, convert, analyse or verify match files"
     )
     sub = match.add_subparsers(dest="match_command", required=True)
     show = sub.add_parser("show", help="print a match file as text or JSON")
@@ -294,6 +352,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     show.add_argument("--match", type=int, metavar="N", help="a stream's N-th match (default: list them)")
     show.add_argument("--json", action="store_true", help="every decision with its Position ID and Match ID")
     show.add_argument("--boards", action="store_true", help="text: a board at the start of each game")
+    show.add_argument(
+        "--key",
+        action="append",
+        metavar="HEX",
+        help="an OGXM publisher's Ed25519 public key: check signatures",
+    )
     show.set_defaults(func=cmd_match_show)
     convert = sub.add_parser("convert", help="convert a match file (formats by extension)")
     convert.add_argument("input", help="a match file, or an .ogxms(.zst) stream")
@@ -315,9 +379,23 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     analyse.add_argument(
         "--sgf", metavar="OUT", help="also write the annotated SGF (GNU Backgammon opens it)"
     )
+    analyse.add_argument(
+        "--ogxm-out", metavar="OUT", help="also write the analysis as an OGXM analysis-shape file"
+    )
     analyse.add_argument("--progress", action="store_true", help="a line on stderr for each analysed game")
     analyse.add_argument(
         "--quiet", action="store_true", help="no progress bar (drawn when stderr is a terminal)"
     )
     analyse.set_defaults(func=cmd_match_analyse)
+    verify = sub.add_parser("verify", help="check an OGXM file's signatures against publisher keys")
+    verify.add_argument("file", help="an .ogxm match or analysis-shape file")
+    verify.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        metavar="HEX",
+        help="a publisher's Ed25519 public key (repeatable)",
+    )
+    verify.add_argument("--json", action="store_true", help="the checks as JSON")
+    verify.set_defaults(func=cmd_match_verify)
     return match

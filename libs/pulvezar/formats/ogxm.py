@@ -61,6 +61,7 @@ __all__ = [
     "is_ogxm",
     "is_zstd",
     "iter_ogxm_stream",
+    "ply_refs",
     "read_ogxm",
     "read_ogxm_stream",
     "to_ogxm_json",
@@ -147,8 +148,16 @@ def _refuse(record: MatchRecord) -> None:
 
 
 def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
+    return [ply for ply, _ in _indexed_plies(record, rec)]
+
+
+def _indexed_plies(record: MatchRecord, rec: GameRecord) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+    """The game's OGXM plies, each with the indices into ``rec.actions`` it carries (a roll and its
+    play, a resignation and its acceptance; none for the end of a game)."""
     game = record.new_game(rec)
     plies: list[dict[str, Any]] = []
+    carried: list[tuple[int, ...]] = []
+    last_roll = -1
     actions = rec.actions
     for i, action in enumerate(actions):
         kind, p = action.kind, action.player
@@ -156,6 +165,8 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
             break
         if rec.cut_at is not None and game.phase is Phase.OVER:
             break
+        if kind == "roll":
+            last_roll = i
         if kind == "play":
             assert game.dice is not None
             play = game.rules.legal_plays(game.position, game.dice).find(action.notation or "")
@@ -169,9 +180,11 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
                     "moves": _steps(play, game.turn),
                 }
             )
+            carried.append((last_roll, i) if last_roll >= 0 else (i,))
         elif kind in ("double", "take", "drop"):
             cube = {"double": DOUBLE, "take": TAKE, "drop": DROP}[kind]
             plies.append({"color": _color(p), "action_id": cube})
+            carried.append((i,))
         elif kind == "resign":
             answer = actions[i + 1].kind if i + 1 < len(actions) else None
             if answer == "accept":
@@ -187,11 +200,28 @@ def _game_plies(record: MatchRecord, rec: GameRecord) -> list[dict[str, Any]]:
                         "resign_value": action.value,
                     }
                 )
+                carried.append((i, i + 1))
         apply_action(game, action)
     if rec.winner in (0, 1) and not (plies and plies[-1]["action_id"] in (RESIGN_GAME, RESIGN_MATCH)):
         ends = record.length > 0 and rec.score[rec.winner] + rec.credited(record.length) >= record.length
         plies.append({"action_id": MATCH_OVER if ends else GAME_OVER})
-    return plies
+        carried.append(())
+    return list(zip(plies, carried, strict=True))
+
+
+def ply_refs(record: MatchRecord) -> dict[tuple[int, int], int]:
+    """``(game index, action index)`` -> the OGXM ``ply_ref`` (the match-wide ply ordinal) of the ply
+    :func:`write_ogxm` writes that action in; actions OGXM does not keep (a roll never played, a
+    rejected resignation, the ``win`` line) have none."""
+    _refuse(record)
+    refs: dict[tuple[int, int], int] = {}
+    n = 0
+    for gi, rec in enumerate(record.games):
+        for _, actions in _indexed_plies(record, rec):
+            for ai in actions:
+                refs[(gi, ai)] = n
+            n += 1
+    return refs
 
 
 def to_ogxm_json(record: MatchRecord) -> dict[str, Any]:
