@@ -23,6 +23,11 @@ cap                         default       applies to
 ``ogxm_max_decompressed``   512 MiB       ``ogxm_max_decompressed_bytes``: the bytes a
                                           stream decompresses to (a zstd bomb stops here)
 ``ogxm_max_matches``        10,000        matches of one stream
+``bgf_max_decompressed``    64 MiB        ``bgf_max_decompressed_bytes``: the bytes a .bgf
+                                          body inflates to (a gzip bomb stops here)
+``bgf_max_depth``           64            nested objects and arrays of a .bgf document
+``bgf_max_string_bytes``    1 MiB         one string or name of a .bgf document
+``bgf_max_elements``        4,000,000     values and names of a .bgf document
 ==========================  ============  ===============================================
 
 One ``.ogxm`` file, and each member of a stream, is also held to ``max_bytes``,
@@ -70,6 +75,10 @@ class Limits:
     ogxm_max_stream_bytes: int = 256 * _MIB
     ogxm_max_decompressed_bytes: int = 512 * _MIB
     ogxm_max_matches: int = 10_000
+    bgf_max_decompressed_bytes: int = 64 * _MIB
+    bgf_max_depth: int = 64
+    bgf_max_string_bytes: int = _MIB
+    bgf_max_elements: int = 4_000_000
 
 
 DEFAULT_LIMITS = Limits()
