@@ -305,3 +305,29 @@ def test_cli_show_with_a_key(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run("match", "show", path, "--json", "--key", public.hex()) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["signatures"][0]["status"] == "unsigned" and data["players"]
+
+
+def test_cli_show_an_analysis_file(
+    tmp_path: Path, exported: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "analysis.ogxm"
+    path.write_bytes(exported)
+    assert run("match", "show", path, "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    back = read_ogxm_analysis(exported)
+    assert data["match_digest"] == back.match_digest and data["decisions"] == len(back.decisions) > 0
+    assert run("match", "show", path) == 0
+    assert f"OGXM analysis of match {back.match_digest}" in capsys.readouterr().out
+
+
+def test_a_partial_analysis(analysed: tuple[MatchRecord, MatchAnalysis]) -> None:
+    """One game analysed: its decisions only, at the plies of that game in the whole match."""
+    from pulvezar.analysis.match import summarise
+
+    record, analysis = analysed
+    one = summarise(record, [analysis.games[1]])
+    back = read_ogxm_analysis(write_ogxm_analysis(record, one))
+    refs = ply_refs(record)
+    game1 = {ref for (gi, _), ref in refs.items() if gi == 1}
+    assert back.decisions and {d.ply_ref for d in back.decisions} <= game1
+    assert set(back.by_action(record)) >= {(d.game, d.index) for d in one.decisions if not d.forced}

@@ -15,6 +15,8 @@ base64): one line per signature (``valid``, ``other_key``, ``unsigned``, ``tampe
 ``unverified``); status 0 when every one is valid, 1 otherwise.  ``show --key HEX`` prints the
 same checks on stderr (with ``--json``, under ``"signatures"``).
 
+``show`` of an OGXM analysis-shape file prints what it joins and holds.
+
 ``pulvezar match show FILE [--json] [--boards]`` prints the match as text (or as
 JSON: players, length, cut games, and every game's decisions with the Position
 ID and Match ID before each); ``pulvezar match convert IN OUT`` converts by file
@@ -40,7 +42,15 @@ from typing import Any
 from pulvezar.cli.common import add_prune_argument
 from pulvezar.cli.common import run as _run
 from pulvezar.cli.progress import progress_bar
-from pulvezar.formats.files import FileError, is_stream, read_match, read_stream, write_match, writer_for
+from pulvezar.formats.files import (
+    FileError,
+    extension,
+    is_stream,
+    read_match,
+    read_stream,
+    write_match,
+    writer_for,
+)
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.text import write_text
 
@@ -178,10 +188,47 @@ def cmd_match_verify(args: argparse.Namespace) -> int:
     return rc or status[0]
 
 
+def _analysis_file(path: Path) -> Any:
+    """The analysis-shape OGXM file at ``path``, or None when it is not one."""
+    if extension(path) != ".ogxm":
+        return None
+    from pulvezar.formats.ogxm_analysis import is_ogxm_analysis, read_ogxm_analysis
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # the reader says why
+    return read_ogxm_analysis(data) if is_ogxm_analysis(data) else None
+
+
+def _show_analysis_file(shape: Any, checks: list[Any] | None, as_json: bool) -> None:
+    data = shape.to_json()
+    if as_json:
+        if checks is not None:
+            data["signatures"] = [c.to_json() for c in checks]
+        print(json.dumps(data, ensure_ascii=False))
+        return
+    print(
+        f"OGXM analysis of match {data['match_digest']}\n"
+        f"by {data['model_id'] or '-'}, {data['currency'] or 'no currency'}; {data['decisions']} plies: "
+        f"{data['checker']} checker, {data['cube']} cube, {data['luck']} luck"
+        f"{', signed' if data['signed'] else ''}"
+    )
+
+
 def cmd_match_show(args: argparse.Namespace) -> int:
     def body() -> None:
         path = Path(args.file)
+        if args.key and is_stream(path):
+            raise CliError(f"{path}: --key checks the signatures of a single .ogxm file, not a stream")
         checks = _signature_checks(path, args.key) if args.key else None
+        shape = _analysis_file(path)
+        if shape is not None:
+            if checks is not None and not args.json:
+                for c in checks:
+                    print(f"signature: {_check_line(c)}", file=sys.stderr)
+            _show_analysis_file(shape, checks, args.json)
+            return
         if checks is not None and not args.json:
             for c in checks:
                 print(f"signature: {_check_line(c)}", file=sys.stderr)

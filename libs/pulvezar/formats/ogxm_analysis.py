@@ -54,6 +54,7 @@ __all__ = [
     "SignatureCheck",
     "SignatureStatus",
     "analysis_joins",
+    "is_ogxm_analysis",
     "parse_public_key",
     "read_ogxm_analysis",
     "to_ogxm_analysis_json",
@@ -245,6 +246,20 @@ class OgxmAnalysisFile:
     decisions: tuple[OgxmDecisionRecord, ...]
     signed: bool
 
+    def to_json(self) -> dict[str, Any]:
+        """A summary: what it joins, who made it, how many decisions, whether it is signed."""
+        return {
+            "match_digest": self.match_digest,
+            "analysis_id": self.analysis_id,
+            "model_id": self.model_id,
+            "currency": self.currency,
+            "decisions": len(self.decisions),
+            "checker": sum(d.checker is not None for d in self.decisions),
+            "cube": sum(d.cube is not None for d in self.decisions),
+            "luck": sum(d.luck is not None for d in self.decisions),
+            "signed": self.signed,
+        }
+
     def by_action(self, record: MatchRecord) -> dict[tuple[int, int], OgxmDecisionRecord]:
         """The decisions keyed by ``(game index, action index)`` of ``record`` (every action of a ply)."""
         by_ref = {d.ply_ref: d for d in self.decisions}
@@ -300,12 +315,25 @@ def _document(data: bytes) -> dict[str, Any]:
     return doc
 
 
+def _is_shape(doc: dict[str, Any]) -> bool:
+    info = doc.get("analysis_info")
+    return "games" not in doc and isinstance(info, dict) and isinstance(info.get("match_digest"), str)
+
+
+def is_ogxm_analysis(data: bytes) -> bool:
+    """Whether bytes are an OGXM analysis-shape file (no games, an analysis bound by digest)."""
+    try:
+        return _is_shape(_document(data))
+    except MatchFileError:
+        return False
+
+
 def read_ogxm_analysis(data: bytes) -> OgxmAnalysisFile:
     """Read an analysis-shape file (raises :class:`MatchFileError` for one that is not)."""
     doc = _document(data)
-    info = doc.get("analysis_info")
-    if "games" in doc or not isinstance(info, dict) or not isinstance(info.get("match_digest"), str):
+    if not _is_shape(doc):
         raise MatchFileError("not an OGXM analysis-shape file (no match_digest, or games)", line=1, column=1)
+    info = doc["analysis_info"]
     decisions = info.get("decisions", [])
     if not isinstance(decisions, list):
         raise MatchFileError("OGXM decisions is not a list", line=1, column=1)
