@@ -25,7 +25,9 @@ that ends by resignation, or whose record stops early, is scored as the
 file's scores say.  Caps (:mod:`pulvezar.formats.limits`): ``max_bytes`` on
 the file, ``bgf_max_decompressed_bytes`` on the inflated body (read in
 bounded steps, so a gzip bomb stops at the cap), the Smile caps, and
-``max_games``/``max_actions``.
+``max_games``/``max_actions``.  A plain-JSON body (``useSmile`` false) is held
+to ``bgf_max_decompressed_bytes``; its nesting to Python's recursion limit (a
+typed error past it).  Bytes after the gzip stream are not read.
 """
 
 from __future__ import annotations
