@@ -10,8 +10,9 @@ from services.gateway.models import Strict
 from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
-#: ``ogxms``: a stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are the job's matches
-Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "ogxms"]
+#: ``ogxms``: a stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are the job's matches;
+#: ``zip``: an archive of match files, each one a match of the job
+Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "ogxms", "zip"]
 Priority = Literal["interactive", "batch"]
 
 # no max_length here: the limit is the gateway's MAX_UPLOAD_BYTES per file (413 naming the field)
@@ -22,7 +23,8 @@ FileBase64 = Annotated[
     str,
     Field(
         description="the match file in base64 (needed for the binary .xg, .ogxm and a stream of matches, "
-        ".ogxms or .ogxms.zst, whose members become the job's matches; any format works)"
+        ".ogxms or .ogxms.zst, or a .zip of match files, whose members become the job's matches; any format "
+        "works)"
     ),
 ]
 FileName = Annotated[

@@ -3,7 +3,9 @@
 A stream of matches (OGXM's ``.ogxms``, ``.ogxms.zst``: format ``ogxms``) is one upload whose members
 become the job's matches (:func:`stream_summary`): each readable member is kept as its own ``.ogxm``
 file; a skipped member (with its reason) and a truncated tail (where it stopped) are kept in the job's
-``streams``.  The stream is read in the gateway's parser sandbox like any file.
+``streams``.  A zip archive of match files (format ``zip``: :func:`zip_summary`) is the same: each
+readable file in it is a match, the others are skipped with their reasons.  Both are read in the
+gateway's parser sandbox like any file.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ class AnalysisJobSettings(BaseSettings):
 
 #: the format of an uploaded stream of matches (its members are the job's matches)
 STREAM_FORMAT = "ogxms"
+#: the format of an uploaded zip archive of match files (each one a match of the job)
+ZIP_FORMAT = "zip"
+#: the formats whose upload is many matches
+BATCH_FORMATS = (STREAM_FORMAT, ZIP_FORMAT)
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
@@ -69,6 +76,8 @@ def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
     :data:`STREAM_FORMAT`): :func:`stream_summary`."""
     if fmt == STREAM_FORMAT:
         return stream_summary(data, field)
+    if fmt == ZIP_FORMAT:
+        return zip_summary(data, field)
     record = read_record(data, fmt, field)
     if not record.games:
         raise InvalidJob(field, "the file holds no game")
@@ -166,6 +175,93 @@ def stream_summary(
     }
 
 
+def _zip_member(zf: Any, info: Any, n: int, field: str, limits: AnalysisJobSettings) -> dict[str, Any]:
+    """One file of a zip archive as :func:`zip_summary` keeps it: a match (``data`` and
+    :func:`file_summary`'s fields) or ``skipped`` (its ``reason``)."""
+    import hashlib
+    import zipfile
+    import zlib
+
+    where = {"member": n, "offset": info.header_offset, "length": info.compress_size}
+    name = str(info.filename)
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else ""
+    if ext not in (*FORMATS, "txt"):
+        return {
+            **where,
+            "skipped": True,
+            "reason": f"{name}: not a match file (.mat, .sgf, .xg, .gmd, .ogxm)",
+        }
+    try:
+        with zf.open(info) as f:
+            raw = f.read(limits.max_file_bytes + 1)
+    except (zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, EOFError, OSError) as e:
+        return {**where, "skipped": True, "reason": f"{name}: cannot be unpacked ({e})"}
+    if len(raw) > limits.max_file_bytes:
+        raise InvalidJob(field, f"{name} has more than {limits.max_file_bytes} bytes (max_file_bytes)")
+    fmt = detect_format(raw, name)
+    try:
+        summary = file_summary(raw, fmt, field)
+    except InvalidJob as e:
+        return {**where, "skipped": True, "reason": f"{name}: {e.message}", "bytes": len(raw)}
+    return {
+        "data": raw,
+        "format": fmt,
+        "name": name,
+        **where,
+        "digest": hashlib.sha256(raw).hexdigest(),
+        **summary,
+    }
+
+
+def zip_summary(
+    data: bytes, field: str = "file", limits: AnalysisJobSettings | None = None
+) -> dict[str, Any]:
+    """What a job keeps of a zip archive of match files, as :func:`stream_summary` of a stream: each
+    readable file (by its name's extension: .mat, .txt, .sgf, .xg, .gmd, .ogxm) is a member (``digest``:
+    the SHA-256 of its bytes; ``name``: its path in the archive); other files are ``skipped`` with the
+    reason; directories are left out.  Caps: ``limits.max_matches`` files, ``limits.max_file_bytes``
+    per file and ``limits.max_stream_bytes`` unpacked in all, each read at most one byte past its cap
+    (a zip bomb stops there); beyond them, an unreadable archive or one without a readable match,
+    :class:`InvalidJob` naming ``field``."""
+    import io
+    import zipfile
+
+    limits = limits or AnalysisJobSettings()
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(bytes(data)))
+        entries = [i for i in zf.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, ValueError, OSError) as e:
+        raise InvalidJob(field, f"not a readable zip archive: {e}") from None
+    if len(entries) > limits.max_matches:
+        raise InvalidJob(
+            field, f"the archive holds {len(entries)} files, at most {limits.max_matches} (max_matches)"
+        )
+    members: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    total = 0
+    for n, info in enumerate(entries):
+        entry = _zip_member(zf, info, n, field, limits)
+        total += len(entry.get("data", b"")) + int(entry.pop("bytes", 0))
+        if total > limits.max_stream_bytes:
+            raise InvalidJob(
+                field, f"the archive unpacks to more than {limits.max_stream_bytes} bytes (max_stream_bytes)"
+            )
+        if entry.pop("skipped", False):
+            skipped.append(entry)
+        else:
+            members.append(entry)
+    if not members:
+        why = "; ".join(x["reason"] for x in skipped)[:500]
+        raise InvalidJob(field, f"the archive holds no readable match{f' ({why})' if why else ''}")
+    return {
+        "stream": True,
+        "members": members,
+        "skipped": skipped,
+        "truncated": None,
+        "decompressed_bytes": total,
+    }
+
+
 #: what reads a submitted file: in a parser process within the gateway's ``sandbox.isolated`` block
 #: (tests point it at a deliberately slow reader)
 SUMMARY_TARGET = f"{__name__}:file_summary"
@@ -181,10 +277,12 @@ def level_settings(level: str, prune: bool = True) -> Any:
 
 def stream_format(data: bytes, filename: str | None) -> str | None:
     """:data:`STREAM_FORMAT` for a stream of matches (named ``.ogxms`` or ``.ogxms.zst``, or
-    zstd-compressed), else None."""
+    zstd-compressed), :data:`ZIP_FORMAT` for a zip archive (by name or magic), else None."""
     name = (filename or "").lower()
     if name.endswith((".ogxms", ".ogxms.zst")) or data[:4] == _ZSTD_MAGIC:
         return STREAM_FORMAT
+    if name.endswith(".zip") or data[:4] == _ZIP_MAGIC:
+        return ZIP_FORMAT
     return None
 
 
@@ -210,8 +308,8 @@ def file_call(entry: Mapping[str, Any], prefix: str, limits: AnalysisJobSettings
     fmt = entry.get("format") or stream_format(data, filename) or detect_format(data, filename)
     if fmt == "txt":
         fmt = "mat"
-    if fmt not in (*FORMATS, STREAM_FORMAT):
-        raise InvalidJob(f"{prefix}format", f"one of {', '.join((*FORMATS, STREAM_FORMAT))}, got {fmt!r}")
+    if fmt not in (*FORMATS, *BATCH_FORMATS):
+        raise InvalidJob(f"{prefix}format", f"one of {', '.join((*FORMATS, *BATCH_FORMATS))}, got {fmt!r}")
     return data, fmt, f"{prefix}file", filename
 
 
@@ -240,9 +338,10 @@ def entry_prefix(m: int, single: bool) -> str:
 def _expand(
     m: int, data: bytes, info: dict[str, Any], field: str, limits: AnalysisJobSettings
 ) -> tuple[list[bytes], list[dict[str, Any]], dict[str, Any]]:
-    """A stream entry's matches (one ``.ogxm`` file per readable member, what the job keeps of each) and
-    the stream's own entry in the job's ``streams``; :class:`InvalidJob` naming ``field`` beyond
-    ``limits.max_stream_bytes``."""
+    """A stream's or zip's matches (one file per readable member, what the job keeps of each) and its
+    own entry in the job's ``streams``; :class:`InvalidJob` naming ``field`` beyond
+    ``limits.max_stream_bytes`` or a member beyond ``limits.max_file_bytes`` (the parser read it with
+    the platform's settings, which may be wider than the store's)."""
     if info["decompressed_bytes"] > limits.max_stream_bytes:
         raise InvalidJob(
             field,
@@ -251,10 +350,16 @@ def _expand(
         )
     files, infos = [], []
     for member in info["members"]:
+        if len(member["data"]) > limits.max_file_bytes:  # the parser read it with the platform's caps
+            raise InvalidJob(
+                field,
+                f"member {member['member']} has more than {limits.max_file_bytes} bytes (max_file_bytes)",
+            )
         files.append(member["data"])
         infos.append({
-            "filename": info["filename"], "format": "ogxm", "bytes": len(member["data"]),
-            **{k: v for k, v in member.items() if k != "data"}, "source": m,
+            "filename": member.get("name", info["filename"]), "format": member.get("format", "ogxm"),
+            "bytes": len(member["data"]), **{k: v for k, v in member.items() if k not in ("data", "name")},
+            "source": m,
         })  # fmt: skip
     stream = {
         "source": m, "field": field, "filename": info["filename"], "bytes": len(data),

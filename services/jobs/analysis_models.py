@@ -53,7 +53,9 @@ class AnalysisMatchReport(BaseModel):
     offset: int | None = Field(
         None, description="a stream's match only: its offset in the decompressed stream"
     )
-    digest: str | None = Field(None, description="a stream's match only: its OGXM match digest (hex)")
+    digest: str | None = Field(
+        None, description="a stream's match only: its OGXM match digest (a zip's file: its SHA-256), hex"
+    )
 
 
 class StreamMember(BaseModel):
@@ -68,7 +70,8 @@ class StreamMember(BaseModel):
 
 
 class StreamReport(BaseModel):
-    """An uploaded stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are matches of the job."""
+    """An uploaded stream of matches (``.ogxms``, ``.ogxms.zst``) or zip archive of match files whose
+    members are matches of the job (a zip's offsets: its local headers; it has no truncated tail)."""
 
     model_config = ConfigDict(extra="forbid")
 

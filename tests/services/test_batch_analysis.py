@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,12 @@ from services.gateway.services.analyses import (  # noqa: E402
     results_csv,
     results_jsonl,
 )
-from services.jobs.analysis_files import AnalysisJobSettings, file_call, stream_summary  # noqa: E402
+from services.jobs.analysis_files import (  # noqa: E402
+    AnalysisJobSettings,
+    file_call,
+    plan_job,
+    stream_summary,
+)
 from services.jobs.errors import InvalidJob  # noqa: E402
 from services.jobs.kinds.analysis import Analyses  # noqa: E402
 from services.jobs.settings import RolloutSettings  # noqa: E402
@@ -170,6 +176,61 @@ def test_a_corrupt_member_and_a_truncated_tail_are_reported() -> None:
         with pytest.raises(InvalidJob) as e:
             stream_summary(junk, "matches[2].file")
         assert e.value.field == "matches[2].file", e.value
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+def test_a_zip_of_match_files_is_one_job_of_them() -> None:
+    """Each readable file a match in the archive's order (its format by its name); others skipped with
+    why; a bomb or too many files refused naming the field."""
+    files = {
+        "a/tiny.mat": TINY.read_bytes(),
+        "notes.pdf": b"%PDF-1.4",
+        "match.sgf": (DATA / "match.sgf").read_bytes(),
+        "broken.mat": b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 77: 24/18\n",
+        "seven.ogxm": (DATA / "ogxm" / "7point.ogxm").read_bytes(),
+    }
+    limits = AnalysisJobSettings()
+    archive = zip_of(files)
+    assert file_call({"data": archive}, "", limits)[1] == "zip"
+    _level, priority, kept, infos, chunks, streams = plan_job([{"data": archive}], "0ply", None, True, limits)
+    assert [i["filename"] for i in infos] == ["a/tiny.mat", "match.sgf", "seven.ogxm"] and priority == "batch"
+    assert [i["format"] for i in infos] == ["mat", "sgf", "ogxm"] and [i["member"] for i in infos] == [
+        0,
+        2,
+        4,
+    ]
+    assert kept == [files["a/tiny.mat"], files["match.sgf"], files["seven.ogxm"]]
+    assert len(chunks) == sum(len(i["actions"]) for i in infos)
+    [stream] = streams
+    assert [(s["member"], s["reason"].split(":")[0]) for s in stream["skipped"]] == [
+        (1, "notes.pdf"),
+        (3, "broken.mat"),
+    ]
+    assert stream["truncated"] is None and stream["matches"] == 3
+    bomb = zip_of({"zeros.mat": b"0" * (limits.max_file_bytes + 10)})
+    assert len(bomb) < 100_000
+    cases = [
+        (bomb, limits, "max_file_bytes"),
+        (archive, AnalysisJobSettings(max_matches=2), "max_matches"),  # 3 matches of its 5 files
+        (
+            zip_of({"seven.mat": SEVEN.read_bytes()}),
+            AnalysisJobSettings(max_file_bytes=5000),
+            "max_file_bytes",
+        ),
+        (archive, AnalysisJobSettings(max_stream_bytes=1000), "max_stream_bytes"),
+        (archive[: len(archive) // 2], limits, "not a readable zip"),
+    ]
+    for data, caps, words in cases:
+        with pytest.raises(InvalidJob) as e:
+            plan_job([{"data": data, "filename": "db.zip"}], "0ply", None, False, caps)
+        assert e.value.field == "matches[0].file" and words in e.value.message, (words, e.value)
 
 
 def test_the_caps_refuse_a_stream_naming_its_field(redis_server: str, database: str) -> None:
