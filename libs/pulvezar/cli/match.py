@@ -222,17 +222,14 @@ def cmd_match_show(args: argparse.Namespace) -> int:
         if args.key and is_stream(path):
             raise CliError(f"{path}: --key checks the signatures of a single .ogxm file, not a stream")
         checks = _signature_checks(path, args.key) if args.key else None
-        shape = _analysis_file(path)
-        if shape is not None:
-            if checks is not None and not args.json:
-                for c in checks:
-                    print(f"signature: {_check_line(c)}", file=sys.stderr)
-            _show_analysis_file(shape, checks, args.json)
-            return
         if checks is not None and not args.json:
             for c in checks:
                 print(f"signature: {_check_line(c)}", file=sys.stderr)
-        if checks is not None and args.json and not is_stream(path):
+        shape = _analysis_file(path)
+        if shape is not None:
+            _show_analysis_file(shape, checks, args.json)
+            return
+        if checks is not None and args.json:
             data = record_json(_load(path, args.match))
             data["signatures"] = [c.to_json() for c in checks]
             print(json.dumps(data, ensure_ascii=False))

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from pulvezar.errors import PulvezarError
 from pulvezar.formats.ogxm import OgxmUnsupportedError, _codec, _steps, ply_refs, write_ogxm
 from pulvezar.formats.record import MatchFileError, MatchRecord, apply_action
+from pulvezar.match.game import Game
 
 if TYPE_CHECKING:  # formats sits below analysis: the analysis is read by its attributes
     from pulvezar.analysis.matchanalysis.results import CandidateAnalysis, DecisionAnalysis, MatchAnalysis
@@ -91,13 +92,25 @@ def _eval(probs: tuple[float, ...]) -> dict[str, float]:
     return {n: round(float(p), 4) for n, p in zip(names, probs, strict=True)}
 
 
-def _checker(record: MatchRecord, d: DecisionAnalysis, analysis: MatchAnalysis) -> dict[str, Any] | None:
-    """The ``checker`` record of a play: its candidates as OGXM alternatives, best first."""
-    if not d.candidates:
-        return None
-    game = record.new_game(record.games[d.game])
-    for action in record.games[d.game].actions[: d.index]:
-        apply_action(game, action)
+def _checkers(record: MatchRecord, analysis: MatchAnalysis) -> dict[tuple[int, int], dict[str, Any]]:
+    """The ``checker`` record of every analysed play with candidates, each game replayed once."""
+    wanted: dict[int, dict[int, DecisionAnalysis]] = {}
+    for d in analysis.decisions:
+        if d.kind == "checker" and d.candidates:
+            wanted.setdefault(d.game, {})[d.index] = d
+    out: dict[tuple[int, int], dict[str, Any]] = {}
+    for gi, plays in wanted.items():
+        rec = record.games[gi]
+        game = record.new_game(rec)
+        for ai, action in enumerate(rec.actions[: max(plays) + 1]):
+            if ai in plays:
+                out[(gi, ai)] = _checker(game, plays[ai], analysis)
+            apply_action(game, action)
+    return out
+
+
+def _checker(game: Game, d: DecisionAnalysis, analysis: MatchAnalysis) -> dict[str, Any]:
+    """A play's candidates as OGXM alternatives, best first (``game`` is at the play)."""
     assert game.dice is not None
     legal = game.rules.legal_plays(game.position, game.dice)
     alts = []
@@ -142,6 +155,7 @@ def to_ogxm_analysis_json(
 ) -> dict[str, Any]:
     """The analysis as the codec's JSON projection of an analysis-shape file bound to ``match_digest``."""
     refs = ply_refs(record)
+    checkers = _checkers(record, analysis)
     by_ref: dict[int, dict[str, Any]] = {}
     for d in analysis.decisions:
         ref = refs.get((d.game, d.index))
@@ -149,9 +163,8 @@ def to_ogxm_analysis_json(
             continue
         entry = by_ref.setdefault(ref, {"ply_ref": ref})
         if d.kind == "checker":
-            checker = _checker(record, d, analysis)
-            if checker is not None:
-                entry["checker"] = checker
+            if (d.game, d.index) in checkers:
+                entry["checker"] = checkers[(d.game, d.index)]
             if d.luck is not None:
                 entry["roll"] = {"luck": round(d.luck.value, 6)}
         else:
