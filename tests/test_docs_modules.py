@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "architecture.md", *sorted((ROOT / "services").glob("*/README.md"))]
+DOCS = [
+    *(ROOT / "docs" / name for name in ("architecture.md", "formats.md", "cli.md")),
+    *sorted((ROOT / "services").glob("*/README.md")),
+]
 #: a path in the repository: services/jobs/kind.py, libs/pulvezar/eval/, proto/pulvezar/v1/...
 PATH = re.compile(r"(?<![\w/.])((?:services|libs|proto|deploy|docker|k8s|bench|tests|docs)/[\w./-]*[\w/])")
 #: a dotted module or attribute: pulvezar.search.plies, services.jobs.kind.JobKind

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from services.gateway.models import Epoch, NextCursor
 
-Format = Literal["mat", "sgf", "xg", "gmd", "ogxm"]
+Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "bgf"]
 
 
 class ActionOut(BaseModel):

@@ -457,6 +457,9 @@ def test_match_upload(http: httpx.Client) -> None:
 
         assert steps(up.json()) == steps(body)
     assert fields(http.post("/v1/matches", files={"file": ("a.ogxm", ogxm[:-9])})) == ["file"]
+    # BGBlitz's .bgf (the project's own test file: tests/formats/data/bgf/README.md)
+    bgf = http.post("/v1/matches", files={"file": ("test.bgf", (DATA / "bgf" / "test.bgf").read_bytes())})
+    assert bgf.status_code == 200 and bgf.json()["format"] == "bgf" and bgf.json()["length"] == 7, bgf.text
     # junk is the file's fault; a file over the upload limit is 413
     assert fields(http.post("/v1/matches", files={"file": ("a.xg", b"\x00garbage")})) == ["file"]
     assert fields(http.post("/v1/matches", files={"file": ("a.mat", b"")})) == ["file"]

@@ -69,7 +69,7 @@ def match_ref(analysis: Any) -> str:
 def match_cards(analysis: Any, player: str, blunders: bool = False, lang: str = "en") -> list[dict[str, Any]]:
     """The cards of ``player``'s errors (``blunders``: blunders only) in a match analysis, each with its
     ``id`` and ``source`` (:func:`~pulvezar.play.progress.card_source`), its puzzle and the analysis's
-    explanation as the reason (in ``lang``)."""
+    reason (:func:`~pulvezar.play.progress.decision_card`: its sentence in ``lang`` and the others known)."""
     from pulvezar.analysis.decisions import BLUNDER, ERROR
     from pulvezar.play.progress import card_source, decision_card
 
@@ -84,11 +84,9 @@ def match_cards(analysis: Any, player: str, blunders: bool = False, lang: str = 
         for d in g.decisions:
             if d.player != side or not d.counts or d.loss < least:
                 continue
-            puzzle = decision_card(d, g.variant)
+            puzzle = decision_card(d, g.variant, lang)
             if puzzle is None:
                 continue
-            if d.explanation:
-                puzzle["reason"] = {lang: d.explanation}
             source = card_source(ref, d)
             out.append({"id": source, "source": source, "puzzle": puzzle})
     return out

@@ -20,8 +20,8 @@ PositionPath = Annotated[
     Path(
         min_length=1,
         max_length=200,
-        description="Position ID, PositionID:MatchID or XGID (URL-encode '/' and '+' as %2F and %2B, or "
-        "send them as they are)",
+        description="Position ID, PositionID:MatchID, XGID or OGID (URL-encode '/' and '+' as %2F and %2B, "
+        "or send them as they are; an OGID's ':' may stay)",
         examples=["4HPwATDgc/ABMA"],
     ),
 ]

@@ -120,7 +120,7 @@ async def _analysed(who: Client, body: CardIn, store: AnalysisJobs) -> tuple[str
     found = next((x for x in ma.decisions if x.game == body.game and x.index == body.index), None)
     if found is None:
         raise invalid("index", f"match {body.match} of the analysis has no decision {body.game}/{body.index}")
-    puzzle = decision_card(found, ma.variant)
+    puzzle = decision_card(found, ma.variant, ma.settings.lang)
     if puzzle is None:
         raise invalid("index", "this decision cannot be a card (a forced play, or no cube analysis)")
     return card_source(f"job:{job_id}:{body.match}", found), puzzle
