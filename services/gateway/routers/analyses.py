@@ -1,4 +1,6 @@
-"""Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel.
+"""Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel, and the
+per-match results as CSV or JSON lines (``results.csv``, ``results.jsonl``: the matches done so far, so a
+batch's results can be read as they finish; headers ``X-Job-State`` and ``X-Matches-Done``).
 
 One job analyses one match (``file`` / ``file_base64``) or many (``matches``: "analyse all"); each
 game is one chunk on the rollout workers (:mod:`services.jobs.kinds.analysis`).  The jobs live in

@@ -1,5 +1,6 @@
-"""Match analyses as a job kind (:class:`Analyses`, ``analysis``): one match or many ("analyse all") at one
-level (``0ply`` .. ``deep``), one chunk per game.
+"""Match analyses as a job kind (:class:`Analyses`, ``analysis``): one match or many ("analyse all", or one
+upload of a stream of matches or a zip of match files: a batch) at one level (``0ply`` .. ``deep``), one
+chunk per game.  The report adds per-player summaries across the finished matches (:func:`batch_players`).
 
 The match files are the job's uploads (:meth:`~services.jobs.kind.JobKind.uploads`): kept with it in Redis
 and in the durable store, so a chunk needs nothing else and any worker can run it.  A chunk is
@@ -11,14 +12,16 @@ the durable store, the learner's record).  A game that fails after its retries i
 other games and matches go on, and the job ends ``failed`` with their results kept.  ``resume`` is
 :meth:`~services.jobs.kind.JobKind.resume_stopped`.
 
-The keys and the wire format are those of the analysis jobs before the job framework (their routes are
-written by hand: :mod:`services.gateway.routers.analyses`).  Keys (expiring ``job_ttl_s`` after the last
-write), under ``analysis:{id}:``: ``spec`` (kind, priority, level, the library's settings, the matches:
-file name, format, players, length, actions per game; the chunks), ``file:{m}`` (match ``m``'s file,
-base64), ``chunk:{n}`` (the game's record: ``GameAnalysis.to_json()`` and timings, or the error), written
-once (``SET NX``), ``progress`` (hash, field ``n``: the record less the analysis, which progress and the
-ETA read: :func:`record_chunk`), ``summary:{m}`` (match ``m``'s ``MatchAnalysis.to_json()`` without the
-games, once all its games are done, written once), ``started``, ``cancel``.
+The keys and the wire format are those of the analysis jobs before the job framework (their routes are written
+by hand: :mod:`services.gateway.routers.analyses`). Keys (expiring ``job_ttl_s`` after the last write), under
+``analysis:{id}:``: ``spec`` (kind, priority, level, the library's settings, the matches: file name, format,
+players, length, actions per game and, for a member of an uploaded stream or zip, ``source``, ``member``,
+``offset``, ``digest``; the chunks; ``streams``: each uploaded stream's or zip's skipped members and truncated
+tail, :func:`~services.jobs.analysis_files.stream_summary`), ``file:{m}`` (match ``m``'s file, base64),
+``chunk:{n}`` (the game's record: ``GameAnalysis.to_json()`` and timings, or the error), written once (``SET
+NX``), ``progress`` (hash, field ``n``: the record less the analysis, which progress and the ETA read:
+:func:`record_chunk`), ``summary:{m}`` (match ``m``'s ``MatchAnalysis.to_json()`` without the games, once all
+its games are done, written once), ``started``, ``cancel``.
 
 The library (:mod:`pulvezar.analysis.match`) is imported when first needed, so that the gateway imports
 this module without torch work.
