@@ -18,8 +18,8 @@ by hand: :mod:`services.gateway.routers.analyses`). Keys (expiring ``job_ttl_s``
 players, length, actions per game and, for a member of an uploaded stream or zip, ``source``, ``member``,
 ``offset``, ``digest``; the chunks; ``streams``: each uploaded stream's or zip's skipped members and truncated
 tail, :func:`~services.jobs.analysis_files.stream_summary`), ``file:{m}`` (match ``m``'s file, base64),
-``chunk:{n}`` (the game's record: ``GameAnalysis.to_json()`` and timings, or the error), written once (``SET
-NX``), ``progress`` (hash, field ``n``: the record less the analysis, which progress and the ETA read:
+``chunk:{n}`` (the game's record: ``GameAnalysis.to_json()`` and timings, or the error), written once
+(``SET NX``), ``progress`` (hash, field ``n``: the record less the analysis, which progress and the ETA read:
 :func:`record_chunk`), ``summary:{m}`` (match ``m``'s ``MatchAnalysis.to_json()`` without the games, once all
 its games are done, written once), ``started``, ``cancel``.
 
