@@ -12,7 +12,7 @@ from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
 #: ``ogxms``: a stream of matches (``.ogxms``, ``.ogxms.zst``) whose members are the job's matches;
 #: ``zip``: an archive of match files, each one a match of the job
-Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "ogxms", "zip"]
+Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "bgf", "ogxms", "zip"]
 Priority = Literal["interactive", "batch"]
 
 # no max_length here: the limit is the gateway's MAX_UPLOAD_BYTES per file (413 naming the field)

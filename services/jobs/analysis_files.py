@@ -189,7 +189,7 @@ def _zip_member(zf: Any, info: Any, n: int, field: str, limits: AnalysisJobSetti
         return {
             **where,
             "skipped": True,
-            "reason": f"{name}: not a match file (.mat, .sgf, .xg, .gmd, .ogxm)",
+            "reason": f"{name}: not a match file ({', '.join(f'.{f}' for f in (*FORMATS, 'txt'))})",
         }
     try:
         with zf.open(info) as f:
@@ -216,13 +216,13 @@ def _zip_member(zf: Any, info: Any, n: int, field: str, limits: AnalysisJobSetti
 def zip_summary(
     data: bytes, field: str = "file", limits: AnalysisJobSettings | None = None
 ) -> dict[str, Any]:
-    """What a job keeps of a zip archive of match files, as :func:`stream_summary` of a stream: each
-    readable file (by its name's extension: .mat, .txt, .sgf, .xg, .gmd, .ogxm) is a member (``digest``:
-    the SHA-256 of its bytes; ``name``: its path in the archive); other files are ``skipped`` with the
-    reason; directories are left out.  Caps: ``limits.max_matches`` files, ``limits.max_file_bytes``
-    per file and ``limits.max_stream_bytes`` unpacked in all, each read at most one byte past its cap
-    (a zip bomb stops there); beyond them, an unreadable archive or one without a readable match,
-    :class:`InvalidJob` naming ``field``."""
+    """What a job keeps of a zip archive of match files, as :func:`stream_summary` of a stream: each readable
+    file (by its name's extension: one of :data:`~pulvezar.formats.files.FORMATS` or .txt) is a member
+    (``digest``: the SHA-256 of its bytes; ``name``: its path in the archive); other files are ``skipped``
+    with the reason; directories are left out. Caps: ``limits.max_matches`` files, ``limits.max_file_bytes``
+    per file and ``limits.max_stream_bytes`` unpacked in all, each read at most one byte past its cap (a zip
+    bomb stops there); beyond them, an unreadable archive or one without a readable match, :class:`InvalidJob`
+    naming ``field``."""
     import io
     import zipfile
 
