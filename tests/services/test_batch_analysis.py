@@ -91,13 +91,9 @@ def damaged() -> tuple[bytes, dict[str, int]]:
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> str:
-    pytest.importorskip("sqlalchemy")
-    from services.store.db import upgrade
-
-    url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'pulvezar.db'}"
-    upgrade(url)
-    return url
+def database(module_database: str) -> str:
+    """The module's durable store (required by the jobs): conftest's migrated SQLite file."""
+    return module_database
 
 
 @pytest.fixture(scope="module")

@@ -37,8 +37,9 @@ import zlib
 from typing import Any
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.document import Cut, fail, int_field, str_field
 from pulvezar.formats.limits import DEFAULT_LIMITS, FileTooLargeError, Limits, check_bytes, check_count
-from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.formats.record import Action, GameRecord, MatchRecord, apply_action
 from pulvezar.formats.smile import HEADER, decode_smile
 from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
@@ -51,8 +52,7 @@ _GZIP = b"\x1f\x8b"
 _GREEN, _RED = -1, 1  # BGBlitz's ``player``: green is player 0, red player 1
 
 
-def _fail(message: str, offset: int = 0) -> MatchFileError:
-    return MatchFileError(message, line=1, column=offset + 1)
+_fail = fail
 
 
 def is_bgf(head: bytes) -> bool:
@@ -120,23 +120,14 @@ def _document(data: bytes, limits: Limits) -> Any:
 
 
 def _int(obj: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
-    value = obj.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _fail(f"BGF field {key!r} is {value!r}, not a number in {lo}..{hi}")
-    return value
+    return int_field("BGF", obj, key, lo, hi, default)
 
 
 def _str(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key, "")
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _fail(f"BGF field {key!r} is not a string")
-    return value
+    return str_field("BGF", obj, key)
 
 
-class _Cut(Exception):
-    """A record the replay cannot follow."""
+_Cut = Cut
 
 
 def _points(m: dict[str, Any], key: str) -> list[int]:

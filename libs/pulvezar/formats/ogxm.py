@@ -46,8 +46,9 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Literal
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.document import Cut, fail, int_field, str_field
 from pulvezar.formats.limits import DEFAULT_LIMITS, FileTooLargeError, Limits, check_bytes, check_count
-from pulvezar.formats.record import Action, GameRecord, MatchFileError, MatchRecord, apply_action
+from pulvezar.formats.record import Action, GameRecord, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play
@@ -100,8 +101,7 @@ def _codec() -> Any:
     return ogxm
 
 
-def _fail(message: str, offset: int = 0) -> MatchFileError:
-    return MatchFileError(message, line=1, column=offset + 1)
+_fail = fail
 
 
 # ---- writing ---------------------------------------------------------------------------------------
@@ -284,21 +284,14 @@ def write_ogxm_stream(records: Iterable[MatchRecord], out: BinaryIO) -> int:
 
 
 def _int(obj: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
-    value = obj.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _fail(f"OGXM field {key!r} is {value!r}, not a number in {lo}..{hi}")
-    return value
+    return int_field("OGXM", obj, key, lo, hi, default)
 
 
 def _str(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key, "")
-    if not isinstance(value, str):
-        raise _fail(f"OGXM field {key!r} is not a string")
-    return value
+    return str_field("OGXM", obj, key)
 
 
-class _Cut(Exception):
-    """A ply the replay cannot follow."""
+_Cut = Cut
 
 
 def _after(position: Position, steps: Any, player: int) -> Position:

@@ -443,23 +443,14 @@ def _check(scope: str, index: int, sig: Any, verify: Any, keys: list[bytes]) -> 
     key_id = str(sig["key_id"]) if sig.get("key_id") else None
     named = _embedded_key(sig)
     if named is not None:
-        if named in keys:
-            if verify({named}):
-                return SignatureCheck(
-                    scope, index, SignatureStatus.VALID, named.hex(), key_id, "signed by a given key"
-                )
-            return SignatureCheck(
-                scope,
-                index,
-                SignatureStatus.TAMPERED,
-                named.hex(),
-                key_id,
-                "does not verify under the key it names",
+        given = named in keys
+        if verify({named} if given else None):
+            status, reason = (
+                (SignatureStatus.VALID, "signed by a given key")
+                if given
+                else (SignatureStatus.OTHER_KEY, "valid, by a key not given")
             )
-        if verify(None):
-            return SignatureCheck(
-                scope, index, SignatureStatus.OTHER_KEY, named.hex(), key_id, "valid, by a key not given"
-            )
+            return SignatureCheck(scope, index, status, named.hex(), key_id, reason)
         return SignatureCheck(
             scope,
             index,
