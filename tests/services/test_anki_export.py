@@ -26,7 +26,6 @@ from pulvezar import Position, Rules
 from pulvezar.play.anki import MODEL_ID, note_guid
 from pulvezar.rules.matchid import MatchId
 from services.gateway.app import create_app
-from services.gateway.routers import anki as anki_router
 from services.gateway.services import anki
 from services.gateway.settings import GatewaySettings
 from services.store.db import session, upgrade
@@ -71,8 +70,6 @@ def gateway() -> Iterator[tuple[TestClient, str]]:
             evaluator_address="127.0.0.1:9",
         )  # type: ignore[call-arg]
     )
-    if not any(getattr(r, "path", "").endswith("/cards.apkg") for r in app.routes):
-        app.include_router(anki_router.router)  # until services/gateway/app.py registers it
     app.state.database_url = url
     with TestClient(app, headers={"X-API-Key": KEY}, raise_server_exceptions=False) as c:
         yield c, url

@@ -242,9 +242,11 @@ def test_full_games_verified_exported_streamed(platform: Platform, body: dict[st
     if ogxm.status_code == 200:
         back = read_ogxm(ogxm.content)
         assert [(g.winner, g.points) for g in back.games] == [(g.winner, g.points) for g in record.games]
-        moves = [[a.notation for a in g.actions if a.kind == "play"] for g in record.games]
-        assert [[a.notation for a in g.actions if a.kind == "play"] for g in back.games] == moves
-        assert any(moves)
+
+        def moves(r: Any) -> list[list[str | None]]:  # a dance's empty play before a resignation: not kept
+            return [[a.notation for a in g.actions if a.kind == "play" and a.notation] for g in r.games]
+
+        assert moves(back) == moves(record) and any(moves(record))
     else:
         reason = problem(ogxm, 422)["errors"][0]
         assert reason["field"] in ("format", "cube") and (

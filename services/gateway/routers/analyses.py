@@ -1,6 +1,5 @@
 """Match analysis as jobs: submit (202 + ``Location``), progress, server-sent events, SGF, cancel, and the
-per-match results as CSV or JSON lines (``results.csv``, ``results.jsonl``: the matches done so far, so a
-batch's results can be read as they finish; headers ``X-Job-State`` and ``X-Matches-Done``).
+per-match results (``results.csv``/``.jsonl``: the matches done so far, ``X-Job-State``, ``X-Matches-Done``).
 
 One job analyses one match (``file`` / ``file_base64``) or many (``matches``: "analyse all"); each
 game is one chunk on the rollout workers (:mod:`services.jobs.kinds.analysis`).  The jobs live in
@@ -226,22 +225,17 @@ def _results_route(fmt: str) -> None:
     async def get_results(job_id: JobId, who: Who, store: Store) -> Response:
         await check(who, store, job_id)
         body, media, headers = await results(store, job_id, fmt)
-        response = download(body, media, f"analysis-{job_id}.{fmt}")
-        response.headers.update(headers)
-        return response
+        return download(body, media, f"analysis-{job_id}.{fmt}", headers)
 
     router.add_api_route(
-        f"/{{job_id}}/results.{fmt}",
-        get_results,
-        methods=["GET"],
-        response_class=Response,
+        f"/{{job_id}}/results.{fmt}", get_results, methods=["GET"], response_class=Response,
         name=f"get_results_{fmt}",
         summary=f"Per-match results as {'CSV' if fmt == 'csv' else 'JSON lines'}, the matches done so far",
         description="Each finished match (with a stream's member and digest) and both players' numbers: "
         + ("one row per match and player" if fmt == "csv" else "one match a line")
         + ". A running job gives the matches done so far (X-Job-State, X-Matches-Done: done/total).",
         responses={200: {"content": {RESULT_MEDIA[fmt]: {}}, "description": "the results"}},
-    )
+    )  # fmt: skip
 
 
 for _fmt in ("csv", "jsonl"):

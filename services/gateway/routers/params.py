@@ -41,11 +41,13 @@ def short_id(description: str | None = None, example: str | None = None) -> Any:
     )
 
 
-def download(data: str | bytes, media_type: str, filename: str) -> Response:
-    """A file to save: ``data`` of ``media_type``, named ``filename`` (``Content-Disposition``)."""
-    return Response(
-        data, media_type=media_type, headers={"Content-Disposition": content_disposition(filename)}
-    )
+def download(
+    data: str | bytes, media_type: str, filename: str, headers: Mapping[str, str] | None = None
+) -> Response:
+    """A file to save: ``data`` of ``media_type``, named ``filename`` (``Content-Disposition``), with
+    ``headers`` besides."""
+    named = {"Content-Disposition": content_disposition(filename), **(headers or {})}
+    return Response(data, media_type=media_type, headers=named)
 
 
 def add_call_route(
