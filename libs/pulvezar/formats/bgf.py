@@ -37,7 +37,7 @@ import zlib
 from typing import Any
 
 from pulvezar.errors import PulvezarError
-from pulvezar.formats.document import Cut, fail, int_field, str_field
+from pulvezar.formats.document import Cut, fail, int_field, move_checker, position_after, str_field
 from pulvezar.formats.limits import DEFAULT_LIMITS, FileTooLargeError, Limits, check_bytes, check_count
 from pulvezar.formats.record import Action, GameRecord, MatchRecord, apply_action
 from pulvezar.formats.smile import HEADER, decode_smile
@@ -143,18 +143,8 @@ def _after(position: Position, frm: list[int], to: list[int]) -> Position:
     for src, dst in zip(frm, to, strict=False):
         if src == -1:
             break
-        if src < 1 or mine[src - 1] == 0:
-            raise _Cut(f"no checker of the mover on point {src}")
-        mine[src - 1] -= 1
-        if dst > 0:
-            mine[dst - 1] += 1
-            if theirs[24 - dst] == 1:  # their point 25 - dst
-                theirs[24 - dst] = 0
-                theirs[24] += 1
-    try:
-        return Position(mine, theirs)
-    except PulvezarError as e:
-        raise _Cut(f"the moves lead to no position: {e}") from None
+        move_checker(mine, theirs, src, dst)
+    return position_after(mine, theirs, "moves")
 
 
 def _die(value: Any) -> bool:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulvezar.errors import PulvezarError
 from pulvezar.formats.record import MatchFileError
+from pulvezar.rules.position import Position
 
 
 def fail(message: str, offset: int = 0) -> MatchFileError:
@@ -41,3 +43,24 @@ def str_field(fmt: str, obj: dict[str, Any], key: str) -> str:
 
 class Cut(Exception):
     """A record the replay cannot follow: the game is cut there (its ``cut_at``)."""
+
+
+def move_checker(mine: list[int], theirs: list[int], src: int, dst: int) -> None:
+    """Move one of the mover's checkers from point ``src`` (25: the bar) to ``dst`` (0 or less: off), in the
+    mover's numbering, hitting a lone opposing checker there; :class:`Cut` when ``src`` has none."""
+    if src < 1 or mine[src - 1] == 0:
+        raise Cut(f"no checker of the mover on point {src}")
+    mine[src - 1] -= 1
+    if dst > 0:
+        mine[dst - 1] += 1
+        if theirs[24 - dst] == 1:  # their point 25 - dst
+            theirs[24 - dst] = 0
+            theirs[24] += 1
+
+
+def position_after(mine: list[int], theirs: list[int], moves: str) -> Position:
+    """The position the ``moves`` (a word for the error) led to; :class:`Cut` when there is none."""
+    try:
+        return Position(mine, theirs)
+    except PulvezarError as e:
+        raise Cut(f"the {moves} lead to no position: {e}") from None

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Literal
 
 from pulvezar.errors import PulvezarError
-from pulvezar.formats.document import Cut, fail, int_field, str_field
+from pulvezar.formats.document import Cut, fail, int_field, move_checker, position_after, str_field
 from pulvezar.formats.limits import DEFAULT_LIMITS, FileTooLargeError, Limits, check_bytes, check_count
 from pulvezar.formats.record import Action, GameRecord, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions
@@ -306,19 +306,8 @@ def _after(position: Position, steps: Any, player: int) -> Position:
         if not isinstance(frm, int) or not isinstance(pips, int) or not (0 <= frm <= 25 and 1 <= pips <= 6):
             raise _Cut(f"step {s!r} is out of range")
         src = 25 - frm if player == 0 else frm
-        if src < 1 or mine[src - 1] == 0:
-            raise _Cut(f"no checker of the mover on point {src}")
-        mine[src - 1] -= 1
-        dst = src - pips
-        if dst > 0:
-            mine[dst - 1] += 1
-            if theirs[24 - dst] == 1:  # their point 25 - dst
-                theirs[24 - dst] = 0
-                theirs[24] += 1
-    try:
-        return Position(mine, theirs)
-    except PulvezarError as e:
-        raise _Cut(f"the steps lead to no position: {e}") from None
+        move_checker(mine, theirs, src, src - pips)
+    return position_after(mine, theirs, "steps")
 
 
 def _ply(record: MatchRecord, game: Game, ply: Any, acts: list[Action]) -> None:
