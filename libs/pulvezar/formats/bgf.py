@@ -337,10 +337,7 @@ def from_bgf_json(doc: Any, *, limits: Limits | None = None) -> MatchRecord:
         after = _scores(games[i + 1]) if i + 1 < len(games) else final
         rec = _game(record, g, i + 1, score, after, limits)
         record.games.append(rec)
-        if rec.winner is not None:
-            s = list(score)
-            s[rec.winner] += rec.credited(length)
-            score = (s[0], s[1])
+        score = rec.score_after(length)
     return record
 
 

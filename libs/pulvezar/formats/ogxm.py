@@ -439,10 +439,7 @@ def from_ogxm_json(doc: Any, *, limits: Limits | None = None) -> MatchRecord:
     for i, g in enumerate(games):
         rec = _game(record, g, i + 1, score, limits)
         record.games.append(rec)
-        if rec.winner is not None:
-            s = list(score)
-            s[rec.winner] += rec.credited(length)
-            score = (s[0], s[1])
+        score = rec.score_after(length)
     return record
 
 

@@ -86,6 +86,14 @@ class GameRecord:
             return self.points
         return max(0, min(self.points, length - self.score[self.winner]))
 
+    def score_after(self, length: int) -> tuple[int, int]:
+        """The match score after this game: its own, the winner's :meth:`credited` points added."""
+        if self.winner is None:
+            return self.score
+        s = list(self.score)
+        s[self.winner] += self.credited(length)
+        return (s[0], s[1])
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
