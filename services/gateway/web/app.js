@@ -1,4 +1,5 @@
-// The entry: wires the routes to the views, and the header (navigation, language, API key); one view at a time.
+// The entry: wires the routes to the views, and the header (navigation, who plays, language, API key); one view
+// at a time.
 // The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
 // /?view=analysis[&job=<id>], /?view=book, /?view=daily, /?view=statistics|cards[&player=<id>],
 // /?view=library[&q=][&rules=], /?view=training[&player=<id>][&lesson=<id>], /?view=met[&length=][&table=],
@@ -7,6 +8,7 @@
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { LANGUAGES, initialLang, lang, setLang, t } from "./i18n.js";
 import { navigate, toast, whenNavigated } from "./shell.js";
+import { whoPlays } from "./whoplays.js";
 
 const VIEWS = {
   position: () => import("./views/position.js"),
@@ -98,8 +100,11 @@ async function start() {
   await setLang(select.value);
   select.value = lang();
   nav();
+  // another player: the view again, for the new player (a ?player= of the address would name the old one)
+  const who = whoPlays(() => navigate({ ...params(), player: null }, { replace: true }));
   select.addEventListener("change", async () => {
     await setLang(select.value);
+    who.relabel();
     render();
   });
   document.getElementById("key-button").addEventListener("click", askKey);

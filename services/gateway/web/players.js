@@ -1,17 +1,36 @@
-// The player the learner's views (statistics, cards) are for: a picker of the key's players (GET /v1/players)
-// with a form to make one (POST /v1/players); the choice is kept in the address (?player=) and in this browser.
+// The player of this browser: every attributable call carries currentPlayer() (games, daily attempts,
+// exercises, lessons, imports); the learner's views (statistics, cards) pick one with playerPicker (GET
+// /v1/players, POST /v1/players to make one). The choice is kept in this browser (and a view's ?player=);
+// a change is announced as the window's "pulvezar:player" event (the header shows who plays).
 import { api } from "./api.js";
 import { t } from "./i18n.js";
 import { h, problemText } from "./ui.js";
 
 const STORAGE = "pulvezar.player";
 
+/** The id of the player this browser plays as, or null (none chosen yet). */
+export function currentPlayer() {
+  return localStorage.getItem(STORAGE) || null;
+}
 
 /**
- * The picker: `playerPicker(wanted, onChange, signal)` resolves to {el, id}; `onChange(id)` is called when
- * the user picks or makes a player. `wanted`: the address's player, else the one last chosen here.
+ * Play as `id` from now on (null: nobody); the window hears "pulvezar:player" with detail {id, quiet}:
+ * the header shows the name, and re-draws the view unless `quiet` (a view that switched by itself).
  */
-export async function playerPicker(wanted, onChange, signal) {
+export function setCurrentPlayer(id, { quiet = false } = {}) {
+  const before = currentPlayer();
+  if (id) localStorage.setItem(STORAGE, id);
+  else localStorage.removeItem(STORAGE);
+  if (before !== (id || null)) window.dispatchEvent(new CustomEvent("pulvezar:player", { detail: { id: id || null, quiet } }));
+}
+
+/**
+ * The picker: `playerPicker(wanted, onChange, signal)` resolves to {el, id, select}; `onChange(id)` is called
+ * when the user picks or makes a player, who then plays in this browser. `wanted`: the address's player, else
+ * the one chosen here. A view's picker (`inView`) makes the shown player the current one, quietly; the
+ * header's dialog (inView false) changes nothing until the user picks.
+ */
+export async function playerPicker(wanted, onChange, signal, { inView = true } = {}) {
   const { players } = await api("/v1/players?limit=200", { signal });
   const chosen = [wanted, localStorage.getItem(STORAGE)].find((id) => id && players.some((p) => p.id === id))
     || players[0]?.id || null;
@@ -33,14 +52,14 @@ export async function playerPicker(wanted, onChange, signal) {
     }
   });
   function pick(id) {
-    localStorage.setItem(STORAGE, id);
+    setCurrentPlayer(id, { quiet: inView });
     onChange(id);
   }
   const el = h("div", { class: "pl-picker" },
     players.length ? h("label", {}, t("players.player"), " ", select) : h("p", { class: "muted", id: "pl-none" }, t("players.none")),
     form);
-  if (chosen) localStorage.setItem(STORAGE, chosen);
-  return { el, id: chosen };
+  if (chosen && inView) setCurrentPlayer(chosen, { quiet: true });
+  return { el, id: chosen, select };
 }
 
 /**

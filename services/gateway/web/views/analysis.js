@@ -8,6 +8,7 @@ import { remember, toast } from "../shell.js";
 import { t, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText } from "../ui.js";
+import { currentPlayer } from "../players.js";
 
 
 // ---- the explanation in the UI's language, from the analysis' structured reasons ------------------------
@@ -69,11 +70,15 @@ function uploadForm(v) {
   const levelSelect = h("select", { id: "an-level", name: "level" }, ANALYSIS_DEPTHS.map((l) => h("option", { value: l }, l)));
   levelSelect.value = "1ply";
   const submit = h("button", { type: "submit", id: "an-submit" }, t("analysis.submit"));
+  // "which player are you?": the name in the file (compared without case); empty: the player's own name
+  const me = h("input", { id: "an-me", name: "player_name", maxlength: 100, autocomplete: "off", placeholder: t("analysis.me_default") });
+  const player = currentPlayer();
   const form = h("form", { class: "an-upload", id: "an-form" },
     h("h2", {}, t("analysis.upload")),
     h("div", { class: "an-fields" },
       h("label", { for: "an-file" }, t("analysis.file")), fileInput,
       h("label", { for: "an-level" }, t("analysis.level")), levelSelect,
+      player ? [h("label", { for: "an-me" }, t("analysis.me")), me] : [],
       submit));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -82,6 +87,8 @@ function uploadForm(v) {
     const body = new FormData();
     body.append("file", file, file.name);
     body.append("level", levelSelect.value);
+    if (player) body.append("player", player);
+    if (player && me.value.trim()) body.append("player_name", me.value.trim());
     submit.disabled = true;
     v.jobBox.replaceChildren(h("p", { class: "muted" }, t("analysis.uploading")));
     try {
@@ -92,6 +99,7 @@ function uploadForm(v) {
       openJob(v, job.id);
     } catch (err) {
       if (err.name !== "AbortError") v.jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
+      if (err.errors?.some((x) => x.field === "player_name")) me.focus(); // the file's players are in the message
     } finally {
       submit.disabled = false;
     }

@@ -1,11 +1,15 @@
 // The daily puzzles (GET /v1/daily/today or /v1/daily/{date}, ?rules=international|tavla&kind=position|cube):
 // the board, the user's choice (a play or a cube action), then the answer, its reason (en/de/tr) and the
 // candidates. A puzzle not produced yet (404) is a readable message. Address: /?view=daily[&rules][&kind][&date].
+// With a player chosen in this browser the puzzle comes without its answer until the player has attempted
+// it: "Check" posts the attempt (POST /v1/daily/{date}/attempts; the first counts for the statistics and the
+// streak) and shows the whole puzzle; no "Reveal" before that.
 import { api, ApiError } from "../api.js";
 import { remember } from "../shell.js";
 import { t, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
+import { currentPlayer } from "../players.js";
 
 
 const TABS = [
@@ -47,10 +51,12 @@ async function load(d) {
     b.setAttribute("aria-pressed", String(b.dataset.rules === rules && b.dataset.kind === kind));
   remember({ view: "daily", rules: rules === "international" ? null : rules, kind: kind === "position" ? null : kind, date });
   box.replaceChildren(h("p", { class: "muted" }, t("app.loading")));
-  const path = `/v1/daily/${date || "today"}?rules=${rules}&kind=${kind}`;
+  const player = currentPlayer();
+  const path = `/v1/daily/${date || "today"}?rules=${rules}&kind=${kind}${player ? `&player=${encodeURIComponent(player)}` : ""}`;
   let puzzle;
   try {
     puzzle = await api(path, { signal: d.controller.signal });
+    d.path = path;
   } catch (e) {
     if (e.name === "AbortError") return;
     if (e instanceof ApiError && e.status === 404) {
@@ -73,7 +79,7 @@ function show(d, p) {
   const question = p.kind === "cube" ? t("daily.cube_q", { date: p.date }) : t("daily.position_q", { date: p.date, dice });
   const facts = h("p", { class: "muted" }, p.match_length
     ? t("daily.score", { a: p.score[0], b: p.score[1], n: p.match_length }) : t("daily.money"));
-  const form = choiceForm(p, draw);
+  const form = choiceForm(p, draw, d);
   const type = p.position_type || {};
   d.box.replaceChildren(h("article", { class: "dy-card", dataset: { kind: p.kind, rules: p.rules } },
     h("div", {}, boardBox),
@@ -98,12 +104,23 @@ function puzzleBoard(p) {
   return { boardBox, draw };
 }
 
+/** The player's attempt at a puzzle shown without its answer: the attempt posted, then the whole puzzle. */
+async function attempt(d, p, chosen) {
+  const body = { player: currentPlayer(), rules: p.rules, kind: p.kind };
+  if (p.kind === "cube") Object.assign(body, { double: chosen !== "no double", response: chosen === "double/pass" ? "pass" : "take" });
+  else body.notation = chosen;
+  if (p.kind === "cube" && chosen === "no double") delete body.response;
+  const out = await api(`/v1/daily/${p.date}/attempts`, { method: "POST", body, signal: d.controller.signal });
+  return { out, whole: await api(d.path, { signal: d.controller.signal }) };
+}
+
 /** The choices (plays or cube actions), check and reveal; then the verdict, the reason and the table. */
-function choiceForm(p, draw) {
+function choiceForm(p, draw, d) {
   const choices = p.kind === "cube"
     ? CUBE_CHOICES.map(([value, key]) => [value, t(key)])
     : [...p.candidates].map((c) => c.play).sort((a, b) => a.localeCompare(b)).map((play) => [play, play]);
-  const right = p.kind === "cube" ? cubeAnswer(p.answer) : p.answer.play;
+  const hidden = !p.answer; // a player's puzzle before the attempt
+  const right = hidden ? null : p.kind === "cube" ? cubeAnswer(p.answer) : p.answer.play;
   const fieldset = h("fieldset", { class: "dy-choices", id: "dy-choices" },
     h("legend", { class: "muted" }, t("daily.your_choice")),
     choices.map(([value, text], i) => {
@@ -116,7 +133,8 @@ function choiceForm(p, draw) {
   const result = h("div", { class: "dy-result", id: "dy-result", "aria-live": "polite" });
   const form = h("form", { class: "dy-form" }, fieldset, h("div", { class: "dy-actions" }, check, reveal));
 
-  const answerText = p.kind === "cube" ? t(CUBE_CHOICES.find(([v]) => v === right)[1]) : right;
+  if (hidden) reveal.hidden = true;
+  const answerText = hidden ? "" : p.kind === "cube" ? t(CUBE_CHOICES.find(([v]) => v === right)[1]) : right;
   const finish = (chosen) => {
     for (const input of fieldset.querySelectorAll("input")) input.disabled = true;
     check.disabled = reveal.disabled = true;
@@ -136,10 +154,21 @@ function choiceForm(p, draw) {
     e.preventDefault();
     const chosen = fieldset.querySelector("input:checked")?.value;
     if (!chosen) { result.replaceChildren(h("p", { class: "error-message" }, t("daily.choose"))); return; }
-    finish(chosen);
+    if (!hidden) { finish(chosen); return; }
+    check.disabled = true;
+    attempt(d, p, chosen).then(({ out, whole }) => {
+      const again = choiceForm(whole, draw, d);
+      form.replaceWith(again.form);
+      result.replaceWith(again.result);
+      again.finish(chosen);
+      again.result.prepend(h("p", { class: "muted", id: "dy-attempt" }, t(out.first_attempt ? "daily.counted" : "daily.not_counted")));
+    }).catch((err) => {
+      check.disabled = false;
+      if (err.name !== "AbortError") result.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
+    });
   });
   reveal.addEventListener("click", () => finish(null));
-  return { form, result };
+  return { form, result, finish };
 }
 
 // ---- the candidates with the answer marked

@@ -7,6 +7,7 @@ import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
 import { extraOptions, clockLine } from "../play_options.js";
+import { currentPlayer } from "../players.js";
 
 
 const who = (p) => (p === 0 ? t("play.you") : p === 1 ? t("play.bot") : "—");
@@ -212,7 +213,7 @@ async function runningGames(g, box) {
 async function start(g, body, error) {
   error.textContent = "";
   try {
-    g.game = await api("/v1/games", { method: "POST", body });
+    g.game = await api("/v1/games", { method: "POST", body: { player: currentPlayer() || undefined, ...body } });
     g.log = [];
     render(g);
   } catch (err) {
