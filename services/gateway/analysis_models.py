@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from services.gateway.models import Strict
+from services.gateway.signature_models import Keys, KeysField, SignatureOut
 from services.jobs.analysis_models import AnalysisMatchReport, AnalysisReport
 
 AnalysisDepth = Literal["0ply", "1ply", "2ply", "3ply", "deep"]
@@ -84,6 +85,7 @@ class AnalysisRequest(MatchFile):
     )
     player: PlayerRef | None = None
     player_name: PlayerName | None = None
+    keys: Keys | None = None
 
 
 class AnalysisForm(Strict):
@@ -96,6 +98,7 @@ class AnalysisForm(Strict):
     prune: bool = Field(True, description="as in the JSON body: false, the unpruned search")
     player: PlayerRef | None = None
     player_name: PlayerName | None = None
+    keys: KeysField | None = None
 
 
 class AnalysisMatch(AnalysisMatchReport):
@@ -112,6 +115,10 @@ class AnalysisJob(AnalysisReport):
     href: str = Field(description="the job's URL")
     events: str = Field(description="server-sent events of its progress")
     matches: list[AnalysisMatch] = Field(description="the job's matches, in order")  # type: ignore[assignment]
+    signatures: list[SignatureOut] | None = Field(
+        None, description="the upload's signature checks against its `keys` (only in the answer of a submit "
+        "that gave keys)"
+    )  # fmt: skip
 
 
 # ---- the OpenAPI request body of POST /v1/analyses (JSON or a multipart form) --------------------------

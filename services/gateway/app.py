@@ -58,6 +58,7 @@ from services.gateway.routers import (
     matches,
     met,
     nets,
+    ogxm,
     players,
     plays,
     positions,
@@ -284,6 +285,7 @@ def _include_routers(app: FastAPI) -> None:
         lessons,
         exercises,
         nets,  # GET /v1/models
+        ogxm,  # GET /v1/analyses/{id}/analysis.ogxm, POST /v1/ogxm/verify
     )
     for r in routers:
         app.include_router(r.router)

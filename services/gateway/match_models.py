@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from services.gateway.models import Epoch, NextCursor
+from services.gateway.signature_models import SignatureOut
 
 Format = Literal["mat", "sgf", "xg", "gmd", "ogxm", "bgf"]
 
@@ -55,6 +56,9 @@ class MatchOut(BaseModel):
     cut_games: int
     games: list[GameOut]
     decisions: list[DecisionOut]
+    signatures: list[SignatureOut] | None = Field(
+        None, description="the file's signature checks against the upload's `keys` (left out without keys)"
+    )
 
 
 class UploadSummary(BaseModel):

@@ -35,6 +35,7 @@ from services.gateway.services.analyses import (
     results,
     submit_files,
 )
+from services.gateway.services.ogxm import parse_keys, signatures
 from services.gateway.sse import streams
 
 logger = logging.getLogger("pulvezar.gateway")
@@ -141,20 +142,20 @@ async def submit_analysis(
     if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         match, form = await _form_upload(request, limit)
         matches, level, priority, single = [match], form.level, form.priority, True
-        player, player_name, prune = form.player, form.player_name, form.prune
+        player, player_name, prune, keys = form.player, form.player_name, form.prune, parse_keys(form.keys)
     else:
         body = await _json_body(request)
         matches, single = json_matches(body, limit)
         level, priority = body.level, body.priority
-        player, player_name, prune = body.player, body.player_name, body.prune
+        player, player_name, prune, keys = body.player, body.player_name, body.prune, parse_keys(body.keys)
     learner = None
     if player is not None:
         learner = await learner_of(request, who, player, player_name)
     elif player_name is not None:
         raise invalid("player_name", "names the player of the file; give the player too")
-    return await submit_files(
-        request, who, matches, level, priority, single=single, store=store, learner=learner, prune=prune
-    )
+    checks = await signatures(matches, keys)  # with keys: each file's signatures (issue 45)
+    return await submit_files(request, who, matches, level, priority, single=single, store=store,
+                              learner=learner, prune=prune, signatures=checks)  # fmt: skip
 
 
 add_list_route(router, "", "analysis", "analysis")

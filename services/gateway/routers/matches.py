@@ -21,12 +21,16 @@ from services.gateway.match_models import Format, MatchOut, UploadList
 from services.gateway.problems import ProblemError
 from services.gateway.routers.params import add_call_routes, download
 from services.gateway.security import Client, client
-from services.gateway.services import matches
+from services.gateway.services import matches, ogxm
 from services.gateway.services.deps import dependencies
 from services.gateway.uploads import parse_pool
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"], dependencies=[Depends(client)])
 Who = Annotated[Client, Depends(client)]
+KEYS_DOC = (
+    "publisher keys (raw Ed25519, hex or base64; at most 16) to check an .ogxm file's signatures against: "
+    "repeat the field or separate them by commas or spaces; the answer's `signatures` (none without keys)"
+)
 UploadId = Annotated[str, Path(min_length=1, max_length=64, description="an upload's id")]
 Cursor = Annotated[str | None, Query(max_length=200, description="from the last page's next_cursor")]
 _MEDIA = {
@@ -63,6 +67,7 @@ async def upload_match(
     format: Annotated[
         Format | None, Form(description="the file's format; default: by name or content")
     ] = None,
+    keys: Annotated[list[str] | None, Form(description=KEYS_DOC)] = None,
 ) -> MatchOut:
     limit: int = request.app.state.settings.max_upload_bytes
     data = await file.read(limit + 1)
@@ -73,7 +78,9 @@ async def upload_match(
             kind="too-large",
             errors=[("file", "too large")],
         )
+    trusted = ogxm.parse_keys(" ".join(keys)) if keys is not None else None  # 422 naming keys
     out = await matches.upload(s, data, format, file.filename)
+    out.signatures = await ogxm.signatures([{"data": data, "format": out.format, "filename": None}], trusted)
     if out.id is not None:
         response.headers["Location"] = f"/v1/matches/{out.id}"
     return out

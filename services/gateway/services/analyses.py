@@ -156,6 +156,7 @@ async def submit_files(
     store: AnalysisJobs | None = None,
     learner: dict[str, Any] | None = None,
     prune: bool = True,
+    signatures: list[Any] | None = None,
 ) -> JSONResponse:
     """Submit match files (``{"data", "format", "filename"}``) as the caller's analysis job: 202 with
     the job and its Location (also for a finished game of the Play API); ``learner``: the player the
@@ -184,6 +185,8 @@ async def submit_files(
     except ProblemError:  # accepted all the same: the client polls the Location
         status = {"state": "queued"}
     job = job_of(job_id, status)
+    if signatures is not None:
+        job.signatures = signatures
     return as_json(job, 202, {"Location": job.href})
 
 
