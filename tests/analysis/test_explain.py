@@ -131,8 +131,9 @@ def test_gammon_risk_and_the_fallback_sentence() -> None:
     assert "no single feature" in empty.text("en")
     assert "kein einzelnes Merkmal" in empty.text("de")
     assert "öne çıkan tek bir fark yok" in empty.text("tr")
+    assert "aucun trait de la position" in empty.text("fr")
     with pytest.raises(ValueError, match="language"):
-        empty.text("fr")  # type: ignore[arg-type]
+        empty.text("xx")
 
 
 def test_at_most_two_reasons_largest_first_and_in_the_better_plays_favour() -> None:

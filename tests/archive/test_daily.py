@@ -24,6 +24,7 @@ from pulvezar.archive.daily import (
 from pulvezar.cube.decision import DOUBLE_PASS, DOUBLE_TAKE, NO_DOUBLE
 from pulvezar.cubeful import CubeState
 from pulvezar.eval.evaluator import NetEvaluator, default_evaluator
+from pulvezar.i18n import LANGUAGES
 from pulvezar.search.hint import hint
 
 TINY = DailySettings(games=3, trials=36, truncate=4, cube_trials=36, cube_truncate=4, max_screened=12)
@@ -73,7 +74,7 @@ def test_json_round_trip(puzzles: dict[str, DailyPuzzle]) -> None:
         d = json.loads(p.to_json())
         assert d == json.loads(json.dumps(p.as_dict()))
         assert d["date"] == DATE and d["version"] == 1
-        assert d["reason"].keys() == {"en", "de", "tr"} and all(d["reason"].values())
+        assert d["reason"].keys() == set(LANGUAGES) and all(d["reason"].values())
         assert d["settings"]["trials"] == 36 and d["settings"]["model_sha256"]
 
 

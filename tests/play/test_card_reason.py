@@ -10,6 +10,7 @@ import pytest
 
 from pulvezar.analysis.match import AnalysisSettings, MatchAnalysis, analyse_match
 from pulvezar.formats import read_mat
+from pulvezar.i18n import LANGUAGES
 from pulvezar.play.progress import blunder_cards, card_reason, decision_card
 
 MATCH = """
@@ -33,7 +34,7 @@ def test_a_checker_error_keeps_its_reason_in_every_language(analysis: MatchAnaly
     for d in errors:
         card = decision_card(d, analysis.variant)
         assert card is not None
-        assert set(card["reason"]) == {"en", "de", "tr"}
+        assert set(card["reason"]) == set(LANGUAGES)
         assert card["reason"]["de"] == d.explanation  # the analysis's own sentence, in its language
         assert card["reason"]["en"].startswith(f"{d.best} is better than {d.played}")
 

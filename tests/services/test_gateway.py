@@ -23,6 +23,7 @@ from cheap_evaluator import Cheap
 from fastapi.testclient import TestClient
 
 from pulvezar import XGID, Position, Rules
+from pulvezar.i18n import LANGUAGES
 from pulvezar.rules.ogid import from_ogid, to_ogid
 from services.gateway.app import create_app
 from services.gateway.problems import field_path, grpc_field
@@ -255,7 +256,7 @@ def test_hints_international_and_tavla(http: httpx.Client) -> None:
     assert body["position_type"] == {"kind": t.kind, "side": t.side, "plan": t.plan}
     second = body["candidates"][1]["notation"]
     want_why = explain(Position.start(), (3, 1), "8/5 6/5", second, evaluator=pulvezar.default_evaluator())
-    assert body["why"] == {lang: want_why.text(lang) for lang in ("en", "de", "tr")}
+    assert body["why"] == {lang: want_why.text(lang) for lang in LANGUAGES}
     assert body["reasons"] == want_why.as_dicts()
     one = http.post("/v1/hint", json={"position": START, "dice": [3, 1], "limit": 1}).json()
     assert one["why"] is None and one["position_type"]["kind"] == "opening"

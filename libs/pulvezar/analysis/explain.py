@@ -3,7 +3,8 @@
 :func:`explain` compares the positions two plays of one roll leave and names at
 most the two largest differences in the better play's favour, each a
 :class:`Reason` with a code and the numbers of both plays, and renders them as
-one sentence in English, German or Turkish (:meth:`Explanation.text`).
+one sentence in each language of the library's message catalogs (:meth:`Explanation.text`,
+:mod:`pulvezar.i18n`).
 
 Differences are ranked by a fixed weight per unit of difference, in cubeless
 equity-like units (a rough value of one unit, not a measurement); the
@@ -35,20 +36,23 @@ table's order.  The probabilities are the evaluator's at 0 plies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
+from pulvezar import i18n
 from pulvezar.analysis.shots import shots
 from pulvezar.eval.evaluator import Evaluator, Probs
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
 from pulvezar.search.hint import searcher
 
-Lang = Literal["en", "de", "tr"]
-LANGUAGES: tuple[Lang, ...] = ("en", "de", "tr")
+tr_suffix = i18n.tr_suffix
+
+Lang = str
+"""A language code of :data:`LANGUAGES`."""
+LANGUAGES: tuple[Lang, ...] = i18n.LANGUAGES
+"""The languages of the explanations: those of the library's catalogs (:mod:`pulvezar.i18n`)."""
 
 WEIGHTS: dict[str, float] = {
     "hits": 0.12,
@@ -108,15 +112,14 @@ class Explanation:
         return [r.as_dict() for r in self.reasons]
 
     def text(self, lang: Lang = "en") -> str:
-        """One sentence in ``"en"``, ``"de"`` or ``"tr"``."""
-        if lang not in _TEMPLATES:
+        """One sentence in ``lang``, from the catalogs' ``explain.*`` messages (:mod:`pulvezar.i18n`)."""
+        if lang not in LANGUAGES:
             raise ValueError(f"unknown language {lang!r}; languages: {', '.join(LANGUAGES)}")
-        t = _TEMPLATES[lang]
         better, other = self.better or "—", self.other or "—"
         if not self.reasons:
-            return t.none.format(better=better, other=other)
-        parts = [t.phrases[r.code](r) for r in self.reasons]
-        return t.sentence.format(better=better, other=other, reasons=t.conj.join(parts))
+            return i18n.t("explain.none", lang, better=better, other=other)
+        reasons = i18n.t("explain.conj", lang).join(_phrase(r, lang) for r in self.reasons)
+        return i18n.t("explain.sentence", lang, better=better, other=other, reasons=reasons)
 
 
 # ---- board features ------------------------------------------------------------------------
@@ -247,17 +250,6 @@ def explain(
 
 
 # ---- sentences -----------------------------------------------------------------------------
-Phrase = Callable[[Reason], str]
-
-
-@dataclass(frozen=True, slots=True)
-class _Templates:
-    sentence: str
-    none: str
-    conj: str
-    phrases: dict[str, Phrase]
-
-
 def _n(x: float) -> int:
     return round(x)
 
@@ -266,214 +258,11 @@ def _pct(x: float) -> int:
     return round(100 * x)
 
 
-# English ---------------------------------------------------------------------------------------
-def _en_hits(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if o == 0:
-        return "hits a blot" if b == 1 else f"hits {b} blots"
-    return f"hits {b} blots instead of {o}"
-
-
-def _en_shots(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    first = "no shots" if b == 0 else f"{b} shot" if b == 1 else f"{b} shots"
-    return f"leaves {first} instead of {o} (out of 36)"
-
-
-def _en_back(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if b == 0:
-        return "gets all its back checkers out"
-    return f"leaves {b} back checker{'s' if b != 1 else ''} behind instead of {o}"
-
-
-def _en_off(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    return f"bears off {b} checker{'s' if b != 1 else ''} instead of {o}"
-
-
-EN = _Templates(
-    sentence="{better} is better than {other}: it {reasons}.",
-    none="{better} is better than {other}, but no single feature of the board stands out; "
-    "the difference lies in the overall evaluation.",
-    conj=" and ",
-    phrases={
-        "hits": _en_hits,
-        "fewer_shots": _en_shots,
-        "makes_point": lambda r: f"makes the {r.point}-point",
-        "makes_anchor": lambda r: f"makes an anchor on the {r.point}-point",
-        "home_points": lambda r: f"has {_n(r.better)} home-board points instead of {_n(r.other)}",
-        "longer_prime": lambda r: f"builds a {_n(r.better)}-point prime instead of {_n(r.other)}",
-        "escapes": _en_back,
-        "contains": lambda r: (
-            f"blocks {_n(r.better)} of the 6 points in front of the opponent's "
-            f"rearmost checker instead of {_n(r.other)}"
-        ),
-        "bears_off": _en_off,
-        "gammon_chances": lambda r: f"raises the gammon chances to {_pct(r.better)}% (from {_pct(r.other)}%)",
-        "gammon_risk": lambda r: f"lowers the gammon risk to {_pct(r.better)}% (from {_pct(r.other)}%)",
-    },
-)
-
-
-# German ------------------------------------------------------------------------------------------
-def _de_hits(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    first = "einen Blot" if b == 1 else f"{b} Blots"
-    return f"schlägt {first}" + (f" (statt {o})" if o else "")
-
-
-def _de_shots(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    first = "keinen Schuss" if b == 0 else "nur einen Schuss" if b == 1 else f"nur {b} Schüsse"
-    return f"lässt dem Gegner {first} von 36 Würfen (statt {o})"
-
-
-def _de_back(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if b == 0:
-        return "bringt alle hinteren Steine heraus"
-    first = "nur noch einen hinteren Stein" if b == 1 else f"nur noch {b} hintere Steine"
-    return f"hat {first} (statt {o})"
-
-
-def _de_off(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    return f"trägt {'einen Stein' if b == 1 else f'{b} Steine'} ab (statt {o})"
-
-
-DE = _Templates(
-    sentence="{better} ist besser als {other}: Der Zug {reasons}.",
-    none="{better} ist besser als {other}, aber kein einzelnes Merkmal des Bretts sticht heraus; "
-    "der Unterschied liegt in der Gesamtbewertung.",
-    conj=" und ",
-    phrases={
-        "hits": _de_hits,
-        "fewer_shots": _de_shots,
-        "makes_point": lambda r: f"baut den {r.point}er-Punkt",
-        "makes_anchor": lambda r: f"baut einen Anker auf dem {r.point}er-Punkt",
-        "home_points": lambda r: f"hat {_n(r.better)} Punkte im Heimfeld (statt {_n(r.other)})",
-        "longer_prime": lambda r: (
-            f"baut eine Blockade aus {_n(r.better)} Punkten in Folge (statt {_n(r.other)})"
-        ),
-        "escapes": _de_back,
-        "contains": lambda r: (
-            f"blockiert {_n(r.better)} der 6 Punkte vor dem hintersten gegnerischen "
-            f"Stein (statt {_n(r.other)})"
-        ),
-        "bears_off": _de_off,
-        "gammon_chances": lambda r: (
-            f"erhöht die Gammon-Chancen auf {_pct(r.better)} % (statt {_pct(r.other)} %)"
-        ),
-        "gammon_risk": lambda r: f"senkt das Gammon-Risiko auf {_pct(r.better)} % (statt {_pct(r.other)} %)",
-    },
-)
-
-
-# Turkish -----------------------------------------------------------------------------------------
-_TR_LAST_WORD = {
-    0: "sıfır",
-    1: "bir",
-    2: "iki",
-    3: "üç",
-    4: "dört",
-    5: "beş",
-    6: "altı",
-    7: "yedi",
-    8: "sekiz",
-    9: "dokuz",
-    10: "on",
-    20: "yirmi",
-    30: "otuz",
-    40: "kırk",
-    50: "elli",
-    60: "altmış",
-    70: "yetmiş",
-    80: "seksen",
-    90: "doksan",
-    100: "yüz",
-}
-_BACK_VOWELS = "aıou"
-_VOWELS = "aıoueiöü"
-_VOICELESS = "fstkçşhp"
-
-
-def _tr_word(n: int) -> str:
-    """The last spoken word of ``n >= 0``, which the suffix harmonises with."""
-    n = abs(n)
-    if n == 0:
-        return "sıfır"
-    if n % 10:
-        return _TR_LAST_WORD[n % 10]
-    if n % 100:
-        return _TR_LAST_WORD[n % 100]
-    if n % 1000:
-        return "yüz"
-    return "bin" if n % 1_000_000 else "milyon"
-
-
-def tr_suffix(n: int, case: Literal["dat", "abl"]) -> str:
-    """``n`` with the Turkish dative (``'e``, ``'ye``...) or ablative (``'den``, ``'tan``...).
-
-    >>> tr_suffix(17, "abl"), tr_suffix(3, "dat"), tr_suffix(6, "dat"), tr_suffix(40, "abl")
-    ("17'den", "3'e", "6'ya", "40'tan")
-    """
-    word = _tr_word(n)
-    vowel = next(c for c in reversed(word) if c in _VOWELS)
-    a = "a" if vowel in _BACK_VOWELS else "e"
-    last = word[-1]
-    if case == "dat":
-        return f"{n}'{'y' if last in _VOWELS else ''}{a}"
-    return f"{n}'{'t' if last in _VOICELESS else 'd'}{a}n"
-
-
-def _tr_hits(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if o == 0:
-        return "bir açık pul kırar" if b == 1 else f"{b} açık pul kırar"
-    return f"{o} yerine {b} açık pul kırar"
-
-
-def _tr_shots(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if b == 0:
-        return f"rakibe hiç vuruş zarı bırakmaz (diğer hamlede 36 zardan {o})"
-    return f"rakibe 36 zardan {o} yerine yalnızca {b} vuruş zarı bırakır"
-
-
-def _tr_back(r: Reason) -> str:
-    b, o = _n(r.better), _n(r.other)
-    if b == 0:
-        return "geride kalan bütün pulları kurtarır"
-    return f"geride {o} yerine yalnızca {b} pul bırakır"
-
-
-TR = _Templates(
-    sentence="{better} hamlesi {other} hamlesinden daha iyidir: {reasons}.",
-    none="{better} hamlesi {other} hamlesinden daha iyidir, ancak tahtada öne çıkan tek bir fark yok; "
-    "fark genel değerlendirmeden geliyor.",
-    conj=" ve ",
-    phrases={
-        "hits": _tr_hits,
-        "fewer_shots": _tr_shots,
-        "makes_point": lambda r: f"{r.point} numaralı hanede kapı yapar",
-        "makes_anchor": lambda r: f"rakibin evinde, {r.point} numaralı hanede kapı kurar",
-        "home_points": lambda r: f"evinde {_n(r.other)} yerine {_n(r.better)} kapı tutar",
-        "longer_prime": lambda r: f"{_n(r.other)} yerine {_n(r.better)} kapılık bir blok kurar",
-        "escapes": _tr_back,
-        "contains": lambda r: (
-            f"rakibin en gerideki pulunun önündeki 6 haneden {_n(r.other)} yerine "
-            f"{_n(r.better)} tanesini kapatır"
-        ),
-        "bears_off": lambda r: f"{_n(r.other)} yerine {_n(r.better)} pul toplar",
-        "gammon_chances": lambda r: (
-            f"mars şansını %{tr_suffix(_pct(r.other), 'abl')} %{tr_suffix(_pct(r.better), 'dat')} çıkarır"
-        ),
-        "gammon_risk": lambda r: (
-            f"mars olma riskini %{tr_suffix(_pct(r.other), 'abl')} "
-            f"%{tr_suffix(_pct(r.better), 'dat')} indirir"
-        ),
-    },
-)
-
-_TEMPLATES: dict[str, _Templates] = {"en": EN, "de": DE, "tr": TR}
+def _phrase(r: Reason, lang: str) -> str:
+    """One reason in ``lang``: the catalog's ``explain.<code>`` with the numbers ``n`` (the better play's)
+    and ``o`` (the other's), in percent for the gammon codes; ``hits`` against a play that hit too is
+    ``explain.hits_instead``."""
+    pct = r.code in ("gammon_chances", "gammon_risk")
+    n, o = (_pct(r.better), _pct(r.other)) if pct else (_n(r.better), _n(r.other))
+    key = "explain.hits_instead" if r.code == "hits" and o else f"explain.{r.code}"
+    return i18n.t(key, lang, n=n, o=o, point=r.point)

@@ -74,6 +74,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from pulvezar import i18n
 from pulvezar.analysis.classify import classify
 from pulvezar.analysis.explain import LANGUAGES, explain
 from pulvezar.archive.similar import check_date
@@ -520,28 +521,16 @@ def daily_cube(
     return _cube_puzzle(date, r, d, state, cr, ev, s, seed, fallback, screened, len(tried), len(pool))
 
 
-_CUBE_TEXT = {
-    "en": "{action}: no double {nd:+.3f}, double/take {dt:+.3f}, double/pass {dp:+.3f} (match equity, "
-    "rollout of {trials} games).",
-    "de": "{action}: nicht doppeln {nd:+.3f}, doppeln/annehmen {dt:+.3f}, doppeln/ablehnen {dp:+.3f} "
-    "(Match-Equity, Simulation mit {trials} Spielen).",
-    "tr": "{action}: katlamamak {nd:+.3f}, katla/kabul {dt:+.3f}, katla/pas {dp:+.3f} "
-    "(maç equity'si, {trials} oyunluk rollout).",
-}
-_ACTIONS = {
-    "de": {
-        DOUBLE_TAKE: "Doppeln, annehmen",
-        DOUBLE_PASS: "Doppeln, ablehnen",
-        NO_DOUBLE: "Nicht doppeln, annehmen",
-    },
-    "tr": {DOUBLE_TAKE: "Katla, kabul", DOUBLE_PASS: "Katla, pas", NO_DOUBLE: "Katlama yok, kabul"},
-}
+#: the cube actions' keys in the catalogs (``daily.action.<key>``)
+_ACTION_KEYS = {DOUBLE_TAKE: "double_take", DOUBLE_PASS: "double_pass", NO_DOUBLE: "no_double"}
 
 
 def _cube_reason(cr: CubeRollout, lang: str) -> str:
     assert cr.dt is not None and cr.dp is not None
-    action = _ACTIONS.get(lang, {}).get(cr.action, cr.action)
-    return _CUBE_TEXT[lang].format(action=action, nd=cr.nd, dt=cr.dt, dp=cr.dp, trials=cr.no_double.trials)
+    key = _ACTION_KEYS.get(cr.action)
+    action = i18n.t(f"daily.action.{key}", lang) if key else cr.action
+    nd, dt, dp = (i18n.number(x, lang, "+.3f") for x in (cr.nd, cr.dt, cr.dp))
+    return i18n.t("daily.cube", lang, action=action, nd=nd, dt=dt, dp=dp, trials=cr.no_double.trials)
 
 
 def _rnd(x: float | None) -> float | None:

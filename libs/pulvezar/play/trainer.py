@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pulvezar import i18n
 from pulvezar.analysis.decisions import BLUNDER, ERROR, play_error
 from pulvezar.analysis.explain import LANGUAGES, explain
 from pulvezar.cube import CubeDecision, cube_decision
@@ -143,42 +144,7 @@ def _play_verdict(
 
 # ---- cube ---------------------------------------------------------------------------------------
 def _num(x: float, lang: str) -> str:
-    s = f"{x:+.3f}"
-    return s.replace(".", ",") if lang in ("de", "tr") else s
-
-
-_DOUBLE_TEXT = {
-    "en": (
-        "{right} was right here: no double is worth {nd}, double/take {dt} and double/pass {dp} (per cube)."
-    ),
-    "de": (
-        "{right} war hier richtig: Ohne Doppeln ist die Stellung {nd} wert, Doppeln/Annehmen {dt} "
-        "und Doppeln/Ablehnen {dp} (je Würfelwert)."
-    ),
-    "tr": (
-        "Burada {right} doğruydu: katlamadan değer {nd}, katla/kabul {dt}, katla/pas {dp} "
-        "(küp değeri başına)."
-    ),
-}
-_DOUBLE_NAMES = {
-    "en": {"double": "Doubling", "no double": "Not doubling"},
-    "de": {"double": "Doppeln", "no double": "Nicht zu doppeln"},
-    "tr": {"double": "katlamak", "no double": "katlamamak"},
-}
-_ANSWER_TEXT = {
-    "en": "{right} was right: taking is worth {take} to you, passing {drop}{beaver} (per cube).",
-    "de": "{right} war richtig: Annehmen ist für dich {take} wert, Ablehnen {drop}{beaver} (je Würfelwert).",
-    "tr": (
-        "{right} doğruydu: kabul etmek senin için {take}, pas geçmek {drop}{beaver} değerinde "
-        "(küp değeri başına)."
-    ),
-}
-_ANSWER_NAMES = {
-    "en": {"take": "Taking", "pass": "Passing", "beaver": "A beaver"},
-    "de": {"take": "Annehmen", "pass": "Ablehnen", "beaver": "Ein Beaver"},
-    "tr": {"take": "Kabul etmek", "pass": "Pas geçmek", "beaver": "Beaver"},
-}
-_BEAVER_PART = {"en": ", a beaver {v}", "de": ", ein Beaver {v}", "tr": ", beaver {v}"}
+    return i18n.number(x, lang, "+.3f")
 
 
 def _decision(game: Game, evaluator: Evaluator, ply: int, prune: bool = True) -> CubeDecision:
@@ -198,8 +164,13 @@ def _double_verdict(d: CubeDecision, doubled: bool) -> dict[str, Any]:
     loss = d.costs.get(played, 0.0)
     assert d.dt is not None and d.dp is not None
     text = {
-        lang: _DOUBLE_TEXT[lang].format(
-            right=_DOUBLE_NAMES[lang][right], nd=_num(d.nd, lang), dt=_num(d.dt, lang), dp=_num(d.dp, lang)
+        lang: i18n.t(
+            "trainer.double",
+            lang,
+            right=i18n.t(f"trainer.double_name.{right.replace(' ', '_')}", lang),
+            nd=_num(d.nd, lang),
+            dt=_num(d.dt, lang),
+            dp=_num(d.dp, lang),
         )
         for lang in LANGUAGES
     }
@@ -224,10 +195,11 @@ def _answer_verdict(d: CubeDecision, answer: str) -> dict[str, Any]:
     loss = taker.get(key, 0.0)
     text: dict[str, str] = {}
     for lang in LANGUAGES:
-        beaver = _BEAVER_PART[lang].format(v=_num(-2 * d.dt, lang)) if "beaver" in taker else ""
-        text[lang] = _ANSWER_TEXT[lang].format(
-            right=_ANSWER_NAMES[lang][right], take=_num(-d.dt, lang), drop=_num(-d.dp, lang), beaver=beaver
-        )
+        beaver = i18n.t("trainer.beaver_part", lang, v=_num(-2 * d.dt, lang)) if "beaver" in taker else ""
+        text[lang] = i18n.t(
+            "trainer.answer", lang, right=i18n.t(f"trainer.answer_name.{right}", lang),
+            take=_num(-d.dt, lang), drop=_num(-d.dp, lang), beaver=beaver,
+        )  # fmt: skip
     return _verdict(
         "answer", key, right, loss, text if key != right else None,
         action=d.action, dt=round(d.dt, 4), dp=round(d.dp, 4), ply=d.ply,

@@ -1,0 +1,90 @@
+"""The library's message catalogs (``libs/pulvezar/messages/<lang>.json``, :mod:`pulvezar.i18n`): the
+languages offered are the catalogs on disk; every language has every English key with its placeholders and
+plural forms; every key the library names exists; the plural rules and the Turkish formatters."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pulvezar import i18n
+from pulvezar.analysis.explain import WEIGHTS
+
+LIB = Path(i18n.__file__).parent
+PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
+
+
+def forms(message: Any) -> list[str]:
+    return list(message.values()) if isinstance(message, dict) else [message]
+
+
+def placeholders(message: Any) -> set[str]:
+    return {name for text in forms(message) for name, _ in i18n.PLACEHOLDER.findall(text)}
+
+
+def test_the_languages_offered_are_the_catalogs() -> None:
+    on_disk = sorted(p.stem for p in i18n.MESSAGES.glob("*.json") if p.name != "languages.json")
+    assert sorted(i18n.languages()) == on_disk
+    assert next(iter(i18n.languages())) == "en"
+
+
+@pytest.mark.parametrize("code", list(i18n.languages()))
+def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> None:
+    english, other = i18n.catalog("en"), json.loads((i18n.MESSAGES / f"{code}.json").read_text("utf-8"))
+    assert sorted(set(english) - set(other)) == [], f"{code}.json lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{code}.json has keys English lacks"
+    for key, message in other.items():
+        assert placeholders(message) <= placeholders(english[key]), f"{code}.json {key}: a new placeholder"
+        if isinstance(message, dict):
+            assert "other" in message, f"{code}.json {key}: a plural message needs its 'other' form"
+            assert all(f in PLURAL_FORMS or re.fullmatch(r"=\d+", f) for f in message), f"{code}.json {key}"
+        for text in forms(message):
+            assert isinstance(text, str) and text.strip(), f"{code}.json {key}: empty"
+            named = {f for _, f in i18n.PLACEHOLDER.findall(text) if f}
+            assert named <= set(i18n.FORMATTERS), f"{code}.json {key}: formatters i18n.py lacks"
+
+
+#: t("key" / i18n.t("key": a literal key the library names
+T_CALL = re.compile(r"""\bt\(\s*["']([a-z_]+\.[\w.]+)["']""")
+
+
+def test_every_key_the_library_names_exists() -> None:
+    keys = set(i18n.catalog("en"))
+    named = {k for p in LIB.rglob("*.py") for k in T_CALL.findall(p.read_text(encoding="utf-8"))}
+    assert named, "the check finds the library's keys"
+    assert sorted(named - keys) == []
+    assert {f"explain.{code}" for code in WEIGHTS} <= keys, "every reason code has its phrase"
+
+
+def test_plural_forms_and_placeholders() -> None:
+    assert i18n.t("explain.hits", "en", n=1) == "hits a blot"
+    assert i18n.t("explain.hits", "en", n=3) == "hits 3 blots"
+    assert i18n.t("explain.fewer_shots", "fr", n=0, o=7).startswith("ne laisse aucun coup")
+    assert i18n.t("explain.gammon_risk", "tr", n=5, o=12) == "mars olma riskini %12'den %5'e indirir"
+    assert i18n.t("explain.makes_point", "es") == "hace el punto {point}", "a value not given stays"
+    with pytest.raises(i18n.UnknownLanguage):
+        i18n.t("explain.conj", "xx")
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "category"),
+    [("en", 1, "one"), ("en", 0, "other"), ("fr", 0, "one"), ("fr", 2, "other"), ("pt", 1, "one"),
+     ("ru", 21, "one"), ("ru", 3, "few"), ("ru", 12, "many"), ("ru", 5, "many"), ("tr", 2, "other")],
+)  # fmt: skip
+def test_plural_categories(lang: str, n: int, category: str) -> None:
+    assert i18n.plural_category(lang, n) == category
+
+
+def test_the_language_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    assert i18n.lang_of() == "en"
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    assert i18n.lang_of() == "de"
+    assert i18n.lang_of("pt-BR") == "pt"
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    assert i18n.lang_of() == "en", "LC_ALL overrides LANG, and C is no language offered"
