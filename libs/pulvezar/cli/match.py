@@ -41,7 +41,9 @@ from typing import Any
 
 from pulvezar.cli.common import add_prune_argument
 from pulvezar.cli.common import run as _run
+from pulvezar.cli.config import player_of, side_of
 from pulvezar.cli.progress import progress_bar
+from pulvezar.errors import PulvezarError
 from pulvezar.formats.files import (
     FileError,
     extension,
@@ -309,7 +311,8 @@ def analysis_table(data: dict[str, Any]) -> str:
     def row(label: str, get: Callable[[dict[str, Any]], str]) -> None:
         rows.append((label, get(players[0]), get(players[1])))
 
-    row("", lambda p: str(p["name"]))
+    you = (data.get("you") or {}).get("side")
+    row("", lambda p: str(p["name"]) + (" (you)" if players.index(p) == you else ""))
     row("PR", lambda p: _fmt(p["pr"]))
     row("grade", lambda p: str(p["grade"] or "-"))
     row("error rate (mEMG)", lambda p: _fmt(p["error_rate"]))
@@ -345,6 +348,22 @@ def analysis_table(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _your_side(record: MatchRecord, args: argparse.Namespace) -> int | None:
+    """Which of the match's players is the CLI's player (``--player``, else the profile's; see
+    :mod:`pulvezar.cli.config`): an explicit name that is not one of them is an error, the profile's a
+    note."""
+    name, explicit = player_of(args.player)
+    if name is None:
+        return None
+    side = side_of(record.players, name)
+    if side is None:
+        why = f"{name!r} is not one player of {args.file} (its players: {', '.join(record.players)})"
+        if explicit:
+            raise PulvezarError(f"--player: {why}; name which of them you are", field="player")
+        print(f"pulvezar: note: the profile's player {why}; analysed for neither", file=sys.stderr)
+    return side
+
+
 def cmd_match_analyse(args: argparse.Namespace) -> int:
     def body() -> None:
         from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
@@ -353,6 +372,7 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
         record = _load(Path(args.file), args.match)
         if not record.games:
             raise CliError(f"{args.file}: the file holds no games")
+        side = _your_side(record, args)
 
         with progress_bar("analysis", "games", quiet=args.quiet) as bar:
 
@@ -363,6 +383,8 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
 
             analysis = analyse_match(record, settings, progress=progress)
         data = analysis.to_json()
+        if side is not None:
+            data["you"] = {"name": record.players[side], "side": side}
         if args.sgf:
             try:
                 Path(args.sgf).write_text(annotated_sgf(record, analysis), encoding="utf-8")
@@ -427,6 +449,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--ogxm-out", metavar="OUT", help="also write the analysis as an OGXM analysis-shape file"
     )
     analyse.add_argument("--progress", action="store_true", help="a line on stderr for each analysed game")
+    analyse.add_argument(
+        "--player",
+        metavar="NAME",
+        help="which of the match's players you are (names compare without case); marked in the table, "
+        '"you" in the JSON (default: player in ~/.config/pulvezar/config.toml, see docs/cli.md)',
+    )
     analyse.add_argument(
         "--quiet", action="store_true", help="no progress bar (drawn when stderr is a terminal)"
     )

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import Any, Protocol
 
+from pulvezar.cli.config import player_of
 from pulvezar.errors import PulvezarError
 from pulvezar.rules.diagram import ascii_board
 from pulvezar.rules.position import Position
@@ -78,9 +79,11 @@ class LocalGame:
     game_id: str | None = None
 
     def __init__(
-        self, settings: dict[str, Any], *, seed: str | None = None, lang: str = "en", evaluator: Any = None
-    ) -> None:
+        self, settings: dict[str, Any], *, seed: str | None = None, lang: str = "en", evaluator: Any = None,
+        me: str = "You",
+    ) -> None:  # fmt: skip
         self.settings, self.seed, self.lang, self.evaluator = settings, seed, lang, evaluator
+        self.me = me  # the human's name in an exported match
         self.session: Any = None
 
     def create(self) -> State:
@@ -116,7 +119,7 @@ class LocalGame:
         return bool(self.session.verify())
 
     def export(self, fmt: str) -> str:
-        return str(self.session.export(fmt, ("You", BOT_NAME)))
+        return str(self.session.export(fmt, (self.me, BOT_NAME)))
 
     def close(self) -> None:
         pass
@@ -188,6 +191,25 @@ class ApiGame:
 
     def state(self) -> State:
         return dict(self._json(self._request("GET", f"/v1/games/{self.game_id}"), "reading the game"))
+
+    def player_id(self, name: str) -> str:
+        """The id of the key's player called ``name`` (compared without case; the newest of several), made
+        (``POST /v1/players``) when the key has none: the player the new game is recorded for."""
+        wanted, cursor = name.strip().casefold(), None
+        try:
+            for _ in range(50):  # 200 a page: up to 10,000 players looked at
+                query: dict[str, Any] = {"limit": 200, **({"cursor": cursor} if cursor else {})}
+                page = self._json(self._request("GET", "/v1/players", params=query), "listing the players")
+                found = [p for p in page["players"] if str(p["name"]).strip().casefold() == wanted]
+                if found:
+                    return str(found[0]["id"])
+                cursor = page.get("next_cursor")
+                if not cursor:
+                    break
+            made = self._json(self._request("POST", "/v1/players", json={"name": name}), "making the player")
+        except Refused as e:
+            raise PulvezarError(f"{self.url}: --player: {e}", field="player") from None
+        return str(made["id"])
 
     def act(self, action: dict[str, Any]) -> tuple[State, list[Event]]:
         if action.get("action") == "resume":  # reading the game lets a pending bot go on (the gateway)
@@ -679,6 +701,7 @@ def _seed(text: str | None) -> str | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     game: Backend
+    name, _ = player_of(args.player)
     if args.api:
         if args.seed is not None:
             raise PulvezarError("--seed is for in-process games; the platform draws its dice", field="seed")
@@ -690,8 +713,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise PulvezarError("--resume needs --api (an in-process game is not saved)", field="resume")
         if args.seed is not None and args.client_dice:
             raise PulvezarError("--seed is for server dice; with --client-dice you roll", field="seed")
-        game = LocalGame(settings_of(args), seed=_seed(args.seed), lang=args.lang)
+        game = LocalGame(settings_of(args), seed=_seed(args.seed), lang=args.lang, me=name or "You")
     try:
+        if isinstance(game, ApiGame) and game.game_id is None and name is not None:
+            game.body["player"] = game.player_id(name)  # a resumed game stays recorded for whom it was
         return play_loop(game, args)
     finally:
         game.close()
@@ -713,6 +738,12 @@ def add_parser(subparsers: Any) -> None:
         help="its API key (default: $PULVEZAR_API_KEY, else local-dev-key as make run takes)",
     )
     api.add_argument("--resume", metavar="GAME_ID", help="continue a game of the platform")
+    p.add_argument(
+        "--player",
+        metavar="NAME",
+        help="who plays (default: player in ~/.config/pulvezar/config.toml): with --api the key's player of "
+        "that name (made when missing) the game is recorded for; in process your name in --export's file",
+    )
     g = p.add_argument_group("the game")
     g.add_argument("--tavla", action="store_true", help="Tavla rules (no cube)")
     g.add_argument("--hit-and-stop", action="store_true", help="Tavla: 'Nach Schlag Halt'")
