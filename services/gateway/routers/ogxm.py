@@ -37,9 +37,9 @@ def form_keys(keys: list[str] | None) -> list[bytes] | None:
     "/v1/analyses/{job_id}/analysis.ogxm",
     response_class=Response,
     summary="A match of the job's analysis as an OGXM analysis-shape file, joined to the match by digest",
-    description="The file's `match_digest` is that of the match as `.ogxm` (`GET /v1/matches/{id}/file` of "
-    "an `.ogxm` upload, or `pulvezar match convert`): OGXM readers lay the analysis onto it.  One file per "
-    "match of the job (`match`, as the SGF).",
+    description="The file's `match_digest` is that of the match as pulvezar writes it to `.ogxm` "
+    "(`pulvezar match convert`): OGXM readers lay the analysis onto that file.  One file per match of the "
+    "job (`match`, as the SGF).",
     responses={
         200: {"content": {ogxm.OGXM_MEDIA_TYPE: {}}, "description": "the analysis-shape .ogxm file"},
         409: {"description": "the match is not analysed yet (or one of its games failed)"},
