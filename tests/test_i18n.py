@@ -1,7 +1,7 @@
-"""The library's message catalogs (``libs/pulvezar/messages/<lang>.json``, :mod:`pulvezar.i18n`): the
-languages offered are the catalogs on disk; every language has every English key with its placeholders and
-plural forms (a catalog is offered
-once complete: all nine once all nine exist); every key the library names exists; the plural rules and the Turkish formatters."""
+"""The library's message catalogs (``libs/pulvezar/messages/<lang>.json``, :mod:`pulvezar.i18n`): a
+language is offered once its catalog is complete (all nine once all nine exist); every language offered has
+every English key with its placeholders and plural forms; every key the library names exists; the plural
+rules and the Turkish formatters."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_every_key_the_library_names_exists() -> None:
 def test_plural_forms_and_placeholders() -> None:
     assert i18n.t("explain.hits", "en", n=1) == "hits a blot"
     assert i18n.t("explain.hits", "en", n=3) == "hits 3 blots"
-    assert i18n.t("explain.fewer_shots", "fr", n=0, o=7).startswith("ne laisse aucun coup")
+    assert i18n.t("explain.fewer_shots", "fr", n=0, o=7).startswith("ne laisse à l'adversaire aucun jet")
     assert i18n.t("explain.gammon_risk", "tr", n=5, o=12) == "mars olma riskini %12'den %5'e indirir"
     assert i18n.t("explain.makes_point", "es") == "hace el punto {point}", "a value not given stays"
     with pytest.raises(i18n.UnknownLanguage):
