@@ -210,7 +210,7 @@ def read_gmd(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
     crawford_done = not crawford
     for number, items in enumerate(games, start=1):
         prev = record.games[-1] if record.games else None
-        rec = GameRecord(number=number, score=_next_score(prev))
+        rec = GameRecord(number=number, score=(prev.score_after(record.length) if prev else (0, 0)))
         if record.length > 1 and not crawford_done and record.length - 1 in rec.score:
             rec.crawford = crawford_done = True
         _replay(record, rec, items)
@@ -251,16 +251,6 @@ def _action(ln: _Line, keyword: str, limits: Limits) -> _Item:
         return item
     ln.end()
     return item
-
-
-def _next_score(prev: GameRecord | None) -> tuple[int, int]:
-    if prev is None:
-        return (0, 0)
-    if prev.winner is None:
-        return prev.score
-    s = list(prev.score)
-    s[prev.winner] += prev.points
-    return (s[0], s[1])
 
 
 def _own(point: int, player: int, to: bool) -> int:

@@ -208,7 +208,8 @@ def read_mat(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
             prev = games[-1][0] if games else None
             check_count("max_games", len(games) + 1, limits, "games", line=n)
             number = parse_int(m.group(1), "the game number", limits, line=n)
-            games.append((GameRecord(number=number, score=_next_score(prev)), []))
+            score = prev.score_after(record.length) if prev else (0, 0)
+            games.append((GameRecord(number=number, score=score), []))
             continue
         if not games:
             raise MatchFileError(f"unexpected text before the first game: {stripped!r}", line=n)
@@ -262,16 +263,6 @@ def _options(tags: dict[str, str], kinds: set[str]) -> SessionOptions:
     if beaver is None:
         beaver = bool(kinds & {"beaver", "raccoon"})
     return SessionOptions(jacoby=bool(_on(tags, "Jacoby")), beaver=beaver, raccoon=beaver)
-
-
-def _next_score(prev: GameRecord | None) -> tuple[int, int]:
-    if prev is None:
-        return (0, 0)
-    if prev.winner is None:
-        return prev.score
-    s = list(prev.score)
-    s[prev.winner] += prev.points
-    return (s[0], s[1])
 
 
 def _validate(record: MatchRecord, rec: GameRecord, items: list[_Item]) -> None:

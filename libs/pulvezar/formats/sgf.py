@@ -554,7 +554,11 @@ def read_sgf(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
             if not record.length:
                 record.options = _options(trees)
         prev = record.games[-1] if record.games else None
-        score = (known["ws"], known["bs"]) if "ws" in known and "bs" in known else _next_score(prev)
+        score = (
+            (known["ws"], known["bs"])
+            if "ws" in known and "bs" in known
+            else (prev.score_after(record.length) if prev else (0, 0))
+        )
         rec = GameRecord(number=known.get("game", gi) + 1, score=score)
         if extra:
             rec.props["MI"] = extra
@@ -611,16 +615,6 @@ def _result(text: str, rec: GameRecord, limits: Limits, line: int) -> tuple[int,
         return None
     points = parse_int(m.group(2), "the points of RE", limits, line=line) if m.group(2) else 0
     return _COLOUR.index(m.group(1).upper()), points, m.group(3) is not None
-
-
-def _next_score(prev: GameRecord | None) -> tuple[int, int]:
-    if prev is None:
-        return (0, 0)
-    if prev.winner is None:
-        return prev.score
-    s = list(prev.score)
-    s[prev.winner] += prev.points
-    return (s[0], s[1])
 
 
 # ---- writing -------------------------------------------------------------------------
