@@ -190,6 +190,22 @@ def test_the_committed_files_read_as_their_sources() -> None:
         assert actions(entry.record) == actions(read_match(DATA / name))
 
 
+def test_the_selfplay_corpus_is_100_distinct_whole_1_point_matches() -> None:
+    """Issue 45's batch corpus (README.md here): 100 members, all read, distinct, each a finished 1-point
+    match of ``gnubg-a`` v ``gnubg-b`` tagged with its seed."""
+    stream = read_stream(DATA / "ogxm" / "selfplay-100x1p.ogxms.zst")
+    assert [e.kind for e in stream.entries] == ["match"] * 100
+    records = [e.record for e in stream.matches if e.record is not None]
+    assert len({repr(actions(r)) for r in records}) == 100
+    for i, r in enumerate(records):
+        assert (r.length, r.players, r.tags["Event"]) == (
+            1,
+            ("gnubg-a", "gnubg-b"),
+            f"gnubg self-play, seed {4500 + i}",
+        )
+        assert r.games[-1].winner is not None and r.cut_games == 0
+
+
 def test_files_by_extension(tmp_path: Path) -> None:
     record = read_match(DATA / "test.mat")
     out = tmp_path / "m.ogxm"
