@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-analysis-platform bench-similar bench-learner bench-quantised load fuzz cluster-drill book corpus corpus-export corpus-verify clean
+.PHONY: help setup system-deps screenshots test test-fast lint lint-proto typecheck format run demo bench bearoff train supervised strength generations bench-analysis bench-analysis-platform bench-batch bench-similar bench-learner bench-quantised load fuzz cluster-drill book corpus corpus-export corpus-verify clean
 
 help:
 	@echo "make run        bring pulvezar up on this machine: Redis, rules, evaluator, rollout worker, gateway"
@@ -24,6 +24,7 @@ help:
 	@echo "make generations  each generation of runs/sup-a against gnubg 0-ply and PubEval (bench/generations.py)"
 	@echo "make bench-analysis  pulvezar's 2-ply match analysis against gnubg's stored analyses (bench/analysis.py)"
 	@echo "make bench-analysis-platform  a 7-point match at 2 ply through make run vs gnubg's analyse match (bench/analysis_platform.py)"
+	@echo "make bench-batch      100 matches (one .ogxms.zst) at 0 and 2 ply through make run vs gnubg (bench/batch_analysis.py)"
 	@echo "make bench-similar   similar-position queries on a 100,000-position archive (bench/similar.py)"
 	@echo "make bench-quantised the quantised kernel vs the float nets and gnubg-nn (bench/quantised.py)"
 	@echo "make load       a client mix (plays, hints, games, jobs) against make run, 8 and 32 clients (bench/load.py; LOAD_ARGS=...)"
@@ -138,6 +139,10 @@ bench-analysis: $(STAMP)
 # issue 41: one core each (the platform and gnubg pinned to CPU 1); ~3 min
 bench-analysis-platform: $(STAMP)
 	nice -n 5 env OMP_NUM_THREADS=1 $(PY) bench/analysis_platform.py
+
+# issue 45: a stream of 100 5-point matches as one batch job at 0 and 2 ply, and gnubg on them, CPU 1
+bench-batch: $(STAMP)
+	nice -n 5 env OMP_NUM_THREADS=1 $(PY) bench/batch_analysis.py $(BATCH_ARGS)
 
 bench-similar: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) bench/similar.py
