@@ -8,6 +8,7 @@ import { remember, toast } from "../shell.js";
 import { t, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText } from "../ui.js";
+import { isBatch, batchProgress, batchPanel } from "../batch.js";
 import { currentPlayer } from "../players.js";
 
 
@@ -66,7 +67,7 @@ export async function mount(el, params) {
 
 // ---- the upload form
 function uploadForm(v) {
-  const fileInput = h("input", { type: "file", id: "an-file", name: "file", accept: ".mat,.txt,.sgf,.xg,.gmd", required: true });
+  const fileInput = h("input", { type: "file", id: "an-file", name: "file", accept: ".mat,.txt,.sgf,.xg,.gmd,.bgf,.ogxm,.ogxms,.ogxms.zst,.zst,.zip", required: true });
   const levelSelect = h("select", { id: "an-level", name: "level" }, ANALYSIS_DEPTHS.map((l) => h("option", { value: l }, l)));
   levelSelect.value = "1ply";
   const submit = h("button", { type: "submit", id: "an-submit" }, t("analysis.submit"));
@@ -146,7 +147,7 @@ async function loadJobs(v, more = false) {
 
 function jobItem(v, j, detail) {
   const m = detail?.matches?.[0];
-  const name = m?.filename || m?.players?.join(" – ") || j.id;
+  const name = detail?.streams?.[0]?.filename || m?.filename || m?.players?.join(" – ") || j.id;
   const when = new Date(j.created * 1000).toLocaleString(lang());
   const state = detail?.state || j.state;
   const li = h("li", { class: `an-job-item ${j.id === v.jobId ? "current" : ""}`, dataset: { job: j.id } },
@@ -181,6 +182,7 @@ function progressBox(v, id) {
   const show = (job) => {
     progress.value = job.progress ?? 0;
     const parts = [t("analysis.state", { state: stateText(job.state) }), t("analysis.progress", { done: job.games_done ?? 0, total: job.games_total ?? "?" })];
+    if (isBatch(job)) parts.push(batchProgress(job));
     if (job.eta_s != null && !jobEnded(job)) parts.push(t("analysis.eta", { s: Math.ceil(job.eta_s) }));
     status.textContent = parts.join(" · ");
     cancel.hidden = jobEnded(job);
@@ -219,13 +221,14 @@ function renderResults(v, job) {
   if (job.state === "failed" && job.error) box.append(h("p", { class: "error-message" }, t("analysis.failed", { e: job.error })));
   if (job.games_failed) box.append(h("p", { class: "error-message" }, t("analysis.failed_games", { n: job.games_failed })));
   const matches = (job.matches || []).filter((m) => m.games && m.games.length);
+  const matchBox = h("div", { class: "an-match", id: "an-match" });
+  const sel = h("select", { id: "an-match-select" }, matches.map((m) => h("option", { value: m.match }, `${m.match + 1}: ${m.member != null ? m.players.join(" – ") : m.filename || m.players.join(" – ")}`)));
+  sel.addEventListener("change", () => renderMatch(v, matchBox, job, matches.find((m) => String(m.match) === sel.value)));
+  // a batch's match opened from its list: shown below as a single analysis is
+  const open = (m) => { sel.value = String(m.match); renderMatch(v, matchBox, job, m); matchBox.scrollIntoView({ block: "start" }); };
+  if (isBatch(job)) box.append(batchPanel(job, open, v.controller.signal));
   if (!matches.length) return;
-  const matchBox = h("div", { class: "an-match" });
-  if (matches.length > 1) {
-    const sel = h("select", { id: "an-match-select" }, matches.map((m) => h("option", { value: m.match }, `${m.match + 1}: ${m.filename || m.players.join(" – ")}`)));
-    sel.addEventListener("change", () => renderMatch(v, matchBox, job, matches.find((m) => String(m.match) === sel.value)));
-    box.append(h("label", {}, t("analysis.match"), " ", sel));
-  }
+  if (matches.length > 1) box.append(h("label", {}, t("analysis.match"), " ", sel));
   box.append(matchBox);
   renderMatch(v, matchBox, job, matches[0]);
 }

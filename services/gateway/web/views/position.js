@@ -80,8 +80,36 @@ function idForm(v) {
 function boardPanel(v) {
   v.boardHolder = h("div", { class: "board-holder" });
   v.pipsLine = h("p", { class: "pips-line muted" });
-  v.idsLine = h("p", { class: "ids-line muted" });
+  v.idsLine = h("div", { class: "ids-line muted", id: "pos-ids" });
   return [v.boardHolder, v.pipsLine, v.idsLine];
+}
+
+/** What an ID's state was when it was loaded: its other IDs are shown while the state is still this one. */
+const stateKey = (s) => JSON.stringify([s.mine, s.theirs, s.dice, s.cube]);
+
+/** The IDs of the board: its Position ID, and while the loaded ID's state is unchanged, the API's Match ID,
+ *  XGID and OGID of it (GET /v1/positions/{id}); each with a copy button. */
+function showIds(v) {
+  const s = v.s;
+  const info = v.loaded && v.loaded.key === stateKey(s) ? v.loaded.info : null;
+  const rows = [["position_id", positionId(s.mine, s.theirs)]];
+  if (info?.gnubg_id) rows.push(["match_id", info.gnubg_id.split(":")[1]]);
+  if (info) rows.push(["xgid", info.xgid], ["ogid", info.ogid]);
+  v.idsLine.replaceChildren(...rows.map(([kind, value]) => {
+    const label = t(`position.ids_${kind}`);
+    const copy = h("button", { type: "button", class: "copy-id", "aria-label": t("position.copy_id", { id: label }),
+      onclick: () => copyText(value) }, t("position.copy"));
+    return h("p", { class: "id-row", dataset: { id: kind } }, `${label}: `, h("span", { class: "id-value" }, value), " ", copy);
+  }));
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(t("position.copied", { id: text }));
+  } catch {
+    toast(t("position.copy_failed"), "error");
+  }
 }
 
 function editorPanel(v) {
@@ -122,7 +150,7 @@ function redraw(v) {
     label: `${t("board.label")}: ${positionId(s.mine, s.theirs)}`,
   });
   v.pipsLine.textContent = t("position.pips", { bottom: b.pips[0], top: b.pips[1] });
-  v.idsLine.textContent = `Position ID: ${positionId(s.mine, s.theirs)}`;
+  showIds(v);
 }
 
 // click a point: add a checker of the chosen side there, or take one away
@@ -578,7 +606,9 @@ async function loadId(v, text, { dice = null, keepSettings = false } = {}) {
     }
     v.idInput.value = text;
     s.candidates = [];
-    syncForm(v); redraw(v); changed(v);
+    syncForm(v);
+    v.loaded = { info, key: stateKey(s) };
+    redraw(v); changed(v);
   } catch (e) {
     v.message.textContent = problem(e);
   }
