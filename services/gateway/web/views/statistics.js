@@ -1,7 +1,7 @@
 // A player's statistics (GET /v1/players/{id}/statistics, .../achievements, .../plan): games and matches,
 // the rating with its rank and monthly ladder, the PR trend of the analysed matches as a chart, the most
-// frequent mistakes, results by level, the dice, the daily results, the recent matches, the achievements and
-// the weekly plan. Address: /?view=statistics[&player=<id>].
+// frequent mistakes, results by level, the dice, the daily results, the exercises, the recent matches, the
+// achievements and the weekly plan. Address: /?view=statistics[&player=<id>].
 import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t } from "../i18n.js";
@@ -57,7 +57,7 @@ async function load(s) {
     load(s);
   });
   const parts = [overview(stats), prTrend(stats.pr), mistakes(stats.frequent_mistakes), rating(stats.rating),
-    levels(stats.by_level), dice(stats.dice), daily(stats.daily), recent(stats.recent_matches), badges(achievements),
+    levels(stats.by_level), dice(stats.dice), daily(stats.daily), exercises(stats.exercises), recent(stats.recent_matches), badges(achievements),
     weekly(plan), h("p", {}, reset)];
   s.body.replaceChildren(...parts.filter(Boolean));
 }
@@ -124,6 +124,15 @@ function daily(by) {
   return section("st-daily", t("statistics.daily"), table(
     [t("statistics.rules"), t("statistics.solved"), t("statistics.daily_streak"), t("statistics.best_streak"), t("statistics.mean_loss")],
     keys.map((k) => [t(`statistics.${k}`), `${by[k].solved} / ${by[k].tried}`, by[k].streak, by[k].best_streak, fmtNum(by[k].mean_loss, 3)])));
+}
+
+function exercises(by) {
+  const kinds = Object.keys(by || {});
+  if (!kinds.length) return null;
+  return section("st-exercises", t("statistics.exercises"), table(
+    [t("statistics.exercise"), t("statistics.right"), t("statistics.daily_streak"), t("statistics.best_streak")],
+    kinds.map((k) => [t(`training.${k.replaceAll("-", "_")}`), `${by[k].correct} / ${by[k].tried}`, by[k].streak, by[k].best_streak]),
+    { id: "st-exercises-table" }));
 }
 
 function recent(matches) {
