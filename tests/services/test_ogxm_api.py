@@ -186,6 +186,9 @@ def test_keys_on_an_analysis_upload_answer_with_the_job(gateway: Any) -> None:
     body = {"file_base64": base64.b64encode(data).decode(), "filename": "tiny.ogxm", "level": "0ply"}
     assert fields(gateway.http.post("/v1/analyses", json={**body, "keys": ["zz"]})) == ["keys"]
     assert fields(gateway.http.post("/v1/analyses", json={**body, "keys": []})) == ["keys"]
+    for bad in (["a" * 101], [public.hex()] * 17, "notalist"):  # the model's caps
+        named = fields(gateway.http.post("/v1/analyses", json={**body, "keys": bad}))
+        assert named and all(f.startswith("keys") for f in named), named
     r = gateway.http.post("/v1/analyses", json={**body, "keys": [public.hex()]})
     assert r.status_code == 202, r.text
     assert (
