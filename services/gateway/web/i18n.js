@@ -79,6 +79,24 @@ function pick(forms, n) {
   return forms[n != null ? plurals.select(Number(n)) : "other"] ?? forms.other;
 }
 
+// Numbers and dates in the UI's language (Intl): "0,123" in German, "12.03.2026, 14:05" and the like
+const numberFormats = new Map(); // "lang digits" -> Intl.NumberFormat
+
+/** `x` with `digits` decimals in the UI's language (no grouping, the sign as given): 0.123, 0,123. */
+export function formatNumber(x, digits = 0) {
+  const k = `${current} ${digits}`;
+  if (!numberFormats.has(k)) {
+    numberFormats.set(k, new Intl.NumberFormat(current, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }));
+  }
+  return numberFormats.get(k).format(x);
+}
+
+/** A date and time (a Date, or seconds since the epoch) in the UI's language; `options` as Intl.DateTimeFormat's. */
+export function formatDate(when, options = { dateStyle: "medium", timeStyle: "short" }) {
+  const d = when instanceof Date ? when : new Date(when * 1000);
+  return new Intl.DateTimeFormat(current, options).format(d);
+}
+
 /** The message `key` in the UI's language with its {placeholders} filled from `values`; the key if none. */
 export function t(key, values = {}) {
   let text = messages[key] ?? english[key] ?? key;

@@ -1,7 +1,7 @@
 // Shared UI logic of the views: the element builder, the formatters, gnubg's IDs, and errors as readable text.
 // Pure functions of their arguments (and the UI's language); no app state, no API calls.
 import { ApiError } from "./api.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 
 /**
  * An element: h("button", {type: "button", onclick: fn, class: "x"}, "text", child, [more, children]).
@@ -27,31 +27,33 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 // ---- formatters ---------------------------------------------------------------------------------------
+// Numbers in the UI's language (i18n.js formatNumber: the decimal sign of the language); the signs as below.
+const num = (x, digits) => formatNumber(Math.abs(x), digits);
 
 /** An equity with its sign: +0.123, −0.123 (a real minus); "–" for none. */
 export function fmtEq(x, digits = 3) {
   if (x == null || Number.isNaN(x)) return "–";
-  return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(digits);
+  return (x >= 0 ? "+" : "−") + num(x, digits);
 }
 
 /** A chance as a percentage: 12.3 %; "–" for none. */
 export function fmtPct(x, digits = 1) {
-  return x == null ? "–" : `${(100 * x).toFixed(digits)} %`;
+  return x == null ? "–" : `${x < 0 ? "-" : ""}${num(100 * x, digits)} %`;
 }
 
 /** A number with a real minus: 1.23, −1.23; "–" for none. */
 export function fmtNum(x, digits = 2) {
-  return x == null || Number.isNaN(x) ? "–" : x.toFixed(digits).replace(/^-/, "−");
+  return x == null || Number.isNaN(x) ? "–" : (x < 0 ? "−" : "") + num(x, digits);
 }
 
 /** An equity in the position view's tables: +0.123, -0.123 (ASCII signs); "—" for none. */
 export function fmtEqAscii(x, digits = 3) {
-  return x == null ? "—" : (x >= 0 ? "+" : "") + x.toFixed(digits);
+  return x == null ? "—" : (x >= 0 ? "+" : "-") + num(x, digits);
 }
 
 /** A chance in percent without the unit (the column or the text says it): 12.3; "—" for none. */
 export function fmtPctBare(x) {
-  return x == null ? "—" : (100 * x).toFixed(1);
+  return x == null ? "—" : (x < 0 ? "-" : "") + num(100 * x, 1);
 }
 
 // ---- gnubg's IDs ----------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // Address: /?view=replay&game=<id>[&step=N].
 import { api } from "../api.js";
 import { navigate, remember } from "../shell.js";
-import { t } from "../i18n.js";
+import { formatDate, t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, problemText } from "../ui.js";
 
@@ -45,7 +45,7 @@ async function finishedGames(r) {
   if (!games.length) { r.box.append(h("p", { class: "muted", id: "rp-none" }, t("replay.none"))); return; }
   r.box.append(h("ul", { class: "lb-list", id: "rp-games" }, games.map((x) => h("li", {},
     h("button", { type: "button", class: "rp-game", dataset: { game: x.id }, onclick: () => navigate({ view: "replay", game: x.id }) },
-      t("replay.game", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1], when: new Date(x.updated * 1000).toLocaleString() }))))));
+      t("replay.game", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1], when: formatDate(x.updated) }))))));
 }
 
 function go(r, index) {
