@@ -3,7 +3,7 @@
 // finished matches). Shown here: matches done of total, the per-player table, the skipped parts with why,
 // the per-match results as CSV and JSON lines (GET /v1/analyses/{id}/results.csv|.jsonl), and every match,
 // each opened as a single analysis by the analysis view.
-import { apiKey, ApiError } from "./api.js";
+import { api, apiKey, ApiError } from "./api.js";
 import { toast } from "./shell.js";
 import { t } from "./i18n.js";
 import { h, fmtEq, fmtNum, problemText } from "./ui.js";
@@ -17,6 +17,20 @@ export function isBatch(job) {
 export function batchProgress(job) {
   const matches = job.matches || [];
   return t("analysis.batch_progress", { done: matches.filter((m) => m.state === "done").length, total: matches.length });
+}
+
+/** Match `m` of `job` with its games: fetched (GET /v1/analyses/{id}?match=N) unless it has them; false when
+ *  that failed (a toast says why). */
+export async function withGames(job, m, signal) {
+  if (m.games) return true;
+  try {
+    const one = await api(`/v1/analyses/${encodeURIComponent(job.id)}?match=${m.match}`, { signal });
+    m.games = one.matches?.[m.match]?.games || [];
+    return true;
+  } catch (e) {
+    if (e.name !== "AbortError") toast(problemText(e), "error");
+    return false;
+  }
 }
 
 /** The batch's panel; `openMatch(m)` shows one match as a single analysis. */
@@ -86,7 +100,7 @@ async function save(path, filename, signal) {
 
 function matchList(job, openMatch) {
   return h("ol", { class: "an-batch-matches", id: "an-batch-matches" }, (job.matches || []).map((m) => {
-    const open = h("button", { type: "button", class: "an-open-match", disabled: !m.games?.length, onclick: () => openMatch(m) }, t("analysis.batch_open"));
+    const open = h("button", { type: "button", class: "an-open-match", disabled: !m.games_done, onclick: () => openMatch(m) }, t("analysis.batch_open"));
     const pr = (m.summary?.players || []).map((p) => t("analysis.batch_match_pr", { p: p.name, pr: fmtNum(p.pr) })).join(" · ");
     const state = t("analysis.batch_match_state", { state: t(`analysis.state_${m.state}`), done: m.games_done, total: m.games_total });
     return h("li", { class: "an-batch-match", dataset: { match: m.match } },

@@ -8,7 +8,7 @@ import { remember, toast } from "../shell.js";
 import { t, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText } from "../ui.js";
-import { isBatch, batchProgress, batchPanel } from "../batch.js";
+import { isBatch, batchProgress, batchPanel, withGames } from "../batch.js";
 import { currentPlayer } from "../players.js";
 
 
@@ -201,9 +201,10 @@ async function openJob(v, id) {
   v.jobBox.replaceChildren(box);
   const path = `/v1/analyses/${encodeURIComponent(id)}`;
   try {
-    await followJob(`${path}?games=false`, show, { signal });
+    const last = await followJob(`${path}?games=false`, show, { signal });
     if (signal.aborted) return;
-    const full = await api(path, { signal });
+    // a batch's games come one match at a time (the first now, another when it is opened)
+    const full = await api(isBatch(last) ? `${path}?match=0` : path, { signal });
     if (signal.aborted) return;
     renderResults(v, full);
     loadJobs(v);
@@ -220,17 +221,23 @@ function renderResults(v, job) {
   v.jobBox.replaceChildren(...(head ? [head] : []), box);
   if (job.state === "failed" && job.error) box.append(h("p", { class: "error-message" }, t("analysis.failed", { e: job.error })));
   if (job.games_failed) box.append(h("p", { class: "error-message" }, t("analysis.failed_games", { n: job.games_failed })));
-  const matches = (job.matches || []).filter((m) => m.games && m.games.length);
+  const batch = isBatch(job);
+  const matches = (job.matches || []).filter((m) => (batch ? m.games_done > 0 : m.games && m.games.length));
   const matchBox = h("div", { class: "an-match", id: "an-match" });
   const sel = h("select", { id: "an-match-select" }, matches.map((m) => h("option", { value: m.match }, `${m.match + 1}: ${m.member != null ? m.players.join(" – ") : m.filename || m.players.join(" – ")}`)));
-  sel.addEventListener("change", () => renderMatch(v, matchBox, job, matches.find((m) => String(m.match) === sel.value)));
-  // a batch's match opened from its list: shown below as a single analysis is
-  const open = (m) => { sel.value = String(m.match); renderMatch(v, matchBox, job, m); matchBox.scrollIntoView({ block: "start" }); };
-  if (isBatch(job)) box.append(batchPanel(job, open, v.controller.signal));
+  // a batch's match is loaded with its games when it is opened (from the list or the select)
+  const show = async (m, scroll = false) => {
+    sel.value = String(m.match);
+    if (!(await withGames(job, m, v.controller.signal))) return;
+    renderMatch(v, matchBox, job, m);
+    if (scroll) matchBox.scrollIntoView({ block: "start" });
+  };
+  sel.addEventListener("change", () => show(matches.find((m) => String(m.match) === sel.value)));
+  if (batch) box.append(batchPanel(job, (m) => show(m, true), v.controller.signal));
   if (!matches.length) return;
   if (matches.length > 1) box.append(h("label", {}, t("analysis.match"), " ", sel));
   box.append(matchBox);
-  renderMatch(v, matchBox, job, matches[0]);
+  show(matches[0]);
 }
 
 // ---- one match: the players' table, the annotated SGF, the graph and the errors
