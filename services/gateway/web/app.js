@@ -27,6 +27,7 @@ const VIEWS = {
 };
 let cleanup = null;
 let renders = 0;
+let who = null; // the header's player (whoplays.js)
 
 function params() {
   return Object.fromEntries(new URLSearchParams(location.search));
@@ -87,6 +88,7 @@ function askKey() {
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "ok") {
       setApiKey(input.value.trim());
+      who?.relabel(); // another key: its own players
       render();
     }
   }, { once: true });
@@ -101,7 +103,7 @@ async function start() {
   select.value = lang();
   nav();
   // another player: the view again, for the new player (a ?player= of the address would name the old one)
-  const who = whoPlays(() => navigate({ ...params(), player: null }, { replace: true }));
+  who = whoPlays(() => navigate({ ...params(), player: null }, { replace: true }));
   select.addEventListener("change", async () => {
     await setLang(select.value);
     who.relabel();

@@ -37,8 +37,8 @@ async function label(button, ask) {
     try {
       const p = await api(`/v1/players/${encodeURIComponent(id)}`);
       if (currentPlayer() === id) button.textContent = t("players.playing", { name: p.name });
-    } catch { /* a player of another key, or deleted: the question again */
-      if (currentPlayer() === id) setCurrentPlayer(null);
+    } catch (e) { // a player of another key, or deleted: the question again (not for a missing key)
+      if (e.status === 404 && currentPlayer() === id) setCurrentPlayer(null);
     }
   }
   const asking = !currentPlayer() && !localStorage.getItem(ASKED);
