@@ -33,12 +33,13 @@ export async function withGames(job, m, signal) {
   }
 }
 
-/** The batch's panel; `openMatch(m)` shows one match as a single analysis. */
+/** The batch's panel; `openMatch(m)` shows one match as a single analysis (null: a running job's panel,
+ *  without the matches' buttons). */
 export function batchPanel(job, openMatch, signal) {
   return h("section", { class: "an-batch", id: "an-batch", "aria-labelledby": "an-batch-title" },
     h("h2", { id: "an-batch-title" }, t("analysis.batch_title")),
     h("p", { class: "muted", id: "an-batch-progress" }, batchProgress(job)),
-    downloads(job, signal), playersTable(job.players || []), streamsList(job.streams), matchList(job, openMatch));
+    downloads(job, signal), playersTable(job.players || []), streamsList(job.streams), openMatch ? matchList(job, openMatch) : null);
 }
 
 function playersTable(players) {

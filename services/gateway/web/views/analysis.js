@@ -100,12 +100,22 @@ function uploadForm(v) {
       openJob(v, job.id);
     } catch (err) {
       if (err.name !== "AbortError") v.jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
-      if (err.errors?.some((x) => x.field === "player_name")) me.focus(); // the file's players are in the message
+      const names = filePlayers(err);
+      if (names) v.jobBox.append(h("p", { id: "an-which" }, t("analysis.which"), " ", names.map((n) => h("button", {
+        type: "button", class: "an-me-pick", onclick: () => { me.value = n; form.requestSubmit(); } }, n))));
     } finally {
       submit.disabled = false;
     }
   });
   return form;
+}
+
+/** The file's two players when the upload was refused for not knowing which one the player is (the API's 422
+ * on player_name lists them: "... (its players: A, B); name which ..."), else null. */
+function filePlayers(err) {
+  const reason = err.errors?.find((x) => x.field === "player_name")?.reason || "";
+  const found = /\(its players: (.*)\); name which/.exec(reason);
+  return found ? found[1].split(", ") : null;
 }
 
 // ---- your jobs
@@ -190,6 +200,18 @@ function progressBox(v, id) {
   return { box: h("div", { class: "an-progress-box" }, progress, status, cancel), show };
 }
 
+/** A running batch's panel (its players and skipped parts so far), redrawn at most once a second. */
+function liveBatch(signal) {
+  const box = h("div", { class: "an-batch-live" });
+  let last = 0;
+  const show = (job) => {
+    if (!isBatch(job) || jobEnded(job) || Date.now() - last < 1000) return;
+    last = Date.now();
+    box.replaceChildren(batchPanel(job, null, signal));
+  };
+  return { box, show };
+}
+
 async function openJob(v, id) {
   if (v.watch) v.watch.abort();
   v.watch = new AbortController();
@@ -198,10 +220,11 @@ async function openJob(v, id) {
   remember({ view: "analysis", job: id });
   for (const li of v.jobsList.querySelectorAll("li[data-job]")) li.classList.toggle("current", li.dataset.job === id);
   const { box, show } = progressBox(v, id);
-  v.jobBox.replaceChildren(box);
+  const live = liveBatch(signal);
+  v.jobBox.replaceChildren(box, live.box);
   const path = `/v1/analyses/${encodeURIComponent(id)}`;
   try {
-    const last = await followJob(`${path}?games=false`, show, { signal });
+    const last = await followJob(`${path}?games=false`, (job) => { show(job); live.show(job); }, { signal });
     if (signal.aborted) return;
     // a batch's games come one match at a time (the first now, another when it is opened)
     const full = await api(isBatch(last) ? `${path}?match=0` : path, { signal });
