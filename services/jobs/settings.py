@@ -82,6 +82,11 @@ class RolloutSettings(BaseSettings):
     )
     log_level: str = "INFO"
     eval_delay_ms: float = Field(0.0, ge=0, description="testing only: extra time per evaluator call")
+    eval_hold_path: Path | None = Field(
+        None,
+        description="testing only: while this file exists, evaluator calls wait (each waiting process "
+        "touches '<path>.<pid>'), so a test can kill a process provably inside a chunk",
+    )
 
     @field_validator("chunk_size")
     @classmethod

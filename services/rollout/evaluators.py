@@ -16,6 +16,7 @@ The choice (:class:`Route`) is logged when a pool process starts and exported as
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -39,7 +40,9 @@ class Cancelled(Exception):
 
 class CheckedEvaluator:
     """Wraps an evaluator: before each call, checks for cancellation (at most every
-    ``check_every_s``) and, for tests, waits ``delay_s``.  The numbers are the inner evaluator's."""
+    ``check_every_s``) and, for tests, waits ``delay_s`` and, while the file ``hold_path`` exists, holds
+    (touching ``<hold_path>.<pid>`` so that a test knows this process is inside a chunk's work).  The
+    numbers are the inner evaluator's."""
 
     def __init__(
         self,
@@ -47,11 +50,13 @@ class CheckedEvaluator:
         cancelled: Callable[[], bool],
         delay_s: float = 0.0,
         check_every_s: float = 0.2,
+        hold_path: Path | None = None,
     ) -> None:
         self.inner = inner
         self.cancelled = cancelled
         self.delay_s = delay_s
         self.check_every_s = check_every_s
+        self.hold_path = hold_path
         self._next_check = 0.0
         self._views: dict[str, CheckedEvaluator] = {}
 
@@ -63,7 +68,7 @@ class CheckedEvaluator:
         view = self._views.get(rules.name)
         if view is None or view.inner is not inner:
             view = self._views[rules.name] = CheckedEvaluator(
-                inner, self.cancelled, self.delay_s, self.check_every_s
+                inner, self.cancelled, self.delay_s, self.check_every_s, self.hold_path
             )
         return view
 
@@ -90,6 +95,19 @@ class CheckedEvaluator:
         if self.delay_s:
             time.sleep(self.delay_s)
             self.check()
+        if self.hold_path is not None and self.hold_path.exists():
+            self._hold(self.hold_path)
+
+    @staticmethod
+    def _hold(path: Path) -> None:
+        """Wait while ``path`` exists, with ``<path>.<pid>`` present meanwhile (tests only)."""
+        marker = path.with_name(f"{path.name}.{os.getpid()}")
+        marker.touch()
+        try:
+            while path.exists():
+                time.sleep(0.01)
+        finally:
+            marker.unlink(missing_ok=True)
 
 
 EvalPath = Literal["inprocess", "service"]

@@ -215,6 +215,7 @@ def run(
                 evaluator(),
                 lambda: bool(r.exists(store.cancel_key(job_id))),
                 delay_s=settings.eval_delay_ms / 1e3,
+                hold_path=settings.eval_hold_path,
             )
             ev.check()
             out = kind.compute(spec, chunk, ev)

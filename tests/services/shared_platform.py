@@ -120,6 +120,7 @@ class SharedPlatform:
 
         self.tmp = tmp
         self.model = small_model(tmp / "small.pt")
+        self.hold = tmp / "hold"  # while it exists, the workers' evaluator calls wait (kill drills)
         self.pg: Any = None
         self.redis: RedisProcess | None = None
         self.workers: Workers | None = None
@@ -145,6 +146,7 @@ class SharedPlatform:
                 "PULVEZAR_ROLLOUT_DEVICE": "cpu",
                 "PULVEZAR_ROLLOUT_CHUNK_SIZE": str(CHUNK),
                 "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": str(EVAL_DELAY_MS),
+                "PULVEZAR_ROLLOUT_EVAL_HOLD_PATH": str(self.hold),
                 "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
                 "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
                 "PULVEZAR_ROLLOUT_LEASE_S": str(LEASE_S),

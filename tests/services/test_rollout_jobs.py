@@ -492,49 +492,82 @@ def test_extend_continues_the_trial_numbers(
     assert [(c.first, c.trials) for c in chunks_of(store, job)] == plan_chunks(288, CHUNK)
 
 
+@contextlib.contextmanager
+def held(hold: Path) -> Iterator[Callable[[int], None]]:
+    """The workers' evaluator calls wait while the file ``hold`` exists (``PULVEZAR_ROLLOUT_EVAL_HOLD_PATH``);
+    yields ``inside(pid)``, which returns once pool process ``pid`` waits inside a chunk's work (before
+    its record can be written).  The hold is lifted on leaving; a killed process's marker is removed."""
+    hold.touch()
+    try:
+
+        def inside(pid: int) -> None:
+            marker = hold.with_name(f"{hold.name}.{pid}")
+            wait_until(marker.exists, 60, f"pool process {pid} held inside a chunk", every=0.01)
+
+        yield inside
+    finally:
+        hold.unlink(missing_ok=True)
+        for marker in hold.parent.glob(f"{hold.name}.*"):
+            marker.unlink(missing_ok=True)
+
+
+def killed_inside_a_chunk(
+    store: Rollouts, hold: Path, job_id: str, started: dict[str, Any], kill: Callable[[], None]
+) -> None:
+    """Holds the workers until the pool process that logged ``started`` waits inside a chunk of ``job_id``
+    (its record not written: the job is not done), kills it (``kill``), then lets the others go on."""
+    with held(hold) as inside:
+        inside(int(started["pid"]))
+        assert store.status(job_id)["chunks_done"] < 6
+        kill()
+
+
 def test_pool_process_killed_mid_chunk_is_redelivered(
-    two_workers: Workers, store: Rollouts, local: NetEvaluator
+    shared_platform: Any, two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 21, "truncate": 4}
     victim = two_workers.running[0]
     job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
     started = started_on(victim, job)
-    time.sleep(0.3)
-    os.kill(int(started["pid"]), signal.SIGKILL)  # the pool process; the worker's main process lives on
+    pid = int(started["pid"])
+    # the pool process is killed while it provably runs a chunk; the worker's main process lives on
+    killed_inside_a_chunk(store, shared_platform.hold, job, started, lambda: os.kill(pid, signal.SIGKILL))
     want = chunked_here(local, 6 * CHUNK, **opts)  # while the job goes on
     wait_state(store, job, ("done",), timeout=60)
     assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
     assert victim.proc.poll() is None
-    assert any("WorkerLostError" in json.dumps(e) or "SIGKILL" in json.dumps(e) for e in victim.logs)
+    # a task was running in the lost process, so the main process reports it (read when logged)
+    victim.wait_log(
+        lambda e: "WorkerLostError" in json.dumps(e) or "SIGKILL" in json.dumps(e),
+        60,
+        "the lost pool process",
+    )
     # the drill leaves the worker whole for the next test: its new pool process is up (Celery starts
     # another until one comes up in time, which takes a while on a loaded machine: its torch import)
     victim.wait_log(
-        lambda e: str(e.get("msg")).startswith("evaluator chosen") and e.get("pid") != int(started["pid"]),
+        lambda e: str(e.get("msg")).startswith("evaluator chosen") and e.get("pid") != pid,
         120,
         "a new pool process",
     )
 
 
 def test_worker_killed_mid_job_gives_the_same_numbers(
-    two_workers: Workers, store: Rollouts, local: NetEvaluator
+    shared_platform: Any, two_workers: Workers, store: Rollouts, local: NetEvaluator
 ) -> None:
     opts = {"seed": 22, "truncate": 4}
     victim, survivor = two_workers.running[:2]
     duplicates = survivor.metric("pulvezar_rollout_chunks_total", outcome="duplicate")
     job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
-    started_on(victim, job)
-    # killed inside its first chunk (about 0.5 s with the workers' 60 ms evaluator delay): a victim killed
-    # near the end of a chunk may have written its record before the ack, and its redelivery would then be
-    # a duplicate, which is not what this test is about (seen under load, with 0.3 s here)
-    time.sleep(0.05)
-    victim.kill()  # main process and pool at once: its chunk's lease expires and the scheduler resends it
+    started = started_on(victim, job)
+    # main process and pool at once, while the pool process is held inside a chunk (so its record is not
+    # written): the chunk's lease expires and the scheduler resends it
+    killed_inside_a_chunk(store, shared_platform.hold, job, started, victim.kill)
     want = chunked_here(local, 6 * CHUNK, **opts)  # meanwhile
     s = wait_state(store, job, ("done",), timeout=60)
     assert s["chunks_done"] == 6
     assert_equals_chunked(store, job, local, 6 * CHUNK, want=want)
     wait_until(lambda: queues_empty(store), 10, "empty queues")
-    time.sleep(0.5)
-    # the lost chunk came back once, into its own queue only
+    # the lost chunk came back once, into its own queue only: no redelivery found a record
     assert survivor.metric("pulvezar_rollout_chunks_total", outcome="duplicate") == duplicates
 
 
