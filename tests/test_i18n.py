@@ -96,3 +96,21 @@ def test_the_language_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert i18n.lang_of("pt-BR") == "pt"
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     assert i18n.lang_of() == "en", "LC_ALL overrides LANG, and C is no language offered"
+
+
+def test_the_cli_prompts_in_the_language_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from pulvezar.cli.play import add_parser, prompt_lines
+
+    st = {"status": "playing", "actions": ["roll", "double"], "phase": "rolling", "to_act": 0}
+    assert prompt_lines(st)[0] == "Your turn: roll"
+    assert prompt_lines(st, "fr") == ["À vous : roll", "possible : roll, double, board, help, quit"]
+    assert prompt_lines(st, "de")[0] == "Du bist dran: roll"
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "es_ES.UTF-8")
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    assert parser.parse_args(["play"]).lang == "es", "the default language comes from LANG"
+    assert parser.parse_args(["play", "--lang", "ru"]).lang == "ru"

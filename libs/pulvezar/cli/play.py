@@ -21,6 +21,7 @@ import sys
 import time
 from typing import Any, Protocol
 
+from pulvezar import i18n
 from pulvezar.cli.config import player_of
 from pulvezar.errors import PulvezarError
 from pulvezar.rules.diagram import ascii_board
@@ -32,7 +33,7 @@ State = dict[str, Any]
 Event = dict[str, Any]
 
 BOT_NAME = "pulvezar"
-LANGUAGES = ("en", "de", "tr")
+LANGUAGES = i18n.LANGUAGES
 BOT_LEVELS = ("easy", "medium", "hard", "master", "adaptive")
 STYLES = ("balanced", "aggressive", "cautious", "runner")
 WORDS = ("roll", "double", "take", "pass", "beaver", "raccoon", "resign", "accept", "reject", "end")
@@ -429,47 +430,44 @@ def render(st: State) -> str:
     return "\n".join(lines)
 
 
-def prompt_lines(st: State) -> list[str]:
-    """What the game waits for, the numbered plays and the possible actions."""
+def prompt_lines(st: State, lang: str = "en") -> list[str]:
+    """What the game waits for, the numbered plays and the possible actions, in ``lang`` (the catalogs'
+    ``cli.play.*``; the commands stay as typed)."""
     actions: list[str] = list(st.get("actions") or [])
     out: list[str] = []
     res = st.get("resignation")
     phase = st.get("phase")
     cube = (st.get("cube") or {}).get("value")
     if res and res.get("player") == 1:
-        out.append(f"{BOT_NAME} offers to resign a {res.get('level')} game: accept or reject?")
+        out.append(i18n.t("cli.play.bot_resigns", lang, bot=BOT_NAME, level=res.get("level")))
     elif phase in ("doubled", "beavered", "raccooned") and st.get("to_act") == 0:
         offered = int(cube or 1) * {"doubled": 2, "beavered": 4, "raccooned": 8}[str(phase)]
-        out.append(f"The cube is offered at {offered}: take or pass?")
+        out.append(i18n.t("cli.play.cube_offered", lang, n=offered))
     elif phase == "opening" and "roll" in actions:
         client = st.get("dice_mode") == "client"
-        out.append(
-            "The opening roll: type roll" + (" and both dice, yours first (roll 53)" if client else "")
-        )
+        out.append(i18n.t("cli.play.opening_client" if client else "cli.play.opening", lang))
     elif st.get("to_act") == 1 and "roll" in actions:
-        out.append(f"Enter {BOT_NAME}'s roll, e.g. roll 31")
+        out.append(i18n.t("cli.play.enter_bot_roll", lang, bot=BOT_NAME))
     elif "play" in actions:
         plays = st.get("legal_plays") or []
-        out.append(f"Your {_dice(st.get('dice'))}: type a play or its number ({len(plays)} legal)")
+        out.append(i18n.t("cli.play.your_play", lang, dice=_dice(st.get("dice")), n=len(plays)))
         shown = plays[:SHOWN_PLAYS]
         cells = [f"{i:3d}. {p.get('notation') or '(no move)':<22}" for i, p in enumerate(shown, 1)]
         for j in range(0, len(cells), 3):
             out.append(" " + " ".join(cells[j : j + 3]).rstrip())
         if len(plays) > len(shown):
-            out.append(
-                f"   ... and {len(plays) - len(shown)} more (numbers up to {len(plays)}, or type the play)"
-            )
+            out.append(i18n.t("cli.play.more", lang, more=len(plays) - len(shown), n=len(plays)))
     elif "roll" in actions:
         client = st.get("dice_mode") == "client"
-        out.append("Your turn: roll" + (" and your dice, e.g. roll 31" if client else ""))
+        out.append(i18n.t("cli.play.your_turn_client" if client else "cli.play.your_turn", lang))
     if not actions and st.get("status") == "playing":
-        out.append(f"{BOT_NAME} owes a reply (its evaluator failed): press Enter to try again")
+        out.append(i18n.t("cli.play.bot_owes", lang, bot=BOT_NAME))
     extra = [a for a in actions if a != "play"]
     if "resign" in extra and st.get("resign_levels"):
         extra[extra.index("resign")] = f"resign [{'|'.join(st['resign_levels'])}]"
+    a_play = [i18n.t("cli.play.a_play", lang)] if "play" in actions else []
     out.append(
-        "possible: "
-        + ", ".join([*(["a play"] if "play" in actions else []), *extra, "board", "help", "quit"])
+        i18n.t("cli.play.possible", lang, actions=", ".join([*a_play, *extra, "board", "help", "quit"]))
     )
     return out
 
@@ -482,15 +480,8 @@ DESCRIPTION = (
     "resign [single|gammon|backgammon], accept, reject, end, board, help, quit."
 )
 
-HELP = """Commands:
-  8/5 6/5          a play in notation (bar/20, 6/off, 13/7*/3 ...)
-  3                the play numbered 3 in the list
-  roll             roll the dice (client dice: roll 31; the opening roll: your die first)
-  double, take, pass, beaver, raccoon      cube actions
-  resign [single|gammon|backgammon]        offer a resignation; accept or reject the bot's
-  end              end a money session between games
-  board            draw the board again
-  quit             stop here (a game on the platform stays saved)"""
+HELP = i18n.t("cli.play.help")
+"""The commands, in English (``cli.play.help`` of the catalogs in the other languages)."""
 
 
 def parse_command(line: str, st: State) -> dict[str, Any] | str:
@@ -617,7 +608,7 @@ def play_loop(game: Backend, args: argparse.Namespace) -> int:
         if show:
             print(render(st))
             show = False
-        for text in prompt_lines(st):
+        for text in prompt_lines(st, args.lang):
             print(text)
         line = _read(echo)
         if line is None:
@@ -630,7 +621,7 @@ def play_loop(game: Backend, args: argparse.Namespace) -> int:
                 break
             if cmd in ("board", "help", "nothing"):
                 if cmd == "help":
-                    print(HELP)
+                    print(i18n.t("cli.play.help", args.lang))
                 show = cmd == "board"
                 continue
             action = {"action": "resume"} if cmd == "resume" else cmd
@@ -763,7 +754,12 @@ def add_parser(subparsers: Any) -> None:
     g.add_argument("--client-dice", action="store_true", help="you enter both sides' rolls (real dice)")
     g.add_argument("--auto-forced", action="store_true", help="forced plays are played for you")
     g.add_argument("--clock", action="store_true", help="the match clock (2 minutes a point, 12 s delay)")
-    g.add_argument("--lang", choices=LANGUAGES, default="en", help="the trainer's language")
+    g.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=i18n.lang_of(),
+        help="the language of the prompts and the trainer (default: LC_ALL, LC_MESSAGES or LANG, else en)",
+    )
     g.add_argument(
         "--seed", metavar="HEX", help="in process: the dice seed (up to 64 hex digits), for replays"
     )
