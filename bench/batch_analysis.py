@@ -13,7 +13,9 @@ pulvezar: ``deploy/local/run.py`` (:class:`bench_platform.LocalPlatform`, what `
 worker process, one torch thread, the daily puzzles off, every process of it pinned to ``--cpu`` (as
 ``bench/analysis_platform.py``); a 0-ply warm-up job (one match), then per level the stream POSTed to
 ``/v1/analyses`` (``file_base64``) and timed from submission to the first poll that sees it done; the
-workers' and evaluator's CPU over the job (``bench/job_costs.py``'s ``worker_cpu``).
+workers' and evaluator's CPU over the job (``bench/job_costs.py``'s ``worker_cpu``).  The gateway's parse
+wall-clock cap is raised to 120 s (``PULVEZAR_GATEWAY_PARSE_TIMEOUT_S``; default 20 s): reading the 100
+5-point matches takes ~3 s of CPU, and on one core shared with a loaded machine it overran 20 s (a 422).
 
 gnubg: the Debian CLI on the same core, one thread, analysis at the level's plies (prune on, cubeful), for
 each match ``import mat`` (pulvezar's .mat of it) and ``analyse match`` between two ``show threads`` marks;
@@ -82,6 +84,7 @@ def sub_stream(records: list[Any]) -> bytes:
 
 def pulvezar_side(jobs: dict[str, bytes], warmup: bytes, cpu: int) -> dict[str, Any]:
     env = {"PULVEZAR_DAILY_ON_START": "0", "PULVEZAR_ROLLOUT_TORCH_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    env["PULVEZAR_GATEWAY_PARSE_TIMEOUT_S"] = "120"  # the 100-match upload's parse on one shared core
     with pinned(cpu):
         local = bp.LocalPlatform("--worker-concurrency", "1", env=env)
     out: dict[str, Any] = {}
