@@ -100,12 +100,22 @@ function uploadForm(v) {
       openJob(v, job.id);
     } catch (err) {
       if (err.name !== "AbortError") v.jobBox.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
-      if (err.errors?.some((x) => x.field === "player_name")) me.focus(); // the file's players are in the message
+      const names = filePlayers(err);
+      if (names) v.jobBox.append(h("p", { id: "an-which" }, t("analysis.which"), " ", names.map((n) => h("button", {
+        type: "button", class: "an-me-pick", onclick: () => { me.value = n; form.requestSubmit(); } }, n))));
     } finally {
       submit.disabled = false;
     }
   });
   return form;
+}
+
+/** The file's two players when the upload was refused for not knowing which one the player is (the API's 422
+ * on player_name lists them: "... (its players: A, B); name which ..."), else null. */
+function filePlayers(err) {
+  const reason = err.errors?.find((x) => x.field === "player_name")?.reason || "";
+  const found = /\(its players: (.*)\); name which/.exec(reason);
+  return found ? found[1].split(", ") : null;
 }
 
 // ---- your jobs
