@@ -1,14 +1,18 @@
-"""The language of an answer's words (a trainer's verdict, a rank's name): en, de or tr."""
+"""The language of an answer's words (a trainer's verdict, a rank's name): one of the library's catalogs'
+languages (:data:`pulvezar.i18n.LANGUAGES`: en, de, tr, fr, es, pt, it, el, ru); words a catalog lacks (the
+lessons' and the Anki cards', in en, de, tr) fall back to English."""
 
 from __future__ import annotations
 
 from fastapi import Request
 
-LANGUAGES = ("en", "de", "tr")
+from pulvezar.i18n import LANGUAGES
+
+__all__ = ["LANGUAGES", "language"]
 
 
 def language(request: Request) -> str:
-    """The first of en, de, tr that ``Accept-Language`` names (by q), else en."""
+    """The first language offered that ``Accept-Language`` names (by q), else en."""
     header = request.headers.get("accept-language", "")
     ranked: list[tuple[float, int, str]] = []
     for i, part in enumerate(header.split(",")):

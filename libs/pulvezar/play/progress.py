@@ -24,6 +24,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pulvezar import i18n
 from pulvezar.analysis.decisions import BLUNDER, ERROR
 from pulvezar.analysis.matchanalysis.results import GameAnalysis
 from pulvezar.errors import PulvezarError
@@ -41,16 +42,11 @@ MIN_MISTAKE_DECISIONS = 20
 MIN_PLAN_DECISIONS = 40
 #: a trend is "better" or "worse" when the recent PR differs from the earlier one by more than this
 TREND_MARGIN = 0.5
-#: the position types (:func:`pulvezar.analysis.classify`) in English, German and Turkish
+#: the position types (:func:`pulvezar.analysis.classify`) in each language of the catalogs
+#: (``progress.type.<type>``, :mod:`pulvezar.i18n`)
 TYPE_NAMES: dict[str, dict[str, str]] = {
-    "opening": {"en": "Opening", "de": "Eröffnung", "tr": "Açılış"},
-    "race": {"en": "Race", "de": "Rennen", "tr": "Yarış"},
-    "bear-off": {"en": "Bear-off", "de": "Auswürfeln", "tr": "Taş toplama"},
-    "blitz": {"en": "Blitz", "de": "Blitz", "tr": "Blitz"},
-    "backgame": {"en": "Backgame", "de": "Backgame", "tr": "Geri oyun"},
-    "prime": {"en": "Prime", "de": "Prime", "tr": "Prime"},
-    "holding": {"en": "Holding game", "de": "Haltespiel", "tr": "Tutma oyunu"},
-    "contact": {"en": "Contact", "de": "Kontakt", "tr": "Temaslı oyun"},
+    k: {lang: i18n.t(f"progress.type.{k}", lang) for lang in i18n.LANGUAGES}
+    for k in ("opening", "race", "bear-off", "blitz", "backgame", "prime", "holding", "contact")
 }
 #: the exercise and the lesson that train each position type (issue 30 builds them)
 PRACTICE: dict[str, tuple[str, str]] = {

@@ -28,6 +28,8 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pulvezar import i18n
+
 HUMAN = 0
 #: the counters of a player without games
 EMPTY: dict[str, Any] = {
@@ -59,14 +61,19 @@ EMPTY: dict[str, Any] = {
 }
 #: the bots' ratings (the app manual's, section 5.7)
 LEVEL_RATINGS = {"easy": 1200.0, "medium": 1500.0, "hard": 1700.0, "master": 1900.0}
-#: the ranks from the lowest, with the rating each starts at, in English, German and Turkish
-RANKS = (
-    ("apprentice", 0.0, {"en": "Apprentice", "de": "Lehrling", "tr": "Çırak"}),
-    ("journeyman", 1300.0, {"en": "Journeyman", "de": "Geselle", "tr": "Kalfa"}),
-    ("candidate_master", 1500.0, {"en": "Candidate master", "de": "Meisteranwärter", "tr": "Usta adayı"}),
-    ("master", 1700.0, {"en": "Master", "de": "Meister", "tr": "Usta"}),
-    ("grandmaster", 1900.0, {"en": "Grandmaster", "de": "Großmeister", "tr": "Büyük usta"}),
-)
+
+
+def _names(key: str) -> dict[str, str]:
+    """A name in each language of the catalogs (:mod:`pulvezar.i18n`)."""
+    return {lang: i18n.t(key, lang) for lang in i18n.LANGUAGES}
+
+
+#: the ranks from the lowest, with the rating each starts at, and their names (``statistics.rank.<id>``)
+RANKS = tuple(
+    (r, start, _names(f"statistics.rank.{r}"))
+    for r, start in (("apprentice", 0.0), ("journeyman", 1300.0), ("candidate_master", 1500.0),
+                     ("master", 1700.0), ("grandmaster", 1900.0))
+)  # fmt: skip
 #: how far one game moves the rating: 32 for a player's first 30 rated games, then 16
 K_NEW, K_SETTLED, NEW_GAMES = 32.0, 16.0, 30
 
@@ -95,50 +102,14 @@ def rank(rating: float) -> tuple[str, dict[str, str]]:
 _LEVEL = {"games_played": 0, "games_won": 0, "matches_played": 0, "matches_won": 0}
 
 
-#: the twenty achievements of the app manual (section 5.7): id, and the condition in English, German, Turkish
-ACHIEVEMENTS: tuple[tuple[str, dict[str, str]], ...] = (
-    ("first_win", {"en": "Win a game", "de": "Ein Spiel gewinnen", "tr": "Bir oyun kazan"}),
-    ("ten_wins", {"en": "Win 10 games", "de": "10 Spiele gewinnen", "tr": "10 oyun kazan"}),
-    ("hundred_wins", {"en": "Win 100 games", "de": "100 Spiele gewinnen", "tr": "100 oyun kazan"}),
-    ("first_match", {"en": "Win a match", "de": "Ein Match gewinnen", "tr": "Bir maç kazan"}),
-    ("long_match", {"en": "Win a match to 7 points or more",
-                    "de": "Ein Match über 7 oder mehr Punkte gewinnen",
-                    "tr": "7 veya daha fazla sayılık bir maç kazan"}),
-    ("gammon", {"en": "Win a gammon", "de": "Einen Gammon gewinnen", "tr": "Bir gammon (mars) kazan"}),
-    ("backgammon", {"en": "Win a backgammon", "de": "Einen Backgammon gewinnen",
-                    "tr": "Bir backgammon kazan"}),
-    ("cube_four", {"en": "Win a game with the cube on 4 or higher",
-                   "de": "Ein Spiel mit dem Doppler auf 4 oder höher gewinnen",
-                   "tr": "Katlama zarı 4 veya daha yüksekken bir oyun kazan"}),
-    ("master_game", {"en": "Win a game against Master", "de": "Ein Spiel gegen Meister gewinnen",
-                     "tr": "Usta seviyesine karşı bir oyun kazan"}),
-    ("master_match", {"en": "Win a match against Master", "de": "Ein Match gegen Meister gewinnen",
-                      "tr": "Usta seviyesine karşı bir maç kazan"}),
-    ("flawless_game", {"en": "Play a game without an error (analysed)",
-                       "de": "Ein Spiel ohne Fehler spielen (analysiert)",
-                       "tr": "Hatasız bir oyun oyna (analiz edilmiş)"}),
-    ("low_pr", {"en": "Play a match with a PR below 5 (analysed)",
-                "de": "Ein Match mit einem PR unter 5 spielen (analysiert)",
-                "tr": "PR'si 5'in altında bir maç oyna (analiz edilmiş)"}),
-    ("five_streak", {"en": "Win 5 games in a row", "de": "5 Spiele hintereinander gewinnen",
-                     "tr": "Üst üste 5 oyun kazan"}),
-    ("hundred_games", {"en": "Play 100 games", "de": "100 Spiele spielen", "tr": "100 oyun oyna"}),
-    ("daily_first_try", {"en": "Solve the daily position at the first attempt",
-                         "de": "Die Stellung des Tages im ersten Versuch lösen",
-                         "tr": "Günün pozisyonunu ilk denemede çöz"}),
-    ("daily_week", {"en": "Solve the daily position 7 days in a row",
-                    "de": "Die Stellung des Tages an 7 Tagen hintereinander lösen",
-                    "tr": "Günün pozisyonunu 7 gün üst üste çöz"}),
-    ("daily_month", {"en": "Solve the daily position 30 days in a row",
-                     "de": "Die Stellung des Tages an 30 Tagen hintereinander lösen",
-                     "tr": "Günün pozisyonunu 30 gün üst üste çöz"}),
-    ("imported_match", {"en": "Import a match file", "de": "Eine Matchdatei importieren",
-                        "tr": "Bir maç dosyası içe aktar"}),
-    ("analysed_game", {"en": "Analyse a game from the archive", "de": "Ein Spiel aus dem Archiv analysieren",
-                       "tr": "Arşivden bir oyunu analiz et"}),
-    ("deep_analysis", {"en": "Send a decision to the deep analysis",
-                       "de": "Eine Entscheidung durch die Tiefenanalyse schicken",
-                       "tr": "Bir kararı derin analize gönder"}),
+#: the twenty achievements of the app manual (section 5.7): id, and the condition in each language
+#: (``statistics.achievement.<id>``)
+ACHIEVEMENTS: tuple[tuple[str, dict[str, str]], ...] = tuple(
+    (a, _names(f"statistics.achievement.{a}"))
+    for a in ("first_win", "ten_wins", "hundred_wins", "first_match", "long_match", "gammon", "backgammon",
+              "cube_four", "master_game", "master_match", "flawless_game", "low_pr", "five_streak",
+              "hundred_games", "daily_first_try", "daily_week", "daily_month", "imported_match",
+              "analysed_game", "deep_analysis")
 )  # fmt: skip
 
 
