@@ -387,13 +387,19 @@ def records(out: Path, run_name: str) -> Iterator[tuple[dict[str, Any], dict[str
 
 
 def report(out: Path, run_name: str, z: float = 2.0, margin: float = 0.01) -> int:
-    """Positions where pulvezar 0-ply or gnubg-nn stands off the truth by more than ``margin`` + z SE."""
-    n = 0
+    """Positions where pulvezar 0-ply or gnubg-nn stands off the truth by more than ``margin`` + z SE,
+    then per opinion and rule family: positions, mean |equity error|, how many stand off."""
+    names = ("pulvezar_0ply", "gnubg_0ply", "gnubg_2ply")
+    stats: dict[tuple[str, str], list[float]] = defaultdict(list)
     print(f"{'idx':>4} {'rules':14} {'truth':>18} {'pz 0p':>8} {'gnubg 0p':>8} {'gnubg 2p':>8}  kinds")
     for s, t in records(out, run_name):
-        n += 1
         tol = margin + z * t["equity_se"]
-        cols = [t["pulvezar_0ply_equity"], t.get("gnubg_0ply_equity"), t.get("gnubg_2ply_equity")]
+        cols = [t.get(f"{n}_equity") for n in names]
+        family = "international" if s["rules"] == "international" else "tavla"
+        for n, c in zip(names, cols, strict=True):
+            if c is not None:
+                stats[(n, family)].append(c - t["equity"] if abs(c - t["equity"]) > tol else 0.0)
+                stats[(n, family + " all")].append(abs(c - t["equity"]))
         if all(c is None or abs(c - t["equity"]) <= tol for c in cols):
             continue
         fmt = ["    -   " if c is None else f"{c:+.4f}" for c in cols]
@@ -401,7 +407,13 @@ def report(out: Path, run_name: str, z: float = 2.0, margin: float = 0.01) -> in
             f"{s['index']:4d} {s['rules'][:14]:14} {t['equity']:+.4f} +- {t['equity_se']:.4f} "
             f"{fmt[0]:>8} {fmt[1]:>8} {fmt[2]:>8}  {', '.join(s['kinds'])} ({s['source']})"
         )
-    print(f"{n} positions with truths")
+    for (n, family), errs in sorted(stats.items()):
+        if not family.endswith(" all"):
+            mean = float(np.mean(stats[(n, family + " all")]))
+            off = sum(1 for e in errs if e != 0.0)
+            print(
+                f"{n:14} {family:14} {len(errs):4d} positions  mean |error| {mean:.4f}  off the truth {off}"
+            )
     return 0
 
 
