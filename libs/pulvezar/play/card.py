@@ -3,7 +3,8 @@ points and how, the score, and each side's luck.
 
 A roll's luck is :func:`pulvezar.analysis.decisions.luck` at 0 ply (the rolled roll's best value minus the
 average over the 21 rolls, for the player who rolled); a side's luck is the sum over its rolls in the game.
-:func:`card_lines` says it in English, German or Turkish; the gateway draws the lines as a picture.
+:func:`card_lines` says it in each language of the catalogs (``card.*``); the gateway draws the lines as a
+picture.
 """
 
 from __future__ import annotations
@@ -11,34 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulvezar import i18n
 from pulvezar.eval.evaluator import Evaluator
 from pulvezar.play.provider import DecisionProvider
 
 HUMAN = 0
-
-_TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "won": "You won {points} point{s}", "lost": "pulvezar won {points} point{s}",
-        "bearoff": "borne off", "single": "a single game", "gammon": "a gammon", "backgammon": "a backgammon",
-        "drop": "double passed", "resignation": "resignation accepted", "timeout": "time ran out",
-        "score": "Score {a}-{b}", "match": " in a {n}-point match", "luck": "Luck: you {me}, pulvezar {bot}",
-        "game": "Game {n}",
-    },
-    "de": {
-        "won": "Du hast {points} Punkt{s_de} gewonnen", "lost": "pulvezar hat {points} Punkt{s_de} gewonnen",
-        "bearoff": "ausgewürfelt", "single": "ein einfaches Spiel", "gammon": "ein Gammon",
-        "backgammon": "ein Backgammon", "drop": "Doppler abgelehnt", "resignation": "Aufgabe angenommen",
-        "timeout": "Zeit abgelaufen", "score": "Stand {a}-{b}", "match": " in einem Match auf {n} Punkte",
-        "luck": "Glück: du {me}, pulvezar {bot}", "game": "Spiel {n}",
-    },
-    "tr": {
-        "won": "{points} sayı kazandın", "lost": "pulvezar {points} sayı kazandı",
-        "bearoff": "taşlar toplandı", "single": "tek oyun", "gammon": "mars", "backgammon": "backgammon",
-        "drop": "katlama reddedildi",
-        "resignation": "pes kabul edildi", "timeout": "süre doldu", "score": "Skor {a}-{b}",
-        "match": ", {n} sayılık maç", "luck": "Şans: sen {me}, pulvezar {bot}", "game": "Oyun {n}",
-    },
-}  # fmt: skip
+#: how a game ended and its outcome, with their words in the catalogs (``card.<word>``, :mod:`pulvezar.i18n`)
+_HOW = ("bearoff", "drop", "resignation", "timeout")
+_OUTCOMES = ("single", "gammon", "backgammon")
 
 
 def game_luck(session: Any, index: int, evaluator: Evaluator) -> tuple[float, float]:
@@ -53,8 +34,7 @@ def game_luck(session: Any, index: int, evaluator: Evaluator) -> tuple[float, fl
 
 
 def _num(x: float, lang: str) -> str:
-    s = f"{x:+.2f}".replace("-", "\u2212")
-    return s.replace(".", ",") if lang in ("de", "tr") else s
+    return i18n.number(x, lang, "+.2f").replace("-", "\u2212")
 
 
 def card_lines(end: Mapping[str, Any], match_length: int, number: int, luck: tuple[float, float],
@@ -71,18 +51,21 @@ def card_lines(end: Mapping[str, Any], match_length: int, number: int, luck: tup
     Score 2-0 in a 5-point match
     Luck: you +0.31, pulvezar −0.12
     """
-    t = _TEXT.get(lang, _TEXT["en"])
+    if lang not in i18n.LANGUAGES:
+        lang = "en"
+
+    def t(key: str, **values: Any) -> str:
+        return i18n.t(f"card.{key}", lang, **values)
+
     d = end.get("details") or {}
     points = int(d.get("points") or 0)
-    plural = {"s": "" if points == 1 else "s", "s_de": "" if points == 1 else "e"}
-    head = t["won" if d.get("winner") == HUMAN else "lost"].format(points=points, **plural)
+    head = t("won" if d.get("winner") == HUMAN else "lost", n=points)
     how = str(d.get("how") or "bearoff")
-    reason = t.get(how, how)
-    if how == "bearoff" and d.get("outcome"):
-        reason = f"{reason}: {t.get(str(d['outcome']), str(d['outcome']))}"
+    reason = t(how) if how in _HOW else how
+    outcome = str(d.get("outcome") or "")
+    if how == "bearoff" and outcome:
+        reason = f"{reason}: {t(outcome) if outcome in _OUTCOMES else outcome}"
     score = d.get("score") or [0, 0]
-    line = t["score"].format(a=score[0], b=score[1]) + (
-        t["match"].format(n=match_length) if match_length else ""
-    )
-    return [t["game"].format(n=number), head, reason, line,
-            t["luck"].format(me=_num(luck[0], lang), bot=_num(luck[1], lang))]  # fmt: skip
+    line = t("score", a=score[0], b=score[1]) + (t("match", n=match_length) if match_length else "")
+    luck_line = t("luck", me=_num(luck[0], lang), bot=_num(luck[1], lang))
+    return [t("game", n=number), head, reason, line, luck_line]
