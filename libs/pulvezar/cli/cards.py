@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pulvezar import i18n
 from pulvezar.cli.common import add_prune_argument
 from pulvezar.cli.common import run as _run
 from pulvezar.errors import PulvezarError
@@ -148,7 +149,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="with a match file: the analysis's depth (default 2ply)",
     )
     add_prune_argument(export)
-    export.add_argument("--lang", choices=("en", "de", "tr"), default="en", help="the cards' words")
+    export.add_argument("--lang", choices=i18n.LANGUAGES, default="en", help="the cards' words")
     export.add_argument("--deck", help="the deck's name (default: the player)")
     export.set_defaults(func=cmd_cards_export)
     return cards

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pulvezar import i18n
 from pulvezar.errors import PulvezarError
 from pulvezar.rules.diagram import ascii_board
 from pulvezar.rules.position import Position
@@ -54,7 +55,8 @@ MAX_CARDS = 1000
 #: the candidates listed on the back, best first
 SHOWN_CANDIDATES = 5
 
-Lang = Literal["en", "de", "tr"]
+Lang = str
+"""A language of the catalogs (:data:`pulvezar.i18n.LANGUAGES`)."""
 
 
 @dataclass(frozen=True)
@@ -73,23 +75,15 @@ class Picture:
 #: draws a card's board from its puzzle
 Draw = Callable[[Mapping[str, Any]], Picture]
 
-_TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "play_q": "You are on roll with {dice}. What is the best play?",
-        "cube_q": "You are on roll, before rolling. Double? And the opponent: take or pass?",
-        "best": "Best", "played": "Your play", "loss": "equity lost", "candidates": "Candidates",
-    },
-    "de": {
-        "play_q": "Du bist am Zug mit {dice}. Was ist der beste Zug?",
-        "cube_q": "Du bist am Zug, vor dem Würfeln. Doppeln? Und der Gegner: annehmen oder ablehnen?",
-        "best": "Am besten", "played": "Dein Zug", "loss": "Equity verloren", "candidates": "Kandidaten",
-    },
-    "tr": {
-        "play_q": "Sıra sende, zarın {dice}. En iyi hamle hangisi?",
-        "cube_q": "Sıra sende, zar atmadan önce. Katlar mısın? Rakip: kabul mü, pas mı?",
-        "best": "En iyisi", "played": "Senin hamlen", "loss": "equity kaybı", "candidates": "Adaylar",
-    },
-}  # fmt: skip
+#: the words of a note, from the catalogs (``anki.<word>``, :mod:`pulvezar.i18n`)
+_WORDS = ("play_q", "cube_q", "best", "played", "loss", "candidates")
+
+
+def _text(lang: str) -> dict[str, str]:
+    """A note's words in ``lang`` (English for a language no catalog offers)."""
+    lang = lang if lang in i18n.LANGUAGES else "en"
+    return {w: i18n.t(f"anki.{w}", lang) for w in _WORDS}
+
 
 _CSS = """.card { font-family: sans-serif; font-size: 18px; text-align: center; }
 .board img { max-width: 100%; }
@@ -168,7 +162,7 @@ def note_fields(
     card: Mapping[str, Any], picture: Picture, lang: str = "en", where: str = "card"
 ) -> list[str]:
     """The note's fields (:data:`FIELDS`, HTML) of a card and its board picture."""
-    t = _TEXT.get(lang, _TEXT["en"])
+    t = _text(lang)
     puzzle = card_puzzle(card, where)
     answer = puzzle["answer"]
     ids = html.escape(":".join(str(x) for x in (puzzle["position_id"], puzzle.get("match_id")) if x))
