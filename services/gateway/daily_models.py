@@ -53,7 +53,9 @@ class DailyPuzzleOut(BaseModel):
         description="the best play, or the right cube action with ND, DT, DP; null for a `player` who has "
         "not attempted the puzzle yet (the candidates then carry no values either)"
     )
-    reason: dict[str, str] | None = Field(description="one sentence per language: en, de, tr; null as answer")
+    reason: dict[str, str] | None = Field(
+        description="one sentence per language: en, de, tr, fr, es, pt, it, el, ru; null as answer"
+    )
     attempted: bool | None = Field(
         None, description="with `player` only: whether that player has attempted it"
     )

@@ -1,6 +1,5 @@
 """The language of an answer's words (a trainer's verdict, a rank's name): one of the library's catalogs'
-languages (:data:`pulvezar.i18n.LANGUAGES`: en, de, tr, fr, es, pt, it, el, ru); words a catalog lacks (the
-lessons' and the Anki cards', in en, de, tr) fall back to English."""
+languages (:data:`pulvezar.i18n.LANGUAGES`: en, de, tr, fr, es, pt, it, el, ru)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from services.gateway.models import Dice as Roll
 from services.gateway.models import Epoch, InLanguage, NextCursor
 
+#: the description of a text in the request's language
+IN_LANGUAGE = "in the request's language (Accept-Language: en, de, tr, fr, es, pt, it, el, ru)"
+
 
 class LevelResults(BaseModel):
     games_played: int = Field(description="games against this level")
@@ -28,7 +31,7 @@ class Dice(BaseModel):
 
 class Rank(BaseModel):
     id: str = Field(description="apprentice, journeyman, candidate_master, master or grandmaster")
-    name: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
+    name: str = Field(description=IN_LANGUAGE)
 
 
 class Rung(BaseModel):
@@ -258,7 +261,7 @@ class PlayerList(BaseModel):
 
 class Achievement(BaseModel):
     id: str = Field(description="first_win, ten_wins, ... (docs/learners.md has the table)")
-    condition: str = Field(description="in the request's language (Accept-Language: en, de, tr)")
+    condition: str = Field(description=IN_LANGUAGE)
     reached: float | None = Field(description="when (seconds since the epoch, UTC); null: not yet")
 
 

@@ -206,7 +206,8 @@ def apkg(
 ) -> bytes:
     """The ``.apkg`` of ``cards`` (each with its ``id``) of ``player`` (its id: the deck's and the notes'
     ids come from it), the deck named ``pulvezar::<name>``; ``draw`` draws each card's board, ``lang``
-    (en, de, tr) the words, ``timestamp`` the notes' modification time (now: an import updates them)."""
+    (:data:`pulvezar.i18n.LANGUAGES`) the words, ``timestamp`` the notes' modification time (now: an import
+    updates them)."""
     if len(cards) > MAX_CARDS:
         raise PulvezarError(f"{len(cards)} cards: a deck holds at most {MAX_CARDS}", field="cards")
     try:

@@ -319,7 +319,8 @@ def report(
 ) -> dict[str, Any]:
     """The counters with what is derived from them: ``win_rate`` and ``match_win_rate`` (None before the
     first), the dice (``counts`` by number, ``total``, ``expected``: each number's share, total / 6), and
-    ``rating``: its ``value``, ``rank`` (``id`` and ``name`` in ``language``: en, de or tr) and ``ladder``,
+    ``rating``: its ``value``, ``rank`` (``id`` and ``name`` in ``language``, one of
+    :data:`pulvezar.i18n.LANGUAGES`) and ``ladder``,
     the six months up to ``month`` (``YYYY-MM``; default: the last month with a rated game), each with the
     rating at its end and the games rated in it."""
     s = fold(stats, [], {})

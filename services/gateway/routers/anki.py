@@ -43,7 +43,7 @@ _DECK = (
     summary="A player's cards as an Anki deck (.apkg)",
     description=(
         f"Every card of the player, at most {anki.MAX_DECK} ({anki.MAX_PNG_DECK} with PNG pictures); "
-        "the words in the request's language (Accept-Language: en, de, tr)."
+        "the words in the request's language (Accept-Language: en, de, tr, fr, es, pt, it, el, ru)."
     ),
     responses={
         200: {
