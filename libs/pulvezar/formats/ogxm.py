@@ -294,8 +294,9 @@ def _str(obj: dict[str, Any], key: str) -> str:
 _Cut = Cut
 
 
-def _after(position: Position, steps: Any, player: int) -> Position:
-    """The mover's position after OGXM steps (raises :class:`_Cut` for a step that cannot be made)."""
+def _after(position: Position, steps: Any, player: int) -> tuple[list[int], list[int]]:
+    """The mover's points (``mine``, ``theirs``) after OGXM steps (raises :class:`_Cut` for a step that
+    cannot be made); not yet checked to be a position."""
     if not isinstance(steps, list) or len(steps) > 4:
         raise _Cut("the steps are not a list of at most four moves")
     mine, theirs = list(position.mine), list(position.theirs)
@@ -307,7 +308,28 @@ def _after(position: Position, steps: Any, player: int) -> Position:
             raise _Cut(f"step {s!r} is out of range")
         src = 25 - frm if player == 0 else frm
         move_checker(mine, theirs, src, src - pips)
-    return position_after(mine, theirs, "steps")
+    return mine, theirs
+
+
+def _play(game: Game, steps: Any, player: int, dice: tuple[int, int]) -> str:
+    """Play the legal play that OGXM ``steps`` make in ``game``; returns its notation (raises
+    :class:`_Cut`).  The play is found by its resulting board and played as a position: its notation is
+    formatted once (by the game) and never parsed back."""
+    assert game.dice is not None
+    plays = game.rules.legal_plays(game.position, game.dice)
+    mine, theirs = _after(game.position, steps, player)
+    try:
+        chosen = plays.boards().index(bytes(mine + theirs))
+    except ValueError:
+        position_after(mine, theirs, "steps")  # a Cut when the steps lead to no position at all
+        raise _Cut(f"the steps {steps!r} are not a legal play of {dice[0]}{dice[1]}") from None
+    try:
+        game.play(plays[chosen].position)
+    except PulvezarError as e:
+        raise _Cut(str(e)) from None
+    # the game's own record of the play (a game's end follows it as an event of its own)
+    notation: str = next(e[2] for e in reversed(game.events) if e[0] == "play")
+    return notation
 
 
 def _ply(record: MatchRecord, game: Game, ply: Any, acts: list[Action]) -> None:
@@ -339,13 +361,7 @@ def _ply(record: MatchRecord, game: Game, ply: Any, acts: list[Action]) -> None:
         act(Action(player, "roll", dice=dice if player == 0 else (dice[1], dice[0])))
         if game.turn != player:
             raise _Cut("the opening roll's winner is not the player who moves")
-        assert game.dice is not None
-        plays = game.rules.legal_plays(game.position, game.dice)
-        try:
-            play = plays[plays.index_of(_after(game.position, ply.get("moves", []), player))]
-        except ValueError:
-            raise _Cut(f"the steps {ply.get('moves')!r} are not a legal play of {dice[0]}{dice[1]}") from None
-        act(Action(player, "play", notation=play.notation))
+        acts.append(Action(player, "play", notation=_play(game, ply.get("moves", []), player, dice)))
     elif aid in (DOUBLE, TAKE, DROP):
         if player is None:
             raise _Cut("a cube action without a colour")
