@@ -27,6 +27,9 @@ from pulvezar.rules.playtext import format_play, match_play
 from pulvezar.rules.position import Position
 
 _REC: int = _kernel.REC
+#: :attr:`Play.notation`'s memo, emptied when it reaches :data:`_MAX_NOTATIONS` entries
+_NOTATIONS: dict[tuple[bytes, tuple[int, int], tuple[Move, ...]], str] = {}
+_MAX_NOTATIONS = 20_000
 
 
 class Move(NamedTuple):
@@ -223,8 +226,17 @@ class Play:
 
     @property
     def notation(self) -> str:
-        """Canonical notation, e.g. ``24/18*/13`` or ``13/11(2)``; ``""`` for no move."""
-        return format_play(self)
+        """Canonical notation, e.g. ``24/18*/13`` or ``13/11(2)``; ``""`` for no move.
+
+        Memoised by (start, dice, moves), of which it is a pure function: an analysis asks for the same
+        plays' text several times (issue 45: ~15% of a 0-ply game's analysis went to formatting)."""
+        key = (self.start.board, self.dice, self.moves)
+        text = _NOTATIONS.get(key)
+        if text is None:
+            if len(_NOTATIONS) >= _MAX_NOTATIONS:
+                _NOTATIONS.clear()
+            text = _NOTATIONS[key] = format_play(self)
+        return text
 
     @property
     def hits(self) -> int:
