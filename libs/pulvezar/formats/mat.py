@@ -218,13 +218,13 @@ def read_mat(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
         if _MOVE_LINE.match(raw):
             items.extend(_parse_move_line(raw, n, limits))
             continue
-        if not items and (score := _score(raw)):
+        if not items and (cells := _score(raw)):
             rec.score = (
-                parse_int(score[1], "a score", limits, line=n),
-                parse_int(score[3], "a score", limits, line=n),
+                parse_int(cells[1], "a score", limits, line=n),
+                parse_int(cells[3], "a score", limits, line=n),
             )
             if not any(record.players):
-                record.players = (score[0], score[2])
+                record.players = (cells[0], cells[2])
             continue
         indent = len(raw) - len(raw.lstrip())
         item = _parse_cell(stripped, 0 if indent <= _WINS_LEFT_MAX else 1, n, indent + 1, limits)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from pulvezar.analysis.classify import classify
 from pulvezar.analysis.decisions import BLUNDER, ERROR, OPENING_ROLLS, Luck
-from pulvezar.analysis.explain import Lang, explain
+from pulvezar.analysis.explain import explain
 from pulvezar.analysis.matchanalysis.results import (
     AnalysisError,
     AnalysisSettings,
@@ -172,7 +172,7 @@ class _Analyser:
         if best_notation != chosen.notation:
             better = legal.find(best_notation)
             e = explain(pos, dice, better, chosen, self.rules, self.evaluator)
-            text, reasons = e.text(cast(Lang, s.lang)), tuple(e.as_dicts())
+            text, reasons = e.text(s.lang), tuple(e.as_dicts())
         return replace(
             base, best=best_notation, loss=loss, counts=True, mark=mark, symbol=symbol,
             candidates=tuple(top), played_rank=rank, played_equity=played_eq, explanation=text,
