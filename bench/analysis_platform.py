@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import platform
 import re
@@ -373,8 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         return 77
     res = compare(args)
     report(res)
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    bp.write_json(args.json, res)
     return 0
 
 

@@ -30,11 +30,9 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import json
 import os
 import platform
 import resource
-import socket
 import sys
 import tempfile
 import time
@@ -80,24 +78,13 @@ def sub_stream(records: list[Any]) -> bytes:
     return bytes(zstandard.ZstdCompressor(level=19).compress(buf.getvalue()))
 
 
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-    finally:
-        for s in socks:
-            s.close()
-
-
 # ---- pulvezar through make run -------------------------------------------------------------
 
 
 def pulvezar_side(jobs: dict[str, bytes], warmup: bytes, cpu: int) -> dict[str, Any]:
     env = {"PULVEZAR_DAILY_ON_START": "0", "PULVEZAR_ROLLOUT_TORCH_THREADS": "1", "OMP_NUM_THREADS": "1"}
     env["PULVEZAR_GATEWAY_PARSE_TIMEOUT_S"] = "120"  # the 100-match upload's parse on one shared core
-    ports = free_ports(4)  # not the usual ones: another make run may hold them
+    ports = bp.free_ports(4)  # not the usual ones: another make run may hold them
     names = ("redis", "rules", "evaluator", "gateway")
     flags = [f"--{n}-port={p}" for n, p in zip(names, ports, strict=True)]
     with pinned(cpu):
@@ -243,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     print("pulvezar through make run ...", file=sys.stderr, flush=True)
     res["pulvezar"] = pulvezar_side(jobs, sub_stream(records[:1]), args.cpu)
     report(res)
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    bp.write_json(args.json, res)
     return 0
 
 

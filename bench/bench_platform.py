@@ -13,6 +13,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,24 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL_KEY = "local-dev-key"
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 now (another process may take one later)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def write_json(path: Path | None, res: dict[str, Any]) -> None:
+    """A bench's figures as indented UTF-8 JSON at ``path`` (nothing when ``--json`` was not given)."""
+    if path:
+        path.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
 
 
 class LocalPlatform:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.bench_platform import free_ports
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "deploy" / "local" / "run.py"
 
@@ -26,17 +28,6 @@ grpc = pytest.importorskip("grpc")
 health_pb2 = pytest.importorskip("grpc_health.v1.health_pb2")
 health_pb2_grpc = pytest.importorskip("grpc_health.v1.health_pb2_grpc")
 psutil = pytest.importorskip("psutil")
-
-
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def serving(address: str) -> bool:
