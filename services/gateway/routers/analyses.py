@@ -22,7 +22,7 @@ from services.gateway.jobs import cancel_or_remove, not_done
 from services.gateway.links import links
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.job_lists import EVENTS, NOT_DONE, REMOVED, JobId, add_list_route
-from services.gateway.routers.params import Who, download
+from services.gateway.routers.params import MatchIndex, Who, download
 from services.gateway.services.analyses import (
     RESULT_MEDIA,
     AnalysisJobs,
@@ -210,7 +210,7 @@ async def get_sgf(
     job_id: JobId,
     who: Who,
     store: Store,
-    match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
+    match: MatchIndex = 0,
 ) -> Response:
     await check(who, store, job_id)
     sgf: str = await store.sgf(job_id, match)

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import Response
 
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.routers.analyses import Store
 from services.gateway.routers.job_lists import JobId
-from services.gateway.routers.params import Who, download
+from services.gateway.routers.params import MatchIndex, Who, download
 from services.gateway.services import ogxm
 from services.gateway.services.analyses import check
 from services.gateway.signature_models import MAX_KEYS, VerifyOut
@@ -50,7 +50,7 @@ async def get_analysis_ogxm(
     job_id: JobId,
     who: Who,
     store: Store,
-    match: Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")] = 0,
+    match: MatchIndex = 0,
 ) -> Response:
     await check(who, store, job_id)
     data, filename = await ogxm.analysis_file(store, job_id, match)

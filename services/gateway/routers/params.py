@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel
 
 from services.gateway.security import Client, client
@@ -22,6 +22,8 @@ from services.gateway.upstream import Upstream
 Who = Annotated[Client, Depends(client)]
 #: the Rules and Evaluator services
 Up = Annotated[Upstream, Depends(upstream)]
+#: a match of an analysis job, by its index in the job (the SGF and OGXM downloads' ``match``)
+MatchIndex = Annotated[int, Query(ge=0, le=100_000, description="the match's index in the job")]
 
 
 def settings(request: Request) -> GatewaySettings:
