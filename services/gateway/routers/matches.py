@@ -18,8 +18,7 @@ from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Respon
 
 from services.gateway.links import links
 from services.gateway.match_models import Format, MatchOut, UploadList
-from services.gateway.problems import ProblemError
-from services.gateway.routers.params import add_call_routes, download
+from services.gateway.routers.params import add_call_routes, download, read_upload
 from services.gateway.security import Client, client
 from services.gateway.services import matches, ogxm
 from services.gateway.services.deps import dependencies
@@ -69,15 +68,7 @@ async def upload_match(
     ] = None,
     keys: Annotated[list[str] | None, Form(description=KEYS_DOC)] = None,
 ) -> MatchOut:
-    limit: int = request.app.state.settings.max_upload_bytes
-    data = await file.read(limit + 1)
-    if len(data) > limit:
-        raise ProblemError(
-            413,
-            f"a match file may have at most {limit} bytes",
-            kind="too-large",
-            errors=[("file", "too large")],
-        )
+    data = await read_upload(request, file, "a match file")
     trusted = ogxm.parse_keys(" ".join(keys)) if keys is not None else None  # 422 naming keys
     out = await matches.upload(s, data, format, file.filename)
     out.signatures = await ogxm.signatures([{"data": data, "format": out.format, "filename": None}], trusted)

@@ -10,10 +10,10 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import Response
 
-from services.gateway.problems import ProblemError, invalid
+from services.gateway.problems import invalid
 from services.gateway.routers.analyses import Store
 from services.gateway.routers.job_lists import JobId
-from services.gateway.routers.params import MatchIndex, Who, download
+from services.gateway.routers.params import MatchIndex, Who, download, read_upload
 from services.gateway.services import ogxm
 from services.gateway.services.analyses import check
 from services.gateway.signature_models import MAX_KEYS, VerifyOut
@@ -72,16 +72,8 @@ async def verify_ogxm(
     file: Annotated[UploadFile, File(description="an .ogxm match or analysis-shape file")],
     keys: FormKeys,
 ) -> VerifyOut:
-    limit: int = request.app.state.settings.max_upload_bytes
     trusted = form_keys(keys) or []
-    data = await file.read(limit + 1)
-    if len(data) > limit:
-        raise ProblemError(
-            413,
-            f"file: at most {limit} bytes",
-            kind="too-large",
-            errors=[("file", f"too large (at most {limit} bytes)")],
-        )
+    data = await read_upload(request, file, "an .ogxm file")
     if data[:4] != b"OGXM":
         raise invalid("file", "not an .ogxm file (no OGXM magic)")
     checks = await ogxm.signatures([{"data": data, "format": "ogxm", "filename": file.filename}], trusted)

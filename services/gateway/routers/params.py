@@ -9,9 +9,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel
 
+from services.gateway.problems import ProblemError
 from services.gateway.security import Client, client
 from services.gateway.services.plays import upstream
 from services.gateway.settings import GatewaySettings
@@ -29,6 +30,20 @@ MatchIndex = Annotated[int, Query(ge=0, le=100_000, description="the match's ind
 def settings(request: Request) -> GatewaySettings:
     """The app's settings."""
     return request.app.state.settings  # type: ignore[no-any-return]
+
+
+async def read_upload(request: Request, file: UploadFile, what: str) -> bytes:
+    """The uploaded ``file``'s bytes, at most the settings' ``max_upload_bytes`` (a 413 naming ``file``)."""
+    limit: int = request.app.state.settings.max_upload_bytes
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise ProblemError(
+            413,
+            f"{what} may have at most {limit} bytes",
+            kind="too-large",
+            errors=[("file", f"too large (at most {limit} bytes)")],
+        )
+    return data
 
 
 #: the app's settings (its limits: ``max_hint_ply``, ``max_positions``, ...)
