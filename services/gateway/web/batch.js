@@ -6,7 +6,7 @@
 import { api, apiKey, ApiError } from "./api.js";
 import { toast } from "./shell.js";
 import { t } from "./i18n.js";
-import { h, fmtEq, fmtNum, problemText } from "./ui.js";
+import { h, fmtEq, fmtNum, problemText, saveBlob } from "./ui.js";
 
 /** Whether a job is a batch: its upload was a stream of matches or a zip. */
 export function isBatch(job) {
@@ -88,12 +88,7 @@ async function save(path, filename, signal) {
   try {
     const r = await fetch(path, { headers: { "X-API-Key": apiKey() }, signal });
     if (!r.ok) throw new ApiError(r.status, (r.headers.get("content-type") || "").includes("json") ? await r.json() : {});
-    const url = URL.createObjectURL(await r.blob());
-    const a = h("a", { href: url, download: filename, class: "an-hidden" });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(await r.blob(), filename);
   } catch (e) {
     if (e.name !== "AbortError") toast(problemText(e), "error");
   }

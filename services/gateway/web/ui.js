@@ -26,6 +26,16 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** Saves a blob as a file named `filename` (a hidden link clicked once; its URL revoked after 10 s). */
+export function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = h("a", { href: url, download: filename, class: "an-hidden" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 // ---- formatters ---------------------------------------------------------------------------------------
 // Numbers in the UI's language (i18n.js formatNumber: the decimal sign of the language); the signs as below.
 const num = (x, digits) => formatNumber(Math.abs(x), digits);

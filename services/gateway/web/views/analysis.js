@@ -7,7 +7,7 @@ import { followJob, jobEnded } from "../jobs.js";
 import { remember, toast } from "../shell.js";
 import { t, lang } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
-import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText } from "../ui.js";
+import { h, decodePositionId, decodeMatchCube, fmtEq, fmtNum, problemText, saveBlob } from "../ui.js";
 import { isBatch, batchProgress, batchPanel, withGames } from "../batch.js";
 import { currentPlayer } from "../players.js";
 
@@ -303,12 +303,7 @@ async function downloadSgf(v, m) {
   try {
     const text = await api(m.sgf, { signal: v.controller.signal });
     const stem = (m.filename || `match-${m.match}`).replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_.-]+/g, "_");
-    const url = URL.createObjectURL(new Blob([text], { type: "application/x-go-sgf" }));
-    const a = h("a", { href: url, download: `${stem}-analysis.sgf`, class: "an-hidden" });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(new Blob([text], { type: "application/x-go-sgf" }), `${stem}-analysis.sgf`);
   } catch (e) {
     if (e.name !== "AbortError") toast(problemText(e), "error");
   }
