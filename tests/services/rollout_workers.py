@@ -27,6 +27,24 @@ ROOT = Path(__file__).resolve().parents[2]
 LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
+def module_worker_env(
+    database: str, redis_url: str, model_file: Path, tmp: Any, **extra: str
+) -> dict[str, str]:
+    """A module's rollout workers' environment on CPU, one torch thread, a 0.25 s tick, with the metrics
+    and heartbeat under ``tmp`` (a ``pytest.TempPathFactory``); ``extra`` adds or overrides variables."""
+    return {
+        "PULVEZAR_DATABASE_URL": database,
+        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
+        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
+        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
+        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
+        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
+        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp.mktemp("metrics")),
+        "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp.mktemp("hb") / "worker.heartbeat"),
+        **extra,
+    }
+
+
 class Worker:
     """One worker; ``env`` holds its ``PULVEZAR_ROLLOUT_*`` settings (``METRICS_DIR`` is required).
 

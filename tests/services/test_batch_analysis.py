@@ -27,7 +27,7 @@ zstandard = pytest.importorskip("zstandard")
 pytest.importorskip("ogxm")
 
 from procutil import wait_until  # noqa: E402
-from rollout_workers import Workers, idle  # noqa: E402
+from rollout_workers import Workers, idle, module_worker_env  # noqa: E402
 
 from pulvezar.formats.files import read_match  # noqa: E402
 from pulvezar.formats.ogxm import read_ogxm, write_ogxm, write_ogxm_stream  # noqa: E402
@@ -100,18 +100,16 @@ def database(module_database: str) -> str:
 def workers(
     redis_server: str, database: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Workers]:
-    pool = Workers({
-        "PULVEZAR_DATABASE_URL": database,
-        "PULVEZAR_ROLLOUT_REDIS_URL": redis_server,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
-        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
-        "PULVEZAR_ROLLOUT_WORKER_TTL_S": "3",
-        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
-        "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
-    })  # fmt: skip
+    pool = Workers(
+        module_worker_env(
+            database,
+            redis_server,
+            model_file,
+            tmp_path_factory,
+            PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S="0.5",
+            PULVEZAR_ROLLOUT_WORKER_TTL_S="3",
+        )
+    )
     try:
         yield pool
     finally:

@@ -27,7 +27,7 @@ serialization = pytest.importorskip("cryptography.hazmat.primitives.serializatio
 
 from ogxm.signature import analysis_payload, match_payload  # type: ignore[import-untyped]  # noqa: E402
 from procutil import wait_until  # noqa: E402
-from rollout_workers import Workers  # noqa: E402
+from rollout_workers import Workers, module_worker_env  # noqa: E402
 
 from pulvezar.analysis.match import AnalysisSettings, analyse_match  # noqa: E402
 from pulvezar.formats.files import read_match  # noqa: E402
@@ -86,16 +86,7 @@ def database(module_database: str) -> str:
 def workers(
     redis_server: str, database: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Workers]:
-    pool = Workers({
-        "PULVEZAR_DATABASE_URL": database,
-        "PULVEZAR_ROLLOUT_REDIS_URL": redis_server,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
-        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
-        "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
-    })  # fmt: skip
+    pool = Workers(module_worker_env(database, redis_server, model_file, tmp_path_factory))
     try:
         yield pool
     finally:
