@@ -8,23 +8,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pulvezar import i18n
 from pulvezar.analysis.explain import WEIGHTS
+from tests.catalog_checks import check_catalog
 
 LIB = Path(i18n.__file__).parent
-PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
-
-
-def forms(message: Any) -> list[str]:
-    return list(message.values()) if isinstance(message, dict) else [message]
-
-
-def placeholders(message: Any) -> set[str]:
-    return {name for text in forms(message) for name, _ in i18n.PLACEHOLDER.findall(text)}
 
 
 #: the seed's nine languages: once each has its catalog, each is offered
@@ -43,17 +34,7 @@ def test_the_languages_offered_are_the_catalogs() -> None:
 @pytest.mark.parametrize("code", list(i18n.languages()))
 def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> None:
     english, other = i18n.catalog("en"), json.loads((i18n.MESSAGES / f"{code}.json").read_text("utf-8"))
-    assert sorted(set(english) - set(other)) == [], f"{code}.json lacks these keys"
-    assert sorted(set(other) - set(english)) == [], f"{code}.json has keys English lacks"
-    for key, message in other.items():
-        assert placeholders(message) <= placeholders(english[key]), f"{code}.json {key}: a new placeholder"
-        if isinstance(message, dict):
-            assert "other" in message, f"{code}.json {key}: a plural message needs its 'other' form"
-            assert all(f in PLURAL_FORMS or re.fullmatch(r"=\d+", f) for f in message), f"{code}.json {key}"
-        for text in forms(message):
-            assert isinstance(text, str) and text.strip(), f"{code}.json {key}: empty"
-            named = {f for _, f in i18n.PLACEHOLDER.findall(text) if f}
-            assert named <= set(i18n.FORMATTERS), f"{code}.json {key}: formatters i18n.py lacks"
+    check_catalog(code, english, other, i18n.PLACEHOLDER, set(i18n.FORMATTERS), "i18n.py")
 
 
 #: t("key" / i18n.t("key": a literal key the library names

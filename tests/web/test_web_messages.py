@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from tests.catalog_checks import check_catalog
+
 WEB = Path(__file__).resolve().parents[2] / "services" / "gateway" / "web"
 MESSAGES = WEB / "messages"
 PLACEHOLDER = re.compile(r"\{(\w+)(?::(\w+))?\}")
-PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
 #: i18n.js's formatters a placeholder may name ({n:abl})
 FORMATTERS = {"abl", "dat"}
 
@@ -34,15 +35,6 @@ def sources() -> dict[str, str]:
     """The client's modules and index.html, by their path under web/."""
     files = [*WEB.rglob("*.js"), WEB / "index.html"]
     return {str(p.relative_to(WEB)): p.read_text(encoding="utf-8") for p in files}
-
-
-def forms(message: Any) -> list[str]:
-    """A message's texts: the string, or each plural form's."""
-    return list(message.values()) if isinstance(message, dict) else [message]
-
-
-def placeholders(message: Any) -> set[str]:
-    return {name for text in forms(message) for name, _ in PLACEHOLDER.findall(text)}
 
 
 def named_in_sources(namespaces: set[str]) -> tuple[set[str], set[str]]:
@@ -78,17 +70,7 @@ def test_the_languages_offered_are_the_catalogs() -> None:
 @pytest.mark.parametrize("code", languages())
 def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> None:
     english, other = catalog("en"), catalog(code)
-    assert sorted(set(english) - set(other)) == [], f"{code}.json lacks these keys"
-    assert sorted(set(other) - set(english)) == [], f"{code}.json has keys English lacks"
-    for key, message in other.items():
-        assert placeholders(message) <= placeholders(english[key]), f"{code}.json {key}: a new placeholder"
-        if isinstance(message, dict):
-            assert "other" in message, f"{code}.json {key}: a plural message needs its 'other' form"
-            assert all(f in PLURAL_FORMS or re.fullmatch(r"=\d+", f) for f in message), f"{code}.json {key}"
-        for text in forms(message):
-            assert isinstance(text, str) and text, f"{code}.json {key}: empty"
-            named = {f for _, f in PLACEHOLDER.findall(text) if f}
-            assert named <= FORMATTERS, f"{code}.json {key}: formatters i18n.js lacks"
+    check_catalog(code, english, other, PLACEHOLDER, FORMATTERS, "i18n.js")
 
 
 def test_keys_are_named_by_view_and_purpose() -> None:
