@@ -20,9 +20,9 @@ from pydantic import ValidationError
 from services.gateway.analysis_models import REQUEST_BODY, AnalysisForm, AnalysisJob, AnalysisRequest
 from services.gateway.jobs import cancel_or_remove, not_done
 from services.gateway.links import links
-from services.gateway.problems import ProblemError, invalid
+from services.gateway.problems import invalid
 from services.gateway.routers.job_lists import EVENTS, NOT_DONE, REMOVED, JobId, add_list_route
-from services.gateway.routers.params import MatchIndex, Who, download
+from services.gateway.routers.params import MatchIndex, Who, download, too_large
 from services.gateway.services.analyses import (
     RESULT_MEDIA,
     AnalysisJobs,
@@ -91,12 +91,7 @@ async def _form_upload(request: Request, limit: int) -> tuple[dict[str, Any], An
         else:
             data, filename = await upload.read(limit + 1), settings.filename or upload.filename
         if len(data) > limit:
-            raise ProblemError(
-                413,
-                f"file: a match file may have at most {limit} bytes",
-                kind="too-large",
-                errors=[("file", f"too large (at most {limit} bytes)")],
-            )
+            raise too_large("a match file", limit)
         if not data.strip():
             raise invalid("file", "the file is empty")
         return {"data": data, "format": settings.format, "filename": filename}, settings

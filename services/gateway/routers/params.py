@@ -37,13 +37,18 @@ async def read_upload(request: Request, file: UploadFile, what: str) -> bytes:
     limit: int = request.app.state.settings.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
-        raise ProblemError(
-            413,
-            f"{what} may have at most {limit} bytes",
-            kind="too-large",
-            errors=[("file", f"too large (at most {limit} bytes)")],
-        )
+        raise too_large(what, limit)
     return data
+
+
+def too_large(what: str, limit: int) -> ProblemError:
+    """The 413 of an upload over ``limit`` bytes, naming the field ``file``."""
+    return ProblemError(
+        413,
+        f"{what} may have at most {limit} bytes",
+        kind="too-large",
+        errors=[("file", f"too large (at most {limit} bytes)")],
+    )
 
 
 #: the app's settings (its limits: ``max_hint_ply``, ``max_positions``, ...)
