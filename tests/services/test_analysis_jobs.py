@@ -40,7 +40,7 @@ VISIBILITY_S = 60.0  # Celery's backstop; a lost game comes back through its lea
 LEASE_S = 3.0
 
 from procutil import wait_until  # noqa: E402
-from rollout_workers import Worker, Workers, idle  # noqa: E402
+from rollout_workers import Worker, Workers, idle, module_worker_env  # noqa: E402
 
 # ---- Redis, workers, the store ---------------------------------------------------------
 
@@ -60,21 +60,17 @@ def database(module_database: str) -> str:
 def worker_env(
     redis_url: str, database: str, model_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, str]:
-    return {
-        "PULVEZAR_DATABASE_URL": database,
-        "PULVEZAR_ROLLOUT_REDIS_URL": redis_url,
-        "PULVEZAR_ROLLOUT_MODEL_PATH": str(model_file),
-        "PULVEZAR_ROLLOUT_DEVICE": "cpu",
-        "PULVEZAR_ROLLOUT_TORCH_THREADS": "1",
-        "PULVEZAR_ROLLOUT_EVAL_DELAY_MS": "10",
-        "PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S),
-        "PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S": "0.5",
-        "PULVEZAR_ROLLOUT_LEASE_S": str(LEASE_S),
-        "PULVEZAR_ROLLOUT_TICK_S": "0.25",
-        "PULVEZAR_ROLLOUT_WORKER_TTL_S": "3",
-        "PULVEZAR_ROLLOUT_METRICS_DIR": str(tmp_path_factory.mktemp("metrics")),
-        "PULVEZAR_ROLLOUT_HEARTBEAT_FILE": str(tmp_path_factory.mktemp("hb") / "worker.heartbeat"),
-    }
+    return module_worker_env(
+        database,
+        redis_url,
+        model_file,
+        tmp_path_factory,
+        PULVEZAR_ROLLOUT_EVAL_DELAY_MS="10",
+        PULVEZAR_ROLLOUT_VISIBILITY_TIMEOUT_S=str(VISIBILITY_S),
+        PULVEZAR_ROLLOUT_RESTORE_INTERVAL_S="0.5",
+        PULVEZAR_ROLLOUT_LEASE_S=str(LEASE_S),
+        PULVEZAR_ROLLOUT_WORKER_TTL_S="3",
+    )
 
 
 @pytest.fixture(scope="module")
