@@ -89,6 +89,15 @@ bearoff.TwoSidedBearoff.default = staticmethod(  # type: ignore[method-assign,as
 )
 
 
+@pytest.fixture(autouse=True)
+def no_profile(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the user's CLI profile: ``PULVEZAR_CONFIG`` names a file that is not there
+    (:mod:`pulvezar.cli.config`), so a ``player`` in ``~/.config/pulvezar/config.toml`` changes nothing.
+    (Here, not in tests/cli/conftest.py: a second ``conftest`` module beside this one breaks the doctest
+    collection of this file under ``--doctest-modules``.)"""
+    monkeypatch.setenv("PULVEZAR_CONFIG", str(tmp_path_factory.getbasetemp() / "no-profile.toml"))
+
+
 @pytest.fixture(scope="session")
 def bench_module() -> Callable[[str], ModuleType]:
     """``bench_module("decisions")`` imports ``bench/decisions.py`` (a script, not a package module) once."""
