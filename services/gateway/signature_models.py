@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from services.gateway.models import Strict
 
 MAX_KEYS = 16
 MAX_KEY_CHARS = 100  # a raw Ed25519 key: 64 hex digits or 44 base64 characters
@@ -34,7 +36,7 @@ KeysField = Annotated[
 Status = Literal["valid", "other_key", "unsigned", "tampered", "unverified"]
 
 
-class SignatureOut(BaseModel):
+class SignatureOut(Strict):
     """One signature's check (:class:`pulvezar.formats.ogxm_analysis.SignatureCheck`)."""
 
     match: int = Field(0, description="the upload's match (an index into the job's uploads; 0 for one file)")
@@ -54,7 +56,7 @@ class SignatureOut(BaseModel):
     reason: str = Field("", description="why, in words")
 
 
-class VerifyOut(BaseModel):
+class VerifyOut(Strict):
     """``POST /v1/ogxm/verify``: every signature of the file, checked against the given keys."""
 
     ok: bool = Field(description="the file carries a signature and every one verifies under a given key")
