@@ -177,7 +177,7 @@ def test_trainer_speaks_the_accepted_language() -> None:
         r = http.post(
             f"/v1/games/{g['id']}/actions",
             json=action,
-            headers={"Accept-Language": f"{lang}-DE;q=0.9, fr;q=1.0"},
+            headers={"Accept-Language": f"{lang}-DE;q=0.9, nl;q=1.0"},
         )
         assert r.status_code == 200, r.text
         g = r.json()
