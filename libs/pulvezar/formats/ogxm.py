@@ -258,15 +258,20 @@ def write_ogxm(record: MatchRecord) -> bytes:
     Raises :class:`OgxmUnsupportedError` for a match OGXM cannot carry or a
     document the codec's v2 rules refuse (the rule named).
     """
+    return encode(to_ogxm_json(record), "match", "format")
+
+
+def encode(doc: dict[str, Any], what: str, field: str) -> bytes:
+    """An OGXM JSON document as v2 bytes through the codec; :class:`OgxmUnsupportedError` naming
+    ``field`` where the codec's v2 rules refuse it (the rule named) or its writer fails."""
     codec = _codec()
-    doc = to_ogxm_json(record)
     rule = codec.v2_problem(doc)
     if rule is not None:
-        raise OgxmUnsupportedError(f"the OGXM codec refuses this match (rule {rule!r})", field="format")
+        raise OgxmUnsupportedError(f"the OGXM codec refuses this {what} (rule {rule!r})", field=field)
     try:
         return bytes(codec.json_to_binary(doc))
     except codec.OgxmError as e:
-        raise OgxmUnsupportedError(f"the OGXM codec refuses this match: {e}", field="format") from None
+        raise OgxmUnsupportedError(f"the OGXM codec refuses this {what}: {e}", field=field) from None
 
 
 def write_ogxm_stream(records: Iterable[MatchRecord], out: BinaryIO) -> int:

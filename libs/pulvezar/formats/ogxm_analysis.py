@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pulvezar.errors import PulvezarError
-from pulvezar.formats.ogxm import OgxmUnsupportedError, _codec, _steps, ply_refs, write_ogxm
+from pulvezar.formats.ogxm import _codec, _steps, encode, ply_refs, write_ogxm
 from pulvezar.formats.record import MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Game
 
@@ -195,16 +195,8 @@ def write_ogxm_analysis(record: MatchRecord, analysis: MatchAnalysis) -> bytes:
     Raises :class:`~pulvezar.formats.ogxm.OgxmUnsupportedError` for a match OGXM cannot carry or a
     document the codec's v2 rules refuse (the rule named).
     """
-    codec = _codec()
-    digest = bytes(codec.match_digest(write_ogxm(record)))
-    doc = to_ogxm_analysis_json(record, analysis, digest)
-    rule = codec.v2_problem(doc)
-    if rule is not None:
-        raise OgxmUnsupportedError(f"the OGXM codec refuses this analysis (rule {rule!r})", field="analysis")
-    try:
-        return bytes(codec.json_to_binary(doc))
-    except codec.OgxmError as e:
-        raise OgxmUnsupportedError(f"the OGXM codec refuses this analysis: {e}", field="analysis") from None
+    digest = bytes(_codec().match_digest(write_ogxm(record)))
+    return encode(to_ogxm_analysis_json(record, analysis, digest), "analysis", "analysis")
 
 
 # ---- reading -----------------------------------------------------------------------------------
