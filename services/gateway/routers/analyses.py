@@ -209,10 +209,8 @@ async def get_sgf(
 ) -> Response:
     await check(who, store, job_id)
     sgf: str = await store.sgf(job_id, match)
-    spec = await store.spec(job_id)
-    name = spec["matches"][match].get("filename") or f"match-{match}"
-    stem = name.rsplit(".", 1)[0][:80] or f"match-{match}"
-    return download(sgf.encode("utf-8"), SGF_MEDIA_TYPE, f"{stem}-analysis.sgf")
+    name = await store.download_name(job_id, match, "-analysis.sgf")
+    return download(sgf.encode("utf-8"), SGF_MEDIA_TYPE, name)
 
 
 def _results_route(fmt: str) -> None:

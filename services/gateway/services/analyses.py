@@ -75,6 +75,12 @@ class AnalysisJobs:
     async def spec(self, job_id: str) -> dict[str, Any]:
         return await self._run(self._store().spec, job_id)
 
+    async def download_name(self, job_id: str, match: int, suffix: str) -> str:
+        """A download's file name for match ``match``: its upload's name (at most 80 characters, without
+        its extension, else ``match-N``) and ``suffix``."""
+        name = (await self.spec(job_id))["matches"][match].get("filename") or f"match-{match}"
+        return f"{name.rsplit('.', 1)[0][:80] or f'match-{match}'}{suffix}"
+
     async def match_analysis(self, job_id: str, match: int) -> tuple[Any, Any]:
         return await self._run(self._store().match_analysis, job_id, match)
 

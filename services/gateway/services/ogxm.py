@@ -104,7 +104,4 @@ async def analysis_file(store: AnalysisJobs, job_id: str, match: int) -> tuple[b
     except OgxmUnsupportedError as e:
         reason = f"no OGXM analysis of this match: {e}"
         raise ProblemError(422, reason, kind="ogxm-unsupported", errors=[("match", reason)]) from None
-    spec = await store.spec(job_id)
-    name = spec["matches"][match].get("filename") or f"match-{match}"
-    stem = name.rsplit(".", 1)[0][:80] or f"match-{match}"
-    return data, f"{stem}-analysis.ogxm"
+    return data, await store.download_name(job_id, match, "-analysis.ogxm")
