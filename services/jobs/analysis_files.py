@@ -70,6 +70,25 @@ def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
         raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
 
 
+def _container(
+    what: str,
+    field: str,
+    members: list[dict[str, Any]],
+    skipped: list[dict[str, Any]],
+    truncated: dict[str, Any] | None,
+    decompressed: int,
+) -> dict[str, Any]:
+    """A stream's or archive's summary (its readable members, the skipped ones, where it stopped);
+    :class:`InvalidJob` naming ``field`` when no member is readable (the reasons why, shortened)."""
+    if not members:
+        why = "; ".join(x["reason"] for x in [*skipped, *([truncated] if truncated else [])])[:500]
+        raise InvalidJob(field, f"the {what} holds no readable match{f' ({why})' if why else ''}")
+    return {
+        "stream": True, "members": members, "skipped": skipped, "truncated": truncated,
+        "decompressed_bytes": decompressed,
+    }  # fmt: skip
+
+
 def file_summary(data: bytes, fmt: str, field: str = "file") -> dict[str, Any]:
     """What a job keeps of a match file's games: ``length``, ``players`` and ``actions`` (per game);
     :class:`InvalidJob` naming ``field`` when it cannot be read or holds no game.  A stream (``fmt``
@@ -163,16 +182,7 @@ def stream_summary(
         raise InvalidJob(field, f"not a readable match stream: {e}") from None
     if stopped is not None and truncated is None:
         truncated = {"offset": len(plain), "length": 0, "reason": stopped}
-    if not members:
-        why = "; ".join(x["reason"] for x in [*skipped, *([truncated] if truncated else [])])[:500]
-        raise InvalidJob(field, f"the stream holds no readable match{f' ({why})' if why else ''}")
-    return {
-        "stream": True,
-        "members": members,
-        "skipped": skipped,
-        "truncated": truncated,
-        "decompressed_bytes": len(plain),
-    }
+    return _container("stream", field, members, skipped, truncated, len(plain))
 
 
 def _zip_member(zf: Any, info: Any, n: int, field: str, limits: AnalysisJobSettings) -> dict[str, Any]:
@@ -250,16 +260,7 @@ def zip_summary(
             skipped.append(entry)
         else:
             members.append(entry)
-    if not members:
-        why = "; ".join(x["reason"] for x in skipped)[:500]
-        raise InvalidJob(field, f"the archive holds no readable match{f' ({why})' if why else ''}")
-    return {
-        "stream": True,
-        "members": members,
-        "skipped": skipped,
-        "truncated": None,
-        "decompressed_bytes": total,
-    }
+    return _container("archive", field, members, skipped, None, total)
 
 
 #: what reads a submitted file: in a parser process within the gateway's ``sandbox.isolated`` block
