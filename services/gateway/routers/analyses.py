@@ -37,6 +37,7 @@ from services.gateway.services.analyses import (
 )
 from services.gateway.services.ogxm import parse_keys, signatures
 from services.gateway.sse import streams
+from services.gateway.uploads import parse_pool
 
 logger = logging.getLogger("pulvezar.gateway")
 router = APIRouter(prefix="/v1/analyses", tags=["analyses"])
@@ -148,7 +149,7 @@ async def submit_analysis(
         learner = await learner_of(request, who, player, player_name)
     elif player_name is not None:
         raise invalid("player_name", "names the player of the file; give the player too")
-    checks = await signatures(matches, keys)  # with keys: each file's signatures (issue 45)
+    checks = await signatures(matches, keys, parse_pool(request))  # with keys: each file's (issue 45)
     return await submit_files(request, who, matches, level, priority, single=single, store=store,
                               learner=learner, prune=prune, signatures=checks)  # fmt: skip
 

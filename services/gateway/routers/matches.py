@@ -71,7 +71,8 @@ async def upload_match(
     data = await read_upload(request, file, "a match file")
     trusted = ogxm.parse_keys(" ".join(keys)) if keys is not None else None  # 422 naming keys
     out = await matches.upload(s, data, format, file.filename)
-    out.signatures = await ogxm.signatures([{"data": data, "format": out.format, "filename": None}], trusted)
+    files = [{"data": data, "format": out.format, "filename": None}]
+    out.signatures = await ogxm.signatures(files, trusted, parse_pool(request))
     if out.id is not None:
         response.headers["Location"] = f"/v1/matches/{out.id}"
     return out

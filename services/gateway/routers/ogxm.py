@@ -17,6 +17,7 @@ from services.gateway.routers.params import MatchIndex, Who, download, read_uplo
 from services.gateway.services import ogxm
 from services.gateway.services.analyses import check
 from services.gateway.signature_models import MAX_KEYS, VerifyOut
+from services.gateway.uploads import parse_pool
 
 router = APIRouter(tags=["analyses"])
 
@@ -76,6 +77,7 @@ async def verify_ogxm(
     data = await read_upload(request, file, "an .ogxm file")
     if data[:4] != b"OGXM":
         raise invalid("file", "not an .ogxm file (no OGXM magic)")
-    checks = await ogxm.signatures([{"data": data, "format": "ogxm", "filename": file.filename}], trusted)
+    files = [{"data": data, "format": "ogxm", "filename": file.filename}]
+    checks = await ogxm.signatures(files, trusted, parse_pool(request))
     out = checks or []
     return VerifyOut(ok=bool(out) and all(c.status == "valid" for c in out), signatures=out)

@@ -9,18 +9,18 @@ import re
 from typing import Any
 
 from pulvezar.formats.files import detect_format
-from pulvezar.formats.ogxm import OgxmUnavailableError, OgxmUnsupportedError
+from pulvezar.formats.ogxm import OgxmUnavailableError, OgxmUnsupportedError, _codec
 from pulvezar.formats.ogxm_analysis import (
     OgxmKeyError,
     SignatureCheck,
     SignatureStatus,
     parse_public_key,
-    verify_ogxm_signatures,
 )
-from pulvezar.formats.record import MatchFileError
+from services.common.sandbox import ParseFailed, ParsePool, ParseRejected
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.services.analyses import AnalysisJobs
 from services.gateway.signature_models import MAX_KEY_CHARS, MAX_KEYS, SignatureOut
+from services.gateway.uploads import problem
 
 OGXM_MEDIA_TYPE = "application/octet-stream"
 _CONTAINERS = (".ogxms", ".ogxms.zst", ".zip")
@@ -51,44 +51,47 @@ def parse_keys(keys: list[str] | str | None) -> list[bytes] | None:
     return out
 
 
-def _file_check(data: bytes, keys: list[bytes], fmt: str | None, name: str | None) -> list[SignatureCheck]:
+#: the codec's signature check, run in a parser process (:mod:`services.common.sandbox`): hostile bytes reach
+#: the native codec only there, under its CPU, memory and wall-clock limits
+VERIFY_TARGET = "pulvezar.formats.ogxm_analysis:verify_ogxm_signatures"
+
+
+async def _file_checks(
+    pool: ParsePool, data: bytes, keys: list[bytes], fmt: str | None, name: str | None
+) -> list[SignatureCheck]:
     if fmt in ("ogxms", "zip") or (name or "").lower().endswith(_CONTAINERS) or data[:2] == b"PK":
         why = "a stream's or archive's members are not checked (check each .ogxm)"
         return [SignatureCheck("file", 0, SignatureStatus.UNVERIFIED, reason=why)]
     if (fmt or detect_format(data, name)) != "ogxm":
         return [SignatureCheck("file", 0, SignatureStatus.UNSIGNED, reason="not an OGXM file: no signature")]
     try:
-        return verify_ogxm_signatures(data, keys)
-    except MatchFileError as e:
-        return [SignatureCheck("file", 0, SignatureStatus.TAMPERED, reason=f"not a readable OGXM file ({e})")]
+        checks: list[SignatureCheck] = await pool.run_async(VERIFY_TARGET, data, keys)
+    except ParseRejected as e:  # the codec refused the bytes
+        why = f"not a readable OGXM file ({e.reason})"
+        return [SignatureCheck("file", 0, SignatureStatus.TAMPERED, reason=why)]
+    except ParseFailed as e:  # too slow, too large, or the parsers busy
+        raise problem(e, "file") from None
+    return checks
 
 
-def check_file(
-    data: bytes, keys: list[bytes], fmt: str | None = None, filename: str | None = None, match: int = 0
-) -> list[SignatureOut]:
-    """Every signature of one uploaded file checked against ``keys``; a file that is not a single
-    ``.ogxm`` is one check of scope ``file``: ``unsigned`` (other formats carry none) or ``unverified``
-    (a stream's or archive's members, by format or name, are not checked)."""
-    try:
-        checks = _file_check(data, keys, fmt, filename)
-    except (OgxmUnavailableError, ImportError) as e:
-        raise _unavailable(e) from None
-    return [SignatureOut(match=match, **c.to_json()) for c in checks]
-
-
-async def signatures(matches: list[dict[str, Any]], keys: list[bytes] | None) -> list[SignatureOut] | None:
+async def signatures(
+    matches: list[dict[str, Any]], keys: list[bytes] | None, pool: ParsePool
+) -> list[SignatureOut] | None:
     """The signature checks of an upload's match files (``{"data", "format", "filename"}``), or ``None``
-    without keys (no check)."""
+    without keys (no check).  A file that is not a single ``.ogxm`` is one check of scope ``file``:
+    ``unsigned`` (other formats carry none) or ``unverified`` (a stream's or archive's members, by format
+    or name, are not checked); an ``.ogxm`` is checked in ``pool``'s parser processes."""
     if keys is None:
         return None
-
-    def run() -> list[SignatureOut]:
-        out: list[SignatureOut] = []
-        for m, f in enumerate(matches):
-            out += check_file(f["data"], keys, f.get("format"), f.get("filename"), m)
-        return out
-
-    return await asyncio.to_thread(run)
+    try:
+        _codec()  # 503 here when the codec is missing, rather than a "tampered" file from the parser
+    except (OgxmUnavailableError, ImportError) as e:
+        raise _unavailable(e) from None
+    out: list[SignatureOut] = []
+    for m, f in enumerate(matches):
+        checks = await _file_checks(pool, f["data"], keys, f.get("format"), f.get("filename"))
+        out += [SignatureOut(match=m, **c.to_json()) for c in checks]
+    return out
 
 
 async def analysis_file(store: AnalysisJobs, job_id: str, match: int) -> tuple[bytes, str]:
