@@ -1,8 +1,10 @@
 // The backgammon board in SVG, drawn in the browser. The bottom player moves from its 24-point towards its
 // 1-point (home board bottom right); the top player's points are numbered from its own side (its 1-point is
 // the bottom player's 24-point). Colours and fonts come from board.css (classes only: the page's CSP
-// allows no inline styles).
+// allows no inline styles). The settings (settings.js) mirror it (home board on the left), choose your
+// checkers' colour and name a Tavla roll in Turkish.
 import { t } from "./i18n.js";
+import { rollName, settings } from "./settings.js";
 
 
 const NS = "http://www.w3.org/2000/svg";
@@ -22,6 +24,8 @@ const XR = XBAR + BAR; // right half's left edge
 const XTRAY = XR + 6 * PW + B; // tray's left edge
 const W = XTRAY + TRAY + B;
 const H = Y0 + HIN + B + S;
+let MIRROR = false; // the board being drawn is mirrored: every x (of a thing w wide) from the other side
+const mx = (x, w = 0) => (MIRROR ? W - x - w : x);
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -38,16 +42,16 @@ function text(parent, x, y, content, cls, extra = {}) {
 
 /** Left edge of point p (bottom's numbering 1..24) and whether it is on the bottom row. */
 function pointX(p) {
-  if (p <= 6) return [XR + (6 - p) * PW, true];
-  if (p <= 12) return [B + (12 - p) * PW, true];
-  if (p <= 18) return [B + (p - 13) * PW, false];
-  return [XR + (p - 19) * PW, false];
+  if (p <= 6) return [mx(XR + (6 - p) * PW, PW), true];
+  if (p <= 12) return [mx(B + (12 - p) * PW, PW), true];
+  if (p <= 18) return [mx(B + (p - 13) * PW, PW), false];
+  return [mx(XR + (p - 19) * PW, PW), false];
 }
 
 /** Centre of checker slot k on point p (bottom numbering; 25 = bar: bottom's; -1 = top's bar). */
 function slot(p, k) {
-  if (p === 25) return [XBAR + BAR / 2, MID + 22 + R + k * 2 * R];
-  if (p === -1) return [XBAR + BAR / 2, MID - 22 - R - k * 2 * R];
+  if (p === 25) return [mx(XBAR + BAR / 2), MID + 22 + R + k * 2 * R];
+  if (p === -1) return [mx(XBAR + BAR / 2), MID - 22 - R - k * 2 * R];
   const [x, bottom] = pointX(p);
   const cx = x + PW / 2;
   return bottom ? [cx, Y0 + HIN - R - k * 2 * R] : [cx, Y0 + R + k * 2 * R];
@@ -124,7 +128,7 @@ function drawDie(g, x, y, value, size = 30) {
 
 /** Where an arrow starts or ends: point p's checker slot (bar 25, off 0 = the tray). */
 function anchor(board, p, isSource, offsetIndex) {
-  if (p === 0) return [XTRAY + TRAY / 2, Y0 + HIN - 60];
+  if (p === 0) return [mx(XTRAY + TRAY / 2), Y0 + HIN - 60];
   if (p === 25) return slot(25, Math.max(0, Math.min((board.bottom[24] || 0) - (isSource ? 1 : 0), 3)));
   const own = board.bottom[p - 1] || 0;
   const theirs = board.top[24 - p] || 0;
@@ -202,21 +206,26 @@ function draggable(svg, onDrag) {
  * onPoint(point, event) (bottom's numbering; 25 = bar, 0 = off tray; highlight and selected take 25 and 0 too),
  * onDrag(from, to, event) (a checker dragged from one point, the bar or the tray to another; with onPoint),
  * small (a thumbnail), label (aria-label),
- * diceOn "bottom" | "top" (which half shows the dice; default bottom = the right half).
+ * diceOn "bottom" | "top" (which half shows the dice; default bottom = the right half),
+ * tavla (the dice's Turkish roll name under them, where the settings want it),
+ * mirror (default: the settings'; true draws the home board on the left).
  */
 export function drawBoard(container, board, options = {}) {
   const { arrows = [], highlight = [], selected = null, onPoint = null, onDrag = null, small = false, label = null } = options;
   const bottom = board.bottom || new Array(25).fill(0);
   const top = board.top || new Array(25).fill(0);
+  const prefs = settings();
+  MIRROR = options.mirror ?? prefs.mirror;
+  const classes = ["board", small && "small", MIRROR && "mirrored", prefs.checkers === "dark" && "mine-dark"];
   const svg = el("svg", {
-    viewBox: `0 0 ${W} ${H}`, class: small ? "board small" : "board", role: "img",
+    viewBox: `0 0 ${W} ${H}`, class: classes.filter(Boolean).join(" "), role: "img",
     "aria-label": label || t("board.label"),
   });
   el("rect", { x: 0, y: S, width: W, height: HIN + 2 * B, rx: 6, class: "frame" }, svg);
-  el("rect", { x: B, y: Y0, width: 12 * PW + BAR, height: HIN, class: "felt" }, svg);
+  el("rect", { x: mx(B, 12 * PW + BAR), y: Y0, width: 12 * PW + BAR, height: HIN, class: "felt" }, svg);
   const hl = new Set(highlight);
-  el("rect", { x: XBAR, y: Y0, width: BAR, height: HIN, class: `bar${hl.has(25) ? " highlight" : ""}${selected === 25 ? " selected" : ""}` }, svg);
-  el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: `tray${hl.has(0) ? " highlight" : ""}` }, svg);
+  el("rect", { x: mx(XBAR, BAR), y: Y0, width: BAR, height: HIN, class: `bar${hl.has(25) ? " highlight" : ""}${selected === 25 ? " selected" : ""}` }, svg);
+  el("rect", { x: mx(XTRAY, TRAY), y: Y0, width: TRAY, height: HIN, class: `tray${hl.has(0) ? " highlight" : ""}` }, svg);
 
   const points = el("g", { class: "points" }, svg);
   for (let p = 1; p <= 24; p++) {
@@ -250,17 +259,17 @@ export function drawBoard(container, board, options = {}) {
   const offT = board.offTop ?? 15 - sum(top);
   const tray = el("g", { class: "off" }, svg);
   for (let k = 0; k < offB; k++)
-    el("rect", { x: XTRAY + 6, y: Y0 + HIN - 4 - (k + 1) * 11, width: TRAY - 12, height: 10, rx: 2, class: "slab bottom" }, tray);
+    el("rect", { x: mx(XTRAY + 6, TRAY - 12), y: Y0 + HIN - 4 - (k + 1) * 11, width: TRAY - 12, height: 10, rx: 2, class: "slab bottom" }, tray);
   for (let k = 0; k < offT; k++)
-    el("rect", { x: XTRAY + 6, y: Y0 + 4 + k * 11, width: TRAY - 12, height: 10, rx: 2, class: "slab top" }, tray);
+    el("rect", { x: mx(XTRAY + 6, TRAY - 12), y: Y0 + 4 + k * 11, width: TRAY - 12, height: 10, rx: 2, class: "slab top" }, tray);
 
   // cube: centred on the bar, owned in the tray's middle on its owner's side
   if (board.cube) {
     const size = 32;
     const v = board.cube.value || 1;
-    let x = XBAR + (BAR - size) / 2, y = MID - size / 2;
-    if (board.cube.owner === "bottom") [x, y] = [XTRAY + (TRAY - size) / 2, MID + 4];
-    else if (board.cube.owner === "top") [x, y] = [XTRAY + (TRAY - size) / 2, MID - 4 - size];
+    let x = mx(XBAR + (BAR - size) / 2, size), y = MID - size / 2;
+    if (board.cube.owner === "bottom") [x, y] = [mx(XTRAY + (TRAY - size) / 2, size), MID + 4];
+    else if (board.cube.owner === "top") [x, y] = [mx(XTRAY + (TRAY - size) / 2, size), MID - 4 - size];
     const g = el("g", { class: "cube" }, svg);
     el("rect", { x, y, width: size, height: size, rx: 4, class: "cube-face" }, g);
     text(g, x + size / 2, y + size / 2, String(board.cube.owner ? v : v === 1 ? 64 : v), "cube-value");
@@ -270,17 +279,19 @@ export function drawBoard(container, board, options = {}) {
   // dice: in the right half (bottom's roll) or the left half (diceOn: "top")
   if (board.dice && board.dice[0]) {
     const g = el("g", { class: "dice" }, svg);
-    const cx = options.diceOn === "top" ? B + 3 * PW : XR + 3 * PW;
+    const cx = mx(options.diceOn === "top" ? B + 3 * PW : XR + 3 * PW);
     drawDie(g, cx - 36, MID - 15, board.dice[0]);
     drawDie(g, cx + 6, MID - 15, board.dice[1]);
+    const name = options.tavla && prefs.rollNames && !small ? rollName(board.dice) : null;
+    if (name) text(g, cx, MID + 30, name, "roll-name", { lang: "tr" });
   }
 
   // pip counts above and below the tray
   const pips = board.pips || [pipCount(bottom), pipCount(top)];
   if (!small && pips) {
-    const tb = text(svg, XTRAY + TRAY / 2, Y0 + HIN + B + S / 2, String(pips[0]), "pips bottom");
+    const tb = text(svg, mx(XTRAY + TRAY / 2), Y0 + HIN + B + S / 2, String(pips[0]), "pips bottom");
     el("title", {}, tb).textContent = `${t("board.pips")}: ${pips[0]}`;
-    const tt = text(svg, XTRAY + TRAY / 2, S / 2, String(pips[1]), "pips top");
+    const tt = text(svg, mx(XTRAY + TRAY / 2), S / 2, String(pips[1]), "pips top");
     el("title", {}, tt).textContent = `${t("board.pips")}: ${pips[1]}`;
   }
 
@@ -306,9 +317,9 @@ export function drawBoard(container, board, options = {}) {
       const n = bottom[p - 1] || top[24 - p] || 0;
       interactive(r, `${t("board.point", { n: p })}${n ? ", " + t("board.checkers", { n }) : ""}`, (e) => onPoint(p, e));
     }
-    const bar = el("rect", { x: XBAR, y: Y0, width: BAR, height: HIN, class: "hit", "data-point": 25 }, hits);
+    const bar = el("rect", { x: mx(XBAR, BAR), y: Y0, width: BAR, height: HIN, class: "hit", "data-point": 25 }, hits);
     interactive(bar, t("board.bar"), (e) => onPoint(25, e));
-    const off = el("rect", { x: XTRAY, y: Y0, width: TRAY, height: HIN, class: "hit", "data-point": 0 }, hits);
+    const off = el("rect", { x: mx(XTRAY, TRAY), y: Y0, width: TRAY, height: HIN, class: "hit", "data-point": 0 }, hits);
     interactive(off, t("board.off"), (e) => onPoint(0, e));
   }
   if (onPoint && onDrag && !small) draggable(svg, onDrag);

@@ -1,8 +1,14 @@
 // The play view's further game options and the clock's display: the match clock (per match or per game),
 // automatic doubles (money), the trainer's settings (warn at every error or only at blunders, hints per match)
-// and a start from a position (a free game; POST /v1/games "start"). Used by views/play.js only.
+// and a start from a position (a free game; POST /v1/games "start"); the settings the play view honours
+// (settings.js: automatic roll and confirm, the clock red in its last 30 s) and the adaptive level's choice.
+// Used by views/play.js only.
 import { t } from "./i18n.js";
+import { settings } from "./settings.js";
 import { h } from "./ui.js";
+
+/** The clock turns red below this many seconds (the seed: its last 30 s). */
+export const CLOCK_LOW_S = 30;
 
 
 /** The option rows of the start form and apply(body, {tavla, money}), which adds what they say to a new game's body. */
@@ -55,8 +61,34 @@ export function clockLine(game, fetched = Date.now()) {
     const spent = (Date.now() - fetched) / 1000;
     const left = c.remaining.map((x, i) => (i === c.running ? x - Math.max(0, spent - (c.delay_left ?? 0)) : x));
     el.textContent = t("play_options.clock_line", { a: mmss(left[0]), b: mmss(left[1]) });
+    el.classList.toggle("clock-low", settings().clockRed && Math.min(...left) < CLOCK_LOW_S);
   };
   tick();
   const timer = c.running != null && game.status === "playing" ? setInterval(() => (el.isConnected ? tick() : clearInterval(timer)), 1000) : null;
   return { el, stop: () => timer && clearInterval(timer) };
+}
+
+/**
+ * What the settings do by themselves on your turn (null: nothing): confirm a complete play (auto-confirm;
+ * `complete` is the play the board's moves make, not one chosen from the list), or roll (auto-roll; with the
+ * server's dice, and not while you could double: that decision stays yours); memo (the view's state) keeps it
+ * to once per state.
+ */
+export function autoAction(game, complete, memo) {
+  if (!game || game.status !== "playing" || game.to_act !== 0) return null;
+  const s = settings();
+  const acts = game.actions || [];
+  let out = null;
+  if (s.autoConfirm && complete) out = { action: "play", position_id: complete.position_id };
+  else if (s.autoRoll && game.dice_mode !== "client" && acts.includes("roll") && !acts.includes("double")) out = { action: "roll" };
+  // once per state: a refused action is not sent again and again
+  const key = out && `${game.id}|${game.board?.position_id}|${game.dice}|${acts}|${out.action}|${out.position_id}`;
+  if (!out || memo.autoKey === key) return null;
+  memo.autoKey = key;
+  return out;
+}
+
+/** The level choice's "adaptive" option (the level from the player's recent grades or rating, set by the API). */
+export function adaptiveOption() {
+  return h("option", { value: "adaptive", text: t("adaptive.level"), title: t("adaptive.hint") });
 }

@@ -6,7 +6,7 @@ import { navigate, remember, toast } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
-import { extraOptions, clockLine } from "../play_options.js";
+import { extraOptions, clockLine, autoAction, adaptiveOption } from "../play_options.js";
 import { currentPlayer } from "../players.js";
 
 
@@ -154,6 +154,7 @@ function startForm(g) {
   const beaver = h("input", { type: "checkbox", id: "pl-beaver" });
   const raccoon = h("input", { type: "checkbox", id: "pl-raccoon" });
   const level = sel("pl-level", ["easy", "medium", "hard", "master"], "play.", "easy");
+  level.append(adaptiveOption());
   const style = sel("pl-style", ["balanced", "aggressive", "cautious", "runner"], "play.", "balanced");
   const trainer = h("input", { type: "checkbox", id: "pl-trainer" });
   const dice = sel("pl-dice", ["server", "client"], "play.", "server");
@@ -280,6 +281,8 @@ function render(g) {
     h("div", { class: "side-col" }, ...side)));
   const logEl = g.root.querySelector("#pl-events");
   if (logEl) logEl.scrollTop = logEl.scrollHeight;
+  const auto = autoAction(game, g.pending ? null : current, g); // the settings' auto-roll and auto-confirm
+  if (auto) setTimeout(() => act(g, auto));
 }
 
 /** The board with the moves so far (or the play chosen from the list), its targets; current: a complete play. */
@@ -308,7 +311,7 @@ function gameBoard(g) {
   const holder = h("div", { class: "board-holder", id: "pl-board" });
   const input = moves && !pending;
   drawBoard(holder, board, { arrows, highlight, selected, onPoint: input ? (point) => click(g, point) : null,
-    onDrag: input ? (from, to) => { g.selected = null; click(g, from); click(g, to); } : null, diceOn: game.turn === 1 ? "top" : "bottom",
+    onDrag: input ? (from, to) => { g.selected = null; click(g, from); click(g, to); } : null, diceOn: game.turn === 1 ? "top" : "bottom", tavla,
     label: `${t("board.label")}: ${game.board.position_id}` });
   return { holder, board, current };
 }
