@@ -8,6 +8,7 @@
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { LANGUAGES, initialLang, lang, setLang, t } from "./i18n.js";
 import { navigate, toast, whenNavigated } from "./shell.js";
+import { applySettings, settingsButton } from "./settings.js";
 import { whoPlays } from "./whoplays.js";
 
 const VIEWS = {
@@ -95,6 +96,7 @@ function askKey() {
 }
 
 async function start() {
+  applySettings(); // the text size (settings.js)
   whenNavigated(render);
   const select = document.getElementById("lang");
   select.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code)));
@@ -110,6 +112,7 @@ async function start() {
     render();
   });
   document.getElementById("key-button").addEventListener("click", askKey);
+  document.getElementById("key-button").before(settingsButton(render)); // settings.js: a change shows the view again
   whenUnauthorized(() => {
     toast(t("app.key_needed"), "error");
     askKey();
