@@ -122,6 +122,7 @@ class ActionIn(BaseModel):
                 {"action": "play", "notation": "8/5 6/5"},
                 {"action": "hint"},
                 {"action": "check", "notation": "13/10 6/5"},
+                {"action": "check", "decision": "double"},
                 {"action": "resign", "level": "gammon"},
             ]
         },
@@ -141,12 +142,16 @@ class ActionIn(BaseModel):
         "hint",
         "check",
     ] = Field(
-        description="hint: the engine's best plays of your roll (counted); check: the trainer's verdict on a "
-        "play without making it"
+        description="hint: the engine's best plays of your roll, or the right cube action when you may "
+        "double or answer a double (counted); check: the trainer's verdict on a play or a cube action "
+        "without making it"
     )
     notation: str | None = Field(None, max_length=64, description="play or check: e.g. 8/5 6/5")
     position_id: str | None = Field(None, max_length=32, description="play or check: the position after it")
     dice: tuple[int, int] | None = Field(None, description="roll with client dice")
+    decision: Literal["roll", "double", "take", "pass", "beaver"] | None = Field(
+        None, description="check: the cube action to check instead of a play (roll: no double)"
+    )
     level: Literal["single", "gammon", "mars", "backgammon"] | int | None = Field(
         None, description="resign: the level"
     )
@@ -202,6 +207,20 @@ class HintedPlay(_Out):
     loss: float
     probabilities: list[float]
     ply: int
+
+
+class CubeHint(_Out):
+    """The right cube action now, with each choice's equity in your view (money per cube; EMG in a match)."""
+
+    moment: Literal["double", "answer"] = Field(description="double: you may double; answer: the bot doubled")
+    best: Literal["roll", "double", "take", "pass", "beaver"]
+    equities: dict[str, float] = Field(description="roll, double_take, double_pass; or take, pass (beaver)")
+    ply: int
+
+
+class PositionTypeView(_Out):
+    kind: str = Field(description="opening, race, bear-off, blitz, backgame, prime, holding or contact")
+    side: Literal["player", "opponent"] | None = Field(description="player: yours; opponent: the bot's")
 
 
 class ClockView(_Out):
@@ -272,6 +291,10 @@ class GameView(_Out):
     start: StartView | None = Field(description="the position a game from a position started at")
     dice_seed: str | None = Field(None, description="revealed when the match is over (server dice)")
     hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
+    cube_hint: CubeHint | None = Field(None, description="action hint at a cube decision: the right action")
+    position_type: PositionTypeView | None = Field(
+        None, description="the position's type in your view (pulvezar.analysis.classify), while playing"
+    )
     check: dict[str, Any] | None = Field(None, description="action check: the trainer's verdict")
     events: list[dict[str, Any]] | None = Field(None, description="what the request's action produced")
 

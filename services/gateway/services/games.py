@@ -192,6 +192,16 @@ def event_view(e: dict[str, Any], lang: str) -> dict[str, Any]:
     return e
 
 
+def human_type(session: PlaySession) -> dict[str, Any]:
+    """The position's type (:func:`pulvezar.analysis.classify`) in the human's view."""
+    from pulvezar.analysis.classify import classify
+    from pulvezar.play import HUMAN
+
+    g = session.game
+    kind = classify(g.position if g.turn == HUMAN else g.position.swap())
+    return {"kind": kind.kind, "side": kind.side}
+
+
 def view(
     game_id: str, session: PlaySession, now: float, lang: str, created: float | None = None,
     player: str | None = None, **extra: Any,
@@ -202,6 +212,8 @@ def view(
     if state.get("status") != "finished":
         state.pop("dice_seed", None)
     state["trainer"] = verdict(state.get("trainer"), lang)
+    if state.get("status") == "playing":
+        state["position_type"] = human_type(session)
     head: dict[str, Any] = {"id": game_id, "href": f"/v1/games/{game_id}"}
     if created:
         head["created"] = created
@@ -242,18 +254,36 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
         if "dice" in action:
             action["dice"] = list(action["dice"])
         if action["action"] == "check":  # a verdict, nothing made or stored
-            checked = await in_thread(g.session.check, action)
+            checked = await in_thread(_check, g.session, action)
             return _of(t, g, game_id, now, check=verdict(checked, t.lang), events=[])
+        if "decision" in action:
+            raise invalid("decision", "only 'check' takes a decision")
         extra: dict[str, Any] = {}
         if action["action"] == "hint":
             if set(action) != {"action"}:
                 raise invalid("action", "'hint' takes no other field")
-            extra["hint"], events = await in_thread(g.session.hint)
+            from pulvezar.play.cube_help import cube_hint, cube_moment
+
+            if cube_moment(g.session) is not None:  # the cube decision's hint: the right action
+                extra["cube_hint"], events = await in_thread(cube_hint, g.session)
+            else:
+                extra["hint"], events = await in_thread(g.session.hint)
         else:
             events = await in_thread(g.session.apply, action, now)
         out = _of(t, g, game_id, now, **extra, events=[event_view(e, t.lang) for e in events])
         await save(t, g, events, idem.answer(200, out.body()))
         return out
+
+
+def _check(session: PlaySession, action: dict[str, Any]) -> dict[str, Any]:
+    """The trainer's verdict on the play or, with ``decision``, the cube action the client would make."""
+    from pulvezar.play.cube_help import check_cube
+
+    if "decision" not in action:
+        return session.check(action)
+    if set(action) != {"action", "decision"}:
+        raise invalid("decision", "a cube action's check takes no play")
+    return check_cube(session, action["decision"])
 
 
 async def create(t: Table, body: GameIn, idem: Idem) -> GameView | JSONResponse:
