@@ -922,6 +922,31 @@ def test_play_from_a_position_replay_and_play_from_here(platform: Platform) -> N
     assert errors["errors"][0]["field"] == "start.step"
 
 
+def test_the_trainer_checks_and_hints_a_cube_action_and_the_position_type(platform: Platform) -> None:
+    """Issue 44: a double checked before it is made (the verdict with warn, nothing made), the hint at a cube
+    decision names the right action with equities (counted), the position type in your view; bad checks are
+    problems naming the field."""
+    http = platform.http
+    opening = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"  # money, centred cube, to roll or double
+    st = new_game(http, {"start": {"position": opening}, "bot": {"level": "easy"}, "trainer": True,
+                         "hint_limit": 3})  # fmt: skip
+    assert st["actions"][:2] == ["roll", "double"]
+    assert st["position_type"] == {"kind": "opening", "side": None}
+    act = f"{st['href']}/actions"
+    v = http.post(act, json={"action": "check", "decision": "double"}).json()
+    assert v["check"]["warn"] and v["check"]["best"] == "no double" and v["check"]["why"]
+    assert v["actions"] == st["actions"] and v["hints_left"] == 3  # nothing made
+    h = http.post(act, json={"action": "hint"}).json()
+    assert h["cube_hint"]["best"] == "roll" and h["hints_left"] == 2 and "hint" not in h
+    assert h["cube_hint"]["equities"]["roll"] > h["cube_hint"]["equities"]["double_take"]
+    take = http.post(act, json={"action": "check", "decision": "take"})
+    assert problem(take, 422)["errors"][0]["field"] == "decision"
+    bad = http.post(act, json={"action": "roll", "decision": "double"})
+    assert problem(bad, 422)["errors"][0]["field"] == "decision"
+    r = http.post(act, json={"action": "check", "decision": "double", "notation": "8/5 6/5"})
+    assert problem(r, 422)["errors"][0]["field"] == "decision"
+
+
 def test_your_openings_row_of_the_book(platform: Platform) -> None:
     """The opening book's "you" row (issue 30): a player's most frequent play with each roll they opened with,
     from their games against the bots; the book's loss as the gap where the book holds the play."""
