@@ -38,6 +38,7 @@ from services.gateway.play_models import (
 )
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.security import Client
+from services.gateway.services.adaptive import adaptive_basis, adaptive_elo
 from services.gateway.services.paging import page
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def summary(session: PlaySession) -> dict[str, Any]:
         "match_length": session.settings.match_length,
         "bot": st.get("bot"),
         # an adaptive bot plays at this rating (its level in use is in "bot"): the player's statistics
-        "adaptive_rating": bot.rating if bot.level == "adaptive" else None,
+        "adaptive_rating": adaptive_elo(bot.rating, bot.rating_kind) if bot.rating is not None else None,
         "score": st.get("score"),
         "game": st.get("game"),
         "result": st.get("result"),
@@ -331,8 +332,9 @@ async def _settings(t: Table, body: GameIn) -> tuple[Start | None, Any]:
         if counters is None:
             raise invalid("player", f"no player {body.player!r} of this key")
         bot = data.get("bot") or {}
-        if bot.get("level") == "adaptive" and bot.get("rating") is None:  # the player's own rating
-            data["bot"] = {**bot, "rating": float(counters.get("rating", 1500.0))}
+        if bot.get("level") == "adaptive" and bot.get("rating") is None:  # recent grades, else the rating
+            rating, kind = adaptive_basis(counters)
+            data["bot"] = {**bot, "rating": rating, "rating_kind": kind}
     from pulvezar.play import GameSettings
 
     if isinstance(body.clock, bool):
