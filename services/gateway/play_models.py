@@ -417,3 +417,33 @@ class Replay(BaseModel):
     bot: BotView
     score: list[int]
     steps: list[ReplayStep]
+
+
+class EndSide(_Out):
+    """One side's rolls in an ended game."""
+
+    rolls: int = Field(description="rolls drawn (the opening roll counts for its winner)")
+    average_roll: float | None = Field(description="pips per roll (a double counts four times)")
+    luck: float | None = Field(description="the side's luck in equity per cube (0 ply); null: not computed")
+
+
+class GameEnd(_Out):
+    """The summary of an ended game of a match, and of the match once it is over (the end-of-game card)."""
+
+    id: str
+    game: int = Field(description="the game of the match, from 1")
+    games_ended: int
+    match_over: bool
+    match_length: int
+    winner: int = Field(description="0 you, 1 the bot")
+    points: int
+    how: str = Field(description="bearoff, drop, resignation, timeout or forfeit (the match resigned)")
+    outcome: str | None = Field(description="a bear-off's single, gammon or backgammon")
+    score: list[int] = Field(description="the match score after this game: yours, the bot's")
+    duration_s: float | None = Field(description="the game's duration in seconds")
+    match_duration_s: float | None = Field(description="the match's, once it is over")
+    hints_used: int = Field(description="hints used in this game")
+    warnings: int = Field(description="the trainer's warnings in this game")
+    you: EndSide
+    bot: EndSide
+    result: MatchResult | None = Field(description="the match's result once it is over")

@@ -997,3 +997,37 @@ def test_your_openings_row_of_the_book(platform: Platform) -> None:
     other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
     assert other.get(f"/v1/players/{player['id']}/openings").status_code == 404
     other.close()
+
+
+def test_resign_the_match_delete_an_unfinished_one_and_the_end_summary(platform: Platform) -> None:
+    """Issue 44's end of a match: resigning the whole match is a loss (the bot gets what it still needs),
+    recorded for the player; only an unfinished match of one's own key is deleted; the end summary."""
+    http = platform.http
+    pid = http.post("/v1/players", json={"name": "Forfeiter"}).json()["id"]
+    st = new_game(http, {"match_length": 3, "player": pid, "bot": {"level": "easy"}})
+    assert problem(http.get(f"{st['href']}/end"), 409)["errors"][0]["field"] == "game_id"
+    other = httpx.Client(base_url=http.base_url, headers={"X-API-Key": OTHER}, timeout=30)
+    assert other.post(f"{st['href']}/forfeit").status_code == 404
+    assert other.delete(st["href"]).status_code == 404
+    st = http.post(f"{st['href']}/actions", json={"action": "roll"}).json()
+    done = http.post(f"{st['href']}/forfeit")
+    assert done.status_code == 200, done.text
+    out = done.json()
+    assert out["status"] == "finished"
+    assert out["result"] == {"reason": "forfeit", "winner": 1, "score": [0, 3]}
+    assert [e["type"] for e in out["events"]] == ["forfeit", "game_end", "finished"]
+    assert problem(http.post(f"{st['href']}/forfeit"), 409)["errors"][0]["field"] == "game_id"
+    assert problem(http.delete(st["href"]), 409)["errors"][0]["field"] == "game_id"  # the record stays
+    end = http.get(f"{st['href']}/end").json()
+    assert end["game"] == 1 and end["match_over"] and end["how"] == "forfeit" and end["winner"] == 1
+    assert end["points"] == 3 and end["score"] == [0, 3] and end["result"]["reason"] == "forfeit"
+    assert end["duration_s"] is not None and end["duration_s"] >= 0 and end["hints_used"] == 0
+    rolls = end["you"]["rolls"] + end["bot"]["rolls"]
+    assert rolls >= 1 and (end["you"]["average_roll"] or end["bot"]["average_roll"]) >= 3
+    stats = http.get(f"/v1/players/{pid}/statistics").json()
+    assert stats["matches_played"] == 1 and stats["matches_won"] == 0, stats
+    # an unfinished match is deleted, once, with its events
+    open_ = new_game(http, {"match_length": 1})
+    assert http.delete(open_["href"]).status_code == 204
+    assert http.get(open_["href"]).status_code == 404 and http.delete(open_["href"]).status_code == 404
+    other.close()

@@ -18,7 +18,7 @@ from pulvezar.play.provider import DecisionProvider
 
 HUMAN = 0
 #: how a game ended and its outcome, with their words in the catalogs (``card.<word>``, :mod:`pulvezar.i18n`)
-_HOW = ("bearoff", "drop", "resignation", "timeout")
+_HOW = ("bearoff", "drop", "resignation", "timeout", "forfeit")
 _OUTCOMES = ("single", "gammon", "backgammon")
 
 

@@ -458,6 +458,20 @@ class PlaySession:
         self._clock_after(now, new_move=not (same_move and len(self.match.games) == games))
         return events
 
+    def forfeit(self, now: float | None = None) -> list[dict[str, Any]]:
+        """Resign the whole match (or end a money session) as the human: the bot wins the points the
+        match still needs (money: the cube's value) and the match is over, a loss (the ``finished``
+        event's winner is the bot)."""
+        if self.finished:
+            raise SessionFinishedError("the game is over", field="action")
+        entry: dict[str, Any] = {"a": "forfeit", "p": HUMAN}
+        if now is not None:
+            entry["t"] = now
+        events = self._record(entry)
+        if self.clock is not None and now is not None:
+            self.clock.stop(now)
+        return events
+
     @property
     def bot_pending(self) -> bool:
         """Whether the bot owes a reply (only after its evaluator failed in :meth:`apply`)."""
@@ -786,7 +800,9 @@ class PlaySession:
             g.reject_resignation()
             self._act(p, "reject")
         elif a == "timeout":
-            return self._apply_timeout(p)
+            return self._apply_timeout(p, e.get("t"))
+        elif a == "forfeit":
+            return self._apply_forfeit(p, e.get("t"))
         elif a == "hint":  # help, not a move: counted, nothing else changes
             self.hints_used += 1
             return [_event("hint", HUMAN, used=self.hints_used, left=self.hints_left())]
@@ -796,9 +812,9 @@ class PlaySession:
             raise PulvezarError(f"unknown log entry {a!r}", field="log")
         if "v" in e and self.settings.trainer:
             details["verdict"] = self._warned(e["v"])
-        return [_event("drop" if a == "drop" else a, p, **details), *self._after(g)]
+        return [_event("drop" if a == "drop" else a, p, **details), *self._after(g, at=e.get("t"))]
 
-    def _apply_timeout(self, player: int) -> list[dict[str, Any]]:
+    def _apply_timeout(self, player: int, at: float | None = None) -> list[dict[str, Any]]:
         g = self.game
         winner = 1 - player
         events = [_event("timeout", player)]
@@ -806,9 +822,21 @@ class PlaySession:
         length = self.settings.match_length
         points = max(1, length - self.match.score[winner]) if scope == "match" and length else g.cube_value
         g._end(winner, points, "timeout")
-        return events + self._after(g, how="timeout", final="timeout" if scope == "match" else None)
+        final = "timeout" if scope == "match" else None
+        return events + self._after(g, how="timeout", final=final, at=at)
 
-    def _after(self, g: Game, how: str | None = None, final: str | None = None) -> list[dict[str, Any]]:
+    def _apply_forfeit(self, player: int, at: float | None) -> list[dict[str, Any]]:
+        g = self.game
+        winner = 1 - player
+        length = self.settings.match_length
+        points = max(1, length - self.match.score[winner]) if length else g.cube_value
+        g._end(winner, points, "forfeit")
+        events = [_event("forfeit", player, points=points)]
+        return events + self._after(g, how="forfeit", final="forfeit", at=at)
+
+    def _after(
+        self, g: Game, how: str | None = None, final: str | None = None, at: float | None = None
+    ) -> list[dict[str, Any]]:
         """A finished game: score it, then start the next game or finish the match."""
         if g.phase is not Phase.OVER or self.finished:
             return []
@@ -817,6 +845,8 @@ class PlaySession:
             last = next((ev[0] for ev in reversed(g.events[:-1])), "")
             how = {"drop": "drop", "accept": "resignation"}.get(last, "bearoff")
         details: dict[str, Any] = {"winner": g.winner, "points": g.points, "how": how}
+        if at is not None:  # when it ended (the end-of-game summary's duration)
+            details["at"] = at
         if how == "bearoff":
             result = g.rules.game_result(g.position)
             if result is not None:

@@ -182,7 +182,7 @@ def fold(
                     out["ladder"][month] = [out["rating"], games + 1]
         elif (
             kind == "finished"
-            and details.get("reason") in ("match", "timeout")
+            and details.get("reason") in ("match", "timeout", "forfeit")  # a resigned match is a loss
             and context.get("match_length")
         ):
             out["matches_played"] += 1

@@ -13,7 +13,9 @@ Routes: ``POST /v1/games`` (201), ``GET /v1/games`` (the caller's games, newest 
 ``GET /v1/games/{id}``, ``POST /v1/games/{id}/actions``, ``GET /v1/games/{id}/events`` (server-sent
 events, from ``Last-Event-ID``), ``POST /v1/games/{id}/verify``, ``GET /v1/games/{id}/export?format=``,
 ``GET /v1/games/{id}/replay``, ``GET /v1/games/{id}/card.png``, ``POST /v1/games/{id}/analysis`` (an
-analysis job of the finished match).  Other keys get 404; the secret dice seed never leaves the store
+analysis job of the finished match), ``GET /v1/games/{id}/end`` (the end-of-game summary),
+``POST /v1/games/{id}/forfeit`` (resign the whole match: a loss), ``DELETE /v1/games/{id}`` (an unfinished
+match only: 409 for a finished one).  Other keys get 404; the secret dice seed never leaves the store
 before the match is over.
 """
 
@@ -33,6 +35,7 @@ from services.gateway.links import links
 from services.gateway.play_models import (
     ActionIn,
     AnalysisIn,
+    GameEnd,
     GameIn,
     GameList,
     GameView,
@@ -77,6 +80,9 @@ _GAME_LINKS = {  # where a new game's id goes (OpenAPI links: clients and schema
     "Card": ("GET", f"{_GAME}/card.png"),
     "Verify": ("POST", f"{_GAME}/verify"),
     "Analyse": ("POST", f"{_GAME}/analysis"),
+    "End": ("GET", f"{_GAME}/end"),
+    "Forfeit": ("POST", f"{_GAME}/forfeit"),
+    "Delete": ("DELETE", _GAME),
 }
 
 
@@ -239,3 +245,41 @@ async def analyse(
     match, learner = await games.match_file(t, game_id)
     level = body.level if body else None
     return await submit_files(request, t.who, [match], level, "interactive", learner=learner)
+
+
+@router.post(
+    "/{game_id}/forfeit",
+    response_model=GameView,
+    response_model_exclude_unset=True,
+    summary="Resign the whole match: the bot wins the points the match still needs; counted as a loss",
+)
+async def forfeit(game_id: GameId, t: Games) -> JSONResponse:
+    return JSONResponse((await games.forfeit(t, game_id)).body())
+
+
+@router.delete(
+    "/{game_id}",
+    status_code=204,
+    response_class=Response,
+    summary="Delete an unfinished match (a finished one is the record: 409)",
+)
+async def delete_game(game_id: GameId, t: Games) -> Response:
+    await games.delete(t, game_id)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/{game_id}/end",
+    response_model=GameEnd,
+    summary="The summary of an ended game and of the match: duration, points, how, average roll, luck, "
+    "hints, warnings",
+)
+async def game_end(
+    game_id: GameId,
+    t: Games,
+    game: Annotated[
+        int | None,
+        Query(ge=1, le=999, description="the game of the match (default: the last ended)", examples=[2]),
+    ] = None,
+) -> GameEnd:
+    return await games.game_end(t, game_id, game)

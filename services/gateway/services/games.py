@@ -28,6 +28,8 @@ from services.gateway.idempotency import replayed
 from services.gateway.play_models import (
     ActionIn,
     BotView,
+    EndSide,
+    GameEnd,
     GameIn,
     GameList,
     GameSummary,
@@ -510,3 +512,101 @@ async def match_file(t: Table, game_id: str) -> tuple[dict[str, Any], dict[str, 
     if g.stored.player_id is not None:
         learner = {"player": g.stored.player_id, "side": 0, "game_id": game_id}
     return {"data": text, "filename": f"{game_id}.mat", "format": "mat"}, learner
+
+
+# ---- the end of a game and of a match (the web client's end-of-game card) ----------------------------
+async def forfeit(t: Table, game_id: str) -> GameView:
+    """Resign the whole match: the bot wins what the match still needs, a loss (409 when it is over)."""
+    async with locked(game_id):
+        g = await load(t, game_id)
+        if g.session.status == "finished":
+            raise ProblemError(409, "the match is over", kind="game-state", errors=[("game_id", "finished")])
+        now = time.time()
+        events = await in_thread(g.session.forfeit, now)
+        out = _of(t, g, game_id, now, events=[event_view(e, t.lang) for e in events])
+        await save(t, g, events)
+        return out
+
+
+async def delete(t: Table, game_id: str) -> None:
+    """Delete the caller's unfinished match with its events (409 for a finished one: it is the record)."""
+    async with locked(game_id):
+        found = await stored(t, game_id)
+        if found.status == "finished":
+            raise ProblemError(
+                409, "a finished match is kept (it is your record); only an unfinished one is deleted",
+                kind="game-state", errors=[("game_id", "finished")],
+            )  # fmt: skip
+        await store_call(t.games.delete, t.who.owner, game_id)
+
+
+def _pips(dice: Sequence[int]) -> int:
+    return 4 * dice[0] if dice[0] == dice[1] else dice[0] + dice[1]
+
+
+def _side(pips: list[int], luck: float | None) -> EndSide:
+    return EndSide(rolls=len(pips), average_roll=round(sum(pips) / len(pips), 2) if pips else None, luck=luck)
+
+
+async def _all_events(t: Table, game_id: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    seen = 0
+    while batch := await store_call(t.games.events, game_id, seen):
+        out += [e for _, e in batch]
+        seen = batch[-1][0]
+    return out
+
+
+async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
+    """The summary of an ended game (``game``: from 1; default the last ended) and of the match once it is
+    over: duration, points and how, each side's average roll and luck, the hints and warnings."""
+    from pulvezar.play.card import game_luck
+
+    g = await load(t, game_id)
+    events = await _all_events(t, game_id)
+    games_: list[dict[str, Any]] = []  # per game: its events up to its game_end
+    current: list[dict[str, Any]] = []
+    for e in events:
+        current.append(e)
+        if e.get("type") == "game_end":
+            games_.append({"events": current, "end": e})
+            current = []
+    if not games_:
+        raise ProblemError(409, "no game of this match has ended yet", kind="game-state",
+                           errors=[("game_id", "no ended game")])  # fmt: skip
+    n = game or len(games_)
+    if n > len(games_):
+        raise invalid("game", f"game {n} has not ended; ended: 1 to {len(games_)}")
+    one = games_[n - 1]
+    end = one["end"].get("details") or {}
+    pips: tuple[list[int], list[int]] = ([], [])
+    hints = warnings = 0
+    for e in one["events"]:
+        kind, d = e.get("type"), e.get("details") or {}
+        if kind == "roll" and e.get("player") in (0, 1):
+            pips[int(e["player"])].append(_pips(d["dice"]))
+        elif kind == "opening" and d.get("winner") is not None:
+            pips[int(d["winner"])].append(_pips(d["dice"]))
+        elif kind == "hint":
+            hints += 1
+        elif e.get("player") == 0 and (d.get("verdict") or {}).get("warn"):
+            warnings += 1
+    luck: tuple[float | None, float | None] = (None, None)  # a game without rolls has no luck to tell
+    if pips[0] or pips[1]:
+        luck = await in_thread(game_luck, g.session, n - 1, t.evaluator)
+    start = games_[n - 2]["end"].get("details", {}).get("at") if n > 1 else g.stored.created_at
+    at = end.get("at")
+    over = g.session.status == "finished" and n == len(games_)
+    result = g.session.result if over else None
+    return GameEnd(
+        id=game_id, game=n, games_ended=len(games_), match_over=over,
+        match_length=g.session.settings.match_length, winner=int(end.get("winner", 0)),
+        points=int(end.get("points", 0)), how=str(end.get("how", "")), outcome=end.get("outcome"),
+        score=list(end.get("score") or []),
+        duration_s=round(at - start, 1) if at is not None and start is not None else None,
+        match_duration_s=round(at - g.stored.created_at, 1) if over and at is not None else None,
+        hints_used=hints, warnings=warnings,
+        you=_side(pips[0], None if luck[0] is None else round(luck[0], 3)),
+        bot=_side(pips[1], None if luck[1] is None else round(luck[1], 3)),
+        result=result,
+    )  # fmt: skip
