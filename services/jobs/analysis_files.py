@@ -5,12 +5,16 @@ become the job's matches (:func:`stream_summary`): each readable member is kept 
 file; a skipped member (with its reason) and a truncated tail (where it stopped) are kept in the job's
 ``streams``.  A zip archive of match files (format ``zip``: :func:`zip_summary`) is the same: each
 readable file in it is a match, the others are skipped with their reasons.  Both are read in the
-gateway's parser sandbox like any file.
+gateway's parser sandbox like any file, so an upload holds what its parse budget reads
+(:func:`parse_budget`, measured: ~16 ms of CPU a 1-point OGXM member, ~40 ms a 7-point one, ~40 ms a
+10 KB .mat file); past it the read stops with a refusal naming the field (:class:`ReadBudget`), before
+the parser process is killed for its CPU or wall-clock limit.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -68,6 +72,42 @@ def read_record(data: bytes, fmt: str, field: str = "file") -> Any:
         raise InvalidJob(field, f"not a readable .{fmt} file: {e}") from None
     except Exception as e:  # a reader's failure on a bad file is still the file's problem
         raise InvalidJob(field, f"not a readable .{fmt} file ({type(e).__name__}: {e})") from None
+
+
+#: the shares of the parser process's CPU and wall-clock limits a stream's or archive's read may spend
+#: before it stops with a clear refusal (the rest: the last member's read, the reply, the wait for a
+#: free parser process, which the wall-clock limit also counts)
+BUDGET_SHARE = (0.8, 0.7)
+
+
+def parse_budget() -> tuple[float, float]:
+    """The CPU and wall-clock seconds a stream's or archive's read may spend: :data:`BUDGET_SHARE` of the
+    gateway's parse limits (``PULVEZAR_GATEWAY_PARSE_CPU_S``, ``PULVEZAR_GATEWAY_PARSE_TIMEOUT_S``:
+    :class:`services.common.sandbox.ParseSettings`, read in the parser process from the same environment)."""
+    limits = sandbox.ParseSettings()
+    return limits.cpu_s * BUDGET_SHARE[0], limits.timeout_s * BUDGET_SHARE[1]
+
+
+class ReadBudget:
+    """The time a stream's or archive's read has spent, checked after each member: past ``budget``
+    (CPU seconds, wall-clock seconds; :func:`parse_budget` when None) :class:`InvalidJob` naming
+    ``field``, saying how many members were read and which limits to raise (or to split the upload)."""
+
+    def __init__(self, what: str, field: str, budget: tuple[float, float] | None = None) -> None:
+        self.what, self.field = what, field
+        self.cpu_s, self.wall_s = budget if budget is not None else parse_budget()
+        self.cpu0, self.wall0 = time.process_time(), time.monotonic()
+
+    def check(self, read: int) -> None:
+        cpu, wall = time.process_time() - self.cpu0, time.monotonic() - self.wall0
+        if cpu > self.cpu_s or wall > self.wall_s:
+            raise InvalidJob(
+                self.field,
+                f"the {self.what} is larger than this gateway reads in one upload: its first {read} members "
+                f"took {cpu:.1f} s of CPU ({wall:.1f} s), the budget is {self.cpu_s:.1f} s of CPU and "
+                f"{self.wall_s:.1f} s (PULVEZAR_GATEWAY_PARSE_CPU_S, PULVEZAR_GATEWAY_PARSE_TIMEOUT_S); "
+                "upload it in smaller parts",
+            )
 
 
 def _container(
@@ -133,20 +173,25 @@ def _decompressed(data: bytes, cap: int, field: str) -> tuple[bytes, str | None]
 
 
 def stream_summary(
-    data: bytes, field: str = "file", limits: AnalysisJobSettings | None = None
+    data: bytes,
+    field: str = "file",
+    limits: AnalysisJobSettings | None = None,
+    budget: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """What a job keeps of a stream of matches (:func:`pulvezar.formats.ogxm.iter_ogxm_stream`):
     ``members`` (each readable match: its ``.ogxm`` bytes as ``data``, ``member`` (its index among the
     stream's members), ``offset`` and ``length`` in the decompressed stream, ``digest``, and
     :func:`file_summary`'s fields), ``skipped`` (``member``, ``offset``, ``length``, ``reason``),
     ``truncated`` (``offset``, ``length``, ``reason``, or None) and ``decompressed_bytes``.  The caps:
-    ``limits.max_stream_bytes`` (decompressed) and ``limits.max_matches`` (members); beyond them, or a
-    stream without a readable match, :class:`InvalidJob` naming ``field``."""
+    ``limits.max_stream_bytes`` (decompressed), ``limits.max_matches`` (members) and the read's time
+    (:class:`ReadBudget`, ``budget``); beyond them, or a stream without a readable match,
+    :class:`InvalidJob` naming ``field``."""
     from pulvezar import PulvezarError
     from pulvezar.formats.limits import DEFAULT_LIMITS
     from pulvezar.formats.ogxm import iter_ogxm_stream
 
     limits = limits or AnalysisJobSettings()
+    clock = ReadBudget("stream", field, budget)
     plain, stopped = _decompressed(bytes(data), limits.max_stream_bytes, field)
     caps = dataclasses.replace(
         DEFAULT_LIMITS,
@@ -158,7 +203,8 @@ def stream_summary(
     skipped: list[dict[str, Any]] = []
     truncated: dict[str, Any] | None = None
     try:
-        for e in iter_ogxm_stream(plain, limits=caps):
+        for n, e in enumerate(iter_ogxm_stream(plain, limits=caps), 1):
+            clock.check(n)
             where = {"offset": e.offset, "length": e.length}
             if e.kind == "truncated":
                 truncated = {**where, "reason": e.reason}
@@ -224,19 +270,23 @@ def _zip_member(zf: Any, info: Any, n: int, field: str, limits: AnalysisJobSetti
 
 
 def zip_summary(
-    data: bytes, field: str = "file", limits: AnalysisJobSettings | None = None
+    data: bytes,
+    field: str = "file",
+    limits: AnalysisJobSettings | None = None,
+    budget: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """What a job keeps of a zip archive of match files, as :func:`stream_summary` of a stream: each readable
     file (by its name's extension: one of :data:`~pulvezar.formats.files.FORMATS` or .txt) is a member
     (``digest``: the SHA-256 of its bytes; ``name``: its path in the archive); other files are ``skipped``
     with the reason; directories are left out. Caps: ``limits.max_matches`` files, ``limits.max_file_bytes``
     per file and ``limits.max_stream_bytes`` unpacked in all, each read at most one byte past its cap (a zip
-    bomb stops there); beyond them, an unreadable archive or one without a readable match, :class:`InvalidJob`
-    naming ``field``."""
+    bomb stops there) and the read's time (:class:`ReadBudget`, ``budget``); beyond them, an unreadable
+    archive or one without a readable match, :class:`InvalidJob` naming ``field``."""
     import io
     import zipfile
 
     limits = limits or AnalysisJobSettings()
+    clock = ReadBudget("archive", field, budget)
     try:
         zf = zipfile.ZipFile(io.BytesIO(bytes(data)))
         entries = [i for i in zf.infolist() if not i.is_dir()]
@@ -251,6 +301,7 @@ def zip_summary(
     total = 0
     for n, info in enumerate(entries):
         entry = _zip_member(zf, info, n, field, limits)
+        clock.check(n + 1)
         total += len(entry.get("data", b"")) + int(entry.pop("bytes", 0))
         if total > limits.max_stream_bytes:
             raise InvalidJob(

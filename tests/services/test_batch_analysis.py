@@ -41,8 +41,10 @@ from services.gateway.services.analyses import (  # noqa: E402
 from services.jobs.analysis_files import (  # noqa: E402
     AnalysisJobSettings,
     file_call,
+    file_summary,
     plan_job,
     stream_summary,
+    zip_summary,
 )
 from services.jobs.errors import InvalidJob  # noqa: E402
 from services.jobs.kinds.analysis import Analyses  # noqa: E402
@@ -225,6 +227,33 @@ def test_a_zip_of_match_files_is_one_job_of_them() -> None:
         with pytest.raises(InvalidJob) as e:
             plan_job([{"data": data, "filename": "db.zip"}], "0ply", None, False, caps)
         assert e.value.field == "matches[0].file" and words in e.value.message, (words, e.value)
+
+
+def test_a_stream_past_the_parse_budget_stops_with_a_refusal_naming_its_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stream is read in the gateway's parser process: what one upload holds is what its parse budget
+    reads (80% of ``PULVEZAR_GATEWAY_PARSE_CPU_S``, read from the environment as the parser process
+    does).  1,000 1-point matches (the committed 100, ten times) under a budget of 0.2 s of CPU: the read
+    stops early, naming ``file``, how far it got and the limits to raise, not a parser killed at its
+    CPU limit; a zip archive the same."""
+    plain = (
+        zstandard.ZstdDecompressor()
+        .decompressobj()
+        .decompress((DATA / "ogxm" / "selfplay-100x1p.ogxms.zst").read_bytes())
+    )
+    monkeypatch.setenv("PULVEZAR_GATEWAY_PARSE_CPU_S", "0.25")
+    monkeypatch.setenv("PULVEZAR_ANALYSIS_MAX_MATCHES", "10000")  # the member cap is not what stops it
+    with pytest.raises(InvalidJob) as e:
+        file_summary(zstd(plain * 10), "ogxms", "matches[2].file")
+    read = int(e.value.message.split("its first ")[1].split(" members")[0])
+    assert e.value.field == "matches[2].file" and 1 <= read < 1000, e.value
+    assert "PULVEZAR_GATEWAY_PARSE_CPU_S" in e.value.message and "0.2 s of CPU" in e.value.message
+    assert len(stream_summary(plain[: len(plain) // 10], budget=(60.0, 60.0))["members"]) >= 1
+    archive = zip_of({f"m{i}.mat": SEVEN.read_bytes() for i in range(3)})
+    with pytest.raises(InvalidJob, match=r"archive is larger .* its first 1 members"):
+        zip_summary(archive, budget=(0.0, 60.0))
+    assert len(zip_summary(archive, budget=(60.0, 60.0))["members"]) == 3
 
 
 def test_the_caps_refuse_a_stream_naming_its_field(redis_server: str, database: str) -> None:
