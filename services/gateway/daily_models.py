@@ -106,6 +106,7 @@ class ArchiveEntryOut(BaseModel):
     dice: tuple[int, int] | None = Field(None, description="the roll, if there was one")
     tags: list[str] = Field(default_factory=list, description="library: the tags")
     note: str | None = Field(None, description="library: the note")
+    player: str | None = Field(None, description="library: the player who saved it, if one was named")
 
 
 class SimilarHit(ArchiveEntryOut):
@@ -134,6 +135,9 @@ class LibraryIn(Strict):
         None, max_length=60, description="the play made; with dice it must be legal (stored canonically)"
     )
     date: str | None = Field(None, description="YYYY-MM-DD; default: today (UTC)")
+    player: str | None = Field(
+        None, min_length=1, max_length=32, description="the player (POST /v1/players) who saves it"
+    )
 
 
 class LibraryOut(ArchiveEntryOut):

@@ -408,6 +408,28 @@ def test_library_bad_input(gateway: GatewayProcess) -> None:
     )
 
 
+def test_library_save_carries_an_own_player(gateway: GatewayProcess) -> None:
+    """A save names the player who saved it: one of the key's players, never another key's."""
+    other = httpx.Client(base_url=gateway.base, headers={"X-API-Key": OTHER_KEY}, timeout=60)
+    try:
+        mine = gateway.http.post("/v1/players", json={"name": "Saver"}).json()["id"]
+        theirs = other.post("/v1/players", json={"name": "Not yours"}).json()["id"]
+        body = {"position": game_positions(3, seed=41)[2][0].position_id, "name": "with a player"}
+        post = gateway.http.post
+        assert fields(other.post("/v1/library/positions", json={**body, "player": mine})) == ["player"]
+        assert fields(post("/v1/library/positions", json={**body, "player": "x" * 33})) == ["player"]
+        res = post("/v1/library/positions", json={**body, "player": mine})
+        assert res.status_code == 201, res.text
+        assert res.json()["player"] == mine
+        assert gateway.http.get(f"/v1/library/positions/{res.json()['id']}").json()["player"] == mine
+        assert fields(post("/v1/library/positions", json={**body, "player": theirs})) == ["player"]
+        plain = post("/v1/library/positions", json={"position": "4HPwATDgc/ABMA", "name": "nobody"})
+        assert plain.json()["player"] is None
+        assert gateway.http.delete(f"/v1/library/positions/{res.json()['id']}").status_code == 204
+    finally:
+        other.close()
+
+
 # ---- daily puzzles ----------------------------------------------------------------------------------
 
 

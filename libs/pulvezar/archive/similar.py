@@ -98,7 +98,8 @@ class ArchiveEntry:
     roll if there was one, ``match_id`` gnubg's Match ID when the match state is
     known, ``rules`` a :attr:`Rules.name <pulvezar.Rules.name>`.  ``kind`` and
     ``side`` are the position type; left out, they are computed by
-    :func:`~pulvezar.analysis.classify`.
+    :func:`~pulvezar.analysis.classify`.  ``player`` is who saved a library
+    position (an id of the platform's players), if anyone was named.
     """
 
     id: str
@@ -117,6 +118,7 @@ class ArchiveEntry:
     note: str | None = None
     kind: str | None = None
     side: str | None = None
+    player: str | None = None
     position: Position = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -140,6 +142,8 @@ class ArchiveEntry:
                 raise PulvezarError(f"dice must be two integers 1..6, got {self.dice!r}", field="dice")
             object.__setattr__(self, "dice", (d[0], d[1]))
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
+        if self.player is not None and (not isinstance(self.player, str) or not 0 < len(self.player) <= 32):
+            raise PulvezarError("player is a string of 1 to 32 characters", field="player")
         if self.kind is None:
             t = _classify(pos)
             object.__setattr__(self, "kind", t.kind)

@@ -29,6 +29,7 @@ from services.gateway.routers.params import Who, add_call_route, add_call_routes
 from services.gateway.security import client
 from services.gateway.services import similar as archives
 from services.gateway.services.archive import archive
+from services.gateway.services.deps import player_records
 from services.gateway.services.similar import IndexCache
 
 __all__ = ["IndexCache", "routers"]  # the index cache (tests follow its reloads)
@@ -73,8 +74,11 @@ async def similar(body: SimilarRequest, request: Request, who: Who, store: Mine)
     summary="Save a position in the library (once per Position ID and Match ID)",
     responses={200: {"model": LibraryOut, "description": "saved before: the stored entry, unchanged"}},
 )
-async def save_position(body: LibraryIn, response: Response, store: Mine) -> LibraryOut:
-    out = await archives.save(store, body)
+async def save_position(
+    body: LibraryIn, response: Response, store: Mine, request: Request, who: Who
+) -> LibraryOut:
+    """With ``player``, one of the key's players (else a 422 on ``player``): who saved it."""
+    out = await archives.save(store, body, lambda: player_records(request), who.owner)
     if not out.created:
         response.status_code = 200
     response.headers["Location"] = f"/v1/library/positions/{out.id}"

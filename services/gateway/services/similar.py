@@ -26,6 +26,7 @@ from services.gateway.daily_models import (
     SimilarRequest,
     SimilarResponse,
 )
+from services.gateway.durable import store_call
 from services.gateway.models import parse_position
 from services.gateway.problems import ProblemError, invalid
 from services.gateway.services.archive import call
@@ -115,8 +116,15 @@ async def similar(archive: Archive, cache: IndexCache, body: SimilarRequest) -> 
     )
 
 
-async def save(archive: Archive, body: LibraryIn) -> LibraryOut:
-    """A position saved in the library (once per Position ID and Match ID: ``created`` false then)."""
+async def save(
+    archive: Archive, body: LibraryIn, players: Callable[[], Any] | None = None, owner: str | None = None
+) -> LibraryOut:
+    """A position saved in the library (once per Position ID and Match ID: ``created`` false then); a
+    ``player`` must be one of the key's (``players()``: the players' records), else a 422 on ``player``."""
+    if body.player is not None:
+        found = None if players is None else await store_call(players().get, owner, body.player)
+        if found is None:
+            raise invalid("player", f"no player {body.player!r} of this key")
     parsed = parse_position(body.position, "position")
     match_id = parsed.match.encode() if parsed.match is not None else None
     dice = body.dice
@@ -147,6 +155,7 @@ async def save(archive: Archive, body: LibraryIn) -> LibraryOut:
             rules=rules.name,
             tags=tuple(body.tags),
             note=body.note,
+            player=body.player,
         )
     except PulvezarError as e:
         raise invalid(e.field or "body", str(e)) from None
