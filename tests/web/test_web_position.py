@@ -74,7 +74,7 @@ def test_malformed_id_shows_a_readable_message(page: Any) -> None:
 
 
 def test_editor_cube_decision_and_resignation(page: Any) -> None:
-    page.goto("/")
+    page.goto("/?view=position")
     expect(page.locator("#cube-action")).to_contain_text("No double")
     page.click(".editor summary")
     # remove the player's checkers from the 24-point (shift-click and the remove mode), add one on the 21
@@ -115,7 +115,7 @@ def drag(page: Any, start: str, end: str) -> None:
 
 
 def test_editor_drags_checkers(page: Any) -> None:
-    page.goto("/")
+    page.goto("/?view=position")
     expect(page.locator(".pips-line")).to_contain_text("Pips: 167")
     expect(page.locator("#cube-action")).to_contain_text("No double")  # the view has its answers
     drag(page, "24", "18")  # one back checker of the player on roll forward by 6

@@ -23,3 +23,24 @@ def shot(pg: Any, name: str) -> Path:
     pg.screenshot(path=str(path), full_page=True)
     assert path.stat().st_size > 1000, "an empty screenshot"
     return path
+
+
+#: the axe-core rules' tags the checks run: WCAG 2.1 A and AA, and axe's best practices
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+_axe: list[Any] = []
+
+
+def axe_violations(pg: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+    """axe-core (axe-playwright-python's bundled copy) over the page as it is now: its violations of these
+    impacts, each as ``rule-id (impact): the first offending elements``: ``assert not axe_violations(pg)``."""
+    if not _axe:
+        from axe_playwright_python.sync_playwright import Axe
+
+        _axe.append(Axe())
+    options = {"resultTypes": ["violations"], "runOnly": {"type": "tag", "values": AXE_TAGS}}
+    found = _axe[0].run(pg, options=options).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:3])
+        for v in found
+        if v["impact"] in impacts
+    ]

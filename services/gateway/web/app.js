@@ -1,22 +1,25 @@
 // The entry: wires the routes to the views, and the header (navigation, who plays, language, API key); one view
 // at a time.
-// The address carries the state: /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
+// The address carries the state: / (the player's home), /?position=<ID>&dice=31 (position view), /?view=play[&game=<id>],
 // /?view=analysis[&job=<id>], /?view=book, /?view=daily, /?view=statistics|cards[&player=<id>],
 // /?view=library[&q=][&rules=], /?view=training[&player=<id>][&lesson=<id>], /?view=met[&length=][&table=],
 // /?view=deep[&position=][&dice=][&job=], /?view=similar[&position=], /?view=replay[&game=][&step=]. The services views use are in shell.js; nothing
-// imports this module.
+// imports this module. The header's "open" box (links.js) takes a pasted link or ID (docs/web.md "Links").
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { LANGUAGES, initialLang, lang, setLang, t } from "./i18n.js";
 import { navigate, toast, whenNavigated } from "./shell.js";
 import { applySettings, settingsButton } from "./settings.js";
+import { openBox } from "./links.js";
 import { whoPlays } from "./whoplays.js";
 
 const VIEWS = {
+  home: () => import("./views/home.js"),
   position: () => import("./views/position.js"),
   play: () => import("./views/play.js"),
   analysis: () => import("./views/analysis.js"),
   book: () => import("./views/book.js"),
   daily: () => import("./views/daily.js"),
+  quiz: () => import("./views/quiz.js"),
   statistics: () => import("./views/statistics.js"),
   cards: () => import("./views/cards.js"),
   library: () => import("./views/library.js"),
@@ -36,7 +39,7 @@ function params() {
 
 async function render() {
   const p = params();
-  const name = VIEWS[p.view] ? p.view : "position";
+  const name = VIEWS[p.view] ? p.view : p.position ? "position" : "home";
   for (const a of document.querySelectorAll("#nav a")) a.setAttribute("aria-current", a.dataset.nav === name ? "page" : "false");
   if (cleanup) cleanup();
   cleanup = null;
@@ -68,13 +71,13 @@ function nav() {
   navEl.replaceChildren();
   for (const name of Object.keys(VIEWS)) {
     const a = document.createElement("a");
-    a.href = name === "position" ? "/" : `/?view=${name}`;
+    a.href = name === "home" ? "/" : `/?view=${name}`;
     a.dataset.nav = name;
     a.dataset.i18n = `app.nav_${name}`;
     a.textContent = t(`app.nav_${name}`);
     a.addEventListener("click", (e) => {
       e.preventDefault();
-      navigate(name === "position" ? {} : { view: name });
+      navigate(name === "home" ? {} : { view: name });
     });
     navEl.append(a);
   }
@@ -104,11 +107,13 @@ async function start() {
   await setLang(select.value);
   select.value = lang();
   nav();
+  const relabelBox = openBox();
   // another player: the view again, for the new player (a ?player= of the address would name the old one)
   who = whoPlays(() => navigate({ ...params(), player: null }, { replace: true }));
   select.addEventListener("change", async () => {
     await setLang(select.value);
     who.relabel();
+    relabelBox();
     render();
   });
   document.getElementById("key-button").addEventListener("click", askKey);
