@@ -71,8 +71,8 @@ export function clockLine(game, fetched = Date.now()) {
 /**
  * What the settings do by themselves on your turn (null: nothing): confirm a complete play (auto-confirm;
  * `complete` is the play the board's moves make, not one chosen from the list), or roll (auto-roll; with the
- * server's dice, and not while you could double: that decision stays yours); memo (the view's state) keeps it
- * to once per state.
+ * server's dice, and not while you could double: that decision stays yours); memo (the view's state: its log
+ * of events grows with each new state) keeps it to once per state.
  */
 export function autoAction(game, complete, memo) {
   if (!game || game.status !== "playing" || game.to_act !== 0) return null;
@@ -82,7 +82,7 @@ export function autoAction(game, complete, memo) {
   if (s.autoConfirm && complete) out = { action: "play", position_id: complete.position_id };
   else if (s.autoRoll && game.dice_mode !== "client" && acts.includes("roll") && !acts.includes("double")) out = { action: "roll" };
   // once per state: a refused action is not sent again and again
-  const key = out && `${game.id}|${game.board?.position_id}|${game.dice}|${acts}|${out.action}|${out.position_id}`;
+  const key = out && `${game.id}|${memo.log?.length}|${game.board?.position_id}|${game.dice}|${acts}|${out.action}`;
   if (!out || memo.autoKey === key) return null;
   memo.autoKey = key;
   return out;

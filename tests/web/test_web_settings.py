@@ -1,0 +1,67 @@
+"""The settings dialog in a browser (issue 44; web/settings.js): a mirrored board, dark checkers, a large text
+size and automatic rolls, applied at once and kept; in a Tavla game the dice's roll named in Turkish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+# the traditional names (the seed's table; higher die first), an oracle independent of settings.js
+TURKISH = {
+    (1, 1): "Hep yek", (2, 1): "Dü yek", (2, 2): "Dubara", (3, 1): "Se yek", (3, 2): "Se dü", (3, 3): "Dü se",
+    (4, 1): "Cihar yek", (4, 2): "Cihar dü", (4, 3): "Cihar se", (4, 4): "Dört cihar", (5, 1): "Penç yek",
+    (5, 2): "Penç dü", (5, 3): "Penç se", (5, 4): "Penç cihar", (5, 5): "Dü beş", (6, 1): "Şeş yek",
+    (6, 2): "Şeş dü", (6, 3): "Şeş se", (6, 4): "Şeş cihar", (6, 5): "Şeş beş", (6, 6): "Düşeş",
+}  # fmt: skip
+# the pips of each die drawn on the board: the pips after each die's square
+DICE = """(svg) => { const out = []; for (const e of svg.querySelectorAll('g.dice > rect, g.dice > .die-pip'))
+  if (e.tagName === 'rect') out.push(0); else out[out.length - 1]++; return out; }"""
+
+
+def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any) -> None:
+    page.goto("/?view=play")
+    page.click("#settings-button")
+    dialog = page.locator("#settings-dialog")
+    expect(dialog).to_be_visible()
+    page.check("#set-mirror")
+    page.check("#set-autoRoll")
+    page.select_option("#set-checkers", "dark")
+    page.select_option("#set-textSize", "large")
+    expect(page.locator("html")).to_have_class("text-large")
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "19px"
+    page.keyboard.press("Escape")  # the dialog closes by keyboard
+    expect(dialog).to_have_count(0)
+
+    # a Tavla game: the opening roll is made by itself (auto-roll), its name shown in Turkish
+    page.select_option("#pl-variant", "tavla")
+    page.fill("#pl-length", "1")
+    page.select_option("#pl-level", "easy")
+    assert page.locator("#pl-level option[value=adaptive]").count() == 1
+    page.click("#pl-start")
+    name = page.locator("#pl-board .roll-name")
+    expect(name).to_have_count(1, timeout=15_000)
+    # the name and the dice read at once (the board is drawn again as the game goes on)
+    shown, dice = page.eval_on_selector(
+        "#pl-board svg", f"svg => [svg.querySelector('.roll-name').textContent, ({DICE})(svg)]"
+    )
+    assert len(dice) == 2, dice
+    assert shown == TURKISH[(max(dice), min(dice))]
+
+    # the board: mirrored (home board and tray on the left), your checkers dark
+    svg = page.locator("#pl-board svg.board")
+    expect(svg).to_have_class("board mirrored mine-dark")
+    one = page.locator('#pl-board g.point[data-point="1"]').bounding_box()
+    twelve = page.locator('#pl-board g.point[data-point="12"]').bounding_box()
+    tray = page.locator("#pl-board rect.tray").bounding_box()
+    assert tray["x"] < one["x"] < twelve["x"]
+    fill = page.eval_on_selector("#pl-board .ck.bottom", "e => getComputedStyle(e).fill")
+    assert fill == "rgb(43, 43, 43)"
+
+    # kept: a reload shows the same
+    page.reload()
+    expect(page.locator("#pl-board svg.board")).to_have_class("board mirrored mine-dark")
+    expect(page.locator("html")).to_have_class("text-large")
