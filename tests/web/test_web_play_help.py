@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from bench_platform import LOCAL_KEY, Api
+from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -104,3 +105,48 @@ def test_keys_and_the_systems_motion_and_contrast(page: Any, platform: Any) -> N
     duration = page.evaluate("getComputedStyle(document.getElementById('toast')).transitionDuration")
     assert duration == "0s", duration
     assert page.evaluate("getComputedStyle(document.body).color") == "rgb(0, 0, 0)"
+
+
+def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any) -> None:
+    """Issue 44: with the trainer on, a play that loses past the warning threshold is held with the reason
+    (Undo takes the steps back, "Play anyway" makes it); a double is held the same way; the hint at a cube
+    decision names the right action with equities; the position type is shown under the score."""
+    api = Api(platform.url, LOCAL_KEY)
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:{}:0:0:0:0:10"  # the opening position, money
+    st = api.call("POST", "/v1/games", {"start": {"position": xgid.format("31")}, "trainer": True,
+                                        "bot": {"level": "easy"}})  # fmt: skip
+    bad = next(p for p in st["legal_plays"] if p["notation"] == "6/2")
+    page.goto(f"/?view=play&game={st['id']}")
+    expect(page.locator("#pl-type")).to_contain_text("Position type: Opening")
+    choose = page.locator("#pl-legal button", has_text=re.compile(r"^6/2$"))
+    choose.click()
+    page.locator("#pl-confirm").click()
+    held = page.locator("#pl-held")
+    expect(held).to_contain_text("The trainer: think again")
+    expect(held).to_contain_text("best: ")
+    assert page.locator("#pl-held-why").inner_text().strip()  # the one-sentence reason
+    expect(page.locator("#pl-held-undo")).to_be_focused()
+    page.locator("#pl-held-undo").click()  # the steps are taken back: the same dice again
+    expect(held).to_have_count(0)
+    expect(page.locator("#pl-confirm")).to_have_count(0)
+    page.select_option("#lang", "de")  # the view is drawn again in German
+    choose.click()
+    page.locator("#pl-confirm").click()
+    expect(page.locator("#pl-held-anyway")).to_have_text("Trotzdem spielen")
+    page.locator("#pl-held-anyway").click()
+    expect(held).to_have_count(0)
+    expect(page.locator("#pl-events")).to_contain_text(bad["notation"])
+    page.select_option("#lang", "en")
+    st = api.call("POST", "/v1/games", {"start": {"position": xgid.format("00")}, "trainer": True,
+                                        "bot": {"level": "easy"}})  # fmt: skip
+    page.goto(f"/?view=play&game={st['id']}")
+    page.locator("#pl-hint").click()  # the cube hint: no double, with each choice's equity
+    expect(page.locator("#pl-cube-hint")).to_contain_text("The right cube action: No double")
+    expect(page.locator("#pl-cube-hint li")).to_have_count(3)
+    page.locator("#pl-double").click()
+    expect(held).to_contain_text("Not doubling was right")
+    expect(page.locator("#pl-held-anyway")).to_have_text("Double anyway")
+    shot(page, "play-trainer-held-double")
+    page.keyboard.press("Escape")  # the card's first choice: think again, nothing is made
+    expect(held).to_have_count(0)
+    expect(page.locator("#pl-double")).to_be_visible()

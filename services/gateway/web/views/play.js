@@ -8,6 +8,8 @@ import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
 import { extraOptions, clockLine, autoAction, adaptiveOption } from "../play_options.js";
 import { currentPlayer } from "../players.js";
+import { gameEnd } from "../game_end.js";
+import { checkBefore, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
 
 
 const who = (p) => (p === 0 ? t("play.you") : p === 1 ? t("play.bot") : "—");
@@ -240,16 +242,40 @@ async function act(g, action) {
   } finally {
     g.busy = false;
     g.root.removeAttribute("aria-busy");
-    g.moves = null; g.selected = null; g.pending = null; g.hint = null; g.check = null;
+    g.moves = null; g.selected = null; g.pending = null; g.hint = null; g.check = null; g.held = null; g.cubeHint = null;
     render(g);
   }
+}
+
+/** An action the trainer checks first (when it is on): one whose loss reaches the threshold is held. */
+async function decide(g, action) {
+  const check = checkBefore(g.game, action);
+  if (!check) return act(g, action);
+  if (g.busy) return;
+  g.busy = true;
+  let verdict = null;
+  try {
+    verdict = (await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: check })).check;
+  } catch { /* no verdict (the evaluator is unavailable): the decision is made unchecked */ }
+  g.busy = false;
+  if (!verdict?.warn) return act(g, action);
+  g.held = { verdict, action };
+  render(g);
+  g.root.querySelector("#pl-held-undo")?.focus();
+}
+
+/** Leave the held card: a play's steps are taken back (the same dice again); a cube action is not made. */
+function undoHeld(g) {
+  if (g.held?.action.action === "play") { g.pending = null; g.moves?.reset(); g.selected = null; }
+  g.held = null;
+  render(g);
 }
 
 /** Help that makes no move: a hint (counted: the state comes back) or a check of the chosen play. */
 async function help(g, action) {
   try {
     const r = await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: action });
-    if (action.action === "hint") { g.log.push(...(r.events || [])); g.game = r; g.hint = r.hint; } else g.check = r.check;
+    if (action.action === "hint") { g.log.push(...(r.events || [])); g.game = r; g.hint = r.hint; g.cubeHint = r.cube_hint; } else g.check = r.check;
   } catch (e) {
     toast(e.message, "error");
   }
@@ -264,6 +290,7 @@ function myMove(game) {
 /** Keys of the game screen: r roll, c confirm the chosen play, u undo, h hint (not while typing in a field). */
 function keys(g, e) {
   if (!g.game || e.ctrlKey || e.metaKey || e.altKey || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target?.tagName)) return;
+  if (g.held && e.key === "Escape") { e.preventDefault(); undoHeld(g); return; }  // Esc: the card's first choice
   const id = { r: "pl-roll", c: "pl-confirm", u: "pl-undo", h: "pl-hint" }[e.key.toLowerCase()];
   const button = id && g.root.querySelector(`#${id}`);
   if (button && !button.disabled) { e.preventDefault(); button.click(); }
@@ -326,6 +353,7 @@ function statusHead(game, board) {
       game.status === "playing" ? ` · ${game.to_act === 0 ? t("play.your_turn") : t("play.bots_turn")}` : "",
       game.settings?.free ? h("span", { class: "badge", id: "pl-free" }, t("play_options.free_badge")) : null),
     clockLine(game)?.el,
+    positionTypeLine(game.position_type),
     h("p", { class: "muted" }, t("play.pips", { a: board.pips[0], b: board.pips[1] })));
 }
 
@@ -338,9 +366,14 @@ function sidePanels(g, current) {
       side.push(h("p", { class: "offer" }, t("play.resign_offer", { who: who(1), level: t(`play.${game.resignation.level}`) })));
     if (game.phase === "double" || game.actions.includes("take"))
       side.push(h("p", { class: "offer" }, t("play.cube_offered", { who: who(game.turn), v: game.cube.value * 2 })));
-    if (g.moves) side.push(movePanel(g, current));
-    side.push(actionsPanel(g));
+    if (g.held) side.push(heldCard(g.held, { undo: () => undoHeld(g), anyway: () => act(g, g.held.action), act: (a) => act(g, a) }));
+    else {
+      if (g.moves) side.push(movePanel(g, current));
+      side.push(actionsPanel(g));
+      if (g.cubeHint) side.push(cubeHintPanel(g.cubeHint));
+    }
   }
+  side.push(...gameEnd(game, { changed: (r) => { g.log.push(...(r.events || [])); g.game = r; render(g); }, gone: () => startForm(g) }));
   if (game.trainer) side.push(trainerPanel(game.trainer));
   side.push(h("section", { class: "panel" }, h("h3", {}, t("play.events")),
     h("ol", { class: "event-log", id: "pl-events", "aria-live": "polite" }, g.log.slice(-60).map((e) => h("li", {}, eventText(e))))));
@@ -384,7 +417,7 @@ function movePanel(g, current) {
     if (left.length === 1 && st.steps.length) current = left[0], parts.push(h("p", { class: "pending" }, t("play.one_left", { play: left[0].notation })));
   }
   const buttons = h("div", { class: "buttons" });
-  if (current) buttons.append(h("button", { type: "button", id: "pl-confirm", class: "primary", onclick: () => act(g, { action: "play", position_id: current.position_id }) }, t("play.confirm")));
+  if (current) buttons.append(h("button", { type: "button", id: "pl-confirm", class: "primary", onclick: () => decide(g, { action: "play", position_id: current.position_id }) }, t("play.confirm")));
   if (current) buttons.append(h("button", { type: "button", id: "pl-check", onclick: () => help(g, { action: "check", position_id: current.position_id }) }, t("play.check")));
   const left = g.game.hints_left;
   if (left !== 0) buttons.append(h("button", { type: "button", id: "pl-hint", onclick: () => help(g, { action: "hint" }) },
@@ -433,7 +466,7 @@ function actionsPanel(g) {
       const d1 = dieSelect(1, opening ? t("play.your_die") : t("play.die", { n: 1 }));
       const d2 = dieSelect(2, opening ? t("play.bot_die") : t("play.die", { n: 2 }));
       box.append(h("span", { class: "client-dice" }, game.to_act === 1 ? t("play.bot_roll") + " " : "", d1, " ", d2, " ",
-        h("button", { type: "button", id: "pl-roll", onclick: () => act(g, { action: "roll", dice: [+d1.value, +d2.value] }) }, t("play.roll"))));
+        h("button", { type: "button", id: "pl-roll", onclick: () => decide(g, { action: "roll", dice: [+d1.value, +d2.value] }) }, t("play.roll"))));
       continue;
     }
     if (a === "resign") {
@@ -448,8 +481,11 @@ function actionsPanel(g) {
       continue;
     }
     const label = { beaver: "play.beaver_a", raccoon: "play.raccoon_a" }[a] || `play.${a}`;
-    box.append(h("button", { type: "button", id: `pl-${a}`, class: a === "roll" ? "primary" : null, onclick: () => act(g, { action: a }) }, t(label)));
+    box.append(h("button", { type: "button", id: `pl-${a}`, class: a === "roll" ? "primary" : null, onclick: () => decide(g, { action: a }) }, t(label)));
   }
+  const cube = game.to_act === 0 && ((game.phase === "roll" && game.actions.includes("double")) || game.phase === "doubled");
+  if (cube && game.hints_left !== 0) box.append(h("button", { type: "button", id: "pl-hint", onclick: () => help(g, { action: "hint" }) },
+    t("play.hint"), game.hints_left != null ? ` (${t("play.hints_left", { n: game.hints_left })})` : ""));
   return box;
 }
 
