@@ -8,6 +8,7 @@ from it by hand.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -28,11 +29,11 @@ def learner(platform: Any) -> dict[str, Any]:
     player = api.call("POST", "/v1/players", {"name": "Ayşe"})
     body = {"file": MATCH.read_text(), "filename": MATCH.name, "level": "0ply", "player": player["id"],
             "player_name": "lasse"}  # fmt: skip
-    api.analysis(body, timeout=300)
+    status, _ = api.analysis(body, timeout=300)
     name = f"Start {player['id'][-6:]}"  # the library is the key's: one name per test run
     saved = api.call("POST", "/v1/library/positions", {"position": START, "name": name, "tags": ["opening"]})
     api.call("POST", f"/v1/players/{player['id']}/cards", {"position": saved["id"], "dice": [3, 1]})
-    return {"player": player, "library": saved, "name": name}
+    return {"player": player, "library": saved, "name": name, "job": status["id"], "api": api}
 
 
 def test_statistics_with_the_pr_trend(page: Any, learner: dict[str, Any]) -> None:
@@ -134,6 +135,64 @@ def test_the_library(page: Any, learner: dict[str, Any]) -> None:
     expect(page).to_have_url(re.compile(r"[?&]position=4HPwATDgc%2FABMA"))
 
 
+def fresh_position() -> str:
+    """A position no earlier run saved: eight random plays from the start (the library is the key's)."""
+    from pulvezar import Position, Rules
+
+    rng, rules = random.Random(), Rules.international()
+    pos = Position.from_position_id(START)
+    for _ in range(8):
+        plays = list(rules.legal_plays(pos, (rng.randint(1, 6), rng.randint(1, 6))))
+        if plays:
+            pos = rng.choice(plays).position
+    return str(pos.position_id)
+
+
+def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, Any]) -> None:
+    """As the browser's player: "add to cards" on an analysis error and on a library position, "save to
+    library" in the position view (the save carries the player), then the opening quiz counts its answer."""
+    api, pid = learner["api"], learner["player"]["id"]
+    deck = lambda: api.call("GET", f"/v1/players/{pid}/cards")["count"]  # noqa: E731
+    before = deck()
+    page.goto("/")
+    page.evaluate("(id) => localStorage.setItem('pulvezar.player', id)", pid)
+    page.goto(f"/?view=analysis&job={learner['job']}")
+    page.locator("#an-errors .an-card").first.click()
+    expect(page.locator("#toast")).to_have_text("Added to your cards.")
+    assert deck() in (before, before + 1)  # (an error already a card by itself is returned, not doubled)
+
+    position = fresh_position()
+    page.goto(f"/?position={position}&dice=42")
+    page.locator("#pos-save").click()
+    expect(page.locator("#toast")).to_contain_text("Saved to the library")
+    found = api.call("GET", f"/v1/library/positions?q={position[:8]}")["positions"]
+    saved = [e for e in found if e["player"] == pid]
+    assert saved and saved[0]["dice"] == [4, 2], saved
+    page.goto(f"/?view=library&q={saved[0]['name']}")
+    entry = page.locator(".lb-entry", has_text=saved[0]["name"])
+    before = deck()
+    entry.locator(".lb-card").click()
+    expect(page.locator("#toast")).to_have_text("Added to your cards.")
+    assert deck() == before + 1
+
+    page.goto("/?view=quiz")
+    expect(page.locator("#qz-board svg.board")).to_be_visible()
+    page.locator("#qz-choices input[type=radio]").first.check()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#qz-verdict")).to_be_visible()
+    expect(page.locator("#qz-counters")).to_contain_text("of 1")
+    expect(page.locator("#qz-choices label.right")).to_have_count(1)
+    shot(page, "quiz")
+    page.select_option("#lang", "de")
+    expect(page.locator("h1")).to_have_text("Eröffnungsquiz")
+    page.locator("#qz-next").click()
+    page.locator("#qz-choices input[type=radio]").first.check()
+    page.locator("#qz-check").click()
+    expect(page.locator("#qz-counters")).to_contain_text("von 2")
+    page.select_option("#lang", "en")
+
+
 @pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
 def test_the_learners_views_on_a_phone(page: Any, learner: dict[str, Any]) -> None:
     pid = learner["player"]["id"]
@@ -141,6 +200,7 @@ def test_the_learners_views_on_a_phone(page: Any, learner: dict[str, Any]) -> No
         (f"/?view=statistics&player={pid}", "#st-pr-chart"),
         (f"/?view=cards&player={pid}", "#cd-deck"),
         ("/?view=library", "#lb-q"),
+        ("/?view=quiz", "#qz-check"),
     ):
         page.goto(address)
         expect(page.locator(visible)).to_be_visible()

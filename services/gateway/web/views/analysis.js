@@ -278,7 +278,7 @@ function renderMatch(v, box, job, m) {
   }
   const decisions = m.games.flatMap((g) => g.decisions || []);
   box.append(graph(m, decisions));
-  box.append(errorList(m, decisions));
+  box.append(errorList(m, decisions, { job: job.id, match: m.match ?? 0 }));
 }
 
 function playerTable(m) {
@@ -378,7 +378,7 @@ function graph(m, decisions) {
 }
 
 // ---- the errors and blunders, each with its board
-function errorList(m, decisions) {
+function errorList(m, decisions, at) {
   const errs = decisions.filter((d) => d.mark === "error" || d.mark === "blunder");
   const players = m.players || ["?", "?"];
   const filter = h("select", { id: "an-filter" },
@@ -389,7 +389,7 @@ function errorList(m, decisions) {
   const render = () => {
     const v = filter.value;
     const shown = errs.filter((d) => v === "all" || (v === "blunder" ? d.mark === "blunder" : `p${d.player}` === v));
-    list.replaceChildren(...shown.map((d) => errorItem(d, players)));
+    list.replaceChildren(...shown.map((d) => errorItem(d, players, at)));
     if (!shown.length) list.append(h("li", { class: "muted an-none" }, t("analysis.none")));
   };
   filter.addEventListener("change", render);
@@ -417,7 +417,7 @@ function decisionBoard(d, who) {
   return { boardBox, draw };
 }
 
-function errorItem(d, players) {
+function errorItem(d, players, at) {
   const who = players[d.player] || `#${d.player + 1}`;
   const { boardBox, draw } = decisionBoard(d, who);
   draw(d.best);
@@ -442,7 +442,26 @@ function errorItem(d, players) {
     body.append(h("p", { class: "an-explanation" }, `${d.cube.action}: ${t("analysis.cube_eq", { nd: fmtEq(d.cube.nd), dt: fmtEq(d.cube.dt), dp: fmtEq(d.cube.dp) })}`));
   }
   if (d.plan) body.append(h("p", { class: "muted an-plan" }, d.plan));
+  if (currentPlayer() && d.index != null) body.append(cardButton(d, at));
   return h("li", { class: `an-error ${d.mark}`, dataset: { game: d.game, move: d.move } }, boardBox, body);
+}
+
+/** "Add to cards": the decision becomes a card of the player of this browser (POST /v1/players/{id}/cards). */
+function cardButton(d, at) {
+  const add = h("button", { type: "button", class: "an-card" }, t("cards.add"));
+  add.addEventListener("click", async () => {
+    add.disabled = true;
+    try {
+      await api(`/v1/players/${encodeURIComponent(currentPlayer())}/cards`, { method: "POST",
+        body: { analysis: at.job, match: at.match, game: d.game, index: d.index } });
+      toast(t("cards.added"));
+    } catch (e) {
+      toast(problemText(e), "error");
+    } finally {
+      add.disabled = false;
+    }
+  });
+  return add;
 }
 
 /** Every candidate the analysis valued (up to its setting, the played one included), each shown on the board. */

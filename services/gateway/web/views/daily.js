@@ -3,7 +3,9 @@
 // candidates. A puzzle not produced yet (404) is a readable message. Address: /?view=daily[&rules][&kind][&date].
 // With a player chosen in this browser the puzzle comes without its answer until the player has attempted
 // it: "Check" posts the attempt (POST /v1/daily/{date}/attempts; the first counts for the statistics and the
-// streak) and shows the whole puzzle; no "Reveal" before that.
+// streak) and shows the whole puzzle; no "Reveal" before that. Below the puzzle, the player's record of the
+// tab: the streak (GET /v1/players/{id}/statistics, its daily) and the month's calendar of solved, missed
+// and not-tried days (GET /v1/players/{id}/daily?month&rules&kind); a day of the calendar opens its puzzle.
 import { api, ApiError } from "../api.js";
 import { remember } from "../shell.js";
 import { t, lang } from "../i18n.js";
@@ -38,8 +40,10 @@ export async function mount(el, params) {
   dateInput.addEventListener("change", () => { d.date = dateInput.value || null; load(d); });
   todayButton.addEventListener("click", () => { d.date = null; dateInput.value = ""; load(d); });
   d.box = h("section", { id: "dy-box", "aria-live": "polite" });
+  d.record = h("section", { id: "dy-record", class: "dy-record", "aria-label": t("daily.record") });
+  d.pick = (date) => { d.date = date; dateInput.value = date; load(d); };
   el.append(h("h1", {}, t("daily.title")), d.tabs,
-    h("p", { class: "dy-date" }, h("label", { for: "dy-date" }, t("daily.date")), " ", dateInput, " ", todayButton), d.box);
+    h("p", { class: "dy-date" }, h("label", { for: "dy-date" }, t("daily.date")), " ", dateInput, " ", todayButton), d.box, d.record);
   load(d);
   return () => d.controller.abort();
 }
@@ -52,6 +56,7 @@ async function load(d) {
   remember({ view: "daily", rules: rules === "international" ? null : rules, kind: kind === "position" ? null : kind, date });
   box.replaceChildren(h("p", { class: "muted" }, t("app.loading")));
   const player = currentPlayer();
+  record(d, player);
   const path = `/v1/daily/${date || "today"}?rules=${rules}&kind=${kind}${player ? `&player=${encodeURIComponent(player)}` : ""}`;
   let puzzle;
   try {
@@ -162,6 +167,7 @@ function choiceForm(p, draw, d) {
       result.replaceWith(again.result);
       again.finish(chosen);
       again.result.prepend(h("p", { class: "muted", id: "dy-attempt" }, t(out.first_attempt ? "daily.counted" : "daily.not_counted")));
+      record(d, currentPlayer());
     }).catch((err) => {
       check.disabled = false;
       if (err.name !== "AbortError") result.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(err)));
@@ -169,6 +175,37 @@ function choiceForm(p, draw, d) {
   });
   reveal.addEventListener("click", () => finish(null));
   return { form, result, finish };
+}
+
+// ---- the player's streak of the tab and the month's calendar (nothing without a player)
+async function record(d, player) {
+  if (!player) { d.record.replaceChildren(); return; }
+  const month = (d.date || new Date().toISOString()).slice(0, 7);
+  const { rules, kind } = d;
+  const id = encodeURIComponent(player);
+  let stats, cal;
+  try {
+    [stats, cal] = await Promise.all([api(`/v1/players/${id}/statistics`, { signal: d.controller.signal }),
+      api(`/v1/players/${id}/daily?month=${month}&rules=${rules}&kind=${kind}`, { signal: d.controller.signal })]);
+  } catch (e) {
+    if (e.name !== "AbortError") d.record.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
+    return;
+  }
+  if (d.rules !== rules || d.kind !== kind) return; // another tab was chosen meanwhile
+  const r = stats.daily?.[kind === "cube" ? "cube" : rules] || { streak: 0, best_streak: 0, tried: 0, solved: 0 };
+  const first = new Date(`${month}-01T00:00:00Z`).getUTCDay(); // 0 Sunday: the weeks start on Monday
+  const pad = Array.from({ length: (first + 6) % 7 }, () => h("li", { class: "dy-pad", "aria-hidden": "true" }));
+  const days = cal.days.map((x) => h("li", {}, h("button", {
+    type: "button", class: `dy-day ${x.state}`, dataset: { date: x.date, state: x.state }, "aria-current": x.date === d.date ? "date" : null,
+    "aria-label": `${x.date}: ${t(`daily.day_${x.state}`)}`, title: t(`daily.day_${x.state}`), onclick: () => d.pick(x.date),
+  }, String(Number(x.date.slice(8))))));
+  d.record.replaceChildren(
+    h("h2", {}, t("daily.record")),
+    h("p", { id: "dy-streak" }, t("daily.streak", { n: r.streak, best: r.best_streak, solved: r.solved, tried: r.tried })),
+    h("h3", {}, t("daily.calendar", { month })),
+    h("ol", { class: "dy-calendar", id: "dy-calendar" }, pad, days),
+    h("p", { class: "muted dy-legend" }, ["solved", "missed", "not_tried"].map((s) =>
+      h("span", { class: `dy-key ${s}` }, t(`daily.day_${s}`)))));
 }
 
 // ---- the candidates with the answer marked

@@ -1,12 +1,14 @@
 // The position library (GET /v1/library/positions with q, rules and cursor; PATCH and DELETE
 // /v1/library/positions/{id}): search by name, tag, note, date or ID, a rule-set filter, pages of 50, each
 // position with a small board, its type and date; name, tags and note edited in place; a link opens it in
-// the position view. Address: /?view=library[&q=][&rules=].
+// the position view; "add to cards" makes a card of it for the player of this browser (POST
+// /v1/players/{id}/cards). Address: /?view=library[&q=][&rules=].
 import { api } from "../api.js";
 import { navigate, remember, toast } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition } from "../board.js";
 import { h, decodePositionId, problemText } from "../ui.js";
+import { currentPlayer } from "../players.js";
 
 
 const PAGE = 50;
@@ -75,7 +77,7 @@ function row(b, entry) {
   const li = h("li", { class: "lb-entry", dataset: { id: entry.id } }, board,
     h("div", { class: "lb-text" }, name, " ", tags,
       h("p", { class: "muted" }, [entry.rules, entry.kind, entry.date].filter(Boolean).join(" · ")), note,
-      h("div", { class: "buttons" }, open, edit, del)));
+      h("div", { class: "buttons" }, open, edit, del, ...toCards(entry))));
   edit.addEventListener("click", () => li.querySelector(".lb-text").append(editor(entry, li, name, tags, note)));
   del.addEventListener("click", async () => {
     if (!window.confirm(t("library.confirm", { name: entry.name || entry.position_id }))) return;
@@ -88,6 +90,34 @@ function row(b, entry) {
     }
   });
   return li;
+}
+
+/** "Add to cards" for the player of this browser (POST /v1/players/{id}/cards with the entry and a roll:
+ *  its dice, else the roll typed beside the button); nothing without a player. */
+function toCards(entry) {
+  const player = currentPlayer();
+  if (!player) return [];
+  const roll = entry.dice ? null : h("input", { class: "lb-roll", size: 3, maxlength: 3, inputmode: "numeric", placeholder: "31",
+    pattern: "[1-6]-?[1-6]", "aria-label": t("cards.roll") });
+  const add = h("button", { type: "button", class: "lb-card" }, t("cards.add"));
+  add.addEventListener("click", async () => {
+    const body = { position: entry.id };
+    if (roll) {
+      const m = /^([1-6])-?([1-6])$/.exec(roll.value.trim());
+      if (!m) { toast(t("cards.roll_needed"), "error"); roll.focus(); return; }
+      body.dice = [+m[1], +m[2]];
+    }
+    add.disabled = true;
+    try {
+      await api(`/v1/players/${encodeURIComponent(player)}/cards`, { method: "POST", body });
+      toast(t("cards.added"));
+    } catch (e) {
+      toast(problemText(e), "error");
+    } finally {
+      add.disabled = false;
+    }
+  });
+  return roll ? [roll, add] : [add];
 }
 
 function editor(entry, li, name, tags, note) {

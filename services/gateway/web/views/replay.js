@@ -3,10 +3,11 @@
 // game from that step at the same score, cube and dice, against the replayed match's bot.
 // Address: /?view=replay&game=<id>[&step=N].
 import { api } from "../api.js";
-import { navigate, remember } from "../shell.js";
+import { navigate, remember, toast } from "../shell.js";
 import { formatDate, t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, problemText } from "../ui.js";
+import { currentPlayer } from "../players.js";
 
 
 // The view's state: r = {controller, game, data, index, box, list}.
@@ -93,11 +94,30 @@ function show(r) {
       h("div", { class: "buttons" },
         h("button", { type: "button", id: "rp-prev", disabled: r.index === 0, onclick: () => go(r, r.index - 1) }, `← ${t("replay.prev")}`),
         h("button", { type: "button", id: "rp-next", disabled: r.index === steps.length - 1, onclick: () => go(r, r.index + 1) }, `${t("replay.next")} →`),
-        here),
+        here,
+        h("button", { type: "button", id: "rp-save", onclick: (e) => saveStep(r, s, e.currentTarget) }, t("library.save_position"))),
       s.start ? null : h("p", { class: "muted", id: "rp-no-start" }, t("replay.no_start"))),
     h("div", { class: "side-col" }, h("section", { class: "panel" }, h("h3", {}, t("replay.steps")), list))));
   const cur = r.box.querySelector(`.rp-step[data-step="${s.step}"]`);
   if (cur && typeof cur.scrollIntoView === "function") cur.scrollIntoView({ block: "nearest" });
+}
+
+/** The step's position saved in the library (POST /v1/library/positions) for the player of this browser. */
+async function saveStep(r, s, button) {
+  const body = { position: s.gnubg_id || s.xgid || s.position_id, rules: { variant: r.data.rules === "tavla" ? "tavla" : "international" },
+    name: t("library.replay_name", { g: s.game, n: s.step + 1 }), tags: ["replay"] };
+  if (s.dice && s.action === "play") body.dice = s.dice;
+  const player = currentPlayer();
+  if (player) body.player = player;
+  button.disabled = true;
+  try {
+    const out = await api("/v1/library/positions", { method: "POST", body });
+    toast(t(out.created ? "library.added" : "library.already", { name: out.name }));
+  } catch (e) {
+    toast(problemText(e), "error");
+  } finally {
+    button.disabled = false;
+  }
 }
 
 async function playFromHere(r, s, button) {
