@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -25,12 +25,14 @@ from pulvezar.analysis.matchanalysis.results import (
 )
 from pulvezar.cube.decision import TOO_GOOD_PASS, TOO_GOOD_TAKE, CubeDecision, cube_decision
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import Evaluator, default_evaluator, equity
+from pulvezar.eval.evaluator import Evaluator, default_evaluator, equity, evaluate_plays, flip, swap_boards
 from pulvezar.formats.record import Action, MatchRecord, apply_action, match_id_of
 from pulvezar.match.game import Game, MatchContext, Phase
 from pulvezar.rating import (
     cube_counts,
 )
+from pulvezar.rules import _kernel
+from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.search.hint import cubeful_value, hint, searcher
 from pulvezar.search.plies import ROLL_WEIGHTS, ROLLS, Candidate, PlayValue, Search
@@ -106,12 +108,7 @@ class _Analyser:
         else:
             rolls, weights = ROLLS, ROLL_WEIGHTS
         if s.luck_ply == 0:
-            per_roll = [self.rules.legal_plays(pos, r).boards() for r in rolls]
-            counts = np.array([len(b) for b in per_roll], dtype=np.intp)
-            boards = np.frombuffer(b"".join(b"".join(b) for b in per_roll), dtype=np.uint8).reshape(-1, 50)
-            vals = self.values(self.search.play_probabilities(boards, 0), boards, value)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
-            best = np.maximum.reduceat(vals, starts)
+            best = self.roll_bests(pos, rolls, value)
         else:
             best = np.array([self.search.rank(pos, r, s.luck_ply, s.filter, value)[0].equity for r in rolls])
         a, b = dice
@@ -121,6 +118,23 @@ class _Analyser:
         v = rolled - average
         mark = Luck(canon, v, rolled, average).mark
         return LuckAnalysis(v, v * game.cube_value, mark, s.luck_ply)
+
+    def roll_bests(self, pos: Position, rolls: Sequence[tuple[int, int]], value: PlayValue | None) -> Any:
+        """The 0-ply value of each roll's best play: every play of every roll generated in C and
+        valued in one evaluator call, without the search cache (the 21 rolls' plays are nearly all
+        new, and only one roll's are looked up again; a board's value does not depend on its batch)."""
+        gen, b, flags = _kernel.generate, pos.board, self.rules._flags
+        recs = [gen(b, d1, d2, flags) for d1, d2 in rolls]
+        counts = np.fromiter((len(r) // _kernel.REC for r in recs), dtype=np.intp, count=len(recs))
+        raw = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, _kernel.REC)
+        boards = np.ascontiguousarray(raw[:, :50])
+        parent = np.frombuffer(b, dtype=np.uint8).reshape(1, 50)
+        after = evaluate_plays(
+            self.search.evaluator, parent, np.zeros(len(boards), np.intp), swap_boards(boards)
+        )
+        vals = self.values(flip(after), boards, value)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        return np.maximum.reduceat(vals, starts)
 
     # ---- decisions ----------------------------------------------------------------------
     def checker(
