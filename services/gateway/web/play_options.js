@@ -90,5 +90,5 @@ export function autoAction(game, complete, memo) {
 
 /** The level choice's "adaptive" option (the level from the player's recent grades or rating, set by the API). */
 export function adaptiveOption() {
-  return h("option", { value: "adaptive", text: t("adaptive.level"), title: t("adaptive.hint") });
+  return h("option", { value: "adaptive", text: t("play_options.adaptive"), title: t("play_options.adaptive_hint") });
 }

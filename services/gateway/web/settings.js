@@ -14,19 +14,12 @@ export const DEFAULTS = Object.freeze({
 const CHOICES = { checkers: ["light", "dark"], textSize: ["system", "normal", "large", "xlarge"] };
 const SWITCHES = ["autoRoll", "autoConfirm", "mirror", "clockRed", "rollNames"];
 
-/** The traditional Turkish names of the rolls (higher die first); they stay Turkish in every language. */
-export const ROLL_NAMES = Object.freeze({
-  11: "Hep yek", 21: "Dü yek", 22: "Dubara", 31: "Se yek", 32: "Se dü", 33: "Dü se",
-  41: "Cihar yek", 42: "Cihar dü", 43: "Cihar se", 44: "Dört cihar", 51: "Penç yek", 52: "Penç dü",
-  53: "Penç se", 54: "Penç cihar", 55: "Dü beş", 61: "Şeş yek", 62: "Şeş dü", 63: "Şeş se", 64: "Şeş cihar",
-  65: "Şeş beş", 66: "Düşeş",
-});
-
-/** The Turkish name of a roll [a, b] (null without one). */
+/** The traditional Turkish name of a roll [a, b] (null without dice): the catalogs' settings.roll_<high><low>,
+ * Turkish in every language (the seed: these names stay Turkish in every language). */
 export function rollName(dice) {
   if (!dice || !dice[0] || !dice[1]) return null;
   const [hi, lo] = dice[0] >= dice[1] ? dice : [dice[1], dice[0]];
-  return ROLL_NAMES[`${hi}${lo}`] || null;
+  return t(`settings.roll_${hi}${lo}`);
 }
 
 /** The settings: what was saved, checked, over the defaults. */
