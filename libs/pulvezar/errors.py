@@ -24,6 +24,14 @@ class InvalidIdError(PulvezarError):
     """A Position ID, Match ID or XGID that does not decode."""
 
 
+class MalformedIdError(InvalidIdError):
+    """Position text that follows none of the ID grammars (Position ID, Match ID, XGID, OGID): syntax."""
+
+
+class IllegalIdError(InvalidIdError):
+    """A well-formed ID of a state that cannot exist (or that pulvezar cannot hold)."""
+
+
 class InvalidValueError(PulvezarError):
     """A JSON-able value that does not decode to a domain value (a rule set, a cube, settings):
     the codec's ``from_dict`` errors, ``field`` naming the part that was wrong."""

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from pulvezar import XGID, MatchId, Position, PulvezarError, parse_gnubg_id
-from pulvezar.rules.ogid import OGID, looks_like_ogid
+from pulvezar import XGID, MatchId, Position, PulvezarError
+from pulvezar.formats.position_text import position_text_kind, read_position_text
+from pulvezar.rules.ogid import OGID
 from services.common.pulvezar_proto.v1 import evaluator_pb2 as epb
 from services.common.pulvezar_proto.v1 import rules_pb2 as pb
 from services.common.schemas import (
@@ -105,12 +106,8 @@ class Parsed:
 
 
 def id_kind(text: str) -> Literal["position_id", "gnubg_id", "xgid", "ogid"]:
-    s = text.strip()
-    if looks_like_ogid(s):
-        return "ogid"
-    if s[:5].upper() == "XGID=" or s.count(":") >= 2:
-        return "xgid"
-    return "gnubg_id" if ":" in s else "position_id"
+    """Which ID ``text`` is meant as (:func:`pulvezar.formats.position_text.position_text_kind`)."""
+    return position_text_kind(text)
 
 
 def parse_position(value: str | Board, field: str = "position") -> Parsed:
@@ -118,22 +115,8 @@ def parse_position(value: str | Board, field: str = "position") -> Parsed:
     try:
         if isinstance(value, Board):
             return Parsed(Position(value.mine, value.theirs), "board")
-        kind = id_kind(value)
-        if kind == "ogid":
-            o = OGID.parse(value)
-            x = o.to_xgid()
-            return Parsed(x.position, kind, x.to_match_id(), x, o)
-        if kind == "xgid":
-            x = XGID.parse(value)
-            try:
-                match: MatchId | None = x.to_match_id()
-            except PulvezarError:
-                match = None  # a beaver has no Match ID form
-            return Parsed(x.position, kind, match, x)
-        if kind == "gnubg_id":
-            p, m = parse_gnubg_id(value)
-            return Parsed(p, kind, m)
-        return Parsed(Position.from_position_id(value), kind)
+        r = read_position_text(value)  # the library's one reader of position text
+        return Parsed(r.position, r.kind, r.match, r.xgid, r.ogid)
     except PulvezarError as e:
         raise invalid(field, str(e)) from None
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from typing_extensions import TypedDict  # pydantic reads the cube of a report (Python < 3.12)
 
 from pulvezar import CubeState, Position, PulvezarError, Rules
+from pulvezar.formats.position_text import read_position_text
 from pulvezar.rules.notation import parse_play
 from pulvezar.rules.ogid import OGID, looks_like_ogid
 from pulvezar.rules.xgid import XGID
@@ -137,7 +138,7 @@ def cube_of(spec: CubeSpec | None) -> Any:
 
 
 def _position(params: ItemParams, field: str) -> tuple[Position, str, tuple[int, int] | None]:
-    """The position, the text it was given as, and the dice of an XGID that has them."""
+    """The position, the text it was given as, and the dice of an ID that has them (XGID, Match ID)."""
     given = [k for k in ("position", "position_id", "xgid") if getattr(params, k) is not None]
     if len(given) != 1:
         raise InvalidJob(f"{field}position", "give exactly one of position, position_id or xgid")
@@ -146,14 +147,15 @@ def _position(params: ItemParams, field: str) -> tuple[Position, str, tuple[int,
     if not isinstance(value, str) or not value.strip():
         raise InvalidJob(f"{field}{key}", f"a Position ID or XGID string is required, got {value!r}")
     value = value.strip()
-    is_xgid = key == "xgid" or (key == "position" and (value.startswith("XGID=") or ":" in value))
     try:
-        if looks_like_ogid(value):  # one the request schema could not read as an XGID: its reason
-            OGID.parse(value).to_xgid()
-        if is_xgid:
+        if key == "position":  # any of the four forms (the library's one reader of position text)
+            r = read_position_text(value)
+            return r.position, value, r.dice
+        if key == "xgid":
+            if looks_like_ogid(value):  # one the request schema could not read as an XGID: its reason
+                OGID.parse(value).to_xgid()
             x = XGID.parse(value)
-            dice = (int(x.dice[0]), int(x.dice[1])) if x.dice.isdigit() and len(x.dice) == 2 else None
-            return x.position, value, dice
+            return x.position, value, x.rolled
         return Position.from_position_id(value), value, None
     except PulvezarError as e:
         raise InvalidJob(f"{field}{key}", str(e)) from None

@@ -11,8 +11,9 @@ from typing import Any
 from pulvezar.cubeful.janowski import Owner
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import InvalidIdError, PulvezarError
-from pulvezar.rules.matchid import MatchId, parse_gnubg_id
-from pulvezar.rules.ogid import OGID, looks_like_ogid, to_ogid
+from pulvezar.formats.position_text import read_position_text
+from pulvezar.rules.matchid import MatchId
+from pulvezar.rules.ogid import OGID, to_ogid
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 from pulvezar.rules.xgid import XGID
@@ -160,11 +161,12 @@ class PositionArg:
 
 
 def parse_position(text: str) -> PositionArg:
-    """The one parser of position arguments: a Position ID, ``PositionID:MatchID``, an XGID or an OGID.
+    """The position argument: a Position ID, ``PositionID:MatchID``, an XGID or an OGID, read by
+    :func:`~pulvezar.formats.position_text.read_position_text` (the one reader of position text).
 
-    A malformed ID raises :class:`~pulvezar.errors.InvalidIdError` (for an OGID its
-    subclass, :class:`~pulvezar.rules.ogid.InvalidOgidError` or ``IllegalOgidError``)
-    that names the forms accepted.
+    A bad ID raises that reader's :class:`~pulvezar.errors.MalformedIdError` or
+    :class:`~pulvezar.errors.IllegalIdError` (for an OGID its subclasses,
+    :class:`~pulvezar.rules.ogid.InvalidOgidError` or ``IllegalOgidError``), naming the forms accepted.
 
     >>> parse_position("4HPwATDgc/ABMA").position == Position.start()
     True
@@ -177,21 +179,19 @@ def parse_position(text: str) -> PositionArg:
     >>> a.kind, a.side, a.dice, a.cube_owner
     ('ogid', 'B', (5, 2), 'opponent')
     """
-    raw = text
-    text = text.strip()
     try:
-        if looks_like_ogid(text):
-            return PositionArg.from_ogid(OGID.parse(text))
-        if text.upper().startswith("XGID=") or text.count(":") >= 2:
-            return PositionArg.from_xgid(XGID.parse(text))
-        if ":" in text:
-            position, match_id = parse_gnubg_id(text)
-            return PositionArg.from_match_id(position, match_id)
-        return PositionArg(Position.from_position_id(text), "position_id")
-    except InvalidIdError as e:  # the same class: an OGID's InvalidOgidError or IllegalOgidError stays one
+        read = read_position_text(text)
+    except InvalidIdError as e:  # the same class: MalformedIdError, IllegalIdError or an OGID's own
         raise type(e)(
-            f"malformed position {raw!r} (expected a {ID_HELP}): {e}", field=e.field or "id"
+            f"malformed position {text!r} (expected a {ID_HELP}): {e}", field=e.field or "id"
         ) from None
+    if read.ogid is not None:
+        return PositionArg.from_ogid(read.ogid)
+    if read.xgid is not None:
+        return PositionArg.from_xgid(read.xgid)
+    if read.match is not None:
+        return PositionArg.from_match_id(read.position, read.match)
+    return PositionArg(read.position, "position_id")
 
 
 def parse_any_id(text: str) -> Position:

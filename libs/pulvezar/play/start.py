@@ -1,7 +1,8 @@
 """Where a game against a bot starts when it does not start from the opening: a position from an ID.
 
-:meth:`Start.parse` reads a Position ID, gnubg's ``PositionID:MatchID`` or an
-XGID: the board, and where the ID holds them the cube, the score, the Crawford
+:meth:`Start.parse` reads a Position ID, gnubg's ``PositionID:MatchID``, an
+XGID or an OGID (:func:`~pulvezar.formats.position_text.read_position_text`):
+the board, and where the ID holds them the cube, the score, the Crawford
 game, the side on roll, its dice or a double it has offered.  Players are the
 session's: the human 0, the bot 1; ``side="on_roll"`` (the default) gives the
 human the side on roll (the roller, or the doubler of a double on offer),
@@ -22,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pulvezar.errors import PulvezarError
+from pulvezar.formats.position_text import read_position_text
 from pulvezar.match.game import Setup
-from pulvezar.rules.matchid import GameState, MatchId, Resignation, parse_gnubg_id
+from pulvezar.rules.matchid import GameState, MatchId, Resignation
 from pulvezar.rules.position import Position
-from pulvezar.rules.xgid import XGID
 
 Side = Literal["on_roll", "opponent"]
 SIDES: tuple[str, ...] = ("on_roll", "opponent")
@@ -72,22 +73,21 @@ class Start:
     # ---- reading an ID ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, text: str, side: str = "on_roll") -> Start:
-        """The start of a Position ID, ``PositionID:MatchID`` or XGID (see the module)."""
+        """The start of a Position ID, ``PositionID:MatchID``, an XGID or an OGID (see the module)."""
         if side not in SIDES:
             raise _err(f"side is 'on_roll' or 'opponent', got {side!r}", "start.side")
         if not isinstance(text, str) or not text.strip():
-            raise _err("a position is a Position ID, PositionID:MatchID or an XGID")
-        s = text.strip()
+            raise _err("a position is a Position ID, PositionID:MatchID, an XGID or an OGID")
         try:
-            if s[:5].upper() == "XGID=" or s.count(":") >= 2:
-                x = XGID.parse(s)
-                return cls.from_match_id(x.position, x.to_match_id(), side)
-            if ":" in s:
-                return cls.from_match_id(*parse_gnubg_id(s), side)
-            position = Position.from_position_id(s)
+            r = read_position_text(text)  # the library's one reader of position text
+            match = r.match
+            if match is None and r.xgid is not None:
+                match = r.xgid.to_match_id()  # an XGID of a beaver state: its own reason
+            if match is not None:
+                return cls.from_match_id(r.position, match, side)
         except PulvezarError as e:
             raise _err(str(e)) from None
-        return cls(position, turn=0 if side == "on_roll" else 1)
+        return cls(r.position, turn=0 if side == "on_roll" else 1)
 
     @classmethod
     def from_match_id(cls, position: Position, m: MatchId, side: str = "on_roll") -> Start:

@@ -42,7 +42,9 @@ Errors, as python-chess tells a malformed move from an illegal one:
 :class:`InvalidOgidError` for text that does not follow the grammar,
 :class:`IllegalOgidError` for a well-formed OGID of a state that cannot
 exist (a point held by both colours, more checkers than the last field allows,
-a score past the length).  Both are :class:`~pulvezar.errors.InvalidIdError`.
+a score past the length): :class:`~pulvezar.errors.MalformedIdError` and
+:class:`~pulvezar.errors.IllegalIdError`, as for every ID
+(:func:`pulvezar.formats.position_text.read_position_text`).
 
 In the codec's OGXM projection (``ogxm.binary_to_json``), White is a ply's
 ``color`` 1 and a game's ``winner`` 0; the OGIDs it replays follow the states
@@ -66,7 +68,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, TypedDict, Unpack, cast
 
-from pulvezar.errors import InvalidIdError, InvalidPositionError
+from pulvezar.errors import IllegalIdError, InvalidIdError, InvalidPositionError, MalformedIdError
 from pulvezar.rules.matchid import GameState, MatchId
 from pulvezar.rules.position import Position
 from pulvezar.rules.xgid import XGID
@@ -103,11 +105,11 @@ _CHECKERS = re.compile(r"[0-9]{1,2}\Z")
 _PREFIX = re.compile(r"ogid[=:]", re.IGNORECASE)
 
 
-class InvalidOgidError(InvalidIdError):
+class InvalidOgidError(MalformedIdError):
     """Text that is not an OGID: a field missing, malformed or out of the grammar."""
 
 
-class IllegalOgidError(InvalidIdError):
+class IllegalOgidError(IllegalIdError):
     """A well-formed OGID of a state that cannot exist (or that pulvezar cannot hold)."""
 
 

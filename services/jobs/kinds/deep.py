@@ -79,11 +79,11 @@ SEARCH_SECONDS = {0: 0.001, 1: 0.02, 2: 0.3, 3: 5.0}
 class DeepRequest(JobRequest):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES})
     position: Annotated[str, Field(max_length=100), AfterValidator(_checked)] = Field(
-        description="Position ID, XGID or OGID, the player on roll's view"
+        description="Position ID, PositionID:MatchID, XGID or OGID, the player on roll's view"
     )
     dice: Annotated[Roll | None, BeforeValidator(_dice)] = Field(
         None,
-        description='the roll: [3, 1] or "31" (default: an XGID\'s rolled dice); none: the cube decision '
+        description='the roll: [3, 1] or "31" (default: the ID\'s rolled dice); none: the cube decision '
         "before the roll",
     )
     cube: dict[str, Any] | None = Field(
@@ -117,10 +117,10 @@ class DeepRequest(JobRequest):
     def _legal(self) -> DeepRequest:
         if self.trials % 36:
             raise _invalid(("trials",), "a multiple of 36 (whole blocks of first rolls)", self.trials)
-        if self.dice is None and (self.position.startswith("XGID=") or ":" in self.position):
-            from pulvezar.rules.xgid import XGID
+        if self.dice is None and ":" in self.position:  # an ID with a game around the board: its dice
+            from pulvezar.formats.position_text import read_position_text
 
-            self.dice = XGID.parse(self.position).rolled
+            self.dice = read_position_text(self.position).dice
         if self.dice is None:
             return self._cube_decision()
         if self.cube is not None:

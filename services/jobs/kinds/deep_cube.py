@@ -57,12 +57,13 @@ class DeepCubeOut(BaseModel):
 
 
 def cube_options(value: Any, position: str) -> CubeSpec:
-    """The normalised cube of a request (the rollouts' cube shape): the given one, else an XGID's own
-    cube and score, else centred money.  Raises :class:`InvalidJob` naming the field."""
-    if value is None and (position.startswith("XGID=") or ":" in position):
+    """The normalised cube of a request (the rollouts' cube shape): the given one, else an XGID's (a
+    Match ID's) own cube and score, else centred money.  Raises :class:`InvalidJob` naming the field."""
+    if value is None and ":" in position:
+        from pulvezar.formats.position_text import read_position_text, to_position_text
         from pulvezar.rules.xgid import XGID
 
-        x = XGID.parse(position)
+        x = XGID.parse(to_position_text(read_position_text(position), "xgid"))
         owner = {0: "centre", 1: "player", -1: "opponent"}[x.cube_owner * (1 if x.turn == 1 else -1)]
         me, them = (0, 1) if x.turn == 1 else (1, 0)
         value = {"value": x.cube_value, "owner": owner, "match_length": x.match_length,

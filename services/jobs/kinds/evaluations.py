@@ -17,8 +17,7 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
 from pulvezar import Position, PulvezarError, Rules
-from pulvezar.rules.ogid import OGID, looks_like_ogid
-from pulvezar.rules.xgid import XGID
+from pulvezar.formats.position_text import read_position_text
 from services.common.schemas import RuleSet, read_ogid
 from services.jobs.kind import JobKind, JobRequest
 
@@ -32,14 +31,9 @@ NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"
 
 def _position(text: str) -> Position:
     try:
-        text = text.strip()
-        if looks_like_ogid(text):
-            return OGID.parse(text).to_xgid().position
-        if text.startswith("XGID=") or ":" in text:
-            return XGID.parse(text).position
-        return Position.from_position_id(text)
+        return read_position_text(text).position  # the library's one reader of position text
     except PulvezarError as e:
-        raise ValueError(f"not a Position ID, XGID or OGID: {e}") from None
+        raise ValueError(f"not a Position ID, PositionID:MatchID, XGID or OGID: {e}") from None
 
 
 def _checked(text: str) -> str:
@@ -57,7 +51,7 @@ class EvaluationRequest(JobRequest):
     positions: list[Annotated[str, Field(max_length=100), AfterValidator(_checked)]] = Field(
         min_length=1,
         max_length=MAX_POSITIONS,
-        description="Position IDs, XGIDs or OGIDs, the player on roll's view",
+        description="Position IDs, PositionID:MatchIDs, XGIDs or OGIDs, the player on roll's view",
     )
     ply: int = Field(0, ge=0, le=2, description="search depth: 0 (the net), 1 or 2")
     prune: bool = Field(
