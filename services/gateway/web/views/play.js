@@ -569,6 +569,7 @@ function eventText(e) {
     case "resign": return t("play.ev_resign", { who: w, level: t(`play.${d.level}`) });
     case "game_end": return t("play.ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
     case "game_start": return t("play.ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
+    case "hint": return t("play.ev_hint", { who: w });
     case "finished": return t("play.ev_finished");
     default: return `${e.type} ${w}`;
   }
