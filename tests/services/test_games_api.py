@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("sqlalchemy")
 
 from pulvezar import Position, Rules
+from pulvezar.analysis.bots import level_for_rating
 from pulvezar.formats import read_mat
 from pulvezar.formats.ogxm import read_ogxm
 from pulvezar.rules.matchid import MatchId
@@ -489,7 +490,11 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     # an adaptive bot for a player plays at the player's rating (without a player, a rating is required)
     adaptive = {"match_length": 1, "bot": {"level": "adaptive"}}
     assert problem(http.post("/v1/games", json=adaptive), 422)["errors"][0]["field"] == "bot.rating"
-    new_game(http, {**adaptive, "player": bob["id"]})
+    ad = new_game(http, {**adaptive, "player": bob["id"]})
+    # before an analysed match: at the player's rating (services/gateway/services/adaptive.py)
+    rating = ad["settings"]["bot"]["rating"]
+    assert ad["settings"]["bot"]["rating_kind"] == "elo" and abs(rating - stats["rating"]["value"]) < 0.1
+    assert ad["bot"]["level"] == level_for_rating(rating)[0]
     assert stats["matches_played"] == 1 and stats["matches_won"] == int(st["result"]["winner"] == 0)
     assert stats["games_played"] >= 1 and stats["by_level"]["easy"]["matches_played"] == 1
     assert problem(other.get(f"{bob['href']}/statistics"), 404)
