@@ -139,6 +139,33 @@ def test_daily_puzzle(page: Any, platform: Any) -> None:
     expect(page.locator("#dy-reason")).to_contain_text("no double")
 
 
+def test_daily_streak_and_calendar_of_a_new_player(page: Any, platform: Any) -> None:
+    """A new player's first attempt: the streak line and the month's calendar mark today solved or missed;
+    a day of the calendar opens that day's puzzle."""
+    today = produce_today(platform)
+    player = Api(platform.url, LOCAL_KEY).call("POST", "/v1/players", {"name": "Daily Deniz"})
+    page.goto("/")
+    page.evaluate("(id) => localStorage.setItem('pulvezar.player', id)", player["id"])
+    page.goto("/?view=daily")
+    expect(page.locator("#dy-streak")).to_contain_text("Streak: 0 days")
+    day = page.locator(f"#dy-calendar .dy-day[data-date='{today}']")
+    expect(day).to_have_attribute("data-state", "not_tried")
+    expect(page.locator("#dy-reveal")).to_be_hidden()  # no answer before the attempt
+    page.locator("#dy-choices input[type=radio]").first.check()
+    page.locator("#dy-check").click()
+    expect(page.locator("#dy-attempt")).to_be_visible()
+    solved = page.locator("#dy-choices label.right input").is_checked()
+    expect(day).to_have_attribute("data-state", "solved" if solved else "missed")
+    expect(page.locator("#dy-streak")).to_contain_text(f"Streak: {1 if solved else 0} days")
+    expect(page.locator("#dy-streak")).to_contain_text(f"solved {1 if solved else 0} of 1")
+    page.select_option("#lang", "tr")
+    expect(page.locator("#dy-record h2")).to_have_text("Kaydın")
+    page.select_option("#lang", "en")
+    if today[8:] != "01":  # the first of the month, from the calendar: that day's puzzle
+        page.locator("#dy-calendar .dy-day").first.click()
+        expect(page).to_have_url(re.compile(rf"date={today[:8]}01"))
+
+
 @pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
 def test_daily_on_a_phone(page: Any, platform: Any) -> None:
     produce_today(platform)  # (written once: the desktop test's puzzles where it ran first)
