@@ -56,11 +56,12 @@ def shots(position: Position, rules: Rules | None = None) -> Shots:
         recs = _kernel.generate(board, d1, d2, flags)
         hit_points: set[int] = set()
         for off in range(0, len(recs), REC):
-            r = recs[off : off + REC]
-            bits = r[59]
-            for j in range(r[50]):
+            bits = recs[off + 59]
+            if not bits:  # most plays hit nothing: no slice, no loop
+                continue
+            for j in range(recs[off + 50]):
                 if bits >> j & 1:
-                    hit_points.add(25 - r[52 + 2 * j])  # their point -> the mover's numbering
+                    hit_points.add(25 - recs[off + 52 + 2 * j])  # their point -> the mover's numbering
         if hit_points:
             total += weight
             hitting.append((d1, d2))
