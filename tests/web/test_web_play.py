@@ -17,7 +17,10 @@ from webkit import shot
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 PHONE = {"width": 390, "height": 844}
-READY = ".play-view:not([aria-busy]) :is(#pl-finished, #pl-roll, #pl-legal, #pl-accept, #pl-confirm)"
+READY = (
+    ".play-view:not([aria-busy]) "
+    ":is(#pl-finished, #pl-roll, #pl-legal, #pl-accept, #pl-confirm, #pl-held-anyway)"
+)
 
 
 def start_tavla(page: Any) -> str:
@@ -64,6 +67,9 @@ def test_a_whole_tavla_game_by_clicks(page: Any) -> None:
         page.wait_for_selector(READY, state="attached")
         if page.locator("#pl-finished").count():
             break
+        if page.locator("#pl-held-anyway").count():  # the trainer held a play: made anyway
+            page.click("#pl-held-anyway")
+            continue
         if page.locator("#pl-confirm").count():
             page.click("#pl-confirm")
             continue

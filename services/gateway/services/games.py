@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +145,32 @@ async def load(t: Table, game_id: str) -> Loaded:
     from pulvezar.play import PlaySession
 
     session = await asyncio.to_thread(PlaySession.from_json, stored.record, evaluator=t.evaluator)
+    session._trainer = remembered(session._trainer)
     return Loaded(stored, session)
+
+
+_ANSWERS: OrderedDict[Any, Any] = OrderedDict()  # the trainer's recent answers, by their question
+_ANSWERS_LOCK = threading.Lock()
+
+
+def remembered(trainer: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``trainer`` answering a question asked lately from memory: the web client checks a decision before
+    it makes it (issue 44), and the decision's verdict then asks the same question again."""
+
+    def ask(q: Any) -> Any:
+        with _ANSWERS_LOCK:
+            if q in _ANSWERS:
+                _ANSWERS.move_to_end(q)
+                return deepcopy(_ANSWERS[q])
+        out = trainer(q)
+        if q.ask != "hint":  # verdicts only: a hint is not asked twice
+            with _ANSWERS_LOCK:
+                _ANSWERS[q] = deepcopy(out)
+                while len(_ANSWERS) > 256:
+                    _ANSWERS.popitem(last=False)
+        return out
+
+    return ask
 
 
 def summary(session: PlaySession) -> dict[str, Any]:

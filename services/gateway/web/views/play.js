@@ -253,12 +253,15 @@ async function decide(g, action) {
   if (!check) return act(g, action);
   if (g.busy) return;
   g.busy = true;
+  g.root.setAttribute("aria-busy", "true");
+  for (const b of g.root.querySelectorAll(".actions button, .legal-plays button, .move-panel button")) b.disabled = true;
   let verdict = null;
   try {
     verdict = (await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: check })).check;
   } catch { /* no verdict (the evaluator is unavailable): the decision is made unchecked */ }
   g.busy = false;
   if (!verdict?.warn) return act(g, action);
+  g.root.removeAttribute("aria-busy");
   g.held = { verdict, action };
   render(g);
   g.root.querySelector("#pl-held-undo")?.focus();
@@ -567,6 +570,7 @@ function eventText(e) {
     case "double": case "beaver": case "raccoon": return t(`play.ev_${e.type}`, { who: w, v: d.cube });
     case "take": case "drop": case "accept": case "reject": case "timeout": return t(`play.ev_${e.type}`, { who: w });
     case "resign": return t("play.ev_resign", { who: w, level: t(`play.${d.level}`) });
+    case "forfeit": return t("gameend.ev_forfeit", { who: w });
     case "game_end": return t("play.ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
     case "game_start": return t("play.ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
     case "hint": return t("play.ev_hint", { who: w });
