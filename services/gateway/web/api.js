@@ -52,6 +52,17 @@ export async function api(path, { method = "GET", body, headers: extra = {}, sig
   return data;
 }
 
+/** A picture or file of the API (`GET path`) as a Blob (a PNG to share); throws ApiError. */
+export async function apiBlob(path) {
+  const r = await fetch(path, { headers: headers() });
+  if (!r.ok) {
+    if (r.status === 401 && onUnauthorized) onUnauthorized();
+    const type = r.headers.get("content-type") || "";
+    throw new ApiError(r.status, type.includes("json") ? await r.json() : { detail: await r.text() });
+  }
+  return r.blob();
+}
+
 /**
  * Server-sent events of `path` read with fetch (EventSource cannot send the key):
  * `onEvent(name, data, id)` for each; resolves when the stream ends; abort with `signal`.
