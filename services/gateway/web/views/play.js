@@ -9,7 +9,6 @@ import { h } from "../ui.js";
 import { extraOptions, clockLine, autoAction, adaptiveOption } from "../play_options.js";
 import { currentPlayer } from "../players.js";
 import { gameEnd } from "../game_end.js";
-import { gameEnd } from "../game_end.js";
 import { checkBefore, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
 
 
@@ -378,7 +377,6 @@ function sidePanels(g, current) {
     }
   }
   side.push(...gameEnd(game, { changed: (r) => { g.log.push(...(r.events || [])); g.game = r; render(g); }, gone: () => startForm(g) }));
-  side.push(...gameEnd(game, { changed: (r) => { g.log.push(...(r.events || [])); g.game = r; render(g); }, gone: () => startForm(g) }));
   if (game.trainer) side.push(trainerPanel(game.trainer));
   side.push(h("section", { class: "panel" }, h("h3", {}, t("play.events")),
     h("ol", { class: "event-log", id: "pl-events", "aria-live": "polite" }, g.log.slice(-60).map((e) => h("li", {}, eventText(e))))));
@@ -572,7 +570,6 @@ function eventText(e) {
     case "double": case "beaver": case "raccoon": return t(`play.ev_${e.type}`, { who: w, v: d.cube });
     case "take": case "drop": case "accept": case "reject": case "timeout": return t(`play.ev_${e.type}`, { who: w });
     case "resign": return t("play.ev_resign", { who: w, level: t(`play.${d.level}`) });
-    case "forfeit": return t("gameend.ev_forfeit", { who: w });
     case "forfeit": return t("gameend.ev_forfeit", { who: w });
     case "game_end": return t("play.ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
     case "game_start": return t("play.ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
