@@ -1,5 +1,6 @@
 """The settings dialog in a browser (issue 44; web/settings.js): a mirrored board, dark checkers, a large text
-size and automatic rolls, applied at once and kept; in a Tavla game the dice's roll named in Turkish."""
+size and automatic rolls, applied at once and kept; in a Tavla game the dice's roll named in Turkish; on a
+phone the dialog fits and auto-confirm sends a play made on the board."""
 
 from __future__ import annotations
 
@@ -65,3 +66,20 @@ def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any) ->
     page.reload()
     expect(page.locator("#pl-board svg.board")).to_have_class("board mirrored mine-dark")
     expect(page.locator("html")).to_have_class("text-large")
+
+    # on a phone: the dialog fits; auto-confirm sends the play made on the board with its last step
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#settings-button")
+    page.check("#set-autoConfirm")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.click("#settings-close")
+    expect(page.locator(".play-view:not([aria-busy]) #pl-legal")).to_have_count(1)
+    for _ in range(12):  # a highlighted source, then its first target, until the play is gone
+        points = page.eval_on_selector_all(
+            "#pl-board .highlight", "els => els.map(e => e.closest('[data-point]')?.dataset.point ?? '0')"
+        )
+        if not points or page.locator("#pl-events li").count():
+            break
+        page.click(f'#pl-board .hit[data-point="{points[0]}"]')
+    expect(page.locator("#pl-events")).to_contain_text("You played")
+    expect(page.locator("#pl-confirm")).to_have_count(0)
