@@ -92,3 +92,9 @@ export function autoAction(game, complete, memo) {
 export function adaptiveOption() {
   return h("option", { value: "adaptive", text: t("play_options.adaptive"), title: t("play_options.adaptive_hint") });
 }
+
+/** An adaptive bot's line: the level its strength matches (null for another bot). */
+export function adaptiveLine(game) {
+  if (game.settings?.bot?.level !== "adaptive" || !game.bot?.level) return null;
+  return h("p", { class: "muted", id: "pl-adaptive" }, t("play_options.adaptive_at", { level: t(`play.${game.bot.level}`) }));
+}

@@ -6,7 +6,7 @@ import { navigate, remember, toast } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
-import { extraOptions, clockLine, autoAction, adaptiveOption } from "../play_options.js";
+import { extraOptions, clockLine, autoAction, adaptiveOption, adaptiveLine } from "../play_options.js";
 import { currentPlayer } from "../players.js";
 import { gameEnd } from "../game_end.js";
 import { checkBefore, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
@@ -356,6 +356,7 @@ function statusHead(game, board) {
       game.status === "playing" ? ` · ${game.to_act === 0 ? t("play.your_turn") : t("play.bots_turn")}` : "",
       game.settings?.free ? h("span", { class: "badge", id: "pl-free" }, t("play_options.free_badge")) : null),
     clockLine(game)?.el,
+    adaptiveLine(game),
     positionTypeLine(game.position_type),
     h("p", { class: "muted" }, t("play.pips", { a: board.pips[0], b: board.pips[1] })));
 }
