@@ -218,7 +218,7 @@ export function drawBoard(container, board, options = {}) {
   MIRROR = options.mirror ?? prefs.mirror;
   const classes = ["board", small && "small", MIRROR && "mirrored", prefs.checkers === "dark" && "mine-dark"];
   const svg = el("svg", {
-    viewBox: `0 0 ${W} ${H}`, class: classes.filter(Boolean).join(" "), role: onPoint ? "group" : "img", // an image holds no buttons
+    viewBox: `0 0 ${W} ${H}`, class: classes.filter(Boolean).join(" "), role: onPoint ? null : "img", // an image holds no buttons
     "aria-label": label || t("board.label"),
   });
   el("rect", { x: 0, y: S, width: W, height: HIN + 2 * B, rx: 6, class: "frame" }, svg);
