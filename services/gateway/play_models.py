@@ -290,11 +290,11 @@ class GameView(_Out):
     bot_pending: bool = Field(description="the bot owes a reply (its evaluator failed); GET resumes it")
     start: StartView | None = Field(description="the position a game from a position started at")
     dice_seed: str | None = Field(None, description="revealed when the match is over (server dice)")
-    hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
-    cube_hint: CubeHint | None = Field(None, description="action hint at a cube decision: the right action")
     position_type: PositionTypeView | None = Field(
         None, description="the position's type in your view (pulvezar.analysis.classify), while playing"
     )
+    hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
+    cube_hint: CubeHint | None = Field(None, description="action hint at a cube decision: the right action")
     check: dict[str, Any] | None = Field(None, description="action check: the trainer's verdict")
     events: list[dict[str, Any]] | None = Field(None, description="what the request's action produced")
 

@@ -14,7 +14,7 @@ from cheap_evaluator import Cheap
 from pulvezar import PulvezarError
 from pulvezar.play import GameSettings, PlaySession
 from pulvezar.play.start import Start
-from services.gateway.services.games import event_view, verdict, view
+from services.gateway.services.games import event_view, human_type, verdict, view
 
 
 def dict_view(
@@ -25,6 +25,8 @@ def dict_view(
     if state.get("status") != "finished":
         state.pop("dice_seed", None)
     state["trainer"] = verdict(state.get("trainer"), lang)
+    if state.get("status") == "playing":  # issue 44: the position type in the human's view
+        state["position_type"] = human_type(session)
     head: dict[str, Any] = {"id": game_id, "href": f"/v1/games/{game_id}"}
     if created:
         head["created"] = created
