@@ -1,12 +1,13 @@
 """The settings dialog in a browser (issue 44; web/settings.js): a mirrored board, dark checkers, a large text
 size and automatic rolls, applied at once and kept; in a Tavla game the dice's roll named in Turkish; on a
-phone the dialog fits and auto-confirm sends a play made on the board."""
+phone the dialog fits and auto-confirm sends a play made on the board; an adaptive game names its level."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from bench_platform import LOCAL_KEY, Api
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -23,7 +24,7 @@ DICE = """(svg) => { const out = []; for (const e of svg.querySelectorAll('g.dic
   if (e.tagName === 'rect') out.push(0); else out[out.length - 1]++; return out; }"""
 
 
-def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any) -> None:
+def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any, platform: Any) -> None:
     page.goto("/?view=play")
     page.click("#settings-button")
     dialog = page.locator("#settings-dialog")
@@ -83,3 +84,11 @@ def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any) ->
         page.click(f'#pl-board .hit[data-point="{points[0]}"]')
     expect(page.locator("#pl-events")).to_contain_text("You played")
     expect(page.locator("#pl-confirm")).to_have_count(0)
+
+    # the adaptive level for this browser's player: a new player's rating, so the level it matches is named
+    player = Api(platform.url, LOCAL_KEY).call("POST", "/v1/players", {"name": "Settings"})
+    page.evaluate("id => localStorage.setItem('pulvezar.player', id)", player["id"])
+    page.goto("/?view=play")
+    page.select_option("#pl-level", "adaptive")
+    page.click("#pl-start")
+    expect(page.locator("#pl-adaptive")).to_have_text("Adaptive: plays at the level medium")
