@@ -52,7 +52,8 @@ def test_resign_the_match_see_the_summary_share_and_delete(page: Any, platform: 
     shared = page.evaluate("() => window.__shared[0]")
     assert shared["name"] == f"{st['id']}-result.png" and shared["type"] == "image/png"
     assert shared["head"] == [0x89, 0x50, 0x4E, 0x47] and shared["size"] > 1000
-    page.evaluate("() => { navigator.canShare = undefined; }")  # a browser without the Web Share API: a download
+    # a browser without the Web Share API: a download
+    page.evaluate("() => { navigator.canShare = undefined; }")
     with page.expect_download() as info:
         page.click("#ge-share-board")
     assert info.value.suggested_filename == f"{st['id']}-board.png"
