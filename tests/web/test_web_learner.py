@@ -175,6 +175,16 @@ def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, An
     expect(page.locator("#toast")).to_have_text("Added to your cards.")
     assert deck() == before + 1
 
+    # the library's Matches tab: the player's imported, analysed match, lost or won, with its PR
+    page.locator("#lb-tab-matches").click()
+    imported = page.locator(".lb-match[data-source='import']")
+    expect(imported).to_have_count(1)
+    expect(imported).to_contain_text("Imported")
+    expect(imported).to_contain_text("PR ")
+    expect(page.locator(".lb-group h2").first).to_contain_text("(1)")
+    imported.locator(".lb-analysis").click()
+    expect(page).to_have_url(re.compile(rf"view=analysis&job={learner['job']}"))
+
     page.goto("/?view=quiz")
     expect(page.locator("#qz-board svg.board")).to_be_visible()
     page.locator("#qz-choices input[type=radio]").first.check()

@@ -2,12 +2,14 @@
 // /v1/library/positions/{id}): search by name, tag, note, date or ID, a rule-set filter, pages of 50, each
 // position with a small board, its type and date; name, tags and note edited in place; a link opens it in
 // the position view; "add to cards" makes a card of it for the player of this browser (POST
-// /v1/players/{id}/cards). Address: /?view=library[&q=][&rules=].
+// /v1/players/{id}/cards). The "Matches" tab is the archive of the player of this browser (GET
+// /v1/players/{id}/matches): won, lost and not ended, each with its PR once analysed, to replay or to open
+// its analysis. Address: /?view=library[&q=][&rules=][&tab=matches].
 import { api } from "../api.js";
 import { navigate, remember, toast } from "../shell.js";
-import { t } from "../i18n.js";
+import { t, formatDate } from "../i18n.js";
 import { drawBoard, boardFromPosition } from "../board.js";
-import { h, decodePositionId, problemText } from "../ui.js";
+import { h, decodePositionId, fmtNum, problemText } from "../ui.js";
 import { currentPlayer } from "../players.js";
 
 
@@ -28,13 +30,59 @@ export async function mount(el, params) {
   b.count = h("p", { class: "muted", id: "lb-count" });
   b.more = h("button", { type: "button", id: "lb-more", hidden: true }, t("library.more"));
   b.more.addEventListener("click", () => page(b));
-  el.append(h("h1", {}, t("library.title")), form, b.count, b.list, h("p", {}, b.more));
-  load(b);
+  const positions = h("div", { id: "lb-positions" }, form, b.count, b.list, h("p", {}, b.more));
+  const matches = h("div", { id: "lb-matches", hidden: true });
+  const tabs = h("div", { class: "dy-tabs", role: "group", "aria-label": t("library.title") },
+    [["positions", "library.tab_positions"], ["matches", "library.tab_matches"]].map(([tab, key]) =>
+      h("button", { type: "button", id: `lb-tab-${tab}`, dataset: { tab }, onclick: () => show(tab) }, t(key))));
+  const show = (tab) => {
+    b.tab = tab;
+    for (const x of tabs.querySelectorAll("button")) x.setAttribute("aria-pressed", String(x.dataset.tab === tab));
+    positions.hidden = tab !== "positions";
+    matches.hidden = tab !== "matches";
+    if (tab === "matches") archive(b, matches); else load(b);
+  };
+  el.append(h("h1", {}, t("library.title")), tabs, positions, matches);
+  show(params.tab === "matches" ? "matches" : "positions");
   return () => b.controller.abort();
 }
 
+// ---- the "Matches" tab: the player's archive, won, lost and not ended
+async function archive(b, box) {
+  remember({ view: "library", tab: "matches" });
+  const player = currentPlayer();
+  if (!player) { box.replaceChildren(h("p", { class: "muted", id: "lb-no-player" }, t("library.no_player"))); return; }
+  box.replaceChildren(h("p", { class: "muted" }, t("app.loading")));
+  let found;
+  try {
+    found = await api(`/v1/players/${encodeURIComponent(player)}/matches?limit=200`, { signal: b.controller.signal });
+  } catch (e) {
+    if (e.name !== "AbortError") box.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
+    return;
+  }
+  if (!found.matches.length) { box.replaceChildren(h("p", { class: "muted", id: "lb-no-matches" }, t("library.no_matches"))); return; }
+  const groups = [["won", (m) => m.won === true], ["lost", (m) => m.won === false], ["open", (m) => m.won == null]];
+  box.replaceChildren(...groups.map(([name, keep]) => {
+    const these = found.matches.filter(keep);
+    return these.length ? h("section", { class: "lb-group", dataset: { group: name } }, h("h2", {}, t(`library.matches_${name}`, { n: these.length })),
+      h("ul", { class: "lb-list lb-matches-list" }, these.map(matchRow))) : null;
+  }));
+}
+
+function matchRow(m) {
+  const what = t("library.match_row", { opponent: m.opponent || "–", length: m.length ? String(m.length) : t("library.money"),
+    rules: m.rules || "", date: formatDate(m.played, { dateStyle: "medium" }) });
+  const replay = m.game_id ? h("button", { type: "button", class: "lb-replay", onclick: () => navigate({ view: "replay", game: m.game_id }) }, t("library.replay")) : null;
+  const analysis = m.analysis ? h("button", { type: "button", class: "lb-analysis", onclick: () => navigate({ view: "analysis", job: m.analysis }) }, t("library.analysis")) : null;
+  return h("li", { class: "lb-match", dataset: { id: m.id, source: m.source } },
+    h("div", { class: "lb-text" }, h("strong", {}, what),
+      m.source === "import" ? h("span", { class: "lb-tag" }, t("library.imported")) : null,
+      h("p", { class: "muted" }, m.pr == null ? t("library.not_analysed") : t("library.pr", { pr: fmtNum(m.pr, 1) })),
+      h("div", { class: "buttons" }, replay, analysis)));
+}
+
 async function load(b) {
-  remember({ view: "library", q: b.q, rules: b.rules });
+  remember({ view: "library", q: b.q, rules: b.rules, tab: null });
   b.cursor = null;
   b.shown = 0;
   b.list.replaceChildren();
