@@ -58,6 +58,11 @@ def test_resign_the_match_see_the_summary_share_and_delete(page: Any, platform: 
         page.click("#ge-share-board")
     assert info.value.suggested_filename == f"{st['id']}-board.png"
     shot(page, "game_end")
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: the card fits the width
+    box = page.locator("#ge-end").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    page.locator("#ge-end").scroll_into_view_if_needed()
+    shot(page, "game_end_phone")
     # an unfinished match is deleted, after a second click
     other = api.call("POST", "/v1/games", {"match_length": 3, "bot": {"level": "easy"}})
     page.goto(f"/?view=play&game={other['id']}")
