@@ -38,7 +38,9 @@ def axe_violations(pg: Any, impacts: tuple[str, ...] = ("serious", "critical")) 
 
         _axe.append(Axe())
     options = {"resultTypes": ["violations"], "runOnly": {"type": "tag", "values": AXE_TAGS}}
-    found = _axe[0].run(pg, options=options).response["violations"]
+    if not pg.evaluate("() => typeof window.axe === 'object'"):  # once per loaded page
+        pg.evaluate(_axe[0].axe_script)
+    found = pg.evaluate("(options) => axe.run(document, options)", options)["violations"]
     return [
         f"{v['id']} ({v['impact']}): " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:3])
         for v in found
