@@ -88,6 +88,12 @@ def test_replay_and_play_from_here(page: Any, platform: Any) -> None:
     expect(page.locator("#rp-what")).to_contain_text(step["notation"])
     expect(page.locator("#rp-ids")).to_have_text(step["xgid"])
     shot(page, "replay")
+    # the step saved in the library (issue 44): named by its game and step, its position and dice kept
+    page.locator("#rp-save").click()
+    expect(page.locator("#toast")).to_contain_text(f"Replay: game 1, step {step['step'] + 1}")
+    position_id, match_id = step["gnubg_id"].split(":")
+    found = Api(platform.url, LOCAL_KEY).call("GET", f"/v1/library/positions?q={match_id}")
+    assert any(e["position_id"] == position_id for e in found["positions"]), found
     page.locator("#rp-play-here").click()
     expect(page).to_have_url(re.compile(r"view=play&game=g"))
     expect(page.locator("#pl-free")).to_be_visible()
