@@ -139,13 +139,18 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     page.select_option("#lang", "en")
     st = api.call("POST", "/v1/games", {"start": {"position": xgid.format("00")}, "trainer": True,
                                         "bot": {"level": "easy"}})  # fmt: skip
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: the cards fit its width
     page.goto(f"/?view=play&game={st['id']}")
-    page.locator("#pl-hint").click()  # the cube hint: no double, with each choice's equity
+    expect(page.locator("#pl-hint-cube")).to_be_visible()
+    page.keyboard.press("h")  # the cube hint: no double, with each choice's equity
     expect(page.locator("#pl-cube-hint")).to_contain_text("The right cube action: No double")
     expect(page.locator("#pl-cube-hint li")).to_have_count(3)
     page.locator("#pl-double").click()
     expect(held).to_contain_text("Not doubling was right")
     expect(page.locator("#pl-held-anyway")).to_have_text("Double anyway")
+    box = held.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "play-trainer-held-double")
     page.keyboard.press("Escape")  # the card's first choice: think again, nothing is made
     expect(held).to_have_count(0)

@@ -294,7 +294,7 @@ function myMove(game) {
 function keys(g, e) {
   if (!g.game || e.ctrlKey || e.metaKey || e.altKey || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target?.tagName)) return;
   if (g.held && e.key === "Escape") { e.preventDefault(); undoHeld(g); return; }  // Esc: the card's first choice
-  const id = { r: "pl-roll", c: "pl-confirm", u: "pl-undo", h: "pl-hint" }[e.key.toLowerCase()];
+  const id = { r: "pl-roll", c: "pl-confirm", u: "pl-undo", h: "pl-hint, #pl-hint-cube" }[e.key.toLowerCase()];
   const button = id && g.root.querySelector(`#${id}`);
   if (button && !button.disabled) { e.preventDefault(); button.click(); }
 }
@@ -488,7 +488,7 @@ function actionsPanel(g) {
     box.append(h("button", { type: "button", id: `pl-${a}`, class: a === "roll" ? "primary" : null, onclick: () => decide(g, { action: a }) }, t(label)));
   }
   const cube = game.to_act === 0 && ((game.phase === "roll" && game.actions.includes("double")) || game.phase === "doubled");
-  if (cube && game.hints_left !== 0) box.append(h("button", { type: "button", id: "pl-hint", onclick: () => help(g, { action: "hint" }) },
+  if (cube && game.hints_left !== 0) box.append(h("button", { type: "button", id: "pl-hint-cube", onclick: () => help(g, { action: "hint" }) },
     t("play.hint"), game.hints_left != null ? ` (${t("play.hints_left", { n: game.hints_left })})` : ""));
   return box;
 }
