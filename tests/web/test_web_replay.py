@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from bench_platform import LOCAL_KEY, Api
@@ -92,7 +93,7 @@ def test_replay_and_play_from_here(page: Any, platform: Any) -> None:
     page.locator("#rp-save").click()
     expect(page.locator("#toast")).to_contain_text(f"Replay: game 1, step {step['step'] + 1}")
     position_id, match_id = step["gnubg_id"].split(":")
-    found = Api(platform.url, LOCAL_KEY).call("GET", f"/v1/library/positions?q={match_id}")
+    found = Api(platform.url, LOCAL_KEY).call("GET", f"/v1/library/positions?q={quote(match_id, safe='')}")
     assert any(e["position_id"] == position_id for e in found["positions"]), found
     page.locator("#rp-play-here").click()
     expect(page).to_have_url(re.compile(r"view=play&game=g"))
