@@ -312,7 +312,7 @@ function render(g) {
   const logEl = g.root.querySelector("#pl-events");
   if (logEl) logEl.scrollTop = logEl.scrollHeight;
   const auto = autoAction(game, g.pending ? null : current, g); // the settings' auto-roll and auto-confirm
-  if (auto) setTimeout(() => act(g, auto));
+  if (auto && !g.held) setTimeout(() => decide(g, auto)); // the trainer holds an auto-confirmed play too
 }
 
 /** The board with the moves so far (or the play chosen from the list), its targets; current: a complete play. */
