@@ -12,6 +12,7 @@ import random
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from bench_platform import LOCAL_KEY, Api
@@ -136,7 +137,8 @@ def test_the_library(page: Any, learner: dict[str, Any]) -> None:
 
 
 def fresh_position() -> str:
-    """A position no earlier run saved: eight random plays from the start (the library is the key's)."""
+    """A position no earlier run saved, with a choice of plays for 4-2: eight random plays from the start
+    (the library is the key's)."""
     from pulvezar import Position, Rules
 
     rng, rules = random.Random(), Rules.international()
@@ -145,6 +147,8 @@ def fresh_position() -> str:
         plays = list(rules.legal_plays(pos, (rng.randint(1, 6), rng.randint(1, 6))))
         if plays:
             pos = rng.choice(plays).position
+    if len(list(rules.legal_plays(pos, (4, 2)))) < 2:  # a card needs a choice with 4-2
+        return fresh_position()
     return str(pos.position_id)
 
 
@@ -165,10 +169,10 @@ def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, An
     page.goto(f"/?position={position}&dice=42")
     page.locator("#pos-save").click()
     expect(page.locator("#toast")).to_contain_text("Saved to the library")
-    found = api.call("GET", f"/v1/library/positions?q={position[:8]}")["positions"]
+    found = api.call("GET", f"/v1/library/positions?q={quote(position[:8], safe='')}")["positions"]
     saved = [e for e in found if e["player"] == pid]
     assert saved and saved[0]["dice"] == [4, 2], saved
-    page.goto(f"/?view=library&q={saved[0]['name']}")
+    page.goto(f"/?view=library&q={quote(saved[0]['name'], safe='')}")
     entry = page.locator(".lb-entry", has_text=saved[0]["name"])
     before = deck()
     entry.locator(".lb-card").click()
