@@ -34,7 +34,7 @@ def test_a_double_is_checked_and_hinted_before_it_is_made(make: Callable[..., Pl
     assert round(eq["roll"] - eq["double_take"], 3) == round(double["loss"], 3)
     assert events[0]["type"] == "hint"
     after = check_state(s)
-    assert after["board"] == before["board"] and after["phase"] == before["phase"] and after["hints_left"] == 0
+    assert (after["board"], after["phase"]) == (before["board"], before["phase"]) and after["hints_left"] == 0
     with pytest.raises(ActionNotAvailableError, match="no hints left"):
         cube_hint(s)
     with pytest.raises(InvalidActionError) as e:
