@@ -173,6 +173,12 @@ def test_daily_on_a_phone(page: Any, platform: Any) -> None:
     expect(page.locator("#dy-board svg.board")).to_be_visible()
     expect(page.locator("#dy-check")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # with a player: the record and the month's calendar fit too
+    player = Api(platform.url, LOCAL_KEY).call("POST", "/v1/players", {"name": "Phone Pelin"})
+    page.evaluate("(id) => localStorage.setItem('pulvezar.player', id)", player["id"])
+    page.reload()
+    expect(page.locator("#dy-calendar")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 def test_book_replies_after_each_candidate_and_your_row(page: Any, platform: Any) -> None:
