@@ -75,7 +75,7 @@ def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> N
 
 def test_keys_are_named_by_view_and_purpose() -> None:
     views = {p.stem for p in (WEB / "views").glob("*.js")}
-    modules = {"app", "board", "players", "play_options", "links", "gameend", "settings"}
+    modules = {"app", "board", "players", "play_options", "links", "gameend", "settings", "trainer"}
     for key in catalog("en"):
         assert re.fullmatch(r"[a-z_]+\.[\w. ]+", key), key
         assert key.split(".")[0] in views | modules, f"{key}: its first part names a view or a module"
