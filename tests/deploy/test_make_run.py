@@ -1,7 +1,9 @@
 """``make run``: deploy/local/run.py brings the platform up on ports the test chooses and stops cleanly.
 
-One start (``first_run``) serves both tests: the first checks what is up and where, the second posts
-jobs to it, stops it with Ctrl-C in the middle of one and starts it again on the same run directory.
+One start (``first_run``) serves the first two tests: the first checks what is up and where, the second posts
+jobs to it, stops it with Ctrl-C in the middle of one and starts it again on the same run directory (the
+daily puzzles off at that start, the parse's cap at 120 s); the third analyses issue 45's 100-match stream
+on that restarted platform (one start fewer in the suite; its own start when run alone).
 """
 
 from __future__ import annotations
@@ -130,6 +132,36 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platfo
         platform.kill()
 
 
+#: the restart's settings: the daily puzzles off, so the worker is the batch's; the parse's wall-clock cap
+#: (20 s) raised, the 100-match upload is parsed on a loaded CI machine
+RESTART_ENV = {"PULVEZAR_DAILY_ON_START": "0", "PULVEZAR_GATEWAY_PARSE_TIMEOUT_S": "120"}
+
+
+@pytest.fixture(scope="module")
+def restarts() -> Iterator[list[Platform]]:
+    """The platforms started again during the module, kept up for the batch test; each is stopped here
+    with Ctrl-C, which must exit 0 with no stray process."""
+    kept: list[Platform] = []
+    try:
+        yield kept
+        for p in kept:
+            if p.proc.poll() is None:
+                assert p.ctrl_c() == 0, "".join(p.output)
+    finally:
+        for p in kept:
+            p.kill()
+
+
+@pytest.fixture
+def restarted(restarts: list[Platform], tmp_path_factory: pytest.TempPathFactory) -> Platform:
+    """The rollout test's restarted platform when it is still up, else a start of its own."""
+    if restarts and restarts[-1].proc.poll() is None:
+        return restarts[-1]
+    platform = Platform(tmp_path_factory.mktemp("run"), free_ports(4), env=RESTART_ENV)
+    restarts.append(platform)
+    return platform.up()
+
+
 @pytest.mark.slow
 def test_make_run_starts_everything(first_run: tuple[Platform, Path, list[int]]) -> None:
     """Every service is up, listens where it was told to and says so (stopping with Ctrl-C: exit code 0
@@ -172,7 +204,7 @@ def wait_done(platform: Platform, href: str, timeout: float) -> dict[str, object
 
 @pytest.mark.slow
 def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(
-    first_run: tuple[Platform, Path, list[int]],
+    first_run: tuple[Platform, Path, list[int]], restarts: list[Platform]
 ) -> None:
     """Issue 14's newcomer path: a 144-trial rollout posted as soon as ``make run`` is up finishes within
     60 s although the daily puzzles start at the same time (they run on the background worker); Ctrl-C in
@@ -206,25 +238,33 @@ def test_a_rollout_right_after_start_does_not_wait_and_ctrl_c_loses_nothing(
     finally:
         first.kill()
 
-    second = Platform(tmp_path, ports).up()
-    try:
-        # the library's numbers, made here while the platform's worker finishes the job (both take seconds)
-        want = rollout_chunked(
-            Position.from_position_id("4HPwATDgc/ABMA"),
-            288,
-            chunk_size=72,
-            seed=9,
-            evaluator=default_evaluator(),
-        )
-        status = wait_done(second, href, 240)
-        listed = second.call("GET", "/v1/rollouts")["jobs"]
-        assert isinstance(listed, list)
-        assert [(j["href"], j["state"]) for j in listed] == [(href, "done"), (first_href, "done")]
-        assert second.call("GET", first_href)["results"] == first_results
-        assert second.ctrl_c() == 0, "".join(second.output)  # and no stray process
-    finally:
-        second.kill()
+    second = Platform(tmp_path, ports, env=RESTART_ENV)
+    restarts.append(second)  # stopped (Ctrl-C, exit code 0, no stray process) after the batch test
+    second.up()
+    # the library's numbers, made here while the platform's worker finishes the job (both take seconds)
+    want = rollout_chunked(
+        Position.from_position_id("4HPwATDgc/ABMA"),
+        288,
+        chunk_size=72,
+        seed=9,
+        evaluator=default_evaluator(),
+    )
+    status = wait_done(second, href, 240)
+    listed = second.call("GET", "/v1/rollouts")["jobs"]
+    assert isinstance(listed, list)
+    assert [(j["href"], j["state"]) for j in listed] == [(href, "done"), (first_href, "done")]
+    assert second.call("GET", first_href)["results"] == first_results
     assert status["state"] == "done", status
     results = status["results"]
     assert isinstance(results, list) and results[0]["trials"] == 288
     assert results[0]["equity"] == pytest.approx(want.equity, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_a_stream_of_100_matches_on_the_restarted_platform(restarted: Platform) -> None:
+    """Issue 45's batch of 100 matches at 0 ply through ``make run`` (tests/deploy/test_make_run_batch.py)."""
+    pytest.importorskip("zstandard")
+    pytest.importorskip("ogxm")
+    from test_make_run_batch import check_stream_of_100
+
+    check_stream_of_100(restarted)
