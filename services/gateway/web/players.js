@@ -5,6 +5,7 @@
 import { api } from "./api.js";
 import { t } from "./i18n.js";
 import { h, problemText } from "./ui.js";
+import { toast } from "./shell.js";
 
 const STORAGE = "pulvezar.player";
 
@@ -82,4 +83,20 @@ export async function playerView(el, params, { cls, title, bodyId, state = {} },
   }
   first(s);
   return cleanup;
+}
+
+/** Save a position to the library (POST /v1/library/positions) for the player of this browser, the
+ *  ``button`` disabled meanwhile; the outcome as a toast (``problem``: how an error is put in words). */
+export async function saveToLibrary(body, button, problem = problemText) {
+  const player = currentPlayer();
+  if (player) body = { ...body, player };
+  button.disabled = true;
+  try {
+    const out = await api("/v1/library/positions", { method: "POST", body });
+    toast(t(out.created ? "library.added" : "library.already", { name: out.name }));
+  } catch (e) {
+    toast(problem(e), "error");
+  } finally {
+    button.disabled = false;
+  }
 }

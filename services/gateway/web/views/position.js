@@ -7,7 +7,7 @@ import { remember, toast } from "../shell.js";
 import { t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, positionId, fmtEqAscii as fmt, fmtPctBare as pct, problemText } from "../ui.js";
-import { currentPlayer } from "../players.js";
+import { saveToLibrary } from "../players.js";
 
 
 const START = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
@@ -82,29 +82,19 @@ function boardPanel(v) {
   v.boardHolder = h("div", { class: "board-holder" });
   v.pipsLine = h("p", { class: "pips-line muted" });
   v.idsLine = h("div", { class: "ids-line muted", id: "pos-ids" });
-  const save = h("button", { type: "button", id: "pos-save", onclick: () => saveToLibrary(v, save) }, t("library.save_position"));
+  const save = h("button", { type: "button", id: "pos-save", onclick: () => savePosition(v, save) }, t("library.save_position"));
   return [v.boardHolder, v.pipsLine, v.idsLine, h("div", { class: "buttons" }, save)];
 }
 
 /** The board saved in the library (POST /v1/library/positions), named by its ID, with the dice and the
  *  loaded match state; for the player of this browser. Renamed and tagged in the library view. */
-async function saveToLibrary(v, button) {
+async function savePosition(v, button) {
   const s = v.s;
   const info = v.loaded && v.loaded.key === stateKey(s) ? v.loaded.info : null;
   const id = info?.gnubg_id || positionId(s.mine, s.theirs);
   const body = { position: info?.gnubg_id || { mine: s.mine, theirs: s.theirs }, name: id, rules: s.rules };
   if (s.dice) body.dice = s.dice;
-  const player = currentPlayer();
-  if (player) body.player = player;
-  button.disabled = true;
-  try {
-    const out = await api("/v1/library/positions", { method: "POST", body });
-    toast(t(out.created ? "library.added" : "library.already", { name: out.name }));
-  } catch (e) {
-    toast(problem(e), "error");
-  } finally {
-    button.disabled = false;
-  }
+  await saveToLibrary(body, button, problem);
 }
 
 /** What an ID's state was when it was loaded: its other IDs are shown while the state is still this one. */

@@ -7,7 +7,7 @@ import { navigate, remember, toast } from "../shell.js";
 import { formatDate, t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, problemText } from "../ui.js";
-import { currentPlayer } from "../players.js";
+import { saveToLibrary } from "../players.js";
 
 
 // The view's state: r = {controller, game, data, index, box, list}.
@@ -107,17 +107,7 @@ async function saveStep(r, s, button) {
   const body = { position: s.gnubg_id || s.xgid || s.position_id, rules: { variant: r.data.rules === "tavla" ? "tavla" : "international" },
     name: t("library.replay_name", { g: s.game, n: s.step + 1 }), tags: ["replay"] };
   if (s.dice && s.action === "play") body.dice = s.dice;
-  const player = currentPlayer();
-  if (player) body.player = player;
-  button.disabled = true;
-  try {
-    const out = await api("/v1/library/positions", { method: "POST", body });
-    toast(t(out.created ? "library.added" : "library.already", { name: out.name }));
-  } catch (e) {
-    toast(problemText(e), "error");
-  } finally {
-    button.disabled = false;
-  }
+  await saveToLibrary(body, button);
 }
 
 async function playFromHere(r, s, button) {
