@@ -55,6 +55,7 @@ __all__ = [
     "MAX_POSITION_TEXT",
     "PositionKind",
     "PositionText",
+    "ogid_of_xgid",
     "position_text_kind",
     "read_position_text",
     "to_position_text",
@@ -171,7 +172,7 @@ def to_position_text(state: PositionText, kind: PositionKind) -> str:
         if kind == "ogid":
             if state.ogid is not None:
                 return state.ogid.encode()
-            return _ogid_of(_xgid_of(state, match)).encode()
+            return ogid_of_xgid(_xgid_of(state, match)).encode()
     except IllegalIdError:
         raise
     except InvalidIdError as e:
@@ -186,8 +187,9 @@ def _xgid_of(state: PositionText, match: MatchId) -> XGID:
     return XGID.from_match_id(state.position, match, bottom=match.dice_owner)
 
 
-def _ogid_of(x: XGID) -> OGID:
-    """The OGID of an XGID's game, White on roll (as the command line's ``PositionArg.ogid``)."""
+def ogid_of_xgid(x: XGID) -> OGID:
+    """The OGID of an XGID's game, the player on roll as White (the command line's ``PositionArg.ogid`` and
+    the gateway's position info say the same)."""
     owner: Literal["centre", "player", "opponent"] = (
         "centre" if x.cube_owner == 0 else ("player" if x.cube_owner == x.turn else "opponent")
     )

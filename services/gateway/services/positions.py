@@ -7,9 +7,8 @@ import functools
 from urllib.parse import quote
 
 from pulvezar import XGID, PulvezarError, format_gnubg_id
-from pulvezar.cubeful.janowski import Owner
+from pulvezar.formats.position_text import ogid_of_xgid
 from pulvezar.rules.diagram import ascii_board
-from pulvezar.rules.ogid import to_ogid
 from services.gateway import svg
 from services.gateway.models import Board, Parsed, Pips, match_state, parse_position
 from services.gateway.plays_models import PositionInfo, Side
@@ -56,17 +55,7 @@ def _ogid(parsed: Parsed) -> str:
     """The OGID given, else that of the state the other forms say (the player on roll as White)."""
     if parsed.ogid is not None:
         return parsed.ogid.encode()
-    x = _xgid(parsed)
-    owner: Owner = "centre" if x.cube_owner == 0 else ("player" if x.cube_owner == x.turn else "opponent")
-    return to_ogid(
-        parsed.position,
-        dice=x.rolled,
-        cube_value=x.cube_value,
-        cube_owner=owner,
-        score=x.score if x.turn == 1 else (x.score[1], x.score[0]),
-        match_length=x.match_length,
-        crawford=x.crawford,
-    )
+    return ogid_of_xgid(_xgid(parsed)).encode()
 
 
 def _dice(parsed: Parsed) -> tuple[int, int] | None:
