@@ -506,16 +506,8 @@ async def result_card(t: Table, game_id: str, game: int | None) -> bytes:
     from services.gateway import svg
 
     session = (await load(t, game_id)).session
-    ends, seen = [], 0
-    while batch := await store_call(t.games.events, game_id, seen):
-        ends += [e for _, e in batch if e.get("type") == "game_end"]
-        seen = batch[-1][0]
-    if not ends:
-        raise ProblemError(409, "no game of this match has ended yet", kind="game-state",
-                           errors=[("game_id", "no ended game")])  # fmt: skip
-    n = game or len(ends)
-    if n > len(ends):
-        raise invalid("game", f"game {n} has not ended; ended: 1 to {len(ends)}")
+    ended, n = await ended_game(t, game_id, game)
+    ends = [one["end"] for one in ended]
     key = (game_id, n, t.lang)
     data = _CARDS.get(key)
     if data is None:
@@ -575,13 +567,27 @@ def _side(pips: list[int], luck: float | None) -> EndSide:
     return EndSide(rolls=len(pips), average_roll=round(sum(pips) / len(pips), 2) if pips else None, luck=luck)
 
 
-async def _all_events(t: Table, game_id: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+async def ended_game(t: Table, game_id: str, game: int | None) -> tuple[list[dict[str, Any]], int]:
+    """The match's ended games (each: ``events``, its events up to and with its ``end``, the game_end event)
+    and the number of the one asked for (``game``: from 1; default the last ended): 409 before any game has
+    ended, 422 naming ``game`` for one that has not."""
+    ended: list[dict[str, Any]] = []
+    current: list[dict[str, Any]] = []
     seen = 0
     while batch := await store_call(t.games.events, game_id, seen):
-        out += [e for _, e in batch]
+        for _, e in batch:
+            current.append(e)
+            if e.get("type") == "game_end":
+                ended.append({"events": current, "end": e})
+                current = []
         seen = batch[-1][0]
-    return out
+    if not ended:
+        raise ProblemError(409, "no game of this match has ended yet", kind="game-state",
+                           errors=[("game_id", "no ended game")])  # fmt: skip
+    n = game or len(ended)
+    if n > len(ended):
+        raise invalid("game", f"game {n} has not ended; ended: 1 to {len(ended)}")
+    return ended, n
 
 
 async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
@@ -590,20 +596,7 @@ async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
     from pulvezar.play.card import game_luck
 
     g = await load(t, game_id)
-    events = await _all_events(t, game_id)
-    games_: list[dict[str, Any]] = []  # per game: its events up to its game_end
-    current: list[dict[str, Any]] = []
-    for e in events:
-        current.append(e)
-        if e.get("type") == "game_end":
-            games_.append({"events": current, "end": e})
-            current = []
-    if not games_:
-        raise ProblemError(409, "no game of this match has ended yet", kind="game-state",
-                           errors=[("game_id", "no ended game")])  # fmt: skip
-    n = game or len(games_)
-    if n > len(games_):
-        raise invalid("game", f"game {n} has not ended; ended: 1 to {len(games_)}")
+    games_, n = await ended_game(t, game_id, game)
     one = games_[n - 1]
     end = one["end"].get("details") or {}
     pips: tuple[list[int], list[int]] = ([], [])
