@@ -43,8 +43,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pulvezar.errors import IllegalIdError, InvalidIdError, InvalidPositionError, MalformedIdError
-from pulvezar.rules import _kernel
+from pulvezar.errors import IllegalIdError, InvalidIdError, MalformedIdError
 from pulvezar.rules.matchid import MatchId, format_gnubg_id
 from pulvezar.rules.ogid import OGID, looks_like_ogid
 from pulvezar.rules.position import Position
@@ -207,17 +206,13 @@ def ogid_of_xgid(x: XGID) -> OGID:
 
 # ---- the forms -----------------------------------------------------------------
 def _read_position_id(pid: str) -> Position:
-    """A Position ID: not 14 base64 characters malformed, a board that cannot be illegal."""
+    """A Position ID (:meth:`Position.from_position_id`): not 14 base64 characters malformed, a board
+    that cannot be illegal."""
     syntax = len(pid) == 14 and _B64.match(pid) is not None
-    bad = IllegalIdError if syntax else MalformedIdError
     try:
-        board = _kernel.board_from_position_id(pid)
-    except ValueError as e:
-        raise bad(f"invalid Position ID {pid!r}: {e}", field="position_id") from None
-    try:
-        return Position.from_board(board)
-    except InvalidPositionError as e:
-        raise bad(f"invalid Position ID {pid!r}: {e}", field="position_id") from None
+        return Position.from_position_id(pid)
+    except InvalidIdError as e:
+        raise (IllegalIdError if syntax else MalformedIdError)(str(e), field=e.field) from None
 
 
 def _read_match_id(mid: str) -> MatchId:
