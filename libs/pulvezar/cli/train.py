@@ -224,6 +224,15 @@ def groups_main(argv: list[str]) -> int:
     t.add_argument("--set", dest="label_set", default="0ply")
     t.add_argument("--k", type=int, default=4)
     t.add_argument("--out", default="runs/groups-top4")
+    d = sub.add_parser(
+        "disagree", help="contact groups where two label sets disagree most, as OUT/corpus.npz"
+    )
+    d.add_argument("--workdir", default="runs/groups-top4")
+    d.add_argument("--labels", default="data/groups-top4", help="the folder of both label sets' shards")
+    d.add_argument("--sets", nargs=2, default=["2ply", "sage1"])
+    d.add_argument("--groups", type=int, default=25_000)
+    d.add_argument("--rows", type=int, default=0, help="rank only the first ROWS rows (0: all labelled)")
+    d.add_argument("--out", default="runs/groups-disagree")
     args = parser.parse_args(argv)
 
     def log(text: str) -> None:
@@ -235,6 +244,11 @@ def groups_main(argv: list[str]) -> int:
         )
     elif args.action == "label":
         _label(args, log)
+    elif args.action == "disagree":
+        from pulvezar.train.disagree import build as disagree
+
+        a, b = args.sets
+        disagree(args.workdir, args.labels, args.out, a, b, groups=args.groups, rows=args.rows, log=log)
     else:
         top(args.workdir, args.workdir, args.label_set, args.k, args.out, log)
     return 0
