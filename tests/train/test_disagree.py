@@ -67,3 +67,19 @@ def test_open_sage_2ply_labels_a_few_group_positions() -> None:
     assert p.shape == (1, 5)
     assert 0.45 < p[0, 0] < 0.55  # the opening position is close to even
     assert np.all(np.diff(p[0, :3]) <= 0) and np.all(p[0, 3:] <= 1 - p[0, 0] + 1e-6)
+
+
+def test_committed_positions_are_ranked_and_their_shards_belong_to_them() -> None:
+    from pathlib import Path
+
+    from pulvezar.train.corpus import read_npz
+    from pulvezar.train.labels import TEACHERS, read_labels, verify
+
+    folder = Path(__file__).resolve().parents[2] / "data" / "groups-disagree"
+    assert verify(folder) >= 4  # SHA256SUMS, and every shard against positions.npz
+    c = read_npz(folder / "positions.npz")
+    assert np.all(np.diff(c["score"]) <= 0) and np.all(c["cls"] == CONTACT)
+    starts = np.r_[True, c["group"][1:] != c["group"][:-1]]
+    assert len(np.unique(c["group"])) == starts.sum()  # a group's plays together
+    _, teacher = read_labels(folder, "sage2", c)
+    assert (teacher[:5000] == TEACHERS.index("bgsage-2ply")).all()
