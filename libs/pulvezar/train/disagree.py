@@ -4,7 +4,7 @@ The top-4 decision groups (``runs/groups-top4``, :func:`pulvezar.train.groups.to
 opinions of every play: gnubg-nn 2-ply (label set ``2ply``) and Open Sage 1-ply (``sage1``), both
 committed under ``data/groups-top4``.  Where they choose the same play and value the plays alike, a
 third opinion teaches little; where they disagree, a deeper one (Open Sage 2-ply, label set
-``sage2``, about 38 ms a position) decides.
+``sage2``, 23 ms a position measured here) decides.
 
 The **disagreement** of a group is the loss each teacher sees in the other's choice, summed:
 ``(A[a] - A[b]) + (B[b] - B[a])`` with ``A``, ``B`` the two teachers' equities of the mover's plays
@@ -16,8 +16,8 @@ all contact positions and all labelled by both teachers are ranked.
 ``groups`` most disagreeing groups, most disagreeing first, a group's plays together) with ``row``
 (the row in the source) and ``score`` (the group's disagreement), so that
 ``groups label --workdir runs/groups-disagree --set sage2`` labels it in resumable shards, the
-worst disagreements first.  The build is deterministic (same source, labels and ``rows``), so only
-its digest and the label shards are committed (``data/groups-disagree``).
+worst disagreements first.  The build is deterministic (same source, labels and ``rows``); its
+positions (0.9 MB) and the label shards are committed (``data/groups-disagree``): resuming needs no rebuild.
 """
 
 from __future__ import annotations
