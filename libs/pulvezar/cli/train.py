@@ -11,7 +11,9 @@ the position corpus and its teacher labels (:mod:`pulvezar.train.corpus`, :mod:`
 ``pulvezar train groups ...`` and ``pulvezar train visited ...`` the decision groups and the positions
 visited by rollouts (:mod:`pulvezar.train.groups`, :mod:`pulvezar.train.visited`);
 ``pulvezar train fit --label-set 1ply --workdir DIR ...`` fits the contact and race nets to
-a label set of the corpus (:mod:`pulvezar.train.fit`).  ``python -m pulvezar.train ...`` still
+a label set of the corpus (:mod:`pulvezar.train.fit`); ``pulvezar train lookahead build|label|consistency``
+makes race positions labelled by a model's own 1-ply look-ahead
+(:mod:`pulvezar.train.lookahead`).  ``python -m pulvezar.train ...`` still
 runs the same command (deprecated: use ``pulvezar train``).
 """
 
@@ -29,7 +31,7 @@ from pulvezar.train.td import TDConfig, TDTrainer
 __all__ = ["add_parser", "main", "run"]
 
 #: the modes of ``pulvezar train`` besides self-play (its first argument)
-MODES = ("supervised", "average", "compose", "corpus", "groups", "visited", "fit")
+MODES = ("supervised", "average", "compose", "corpus", "groups", "visited", "fit", "lookahead")
 
 
 def supervised_main(argv: list[str]) -> int:
@@ -357,6 +359,49 @@ def fit_main(argv: list[str]) -> int:
     return 0
 
 
+def lookahead_main(argv: list[str]) -> int:
+    """The ``lookahead`` mode: race positions and their 1-ply look-ahead labels (issue 43)."""
+    import json
+
+    from pulvezar.eval.evaluator import NetEvaluator
+    from pulvezar.train import lookahead as la
+
+    parser = argparse.ArgumentParser(
+        prog="pulvezar train lookahead",
+        description="Race positions labelled by a model's own 1-ply look-ahead (issue 43).",
+    )
+    sub = parser.add_subparsers(dest="action", required=True)
+    b = sub.add_parser("build", help="corpus, gammon-saving and rollout-visited races in WORKDIR")
+    b.add_argument("--workdir", default="runs/lookahead")
+    for f in fields(la.LookaheadConfig):
+        b.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    lab = sub.add_parser("label", help="label (or resume) WORKDIR's races with MODEL's 1-ply (set lookahead)")
+    lab.add_argument("--workdir", default="runs/lookahead")
+    lab.add_argument("--model", default=la.DEFAULT_MODEL)
+    lab.add_argument("--shard", type=int, default=5_000)
+    lab.add_argument("--from", dest="source", help="copy the positions of this build first (a new round)")
+    con = sub.add_parser("consistency", help="mean |V - 1-ply| of MODELs over WORKDIR's held-out races")
+    con.add_argument("--workdir", default="runs/lookahead")
+    con.add_argument("models", nargs="+")
+    args = parser.parse_args(argv)
+
+    def log(text: str) -> None:
+        print(text, flush=True)
+
+    if args.action == "build":
+        la.build(la.LookaheadConfig(**{f.name: getattr(args, f.name) for f in fields(la.LookaheadConfig)}),
+                 args.workdir, log)  # fmt: skip
+    elif args.action == "label":
+        if args.source:
+            la.next_round(args.source, args.workdir)
+        la.label(args.workdir, args.model, args.shard, log)
+    else:
+        boards = la.heldout_boards(args.workdir)
+        for m in args.models:
+            log(json.dumps({"model": m, **la.consistency(NetEvaluator.load(m, device="cpu"), boards)}))
+    return 0
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``train``: its arguments go unparsed to :func:`main`, which parses them per mode."""
     # each mode has a parser of its own (self-play has no mode word), so ``train`` takes the rest of the
@@ -395,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
         return compose_main(argv[1:])
     if argv and argv[0] == "fit":
         return fit_main(argv[1:])
+    if argv and argv[0] == "lookahead":
+        return lookahead_main(argv[1:])
     parser = argparse.ArgumentParser(prog="pulvezar train", description=__doc__)
     parser.add_argument("--workdir", required=True, help="checkpoints and curves go here")
     parser.add_argument("--export", help="write the nets as a model file when done")

@@ -83,6 +83,7 @@ TEACHERS: tuple[str, ...] = (
     "pulvezar-v4a-0ply",
     "pulvezar-v4a-1ply",
     "pulvezar-v4a-2ply",
+    "lookahead-1ply",  # a model's own 1-ply (pulvezar.train.lookahead; the model in labels-SET.json)
 )
 """Teacher names by id. Append only: ids are stored in committed label shards."""
 UNLABELLED = 255
@@ -108,6 +109,7 @@ PRESETS: dict[str, LabelConfig] = {
     "v3-0ply": LabelConfig(shard=100_000, international="pulvezar-v3-0ply", tavla="pulvezar-v3-0ply"),
     "v3-1ply": LabelConfig(shard=20_000, international="pulvezar-v3-1ply", tavla="pulvezar-v3-1ply"),
     "v4a-2ply": LabelConfig(shard=2_500, international="pulvezar-v4a-2ply", tavla="pulvezar-v4a-2ply"),
+    "lookahead": LabelConfig(international="lookahead-1ply", tavla="lookahead-1ply"),  # train.lookahead
 }
 """Named label sets: ``--set 1ply 2ply`` labels the whole corpus cheaply first, then deeply."""
 
