@@ -16,7 +16,8 @@ The command line sits on top of the library: one module per command group
 :mod:`~pulvezar.cli.match`, :mod:`~pulvezar.cli.met`, :mod:`~pulvezar.cli.play`,
 :mod:`~pulvezar.cli.book`, :mod:`~pulvezar.cli.train`, :mod:`~pulvezar.cli.cards`,
 :mod:`~pulvezar.cli.external`), sharing
-:mod:`~pulvezar.cli.common` (the position argument) and :mod:`~pulvezar.cli.progress` (progress bars).
+:mod:`~pulvezar.cli.common` (the position argument and the language of the messages, ``--lang``) and
+:mod:`~pulvezar.cli.progress` (progress bars).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import sys
 from collections.abc import Sequence
 
 from pulvezar.cli import board, book, cards, engine, external, match, met, play, rollout, train
-from pulvezar.cli.common import parse_any_id, parse_dice, parse_position
+from pulvezar.cli.common import lang_of, parse_any_id, parse_dice, parse_position
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 
 __all__ = ["build_parser", "main", "parse_any_id", "parse_dice", "parse_position", "version_line"]
 
@@ -84,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except PulvezarError as e:
-        print(f"pulvezar: error: {e}", file=sys.stderr)
+        print(t("cli.common.error", lang_of(args), error=e), file=sys.stderr)
         return 2
 
 

@@ -11,12 +11,22 @@ import argparse
 import json
 from typing import Any
 
-from pulvezar.cli.common import ID_HELP, add_rules_arguments, parse_dice, parse_position, rules_of
+from pulvezar.cli.common import (
+    ID_HELP,
+    add_lang_argument,
+    add_rules_arguments,
+    lang_of,
+    parse_dice,
+    parse_position,
+    rules_of,
+)
+from pulvezar.i18n import t
 from pulvezar.rules.diagram import ascii_board
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    arg = parse_position(args.id)
+    lang = lang_of(args)
+    arg = parse_position(args.id, lang)
     position = arg.position
     if args.json:
         mine, theirs = position.pips()
@@ -38,13 +48,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
     else:
         print(ascii_board(position))
-        print(f"Position ID: {position.position_id}")
-        print(f"OGID: {arg.ogid}")
+        print(t("cli.show.position_id", lang, id=position.position_id))
+        print(t("cli.show.ogid", lang, ogid=arg.ogid))
     return 0
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
-    position = parse_position(args.id).position
+    lang = lang_of(args)
+    position = parse_position(args.id, lang).position
     rules = rules_of(args)
     plays = rules.legal_plays(position, args.dice)
     if args.json:
@@ -66,9 +77,11 @@ def cmd_moves(args: argparse.Namespace) -> int:
         print(json.dumps(out))
     else:
         d1, d2 = args.dice
-        print(f"{len(plays)} legal plays of {d1}{d2} ({rules.name}) from {position.position_id}:")
+        print(t("cli.moves.heading", lang, n=len(plays), dice=f"{d1}{d2}", rules=rules.name,
+                id=position.position_id))  # fmt: skip
         for i, p in enumerate(plays, 1):
-            print(f"{i:4d}. {p.notation or '(no move)':<28} -> {p.position.position_id}")
+            notation = p.notation or t("cli.common.no_move", lang)
+            print(f"{i:4d}. {notation:<28} -> {p.position.position_id}")
     return 0
 
 
@@ -77,10 +90,12 @@ def add_parsers(subparsers: Any) -> None:
     show = subparsers.add_parser("show", help="draw a position with pip counts")
     show.add_argument("id", help=ID_HELP)
     show.add_argument("--json", action="store_true")
+    add_lang_argument(show)
     show.set_defaults(func=cmd_show)
     moves = subparsers.add_parser("moves", help="list the legal plays of a roll")
     moves.add_argument("id", help=ID_HELP)
     moves.add_argument("--dice", type=parse_dice, required=True, help="e.g. 31")
     add_rules_arguments(moves)
     moves.add_argument("--json", action="store_true")
+    add_lang_argument(moves)
     moves.set_defaults(func=cmd_moves)

@@ -41,7 +41,9 @@ from pulvezar.book.generate import (
     read_book,
 )
 from pulvezar.book.model import Book, BookCandidate, BookError
+from pulvezar.cli.common import add_lang_argument, fixed, lang_of
 from pulvezar.cli.progress import progress_bar
+from pulvezar.i18n import t
 
 __all__ = ["add_parser", "default_workdir", "main", "run", "show"]
 
@@ -69,39 +71,46 @@ def _print_progress(p: Progress) -> None:
     )
 
 
-def show(book: Book, roll: str | None) -> str:
+def show(book: Book, roll: str | None, lang: str = "en") -> str:
+    """``book show``: the book's header and settings, then each roll's candidates (and, for one roll, the
+    replies to its best play), in ``lang``."""
+
+    def f(x: float, spec: str = "+.4f") -> str:
+        return fixed(x, lang, spec)
+
+    engine = f"{book.engine['name']} {book.engine['version']} {book.engine['model']}"
     lines = [
-        f"{book.variant} opening book ({'complete' if book.complete else 'INCOMPLETE'}, "
-        f"{len(book.rolls)} rolls), {book.engine['name']} {book.engine['version']} "
-        f"{book.engine['model']} sha256 {str(book.engine['model_sha256'])[:12]}, generated {book.generated}",
-        "settings: "
-        + ", ".join(
+        t("cli.book.heading", lang, variant=book.variant, n=len(book.rolls), engine=engine,
+          state=t("cli.book.complete" if book.complete else "cli.book.incomplete", lang),
+          sha=str(book.engine["model_sha256"])[:12], date=book.generated),
+        t("cli.book.settings", lang, settings=", ".join(
             f"{k}={book.settings[k]}"
             for k in ("ply", "candidates", "threshold", "trials", "truncate", "seed", "reply_ply")
             if k in book.settings
-        ),
-    ]
+        )),
+    ]  # fmt: skip
     rolls = [book.roll(roll)] if roll else list(book.rolls)
 
     def _gap(best: BookCandidate, c: BookCandidate) -> str:
         if c is best or c.rollout_diff_se is None:
             return ""
-        return f", gap {best.rollout_equity - c.rollout_equity:+.4f} +- {c.rollout_diff_se:.4f}"
+        gap = f"{f(best.rollout_equity - c.rollout_equity)} +- {f(c.rollout_diff_se, '.4f')}"
+        return t("cli.book.gap", lang, gap=gap)
 
     for r in rolls:
         lines.append(f"{r.roll}:")
         for c in r.candidates:
             p = c.probabilities
-            lines.append(
-                f"  {c.play:<16} {c.equity:+.4f} loss {c.loss:.4f}  (search {c.search_equity:+.4f}, "
-                f"rollout {c.rollout_equity:+.4f} +- {c.rollout_se:.4f}{_gap(r.best, c)}, "
-                f"{c.trials} trials)  "
-                f"win {p['win']:.3f} gammon {p['win_gammon']:.3f} lose gammon {p['lose_gammon']:.3f}"
-            )
+            rollout = f"{f(c.rollout_equity)} +- {f(c.rollout_se, '.4f')}{_gap(r.best, c)}"
+            lines.append(f"  {c.play:<16} {f(c.equity)} " + t(
+                "cli.book.candidate", lang, loss=f(c.loss, ".4f"), search=f(c.search_equity), rollout=rollout,
+                n=c.trials, win=f(p["win"], ".3f"), gammon=f(p["win_gammon"], ".3f"),
+                lose_gammon=f(p["lose_gammon"], ".3f"),
+            ))  # fmt: skip
         if roll and r.replies is not None:
-            lines.append(f"  replies to {r.replies.play} ({r.replies.ply} ply):")
+            lines.append(f"  {t('cli.book.replies', lang, play=r.replies.play, ply=r.replies.ply)}")
             for x in r.replies.replies:
-                lines.append(f"    {x.roll}: {x.play:<20} {x.equity:+.4f}")
+                lines.append(f"    {x.roll}: {x.play:<20} {f(x.equity)}")
     return "\n".join(lines)
 
 
@@ -132,6 +141,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("book", type=Path)
     s.add_argument("--roll")
     s.add_argument("--json", action="store_true")
+    add_lang_argument(s)
     cp = sub.add_parser("compare", help="a book beside published rollouts of other programs (Markdown)")
     cp.add_argument("book", type=Path)
     cp.add_argument("--published", type=Path, default=None, help="default: data/book/published/...")
@@ -151,32 +161,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a parsed ``pulvezar book`` command."""
+    """Run a parsed ``pulvezar book`` command: ``show`` in the user's language (``--lang``), the developer
+    tools (``generate``, ``status``, ``pack``, ``unpack``, ``compare``, ``contrast``) in English."""
     command = args.book_command
+    lang = lang_of(args) if command == "show" else "en"
     try:
-        if command in ("compare", "contrast"):
-            from pulvezar.book import compare as cmp
-
-            if command == "compare":
-                _, figures = cmp.read_published(args.published or cmp.PUBLISHED)
-                rows = cmp.compare(read_book(args.book), figures)
-                print(cmp.comparison_markdown(rows, args.z))
-            else:
-                a, b = read_book(args.a), read_book(args.b)
-                print(cmp.contrast_markdown(a, b, cmp.contrast(a, b)))
-            return 0
-        if command == "pack":
-            from pulvezar.book.archive import pack
-
-            part = pack(args.workdir, args.archive)
-            done = f"{args.archive}: every file of {args.workdir} is packed already"
-            print(f"wrote {part}" if part else done)
-            return 0
-        if command == "unpack":
-            from pulvezar.book.archive import unpack
-
-            print(f"{args.workdir}: {unpack(args.archive, args.workdir)} files added from {args.archive}")
-            return 0
         if command == "show":
             book = read_book(args.book)
             if args.json:
@@ -185,35 +174,64 @@ def run(args: argparse.Namespace) -> int:
                     data = next(r for r in data["rolls"] if r["roll"] == book.roll(args.roll).roll)
                 print(json.dumps(data, indent=1, ensure_ascii=False))
             else:
-                print(show(book, args.roll))
+                print(show(book, args.roll, lang))
             return 0
-        import torch
-
-        torch.set_num_threads(max(1, args.threads))
-        settings = BookSettings.from_args(args)
-        workdir = args.workdir or default_workdir(args.out)
-        if command == "status":
-            gen = BookGenerator(settings, workdir)
-            items_done, items_total, trials_done, trials_total, rolls_done = gen._status()
-            print(
-                f"{workdir}: items {items_done}/{items_total}, trials {trials_done}/{trials_total}, "
-                f"rolls {rolls_done}/{len(settings.roll_list)}"
-            )
-            return 0
-        print(f"work directory {workdir}", file=sys.stderr)
-        with progress_bar("book", "steps", quiet=args.quiet) as bar:
-
-            def progress(p: Progress) -> None:
-                bar(p.items_done, p.items_total)
-                if args.log:
-                    _print_progress(p)
-
-            book = generate_book(settings, workdir, args.out, progress=progress, max_items=args.max_items)
-        print(f"wrote {args.out}: {len(book.rolls)} rolls, {'complete' if book.complete else 'incomplete'}")
-        return 0 if book.complete or args.max_items is not None else 1
+        return _developer_tool(args)
     except BookError as e:
-        print(f"error: {e.field}: {e}", file=sys.stderr)
+        print(t("cli.book.error_field", lang, field=e.field, error=e), file=sys.stderr)
         return 2
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(t("cli.book.error", lang, error=e), file=sys.stderr)
         return 2
+
+
+def _developer_tool(args: argparse.Namespace) -> int:
+    """``book generate``, ``status``, ``pack``, ``unpack``, ``compare`` and ``contrast`` (English)."""
+    command = args.book_command
+    if command in ("compare", "contrast"):
+        from pulvezar.book import compare as cmp
+
+        if command == "compare":
+            _, figures = cmp.read_published(args.published or cmp.PUBLISHED)
+            rows = cmp.compare(read_book(args.book), figures)
+            print(cmp.comparison_markdown(rows, args.z))
+        else:
+            a, b = read_book(args.a), read_book(args.b)
+            print(cmp.contrast_markdown(a, b, cmp.contrast(a, b)))
+        return 0
+    if command == "pack":
+        from pulvezar.book.archive import pack
+
+        part = pack(args.workdir, args.archive)
+        done = f"{args.archive}: every file of {args.workdir} is packed already"
+        print(f"wrote {part}" if part else done)
+        return 0
+    if command == "unpack":
+        from pulvezar.book.archive import unpack
+
+        print(f"{args.workdir}: {unpack(args.archive, args.workdir)} files added from {args.archive}")
+        return 0
+    import torch
+
+    torch.set_num_threads(max(1, args.threads))
+    settings = BookSettings.from_args(args)
+    workdir = args.workdir or default_workdir(args.out)
+    if command == "status":
+        gen = BookGenerator(settings, workdir)
+        items_done, items_total, trials_done, trials_total, rolls_done = gen._status()
+        print(
+            f"{workdir}: items {items_done}/{items_total}, trials {trials_done}/{trials_total}, "
+            f"rolls {rolls_done}/{len(settings.roll_list)}"
+        )
+        return 0
+    print(f"work directory {workdir}", file=sys.stderr)
+    with progress_bar("book", "steps", quiet=args.quiet) as bar:
+
+        def progress(p: Progress) -> None:
+            bar(p.items_done, p.items_total)
+            if args.log:
+                _print_progress(p)
+
+        book = generate_book(settings, workdir, args.out, progress=progress, max_items=args.max_items)
+    print(f"wrote {args.out}: {len(book.rolls)} rolls, {'complete' if book.complete else 'incomplete'}")
+    return 0 if book.complete or args.max_items is not None else 1

@@ -19,29 +19,29 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pulvezar import i18n
-from pulvezar.cli.common import add_prune_argument
+from pulvezar.cli.common import add_lang_argument, add_prune_argument, lang_of
 from pulvezar.cli.common import run as _run
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 
 __all__ = ["add_parser", "match_cards"]
 
 
-def _read_json(path: str) -> Any:
+def _read_json(path: str, lang: str = "en") -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise PulvezarError(f"{path}: {e.strerror or e}", field="cards") from None
     except ValueError as e:
-        raise PulvezarError(f"{path}: not JSON ({e})", field="cards") from None
+        raise PulvezarError(t("cli.cards.not_json", lang, path=path, error=e), field="cards") from None
 
 
-def file_cards(path: str) -> tuple[list[dict[str, Any]], str | None]:
+def file_cards(path: str, lang: str = "en") -> tuple[list[dict[str, Any]], str | None]:
     """The cards of a JSON file and the player id it names (None: none)."""
-    data = _read_json(path)
+    data = _read_json(path, lang)
     cards = data.get("cards") if isinstance(data, dict) else data
     if not isinstance(cards, list) or not all(isinstance(c, dict) for c in cards):
-        raise PulvezarError(f"{path}: a list of cards, or an object with 'cards'", field="cards")
+        raise PulvezarError(t("cli.cards.not_cards", lang, path=path), field="cards")
     player = data.get("player_id") if isinstance(data, dict) else None
     return cards, str(player) if player else None
 
@@ -52,10 +52,10 @@ def _analysis(path: str, level: str, lang: str, prune: bool) -> Any:
     from pulvezar.formats.files import read_match
 
     if path.lower().endswith(".json"):
-        return MatchAnalysis.from_json(_read_json(path))
+        return MatchAnalysis.from_json(_read_json(path, lang))
     record = read_match(Path(path))
     if not record.games:
-        raise PulvezarError(f"{path}: the file holds no games", field="match")
+        raise PulvezarError(t("cli.match.no_games", lang, path=path), field="match")
     return analyse_match(record, AnalysisSettings.from_level(level, lang=lang, prune=prune))
 
 
@@ -77,7 +77,7 @@ def match_cards(analysis: Any, player: str, blunders: bool = False, lang: str = 
     names = [n.strip().lower() for n in analysis.players]
     if player.strip().lower() not in names:
         known = ", ".join(repr(n) for n in analysis.players)
-        raise PulvezarError(f"no player {player!r} in the match (players: {known})", field="player")
+        raise PulvezarError(t("cli.cards.no_player", lang, name=repr(player), players=known), field="player")
     side = names.index(player.strip().lower())
     ref, least = match_ref(analysis), BLUNDER if blunders else ERROR
     out = []
@@ -94,31 +94,33 @@ def match_cards(analysis: Any, player: str, blunders: bool = False, lang: str = 
 
 
 def cmd_cards_export(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+
     def body() -> None:
         from pulvezar.play.anki import apkg, text_board
 
         if not args.cards and not args.match:
-            raise PulvezarError("give --cards FILE and/or --match FILE --player NAME", field="cards")
+            raise PulvezarError(t("cli.cards.nothing", lang), field="cards")
         if args.match and not args.player:
-            raise PulvezarError("--match needs --player NAME: whose errors become cards", field="player")
+            raise PulvezarError(t("cli.cards.no_player_given", lang), field="player")
         cards: list[dict[str, Any]] = []
         owner = args.player_id
         for path in args.cards or ():
-            found, named = file_cards(path)
+            found, named = file_cards(path, lang)
             cards += found
             owner = owner or named
         for path in args.match or ():
-            analysis = _analysis(path, args.level, args.lang, not args.no_prune)
-            cards += match_cards(analysis, args.player, args.blunders, args.lang)
+            analysis = _analysis(path, args.level, lang, not args.no_prune)
+            cards += match_cards(analysis, args.player, args.blunders, lang)
         owner = owner or (args.player or "").strip().lower() or "pulvezar"
-        data = apkg(cards, owner, text_board, name=args.deck or args.player or owner, lang=args.lang)
+        data = apkg(cards, owner, text_board, name=args.deck or args.player or owner, lang=lang)
         try:
             Path(args.output).write_bytes(data)
         except OSError as e:
             raise PulvezarError(f"{args.output}: {e.strerror or e}", field="output") from None
-        print(f"{len(cards)} cards written to {args.output}")
+        print(t("cli.cards.written", lang, n=len(cards), path=args.output))
 
-    return _run(body)
+    return _run(body, lang)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -149,7 +151,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="with a match file: the analysis's depth (default 2ply)",
     )
     add_prune_argument(export)
-    export.add_argument("--lang", choices=i18n.LANGUAGES, default="en", help="the cards' words")
+    add_lang_argument(export)
     export.add_argument("--deck", help="the deck's name (default: the player)")
     export.set_defaults(func=cmd_cards_export)
     return cards

@@ -1,4 +1,9 @@
-"""What the commands share: the position argument, dice, rule-set options and errors."""
+"""What the commands share: the position argument, dice, rule-set options, errors and the language.
+
+The language of every user command's messages is :func:`lang_of`'s: ``--lang`` (:func:`add_lang_argument`),
+else ``lang`` in the CLI's profile (:mod:`pulvezar.cli.config`), else ``LC_ALL``, ``LC_MESSAGES`` or
+``LANG``, else English; the texts are the catalogs' ``cli.*`` keys (:mod:`pulvezar.i18n`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pulvezar import i18n
 from pulvezar.cubeful.janowski import Owner
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import InvalidIdError, PulvezarError
 from pulvezar.formats.position_text import read_position_text
+from pulvezar.i18n import t
 from pulvezar.rules.matchid import MatchId
 from pulvezar.rules.ogid import OGID, to_ogid
 from pulvezar.rules.position import Position
@@ -21,8 +28,10 @@ from pulvezar.rules.xgid import XGID
 __all__ = [
     "ID_HELP",
     "PositionArg",
+    "add_lang_argument",
     "add_rules_arguments",
     "gammon_price_json",
+    "lang_of",
     "parse_any_id",
     "parse_dice",
     "parse_position",
@@ -137,12 +146,13 @@ class PositionArg:
             given_ogid=o.encode(),
         )
 
-    def with_match_id(self, text: str) -> PositionArg:
+    def with_match_id(self, text: str, lang: str = "en") -> PositionArg:
         """This position with the cube and score of a separate gnubg Match ID (``--match-id``)."""
         try:
             m = MatchId.parse(text.strip())
         except InvalidIdError as e:
-            raise InvalidIdError(f"malformed --match-id {text!r}: {e}", field="match_id") from None
+            why = t("cli.common.bad_match_id", lang, text=repr(text), error=e)
+            raise InvalidIdError(why, field="match_id") from None
         return PositionArg.from_match_id(self.position, m)
 
     def cube_state(self, rules: Rules) -> CubeState:
@@ -160,7 +170,7 @@ class PositionArg:
         )
 
 
-def parse_position(text: str) -> PositionArg:
+def parse_position(text: str, lang: str = "en") -> PositionArg:
     """The position argument: a Position ID, ``PositionID:MatchID``, an XGID or an OGID, read by
     :func:`~pulvezar.formats.position_text.read_position_text` (the one reader of position text).
 
@@ -182,9 +192,10 @@ def parse_position(text: str) -> PositionArg:
     try:
         read = read_position_text(text)
     except InvalidIdError as e:  # the same class: MalformedIdError, IllegalIdError or an OGID's own
-        raise type(e)(
-            f"malformed position {text!r} (expected a {ID_HELP}): {e}", field=e.field or "id"
-        ) from None
+        why = t(
+            "cli.common.bad_position", lang, text=repr(text), forms=t("cli.common.id_forms", lang), error=e
+        )
+        raise type(e)(why, field=e.field or "id") from None
     if read.ogid is not None:
         return PositionArg.from_ogid(read.ogid)
     if read.xgid is not None:
@@ -229,18 +240,50 @@ def rules_of(args: argparse.Namespace) -> Rules:
     if args.rules == "tavla":
         return Rules.tavla(hit_and_stop=args.hit_and_stop, must_bear_off=args.must_bear_off)
     if args.hit_and_stop or args.must_bear_off:
-        raise PulvezarError("--hit-and-stop and --must-bear-off need --rules tavla", field="rules")
+        raise PulvezarError(t("cli.common.tavla_options", lang_of(args)), field="rules")
     return Rules.international()
 
 
-def run(body: Callable[[], Any]) -> int:
+def run(body: Callable[[], Any], lang: str = "en") -> int:
     """Run a command's body: 0, or 2 with one ``pulvezar: error:`` line for a :class:`PulvezarError`."""
     try:
         body()
     except PulvezarError as e:
-        print(f"pulvezar: error: {e}", file=sys.stderr)
+        print(t("cli.common.error", lang, error=e), file=sys.stderr)
         return 2
     return 0
+
+
+def add_lang_argument(parser: argparse.ArgumentParser) -> None:
+    """``--lang CODE``: the language of the command's messages (read it with :func:`lang_of`)."""
+    parser.add_argument(
+        "--lang",
+        choices=i18n.LANGUAGES,
+        default=None,
+        help="the language of the messages (default: lang in the profile, else LC_ALL, LC_MESSAGES or "
+        "LANG, else en)",
+    )
+
+
+def lang_of(args: argparse.Namespace | None = None) -> str:
+    """The language of a command: its ``--lang``, else the profile's ``lang``, else the environment's
+    (:func:`pulvezar.i18n.lang_of`), else English."""
+    given = getattr(args, "lang", None)
+    if given:
+        return str(given)
+    from pulvezar.cli.config import default_lang
+
+    return default_lang() or i18n.lang_of()
+
+
+def ply(n: int, lang: str) -> str:
+    """``2-ply``: a search depth as the commands name it."""
+    return t("cli.common.ply", lang, n=n)
+
+
+def fixed(x: float | None, lang: str, spec: str = ".3f") -> str:
+    """``x`` by ``spec`` with the language's decimal sign, ``-`` for None."""
+    return "-" if x is None else i18n.number(x, lang, spec)
 
 
 def gammon_price_json(player: float, opponent: float) -> dict[str, float]:

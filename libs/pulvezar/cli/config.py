@@ -2,7 +2,8 @@
 
 The file is ``$PULVEZAR_CONFIG`` when set, else ``$XDG_CONFIG_HOME/pulvezar/config.toml`` (default
 ``~/.config/pulvezar/config.toml``); a missing file is an empty profile.  It holds ``player = "NAME"``:
-the default of ``--player`` for ``pulvezar play`` and ``pulvezar match analyse``.  Other keys are left for
+the default of ``--player`` for ``pulvezar play`` and ``pulvezar match analyse``, and ``lang = "de"``: the
+default of every user command's ``--lang`` (:func:`~pulvezar.cli.common.lang_of`).  Other keys are left for
 later commands and ignored here.  A file that is not TOML, or whose ``player`` is not a non-empty string
 of at most 100 characters, is a :class:`~pulvezar.errors.PulvezarError` naming the file and the key.
 """
@@ -14,9 +15,11 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from pulvezar import i18n
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 
-__all__ = ["MAX_NAME", "config_path", "default_player", "player_of", "side_of"]
+__all__ = ["MAX_NAME", "config_path", "default_lang", "default_player", "player_of", "side_of"]
 
 #: a player's name: as the platform's players (``POST /v1/players``) take it
 MAX_NAME = 100
@@ -33,9 +36,8 @@ def config_path() -> Path:
     return Path(base) / "pulvezar" / "config.toml"
 
 
-def default_player(path: Path | None = None) -> str | None:
-    """The profile's ``player`` (stripped), or None when the file or the key is absent."""
-    path = config_path() if path is None else path
+def _profile(path: Path, lang: str) -> dict[str, object] | None:
+    """The profile's keys, None when the file is absent."""
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)
@@ -44,26 +46,43 @@ def default_player(path: Path | None = None) -> str | None:
     except OSError as e:
         raise PulvezarError(f"{path}: {e.strerror or e}", field="config") from None
     if len(raw) > MAX_BYTES:
-        raise PulvezarError(f"{path}: over {MAX_BYTES} bytes, not a config file", field="config")
+        raise PulvezarError(t("cli.config.too_big", lang, path=path, n=MAX_BYTES), field="config")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise PulvezarError(f"{path}: not a TOML file ({e})", field="config") from None
-    if "player" not in data:
+        raise PulvezarError(t("cli.config.not_toml", lang, path=path, error=e), field="config") from None
+
+
+def default_player(path: Path | None = None, lang: str = "en") -> str | None:
+    """The profile's ``player`` (stripped), or None when the file or the key is absent."""
+    path = config_path() if path is None else path
+    data = _profile(path, lang)
+    if data is None or "player" not in data:
         return None
-    return _name(data["player"], f"{path}: player")
+    return _name(data["player"], f"{path}: player", lang)
 
 
-def player_of(given: str | None) -> tuple[str | None, bool]:
+def default_lang(path: Path | None = None) -> str | None:
+    """The profile's ``lang`` as a language offered (``de_DE`` gives ``de``, one not offered English), or
+    None when the file, the key or a readable file is absent: the profile's errors are the player's."""
+    try:
+        data = _profile(config_path() if path is None else path, "en")
+    except PulvezarError:
+        return None
+    value = (data or {}).get("lang")
+    return i18n.lang_of(value) if isinstance(value, str) and value.strip() else None
+
+
+def player_of(given: str | None, lang: str = "en") -> tuple[str | None, bool]:
     """The player of a command: ``--player`` when given (explicit: True), else the profile's (False)."""
     if given is not None:
-        return _name(given, "--player"), True
-    return default_player(), False
+        return _name(given, "--player", lang), True
+    return default_player(lang=lang), False
 
 
-def _name(value: object, where: str) -> str:
+def _name(value: object, where: str, lang: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME:
-        raise PulvezarError(f"{where}: a name of 1 to {MAX_NAME} characters", field="player")
+        raise PulvezarError(t("cli.config.bad_name", lang, where=where, n=MAX_NAME), field="player")
     return value.strip()
 
 

@@ -20,16 +20,21 @@ from typing import Any
 from pulvezar.cli.common import (
     ID_HELP,
     PositionArg,
+    add_lang_argument,
     add_prune_argument,
     add_rules_arguments,
+    fixed,
     gammon_price_json,
+    lang_of,
     parse_dice,
     parse_position,
+    ply,
     rules_of,
 )
 from pulvezar.cube.decision import MAX_CUBE_PLY, CubeDecision, cube_decision
 from pulvezar.cubeful.state import CubeState
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 from pulvezar.search.hint import STRENGTHS, hint
 from pulvezar.search.plies import MAX_PLY, Candidate
 
@@ -41,14 +46,34 @@ def probabilities_json(probs: Iterable[float]) -> dict[str, float]:
     return {k: float(v) for k, v in zip(PROBABILITIES, probs, strict=True)}
 
 
-def _probs_text(probs: Sequence[float]) -> str:
-    w, wg, wb, lg, lb = (100 * float(p) for p in probs)
-    return f"win {w:.1f}% (g {wg:.1f}% bg {wb:.1f}%)  lose {100 - w:.1f}% (g {lg:.1f}% bg {lb:.1f}%)"
+def _probs_text(probs: Sequence[float], lang: str = "en") -> str:
+    w, wg, wb, lg, lb = (fixed(100 * float(p), lang, ".1f") for p in probs)
+    lose = fixed(100 - 100 * float(probs[0]), lang, ".1f")
+    return t("cli.engine.probabilities", lang, win=w, wg=wg, wb=wb, lose=lose, lg=lg, lb=lb)
+
+
+# cube actions (pulvezar.cube.decision) by their catalog keys
+ACTIONS = {
+    "No double, take": "no_double_take",
+    "No double, beaver": "no_double_beaver",
+    "Double, take": "double_take",
+    "Double, beaver": "double_beaver",
+    "Double, pass": "double_pass",
+    "Too good to double, pass": "too_good_pass",
+    "Too good to double, take": "too_good_take",
+    "No double (cube not available)": "no_cube",
+}
+
+
+def action_text(action: str, lang: str) -> str:
+    """A cube action of :func:`~pulvezar.cube.cube_decision` in ``lang`` (an unknown one as it is)."""
+    key = ACTIONS.get(action)
+    return t(f"cli.cube.action.{key}", lang) if key else action
 
 
 def _ply_level(args: argparse.Namespace, top: int) -> None:
     if args.ply is not None and not 0 <= args.ply <= top:
-        raise PulvezarError(f"--ply is 0..{top}, got {args.ply}", field="ply")
+        raise PulvezarError(t("cli.common.ply_range", lang_of(args), top=top, ply=args.ply), field="ply")
 
 
 # ---- hint ----------------------------------------------------------------------------------
@@ -56,7 +81,7 @@ def hint_target(arg: PositionArg, args: argparse.Namespace) -> tuple[Any, tuple[
     """What :func:`~pulvezar.search.hint.hint` is given for the command's arguments, and the dice."""
     dice = args.dice or arg.dice
     if dice is None:
-        raise PulvezarError("give the roll with --dice (e.g. --dice 31)", field="dice")
+        raise PulvezarError(t("cli.hint.no_dice", lang_of(args)), field="dice")
     rules = rules_of(args)
     if arg.has_match and rules.uses_cube:
         return arg.cube_state(rules), dice
@@ -79,7 +104,8 @@ def candidate_json(c: Candidate) -> dict[str, Any]:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     _ply_level(args, MAX_PLY)
-    arg = parse_position(args.id)
+    lang = lang_of(args)
+    arg = parse_position(args.id, lang)
     target, dice = hint_target(arg, args)
     rules = rules_of(args)
     cands = hint(target, dice, ply=args.ply, level=args.level, rules=rules, prune=not args.no_prune)
@@ -100,12 +126,14 @@ def cmd_hint(args: argparse.Namespace) -> int:
         print(json.dumps(out))
         return 0
     d1, d2 = dice
-    what = "cubeful" if cubeful else "cubeless"
-    print(f"{len(cands)} plays of {d1}{d2} ({rules.name}, {what}) from {arg.position.position_id}:")
+    what = t("cli.hint.cubeful" if cubeful else "cli.hint.cubeless", lang)
+    print(t("cli.hint.heading", lang, n=len(cands), dice=f"{d1}{d2}", rules=rules.name, what=what,
+            id=arg.position.position_id))  # fmt: skip
     for i, c in enumerate(shown, 1):
-        loss = f"({-c.loss:+.3f})" if i > 1 else ""
-        print(f"{i:4d}. {c.ply}-ply {c.notation or '(no move)':<24} {c.equity:+.3f} {loss}")
-        print(f"      {_probs_text(c.probs)}")
+        loss = f"({fixed(-c.loss, lang, '+.3f')})" if i > 1 else ""
+        notation = c.notation or t("cli.common.no_move", lang)
+        print(f"{i:4d}. {ply(c.ply, lang)} {notation:<24} {fixed(c.equity, lang, '+.3f')} {loss}")
+        print(f"      {_probs_text(c.probs, lang)}")
     return 0
 
 
@@ -125,7 +153,8 @@ def evaluate(arg: PositionArg, args: argparse.Namespace) -> tuple[list[float], f
 
 def cmd_eval(args: argparse.Namespace) -> int:
     _ply_level(args, MAX_PLY)
-    arg = parse_position(args.id)
+    lang = lang_of(args)
+    arg = parse_position(args.id, lang)
     probs, eq = evaluate(arg, args)
     if args.json:
         out = {
@@ -137,17 +166,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out))
     else:
-        print(f"{arg.position.position_id} ({rules_of(args).name}), {args.ply}-ply, player on roll:")
-        print(f"  cubeless equity {eq:+.3f}")
-        print(f"  {_probs_text(probs)}")
+        print(t("cli.eval.heading", lang, id=arg.position.position_id, rules=rules_of(args).name,
+                ply=ply(args.ply, lang)))  # fmt: skip
+        print(f"  {t('cli.common.cubeless_equity', lang, equity=fixed(eq, lang, '+.3f'))}")
+        print(f"  {_probs_text(probs, lang)}")
     return 0
 
 
 # ---- cube ----------------------------------------------------------------------------------
 def cube_state_of(args: argparse.Namespace) -> CubeState:
-    arg = parse_position(args.id)
+    lang = lang_of(args)
+    arg = parse_position(args.id, lang)
     if args.match_id:
-        arg = arg.with_match_id(args.match_id)
+        arg = arg.with_match_id(args.match_id, lang)
     return arg.cube_state(rules_of(args))
 
 
@@ -188,20 +219,26 @@ def cmd_cube(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(decision_json(state, d)))
         return 0
+    lang = lang_of(args)
     where = (
-        f"{state.match_length}-point match at {state.score[0]}-{state.score[1]}"
+        t("cli.cube.match", lang, n=state.match_length, score=f"{state.score[0]}-{state.score[1]}")
         if state.match_length
-        else "money"
+        else t("cli.cube.money", lang)
     )
-    print(f"{state.position.position_id}: cube {state.cube_value} ({state.cube_owner}), {where}, {d.ply}-ply")
-    print(f"  {d.action}")
-    for label, v in (("no double", d.nd), ("double, take", d.dt), ("double, pass", d.dp)):
-        print(f"  {label:<14} {'-' if v is None else f'{v:+.3f}'}")
-    print(f"  cubeless equity {d.cubeless_equity:+.3f}; {_probs_text(d.probs)}")
+    owner = t(f"cli.cube.owner.{state.cube_owner}", lang)
+    print(t("cli.cube.heading", lang, id=state.position.position_id, value=state.cube_value, owner=owner,
+            where=where, ply=ply(d.ply, lang)))  # fmt: skip
+    print(f"  {action_text(d.action, lang)}")
+    labels = [t(f"cli.cube.{k}", lang) for k in ("no_double", "double_take", "double_pass")]
+    width = max(14, *(len(label) for label in labels))
+    for label, v in zip(labels, (d.nd, d.dt, d.dp), strict=True):
+        print(f"  {label:<{width}} {fixed(v, lang, '+.3f')}")
+    cubeless = t("cli.common.cubeless_equity", lang, equity=fixed(d.cubeless_equity, lang, "+.3f"))
+    print(f"  {cubeless}; {_probs_text(d.probs, lang)}")
     if d.take_point is not None:
-        print(f"  take point {100 * d.take_point:.1f}%")
+        print(f"  {t('cli.cube.take_point', lang, pct=fixed(100 * d.take_point, lang, '.1f'))}")
     for note in d.notes:
-        print(f"  note: {note}")
+        print(f"  {t('cli.common.note', lang, note=note)}")
     return 0
 
 
@@ -221,6 +258,7 @@ def add_parsers(subparsers: Any) -> None:
     add_rules_arguments(h)
     h.add_argument("--top", type=int, default=0, help="show only the best N plays")
     h.add_argument("--json", action="store_true")
+    add_lang_argument(h)
     h.set_defaults(func=cmd_hint)
     e = subparsers.add_parser("eval", help="probabilities and equity of the player on roll")
     e.add_argument("id", help=ID_HELP)
@@ -228,6 +266,7 @@ def add_parsers(subparsers: Any) -> None:
     add_prune_argument(e)
     add_rules_arguments(e)
     e.add_argument("--json", action="store_true")
+    add_lang_argument(e)
     e.set_defaults(func=cmd_eval)
     c = subparsers.add_parser("cube", help="the cube decision of the player on roll")
     c.add_argument("id", help=ID_HELP)
@@ -235,3 +274,4 @@ def add_parsers(subparsers: Any) -> None:
     _depth(c, MAX_CUBE_PLY)
     c.set_defaults(func=cmd_cube, rules="international", hit_and_stop=False, must_bear_off=False)
     c.add_argument("--json", action="store_true")
+    add_lang_argument(c)

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pulvezar.cli.common import add_prune_argument
+from pulvezar.cli.common import add_lang_argument, add_prune_argument, fixed, lang_of
 from pulvezar.cli.common import run as _run
 from pulvezar.cli.config import player_of, side_of
 from pulvezar.cli.progress import progress_bar
@@ -55,6 +55,7 @@ from pulvezar.formats.files import (
 )
 from pulvezar.formats.record import MatchRecord
 from pulvezar.formats.text import write_text
+from pulvezar.i18n import t
 
 __all__ = [
     "add_parser",
@@ -113,30 +114,30 @@ def record_json(record: MatchRecord) -> dict[str, Any]:
     }
 
 
-def _stream_match(path: Path, stream: Any, number: int | None) -> MatchRecord:
+def _stream_match(path: Path, stream: Any, number: int | None, lang: str = "en") -> MatchRecord:
     """Match ``number`` (1-based) of a stream, or its only match."""
     matches = stream.matches
     if number is None:
         if len(matches) == 1:
             record: MatchRecord = matches[0].record
             return record
-        raise CliError(f"{path}: a stream of {len(matches)} matches: choose one with --match N")
+        raise CliError(t("cli.match.choose_one", lang, path=path, n=len(matches)))
     if not 1 <= number <= len(matches):
-        raise CliError(f"{path}: --match {number}: the stream has {len(matches)} matches")
+        raise CliError(t("cli.match.no_such_match", lang, path=path, number=number, n=len(matches)))
     record = matches[number - 1].record
     return record
 
 
-def _load(path: Path, number: int | None) -> MatchRecord:
+def _load(path: Path, number: int | None, lang: str = "en") -> MatchRecord:
     """The match of a file, or match ``number`` of a stream."""
     if is_stream(path):
-        return _stream_match(path, read_stream(path), number)
+        return _stream_match(path, read_stream(path), number, lang)
     if number is not None:
-        raise CliError(f"{path}: --match is for streams of matches (.ogxms, .ogxms.zst)")
+        raise CliError(t("cli.match.not_a_stream", lang, path=path))
     return read_match(path)
 
 
-def stream_lines(stream: Any) -> str:
+def stream_lines(stream: Any, lang: str = "en") -> str:
     """A stream's entries as text: one line per match, skipped member, and where it was cut."""
     lines = []
     n = 0
@@ -144,17 +145,19 @@ def stream_lines(stream: Any) -> str:
         if e.kind == "match":
             n += 1
             r = e.record
-            length = f"{r.length}-point match" if r.length else "money session"
-            cut = f", {r.cut_games} cut" if r.cut_games else ""
-            lines.append(
-                f"{n:>4}. {r.players[0]} - {r.players[1]}, {length}, {len(r.games)} games{cut}"
-                f" (offset {e.offset})"
-            )
+            length = t("cli.match.length", lang, n=r.length) if r.length else t("cli.match.money", lang)
+            cut = t("cli.match.cut", lang, n=r.cut_games) if r.cut_games else ""
+            games = t("cli.match.games", lang, n=len(r.games))
+            line = t("cli.match.stream_match", lang, a=r.players[0], b=r.players[1], length=length,
+                     games=games, cut=cut, offset=e.offset)  # fmt: skip
+            lines.append(f"{n:>4}. {line}")
         elif e.kind == "skipped":
-            lines.append(f"   -  skipped {e.length} bytes at offset {e.offset}: {e.reason}")
+            lines.append(
+                f"   -  {t('cli.match.skipped', lang, n=e.length, offset=e.offset, reason=e.reason)}"
+            )
         else:
-            lines.append(f"   -  truncated at offset {e.offset}: {e.length} trailing bytes")
-    lines.append(f"{n} match(es), {len(stream.skipped)} skipped")
+            lines.append(f"   -  {t('cli.match.truncated', lang, offset=e.offset, n=e.length)}")
+    lines.append(t("cli.match.stream_total", lang, n=n, skipped=len(stream.skipped)))
     return "\n".join(lines) + "\n"
 
 
@@ -169,24 +172,26 @@ def _signature_checks(path: Path, keys: list[str]) -> list[Any]:
     return verify_ogxm_signatures(data, trusted)
 
 
-def _check_line(c: Any) -> str:
-    where = "file" if c.scope == "file" else f"{c.scope} {c.index}"
-    key = f" key {c.key}" if c.key else ""
+def _check_line(c: Any, lang: str = "en") -> str:
+    """One signature check: where, its status (a word of the OGXM format), the key and the reason."""
+    where = c.scope if c.scope == "file" else f"{c.scope} {c.index}"  # the format's scope names
+    key = t("cli.match.key", lang, fingerprint=c.key) if c.key else ""
     return f"{where}: {c.status.value}{key} ({c.reason})"
 
 
 def cmd_match_verify(args: argparse.Namespace) -> int:
     status = [0]
+    lang = lang_of(args)
 
     def body() -> None:
         checks = _signature_checks(Path(args.file), args.key)
         if args.json:
             print(json.dumps([c.to_json() for c in checks], ensure_ascii=False))
         else:
-            print("\n".join(_check_line(c) for c in checks))
+            print("\n".join(_check_line(c, lang) for c in checks))
         status[0] = 0 if all(c.ok for c in checks) else 1
 
-    rc = _run(body)
+    rc = _run(body, lang)
     return rc or status[0]
 
 
@@ -203,183 +208,199 @@ def _analysis_file(path: Path) -> Any:
     return read_ogxm_analysis(data) if is_ogxm_analysis(data) else None
 
 
-def _show_analysis_file(shape: Any, checks: list[Any] | None, as_json: bool) -> None:
+def _show_analysis_file(shape: Any, checks: list[Any] | None, as_json: bool, lang: str = "en") -> None:
     data = shape.to_json()
     if as_json:
         if checks is not None:
             data["signatures"] = [c.to_json() for c in checks]
         print(json.dumps(data, ensure_ascii=False))
         return
-    print(
-        f"OGXM analysis of match {data['match_digest']}\n"
-        f"by {data['model_id'] or '-'}, {data['currency'] or 'no currency'}; {data['decisions']} plies: "
-        f"{data['checker']} checker, {data['cube']} cube, {data['luck']} luck"
-        f"{', signed' if data['signed'] else ''}"
-    )
+    currency = data["currency"] or t("cli.match.no_currency", lang)
+    signed = t("cli.match.signed", lang) if data["signed"] else ""
+    print(t("cli.match.analysis_file", lang, digest=data["match_digest"], model=data["model_id"] or "-",
+            currency=currency, n=data["decisions"], checker=data["checker"], cube=data["cube"],
+            luck=data["luck"], signed=signed))  # fmt: skip
 
 
 def cmd_match_show(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+
     def body() -> None:
         path = Path(args.file)
         if args.key and is_stream(path):
-            raise CliError(f"{path}: --key checks the signatures of a single .ogxm file, not a stream")
+            raise CliError(t("cli.match.key_on_stream", lang, path=path))
         checks = _signature_checks(path, args.key) if args.key else None
         if checks is not None and not args.json:
             for c in checks:
-                print(f"signature: {_check_line(c)}", file=sys.stderr)
+                print(t("cli.match.signature", lang, check=_check_line(c, lang)), file=sys.stderr)
         shape = _analysis_file(path)
         if shape is not None:
-            _show_analysis_file(shape, checks, args.json)
+            _show_analysis_file(shape, checks, args.json, lang)
             return
         if checks is not None and args.json:
-            data = record_json(_load(path, args.match))
+            data = record_json(_load(path, args.match, lang))
             data["signatures"] = [c.to_json() for c in checks]
             print(json.dumps(data, ensure_ascii=False))
             return
         if is_stream(path) and args.match is None:
             stream = read_stream(path)
             print(
-                json.dumps(stream.to_json(), ensure_ascii=False) if args.json else stream_lines(stream),
+                json.dumps(stream.to_json(), ensure_ascii=False) if args.json else stream_lines(stream, lang),
                 end="",
             )
             if args.json:
                 print()
             return
-        record = _load(path, args.match)
+        record = _load(path, args.match, lang)
         if args.json:
             print(json.dumps(record_json(record), ensure_ascii=False))
         else:
             print(write_text(record, boards=args.boards), end="")
 
-    return _run(body)
+    return _run(body, lang)
 
 
 def cmd_match_convert(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+
     def body() -> None:
         src, dst = Path(args.input), Path(args.output)
         writer_for(dst)  # fail before reading when the output format is unknown
         if is_stream(src):
-            _convert_stream(src, args.output)
+            _convert_stream(src, args.output, lang)
             return
         record = read_match(src)
         write_match(record, dst)
-        _warn_cut(record, "")
+        _warn_cut(record, "", lang)
 
-    return _run(body)
+    return _run(body, lang)
 
 
-def _warn_cut(record: MatchRecord, where: str) -> None:
+def _warn(warning: str, lang: str) -> None:
+    print(t("cli.common.warning", lang, warning=warning), file=sys.stderr)
+
+
+def _warn_cut(record: MatchRecord, where: str, lang: str = "en") -> None:
     if record.cut_games:
-        warning = f"{where}{record.cut_games} game(s) cut where the record breaks the rules"
-        print(f"pulvezar: warning: {warning}", file=sys.stderr)
+        _warn(where + t("cli.match.games_cut", lang, n=record.cut_games), lang)
 
 
-def _convert_stream(src: Path, output: str) -> None:
+def _convert_stream(src: Path, output: str, lang: str = "en") -> None:
     """One file per match of a stream: ``{n}`` in ``output`` is the match's number (1-based)."""
     stream = read_stream(src)
     matches = stream.matches
     if "{n}" not in output and len(matches) != 1:
+        example = f"match-{{n}}{Path(output).suffix}"
         raise CliError(
-            f"{src}: a stream of {len(matches)} matches: name the outputs with {{n}} "
-            f"(e.g. match-{{n}}{Path(output).suffix}), one file per match"
+            t("cli.match.name_outputs", lang, path=src, n=len(matches), pattern="{n}", example=example)
         )
     width = len(str(len(matches)))
     for n, entry in enumerate(matches, start=1):
         write_match(entry.record, Path(output.replace("{n}", f"{n:0{width}d}")))
-        _warn_cut(entry.record, f"match {n}: ")
+        _warn_cut(entry.record, t("cli.match.match_n", lang, n=n), lang)
     for e in stream.skipped:
-        print(
-            f"pulvezar: warning: skipped {e.length} bytes at offset {e.offset}: {e.reason}", file=sys.stderr
-        )
+        _warn(t("cli.match.skipped", lang, n=e.length, offset=e.offset, reason=e.reason), lang)
     if stream.truncated is not None:
-        t = stream.truncated
-        print(
-            f"pulvezar: warning: the stream is truncated at offset {t.offset} ({t.length} bytes)",
-            file=sys.stderr,
-        )
+        cut = stream.truncated
+        _warn(t("cli.match.stream_truncated", lang, offset=cut.offset, n=cut.length), lang)
 
 
-def _fmt(x: float | None, spec: str = ".1f") -> str:
-    return "-" if x is None else format(x, spec)
+def _fmt(x: float | None, spec: str = ".1f", lang: str = "en") -> str:
+    return fixed(x, lang, spec)
 
 
-def analysis_table(data: dict[str, Any]) -> str:
+#: the rows of the analysis table, by their catalog keys (``cli.match.table.<key>``)
+TABLE_ROWS = (
+    "pr", "grade", "error_rate", "decisions", "errors", "checker_pr", "checker_errors", "cube_pr",
+    "cube_errors", "doubles", "takes", "luck", "points", "luck_adjusted", "biggest_mistake",
+)  # fmt: skip
+
+
+def analysis_table(data: dict[str, Any], lang: str = "en") -> str:
     """The human summary of a match analysis (its JSON form): one column per player."""
     players = data["players"]
-    rows: list[tuple[str, str, str]] = []
-
-    def row(label: str, get: Callable[[dict[str, Any]], str]) -> None:
-        rows.append((label, get(players[0]), get(players[1])))
-
     you = (data.get("you") or {}).get("side")
-    row("", lambda p: str(p["name"]) + (" (you)" if players.index(p) == you else ""))
-    row("PR", lambda p: _fmt(p["pr"]))
-    row("grade", lambda p: str(p["grade"] or "-"))
-    row("error rate (mEMG)", lambda p: _fmt(p["error_rate"]))
-    row("decisions counted", lambda p: str(p["decisions"]))
-    row("errors / blunders", lambda p: f"{p['errors']} / {p['blunders']}")
-    row("checker PR", lambda p: _fmt(p["checker"]["pr"]))
-    row("checker errors / blunders", lambda p: f"{p['checker']['errors']} / {p['checker']['blunders']}")
-    row("cube PR", lambda p: _fmt(p["cube"]["pr"]))
-    row("cube errors / blunders", lambda p: f"{p['cube']['errors']} / {p['cube']['blunders']}")
-    row(
-        "missed / wrong doubles",
-        lambda p: f"{p['cube']['missed_doubles']} / {p['cube']['wrong_doubles']}",
-    )
-    row("wrong takes / passes", lambda p: f"{p['cube']['wrong_takes']} / {p['cube']['wrong_passes']}")
-    row("luck (EMG), net", lambda p: f"{p['luck']['total']:+.2f}, {p['luck']['net']:+.2f}")
-    row("points won - lost", lambda p: f"{p['result_points']:+d}")
-    row("luck-adjusted (points)", lambda p: f"{p['luck_adjusted']:+.2f}")
+
+    def f(x: float | None, spec: str = ".1f") -> str:
+        return _fmt(x, spec, lang)
 
     def worst(p: dict[str, Any]) -> str:
         m = p["biggest_mistake"]
         if m is None:
             return "-"
-        return f"g{m['game'] + 1} m{m['move']} {m['played'] or '-'} ({m['loss']:.3f})"
+        return f"g{m['game'] + 1} m{m['move']} {m['played'] or '-'} ({f(m['loss'], '.3f')})"
 
-    row("biggest mistake", worst)
+    cells: dict[str, Callable[[dict[str, Any]], str]] = {
+        "pr": lambda p: f(p["pr"]),
+        "grade": lambda p: str(p["grade"] or "-"),
+        "error_rate": lambda p: f(p["error_rate"]),
+        "decisions": lambda p: str(p["decisions"]),
+        "errors": lambda p: f"{p['errors']} / {p['blunders']}",
+        "checker_pr": lambda p: f(p["checker"]["pr"]),
+        "checker_errors": lambda p: f"{p['checker']['errors']} / {p['checker']['blunders']}",
+        "cube_pr": lambda p: f(p["cube"]["pr"]),
+        "cube_errors": lambda p: f"{p['cube']['errors']} / {p['cube']['blunders']}",
+        "doubles": lambda p: f"{p['cube']['missed_doubles']} / {p['cube']['wrong_doubles']}",
+        "takes": lambda p: f"{p['cube']['wrong_takes']} / {p['cube']['wrong_passes']}",
+        "luck": lambda p: f"{f(p['luck']['total'], '+.2f')}, {f(p['luck']['net'], '+.2f')}",
+        "points": lambda p: f"{p['result_points']:+d}",
+        "luck_adjusted": lambda p: f(p["luck_adjusted"], "+.2f"),
+        "biggest_mistake": worst,
+    }
+
+    def name(p: dict[str, Any]) -> str:
+        return str(p["name"]) + (t("cli.match.you", lang) if players.index(p) == you else "")
+
+    rows = [("", name(players[0]), name(players[1]))]
+    rows += [
+        (t(f"cli.match.table.{k}", lang), cells[k](players[0]), cells[k](players[1])) for k in TABLE_ROWS
+    ]
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
     s = data["settings"]
-    head = (
-        f"analysis: {s['level']} (checker {s['ply']}-ply, cube {s['cube_ply']}-ply, luck {s['luck_ply']}-ply)"
-    )
+    head = t("cli.match.table_head", lang, level=s["level"], ply=s["ply"], cube_ply=s["cube_ply"],
+             luck_ply=s["luck_ply"])  # fmt: skip
     lines = [head] + [f"{a:<{w0}}  {b:>{w1}}  {c}" for a, b, c in rows]
     return "\n".join(lines) + "\n"
 
 
-def _your_side(record: MatchRecord, args: argparse.Namespace) -> int | None:
+def _your_side(record: MatchRecord, args: argparse.Namespace, lang: str = "en") -> int | None:
     """Which of the match's players is the CLI's player (``--player``, else the profile's; see
     :mod:`pulvezar.cli.config`): an explicit name that is not one of them is an error, the profile's a
     note."""
-    name, explicit = player_of(args.player)
+    name, explicit = player_of(args.player, lang)
     if name is None:
         return None
     side = side_of(record.players, name)
     if side is None:
-        why = f"{name!r} is not one player of {args.file} (its players: {', '.join(record.players)})"
+        why = t(
+            "cli.match.not_a_player", lang, name=repr(name), path=args.file, players=", ".join(record.players)
+        )
         if explicit:
-            raise PulvezarError(f"--player: {why}; name which of them you are", field="player")
-        print(f"pulvezar: note: the profile's player {why}; analysed for neither", file=sys.stderr)
+            raise PulvezarError(t("cli.match.player_error", lang, why=why), field="player")
+        print(t("cli.match.player_note", lang, why=why), file=sys.stderr)
     return side
 
 
 def cmd_match_analyse(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+
     def body() -> None:
         from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
 
         settings = AnalysisSettings.from_level(args.level, prune=not args.no_prune)
-        record = _load(Path(args.file), args.match)
+        record = _load(Path(args.file), args.match, lang)
         if not record.games:
-            raise CliError(f"{args.file}: the file holds no games")
-        side = _your_side(record, args)
+            raise CliError(t("cli.match.no_games", lang, path=args.file))
+        side = _your_side(record, args, lang)
+        bar_words = t("cli.match.bar", lang), t("cli.match.bar_unit", lang)
 
-        with progress_bar("analysis", "games", quiet=args.quiet) as bar:
+        with progress_bar(*bar_words, quiet=args.quiet, lang=lang) as bar:
 
             def progress(done: int, total: int) -> None:
                 bar(done, total)
                 if not args.json and args.progress:
-                    print(f"analysed {done}/{total} games", file=sys.stderr)
+                    print(t("cli.match.analysed", lang, done=done, n=total), file=sys.stderr)
 
             analysis = analyse_match(record, settings, progress=progress)
         data = analysis.to_json()
@@ -400,9 +421,9 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(data, ensure_ascii=False))
         else:
-            print(analysis_table(data), end="")
+            print(analysis_table(data, lang), end="")
 
-    return _run(body)
+    return _run(body, lang)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -424,12 +445,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="HEX",
         help="an OGXM publisher's Ed25519 public key: check signatures",
     )
+    add_lang_argument(show)
     show.set_defaults(func=cmd_match_show)
     convert = sub.add_parser("convert", help="convert a match file (formats by extension)")
     convert.add_argument("input", help="a match file, or an .ogxms(.zst) stream")
     convert.add_argument(
         "output", help=".mat, .txt (readable text), .sgf or .ogxm; for a stream, {n} numbers the matches"
     )
+    add_lang_argument(convert)
     convert.set_defaults(func=cmd_match_convert)
     analyse = sub.add_parser("analyse", help="analyse every decision of a match: PR, errors, luck")
     analyse.add_argument("file", help="a .mat, .txt, .sgf, .xg, .gmd or .ogxm match file, or a stream")
@@ -458,6 +481,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     analyse.add_argument(
         "--quiet", action="store_true", help="no progress bar (drawn when stderr is a terminal)"
     )
+    add_lang_argument(analyse)
     analyse.set_defaults(func=cmd_match_analyse)
     verify = sub.add_parser("verify", help="check an OGXM file's signatures against publisher keys")
     verify.add_argument("file", help="an .ogxm match or analysis-shape file")
@@ -469,5 +493,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="a publisher's Ed25519 public key (repeatable)",
     )
     verify.add_argument("--json", action="store_true", help="the checks as JSON")
+    add_lang_argument(verify)
     verify.set_defaults(func=cmd_match_verify)
     return match

@@ -13,8 +13,9 @@ import argparse
 import json
 from typing import Any
 
-from pulvezar.cli.common import gammon_price_json
+from pulvezar.cli.common import add_lang_argument, fixed, gammon_price_json, lang_of
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 from pulvezar.met.equity import MatchEquity, ScoreSummary
 
 
@@ -36,6 +37,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     state.add_argument("--post-crawford", action="store_true", help="the Crawford game has been played")
     p.add_argument("--json", action="store_true")
+    add_lang_argument(p)
     p.set_defaults(func=cmd_met)
     return p
 
@@ -44,24 +46,26 @@ def _table(args: argparse.Namespace) -> MatchEquity:
     if args.rules == "tavla":
         return MatchEquity.tavla(gammon_rate=args.gammon_rate)
     if args.gammon_rate is not None:
-        raise PulvezarError("--gammon-rate needs --rules tavla", field="gammon_rate")
+        raise PulvezarError(t("cli.met.gammon_rate", lang_of(args)), field="gammon_rate")
     return MatchEquity.kazaross_xg2()
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f} %"
+def _pct(x: float | None, lang: str = "en") -> str:
+    return "-" if x is None else f"{fixed(100 * x, lang, '.1f')} %"
 
 
-def render(met: MatchEquity, s: ScoreSummary) -> str:
+def render(met: MatchEquity, s: ScoreSummary, lang: str = "en") -> str:
     """The table (rows: my points away, columns: the opponent's) and the score block."""
-    lines = [f"Match equity: {met.name}" + (f", {s.length}-point match" if s.length else ", money play")]
+    what = t("cli.met.length", lang, n=s.length) if s.length else t("cli.met.money", lang)
+    lines = [t("cli.met.heading", lang, table=met.name, what=what)]
     n = s.length
     if n:
-        lines.append("away " + "".join(f"{b:>7}" for b in range(1, n + 1)))
+        away = t("cli.met.away", lang)
+        lines.append(f"{away:<4} " + "".join(f"{b:>7}" for b in range(1, n + 1)))
         for a in range(1, n + 1):
             cells = []
             for b in range(1, n + 1):
-                v = f"{100 * met.mwc(a, b):.1f}"
+                v = fixed(100 * met.mwc(a, b), lang, ".1f")
                 here = (a, b) == (s.away_me, s.away_opp) and not s.post_crawford
                 cells.append(f"[{v:>5}]" if here else f" {v:>5} ")
             lines.append(f"{a:>4} " + "".join(cells))
@@ -70,25 +74,30 @@ def render(met: MatchEquity, s: ScoreSummary) -> str:
             post = "".join(
                 f"[{v:>5}]" if a == trailer else f" {v:>5} "
                 for a in range(1, n + 1)
-                for v in [f"{100 * met.mwc(a, 1, post_crawford=True):.1f}"]
+                for v in [fixed(100 * met.mwc(a, 1, post_crawford=True), lang, ".1f")]
             )
-            lines.append(f"post-Crawford, the trailer's chance by points away:\n{'':>4} {post}")
+            lines.append(f"{t('cli.met.post_crawford_row', lang)}\n{'':>4} {post}")
         lines.append("")
-        state = " (Crawford game)" if s.crawford else " (post-Crawford)" if s.post_crawford else ""
+        state = (
+            t("cli.met.crawford", lang)
+            if s.crawford
+            else t("cli.met.post_crawford", lang)
+            if s.post_crawford
+            else ""
+        )
         score = f"{s.length - s.away_me}-{s.length - s.away_opp}"
-        lines.append(f"Score: {score}, {s.away_me}-away vs {s.away_opp}-away{state}")
-        lines.append(f"Match-winning chance: {_pct(s.mwc)}")
+        lines.append(t("cli.met.score", lang, score=score, me=s.away_me, opp=s.away_opp, state=state))
+        lines.append(t("cli.met.mwc", lang, pct=_pct(s.mwc, lang)))
     if s.take_point is not None:
-        double = f"double {s.cube_value} -> {2 * s.cube_value}"
-        lines.append(f"Take point (no gammons, dead cube), {double}: {_pct(s.take_point)}")
+        lines.append(t("cli.met.take_point", lang, value=s.cube_value, doubled=2 * s.cube_value,
+                       pct=_pct(s.take_point, lang)))  # fmt: skip
     elif met.has_cube or not n:
-        lines.append("Take point: - (no double possible)")
+        lines.append(t("cli.met.no_take_point", lang))
     cube = 2 * s.cube_value if s.take_point is not None else s.cube_value
     if s.gammon_price is not None:
-        lines.append(
-            f"Gammon price at cube {cube}: mine {s.gammon_price.me:.2f}, opponent's {s.gammon_price.opp:.2f}"
-        )
-    lines.extend(f"Note: {note}" for note in s.notes)
+        lines.append(t("cli.met.gammon_price", lang, cube=cube, mine=fixed(s.gammon_price.me, lang, ".2f"),
+                       theirs=fixed(s.gammon_price.opp, lang, ".2f")))  # fmt: skip
+    lines.extend(t("cli.met.note", lang, note=note) for note in s.notes)
     return "\n".join(lines)
 
 
@@ -119,11 +128,12 @@ def as_json(met: MatchEquity, s: ScoreSummary) -> dict[str, Any]:
 
 def cmd_met(args: argparse.Namespace) -> int:
     """Handler of ``pulvezar met``."""
+    lang = lang_of(args)
     met = _table(args)
     if args.length > met.length:
-        raise PulvezarError(f"{met.name} covers matches up to {met.length} points", field="length")
+        raise PulvezarError(t("cli.met.too_long", lang, table=met.name, n=met.length), field="length")
     crawford = True if args.crawford else False if args.post_crawford else None
     me, opp = args.score
     s = met.summary(args.length, me, opp, args.cube, crawford=crawford)
-    print(json.dumps(as_json(met, s)) if args.json else render(met, s))
+    print(json.dumps(as_json(met, s)) if args.json else render(met, s, lang))
     return 0

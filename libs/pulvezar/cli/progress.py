@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
+from pulvezar.i18n import t
+
 __all__ = ["Report", "progress_bar", "wants_bar"]
 
 #: ``report(done, total)``: ``done`` of ``total`` units finished.
@@ -37,9 +39,15 @@ def _quiet(done: int, total: int) -> None:
 
 @contextmanager
 def progress_bar(
-    description: str, unit: str = "", *, quiet: bool = False, stream: IO[str] | None = None
+    description: str,
+    unit: str = "",
+    *,
+    quiet: bool = False,
+    stream: IO[str] | None = None,
+    lang: str = "en",
 ) -> Iterator[Report]:
-    """A ``report(done, total)`` callback that draws a bar while the ``with`` block runs.
+    """A ``report(done, total)`` callback that draws a bar while the ``with`` block runs (``description``
+    and ``unit`` as the caller words them; "left" in ``lang``).
 
     Quiet (a callback that does nothing) unless :func:`wants_bar`.  The bar is
     removed when the block ends, so the command's output follows on a clean line.
@@ -49,6 +57,7 @@ def progress_bar(
         yield _quiet
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -62,9 +71,9 @@ def progress_bar(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn(unit),
+        TextColumn(escape(unit)),
         TimeElapsedColumn(),
-        TextColumn("left"),
+        TextColumn(escape(t("cli.progress.left", lang))),
         TimeRemainingColumn(),
     ]
     with Progress(*columns, console=Console(file=stream), transient=True) as bar:

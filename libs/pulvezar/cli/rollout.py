@@ -15,10 +15,21 @@ import argparse
 import json
 from typing import Any
 
-from pulvezar.cli.common import ID_HELP, add_prune_argument, add_rules_arguments, parse_position, rules_of
+from pulvezar.cli.common import (
+    ID_HELP,
+    add_lang_argument,
+    add_prune_argument,
+    add_rules_arguments,
+    fixed,
+    lang_of,
+    parse_position,
+    ply,
+    rules_of,
+)
 from pulvezar.cli.engine import PROBABILITIES, probabilities_json
 from pulvezar.cli.progress import progress_bar
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 from pulvezar.rollouts.chunks import DEFAULT_CHUNK_SIZE, check_chunk_size, rollout_chunked
 from pulvezar.rollouts.stats import RolloutResult
 from pulvezar.search.plies import MAX_PLY
@@ -26,12 +37,13 @@ from pulvezar.search.plies import MAX_PLY
 
 def rollout_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`~pulvezar.rollouts.chunks.rollout_chunked` for the command."""
+    lang = lang_of(args)
     if args.trials < 1:
-        raise PulvezarError(f"--trials must be positive, got {args.trials}", field="trials")
+        raise PulvezarError(t("cli.rollout.bad_trials", lang, n=args.trials), field="trials")
     if not 0 <= args.ply <= MAX_PLY:
-        raise PulvezarError(f"--ply is 0..{MAX_PLY}, got {args.ply}", field="ply")
+        raise PulvezarError(t("cli.common.ply_range", lang, top=MAX_PLY, ply=args.ply), field="ply")
     if args.truncate is not None and args.truncate < 0:
-        raise PulvezarError(f"--truncate is 0 or more half-moves, got {args.truncate}", field="truncate")
+        raise PulvezarError(t("cli.rollout.bad_truncate", lang, n=args.truncate), field="truncate")
     try:
         check_chunk_size(args.chunk_size)
     except ValueError as e:
@@ -50,8 +62,8 @@ def rollout_options(args: argparse.Namespace) -> dict[str, Any]:
         opts["prune"] = not args.no_prune
     if args.cubeful:
         if not rules.uses_cube:
-            raise PulvezarError("Tavla is played without a cube: --cubeful needs international rules")
-        state = parse_position(args.id).cube_state(rules)
+            raise PulvezarError(t("cli.rollout.tavla_cubeful", lang))
+        state = parse_position(args.id, lang).cube_state(rules)
         opts.update(cube=state.cube, met=state.table)
     return opts
 
@@ -79,25 +91,34 @@ def result_json(position_id: str, r: RolloutResult, opts: dict[str, Any]) -> dic
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
-    position = parse_position(args.id).position
+    lang = lang_of(args)
+    position = parse_position(args.id, lang).position
     opts = rollout_options(args)
     trials = opts.pop("trials")
-    with progress_bar("rollout", "trials", quiet=args.quiet) as report:
+    bar = t("cli.rollout.bar", lang), t("cli.rollout.bar_unit", lang)
+    with progress_bar(*bar, quiet=args.quiet, lang=lang) as report:
         r = rollout_chunked(position, trials, progress=report, **opts)
     opts["trials"] = trials
     data = result_json(position.position_id, r, opts)
     if args.json:
         print(json.dumps(data))
         return 0
-    print(
-        f"{position.position_id} ({data['rules']}): {r.trials} trials at {args.ply}-ply, seed {args.seed}"
-        + (f", truncated after {args.truncate} half-moves" if args.truncate is not None else "")
-    )
-    print(f"  cubeless equity {r.equity:+.4f} +- {r.equity_se:.4f}")
+    head = t("cli.rollout.heading", lang, id=position.position_id, rules=data["rules"], n=r.trials,
+             ply=ply(args.ply, lang), seed=args.seed)  # fmt: skip
+    if args.truncate is not None:
+        head += t("cli.rollout.truncated", lang, n=args.truncate)
+    print(head)
+
+    def pm(x: float, se: float) -> str:
+        return f"{fixed(x, lang, '+.4f')} +- {fixed(se, lang, '.4f')}"
+
+    print(f"  {t('cli.common.cubeless_equity', lang, equity=pm(r.equity, r.equity_se))}")
     if r.cubeful is not None:
-        print(f"  cubeful equity  {r.cubeful_equity:+.4f} +- {r.cubeful_se:.4f}")
-    for k, v, se in zip(PROBABILITIES, r.probabilities, r.probability_se, strict=True):
-        print(f"  {k:<16} {100 * v:6.2f}% +- {100 * se:.2f}")
+        print(f"  {t('cli.common.cubeful_equity', lang, equity=pm(r.cubeful_equity, r.cubeful_se))}")
+    labels = [t(f"cli.rollout.{k}", lang) for k in PROBABILITIES]
+    width = max(16, *(len(label) for label in labels))
+    for label, v, se in zip(labels, r.probabilities, r.probability_se, strict=True):
+        print(f"  {label:<{width}} {fixed(100 * v, lang, '6.2f')}% +- {fixed(100 * se, lang, '.2f')}")
     return 0
 
 
@@ -117,4 +138,5 @@ def add_parser(subparsers: Any) -> None:
     add_rules_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
+    add_lang_argument(p)
     p.set_defaults(func=cmd_rollout)
