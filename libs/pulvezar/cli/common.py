@@ -255,11 +255,12 @@ def run(body: Callable[[], Any], lang: str = "en") -> int:
 
 
 def add_lang_argument(parser: argparse.ArgumentParser) -> None:
-    """``--lang CODE``: the language of the command's messages (read it with :func:`lang_of`)."""
+    """``--lang CODE``: the language of the command's messages; its default is :func:`lang_of`'s when the
+    parser is built (the profile's ``lang``, else the environment's)."""
     parser.add_argument(
         "--lang",
         choices=i18n.LANGUAGES,
-        default=None,
+        default=lang_of(),
         help="the language of the messages (default: lang in the profile, else LC_ALL, LC_MESSAGES or "
         "LANG, else en)",
     )

@@ -22,6 +22,7 @@ import time
 from typing import Any, Protocol
 
 from pulvezar import i18n
+from pulvezar.cli.common import add_lang_argument
 from pulvezar.cli.config import player_of
 from pulvezar.errors import PulvezarError
 from pulvezar.rules.diagram import ascii_board
@@ -692,7 +693,7 @@ def _seed(text: str | None) -> str | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     game: Backend
-    name, _ = player_of(args.player)
+    name, _ = player_of(args.player, args.lang)
     if args.api:
         if args.seed is not None:
             raise PulvezarError("--seed is for in-process games; the platform draws its dice", field="seed")
@@ -754,12 +755,7 @@ def add_parser(subparsers: Any) -> None:
     g.add_argument("--client-dice", action="store_true", help="you enter both sides' rolls (real dice)")
     g.add_argument("--auto-forced", action="store_true", help="forced plays are played for you")
     g.add_argument("--clock", action="store_true", help="the match clock (2 minutes a point, 12 s delay)")
-    g.add_argument(
-        "--lang",
-        choices=LANGUAGES,
-        default=i18n.lang_of(),
-        help="the language of the prompts and the trainer (default: LC_ALL, LC_MESSAGES or LANG, else en)",
-    )
+    add_lang_argument(g)
     g.add_argument(
         "--seed", metavar="HEX", help="in process: the dice seed (up to 64 hex digits), for replays"
     )
