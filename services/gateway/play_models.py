@@ -1,7 +1,7 @@
 """The Play API's bodies (``/v1/games``): requests, and the responses as clients get them.
 
 The game's state is :meth:`pulvezar.play.PlaySession.state` with the game's head (``id``, ``href``,
-``created``, ``player``) and, after an action, what it produced (``hint``, ``check``, ``events``); a
+``created``, ``player``) and, after an action, what it produced (``hint``, ``check``, ``held``, ``events``); a
 :class:`GameView` is dumped with ``exclude_unset`` so a key the state had not is not sent either.
 """
 
@@ -120,6 +120,8 @@ class ActionIn(BaseModel):
             "examples": [
                 {"action": "roll"},
                 {"action": "play", "notation": "8/5 6/5"},
+                {"action": "play", "notation": "13/10 6/5", "hold": True},
+                {"action": "double", "hold": True},
                 {"action": "hint"},
                 {"action": "check", "notation": "13/10 6/5"},
                 {"action": "check", "decision": "double"},
@@ -149,6 +151,12 @@ class ActionIn(BaseModel):
     notation: str | None = Field(None, max_length=64, description="play or check: e.g. 8/5 6/5")
     position_id: str | None = Field(None, max_length=32, description="play or check: the position after it")
     dice: tuple[int, int] | None = Field(None, description="roll with client dice")
+    hold: bool | None = Field(
+        None,
+        description="with the trainer on: make the action only if the trainer finds nothing to warn about; "
+        "else it is held (nothing made, the answer's held is the verdict, one search). The same action sent "
+        "again without hold is made anyway with that verdict, not searched again",
+    )
     decision: Literal["roll", "double", "take", "pass", "beaver"] | None = Field(
         None, description="check: the cube action to check instead of a play (roll: no double)"
     )
@@ -296,6 +304,11 @@ class GameView(_Out):
     hint: list[HintedPlay] | None = Field(None, description="action hint: the engine's best plays")
     cube_hint: CubeHint | None = Field(None, description="action hint at a cube decision: the right action")
     check: dict[str, Any] | None = Field(None, description="action check: the trainer's verdict")
+    held: dict[str, Any] | None = Field(
+        None,
+        description="an action sent with hold that the trainer held: its verdict (warn, why); nothing was "
+        "made. Send the action again without hold to make it anyway, or choose again",
+    )
     events: list[dict[str, Any]] | None = Field(None, description="what the request's action produced")
 
     def body(self) -> dict[str, Any]:
@@ -321,6 +334,7 @@ class GameSummary(BaseModel):
     result: dict[str, Any] | None = None
     hints_used: int = Field(0, description="hints asked for in the match")
     free: bool = Field(False, description="a free game: not archived or counted for a player")
+    player: str | None = Field(None, description="the player the game is recorded for (none: nobody's)")
     created: float
     updated: float
     href: str
@@ -425,6 +439,12 @@ class EndSide(_Out):
     rolls: int = Field(description="rolls drawn (the opening roll counts for its winner)")
     average_roll: float | None = Field(description="pips per roll (a double counts four times)")
     luck: float | None = Field(description="the side's luck in equity per cube (0 ply); null: not computed")
+    pr: float | None = Field(
+        None,
+        description="the side's PR in this game from a quick 0-ply analysis of its decisions (500 x the "
+        "average normalised-equity loss per counted decision); null: no decision counted or not computed. "
+        "Analyse this match (POST /v1/games/{id}/analysis) gives the full one",
+    )
 
 
 class GameEnd(_Out):
@@ -443,7 +463,10 @@ class GameEnd(_Out):
     duration_s: float | None = Field(description="the game's duration in seconds")
     match_duration_s: float | None = Field(description="the match's, once it is over")
     hints_used: int = Field(description="hints used in this game")
-    warnings: int = Field(description="the trainer's warnings in this game")
+    warnings: int = Field(
+        description="the trainer's warnings in this game: each held decision, and each warned one made "
+        "without a hold"
+    )
     you: EndSide
     bot: EndSide
     result: MatchResult | None = Field(description="the match's result once it is over")

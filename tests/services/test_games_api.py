@@ -930,7 +930,7 @@ def test_play_from_a_position_replay_and_play_from_here(platform: Platform) -> N
 def test_the_trainer_checks_and_hints_a_cube_action_and_the_position_type(platform: Platform) -> None:
     """Issue 44: a double checked before it is made (the verdict with warn, nothing made), the hint at a cube
     decision names the right action with equities (counted), the position type in your view; bad checks are
-    problems naming the field."""
+    problems naming the field; a double sent with hold is held, then made anyway; the end summary's PR."""
     http = platform.http
     opening = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"  # money, centred cube, to roll or double
     st = new_game(http, {"start": {"position": opening}, "bot": {"level": "easy"}, "trainer": True,
@@ -950,6 +950,20 @@ def test_the_trainer_checks_and_hints_a_cube_action_and_the_position_type(platfo
     assert problem(bad, 422)["errors"][0]["field"] == "decision"
     r = http.post(act, json={"action": "check", "decision": "double", "notation": "8/5 6/5"})
     assert problem(r, 422)["errors"][0]["field"] == "decision"
+    assert problem(http.post(act, json={"action": "check", "decision": "roll", "hold": True}), 422)
+    # held: one request, nothing made, the verdict kept; sent again without hold it is made anyway
+    held = http.post(act, json={"action": "double", "hold": True}).json()
+    assert held["held"]["warn"] and held["held"]["best"] == "no double" and held["held"]["why"]
+    assert [e["type"] for e in held["events"]] == ["held"] and held["cube"] == st["cube"]
+    assert held["actions"] == st["actions"]
+    made = http.post(act, json={"action": "double"}).json()
+    assert "held" not in made and made["events"][0]["type"] == "double"
+    assert made["events"][0]["details"]["anyway"] is True and made["events"][0]["details"]["verdict"]["warn"]
+    if made["status"] == "playing":
+        assert http.post(f"{st['href']}/forfeit").status_code == 200
+    end = http.get(f"{st['href']}/end").json()
+    assert end["warnings"] == 1 and end["hints_used"] == 1  # the held double, once
+    assert end["you"]["pr"] > 0  # the wrong double, in a quick 0-ply analysis
 
 
 def test_your_openings_row_of_the_book(platform: Platform) -> None:

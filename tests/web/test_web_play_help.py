@@ -110,8 +110,11 @@ def test_keys_and_the_systems_motion_and_contrast(page: Any, platform: Any) -> N
 def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any) -> None:
     """Issue 44: with the trainer on, a play that loses past the warning threshold is held with the reason
     (Undo takes the steps back, "Play anyway" makes it); a double is held the same way; the hint at a cube
-    decision names the right action with equities; the position type is shown under the score."""
+    decision names the right action with equities; the position type is shown under the score.  Each decision
+    is one request (sent with hold; made anyway: sent again without it), never a check first."""
     api = Api(platform.url, LOCAL_KEY)
+    sent: list[dict[str, Any]] = []  # the bodies of the actions the page sends
+    page.on("request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/actions") else None)
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:{}:0:0:0:0:10"  # the opening position, money
     st = api.call("POST", "/v1/games", {"start": {"position": xgid.format("31")}, "trainer": True,
                                         "bot": {"level": "easy"}})  # fmt: skip
@@ -126,6 +129,7 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     expect(held).to_contain_text("best: ")
     assert page.locator("#pl-held-why").inner_text().strip()  # the one-sentence reason
     expect(page.locator("#pl-held-undo")).to_be_focused()
+    assert sent == [{"action": "play", "position_id": bad["position_id"], "hold": True}]
     page.locator("#pl-held-undo").click()  # the steps are taken back: the same dice again
     expect(held).to_have_count(0)
     expect(page.locator("#pl-confirm")).to_have_count(0)
@@ -136,6 +140,7 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     page.locator("#pl-held-anyway").click()
     expect(held).to_have_count(0)
     expect(page.locator("#pl-events")).to_contain_text(bad["notation"])
+    assert sent[-1] == {"action": "play", "position_id": bad["position_id"]} and len(sent) == 3  # no hold
     page.select_option("#lang", "en")
     st = api.call("POST", "/v1/games", {"start": {"position": xgid.format("00")}, "trainer": True,
                                         "bot": {"level": "easy"}})  # fmt: skip
@@ -148,6 +153,8 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     page.locator("#pl-double").click()
     expect(held).to_contain_text("Not doubling was right")
     expect(page.locator("#pl-held-anyway")).to_have_text("Double anyway")
+    assert sent[-1] == {"action": "double", "hold": True}
+    assert not [b for b in sent if b["action"] == "check"]
     box = held.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -155,3 +162,4 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     page.keyboard.press("Escape")  # the card's first choice: think again, nothing is made
     expect(held).to_have_count(0)
     expect(page.locator("#pl-double")).to_be_visible()
+    assert api.call("GET", st["href"])["cube"]["value"] == 1  # nothing was made

@@ -110,8 +110,9 @@ async def list_games(
     status: Annotated[list[Literal["playing", "finished"]] | None, Query(description="only these")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
+    player: Annotated[str | None, Query(max_length=64, description="only the games recorded for this player")] = None,
 ) -> GameList:
-    return await games.listed(t, status, limit, cursor)
+    return await games.listed(t, status, limit, cursor, player)
 
 
 @router.get(
@@ -129,7 +130,8 @@ async def get_game(game_id: GameId, t: Games) -> JSONResponse:
     response_model=GameView,
     response_model_exclude_unset=True,
     summary="Act (roll, play, double, take, pass, beaver, raccoon, resign, accept, reject, end; hint, "
-    "check): the new state with the bot's replies up to your next decision",
+    "check; hold: true to have the trainer hold a decision it warns about): the new state with the bot's "
+    "replies up to your next decision",
 )
 async def act(
     game_id: GameId, body: ActionIn, request: Request, t: Games, idempotency_key: IdempotencyKey = None
@@ -272,7 +274,7 @@ async def delete_game(game_id: GameId, t: Games) -> Response:
     "/{game_id}/end",
     response_model=GameEnd,
     summary="The summary of an ended game and of the match: duration, points, how, average roll, luck, "
-    "hints, warnings",
+    "a quick 0-ply PR (analyse the match for the full one), hints, warnings",
 )
 async def game_end(
     game_id: GameId,

@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import threading
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from copy import deepcopy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -145,32 +143,7 @@ async def load(t: Table, game_id: str) -> Loaded:
     from pulvezar.play import PlaySession
 
     session = await asyncio.to_thread(PlaySession.from_json, stored.record, evaluator=t.evaluator)
-    session._trainer = remembered(session._trainer)
     return Loaded(stored, session)
-
-
-_ANSWERS: OrderedDict[Any, Any] = OrderedDict()  # the trainer's recent answers, by their question
-_ANSWERS_LOCK = threading.Lock()
-
-
-def remembered(trainer: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``trainer`` answering a question asked lately from memory: the web client checks a decision before
-    it makes it (issue 44), and the decision's verdict then asks the same question again."""
-
-    def ask(q: Any) -> Any:
-        with _ANSWERS_LOCK:
-            if q in _ANSWERS:
-                _ANSWERS.move_to_end(q)
-                return deepcopy(_ANSWERS[q])
-        out = trainer(q)
-        if q.ask != "hint":  # verdicts only: a hint is not asked twice
-            with _ANSWERS_LOCK:
-                _ANSWERS[q] = deepcopy(out)
-                while len(_ANSWERS) > 256:
-                    _ANSWERS.popitem(last=False)
-        return out
-
-    return ask
 
 
 def summary(session: PlaySession) -> dict[str, Any]:
@@ -289,17 +262,16 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
         if "decision" in action:
             raise invalid("decision", "only 'check' takes a decision")
         extra: dict[str, Any] = {}
-        if action["action"] == "hint":
+        if action["action"] == "hint":  # the library picks the hint: a play's candidates or the cube's
             if set(action) != {"action"}:
                 raise invalid("action", "'hint' takes no other field")
-            from pulvezar.play.cube_help import cube_hint, cube_moment
-
-            if cube_moment(g.session) is not None:  # the cube decision's hint: the right action
-                extra["cube_hint"], events = await in_thread(cube_hint, g.session)
-            else:
-                extra["hint"], events = await in_thread(g.session.hint)
+            hint, events = await in_thread(g.session.hint)
+            extra["cube_hint" if isinstance(hint, dict) else "hint"] = hint
         else:
             events = await in_thread(g.session.apply, action, now)
+            held = [e for e in events if e.get("type") == "held"]
+            if held:  # the trainer held the action: nothing was made
+                extra["held"] = verdict(held[0]["details"]["verdict"], t.lang)
         out = _of(t, g, game_id, now, **extra, events=[event_view(e, t.lang) for e in events])
         await save(t, g, events, idem.answer(200, out.body()))
         return out
@@ -307,13 +279,13 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
 
 def _check(session: PlaySession, action: dict[str, Any]) -> dict[str, Any]:
     """The trainer's verdict on the play or, with ``decision``, the cube action the client would make."""
-    from pulvezar.play.cube_help import check_cube
-
+    if "hold" in action:
+        raise invalid("hold", "a check makes nothing: it takes no hold")
     if "decision" not in action:
         return session.check(action)
     if set(action) != {"action", "decision"}:
         raise invalid("decision", "a cube action's check takes no play")
-    return check_cube(session, action["decision"])
+    return session.check_cube(action["decision"])
 
 
 async def create(t: Table, body: GameIn, idem: Idem) -> GameView | JSONResponse:
@@ -459,9 +431,13 @@ async def replay(t: Table, game_id: str) -> Replay:
     )  # fmt: skip
 
 
-async def listed(t: Table, statuses: Sequence[str] | None, limit: int, cursor: str | None) -> GameList:
-    """The caller's games, newest first."""
-    rows, nxt = await page(t.games.list, t.who.owner, statuses=statuses, limit=limit, cursor=cursor)
+async def listed(
+    t: Table, statuses: Sequence[str] | None, limit: int, cursor: str | None, player: str | None = None
+) -> GameList:
+    """The caller's games, newest first (``player``: only those recorded for that player)."""
+    rows, nxt = await page(
+        t.games.list, t.who.owner, statuses=statuses, limit=limit, cursor=cursor, player_id=player
+    )
     return GameList(
         games=[
             GameSummary(
@@ -470,7 +446,7 @@ async def listed(t: Table, statuses: Sequence[str] | None, limit: int, cursor: s
                 rules=g.summary.get("rules", "?"), match_length=g.summary.get("match_length", 0),
                 score=g.summary.get("score"), game=g.summary.get("game"), bot=g.summary.get("bot"),
                 result=g.summary.get("result"), hints_used=g.summary.get("hints_used", 0),
-                free=g.summary.get("free", False),
+                free=g.summary.get("free", False), player=g.player_id,
             )
             for g in rows
         ],
@@ -563,8 +539,25 @@ def _pips(dice: Sequence[int]) -> int:
     return 4 * dice[0] if dice[0] == dice[1] else dice[0] + dice[1]
 
 
-def _side(pips: list[int], luck: float | None) -> EndSide:
-    return EndSide(rolls=len(pips), average_roll=round(sum(pips) / len(pips), 2) if pips else None, luck=luck)
+def _side(pips: list[int], luck: float | None, pr: float | None) -> EndSide:
+    average = round(sum(pips) / len(pips), 2) if pips else None
+    return EndSide(rolls=len(pips), average_roll=average, luck=luck, pr=pr)
+
+
+_PRS: OrderedDict[tuple[str, int], tuple[float | None, float | None]] = OrderedDict()  # the last games' PRs
+
+
+async def quick_pr(t: Table, session: PlaySession, game_id: str, n: int) -> tuple[float | None, float | None]:
+    """Each side's 0-ply PR in ended game ``n`` (:func:`pulvezar.play.game_pr.game_pr`), off the event loop
+    and kept for the last 256 games asked (an ended game does not change)."""
+    from pulvezar.play.game_pr import game_pr
+
+    key = (game_id, n)
+    if key not in _PRS:
+        _PRS[key] = await in_thread(game_pr, session, n - 1, t.evaluator)
+        while len(_PRS) > 256:
+            _PRS.popitem(last=False)
+    return _PRS[key]
 
 
 async def ended_game(t: Table, game_id: str, game: int | None) -> tuple[list[dict[str, Any]], int]:
@@ -592,7 +585,8 @@ async def ended_game(t: Table, game_id: str, game: int | None) -> tuple[list[dic
 
 async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
     """The summary of an ended game (``game``: from 1; default the last ended) and of the match once it is
-    over: duration, points and how, each side's average roll and luck, the hints and warnings."""
+    over: duration, points and how, each side's average roll, luck and quick (0-ply) PR, the hints and
+    warnings."""
     from pulvezar.play.card import game_luck
 
     g = await load(t, game_id)
@@ -609,11 +603,12 @@ async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
             pips[int(d["winner"])].append(_pips(d["dice"]))
         elif kind == "hint":
             hints += 1
-        elif e.get("player") == 0 and (d.get("verdict") or {}).get("warn"):
-            warnings += 1
+        elif e.get("player") == 0 and (d.get("verdict") or {}).get("warn") and not d.get("anyway"):
+            warnings += 1  # a held decision, or a warned one made without a hold (made anyway: held before)
     luck: tuple[float | None, float | None] = (None, None)  # a game without rolls has no luck to tell
     if pips[0] or pips[1]:
         luck = await in_thread(game_luck, g.session, n - 1, t.evaluator)
+    pr = await quick_pr(t, g.session, game_id, n)  # a game of cube decisions only has a PR too
     start = games_[n - 2]["end"].get("details", {}).get("at") if n > 1 else g.stored.created_at
     at = end.get("at")
     over = g.session.status == "finished" and n == len(games_)
@@ -626,7 +621,7 @@ async def game_end(t: Table, game_id: str, game: int | None) -> GameEnd:
         duration_s=round(at - start, 1) if at is not None and start is not None else None,
         match_duration_s=round(at - g.stored.created_at, 1) if over and at is not None else None,
         hints_used=hints, warnings=warnings,
-        you=_side(pips[0], None if luck[0] is None else round(luck[0], 3)),
-        bot=_side(pips[1], None if luck[1] is None else round(luck[1], 3)),
+        you=_side(pips[0], None if luck[0] is None else round(luck[0], 3), pr[0]),
+        bot=_side(pips[1], None if luck[1] is None else round(luck[1], 3), pr[1]),
         result=result,
     )  # fmt: skip

@@ -6,16 +6,23 @@ import { h } from "./ui.js";
 
 const signed = (x) => `${x > 0 ? "+" : ""}${formatNumber(x, 3)}`;
 
-/** The check to make before `action` with the trainer on (null: none): the play, or the cube action at a
- * cube decision (rolling when a double was possible, doubling, the answer to the bot's double). */
-export function checkBefore(game, action) {
-  if (!game.settings?.trainer || game.to_act !== 0) return null;
+/** The action to send with the trainer on: with `hold: true` where the trainer values the decision (the play,
+ * or the cube action at a cube decision: rolling when a double was possible, doubling, the answer to the bot's
+ * double), so that one whose loss reaches the threshold comes back held (`held`: the verdict) instead of made,
+ * in one request; else the action as it is. Sent again without hold ("Play anyway"), it is made with the same
+ * verdict, not searched again. */
+export function holdFirst(game, action) {
+  if (!game.settings?.trainer || game.to_act !== 0) return action;
   const a = action.action;
-  if (a === "play") return { action: "check", position_id: action.position_id };
-  if ((a === "roll" || a === "double") && game.phase === "roll" && game.actions.includes("double"))
-    return { action: "check", decision: a };
-  if (["take", "pass", "beaver"].includes(a) && game.phase === "doubled") return { action: "check", decision: a };
-  return null;
+  const cube = ((a === "roll" || a === "double") && game.phase === "roll" && game.actions.includes("double"))
+    || (["take", "pass", "beaver"].includes(a) && game.phase === "doubled");
+  return a === "play" || cube ? { ...action, hold: true } : action;
+}
+
+/** The action as the held card makes it anyway: without its hold. */
+export function withoutHold(action) {
+  const { hold, ...plain } = action; // eslint-disable-line no-unused-vars
+  return plain;
 }
 
 /** The held decision: `held` = {verdict, action}; `on` = {undo, anyway, act(action)}. */
