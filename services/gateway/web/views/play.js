@@ -9,7 +9,7 @@ import { h } from "../ui.js";
 import { extraOptions, clockLine, autoAction, adaptiveOption, adaptiveLine } from "../play_options.js";
 import { currentPlayer } from "../players.js";
 import { gameEnd } from "../game_end.js";
-import { checkBefore, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
+import { holdFirst, withoutHold, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
 
 
 const who = (p) => (p === 0 ? t("play.you") : p === 1 ? t("play.bot") : "—");
@@ -230,10 +230,12 @@ async function act(g, action) {
   g.busy = true;
   g.root.setAttribute("aria-busy", "true");
   for (const b of g.root.querySelectorAll(".actions button, .legal-plays button, .pending button")) b.disabled = true;
+  let held = null; // the trainer held the decision (sent with hold): nothing was made
   try {
     const r = await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: action });
-    g.log.push(...(r.events || []));
+    g.log.push(...(r.events || []).filter((e) => e.type !== "held"));
     g.game = r;
+    if (r.held) held = { verdict: r.held, action: withoutHold(action) };
   } catch (e) {
     toast(e.message, "error");
     if (e instanceof ApiError && e.status === 409) {
@@ -242,29 +244,17 @@ async function act(g, action) {
   } finally {
     g.busy = false;
     g.root.removeAttribute("aria-busy");
-    g.moves = null; g.selected = null; g.pending = null; g.hint = null; g.check = null; g.held = null; g.cubeHint = null;
+    if (!held) { g.moves = null; g.selected = null; g.pending = null; } // a held play stays on the board
+    g.hint = null; g.check = null; g.held = held; g.cubeHint = null;
     render(g);
+    if (held) g.root.querySelector("#pl-held-undo")?.focus();
   }
 }
 
-/** An action the trainer checks first (when it is on): one whose loss reaches the threshold is held. */
-async function decide(g, action) {
-  const check = checkBefore(g.game, action);
-  if (!check) return act(g, action);
-  if (g.busy) return;
-  g.busy = true;
-  g.root.setAttribute("aria-busy", "true");
-  for (const b of g.root.querySelectorAll(".actions button, .legal-plays button, .move-panel button")) b.disabled = true;
-  let verdict = null;
-  try {
-    verdict = (await api(`/v1/games/${g.game.id}/actions`, { method: "POST", body: check })).check;
-  } catch { /* no verdict (the evaluator is unavailable): the decision is made unchecked */ }
-  g.busy = false;
-  if (!verdict?.warn) return act(g, action);
-  g.root.removeAttribute("aria-busy");
-  g.held = { verdict, action };
-  render(g);
-  g.root.querySelector("#pl-held-undo")?.focus();
+/** An action the trainer judges first (when it is on): sent with hold, one whose loss reaches the threshold comes
+ * back held, not made (one request; "Play anyway" sends it again without hold). */
+function decide(g, action) {
+  return act(g, holdFirst(g.game, action));
 }
 
 /** Leave the held card: a play's steps are taken back (the same dice again); a cube action is not made. */
