@@ -10,9 +10,10 @@ from typing import Any
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
-def shot(pg: Any, name: str) -> Path:
-    """A screenshot of the page: into ``docs/screenshots/<name>.png`` with ``PULVEZAR_SCREENSHOTS=docs``
-    (``make screenshots``), else into a temporary folder (a test run leaves the tree as it was)."""
+def shot(pg: Any, name: str, full_page: bool = True) -> Path:
+    """A screenshot of the page (the whole page, or the viewport with ``full_page=False``): into
+    ``docs/screenshots/<name>.png`` with ``PULVEZAR_SCREENSHOTS=docs`` (``make screenshots``), else into a
+    temporary folder (a test run leaves the tree as it was)."""
     folder = (
         DOCS
         if os.environ.get("PULVEZAR_SCREENSHOTS") == "docs"
@@ -20,7 +21,7 @@ def shot(pg: Any, name: str) -> Path:
     )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
+    pg.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 1000, "an empty screenshot"
     return path
 
