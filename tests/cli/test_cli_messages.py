@@ -158,9 +158,10 @@ def test_moves_and_an_error_in_german(capsys: pytest.CaptureFixture[str], no_pro
 def test_met_in_turkish_with_its_decimal_sign(capsys: pytest.CaptureFixture[str], no_profile: Path) -> None:
     code, out, _ = run(capsys, "met", "--length", "5", "--score", "1", "2", "--lang", "tr")
     data = json.loads(run(capsys, "met", "--length", "5", "--score", "1", "2", "--json", "--lang", "tr")[1])
-    pct = i18n.number(100 * data["mwc"], "tr", ".1f") + " %"
+    pct = i18n.t("cli.common.percent", "tr", x=i18n.number(100 * data["mwc"], "tr", ".1f"))
     assert code == 0 and i18n.t("cli.met.mwc", "tr", pct=pct) in out.splitlines()
-    assert "," in pct and i18n.t("cli.met.heading", "tr", table="", what="").strip() in out
+    assert pct.startswith("%") and "," in pct, "Turkish: %42,9"
+    assert i18n.t("cli.met.heading", "tr", table="", what="").strip() in out
 
 
 def test_the_language_from_the_environment_the_profile_and_lang(

@@ -51,7 +51,7 @@ def _table(args: argparse.Namespace) -> MatchEquity:
 
 
 def _pct(x: float | None, lang: str = "en") -> str:
-    return "-" if x is None else f"{fixed(100 * x, lang, '.1f')} %"
+    return "-" if x is None else t("cli.common.percent", lang, x=fixed(100 * x, lang, ".1f"))
 
 
 def render(met: MatchEquity, s: ScoreSummary, lang: str = "en") -> str:
