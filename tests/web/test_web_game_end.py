@@ -1,6 +1,7 @@
 """The end of a game and of a match in the browser (issue 44): a 1-point match resigned whole from the play
-view ends with the summary card (how, duration, average roll, hints, warnings), the downloads and the
-share buttons (the Web Share API with the server's PNG, else a download); an unfinished match is deleted."""
+view ends with the summary card (how, duration, average roll, quick PR, hints, warnings), the downloads and
+the share buttons (the Web Share API with the server's PNG, else a download);
+an unfinished match is deleted."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def test_resign_the_match_see_the_summary_share_and_delete(page: Any, platform: 
     expect(page.locator("#ge-result")).to_contain_text("pulvezar won 1 point")
     expect(page.locator("#ge-average_roll")).to_contain_text("/")
     expect(page.locator("#ge-hints")).to_have_text("0")
+    end = api.call("GET", f"/v1/games/{st['id']}/end")
+    shown = [("–" if x is None else f"{x:.1f}") for x in (end["you"]["pr"], end["bot"]["pr"])]
+    expect(page.locator("#ge-pr")).to_have_text(" / ".join(shown))  # the quick 0-ply PR, each side's
+    expect(page.locator("#ge-end")).to_contain_text("quick 0-ply estimate")
     expect(page.locator("#ge-match")).to_have_count(0)  # nothing left to resign or delete
     assert api.call("GET", f"/v1/games/{st['id']}")["result"]["reason"] == "forfeit"
     with page.expect_download() as info:  # the match's file

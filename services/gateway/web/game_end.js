@@ -1,6 +1,6 @@
 // The end of a game and of a match (issue 44, the seed's 5.7): the summary card of the last ended game
-// (duration, points and how, each side's average roll and luck, hints, warnings; the match's result once it
-// is over), sharing the result card and the board as pictures (the Web Share API where the browser has it,
+// (duration, points and how, each side's average roll, luck and quick 0-ply PR, hints, warnings; the match's
+// result once it is over), sharing the result card and the board as pictures (the Web Share API where the browser has it,
 // else a download), and, while a match runs, resigning it whole (a loss) or deleting it. The play view calls
 // gameEnd(game, {changed, gone}) for its side panels.
 import { api, apiBlob } from "./api.js";
@@ -47,14 +47,15 @@ function summaryList(s) {
     ["duration", duration(s.duration_s)],
     ["average_roll", `${fmtNum(s.you.average_roll, 1)} / ${fmtNum(s.bot.average_roll, 1)}`],
     ["luck", `${fmtNum(s.you.luck, 2)} / ${fmtNum(s.bot.luck, 2)}`],
+    ["pr", `${fmtNum(s.you.pr, 1)} / ${fmtNum(s.bot.pr, 1)}`], // a quick 0-ply PR; the analysis gives the full one
     ["hints", formatNumber(s.hints_used)],
     ["warnings", formatNumber(s.warnings)],
   ];
   if (s.match_over) rows.push(["match_duration", duration(s.match_duration_s)]);
   const list = h("dl", { class: "ge-summary", id: "ge-summary" },
     rows.map(([k, v]) => [h("dt", {}, t(`gameend.${k}`)), h("dd", { id: `ge-${k}` }, v)]));
-  const note = h("p", { class: "muted" }, t(s.match_over ? "gameend.pr_after_analysis" : "gameend.sides_note"));
-  return [list, note];
+  const notes = ["gameend.sides_note", "gameend.pr_quick_note"].map((k) => h("p", { class: "muted" }, t(k)));
+  return [list, ...notes];
 }
 
 /** Share the result card and the board: files through the Web Share API, else downloads. */
