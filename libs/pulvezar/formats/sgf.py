@@ -15,6 +15,12 @@ is only in ``RE`` (``W+2R``); Gibbon also writes ``B[resign:2]`` (points) /
 ``W[accept]`` or ``W[reject]`` nodes, which are read too; a rejected
 resignation is written back in that form, as gnubg has no other.
 
+Tavla (no GNU Backgammon form: its matches are written all the same) is ``RU[Tavla]``
+in every game's root, with ``:HitAndStop`` and ``:MustBearOff`` where those
+options are on, read back as the record's ``Variation``/``HitAndStop``/
+``MustBearOff`` tags (:attr:`MatchRecord.rules`); the first root's ``C`` says
+that gnubg cannot read the file.
+
 What the match model has no place for is kept verbatim: the analysis and any
 other property of a move node in :attr:`Action.props`, the game's root
 properties in :attr:`GameRecord.props`, the match's in
@@ -56,10 +62,11 @@ from pulvezar.formats.limits import (
 from pulvezar.formats.record import Action, ActionKind, GameRecord, MatchFileError, MatchRecord, apply_action
 from pulvezar.match.game import Game, Phase, SessionOptions, Setup
 from pulvezar.rules.position import Position
-from pulvezar.rules.rules import Play
+from pulvezar.rules.rules import Play, Rules
 
 __all__ = [
     "ANALYSIS_PROPS",
+    "TAVLA_NOTE",
     "SgfNode",
     "SgfTree",
     "annotate",
@@ -81,6 +88,14 @@ _STRUCTURAL = {"FF", "GM", "CA", "MI", "PW", "PB", "RE"}  # root properties rebu
 _GAME_ROOT = {"RU", "GS"}  # per-game root properties (never match tags)
 _SETUP = ("AE", "AB", "AW", "CV", "CP", "CO")
 _TAIL = "~tail"  # GameRecord.props key: the unread nodes of a cut game, as SGF text
+_TAVLA = "Tavla"  # RU's first part of a Tavla game; then HitAndStop, MustBearOff where on
+_TAVLA_OPTIONS = {"hitandstop": "HitAndStop", "mustbearoff": "MustBearOff"}  # RU part (lower) -> tag
+TAVLA_NOTE = (
+    "Tavla (Turkish rules: no doubling cube, gammon 2 points, no backgammon) written by pulvezar. "
+    "GNU Backgammon cannot read Tavla rules: it would replay these games as backgammon. "
+    "pulvezar reads the file back (RU[Tavla...])."
+)
+"""The comment of a Tavla SGF's first game root (before any comment of the match's own)."""
 # .mat tag names with an SGF property (write_sgf of a record read from .mat)
 _MAT_TAGS = {"Event": "EV", "EventDate": "DT", "Round": "RO", "Site": "PC", "Transcriber": "AN"}
 
@@ -568,6 +583,10 @@ def read_sgf(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
             )
         result = _result(root.pop("RE", [""])[0], rec, limits, nodes[0].line)
         ru = root.get("RU", [""])[0].split(":")
+        if gi == 0 and ru[0].strip().lower() == _TAVLA.lower():
+            _read_tavla(record, ru, root)
+        if not record.rules.uses_cube and root.get("RU") == [_tavla_ru(record.rules)]:
+            del root["RU"]  # write_sgf writes it again
         if ru[0].lower() not in ("", "crawford") or "PostCrawfordGame" in ru:
             crawford_done = True
         # a 1-point match has no Crawford game (both sides start 1-away; gnubg agrees)
@@ -600,6 +619,32 @@ def read_sgf(data: str | bytes, *, limits: Limits | None = None) -> MatchRecord:
     return record
 
 
+def _read_tavla(record: MatchRecord, ru: list[str], root: Props) -> None:
+    """The Tavla rules of ``RU[Tavla:...]`` as the record's tags; the first root's note dropped."""
+    record.tags["Variation"] = _TAVLA
+    for part in ru[1:]:
+        tag = _TAVLA_OPTIONS.get(part.strip().lower())
+        if tag:
+            record.tags[tag] = "On"
+    comment = root.get("C", [""])[0]
+    if comment.startswith(TAVLA_NOTE):
+        rest = comment[len(TAVLA_NOTE) :].lstrip("\n")
+        if rest:
+            root["C"] = [rest]
+        else:
+            del root["C"]
+
+
+def _tavla_ru(rules: Rules) -> str:
+    """A Tavla game's ``RU``: ``Tavla`` and its options."""
+    on = [
+        tag
+        for tag, flag in (("HitAndStop", rules.hit_and_stop), ("MustBearOff", rules.must_bear_off))
+        if flag
+    ]
+    return ":".join([_TAVLA, *on])
+
+
 def _default_rules(rec: GameRecord) -> str:
     """The ``RU`` gnubg writes for a game of a match."""
     return "Crawford:CrawfordGame" if rec.crawford else "Crawford"
@@ -626,7 +671,9 @@ def write_sgf(record: MatchRecord) -> str:
     A resignation is written as gnubg does, in ``RE`` only (``W+2R``); a roll
     with no play after it as ``PL``/``DI``.  Tags that are not SGF property
     names are written under their SGF name where there is one (``Event`` ->
-    ``EV``, ...) and dropped otherwise.
+    ``EV``, ...) and dropped otherwise.  A Tavla match (its ``Variation`` tag)
+    is written with ``RU[Tavla...]`` in every game and :data:`TAVLA_NOTE` in the
+    first root's comment: gnubg cannot read it, :func:`read_sgf` can.
     """
     tags: Props = {}
     for key, value in record.tags.items():
@@ -634,6 +681,10 @@ def write_sgf(record: MatchRecord) -> str:
         if ident and ident not in _STRUCTURAL:
             tags[ident] = [value]
     ap = tags.pop("AP", ["pulvezar"])
+    rules = record.rules
+    tavla = not rules.uses_cube
+    if tavla:
+        tags["C"] = ["\n\n".join([TAVLA_NOTE, *tags.get("C", [])])]
     out: list[str] = []
     for gi, rec in enumerate(record.games):
         root: Props = {"FF": ["4"], "GM": ["6"], "CA": ["UTF-8"], "AP": ap}
@@ -642,7 +693,9 @@ def write_sgf(record: MatchRecord) -> str:
         root["PW"], root["PB"] = [record.players[0]], [record.players[1]]
         if gi == 0:
             root.update(tags)
-        if "RU" not in rec.props and record.length:
+        if "RU" not in rec.props and tavla:
+            root["RU"] = [_tavla_ru(rules)]
+        elif "RU" not in rec.props and record.length:
             root["RU"] = [_default_rules(rec)]
         elif "RU" not in rec.props and record.options.jacoby:
             root["RU"] = ["Jacoby"]
@@ -673,11 +726,15 @@ def _game_nodes(record: MatchRecord, rec: GameRecord) -> list[str]:
         if a.kind == "roll":
             pending = a
         elif a.kind == "play":
-            assert pending is not None and pending.dice is not None and game.dice is not None
+            # (no roll pending: the play after a rejected resignation, with the dice rolled before it)
+            assert game.dice is not None
+            dice = pending.dice if pending is not None and pending.dice is not None else game.dice
             plays = game.rules.legal_plays(game.position, game.dice)
             play = plays.find(a.notation or "")
-            move = f"{pending.dice[0]}{pending.dice[1]}{move_letters(play, a.player)}"
-            nodes.append(_node_text({_COLOUR[a.player]: [move], **pending.props, **a.props}))
+            move = f"{dice[0]}{dice[1]}{move_letters(play, a.player)}"
+            nodes.append(
+                _node_text({_COLOUR[a.player]: [move], **(pending.props if pending else {}), **a.props})
+            )
             pending = None
         elif a.kind in ("double", "take", "drop", "reject"):
             nodes.append(_node_text({_COLOUR[a.player]: [a.kind], **a.props}))

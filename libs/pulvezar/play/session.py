@@ -151,8 +151,8 @@ class PlaySession(SessionActions):
         )
 
     def export(self, fmt: str, players: tuple[str, str] = ("Player", "pulvezar")) -> str | bytes:
-        """The match as ``"mat"``, ``"sgf"`` or ``"txt"`` text, or ``"ogxm"`` bytes (SGF and OGXM:
-        international rules only; OGXM needs the ``interop`` extra)."""
+        """The match as ``"mat"``, ``"sgf"`` or ``"txt"`` text, or ``"ogxm"`` bytes (OGXM: international
+        rules only, and it needs the ``interop`` extra; a Tavla SGF is pulvezar's, gnubg cannot read it)."""
         from pulvezar.formats import write_mat, write_sgf, write_text
 
         record = self.to_record(players)
@@ -166,10 +166,6 @@ class PlaySession(SessionActions):
             return write_mat(record)
         if fmt == "txt":
             return write_text(record)
-        if fmt == "sgf":
-            if not self.settings.rules.uses_cube:
-                raise PulvezarError(
-                    "SGF export replays international rules; export Tavla as .mat", field="format"
-                )
+        if fmt == "sgf":  # Tavla too: RU[Tavla], and a comment that gnubg cannot read it
             return write_sgf(record)
         raise PulvezarError(f"unknown format {fmt!r}; formats: mat, sgf, txt, ogxm", field="format")
