@@ -214,9 +214,13 @@ class GameRecords:
         statuses: Iterable[str] | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        player_id: str | None = None,
     ) -> tuple[list[StoredGame], str | None]:
-        """The owner's games, newest first, ``limit`` at a time; the next page's cursor or None."""
+        """The owner's games, newest first, ``limit`` at a time; the next page's cursor or None;
+        ``player_id``: only the games recorded for that player."""
         q = select(GameRow).where(belongs(GameRow.owner, owner), one_of(GameRow.status, statuses))
+        if player_id is not None:
+            q = q.where(GameRow.player_id == player_id)
         return newest_first(
             self.url, q, GameRow.created_at, GameRow.id, StoredGame.of, limit=limit, cursor=cursor
         )

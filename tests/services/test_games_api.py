@@ -24,7 +24,7 @@ pytest.importorskip("sqlalchemy")
 
 from pulvezar import Position, Rules
 from pulvezar.analysis.bots import level_for_rating
-from pulvezar.formats import read_mat
+from pulvezar.formats import read_mat, read_sgf
 from pulvezar.formats.ogxm import read_ogxm
 from pulvezar.rules.matchid import MatchId
 from pulvezar.rules.xgid import XGID
@@ -237,6 +237,13 @@ def test_full_games_verified_exported_streamed(platform: Platform, body: dict[st
     assert record.length == body["match_length"] and record.cut_games == 0
     # (a money session ended between games: the game it would have started is not in the file)
     assert len(record.games) == st["game"] - (body["match_length"] == 0 and st["result"]["reason"] == "ended")
+    # as SGF, Tavla too (issue 44): its rules in RU, and a comment that gnubg cannot read it
+    sgf = http.get(f"/v1/games/{st['id']}/export", params={"format": "sgf"})
+    assert sgf.status_code == 200 and sgf.headers["content-type"].startswith("application/x-go-sgf")
+    back_sgf = read_sgf(sgf.text)
+    assert back_sgf.rules == Rules.from_dict(body.get("rules") or {}) and back_sgf.cut_games == 0
+    assert [(g.winner, g.points) for g in back_sgf.games] == [(g.winner, g.points) for g in record.games]
+    assert ("GNU Backgammon cannot read Tavla" in sgf.text) == (not back_sgf.rules.uses_cube)
     # as OGXM (issue 45): the same games through the reference codec (what OGXM cannot hold: Tavla, a
     # beaver, refused naming the field; a roll not played before a resignation is not kept)
     ogxm = http.get(f"/v1/games/{st['id']}/export", params={"format": "ogxm"})
@@ -456,6 +463,11 @@ def test_players_of_a_key_and_their_games(platform: Platform) -> None:
     assert mine["player"] == ann["id"] and http.get(mine["href"]).json()["player"] == ann["id"]
     unrecorded = new_game(http, body)
     assert "player" not in unrecorded
+    # the list of one player's games (the web's home shows its player's running game only)
+    listed = http.get("/v1/games", params={"status": "playing", "player": ann["id"]}).json()["games"]
+    assert [(g["id"], g["player"]) for g in listed] == [(mine["id"], ann["id"])]
+    everyone = http.get("/v1/games", params={"status": "playing"}).json()["games"]
+    assert {mine["id"], unrecorded["id"]} <= {g["id"] for g in everyone}
     refused = problem(other.post("/v1/games", json={**body, "player": ann["id"]}), 422)
     assert refused["errors"][0]["field"] == "player"
 

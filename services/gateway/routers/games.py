@@ -110,7 +110,9 @@ async def list_games(
     status: Annotated[list[Literal["playing", "finished"]] | None, Query(description="only these")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
-    player: Annotated[str | None, Query(max_length=64, description="only the games recorded for this player")] = None,
+    player: Annotated[
+        str | None, Query(max_length=64, description="only the games recorded for this player")
+    ] = None,
 ) -> GameList:
     return await games.listed(t, status, limit, cursor, player)
 
