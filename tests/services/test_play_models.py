@@ -93,28 +93,3 @@ def test_the_game_view_is_the_states_json(settings: dict[str, Any]) -> None:
         extra = {"events": shown} if hint is None else {"hint": hint, "events": shown}
         same_bytes({**old, **extra}, view("g1", session, now, lang, created, player, **extra).body())
     pytest.fail("the game did not end in 400 steps")
-
-
-def test_the_trainer_answers_a_question_asked_again_from_memory() -> None:
-    """Issue 44: the web client checks a decision before it makes it, so the verdict is asked twice; the
-    second answer comes from memory (a copy), a hint's never."""
-    from pulvezar.play.trainer import TrainerQuestion
-    from services.gateway.services.games import remembered
-
-    asked: list[TrainerQuestion] = []
-
-    def trainer(q: TrainerQuestion) -> Any:
-        asked.append(q)
-        return {"loss": 0.1, "details": {"n": len(asked)}}
-
-    ask = remembered(trainer)
-    pos = Start.parse("4HPwATDgc/ABMA").position
-    rules = GameSettings.from_dict({}).rules
-    play = TrainerQuestion("play", pos, rules, 2, True, (3, 1), rules.legal_plays(pos, (3, 1))[0])
-    first = ask(play)
-    first["details"]["n"] = 99  # the caller's copy
-    assert ask(play) == {"loss": 0.1, "details": {"n": 1}} and len(asked) == 1
-    assert ask(TrainerQuestion("play", pos, rules, 1, True, (3, 1), play.play))["details"]["n"] == 2
-    hint = TrainerQuestion("hint", pos, rules, 2, True, (3, 1))
-    ask(hint), ask(hint)
-    assert len(asked) == 4
