@@ -1,6 +1,7 @@
 """The player's home (views/home.js, the landing view) and the header's box that opens a pasted link or ID
 (links.js, docs/web.md "Links"), in one walk: the welcome without a player, the tiles of a player with a
-running game and a card due, a desktop and a phone, axe-core over both, and the link formats."""
+running game (its own, not another player's newer one) and a card due, a desktop and a phone, axe-core over
+both, and the link formats."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ def player(platform: Any) -> dict[str, Any]:
     saved = api.call("POST", "/v1/library/positions", {"position": START, "name": f"Home {who['id'][-6:]}"})
     api.call("POST", f"/v1/players/{who['id']}/cards", {"position": saved["id"], "dice": [3, 1]})
     game = api.call("POST", "/v1/games", {"player": who["id"]})
+    # a newer running game of another player of this key (this browser): not this player's home
+    other = api.call("POST", "/v1/players", {"name": "Someone else"})
+    api.call("POST", "/v1/games", {"player": other["id"]})
     return {"id": who["id"], "game": game["id"]}
 
 
@@ -47,8 +51,8 @@ def test_home_links_and_the_open_box(page: Any, player: dict[str, Any]) -> None:
     expect(page.locator("#home-streak")).to_have_text("0")
     expect(page.locator("#home-pr-none")).to_be_visible()
     expect(page.locator("#home-plan-link")).to_be_visible()
-    expect(page.locator("#home-continue")).to_have_attribute(
-        "href", re.compile(r"view=play&game=g[0-9a-f]{24}")
+    expect(page.locator("#home-continue")).to_have_attribute(  # the player's own running game
+        "href", f"/?view=play&game={player['game']}"
     )
     assert not axe_violations(page)
     shot(page, "home")

@@ -1,5 +1,5 @@
 // The player's home, the landing view (no ?view= and no ?position=): for the player of this browser a few
-// tiles, each a number or two and a link into its view -- the running game (GET /v1/games?status=playing),
+// tiles, each a number or two and a link into its view -- the player's running game (GET /v1/games?status=playing&player=),
 // today's daily and its streak and the PR trend (GET /v1/players/{id}/statistics), the cards due
 // (GET /v1/players/{id}/cards), the week's plan (GET /v1/players/{id}/plan). Without a player: a short
 // welcome that asks who plays. Every tile loads on its own: one that fails says so, the others stay.
@@ -56,7 +56,8 @@ export async function mount(el, params) {
   const stats = api(`${base}/statistics`, { signal });
   stats.catch(() => {}); // read by two tiles; each shows its own error
   fill(game, async () => {
-    const { games } = await api("/v1/games?status=playing&limit=1", { signal });
+    // this player's running game only: the key's games of other players in this browser are theirs
+    const { games } = await api(`/v1/games?${new URLSearchParams({ status: "playing", limit: 1, player })}`, { signal });
     if (!games.length) return [h("p", { class: "muted" }, t("home.no_game")), go({ view: "play" }, t("home.new_game"), "home-new-game")];
     const g = games[0], score = g.score || [0, 0];
     return [h("p", {}, t("home.game_line", { rules: g.rules, n: g.match_length ?? 0, a: score[0], b: score[1] })),
