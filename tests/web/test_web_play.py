@@ -1,7 +1,8 @@
 """The play view in a browser: a whole Tavla 1-point game against the easy bot played by clicks (checker
 then target on the board for the first plays, the legal-play buttons after), confirm and undo, a reload
 that continues the game from the address, the dice verified and the match exported once it is over; the
-start form and a game on a phone-sized screen.
+start form and a game on a phone-sized screen; the board in the centre once a game runs (the new-game form
+folded above it), and an address that stays the next view's when the user leaves before a game has loaded.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_platform import LOCAL_KEY, Api
 from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -114,6 +116,10 @@ def test_a_whole_tavla_game_by_clicks(page: Any) -> None:
     assert download.value.suggested_filename == f"{game_id}.mat"
     text = Path(download.value.path()).read_text()
     assert "Variation" in text or "Tavla" in text, text[:300]
+    with page.expect_download() as download:  # the .sgf too: Tavla rules, which gnubg cannot read
+        page.click("#pl-export-sgf")
+    text = Path(download.value.path()).read_text()
+    assert "RU[Tavla" in text and "GNU Backgammon cannot read Tavla" in text, text[:300]
     shot(page, "play-finished")
 
 
@@ -163,4 +169,73 @@ def test_play_on_a_phone(page: Any) -> None:
         page.click("#pl-roll")
         page.wait_for_selector(READY, state="attached")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # the board takes the main area's whole width; the folded form stays a line above it
+    board, main = box(page, "#pl-board"), box(page, "#view .play-view")
+    assert abs(board["width"] - main["width"]) <= 2, (board, main)
+    expect(page.locator("#pl-start-form")).to_be_hidden()
     shot(page, "play-phone")
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    b = page.locator(selector).bounding_box()
+    assert b, selector
+    return dict(b)
+
+
+def query(page: Any) -> dict[str, str]:
+    return dict(re.findall(r"[?&]([^=&]+)=([^&]*)", page.url))
+
+
+def test_the_board_takes_the_centre_once_a_game_runs(page: Any) -> None:
+    page.goto("/?view=play")
+    expect(page.locator("#pl-start-form")).to_be_visible()
+    expect(page.locator("#pl-setup")).to_have_count(0)  # no game: the form is the view
+    page.select_option("#pl-variant", "international")
+    page.click("#pl-start")
+    expect(page.locator("#pl-status")).to_contain_text("match to 1")
+    first = query(page)["game"]
+    # the form folds into its summary line, which names the game's rules
+    expect(page.locator("#pl-start-form")).to_be_hidden()
+    expect(page.locator("#pl-setup-summary")).to_contain_text("International · match to 1 · easy")
+    board, main = box(page, "#pl-board"), box(page, "#view")
+    centre = board["x"] + board["width"] / 2
+    assert abs(centre - (main["x"] + main["width"] / 2)) <= 4, (board, main)
+    assert board["width"] >= 400  # centred, not squeezed
+    # reopened by its summary line (and by the "New game" button), above the same game
+    page.click("#pl-setup-summary")
+    expect(page.locator("#pl-start-form")).to_be_visible()
+    expect(page.locator("#pl-board")).to_be_visible()
+    page.click("#pl-roll")  # the board re-renders: the opened form stays open
+    page.wait_for_selector(READY, state="attached")
+    expect(page.locator("#pl-start-form")).to_be_visible()
+    page.click("#pl-setup-summary")
+    expect(page.locator("#pl-start-form")).to_be_hidden()
+    page.click("#pl-new")
+    expect(page.locator("#pl-start-form")).to_be_visible()
+    expect(page.locator("#pl-variant")).to_be_focused()
+    # a new game from it: the form folds again over the new game
+    page.select_option("#pl-variant", "tavla")
+    page.click("#pl-start")
+    expect(page.locator("#pl-setup-summary")).to_contain_text("Tavla")
+    expect(page.locator("#pl-start-form")).to_be_hidden()
+    assert query(page)["game"] != first
+
+
+def test_leaving_before_the_game_has_loaded_keeps_the_other_view(page: Any, platform: Any) -> None:
+    game = Api(platform.url, LOCAL_KEY).call("POST", "/v1/games", {})["id"]
+    held: list[Any] = []  # the game's GET, answered only once the user has left the Play view
+    page.route(f"**/v1/games/{game}", lambda route: held.append(route))
+    page.goto(f"/?view=play&game={game}")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the Play view did not ask for its game"
+    page.click('#nav a[data-nav="daily"]')
+    expect(page.locator("#view")).to_have_attribute("data-view", "daily")
+    with page.expect_event("requestfinished", lambda r: r.url.endswith(f"/v1/games/{game}")):
+        held[0].continue_()
+    page.evaluate("() => new Promise((r) => setTimeout(r, 100))")  # the late answer's own tasks
+    assert query(page) == {"view": "daily"}, page.url
+    expect(page.locator("#view")).to_have_attribute("data-view", "daily")
+    expect(page.locator("#pl-status")).to_have_count(0)

@@ -136,17 +136,33 @@ export async function mount(el, params) {
       g.root.append(h("p", { class: "error-message", role: "alert" }, t("play.no_game", { msg: e.message })));
     }
   }
+  if (gone(g)) return null; // the user left while the game loaded: the address is the next view's now
   if (g.game) render(g);
   else startForm(g);
   const onKey = (e) => keys(g, e);
   document.addEventListener("keydown", onKey);
-  return () => { g.busy = true; document.removeEventListener("keydown", onKey); };
+  return () => { g.busy = true; g.gone = true; document.removeEventListener("keydown", onKey); };
 }
 
-// ---- the start form
+/** Whether the view was left (unmounted, or its host replaced): late async work then neither draws nor
+ * touches the address, which belongs to the view shown now. */
+function gone(g) {
+  return g.gone || !g.root.isConnected;
+}
+
+// ---- the start form: the whole view without a game; folded above the board while one runs
 function startForm(g) {
+  if (gone(g)) return;
   g.game = null;
+  g.setup = null;
   remember({ view: "play" });
+  const running = h("section", { class: "panel", id: "pl-running" });
+  g.root.replaceChildren(newGameForm(g, true), running);
+  runningGames(g, running);
+}
+
+/** The new-game form (``heading``: with its title; folded it has the summary line instead). */
+function newGameForm(g, heading) {
   const sel = (id, values, prefix, value) => h("select", { id }, values.map((v) => h("option", { value: v, selected: v === value, text: t(`${prefix}${v}`) })));
   const variant = sel("pl-variant", ["international", "tavla"], "play.", "tavla");
   const hs = h("input", { type: "checkbox", id: "pl-hs" });
@@ -186,7 +202,7 @@ function startForm(g) {
     return more.apply(body, { tavla, money: body.match_length === 0 });
   };
   const form = h("form", { class: "start-form panel", id: "pl-start-form", onsubmit: (e) => { e.preventDefault(); start(g, newGame(), error); } },
-    h("h2", {}, t("play.new")),
+    heading ? h("h2", {}, t("play.new")) : null,
     h("div", { class: "row" }, h("label", {}, t("play.rules"), " ", variant)), tavlaRow,
     h("div", { class: "row" }, h("label", {}, t("play.length"), " ", length)), moneyRow,
     h("div", { class: "row" }, h("label", {}, t("play.level"), " ", level), h("label", {}, t("play.style"), " ", style)),
@@ -196,17 +212,30 @@ function startForm(g) {
     ...more.rows,
     error,
     h("div", { class: "buttons" }, h("button", { type: "submit", id: "pl-start" }, t("play.start"))));
-  const running = h("section", { class: "panel", id: "pl-running" });
-  g.root.replaceChildren(form, running);
   sync();
-  runningGames(g, running);
+  return form;
+}
+
+/** The folded new-game form above a running game: a summary line (the game's rules, length and bot) that
+ * opens it. One element per game, so that an opened form keeps its state across the board's re-renders. */
+function setupPanel(g) {
+  if (g.setup) return g.setup;
+  const s = g.game.settings || {};
+  const level = s.bot?.level || g.game.bot?.level;
+  const line = [t(`play.${s.rules?.variant === "tavla" ? "tavla" : "international"}`),
+    g.game.match_length ? t("play.match_to", { n: g.game.match_length }) : t("play.money"),
+    level ? t(`play.${level}`) : null].filter(Boolean).join(" · ");
+  g.setup = h("details", { class: "play-setup panel", id: "pl-setup" },
+    h("summary", { id: "pl-setup-summary" }, h("strong", {}, t("play.new")), h("span", { class: "muted" }, ` · ${line}`)),
+    newGameForm(g, false));
+  return g.setup;
 }
 
 /** The key's games still in play, each to go on with. */
 async function runningGames(g, box) {
   try {
     const { games } = await api("/v1/games?status=playing&limit=20");
-    if (!games.length) return;
+    if (!games.length || gone(g)) return;
     box.append(h("h3", {}, t("play.running")), h("ul", {}, games.map((x) => h("li", {},
       h("button", { type: "button", class: "pl-resume", dataset: { game: x.id }, onclick: () => navigate({ view: "play", game: x.id }) },
         t("play.resume", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1] }))))));
@@ -218,6 +247,7 @@ async function start(g, body, error) {
   try {
     g.game = await api("/v1/games", { method: "POST", body: { player: currentPlayer() || undefined, ...body } });
     g.log = [];
+    g.setup = null; g.moves = null; g.selected = null; g.pending = null; g.hint = null; g.check = null; g.held = null; g.cubeHint = null;
     render(g);
   } catch (err) {
     error.textContent = err.message;
@@ -289,16 +319,20 @@ function keys(g, e) {
   if (button && !button.disabled) { e.preventDefault(); button.click(); }
 }
 
+/** The game screen: the folded new-game form, then the board in the centre, the controls on its right and
+ * the record of the game (events, trainer) on its left (views.css: one column on a phone). */
 function render(g) {
+  if (gone(g)) return; // a late answer (an action, the auto-roll) after the user left the view
   const game = g.game;
   remember({ view: "play", game: game.id });
   if (myMove(game) && !g.moves) g.moves = new MoveInput(game.board.checkers.human, game.board.checkers.bot, game.dice, game.legal_plays);
   if (!myMove(game)) g.moves = null;
   const { holder, board, current } = gameBoard(g);
-  const side = sidePanels(g, current);
-  g.root.replaceChildren(h("div", { class: "play-layout" },
+  const { controls, record } = sidePanels(g, current);
+  g.root.replaceChildren(setupPanel(g), h("div", { class: "play-layout play-game" },
     h("div", { class: "board-col" }, statusHead(game, board), holder),
-    h("div", { class: "side-col" }, ...side)));
+    h("div", { class: "side-col" }, ...controls),
+    h("div", { class: "record-col" }, ...record)));
   const logEl = g.root.querySelector("#pl-events");
   if (logEl) logEl.scrollTop = logEl.scrollHeight;
   const auto = autoAction(game, g.pending ? null : current, g); // the settings' auto-roll and auto-confirm
@@ -351,9 +385,11 @@ function statusHead(game, board) {
     h("p", { class: "muted" }, t("play.pips", { a: board.pips[0], b: board.pips[1] })));
 }
 
+/** The panels beside the board: controls (the decision, the end of the game) and record (trainer, events). */
 function sidePanels(g, current) {
   const game = g.game;
   const side = [];
+  const record = [];
   if (game.status === "finished") side.push(finishedPanel(g));
   else {
     if (game.resignation && game.resignation.player === 1)
@@ -368,11 +404,20 @@ function sidePanels(g, current) {
     }
   }
   side.push(...gameEnd(game, { changed: (r) => { g.log.push(...(r.events || [])); g.game = r; render(g); }, gone: () => startForm(g) }));
-  if (game.trainer) side.push(trainerPanel(game.trainer));
-  side.push(h("section", { class: "panel" }, h("h3", {}, t("play.events")),
+  if (game.trainer) record.push(trainerPanel(game.trainer));
+  record.push(h("section", { class: "panel" }, h("h3", {}, t("play.events")),
     h("ol", { class: "event-log", id: "pl-events", "aria-live": "polite" }, g.log.slice(-60).map((e) => h("li", {}, eventText(e))))));
-  side.push(h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-new", onclick: () => startForm(g) }, t("play.new"))));
-  return side;
+  side.push(h("div", { class: "buttons" }, h("button", { type: "button", id: "pl-new", onclick: () => openSetup(g) }, t("play.new"))));
+  return { controls: side, record };
+}
+
+/** Unfold the new-game form above the board and put the focus in it. */
+function openSetup(g) {
+  const setup = g.root.querySelector("#pl-setup");
+  if (!setup) return;
+  setup.open = true;
+  setup.scrollIntoView({ block: "start" });
+  setup.querySelector("select, input")?.focus();
 }
 
 function click(g, point) {
@@ -502,8 +547,7 @@ function finishedPanel(g) {
   const score = r.score || game.score || [0, 0];
   const out = h("div", { class: "verify-out", id: "pl-verify-out", "aria-live": "polite" });
   const links = h("div", { class: "buttons", id: "pl-export" });
-  const formats = game.settings?.rules?.variant === "tavla" ? ["mat", "txt"] : ["mat", "sgf", "txt"];
-  for (const fmt of formats)
+  for (const fmt of ["mat", "sgf", "txt"]) // a Tavla .sgf says in its comment that gnubg cannot read it
     links.append(h("button", { type: "button", id: `pl-export-${fmt}`, onclick: () => download(g.game, fmt, links) }, t("play.export", { fmt })));
   const verify = h("button", { type: "button", id: "pl-verify", onclick: () => verifyDice(g.game, out) }, t("play.verify"));
   return h("section", { class: "panel finished", id: "pl-finished" },
