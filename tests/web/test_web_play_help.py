@@ -134,6 +134,7 @@ def test_the_trainer_holds_a_bad_play_and_a_bad_double(page: Any, platform: Any)
     expect(held).to_have_count(0)
     expect(page.locator("#pl-confirm")).to_have_count(0)
     page.select_option("#lang", "de")  # the view is drawn again in German
+    expect(page.locator("#pl-type")).to_contain_text("Stellungstyp: Eröffnung")  # (drawn: then choose)
     choose.click()
     page.locator("#pl-confirm").click()
     expect(page.locator("#pl-held-anyway")).to_have_text("Trotzdem spielen")
