@@ -123,6 +123,7 @@ class FitConfig:
     device: str = "cpu"  # "auto": CUDA when present (bits differ from the CPU's)
     groups: str = ""  # comma-separated FOLDER:SET label sets of decision-group files (pulvezar.train.groups)
     group_weight: float = 1.0  # weight of the centred-equity loss within groups
+    equity_weight: float = 0.0  # weight of the equities' squared error, positions of no group (issue 43)
     encoding: int = 0  # fresh nets (and widening an --init): the encoding version; 0 = ENCODING_VERSION
     layers: int = 1  # fresh nets: hidden layers of the contact and crashed nets
     race_layers: int = 1  # fresh nets: hidden layers of the race net
@@ -606,7 +607,11 @@ class FitRun:
             order = torch.from_numpy(rng.permutation(len(d.x))).to(self.device)
             for s in range(0, len(order), b):
                 idx = order[s : s + b]
-                loss = bce(net(d.x[idx]), d.y[idx])
+                pred = net(d.x[idx])
+                loss = bce(pred, d.y[idx])
+                if self.config.equity_weight:
+                    eq = equity_t(pred) - equity_t(d.y[idx])
+                    loss = loss + self.config.equity_weight * (eq * eq).mean()
                 opt.zero_grad()
                 torch.autograd.backward(loss)
                 opt.step()
