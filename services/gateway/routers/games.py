@@ -212,7 +212,8 @@ async def export(
     game_id: GameId,
     t: Games,
     format: Annotated[
-        Literal["mat", "sgf", "txt", "ogxm"], Query(description="the file format (.sgf, .ogxm: not Tavla)")
+        Literal["mat", "sgf", "txt", "ogxm"],
+        Query(description="the file format (.ogxm: not Tavla; a Tavla .sgf: gnubg cannot read it)"),
     ] = "mat",
 ) -> Response:
     return download(await games.export(t, game_id, format), _MEDIA[format], f"{game_id}.{format}")
