@@ -47,7 +47,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(ascii_board(position))
+        print(ascii_board(position, lang))
         print(t("cli.show.position_id", lang, id=position.position_id))
         print(t("cli.show.ogid", lang, ogid=arg.ogid))
     return 0

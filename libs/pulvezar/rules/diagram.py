@@ -1,7 +1,9 @@
-"""ASCII diagrams of positions (the player on roll is X, moving from 24 down to 1)."""
+"""ASCII diagrams of positions (the player on roll is X, moving from 24 down to 1); the labels from the
+catalogs' ``diagram.*`` (:mod:`pulvezar.i18n`), English by default."""
 
 from __future__ import annotations
 
+from pulvezar.i18n import t
 from pulvezar.rules.position import Position
 
 _ROWS = 5
@@ -14,8 +16,8 @@ def _column(count: int, mark: str, row: int) -> str:
     return mark if count > row else " "
 
 
-def ascii_board(position: Position) -> str:
-    """A gnubg-like text diagram with bar, borne-off checkers and pip counts.
+def ascii_board(position: Position, lang: str = "en") -> str:
+    """A gnubg-like text diagram with bar, borne-off checkers and pip counts, labelled in ``lang``.
 
     >>> print(ascii_board(Position.start()))
      +13-14-15-16-17-18------19-20-21-22-23-24-+     O: pips 167, off 0
@@ -51,9 +53,8 @@ def ascii_board(position: Position) -> str:
     pips = position.pips()
     off = position.off()
     bar_x, bar_o = position.bar()
-    lines = [
-        f" +13-14-15-16-17-18------19-20-21-22-23-24-+     O: pips {pips[1]}, off {off[1]}",
-    ]
+    top = t("diagram.side", lang, side="O", pips=pips[1], off=off[1])
+    lines = [f" +13-14-15-16-17-18------19-20-21-22-23-24-+     {top}"]
     for row in range(_ROWS):
         bar = f" {_column(bar_o, 'O', row)} " if bar_o else "   "
         lines.append(f" | {half(top_l, row)} |{bar}| {half(top_r, row)} |")
@@ -61,7 +62,6 @@ def ascii_board(position: Position) -> str:
     for row in reversed(range(_ROWS)):
         bar = f" {_column(bar_x, 'X', row)} " if bar_x else "   "
         lines.append(f" | {half(bot_l, row)} |{bar}| {half(bot_r, row)} |")
-    lines.append(
-        f" +12-11-10--9--8--7-------6--5--4--3--2--1-+     X: pips {pips[0]}, off {off[0]} (on roll)"
-    )
+    bottom = t("diagram.side", lang, side="X", pips=pips[0], off=off[0])
+    lines.append(f" +12-11-10--9--8--7-------6--5--4--3--2--1-+     {bottom} {t('diagram.on_roll', lang)}")
     return "\n".join(lines)
