@@ -4,12 +4,15 @@ the commands speak the language of ``--lang``, the profile's ``lang`` or the env
 (a) walks the syntax trees of the user commands' modules: a string literal with words passed to print(),
 an error (Refused, SystemExit, PulvezarError...), parser.error() or sys.stderr.write(), or any f-string with
 words outside a catalog lookup and argparse's help, is a finding unless allowed below with its reason;
-(b) runs commands through ``pulvezar.cli.main`` in German, Turkish and Russian and finds the catalogs' texts.
+(b) runs commands through ``pulvezar.cli.main`` in German, Turkish and Russian and finds the catalogs' texts
+(``pulvezar play`` with scripted standard input among them).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import io
 import json
 import re
 from pathlib import Path
@@ -20,10 +23,10 @@ from pulvezar import i18n
 from pulvezar.cli import main
 
 CLI = Path(i18n.__file__).parent / "cli"
-#: the user commands' modules; train.py and external.py are developer tools (English, docs/cli.md), and
-#: play.py's board and event lines are not catalogued yet (its prompts are: cli.play.*)
+#: the user commands' modules; train.py and external.py are developer tools (English, docs/cli.md)
 USER_MODULES = (
-    "__init__", "board", "book", "cards", "common", "config", "engine", "match", "met", "progress", "rollout",
+    "__init__", "board", "book", "cards", "common", "config", "engine", "match", "met", "play", "progress",
+    "rollout",
 )  # fmt: skip
 #: (module, function): why its words may stay as they are
 ALLOWED = {
@@ -34,6 +37,12 @@ ALLOWED = {
     ("common", "parse_dice"): "an argparse type error: argparse's own lines stay English like --help",
     ("config", "default_player"): "a TOML key named in a message from the catalog",
     ("match", "_convert_stream"): "an example file name (match-{n}.sgf) put into a catalog message",
+    ("play", "problem"): "the platform's own answer (its problem detail and fields, or the HTTP status line)",
+    ("play", "_path"): "a URL path of the Play API",
+    (
+        "play",
+        "_resign_command",
+    ): "a command as it is typed (resign [single|gammon]): English in every language",
 }
 #: the calls whose text a person reads
 SAYS = {
@@ -184,3 +193,20 @@ def test_the_language_from_the_environment_the_profile_and_lang(
 def test_json_stays_the_same_in_every_language(capsys: pytest.CaptureFixture[str], no_profile: Path) -> None:
     english = run(capsys, "met", "--length", "3", "--score", "0", "1", "--json", "--lang", "en")[1]
     assert run(capsys, "met", "--length", "3", "--score", "0", "1", "--json", "--lang", "ru")[1] == english
+
+
+def test_play_in_german_from_piped_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_profile: Path
+) -> None:
+    """A few typed commands (English, as typed in every language) and the game's lines in German."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("roll\nfoo\n1\n"))
+    code, out, _ = run(capsys, "play", "--seed", "ab", "--level", "easy", "--lang", "de")
+    de = functools.partial(i18n.t, lang="de")
+    assert code == 0
+    assert de("cli.play.ev.opening_you", you=4, bot="pulvezar", them=1) in out.splitlines()
+    assert de("cli.play.refused", reason=de("cli.play.unknown", command="'foo'")) in out
+    bot_rolls = de("cli.play.ev.roll_play_bot", bot="pulvezar", dice="5-2", play="{play}").split("{play}")[0]
+    assert bot_rolls in out, "pulvezar würfelt 5-2 und zieht ..."
+    assert de("cli.play.board.you", pips=167, off=0) in out and "Spiel 1, Match auf 1" in out
+    assert out.rstrip().endswith(de("cli.play.unfinished"))
+    assert "Opening roll" not in out and "pips" not in out and "refused" not in out

@@ -25,6 +25,7 @@ from pulvezar import i18n
 from pulvezar.cli.common import add_lang_argument
 from pulvezar.cli.config import player_of
 from pulvezar.errors import PulvezarError
+from pulvezar.i18n import t
 from pulvezar.rules.diagram import ascii_board
 from pulvezar.rules.position import Position
 
@@ -137,7 +138,7 @@ class ApiGame:
         import httpx  # only the API client needs it
 
         self.url = url.rstrip("/")
-        self.body, self.game_id = body or {}, game_id
+        self.body, self.game_id, self.lang = body or {}, game_id, lang
         self._httpx = httpx
         self.http = httpx.Client(
             base_url=self.url,
@@ -149,7 +150,7 @@ class ApiGame:
         try:
             return self.http.request(method, path, **kw)
         except self._httpx.HTTPError as e:
-            raise Refused(f"no answer from {self.url}: {e}") from None
+            raise Refused(t("cli.play.no_answer", self.lang, url=self.url, error=e)) from None
 
     @staticmethod
     def problem(response: Any) -> str:
@@ -173,26 +174,32 @@ class ApiGame:
                 return "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in detail)
         return f"HTTP {response.status_code} {response.reason_phrase}"
 
-    def _json(self, response: Any, what: str) -> Any:
+    def _json(self, response: Any, doing: str) -> Any:
+        """The JSON of ``response``, else :class:`Refused` (``doing``: ``cli.play.doing.<doing>``)."""
         if response.status_code >= 400:
             raise Refused(self.problem(response))
         try:
             return response.json()
         except ValueError:
-            raise Refused(f"{what}: the platform did not answer JSON") from None
+            what = t(f"cli.play.doing.{doing}", self.lang)
+            raise Refused(t("cli.play.not_json", self.lang, what=what)) from None
+
+    def _path(self, tail: str = "") -> str:
+        """The game's path in the Play API (``tail``: ``/actions``...)."""
+        return f"/v1/games/{self.game_id}{tail}"
 
     def create(self) -> State:
         try:
             if self.game_id is not None:
                 return self.state()
-            st = self._json(self._request("POST", "/v1/games", json=self.body), "creating the game")
+            st = self._json(self._request("POST", "/v1/games", json=self.body), "create")
         except Refused as e:
             raise PulvezarError(f"{self.url}: {e}", field="api") from None
         self.game_id = str(st["id"])
         return dict(st)
 
     def state(self) -> State:
-        return dict(self._json(self._request("GET", f"/v1/games/{self.game_id}"), "reading the game"))
+        return dict(self._json(self._request("GET", self._path()), "read"))
 
     def player_id(self, name: str) -> str:
         """The id of the key's player called ``name`` (compared without case; the newest of several), made
@@ -201,14 +208,14 @@ class ApiGame:
         try:
             for _ in range(50):  # 200 a page: up to 10,000 players looked at
                 query: dict[str, Any] = {"limit": 200, **({"cursor": cursor} if cursor else {})}
-                page = self._json(self._request("GET", "/v1/players", params=query), "listing the players")
+                page = self._json(self._request("GET", "/v1/players", params=query), "list_players")
                 found = [p for p in page["players"] if str(p["name"]).strip().casefold() == wanted]
                 if found:
                     return str(found[0]["id"])
                 cursor = page.get("next_cursor")
                 if not cursor:
                     break
-            made = self._json(self._request("POST", "/v1/players", json={"name": name}), "making the player")
+            made = self._json(self._request("POST", "/v1/players", json={"name": name}), "make_player")
         except Refused as e:
             raise PulvezarError(f"{self.url}: --player: {e}", field="player") from None
         return str(made["id"])
@@ -217,23 +224,23 @@ class ApiGame:
         if action.get("action") == "resume":  # reading the game lets a pending bot go on (the gateway)
             return self.state(), []
         # one Idempotency-Key per action: a request retried after a lost answer acts once
-        path, headers = f"/v1/games/{self.game_id}/actions", {"Idempotency-Key": secrets.token_hex(16)}
+        path, headers = self._path("/actions"), {"Idempotency-Key": secrets.token_hex(16)}
         try:
             response = self._request("POST", path, json=action, headers=headers)
         except Refused:
             response = self._request("POST", path, json=action, headers=headers)
-        st = dict(self._json(response, "acting"))
+        st = dict(self._json(response, "act"))
         events = st.pop("events", None) or []
         return st, list(events)
 
     def verify(self) -> bool | None:
-        r = self._request("POST", f"/v1/games/{self.game_id}/verify")
+        r = self._request("POST", self._path("/verify"))
         if r.status_code == 409:  # client dice (or not finished): nothing to verify
             return None
-        return bool(self._json(r, "verifying the dice").get("verified"))
+        return bool(self._json(r, "verify").get("verified"))
 
     def export(self, fmt: str) -> str:
-        r = self._request("GET", f"/v1/games/{self.game_id}/export", params={"format": fmt})
+        r = self._request("GET", self._path("/export"), params={"format": fmt})
         if r.status_code >= 400:
             raise Refused(self.problem(r))
         return str(r.text)
@@ -243,63 +250,82 @@ class ApiGame:
 
 
 # ---- words ------------------------------------------------------------------------------------------
-def _who(player: Any) -> str:
-    return "you" if player == 0 else BOT_NAME
+def _side(player: Any) -> str:
+    """``you`` or ``bot``: the suffix of an event's key (``cli.play.ev.roll_you``)."""
+    return "you" if player == 0 else "bot"
 
 
-def _subject(player: Any) -> str:
-    return "You" if player == 0 else BOT_NAME
-
-
-def _verb(player: Any, you: str, bot: str, *, capital: bool = True) -> str:
-    subject = _subject(player) if capital else _who(player)
-    return f"{subject} {you if player == 0 else bot}"
+def _ev(name: str, player: Any, lang: str, **values: Any) -> str:
+    """The event line ``cli.play.ev.<name>_you`` or ``..._bot`` for ``player``."""
+    return t(f"cli.play.ev.{name}_{_side(player)}", lang, bot=BOT_NAME, **values)
 
 
 def _dice(d: Any) -> str:
     return f"{d[0]}-{d[1]}" if isinstance(d, list | tuple) and len(d) == 2 else str(d)
 
 
-def _score(score: Any) -> str:
+def _score(score: Any, lang: str = "en") -> str:
     if isinstance(score, list | tuple) and len(score) == 2:
-        return f"you {score[0]}, {BOT_NAME} {score[1]}"
+        return t("cli.play.score", lang, you=score[0], bot=BOT_NAME, them=score[1])
     return str(score)
 
 
-def _points(n: Any) -> str:
-    return f"{n} point" + ("" if n == 1 else "s")
+def _points(n: Any, lang: str = "en") -> str:
+    return t("cli.play.points", lang, n=n) if isinstance(n, int) else str(n)
 
 
-def describe_verdict(v: dict[str, Any], explicit: bool = True) -> str | None:
+def _level(level: Any, lang: str) -> str:
+    """A resignation's level in words (``single``, ``gammon``, ``backgammon``), else as given."""
+    return t(f"cli.play.level.{level}", lang) if level in RESIGN_LEVELS[:3] else str(level)
+
+
+def describe_verdict(v: dict[str, Any], explicit: bool = True, lang: str = "en") -> str | None:
     """The trainer's verdict in one line; None for a silent one (a right roll where a double was possible)."""
     mark, played, best = v.get("mark", "ok"), v.get("played", ""), v.get("best", "")
     loss = float(v.get("loss") or 0.0)
     if played == best or loss <= 0:
-        return f"trainer: ok ({played} was the best choice)" if explicit and played else None
-    line = f"trainer: {mark}: {best or 'no move'} was better than {played or 'no move'} by {loss:.3f}"
+        return t("cli.play.verdict_ok", lang, played=played) if explicit and played else None
+    no_move = t("cli.play.no_move", lang)
+    mark_word = t(f"cli.play.mark.{mark}", lang) if mark in ("ok", "doubtful", "blunder") else str(mark)
+    line = t(
+        "cli.play.verdict", lang, mark=mark_word, best=best or no_move, played=played or no_move,
+        loss=i18n.number(loss, lang, ".3f"),
+    )  # fmt: skip
     why = v.get("why")
     if not why and isinstance(v.get("explanation"), dict):
-        why = v["explanation"].get("en")
+        why = v["explanation"].get(lang) or v["explanation"].get("en")
     return f"{line} — {why}" if why else line
 
 
-def describe_event(e: Event, following: Event | None = None) -> tuple[list[str], bool]:
-    """An event in plain words; (lines, whether ``following`` was told with it: a roll and its play)."""
+def _what(outcome: Any, lang: str) -> str:
+    """What a game was won as: ``the game``, ``a gammon``..."""
+    if not outcome or outcome == "single":
+        return t("cli.play.ev.what_game", lang)
+    if outcome in ("gammon", "backgammon"):
+        return t(f"cli.play.ev.what_{outcome}", lang)
+    return t("cli.play.ev.what_other", lang, outcome=outcome)
+
+
+def _how(how: Any, lang: str) -> str:
+    """`` (double passed)``, `` (resignation)``, `` (on time)`` or nothing."""
+    return t(f"cli.play.ev.how_{how}", lang) if how in ("drop", "resignation", "timeout") else ""
+
+
+def describe_event(e: Event, following: Event | None = None, lang: str = "en") -> tuple[list[str], bool]:
+    """An event in plain words in ``lang``; (lines, whether ``following`` was told with it: a roll and its
+    play)."""
     kind, p = e.get("type"), e.get("player")
     d: dict[str, Any] = e.get("details") or {}
     lines: list[str] = []
     used = False
     if kind == "opening":
         dice, winner = d.get("dice") or [0, 0], d.get("winner")
-        if winner is None:
-            lines.append(f"Opening roll: you {dice[0]}, {BOT_NAME} {dice[1]}: a tie, roll again")
-        else:
-            starts = _verb(winner, "start", "starts", capital=False)
-            lines.append(f"Opening roll: you {dice[0]}, {BOT_NAME} {dice[1]}: {starts}")
+        which = "tie" if winner is None else _side(winner)
+        lines.append(t(f"cli.play.ev.opening_{which}", lang, you=dice[0], bot=BOT_NAME, them=dice[1]))
         if d.get("cube"):
-            lines.append(f"automatic double: the cube is at {d['cube']}")
+            lines.append(t("cli.play.ev.auto_double", lang, cube=d["cube"]))
     elif kind == "roll":
-        text = f"{_verb(p, 'roll', 'rolls')} {_dice(d.get('dice'))}"
+        dice = _dice(d.get("dice"))
         if (
             following is not None
             and following.get("type") == "play"
@@ -307,70 +333,64 @@ def describe_event(e: Event, following: Event | None = None) -> tuple[list[str],
             and p == 1
         ):
             notation = (following.get("details") or {}).get("notation")
-            text += f" and plays {notation}" if notation else " and cannot move"
+            if notation:
+                lines.append(t("cli.play.ev.roll_play_bot", lang, bot=BOT_NAME, dice=dice, play=notation))
+            else:
+                lines.append(t("cli.play.ev.roll_stuck_bot", lang, bot=BOT_NAME, dice=dice))
             used = True
-        lines.append(text)
+        else:
+            lines.append(_ev("roll", p, lang, dice=dice))
     elif kind == "play":
         notation = d.get("notation")
         if p == 1 or d.get("auto"):
-            forced = " (forced, played for you)" if d.get("auto") else ""
+            forced = t("cli.play.ev.forced", lang) if d.get("auto") else ""
             lines.append(
-                f"{_verb(p, 'play', 'plays')} {notation}{forced}"
-                if notation
-                else f"{_verb(p, 'cannot', 'cannot')} move"
+                _ev("play", p, lang, play=notation, forced=forced) if notation else _ev("stuck", p, lang)
             )
         elif not notation:
-            lines.append("You cannot move")
+            lines.append(_ev("stuck", 0, lang))
     elif kind in ("double", "beaver", "raccoon"):
-        verb = {
-            "double": ("double", "doubles"),
-            "beaver": ("beaver", "beavers"),
-            "raccoon": ("raccoon", "raccoons"),
-        }
-        you, bot = verb[str(kind)]
-        lines.append(f"{_verb(p, you, bot)} to {d.get('cube')}")
+        lines.append(_ev(str(kind), p, lang, cube=d.get("cube")))
     elif kind == "take":
-        side = "your" if d.get("owner") == 0 else f"{BOT_NAME}'s"
-        lines.append(f"{_verb(p, 'take', 'takes')}: the cube is at {d.get('cube')}, on {side} side")
+        side = t(f"cli.play.ev.side_{_side(d.get('owner'))}", lang, bot=BOT_NAME)
+        lines.append(_ev("take", p, lang, cube=d.get("cube"), side=side))
     elif kind == "drop":
-        lines.append(f"{_verb(p, 'pass', 'passes')}")
+        lines.append(_ev("pass", p, lang))
     elif kind == "resign":
-        lines.append(
-            f"{_verb(p, 'resign', 'resigns')} a {d.get('level', 'single')} game ({_points(d.get('points'))})"
-        )
+        level, points = _level(d.get("level", "single"), lang), _points(d.get("points"), lang)
+        lines.append(_ev("resign", p, lang, level=level, points=points))
     elif kind in ("accept", "reject"):
-        lines.append(f"{_verb(p, str(kind), str(kind) + 's')} the resignation")
+        lines.append(_ev(str(kind), p, lang))
     elif kind == "timeout":
-        lines.append("Your time ran out" if p == 0 else f"{BOT_NAME}'s time ran out")
+        lines.append(_ev("timeout", p, lang))
     elif kind == "game_end":
-        how = {"drop": " (double passed)", "resignation": " (resignation)", "timeout": " (on time)"}
-        outcome = d.get("outcome")
-        what = f"a {outcome}" if outcome and outcome != "single" else "the game"
         lines.append(
-            f"{_verb(p, 'win', 'wins')} {what}{how.get(str(d.get('how')), '')}: {_points(d.get('points'))}; "
-            f"score {_score(d.get('score'))}"
-        )
+            _ev("win", p, lang, what=_what(d.get("outcome"), lang), how=_how(d.get("how"), lang),
+                points=_points(d.get("points"), lang), score=_score(d.get("score"), lang))
+        )  # fmt: skip
     elif kind == "game_start":
-        extra = " (Crawford)" if d.get("crawford") else ""
+        crawford = t("cli.play.crawford", lang) if d.get("crawford") else ""
         opener = d.get("opener")
-        start = f"; {_who(opener)} open" + ("" if opener == 0 else "s") if opener is not None else ""
-        lines.append(f"Game {d.get('game')}{extra}: score {_score(d.get('score'))}{start}")
+        opens = "" if opener is None else t(f"cli.play.ev.opens_{_side(opener)}", lang, bot=BOT_NAME)
+        score = _score(d.get("score"), lang)
+        lines.append(t("cli.play.ev.game_start", lang, game=d.get("game"), crawford=crawford, score=score,
+                       opens=opens))  # fmt: skip
     elif kind == "finished":
         pass  # the end of the session says it
     verdict = d.get("verdict")
     if p == 0 and isinstance(verdict, dict):
-        v = describe_verdict(verdict, explicit=kind != "roll")
+        v = describe_verdict(verdict, explicit=kind != "roll", lang=lang)
         if v:
             lines.append(v)
     return lines, used
 
 
-def tell(events: list[Event]) -> list[str]:
+def tell(events: list[Event], lang: str = "en") -> list[str]:
     """The events in words, a bot's roll and its play on one line."""
     out: list[str] = []
     i = 0
     while i < len(events):
-        lines, used = describe_event(events[i], events[i + 1] if i + 1 < len(events) else None)
+        lines, used = describe_event(events[i], events[i + 1] if i + 1 < len(events) else None, lang)
         out += lines
         i += 2 if used else 1
     return out
@@ -382,53 +402,78 @@ def _clock(seconds: Any) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-def render(st: State) -> str:
-    """The board (you are X, at the bottom) with the score, cube, dice and clock."""
+def render(st: State, lang: str = "en") -> str:
+    """The board (you are X, at the bottom) with the score, cube, dice and clock, in ``lang``."""
     board = st["board"]
     human, bot = board["checkers"]["human"], board["checkers"]["bot"]
     pips, off = board.get("pips", [0, 0]), board.get("off", [0, 0])
     turn = st.get("turn")
-    art = ascii_board(Position(human, bot)).splitlines()
-    top_mark = "  <- to move" if turn == 1 and st.get("status") == "playing" else ""
-    bottom_mark = "  <- to move" if turn == 0 and st.get("status") == "playing" else ""
-    art[0] = art[0].split("     O:")[0] + f"     {BOT_NAME} (O): pips {pips[1]}, off {off[1]}{top_mark}"
-    art[-1] = art[-1].split("     X:")[0] + f"     you (X): pips {pips[0]}, off {off[0]}{bottom_mark}"
+    art = ascii_board(Position(human, bot), lang).splitlines()
+    playing = st.get("status") == "playing"
+    to_move = f"  {t('cli.play.board.to_move', lang)}"
+    top_mark = to_move if turn == 1 and playing else ""
+    bottom_mark = to_move if turn == 0 and playing else ""
+    # the frame's edge (no run of five spaces in it), then the sides' labels
+    art[0] = (
+        art[0].split(" " * 5)[0]
+        + " " * 5
+        + t("cli.play.board.bot", lang, bot=BOT_NAME, pips=pips[1], off=off[1])
+        + top_mark
+    )
+    art[-1] = (
+        art[-1].split(" " * 5)[0]
+        + " " * 5
+        + t("cli.play.board.you", lang, pips=pips[0], off=off[0])
+        + bottom_mark
+    )
     cube = st.get("cube") or {}
     if cube.get("used"):
         owner = cube.get("owner")
-        where = "centred" if owner is None else ("yours" if owner == 0 else f"{BOT_NAME}'s")
+        whose = "centred" if owner is None else "yours" if owner == 0 else "bots"
+        where = t(f"cli.play.board.{whose}", lang, bot=BOT_NAME)
         row = 6 if owner is None else (-2 if owner == 0 else 1)
-        art[row] += f"     cube {cube.get('value')} ({where})"
+        art[row] += " " * 5 + t("cli.play.board.cube", lang, value=cube.get("value"), where=where)
     settings = st.get("settings") or {}
     rules = settings.get("rules") or {}
     variant = rules.get("variant", "international")
     options = [o.replace("_", "-") for o in ("hit_and_stop", "must_bear_off") if rules.get(o)]
     length = st.get("match_length", 0)
-    kind = f"{length}-point match" if length else "money session"
-    flags = " (Crawford)" if st.get("crawford") else (" (post-Crawford)" if st.get("post_crawford") else "")
+    kind = t("cli.play.board.match", lang, n=length) if length else t("cli.play.board.money", lang)
+    flags = (
+        t("cli.play.crawford", lang) if st.get("crawford")
+        else t("cli.play.post_crawford", lang) if st.get("post_crawford") else ""
+    )  # fmt: skip
     bot = st.get("bot") or {}
     if options:
         variant += f" ({', '.join(options)})"
-    head = (
-        f"Game {st.get('game')} of a {kind}{flags}, {variant}; score {_score(st.get('score'))}; "
-        f"{BOT_NAME} {bot.get('level', '?')}/{bot.get('style', '?')}"
-    )
+    head = t(
+        "cli.play.board.head", lang, game=st.get("game"), kind=kind, flags=flags, variant=variant,
+        score=_score(st.get("score"), lang), bot=BOT_NAME, level=bot.get("level", "?"),
+        style=bot.get("style", "?"),
+    )  # fmt: skip
     lines = [head, *art]
     info = []
     if st.get("dice"):
-        info.append(f"dice {_dice(st['dice'])} ({_who(turn)})")
+        who = t("cli.play.board.who_you", lang) if turn == 0 else BOT_NAME
+        info.append(t("cli.play.board.dice", lang, dice=_dice(st["dice"]), who=who))
     clock = st.get("clock")
     if clock:
         rem = clock.get("remaining") or [0, 0]
         running = clock.get("running")
+        mark = t("cli.play.board.running", lang)
         info.append(
-            f"clock: you {_clock(rem[0])}{' (running)' if running == 0 else ''}, "
-            f"{BOT_NAME} {_clock(rem[1])}{' (running)' if running == 1 else ''}"
-        )
+            t("cli.play.board.clock", lang, you=_clock(rem[0]), you_running=mark if running == 0 else "",
+              bot=BOT_NAME, them=_clock(rem[1]), bot_running=mark if running == 1 else "")
+        )  # fmt: skip
     gnubg = board.get("gnubg_id") or board.get("position_id")
-    info.append(f"ID {gnubg}")
+    info.append(t("cli.play.board.id", lang, id=gnubg))
     lines.append(" " + "; ".join(info))
     return "\n".join(lines)
+
+
+def _resign_command(levels: list[str]) -> str:
+    """``resign [single|gammon]``: the command as it is typed (English in every language)."""
+    return f"resign [{'|'.join(levels)}]"
 
 
 def prompt_lines(st: State, lang: str = "en") -> list[str]:
@@ -440,7 +485,7 @@ def prompt_lines(st: State, lang: str = "en") -> list[str]:
     phase = st.get("phase")
     cube = (st.get("cube") or {}).get("value")
     if res and res.get("player") == 1:
-        out.append(i18n.t("cli.play.bot_resigns", lang, bot=BOT_NAME, level=res.get("level")))
+        out.append(i18n.t("cli.play.bot_resigns", lang, bot=BOT_NAME, level=_level(res.get("level"), lang)))
     elif phase in ("doubled", "beavered", "raccooned") and st.get("to_act") == 0:
         offered = int(cube or 1) * {"doubled": 2, "beavered": 4, "raccooned": 8}[str(phase)]
         out.append(i18n.t("cli.play.cube_offered", lang, n=offered))
@@ -453,7 +498,9 @@ def prompt_lines(st: State, lang: str = "en") -> list[str]:
         plays = st.get("legal_plays") or []
         out.append(i18n.t("cli.play.your_play", lang, dice=_dice(st.get("dice")), n=len(plays)))
         shown = plays[:SHOWN_PLAYS]
-        cells = [f"{i:3d}. {p.get('notation') or '(no move)':<22}" for i, p in enumerate(shown, 1)]
+        no_move = f"({t('cli.play.no_move', lang)})"
+        notations = [p.get("notation") or no_move for p in shown]
+        cells = [f"{i:3d}. {n:<22}" for i, n in enumerate(notations, 1)]
         for j in range(0, len(cells), 3):
             out.append(" " + " ".join(cells[j : j + 3]).rstrip())
         if len(plays) > len(shown):
@@ -465,7 +512,7 @@ def prompt_lines(st: State, lang: str = "en") -> list[str]:
         out.append(i18n.t("cli.play.bot_owes", lang, bot=BOT_NAME))
     extra = [a for a in actions if a != "play"]
     if "resign" in extra and st.get("resign_levels"):
-        extra[extra.index("resign")] = f"resign [{'|'.join(st['resign_levels'])}]"
+        extra[extra.index("resign")] = _resign_command(st["resign_levels"])
     a_play = [i18n.t("cli.play.a_play", lang)] if "play" in actions else []
     out.append(
         i18n.t("cli.play.possible", lang, actions=", ".join([*a_play, *extra, "board", "help", "quit"]))
@@ -485,9 +532,9 @@ HELP = i18n.t("cli.play.help")
 """The commands, in English (``cli.play.help`` of the catalogs in the other languages)."""
 
 
-def parse_command(line: str, st: State) -> dict[str, Any] | str:
+def parse_command(line: str, st: State, lang: str = "en") -> dict[str, Any] | str:
     """The action a typed line asks for, or a local command (``board``, ``help``, ``quit``, ``resume``),
-    or raises :class:`Refused` with why not."""
+    or raises :class:`Refused` with why not (in ``lang``; the commands are English in every language)."""
     text = line.strip()
     words = text.lower().split()
     if not words:
@@ -500,37 +547,37 @@ def parse_command(line: str, st: State) -> dict[str, Any] | str:
     if w in ("help", "h"):
         return "help"
     if w in ("hint", "?", "hint?"):
-        raise Refused("no hints during a game; play with --trainer for a verdict on each decision")
+        raise Refused(t("cli.play.no_hints", lang))
     plays = st.get("legal_plays") or []
     if text.isdigit():
         if not plays:
-            raise Refused("there is no play to choose now")
+            raise Refused(t("cli.play.nothing_to_choose", lang))
         n = int(text)
         if not 1 <= n <= len(plays):
-            raise Refused(f"choose a play from 1 to {len(plays)}")
+            raise Refused(t("cli.play.choose", lang, n=len(plays)))
         return {"action": "play", "position_id": plays[n - 1]["position_id"]}
     if w == "drop":
         w = "pass"
     if w == "play":
         rest = text[4:].strip()
         if rest:
-            return parse_command(rest, st) if rest.isdigit() else {"action": "play", "notation": rest}
+            return parse_command(rest, st, lang) if rest.isdigit() else {"action": "play", "notation": rest}
         if len(plays) == 1:
             return {"action": "play", "position_id": plays[0]["position_id"]}
-        raise Refused("which play? type it (8/5 6/5) or its number")
+        raise Refused(t("cli.play.which_play", lang))
     if w == "roll":
         digits = [c for c in text[4:] if c.isdigit()]
         if not digits:
             return {"action": "roll"}
         if len(digits) != 2 or not all("1" <= c <= "6" for c in digits):
-            raise Refused(f"dice are two digits 1..6 such as roll 31, got {text[4:].strip()!r}")
+            raise Refused(t("cli.play.bad_dice", lang, got=repr(text[4:].strip())))
         return {"action": "roll", "dice": [int(digits[0]), int(digits[1])]}
     if w == "resign":
         level = words[1] if len(words) > 1 else "single"
         if level in ("1", "2", "3"):
             return {"action": "resign", "level": int(level)}
         if level not in RESIGN_LEVELS:
-            raise Refused(f"resign single, gammon or backgammon, not {level!r}")
+            raise Refused(t("cli.play.bad_resign", lang, level=repr(level)))
         return {"action": "resign", "level": level}
     if w in WORDS and len(words) == 1:
         return {"action": w}
@@ -538,7 +585,7 @@ def parse_command(line: str, st: State) -> dict[str, Any] | str:
         if w in ("none", "nothing", "-") and len(plays) == 1 and not plays[0].get("notation"):
             return {"action": "play", "position_id": plays[0]["position_id"]}
         return {"action": "play", "notation": text}
-    raise Refused(f"unknown command {text!r} (type help)")
+    raise Refused(t("cli.play.unknown", lang, command=repr(text)))
 
 
 # ---- the loop ---------------------------------------------------------------------------------------
@@ -554,107 +601,116 @@ def _read(echo: bool) -> str | None:
     return line
 
 
-def _result(st: State) -> str:
+def _result(st: State, lang: str = "en") -> str:
     r = st.get("result") or {}
-    score = r.get("score") or st.get("score")
+    score = _score(r.get("score") or st.get("score"), lang)
     winner = r.get("winner")
     reason = r.get("reason")
     if reason == "ended" or winner is None:
-        return f"The session is over: {_score(score)}"
-    what = "the match" if st.get("match_length") else "the session"
-    how = " (on time)" if reason == "timeout" else ""
-    return f"{_verb(winner, 'win', 'wins')} {what}{how}: {_score(score)}"
+        return t("cli.play.session_over", lang, score=score)
+    what = t("cli.play.what_match" if st.get("match_length") else "cli.play.what_session", lang)
+    how = _how(reason, lang) if reason == "timeout" else ""
+    return t(f"cli.play.result_{_side(winner)}", lang, bot=BOT_NAME, what=what, how=how, score=score)
 
 
-def _export(game: Backend, path: str) -> None:
+def _export(game: Backend, path: str, lang: str = "en") -> None:
     fmt = os.path.splitext(path)[1].lstrip(".").lower() or "mat"
     if fmt not in ("mat", "sgf", "txt"):
         fmt = "mat"
     try:
         text = game.export(fmt)
     except (Refused, PulvezarError) as e:
-        print(f"export failed: {e}")
+        print(t("cli.play.export_failed", lang, error=e))
         return
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    print(f"the match is saved in {path} ({fmt})")
+    print(t("cli.play.saved", lang, path=path, fmt=fmt))
 
 
-def _finish(game: Backend, st: State) -> None:
-    print(_result(st))
+def _finish(game: Backend, st: State, lang: str = "en") -> None:
+    print(_result(st, lang))
     seed = st.get("dice_seed")
     if st.get("dice_mode") == "client":
-        print("client dice: nothing to verify")
+        print(t("cli.play.client_dice", lang))
     else:
         try:
             ok = game.verify()
         except (Refused, PulvezarError) as e:
-            print(f"the dice could not be verified: {e}")
+            print(t("cli.play.not_verified", lang, error=e))
         else:
-            verdict = "every roll verifies" if ok else "THE DICE DO NOT VERIFY"
-            print(f"dice seed {seed}; commitment {st.get('dice_commitment')}: {verdict}")
+            verdict = t("cli.play.verifies" if ok else "cli.play.does_not_verify", lang)
+            print(
+                t(
+                    "cli.play.dice_seed",
+                    lang,
+                    seed=seed,
+                    commitment=st.get("dice_commitment"),
+                    verdict=verdict,
+                )
+            )
 
 
 def play_loop(game: Backend, args: argparse.Namespace) -> int:
     """Create (or resume) the game and play it from standard input; 0 at the end or at EOF."""
     st = game.create()
+    lang = args.lang
     echo = not sys.stdin.isatty()
     if game.game_id:
-        print(f"game {game.game_id} at {args.api}")
+        print(t("cli.play.game_at", lang, id=game.game_id, url=args.api))
     if st.get("dice_commitment") and st.get("status") == "playing":
-        print(f"dice commitment (SHA-256 of the seed): {st['dice_commitment']}")
+        print(t("cli.play.commitment", lang, commitment=st["dice_commitment"]))
     show = True
     quit_ = False
     while st.get("status") == "playing":
         if show:
-            print(render(st))
+            print(render(st, lang))
             show = False
-        for text in prompt_lines(st, args.lang):
+        for text in prompt_lines(st, lang):
             print(text)
         line = _read(echo)
         if line is None:
             quit_ = True
             break
         try:
-            cmd = parse_command(line, st)
+            cmd = parse_command(line, st, lang)
             if cmd == "quit":
                 quit_ = True
                 break
             if cmd in ("board", "help", "nothing"):
                 if cmd == "help":
-                    print(i18n.t("cli.play.help", args.lang))
+                    print(t("cli.play.help", lang))
                 show = cmd == "board"
                 continue
             action = {"action": "resume"} if cmd == "resume" else cmd
             assert isinstance(action, dict)
             st, events = game.act(action)
         except Refused as e:
-            print(f"refused: {e}")
+            print(t("cli.play.refused", lang, reason=e))
             show = True
             continue
-        for text in tell(events):
+        for text in tell(events, lang):
             print(text)
         show = True
     if quit_:
         if game.game_id:
             gid = game.game_id
-            print(f"game saved as {gid}; continue with: pulvezar play --api {args.api} --resume {gid}")
+            print(t("cli.play.saved_as", lang, id=gid, url=args.api))
         else:
-            print("the game is left unfinished (an in-process game is not saved)")
+            print(t("cli.play.unfinished", lang))
     else:
-        print(render(st))
-        _finish(game, st)
+        print(render(st, lang))
+        _finish(game, st, lang)
     if args.export:
-        _export(game, args.export)
+        _export(game, args.export, lang)
     elif not quit_:
-        print("(--export FILE.mat saves the match)")
+        print(t("cli.play.export_hint", lang))
     return 0
 
 
 def settings_of(args: argparse.Namespace) -> dict[str, Any]:
     """The settings of a new game (``POST /v1/games``'s body, ``GameSettings.from_dict``'s input)."""
     if (args.hit_and_stop or args.must_bear_off) and not args.tavla:
-        raise PulvezarError("--hit-and-stop and --must-bear-off need --tavla", field="rules")
+        raise PulvezarError(t("cli.play.need_tavla", getattr(args, "lang", "en")), field="rules")
     body: dict[str, Any] = {
         "rules": {
             "variant": "tavla" if args.tavla else "international",
@@ -682,13 +738,13 @@ def settings_of(args: argparse.Namespace) -> dict[str, Any]:
     return body
 
 
-def _seed(text: str | None) -> str | None:
+def _seed(text: str | None, lang: str = "en") -> str | None:
     if text is None:
         return None
-    t = text.strip().lower().removeprefix("0x")
-    if not t or len(t) > 64 or any(c not in "0123456789abcdef" for c in t):
-        raise PulvezarError(f"--seed is up to 64 hex digits, got {text!r}", field="seed")
-    return t.rjust(64, "0")
+    hex_ = text.strip().lower().removeprefix("0x")
+    if not hex_ or len(hex_) > 64 or any(c not in "0123456789abcdef" for c in hex_):
+        raise PulvezarError(t("cli.play.bad_seed", lang, seed=repr(text)), field="seed")
+    return hex_.rjust(64, "0")
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -696,16 +752,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     name, _ = player_of(args.player, args.lang)
     if args.api:
         if args.seed is not None:
-            raise PulvezarError("--seed is for in-process games; the platform draws its dice", field="seed")
+            raise PulvezarError(t("cli.play.seed_api", args.lang), field="seed")
         key = args.key or os.environ.get("PULVEZAR_API_KEY") or "local-dev-key"
         body = None if args.resume else settings_of(args)
         game = ApiGame(args.api, key, body=body, game_id=args.resume, lang=args.lang)
     else:
         if args.resume:
-            raise PulvezarError("--resume needs --api (an in-process game is not saved)", field="resume")
+            raise PulvezarError(t("cli.play.resume_api", args.lang), field="resume")
         if args.seed is not None and args.client_dice:
-            raise PulvezarError("--seed is for server dice; with --client-dice you roll", field="seed")
-        game = LocalGame(settings_of(args), seed=_seed(args.seed), lang=args.lang, me=name or "You")
+            raise PulvezarError(t("cli.play.seed_client", args.lang), field="seed")
+        game = LocalGame(
+            settings_of(args), seed=_seed(args.seed, args.lang), lang=args.lang, me=name or "You"
+        )
     try:
         if isinstance(game, ApiGame) and game.game_id is None and name is not None:
             game.body["player"] = game.player_id(name)  # a resumed game stays recorded for whom it was
