@@ -3,9 +3,9 @@ header's switch), each flow seen at a desktop (1280x800) and a phone size (390x8
 header's dialog, the trainer holding a play and a double (the cube hint, the position type), an unfinished
 match deleted, a match resigned with its end card, the adaptive opponent, the daily puzzle with the streak
 and the calendar, a position saved to the library and added to the cards, the library's Matches tab, a
-card round, the opening quiz, the settings, the home, pasted links and IDs, and at the end the player's
-record in Statistics (achievements and plan).  What the walk checks is read from the language's catalog
-(services/gateway/web/messages/<lang>.json), so a view left in English fails in German.
+card round, the opening quiz, an exercise, the settings, the home, pasted links and IDs, and at the end the
+player's record in Statistics (achievements and plan).  What the walk checks is read from the language's
+catalog (services/gateway/web/messages/<lang>.json), so a view left in English fails in German.
 
 Each flow's screenshots are ``walk-<lang>-<size>-<flow>.png`` (docs/screenshots under ``make
 screenshots``); at the phone size the page must not scroll sideways (collected over the walk, asserted at
@@ -59,6 +59,12 @@ class Catalog:
         parts = (re.sub(r"\\\{\w+(?::\w+)?\\\}", ".+?", re.escape(f)) for f in forms)
         return re.compile("|".join(f"(?:{p})" for p in parts))
 
+    def keys_in(self, text: str) -> list[str]:
+        """What reads like a message key of a namespace of the catalog ("training.opening_quiz")."""
+        spaces = "|".join(sorted({k.split(".")[0] for k in self.web}))
+        found = re.findall(rf"\b(?:{spaces})\.[a-z][a-z_.]*[a-z]\b", text)
+        return [k for k in found if "_" in k or k in self.web]
+
 
 class Walk:
     """One language's walk: the page, its catalog, the player and the phone's overflows found."""
@@ -67,6 +73,7 @@ class Walk:
         self.page, self.t, self.lang = page, Catalog(lang), lang
         self.api = Api(platform.url, LOCAL_KEY)
         self.overflows: list[str] = []
+        self.raw_keys: list[str] = []  # a message key shown as itself (a key no catalog has)
         self.player = ""
 
     def snap(self, flow: str, focus: str | None = None, shots: bool = True) -> None:
@@ -80,6 +87,8 @@ class Walk:
             wide = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
             if size == "phone" and wide > 0:
                 self.overflows.append(f"{flow}: {wide}px too wide")
+            if size == "desktop":
+                self.raw_keys += [f"{flow}: {k}" for k in self.t.keys_in(page.inner_text("body"))]
             if shots:
                 shot(page, f"walk-{self.lang}-{size}-{flow}", full_page=False)
         page.set_viewport_size(DESKTOP)
@@ -245,7 +254,24 @@ def test_walk_every_flow_as_a_new_player(page: Any, platform: Any, today: str, l
     expect(page.locator("#qz-counters")).to_have_text(t.pattern("quiz.counters"))
     w.snap("quiz", "#qz-verdict")
 
-    # the settings: dark checkers and a large text, applied at once
+    # an exercise (bear-off): counted for the player
+    page.goto("/?view=training")
+    expect(page.locator(".tr-kind[data-kind='bear-off']")).to_have_text(t("training.bear_off"))
+    page.click(".tr-kind[data-kind='bear-off']")
+    page.locator("#tr-plays button").first.click()
+    expect(page.locator("#tr-streak")).to_have_text(t.pattern("training.streak"))
+    w.snap("exercise", "#tr-streak", shots=False)  # its screenshot: training-exercise
+
+    # the home: the running game, the streak, the cards, the plan, the PR trend
+    page.goto("/")
+    expect(page.locator("h1")).to_have_text(t("home.title"))
+    expect(page.locator("#home-continue")).to_have_text(t("home.continue"))
+    expect(page.locator("#home-daily-link")).to_have_text(t("home.daily_open"))
+    expect(page.locator("#home-pr-none")).to_have_text(t("home.pr_none"))
+    w.snap("home")
+
+    # the settings, on the home: dark checkers and a large text, applied at once (each change draws the view
+    # again: the training view, whose first load is then aborted, throws an uncaught AbortError)
     page.click("#settings-button")
     settings = page.locator("#settings-dialog")
     expect(settings.locator("h2").first).to_have_text(t("settings.title"))
@@ -257,14 +283,6 @@ def test_walk_every_flow_as_a_new_player(page: Any, platform: Any, today: str, l
     page.select_option("#set-textSize", "system")
     page.click("#settings-close")
     expect(settings).to_have_count(0)
-
-    # the home: the running game, the streak, the cards, the plan, the PR trend
-    page.goto("/")
-    expect(page.locator("h1")).to_have_text(t("home.title"))
-    expect(page.locator("#home-continue")).to_have_text(t("home.continue"))
-    expect(page.locator("#home-daily-link")).to_have_text(t("home.daily_open"))
-    expect(page.locator("#home-pr-none")).to_have_text(t("home.pr_none"))
-    w.snap("home")
 
     # pasted links and IDs: a game's ID, a pulvezar:// position link, and a text that is neither
     box = page.locator("#open-input")
@@ -288,6 +306,8 @@ def test_walk_every_flow_as_a_new_player(page: Any, platform: Any, today: str, l
     expect(page.locator("#pl-select")).to_have_value(w.player)
     expect(page.locator("#st-recent-table")).to_contain_text(t("statistics.loss"))
     expect(page.locator("#st-daily tbody tr").first).to_contain_text("/ 1")
+    bear_off = page.locator("#st-exercises-table tbody tr", has_text=t("training.bear_off"))
+    expect(bear_off).to_contain_text("/ 1")
     reached = 1 if solved else 0  # a daily solved at the first attempt is an achievement
     expect(page.locator("#st-achievements h2")).to_have_text(t("statistics.achievements", n=reached))
     first_win = page.locator(".st-badges li[data-id='first_win']")
@@ -295,4 +315,7 @@ def test_walk_every_flow_as_a_new_player(page: Any, platform: Any, today: str, l
     expect(page.locator("#st-plan h2")).to_have_text(t("statistics.plan"))
     expect(page.locator("#st-plan-reason")).to_have_text(t("statistics.plan_empty"))
     w.snap("statistics", "#st-achievements")
+    quiz = page.locator("#st-exercises-table tbody tr", has_text=t("training.opening_quiz_international"))
+    expect(quiz).to_contain_text("/ 1")
     assert not w.overflows, f"wider than a phone ({lang}): {w.overflows}"
+    assert not w.raw_keys, f"message keys shown as themselves ({lang}): {w.raw_keys}"
