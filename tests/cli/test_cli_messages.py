@@ -16,6 +16,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -210,3 +211,29 @@ def test_play_in_german_from_piped_input(
     assert de("cli.play.board.you", pips=167, off=0) in out and "Spiel 1, Match auf 1" in out
     assert out.rstrip().endswith(de("cli.play.unfinished"))
     assert "Opening roll" not in out and "pips" not in out and "refused" not in out
+
+
+def test_match_analyse_explains_in_the_language_unless_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_profile: Path
+) -> None:
+    """The explanations (``AnalysisSettings.lang``) follow --lang for the table; --json is English."""
+    from pulvezar.analysis import match as analysis
+
+    langs: list[str] = []
+    real = analysis.analyse_match
+
+    def recording(record: Any, settings: Any, **kw: Any) -> Any:
+        langs.append(settings.lang)
+        return real(record, settings, **kw)
+
+    monkeypatch.setattr(analysis, "analyse_match", recording)
+    mat = str(Path(__file__).parents[1] / "formats" / "data" / "gnubg_roll_then_resign_1p.mat")
+    code, out, _ = run(capsys, "match", "analyse", mat, "--level", "0ply", "--quiet", "--lang", "tr")
+    assert code == 0 and out.startswith(i18n.t("cli.match.table_head", "tr", level="0ply", ply=0, cube_ply=0,
+                                                luck_ply=0))  # fmt: skip
+    english = run(capsys, "match", "analyse", mat, "--level", "0ply", "--quiet", "--json")[1]
+    assert (
+        run(capsys, "match", "analyse", mat, "--level", "0ply", "--quiet", "--json", "--lang", "ru")[1]
+        == english
+    )
+    assert langs == ["tr", "en", "en"]

@@ -388,7 +388,9 @@ def cmd_match_analyse(args: argparse.Namespace) -> int:
     def body() -> None:
         from pulvezar.analysis.match import AnalysisSettings, analyse_match, annotated_sgf
 
-        settings = AnalysisSettings.from_level(args.level, prune=not args.no_prune)
+        # the move explanations (--sgf's comments) in the language; --json is the same in every one
+        explain_lang = "en" if args.json else lang
+        settings = AnalysisSettings.from_level(args.level, prune=not args.no_prune, lang=explain_lang)
         record = _load(Path(args.file), args.match, lang)
         if not record.games:
             raise CliError(t("cli.match.no_games", lang, path=args.file))
