@@ -123,7 +123,7 @@ class FitConfig:
     device: str = "cpu"  # "auto": CUDA when present (bits differ from the CPU's)
     groups: str = ""  # comma-separated FOLDER:SET label sets of decision-group files (pulvezar.train.groups)
     group_weight: float = 1.0  # weight of the centred-equity loss within groups
-    equity_weight: float = 0.0  # weight of the equities' squared error, positions of no group (issue 43)
+    equity_weight: float = 0.0  # weight of the equities' squared error against the labels (issue 43)
     encoding: int = 0  # fresh nets (and widening an --init): the encoding version; 0 = ENCODING_VERSION
     layers: int = 1  # fresh nets: hidden layers of the contact and crashed nets
     race_layers: int = 1  # fresh nets: hidden layers of the race net
@@ -633,6 +633,9 @@ class FitRun:
             if w:
                 gid = local[s:e] - local[s]
                 loss = loss + w * centred_mse(equity_t(pred), equity_t(target), gid)
+            if self.config.equity_weight:
+                eq = equity_t(pred) - equity_t(target)
+                loss = loss + self.config.equity_weight * (eq * eq).mean()
             opt.zero_grad()
             torch.autograd.backward(loss)
             opt.step()
