@@ -240,7 +240,18 @@ def test_walk_every_flow_as_a_new_player(page: Any, platform: Any, today: str, l
     page.click("#cd-check")
     expect(page.locator("#cd-back")).to_have_text(t.pattern("cards.back"))
     w.snap("cards", "#cd-result")
-    page.click("#cd-next")
+    for _ in range(5):  # (a daily missed at the first attempt may be a card of the round too)
+        page.click("#cd-next")
+        expect(page.locator("#cd-done, #cd-check").first).to_be_visible()
+        if page.locator("#cd-done").count():
+            break
+        if page.locator("input[name=cd-play]").count():
+            page.locator("input[name=cd-play]").first.check()
+        else:
+            page.locator("input[name=cd-double]").first.check()
+            page.locator("input[name=cd-response]").first.check()
+        page.click("#cd-check")
+        expect(page.locator("#cd-back")).to_be_visible()
     expect(page.locator("#cd-done")).to_have_text(t.pattern("cards.done"))
 
     # the opening quiz: an answer counted for the player
