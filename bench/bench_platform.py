@@ -1,7 +1,8 @@
 """Jobs through the deployed path: a platform as ``make run`` starts it, and a small client for its jobs.
 
 :class:`LocalPlatform` runs ``deploy/local/run.py`` (what ``make run`` runs) in a temporary run directory,
-on the usual ports where they are free and any free ports otherwise, reads the gateway's address from the
+on free ports the kernel picks (``--any-ports``: never the usual ones, which another platform starting at
+the same moment may also see free), reads the gateway's address from the
 lines it prints, and stops it with SIGINT (as Ctrl-C would).  :class:`Api` submits rollout and analysis
 jobs to a gateway (this one or any other: ``--platform-url``) and waits for them; the time of a job is from
 its submission to the first poll that sees it done (polls every 0.2 s).
@@ -56,6 +57,7 @@ class LocalPlatform:
             str(ROOT / "deploy" / "local" / "run.py"),
             "--run-dir",
             str(self.run_dir),
+            "--any-ports",  # never the usual ports: another platform may be starting beside this one
             *flags,
         ]
         self.proc = subprocess.Popen(

@@ -75,7 +75,7 @@ class Platform:
 
     def __init__(self, run_dir: Path, timeout: float = 300) -> None:
         self.port = free_port()
-        cmd = [sys.executable, str(RUN), "--run-dir", str(run_dir), "--device", "cpu"]
+        cmd = [sys.executable, str(RUN), "--run-dir", str(run_dir), "--device", "cpu", "--any-ports"]
         for name in ("redis", "rules", "evaluator"):
             cmd += [f"--{name}-port", str(free_port())]
         cmd += ["--gateway-port", str(self.port)]

@@ -24,6 +24,9 @@ on 127.0.0.1 (``--host``):
 Ports: a port given with a flag (or ``PULVEZAR_RUN_<NAME>_PORT``) must be free; otherwise the usual port
 (Redis 6379, rules 50051, evaluator 50052, gateway 8000, metrics 9101-9104) is taken when it is free and
 any free port when it is not, so ``make run`` never depends on what else runs on the machine.
+``--any-ports`` (or ``PULVEZAR_RUN_ANY_PORTS=1``) skips the usual ports: every port not given is a free one
+the kernel picks, for tests and benches that start several platforms at once (two of them seeing 8000 free
+at the same moment would both take it, and the later one's gateway fails to bind).
 
 Each service is healthy when its own check passes (Redis ``PING``, gRPC health SERVING, the worker's
 heartbeat file ``<run-dir>/<worker>.heartbeat`` is fresh, the gateway answers 200 on a health path); then one
@@ -104,10 +107,12 @@ def free_port(host: str) -> int:
 
 
 class PortPicker:
-    """Explicit ports must be free; otherwise the usual port when free, else any free one (never twice)."""
+    """Explicit ports must be free; otherwise the usual port when free (unless ``any_ports``), else any free
+    one (never twice)."""
 
-    def __init__(self, host: str) -> None:
+    def __init__(self, host: str, any_ports: bool = False) -> None:
         self.host = host
+        self.any_ports = any_ports
         self.taken: set[int] = set()
 
     def pick(self, name: str, explicit: int | None) -> int:
@@ -117,7 +122,7 @@ class PortPicker:
             port = explicit
         else:
             port = DEFAULT_PORTS[name]
-            if port in self.taken or not port_is_free(self.host, port):
+            if self.any_ports or port in self.taken or not port_is_free(self.host, port):
                 port = free_port(self.host)
                 while port in self.taken:
                     port = free_port(self.host)
@@ -302,7 +307,7 @@ def env_port(name: str) -> int | None:
 
 def plan(args: argparse.Namespace) -> list[Service]:
     host: str = args.host
-    ports = PortPicker(host)
+    ports = PortPicker(host, any_ports=args.any_ports)
     base_env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     base_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     # the durable store: SQLite in the run directory unless PULVEZAR_DATABASE_URL names another database
@@ -574,6 +579,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=os.environ.get("PULVEZAR_RUN_HOST", "127.0.0.1"))
     for name in ("redis", "rules", "evaluator", "gateway"):
         parser.add_argument(f"--{name}-port", type=int, default=env_port(name), help="default: see above")
+    parser.add_argument(
+        "--any-ports",
+        action="store_true",
+        default=os.environ.get("PULVEZAR_RUN_ANY_PORTS") == "1",
+        help="ports not given are any free ones, never the usual (for several platforms at once)",
+    )
     parser.add_argument("--redis-url", default=os.environ.get("PULVEZAR_RUN_REDIS_URL"))
     parser.add_argument(
         "--redis-maxmemory",

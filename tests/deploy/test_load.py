@@ -55,7 +55,7 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, st
     """``make run`` (deploy/local/run.py) on free ports with the load key: (run.py's pid, gateway URL)."""
     redis, rules, evaluator, gateway = free_ports(4)
     run_dir = tmp_path_factory.mktemp("load-run")
-    cmd = [sys.executable, "deploy/local/run.py", "--run-dir", str(run_dir), "--device", "cpu"]
+    cmd = [sys.executable, "deploy/local/run.py", "--run-dir", str(run_dir), "--device", "cpu", "--any-ports"]
     cmd += ["--redis-port", str(redis), "--rules-port", str(rules), "--evaluator-port", str(evaluator)]
     cmd += ["--gateway-port", str(gateway)]
     env = {

@@ -46,7 +46,7 @@ class Platform:
 
     def __init__(self, run_dir: Path, ports: list[int], env: dict[str, str] | None = None) -> None:
         redis_port, rules_port, evaluator_port, gateway_port = ports
-        cmd = [sys.executable, str(RUN), "--run-dir", str(run_dir), "--device", "cpu"]
+        cmd = [sys.executable, str(RUN), "--run-dir", str(run_dir), "--device", "cpu", "--any-ports"]
         cmd += ["--redis-port", str(redis_port), "--rules-port", str(rules_port)]
         cmd += ["--evaluator-port", str(evaluator_port), "--gateway-port", str(gateway_port)]
         self.url = f"http://127.0.0.1:{gateway_port}"
