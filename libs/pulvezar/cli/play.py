@@ -485,18 +485,18 @@ def prompt_lines(st: State, lang: str = "en") -> list[str]:
     phase = st.get("phase")
     cube = (st.get("cube") or {}).get("value")
     if res and res.get("player") == 1:
-        out.append(i18n.t("cli.play.bot_resigns", lang, bot=BOT_NAME, level=_level(res.get("level"), lang)))
+        out.append(t("cli.play.bot_resigns", lang, bot=BOT_NAME, level=_level(res.get("level"), lang)))
     elif phase in ("doubled", "beavered", "raccooned") and st.get("to_act") == 0:
         offered = int(cube or 1) * {"doubled": 2, "beavered": 4, "raccooned": 8}[str(phase)]
-        out.append(i18n.t("cli.play.cube_offered", lang, n=offered))
+        out.append(t("cli.play.cube_offered", lang, n=offered))
     elif phase == "opening" and "roll" in actions:
         client = st.get("dice_mode") == "client"
-        out.append(i18n.t("cli.play.opening_client" if client else "cli.play.opening", lang))
+        out.append(t("cli.play.opening_client" if client else "cli.play.opening", lang))
     elif st.get("to_act") == 1 and "roll" in actions:
-        out.append(i18n.t("cli.play.enter_bot_roll", lang, bot=BOT_NAME))
+        out.append(t("cli.play.enter_bot_roll", lang, bot=BOT_NAME))
     elif "play" in actions:
         plays = st.get("legal_plays") or []
-        out.append(i18n.t("cli.play.your_play", lang, dice=_dice(st.get("dice")), n=len(plays)))
+        out.append(t("cli.play.your_play", lang, dice=_dice(st.get("dice")), n=len(plays)))
         shown = plays[:SHOWN_PLAYS]
         no_move = f"({t('cli.play.no_move', lang)})"
         notations = [p.get("notation") or no_move for p in shown]
@@ -504,19 +504,17 @@ def prompt_lines(st: State, lang: str = "en") -> list[str]:
         for j in range(0, len(cells), 3):
             out.append(" " + " ".join(cells[j : j + 3]).rstrip())
         if len(plays) > len(shown):
-            out.append(i18n.t("cli.play.more", lang, more=len(plays) - len(shown), n=len(plays)))
+            out.append(t("cli.play.more", lang, more=len(plays) - len(shown), n=len(plays)))
     elif "roll" in actions:
         client = st.get("dice_mode") == "client"
-        out.append(i18n.t("cli.play.your_turn_client" if client else "cli.play.your_turn", lang))
+        out.append(t("cli.play.your_turn_client" if client else "cli.play.your_turn", lang))
     if not actions and st.get("status") == "playing":
-        out.append(i18n.t("cli.play.bot_owes", lang, bot=BOT_NAME))
+        out.append(t("cli.play.bot_owes", lang, bot=BOT_NAME))
     extra = [a for a in actions if a != "play"]
     if "resign" in extra and st.get("resign_levels"):
         extra[extra.index("resign")] = _resign_command(st["resign_levels"])
-    a_play = [i18n.t("cli.play.a_play", lang)] if "play" in actions else []
-    out.append(
-        i18n.t("cli.play.possible", lang, actions=", ".join([*a_play, *extra, "board", "help", "quit"]))
-    )
+    a_play = [t("cli.play.a_play", lang)] if "play" in actions else []
+    out.append(t("cli.play.possible", lang, actions=", ".join([*a_play, *extra, "board", "help", "quit"])))
     return out
 
 
@@ -528,7 +526,7 @@ DESCRIPTION = (
     "resign [single|gammon|backgammon], accept, reject, end, board, help, quit."
 )
 
-HELP = i18n.t("cli.play.help")
+HELP = t("cli.play.help")
 """The commands, in English (``cli.play.help`` of the catalogs in the other languages)."""
 
 
