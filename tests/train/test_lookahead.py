@@ -10,7 +10,7 @@ import pytest
 from pulvezar.eval.evaluator import MODELS, NetEvaluator, equity
 from pulvezar.train import lookahead as la
 from pulvezar.train.corpus import RACE, boards_of_keys, classify, read_npz, sha256_file
-from pulvezar.train.fit import FitConfig, labelled_shards, load_labels
+from pulvezar.train.fit import FitConfig, FitRun, labelled_shards, load_labels
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
 TINY = la.LookaheadConfig(corpus=str(CORPUS), heldout=20, max_corpus=60, gammon=20, starts=4, trials=1)
@@ -55,3 +55,25 @@ def test_labels_are_the_models_own_lookahead_and_fit_reads_them(tmp_path: Path) 
     c = la.consistency(ev, boards)
     d = equity(ev.evaluate_boards(boards)) - equity(want)
     assert c["positions"] == len(boards) and c["mean_abs"] == pytest.approx(np.abs(d).mean())
+
+
+def test_the_equity_weight_changes_the_fit(tmp_path: Path) -> None:
+    la.build(TINY, tmp_path / "d", lambda s: None)
+    la.label(tmp_path / "d", str(MODELS / "pulvezar-v4.pt"), shard=200, log=lambda s: None)
+    races = []
+    for w in (0.0, 50.0):
+        cfg = FitConfig(
+            label_set=la.LABEL_SET,
+            corpus=str(tmp_path / "d"),
+            init=str(MODELS / "pulvezar-v4.pt"),
+            crashed_hidden=256,
+            train="race",
+            epochs=1,
+            batch=64,
+            lr=1e-3,
+            equity_weight=w,
+        )
+        FitRun(cfg, tmp_path / f"w{w}").run(log=lambda s: None)
+        races.append(NetEvaluator.load(tmp_path / f"w{w}" / "model.pt", device="cpu").nets["race"])
+    a, b = (next(iter(r.parameters())).detach() for r in races)
+    assert not bool((a == b).all())  # the squared equity error entered the loss
