@@ -179,13 +179,26 @@ def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, An
     expect(page.locator("#toast")).to_have_text("Added to your cards.")
     assert deck() == before + 1
 
-    # the library's Matches tab: the player's imported, analysed match, lost or won, with its PR
+    # the library's Matches tab: the player's imported, analysed match, lost or won, with its PR; a game in
+    # play under "Not ended" (from the games API), its bot and rules named in the language, no empty group
+    game = api.call("POST", "/v1/games", {"player": pid, "bot": {"level": "easy"}, "match_length": 3})
     page.locator("#lb-tab-matches").click()
     imported = page.locator(".lb-match[data-source='import']")
     expect(imported).to_have_count(1)
     expect(imported).to_contain_text("Imported")
     expect(imported).to_contain_text("PR ")
     expect(page.locator(".lb-group h2").first).to_contain_text("(1)")
+    running = page.locator(".lb-group[data-group='open'] .lb-match", has=page.locator(".lb-continue"))
+    expect(running).to_contain_text("pulvezar (easy) · 3 · International")
+    expect(page.locator("#lb-matches")).not_to_contain_text("null")
+    page.select_option("#lang", "tr")
+    page.locator("#lb-tab-matches").click()
+    expect(running).to_contain_text("pulvezar (kolay) · 3 · Uluslararası")
+    page.select_option("#lang", "en")
+    page.locator("#lb-tab-matches").click()
+    running.locator(".lb-continue").click()
+    expect(page).to_have_url(re.compile(rf"view=play&game={game['id']}"))
+    page.goto("/?view=library&tab=matches")
     imported.locator(".lb-analysis").click()
     expect(page).to_have_url(re.compile(rf"view=analysis&job={learner['job']}"))
 

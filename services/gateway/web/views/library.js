@@ -11,6 +11,7 @@ import { t, formatDate } from "../i18n.js";
 import { drawBoard, boardFromPosition } from "../board.js";
 import { h, decodePositionId, fmtNum, problemText } from "../ui.js";
 import { currentPlayer } from "../players.js";
+import { opponentName, rulesName } from "../names.js";
 
 
 const PAGE = 50;
@@ -53,26 +54,37 @@ async function archive(b, box) {
   const player = currentPlayer();
   if (!player) { box.replaceChildren(h("p", { class: "muted", id: "lb-no-player" }, t("library.no_player"))); return; }
   box.replaceChildren(h("p", { class: "muted" }, t("app.loading")));
-  let found;
+  const q = encodeURIComponent(player);
+  let found, running;
   try {
-    found = await api(`/v1/players/${encodeURIComponent(player)}/matches?limit=200`, { signal: b.controller.signal });
+    // the archive holds ended games and imports; the games still in play come from the games API
+    [found, running] = await Promise.all([api(`/v1/players/${q}/matches?limit=200`, { signal: b.controller.signal }),
+      api(`/v1/games?status=playing&player=${q}&limit=50`, { signal: b.controller.signal })]);
   } catch (e) {
     if (e.name !== "AbortError") box.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
     return;
   }
-  if (!found.matches.length) { box.replaceChildren(h("p", { class: "muted", id: "lb-no-matches" }, t("library.no_matches"))); return; }
+  const all = [...running.games.map(playing), ...found.matches];
+  if (!all.length) { box.replaceChildren(h("p", { class: "muted", id: "lb-no-matches" }, t("library.no_matches"))); return; }
   const groups = [["won", (m) => m.won === true], ["lost", (m) => m.won === false], ["open", (m) => m.won == null]];
-  box.replaceChildren(...groups.map(([name, keep]) => {
-    const these = found.matches.filter(keep);
-    return these.length ? h("section", { class: "lb-group", dataset: { group: name } }, h("h2", {}, t(`library.matches_${name}`, { n: these.length })),
-      h("ul", { class: "lb-list lb-matches-list" }, these.map(matchRow))) : null;
+  box.replaceChildren(...groups.flatMap(([name, keep]) => {
+    const these = all.filter(keep);
+    return these.length ? [h("section", { class: "lb-group", dataset: { group: name } }, h("h2", {}, t(`library.matches_${name}`, { n: these.length })),
+      h("ul", { class: "lb-list lb-matches-list" }, these.map(matchRow)))] : [];
   }));
 }
 
+/** A game still in play (GET /v1/games) as an archive entry, not ended. */
+function playing(g) {
+  return { id: `game:${g.id}`, source: "game", opponent: g.bot?.level, length: g.match_length, rules: g.rules, game_id: g.id,
+    won: null, pr: null, analysis: null, played: g.updated, running: true };
+}
+
 function matchRow(m) {
-  const what = t("library.match_row", { opponent: m.opponent || "–", length: m.length ? String(m.length) : t("library.money"),
-    rules: m.rules || "", date: formatDate(m.played, { dateStyle: "medium" }) });
-  const replay = m.game_id ? h("button", { type: "button", class: "lb-replay", onclick: () => navigate({ view: "replay", game: m.game_id }) }, t("library.replay")) : null;
+  const what = t("library.match_row", { opponent: opponentName(m), length: m.length ? String(m.length) : t("library.money"),
+    rules: rulesName(m.rules), date: formatDate(m.played, { dateStyle: "medium" }) });
+  const replay = m.running ? h("button", { type: "button", class: "lb-continue", onclick: () => navigate({ view: "play", game: m.game_id }) }, t("home.continue"))
+    : m.game_id ? h("button", { type: "button", class: "lb-replay", onclick: () => navigate({ view: "replay", game: m.game_id }) }, t("library.replay")) : null;
   const analysis = m.analysis ? h("button", { type: "button", class: "lb-analysis", onclick: () => navigate({ view: "analysis", job: m.analysis }) }, t("library.analysis")) : null;
   return h("li", { class: "lb-match", dataset: { id: m.id, source: m.source } },
     h("div", { class: "lb-text" }, h("strong", {}, what),

@@ -6,6 +6,7 @@ import { api } from "../api.js";
 import { remember } from "../shell.js";
 import { t } from "../i18n.js";
 import { playerView } from "../players.js";
+import { levelName, opponentName } from "../names.js";
 import { h, fmtNum, fmtPct, problemText } from "../ui.js";
 
 
@@ -110,7 +111,7 @@ function levels(by) {
   const names = Object.keys(by);
   if (!names.length) return null;
   return section("st-levels", t("statistics.levels"), table([t("statistics.level"), t("statistics.games"), t("statistics.won"), t("statistics.matches"), t("statistics.won")],
-    names.map((l) => [l, by[l].games_played, by[l].games_won, by[l].matches_played, by[l].matches_won])));
+    names.map((l) => [levelName(l), by[l].games_played, by[l].games_won, by[l].matches_played, by[l].matches_won])));
 }
 
 function dice(d) {
@@ -139,7 +140,7 @@ function recent(matches) {
   if (!matches.length) return null;
   return section("st-recent", t("statistics.recent"), table(
     [t("statistics.date"), t("statistics.opponent"), t("statistics.length"), t("statistics.result"), "PR"],
-    matches.map((m) => [date(m.played), m.opponent ?? "–", m.length ? String(m.length) : t("statistics.money"),
+    matches.map((m) => [date(m.played), opponentName(m), m.length ? String(m.length) : t("statistics.money"),
       m.won == null ? t("statistics.open") : t(m.won ? "statistics.win" : "statistics.loss"), fmtNum(m.pr, 1)]), { id: "st-recent-table" }));
 }
 
