@@ -37,6 +37,9 @@ def test_resign_the_match_see_the_summary_share_and_delete(page: Any, platform: 
     expect(page.locator("#ge-confirm-yes")).to_be_focused()  # the second click confirms it
     page.keyboard.press("Enter")
     expect(page.locator("#ge-how")).to_have_text("match resigned")
+    # the event line says how in the end card's words, not the API's value
+    expect(page.locator("#pl-events")).to_contain_text("won the game: 1 point(s), match resigned.")
+    expect(page.locator("#pl-events")).not_to_contain_text("forfeit.")
     expect(page.locator("#ge-result")).to_contain_text("pulvezar won 1 point")
     expect(page.locator("#ge-average_roll")).to_contain_text("/")
     expect(page.locator("#ge-hints")).to_have_text("0")

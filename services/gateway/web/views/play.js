@@ -606,7 +606,8 @@ function eventText(e) {
     case "take": case "drop": case "accept": case "reject": case "timeout": return t(`play.ev_${e.type}`, { who: w });
     case "resign": return t("play.ev_resign", { who: w, level: t(`play.${d.level}`) });
     case "forfeit": return t("gameend.ev_forfeit", { who: w });
-    case "game_end": return t("play.ev_game_end", { who: w, points: d.points, how: [d.how, d.outcome].filter(Boolean).join(", ") });
+    case "game_end": return t("play.ev_game_end", { who: w, points: d.points,
+      how: t(`gameend.how_${d.how || "bearoff"}`) + (d.outcome && d.outcome !== "single" ? ` (${t(`gameend.outcome_${d.outcome}`)})` : "") });
     case "game_start": return t("play.ev_game_start", { game: d.game, a: d.score?.[0], b: d.score?.[1] });
     case "hint": return t("play.ev_hint", { who: w });
     case "finished": return t("play.ev_finished");
