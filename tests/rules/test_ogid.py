@@ -293,11 +293,11 @@ def test_any_text_parses_or_raises_a_typed_error(text: str) -> None:
     ],
 )
 def test_hostile_input_fails_fast(text: str) -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU seconds of this process: the machine's other load does not count
     with pytest.raises(InvalidOgidError):
         from_ogid(text)
     looks_like_ogid(text)  # reads the start only
-    assert time.perf_counter() - t0 < 0.05
+    assert time.process_time() - t0 < 0.05
 
 
 def test_looks_like_ogid_tells_the_ids_apart() -> None:
