@@ -4,6 +4,7 @@ phone the dialog fits and auto-confirm sends a play made on the board; an adapti
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -92,3 +93,35 @@ def test_settings_mirror_text_size_checkers_and_turkish_roll_names(page: Any, pl
     page.select_option("#pl-level", "adaptive")
     page.click("#pl-start")
     expect(page.locator("#pl-adaptive")).to_have_text("Adaptive: plays at the level medium")
+
+
+#: two changes in the dialog, the second once the first's redraw is loading the view's page (issue 44's walk)
+CHANGE_TWICE = """async () => {
+  const change = (id, v) => {
+    const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event("change"));
+  };
+  change("set-checkers", "dark");
+  while (!document.querySelector("#tr-body")) await new Promise((r) => setTimeout(r, 1));
+  change("set-textSize", "large");
+}"""
+
+
+@pytest.mark.parametrize("page", [{"width": 390, "height": 844}], indirect=True)
+def test_settings_one_option_a_row_and_a_redraw_while_the_view_loads(page: Any) -> None:
+    page.goto("/?view=training")
+    expect(page.locator("#tr-lessons")).to_be_visible()
+    page.click("#settings-button")
+    # each control named by its label
+    expect(page.get_by_role("combobox", name="Text size", exact=True)).to_have_id("set-textSize")
+    mirror = page.get_by_role("checkbox", name="Home board on the left (mirrored board)", exact=True)
+    expect(mirror).to_have_id("set-mirror")
+    rows = page.locator("#settings-dialog label.row")
+    boxes = [rows.nth(i).bounding_box() for i in range(rows.count())]
+    assert len(boxes) == 7
+    for above, below in itertools.pairwise(boxes):  # one option per row, each within the phone
+        assert below["y"] >= above["y"] + above["height"] - 1, (above, below)
+    assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes), boxes
+    page.evaluate(CHANGE_TWICE)  # the first redraw's load is aborted: no uncaught error (the fixture checks)
+    expect(page.locator("html")).to_have_class("text-large")
+    page.click("#settings-close")
+    expect(page.locator("#tr-lessons")).to_be_visible()

@@ -74,15 +74,26 @@ export async function playerView(el, params, { cls, title, bodyId, state = {} },
   el.classList.add(cls);
   el.append(h("h1", {}, t(title)));
   try {
-    const picker = await playerPicker(params.player, (id) => { s.player = id; show(s); }, s.controller.signal);
+    const picker = await playerPicker(params.player, (id) => { s.player = id; draw(show, s); }, s.controller.signal);
     s.player = picker.id;
     el.append(picker.el, s.body);
   } catch (e) {
     if (e.name !== "AbortError") el.append(h("p", { class: "error-message", role: "alert" }, problemText(e)));
     return cleanup;
   }
-  first(s);
+  draw(first, s); // not awaited: the view's cleanup is returned at once, so that a redraw aborts this load
   return cleanup;
+}
+
+/** Draws the player's page with `fn(s)`, its promise caught: an abort (the view left or redrawn while it loads)
+ *  is no error; another shows in the body. */
+async function draw(fn, s) {
+  try {
+    await fn(s);
+  } catch (e) {
+    if (e.name === "AbortError" || s.controller.signal.aborted) return;
+    s.body.replaceChildren(h("p", { class: "error-message", role: "alert" }, problemText(e)));
+  }
 }
 
 /** Save a position to the library (POST /v1/library/positions) for the player of this browser, the

@@ -50,12 +50,12 @@ function field(s, key, onChange) {
   if (SWITCHES.includes(key)) {
     const box = h("input", { type: "checkbox", id: `set-${key}`, checked: s[key] });
     box.addEventListener("change", () => onChange({ [key]: box.checked }));
-    return h("label", { class: "row" }, box, " ", t(`settings.${key}`));
+    return h("label", { class: "row", for: `set-${key}` }, box, h("span", {}, t(`settings.${key}`)));
   }
   const select = h("select", { id: `set-${key}` },
     CHOICES[key].map((v) => h("option", { value: v, selected: s[key] === v, text: t(`settings.${key}_${v}`) })));
   select.addEventListener("change", () => onChange({ [key]: select.value }));
-  return h("label", { class: "row" }, t(`settings.${key}`), " ", select);
+  return h("label", { class: "row", for: `set-${key}` }, h("span", {}, t(`settings.${key}`)), select);
 }
 
 /** The header's settings button: its dialog applies each change at once and calls onChange (the view again). */
