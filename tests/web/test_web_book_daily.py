@@ -10,6 +10,7 @@ under the key the workers use (``daily:<date>:<rules>:<kind>``), as the workers'
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from typing import Any
@@ -20,6 +21,9 @@ from webkit import shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
+#: the months in Turkish (an oracle independent of the browser's Intl)
+TR_MONTHS = ["Ocak", "Şubat", "Mart", "Nisan", "Mayıs", "Haziran",
+             "Temmuz", "Ağustos", "Eylül", "Ekim", "Kasım", "Aralık"]  # fmt: skip
 INTERNATIONAL_ROLLS = [f"{a}{b}" for a in range(2, 7) for b in range(1, a)]  # 21, 31, 32, ... 65
 
 
@@ -158,8 +162,12 @@ def test_daily_streak_and_calendar_of_a_new_player(page: Any, platform: Any) -> 
     expect(day).to_have_attribute("data-state", "solved" if solved else "missed")
     expect(page.locator("#dy-streak")).to_contain_text(f"Streak: {1 if solved else 0} days")
     expect(page.locator("#dy-streak")).to_contain_text(f"solved {1 if solved else 0} of 1")
+    # the calendar's month as the language writes it (Intl), not "2026-12"
+    heading, (year, month) = page.locator("h3:has(+ #dy-calendar)"), (today[:4], int(today[5:7]))
+    expect(heading).to_have_text(f"Calendar {calendar.month_name[month]} {year}")
     page.select_option("#lang", "tr")
     expect(page.locator("#dy-record h2")).to_have_text("Kaydın")
+    expect(heading).to_have_text(f"Takvim {TR_MONTHS[month - 1]} {year}")
     page.select_option("#lang", "en")
     if today[8:] != "01":  # the first of the month, from the calendar: that day's puzzle
         page.locator("#dy-calendar .dy-day").first.click()

@@ -8,7 +8,7 @@
 // and not-tried days (GET /v1/players/{id}/daily?month&rules&kind); a day of the calendar opens its puzzle.
 import { api, ApiError } from "../api.js";
 import { remember } from "../shell.js";
-import { t, lang } from "../i18n.js";
+import { t, lang, formatDate } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, fmtEq, fmtPct, problemText } from "../ui.js";
 import { currentPlayer } from "../players.js";
@@ -202,7 +202,7 @@ async function record(d, player) {
   d.record.replaceChildren(
     h("h2", {}, t("daily.record")),
     h("p", { id: "dy-streak" }, t("daily.streak", { n: r.streak, best: r.best_streak, solved: r.solved, tried: r.tried })),
-    h("h3", {}, t("daily.calendar", { month })),
+    h("h3", {}, t("daily.calendar", { month: formatDate(new Date(`${month}-15T12:00:00Z`), { month: "long", year: "numeric", timeZone: "UTC" }) })),
     h("ol", { class: "dy-calendar", id: "dy-calendar" }, pad, days),
     h("p", { class: "muted dy-legend" }, ["solved", "missed", "not_tried"].map((s) =>
       h("span", { class: `dy-key ${s}` }, t(`daily.day_${s}`)))));
