@@ -134,3 +134,21 @@ def test_the_old_shape_is_recognised() -> None:
     assert FOREIGN_LETTERS.search(old)
     assert all(FOREIGN_LETTERS.search(w) for w in ("Réessayer", "Año", "τάβλι", "нарды"))
     assert OLD_SHAPE["a table of messages per language"].search('{ fr: "Lancer" }')
+
+
+#: the forms of the register a catalog does not use (issue 44): German and Turkish address the player as "du"
+#: and "sen", as the German seed does and most of both catalogs did, never as "Sie" and "siz"
+FORMAL = {
+    "de": re.compile(r"\b(Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres|Ihnen)\b"),
+    "tr": re.compile(r"\b([Ss]iz|[Ss]izin|[Ss]izde|\w+(iniz|ınız|unuz|ünüz|sunuz|sünüz|siniz|sınız)"
+                     r"|seçin|girin|tıklayın|bakın|atın|edin|oluşturun|deneyin|yapın|yükleyin|yazın)\b"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("code", sorted(FORMAL))
+def test_one_register_addresses_the_player(code: str) -> None:
+    texts = {k: v for k, v in catalog(code).items() if isinstance(v, str)}
+    formal = {k: v for k, v in texts.items() if FORMAL[code].search(v)}
+    assert not formal, f"{code}: the formal address in {formal}"
+    formal_example = {"de": "schauen Sie vorbei", "tr": "tekrar bakın ya da seçin, sıra sizde"}[code]
+    assert FORMAL[code].search(formal_example)
