@@ -4,7 +4,8 @@ A parser bug (a backtracking pattern, an archive that inflates without end) must
 the process that serves the API.  :class:`ParsePool` keeps a few parser processes (forked from a
 forkserver, reused across calls); each call runs ``"module:function"`` there with ``RLIMIT_CPU`` set to
 the CPU seconds it may spend, under an ``RLIMIT_AS`` set at the process's start, and a wall-clock
-deadline after which the parent kills it.  A process that hits a limit is replaced; the call raises
+deadline after which the parent kills it (counted once the process has said it is ready: a new process's
+start-up has its own bound, :data:`STARTUP_S`).  A process that hits a limit is replaced; the call raises
 :class:`ParseTooSlow` or :class:`ParseTooLarge`.  At most ``queue`` calls run or wait at once; one more
 raises :class:`ParseBusy` at once (the gateway answers 503 with ``Retry-After``).
 
@@ -42,6 +43,9 @@ TOO_SLOW = "the file took too long to read"
 TOO_LARGE = "the file is too large when read"
 CRASHED = "the file could not be read (the reader stopped)"
 BUSY = "too many files are being read; try again shortly"
+#: seconds a new parser process may take to start and say it is ready; its start is not the parse's time (a
+#: loaded machine can take seconds to start Python, which a 2-s parse limit must not count)
+STARTUP_S = 60.0
 
 
 class ParseSettings(BaseSettings):
@@ -125,6 +129,7 @@ def _serve(conn: Any, memory_bytes: int, cpu_s: float) -> None:
         limit = _vm_bytes() + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     functions: dict[str, Callable[..., Any]] = {}
+    conn.send(("ready",))
     while True:
         try:
             target, args = conn.recv()
@@ -205,9 +210,23 @@ class _Worker:
         self.conn = _Duplex(
             Connection(parent_reads, writable=False), Connection(parent_writes, readable=False)
         )
+        self.ready = False
+
+    def _wait_ready(self) -> None:
+        """The process's first word, ``("ready",)``, within :data:`STARTUP_S` (else it is broken)."""
+        try:
+            if self.conn.poll(STARTUP_S) and self.conn.recv() == ("ready",):
+                self.ready = True
+                return
+        except (EOFError, OSError):
+            pass
+        raise ParseFailed(CRASHED)
 
     def call(self, target: str, args: tuple[Any, ...], timeout_s: float) -> Any:
-        """The target's result; :class:`ParseFailed` (the process is then dead or to be killed)."""
+        """The target's result; :class:`ParseFailed` (the process is then dead or to be killed). The
+        wall clock of ``timeout_s`` starts once the process is ready."""
+        if not self.ready:
+            self._wait_ready()
         self.conn.send((target, args))
         if not self.conn.poll(timeout_s):
             raise ParseTooSlow(TOO_SLOW)
