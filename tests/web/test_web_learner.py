@@ -190,6 +190,7 @@ def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, An
     expect(page.locator(".lb-group h2").first).to_contain_text("(1)")
     running = page.locator(".lb-group[data-group='open'] .lb-match", has=page.locator(".lb-continue"))
     expect(running).to_contain_text("pulvezar (easy) · 3 · International")
+    expect(running).not_to_contain_text("not analysed")  # (a game in play has nothing to analyse yet)
     expect(page.locator("#lb-matches")).not_to_contain_text("null")
     page.select_option("#lang", "tr")
     page.locator("#lb-tab-matches").click()

@@ -89,7 +89,7 @@ function matchRow(m) {
   return h("li", { class: "lb-match", dataset: { id: m.id, source: m.source } },
     h("div", { class: "lb-text" }, h("strong", {}, what),
       m.source === "import" ? h("span", { class: "lb-tag" }, t("library.imported")) : null,
-      h("p", { class: "muted" }, m.pr == null ? t("library.not_analysed") : t("library.pr", { pr: fmtNum(m.pr, 1) })),
+      m.running ? null : h("p", { class: "muted" }, m.pr == null ? t("library.not_analysed") : t("library.pr", { pr: fmtNum(m.pr, 1) })),
       h("div", { class: "buttons" }, replay, analysis)));
 }
 
