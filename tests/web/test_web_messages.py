@@ -152,3 +152,12 @@ def test_one_register_addresses_the_player(code: str) -> None:
     assert not formal, f"{code}: the formal address in {formal}"
     formal_example = {"de": "schauen Sie vorbei", "tr": "tekrar bakın ya da seçin, sıra sizde"}[code]
     assert FORMAL[code].search(formal_example)
+
+
+@pytest.mark.parametrize("code", sorted(FORMAL))
+def test_event_lines_fit_both_players(code: str) -> None:
+    # "{who}" is "Du"/"Sen" or "pulvezar": a verb after it fits one of them only ("Du würfelt"), so a line
+    # names who as a label ("{who}: Wurf 3-1.")
+    lines = {k: v for k, v in catalog(code).items() if re.match(r"(play|gameend)\.ev_", k) and "{who}" in v}
+    assert lines
+    assert not {k: v for k, v in lines.items() if re.search(r"\{who\}(?![:,])", v)}
