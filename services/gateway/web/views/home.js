@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { currentPlayer } from "../players.js";
+import { rulesName } from "../names.js";
 import { navigate } from "../shell.js";
 import { fmtNum, h, problemText } from "../ui.js";
 
@@ -60,7 +61,7 @@ export async function mount(el, params) {
     const { games } = await api(`/v1/games?${new URLSearchParams({ status: "playing", limit: 1, player })}`, { signal });
     if (!games.length) return [h("p", { class: "muted" }, t("home.no_game")), go({ view: "play" }, t("home.new_game"), "home-new-game")];
     const g = games[0], score = g.score || [0, 0];
-    return [h("p", {}, t("home.game_line", { rules: g.rules, n: g.match_length ?? 0, a: score[0], b: score[1] })),
+    return [h("p", {}, t("home.game_line", { rules: rulesName(g.rules), n: g.match_length ?? 0, a: score[0], b: score[1] })),
       go({ view: "play", game: g.id }, t("home.continue"), "home-continue")];
   }, signal);
   fill(daily, async () => {

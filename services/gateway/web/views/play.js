@@ -8,6 +8,7 @@ import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h } from "../ui.js";
 import { extraOptions, clockLine, autoAction, adaptiveOption, adaptiveLine } from "../play_options.js";
 import { currentPlayer } from "../players.js";
+import { rulesName } from "../names.js";
 import { gameEnd } from "../game_end.js";
 import { holdFirst, withoutHold, heldCard, cubeHintPanel, positionTypeLine } from "../trainer.js";
 
@@ -234,11 +235,13 @@ function setupPanel(g) {
 /** The key's games still in play, each to go on with. */
 async function runningGames(g, box) {
   try {
-    const { games } = await api("/v1/games?status=playing&limit=20");
+    // this browser's player's running games only (without a player: the key's)
+    const player = currentPlayer();
+    const { games } = await api(`/v1/games?${new URLSearchParams({ status: "playing", limit: 20, ...(player ? { player } : {}) })}`);
     if (!games.length || gone(g)) return;
     box.append(h("h3", {}, t("play.running")), h("ul", {}, games.map((x) => h("li", {},
       h("button", { type: "button", class: "pl-resume", dataset: { game: x.id }, onclick: () => navigate({ view: "play", game: x.id }) },
-        t("play.resume", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1] }))))));
+        t("play.resume", { rules: rulesName(x.rules), n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1] }))))));
   } catch { /* the list is unavailable (no key, or the store is unreachable): no list */ }
 }
 

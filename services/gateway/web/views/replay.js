@@ -8,6 +8,7 @@ import { formatDate, t } from "../i18n.js";
 import { drawBoard, boardFromPosition, arrowsOfNotation } from "../board.js";
 import { h, decodePositionId, problemText } from "../ui.js";
 import { saveToLibrary } from "../players.js";
+import { rulesName } from "../names.js";
 
 
 // The view's state: r = {controller, game, data, index, box, list}.
@@ -46,7 +47,7 @@ async function finishedGames(r) {
   if (!games.length) { r.box.append(h("p", { class: "muted", id: "rp-none" }, t("replay.none"))); return; }
   r.box.append(h("ul", { class: "lb-list", id: "rp-games" }, games.map((x) => h("li", {},
     h("button", { type: "button", class: "rp-game", dataset: { game: x.id }, onclick: () => navigate({ view: "replay", game: x.id }) },
-      t("replay.game", { rules: x.rules, n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1], when: formatDate(x.updated) }))))));
+      t("replay.game", { rules: rulesName(x.rules), n: x.match_length, a: (x.score || [0, 0])[0], b: (x.score || [0, 0])[1], when: formatDate(x.updated) }))))));
 }
 
 function go(r, index) {
