@@ -20,12 +20,22 @@ class StoreUnavailable(Exception):
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # the driver begins no transaction itself: _sqlite_begin does
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA journal_mode=WAL")  # readers beside one writer, across processes
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    """Every SQLite transaction takes the write lock at its start, waiting up to the busy timeout.  A
+    deferred one that read first and wrote later would need to upgrade its lock, and SQLite answers that
+    at once with "database is locked" when another connection wrote meanwhile (no wait: it would deadlock);
+    it also makes ``with_for_update`` (ignored by SQLite) hold: one transaction at a time.  PostgreSQL's are
+    untouched."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class StoreRequired(RuntimeError):
@@ -48,13 +58,15 @@ def required_url(process: str) -> str:
 
 @functools.cache
 def engine(url: str, connect_timeout_s: float = 3.0) -> Engine:
-    """The process's engine for ``url`` (SQLite: WAL, a busy timeout and foreign keys on)."""
+    """The process's engine for ``url`` (SQLite: WAL, a busy timeout, foreign keys on and every transaction
+    ``BEGIN IMMEDIATE``)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         eng = create_engine(url, connect_args={"timeout": 10})
         event.listen(eng, "connect", _sqlite_pragmas)
+        event.listen(eng, "begin", _sqlite_begin)
         return eng
     args = {"connect_timeout": max(1, round(connect_timeout_s))} if url.startswith("postgresql") else {}
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=args)
