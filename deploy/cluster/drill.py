@@ -12,7 +12,8 @@ killed at once, ``w3`` joins, the Redis primary is killed (Sentinel promotes the
 restarted and so is the gateway.  Everything must finish with results equal to the library's in one process
 (computed here meanwhile): the rollouts bit for bit, the analysis to 1e-12 (:func:`same`), every chunk
 recorded once.  Then the same rollout runs on one worker
-node and on two (the throughput ratio).  A JSON summary is printed last; the exit code is 0 only when
+node and on two (the throughput ratio; ``--throughput-trials`` makes that rollout shorter, as the tests do:
+they check that it runs on both, not the ratio).  A JSON summary is printed last; the exit code is 0 only when
 every check holds (77: the drill cannot run here, with the reason).  Everything the drill made (namespaces,
 bridge, processes, its folder unless ``--keep``) is removed at the end, also after a failure or Ctrl-C.
 """
@@ -405,7 +406,9 @@ def reference(work: dict[str, Any], out: Path) -> None:
 # ---- the drill ----------------------------------------------------------------------------------------
 
 
-def run_drill(folder: Path, limit_s: float, summary: dict[str, Any]) -> None:
+def run_drill(
+    folder: Path, limit_s: float, summary: dict[str, Any], throughput_trials: int | None = None
+) -> None:
     """The drill; ``summary`` is filled as it goes (what was checked before a failure stays in it)."""
     t0 = time.monotonic()
     cluster = netns.Cluster(folder)
@@ -529,7 +532,7 @@ def run_drill(folder: Path, limit_s: float, summary: dict[str, Any]) -> None:
         checks["daily run listed for the operator"] = any(k == "daily" for _, k, _ in after["platform jobs"])
 
         # throughput: the same rollout on one worker node, then on two
-        summary["throughput"] = throughput(d, work)
+        summary["throughput"] = throughput(d, work, throughput_trials)
     finally:
         if ref is not None and ref.poll() is None:
             ref.kill()
@@ -584,14 +587,15 @@ def failover_stall(records: list[dict[str, Any]], killed: float) -> dict[str, An
     return {"stall_s": round(after[0] - before[-1], 2), "first_chunk_after_s": round(after[0] - killed, 2)}
 
 
-def throughput(d: Drill, work: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def throughput(d: Drill, work: dict[str, Any], trials: int | None = None) -> dict[str, Any]:
+    """The drill's rollout (``trials`` of it when given) on ``w2`` alone, then on ``w2`` and ``w3``."""
+    out: dict[str, Any] = {"trials": trials or work["rollout"]["trials"]}
     d.node("w3").stop("worker", signal.SIGTERM)
     for nodes in (["w2"], ["w2", "w3"]):
         if "w3" in nodes:
             d.start_worker("w3")
             wait_until(lambda: d.worker_ready("w3"), 120, "w3")
-        job = {"rollout": dict(work["rollout"])}
+        job = {"rollout": {**work["rollout"], "trials": out["trials"]}}
         t = time.time()
         jobs = d.client_result(d.client("submit", job, f"tp{len(nodes)}"), f"tp{len(nodes)}", 60)
         watched = d.client_result(
@@ -618,6 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--keep", action="store_true", help="keep the drill's folder (logs) afterwards")
     p.add_argument("--limit-s", type=float, default=420, help="how long the jobs may take")
+    p.add_argument(
+        "--throughput-trials", type=int, help="trials of the throughput rollout (default: the drill's 2,592)"
+    )
     p.add_argument("--reference", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--work", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -654,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, stop)
     summary: dict[str, Any] = {"ran": True}
     try:
-        run_drill(folder, a.limit_s, summary)
+        run_drill(folder, a.limit_s, summary, a.throughput_trials)
     except (Exception, KeyboardInterrupt) as e:
         summary["error"] = f"{type(e).__name__}: {e}"
     finally:
