@@ -510,7 +510,7 @@ class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
             return None
         from pulvezar.analysis.match import summarise
 
-        record = self.record(job_id, m, spec)
+        record = self.match_record(job_id, m, spec["matches"][m]["format"])  # its last game's parse
         summary: dict[str, Any] = summarise(record, games).to_json()
         summary.pop("games", None)  # each game's analysis is in its chunk's key already
         if spec.get("learner"):  # once per match, before the summary shows
