@@ -140,7 +140,8 @@ def keys_digest(keys: npt.NDArray[np.uint8], rules: npt.NDArray[np.uint8]) -> np
 # ---- teachers ---------------------------------------------------------------------------
 
 
-def _gnubg(boards: Boards, ply: int) -> Probs:
+def gnubg_probabilities(boards: Boards, ply: int) -> Probs:
+    """gnubg-nn's N-ply probabilities of pulvezar boards (player on roll first), one board at a time."""
     import gnubg_nn  # a test/bench extra, not a runtime dependency
 
     out = np.empty((len(boards), 5))
@@ -211,7 +212,7 @@ def teach(teacher: str, boards: Boards, rules: Rules) -> Probs:
     if name == "gnubg-nn":
         if rules.variant != "international":
             raise ValueError("gnubg-nn knows no Tavla")
-        return _gnubg(boards, ply)
+        return gnubg_probabilities(boards, ply)
     if name == "bgsage":
         if rules.variant != "international":
             raise ValueError("bgsage knows no Tavla")
