@@ -472,6 +472,22 @@ def teacher_values(args: argparse.Namespace, ds: DecisionSet) -> list[tuple[str,
     return rows
 
 
+def paired(
+    ds: DecisionSet, name: str, loss: np.ndarray, base: np.ndarray, idx: np.ndarray | None = None
+) -> dict:
+    """``loss - base`` on the same decisions, per class and overall: the mean x 1000 and its 95% half-width
+    from the per-decision differences (paired: far narrower than the two engines' own intervals)."""
+    row = ds.report(name, loss - base, idx)
+    for c in COLUMNS:
+        row[c] = (*row[c][:2], float("nan"))  # no blunder share of a difference
+    return row
+
+
+def base_index(teachers: list[tuple[str, np.ndarray, float]]) -> int:
+    """The first pulvezar model's row (the one ``--paired`` compares every engine with)."""
+    return next(i for i, (n, _, _) in enumerate(teachers) if not n.startswith(("gnubg-nn", "bgsage")))
+
+
 def print_table(rows: list[dict]) -> None:
     head = f"{'engine':28} " + " ".join(f"{c:>22}" for c in COLUMNS)
     print(head)
@@ -544,6 +560,14 @@ def score(args: argparse.Namespace) -> int:
     print_table(rows)
     print(f"loss per decision x 1000 against the judge, 95% interval (share of blunders >= {BLUNDER})")
     tables = {ds.info["judge"]: rows}
+    b = base_index(teachers)
+    if args.paired:
+        base = ds.losses(teachers[b][1])
+        print(f"\npaired against {teachers[b][0]} (loss minus its loss on the same decisions, x 1000, 95%):")
+        print_table([
+            paired(ds, name, ds.losses(v), base) for i, (name, v, _) in enumerate(teachers)
+            if i != b and name != "gnubg-nn 2-ply"
+        ])  # fmt: skip
     if args.judge2:
         sample = class_sample(ds.cls, args.judge2, args.judge2_seed)
         judge = SecondJudge(args.judge2_file, ds)
@@ -559,6 +583,13 @@ def score(args: argparse.Namespace) -> int:
             f"valued (the teachers' choices and gnubg 2-ply's top {JUDGE2_TOP}) minus its value of the choice"
         )
         print_table(second)
+        if args.paired:
+            base2 = judge.losses(sample, chosen[b])
+            print(f"paired against {teachers[b][0]} under {judge.info['judge']} (x 1000, 95%):")
+            print_table([
+                paired(ds, name, judge.losses(sample, c), base2, sample)
+                for i, ((name, _, _), c) in enumerate(zip(teachers, chosen, strict=True)) if i != b
+            ])  # fmt: skip
         same = [ds.report(name, ds.losses(v)[sample], sample) for name, v, _ in teachers]
         print(f"\nthe first judge ({ds.info['judge']}) on the same {len(sample)} decisions")
         print_table(same)
@@ -620,6 +651,9 @@ def main() -> int:
     s.add_argument("--judge2-seed", type=int, default=28)
     s.add_argument("--judge2-file", default=JUDGE2_FILE)
     s.add_argument("--json", help="write the table(s) here, and a .csv beside it")
+    s.add_argument(
+        "--paired", action="store_true", help="also each engine's loss minus the first --model's (paired)"
+    )
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity") and args.cmd == "score":
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
