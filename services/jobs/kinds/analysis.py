@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -147,6 +148,7 @@ def repair_progress(redis_client: Any, job_id: str, n: int, ttl: int) -> bool:
 
 _RECORDS: OrderedDict[tuple[str, int], Any] = OrderedDict()  # the last few parsed matches of this process
 _MAX_RECORDS = 4
+_RECORDS_LOCK = threading.Lock()  # the gateway's threads finalise matches too (status())
 
 
 # ---- a batch's players ---------------------------------------------------------------------
@@ -308,13 +310,16 @@ class Analyses(JobKind[AnalysisRequest, GameChunk, GameRecord, dict[str, Any]]):
         """Match ``m`` of the job, parsed once per process (its games are usually analysed one after
         another by the same workers)."""
         key = (job_id, m)
-        record = _RECORDS.get(key)
-        if record is None:
-            record = _RECORDS[key] = read_record(self.file(job_id, m), fmt)
+        with _RECORDS_LOCK:
+            record = _RECORDS.get(key)
+            if record is not None:
+                _RECORDS.move_to_end(key)
+                return record
+        record = read_record(self.file(job_id, m), fmt)  # outside the lock: a parse takes a while
+        with _RECORDS_LOCK:
+            _RECORDS[key] = record
             while len(_RECORDS) > _MAX_RECORDS:
                 _RECORDS.popitem(last=False)
-        else:
-            _RECORDS.move_to_end(key)
         return record
 
     def run_chunk(self, spec: Mapping[str, Any], chunk: GameChunk, evaluator: Any) -> GameRecord:
