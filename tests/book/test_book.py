@@ -28,7 +28,7 @@ from pulvezar.book import (
 )
 from pulvezar.book.archive import pack, parts, unpack
 from pulvezar.cli.book import main
-from pulvezar.eval.evaluator import DEFAULT_MODEL
+from pulvezar.eval.evaluator import DEFAULT_MODEL, NetEvaluator
 from pulvezar.rollouts.chunks import rollout_plays_chunked
 from pulvezar.rollouts.stats import difference_noise
 
@@ -351,13 +351,25 @@ def test_shipped_book_is_complete_and_valid(variant: str) -> None:
     assert [r.dice for r in book.rolls] == list(opening_rolls(variant))
     assert len(book.rolls) == (15 if variant == "international" else 21)
     # the book names the net it was made with: a model file that ships, with that checksum.  A book of an
-    # older net than the default is only shipped while its successor is being made: the default net's work
-    # archive exists (issue 41: pulvezar-v3's books until pulvezar-v4's are done; data/book/README.md)
+    # older net than the default is only shipped while its successor is being made: the work archive of the
+    # default net, or of a shipped net whose nets for this rule set are the default's, exists (issue 41:
+    # pulvezar-v3's books until pulvezar-v4's are done; issue 43: pulvezar-v5 changed only the
+    # international race net, so pulvezar-v4's Tavla work is pulvezar-v5's; data/book/README.md)
     model = DEFAULT_MODEL.with_name(book.engine["model"])
     assert model.is_file(), f"the book's net {model.name} is not a shipped model"
-    if model != DEFAULT_MODEL:
-        work = book_path(variant).parent / "work" / f"{variant}-{DEFAULT_MODEL.stem}"
-        assert parts(work), f"a new default net needs the books made again with it ({work} has no part)"
+    rules = BookSettings.from_json(book.rules, book.settings).rules
+    default_nets = NetEvaluator.load(DEFAULT_MODEL, device="cpu").nets_sha256(rules)
+    if NetEvaluator.load(model, device="cpu").nets_sha256(rules) != default_nets:
+        successors = [
+            work
+            for work in sorted((book_path(variant).parent / "work").glob(f"{variant}-*"))
+            if parts(work)
+            and (net := DEFAULT_MODEL.with_name(work.name.removeprefix(f"{variant}-") + ".pt")).is_file()
+            and NetEvaluator.load(net, device="cpu").nets_sha256(rules) == default_nets
+        ]
+        assert successors, (
+            f"a new default net needs the {variant} book made again with its nets (no work part)"
+        )
     meta = json.loads(model.with_suffix(".json").read_text())
     assert book.engine["model_sha256"] == meta["sha256"] == sha256(model.read_bytes()).hexdigest()
     settings = BookSettings.from_json(book.rules, book.settings)  # the settings are complete and valid

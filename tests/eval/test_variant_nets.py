@@ -158,3 +158,19 @@ def test_bad_variants_are_refused(ev: NetEvaluator, tmp_path: Path) -> None:
     assert {r.name for r in variant_rulesets()} == {
         "tavla", "tavla+hit_and_stop", "tavla+must_bear_off", "tavla+hit_and_stop+must_bear_off"
     }  # fmt: skip
+
+
+def test_nets_digest_tells_which_rule_sets_two_models_value_alike(model: Path, ev: NetEvaluator) -> None:
+    """``nets_sha256(rules)`` (issue 43): work made under a rule set (a book) carries over to another model
+    exactly when the nets for that rule set are the same, whatever else differs."""
+    base = default_evaluator()
+    plain = Rules.international()
+    assert ev.nets_sha256(MB) != ev.nets_sha256(plain)  # MB's own contact net
+    assert ev.nets_sha256(HS) == ev.nets_sha256(plain) == ev.nets_sha256(None) == base.nets_sha256(plain)
+    assert ev.nets_sha256(MB) == NetEvaluator.load(model, device="cpu").nets_sha256(MB)  # the file keeps it
+    other = NetEvaluator(
+        base.contact_net, shifted(base.race_net, 1e-3), device="cpu", encoding_version=base.encoding_version,
+        crashed_net=base.crashed_net, variants={MB.name: dict(ev.variants[MB.name])},
+    )  # fmt: skip
+    assert other.nets_sha256(plain) != base.nets_sha256(plain)  # one race weight differs
+    assert other.nets_sha256(MB) != ev.nets_sha256(MB)  # MB's own contact net, the shared race net

@@ -403,6 +403,19 @@ class NetEvaluator(EvaluatorBase):
         nets["race"] = self.race_net
         return nets
 
+    def nets_sha256(self, rules: Rules | None = None) -> str:
+        """A digest of the nets that evaluate games under ``rules`` (None: the base nets), their weights
+        and encoding: two models with the same digest value every position of that rule set alike, so
+        work made with one of them (a book, a rollout) is the other's too."""
+        digest = hashlib.sha256(f"encoding {self.encoding_version}\n".encode())
+        ev = self if rules is None else self.for_rules(rules)
+        for name, net in ev.nets.items():
+            digest.update(f"{name} {json.dumps(net.config(), sort_keys=True)}\n".encode())
+            for key, tensor in sorted(net.state_dict().items()):
+                digest.update(f"{name}.{key} {tuple(tensor.shape)}\n".encode())
+                digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        return digest.hexdigest()
+
     def net_probabilities(self, net: ValueNet, boards: Boards) -> Probs:
         """The raw net's output (no class routing)."""
         if len(boards) == 0:
