@@ -167,16 +167,19 @@ bench-quantised: $(STAMP)
 
 # the opening books at the issue's full settings: many CPU hours here (resumable: run again to continue;
 # on the platform's workers instead: python -m services.jobs.book --rules ... --out ...)
-# The books of BOOK_NET (the default net): each net's work has an archive of its own, as its manifest binds the
-# model (data/book/work/RULES-NET/part-NNNN.tar.xz, checksummed; data/book/work/RULES: pulvezar-v3's). It is
-# unpacked first, so every finished trial is reused; what the run adds is packed as the next part (commit it).
-# Niced: the books run in the background at the lowest priority.
-BOOK_NET ?= pulvezar-v4
+# The books of each rule set's net: each net's work has an archive of its own, as its manifest binds the model
+# (data/book/work/RULES-NET/part-NNNN.tar.xz, checksummed; data/book/work/RULES: pulvezar-v3's). It is unpacked
+# first, so every finished trial is reused; what the run adds is packed as the next part (commit it). A rule set's
+# net is the default's or a shipped net with the same nets for that rule set (ADR 0020: pulvezar-v5 changed the
+# international race net only, so Tavla's work stays pulvezar-v4's). Niced: the books run in the background at
+# the lowest priority.
+BOOK_NET_INTERNATIONAL ?= pulvezar-v5
+BOOK_NET_TAVLA ?= pulvezar-v4
 book: $(STAMP)
-	for r in international tavla; do \
-	  a=data/book/work/$$r-$(BOOK_NET); w=runs/book/$$r-$(BOOK_NET); \
+	for rn in international:$(BOOK_NET_INTERNATIONAL) tavla:$(BOOK_NET_TAVLA); do \
+	  r=$${rn%%:*}; n=$${rn#*:}; a=data/book/work/$$r-$$n; w=runs/book/$$r-$$n; \
 	  if [ -d $$a ]; then $(VENV)/bin/pulvezar book unpack --archive $$a --workdir $$w || exit 1; fi; \
-	  PULVEZAR_MODEL=libs/pulvezar/eval/models/$(BOOK_NET).pt nice -n 19 env OMP_NUM_THREADS=1 \
+	  PULVEZAR_MODEL=libs/pulvezar/eval/models/$$n.pt nice -n 19 env OMP_NUM_THREADS=1 \
 	    $(VENV)/bin/pulvezar book generate --rules $$r --out data/book/$$r.json --workdir $$w --replies-to all || exit 1; \
 	  $(VENV)/bin/pulvezar book pack --workdir $$w --archive $$a || exit 1; \
 	done

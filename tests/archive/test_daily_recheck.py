@@ -17,7 +17,7 @@ import pytest
 from pulvezar import Position, PulvezarError, Rules
 from pulvezar.archive.daily import DailyPuzzle, DailySettings, Recheck, daily_cube, daily_position, recheck
 from pulvezar.cubeful import CubeState
-from pulvezar.eval.evaluator import MODELS, NetEvaluator, default_evaluator
+from pulvezar.eval.evaluator import DEFAULT_MODEL, MODELS, NetEvaluator, default_evaluator
 from pulvezar.eval.provenance import engine_info
 from pulvezar.rollouts.cube import rollout_cube
 from pulvezar.rollouts.engine import rollout_plays
@@ -44,7 +44,7 @@ def v3() -> NetEvaluator:
 
 
 @pytest.fixture(scope="module")
-def v4() -> NetEvaluator:
+def new() -> NetEvaluator:
     return default_evaluator()
 
 
@@ -61,18 +61,21 @@ def _rolled(p: dict) -> list[str]:
     return [c["position_id"] for c in p["candidates"] if c["rollout_equity"] is not None]
 
 
-def test_the_nets_differ(v3: NetEvaluator, v4: NetEvaluator) -> None:
-    assert engine_info(v4).model == "pulvezar-v4" and engine_info(v3).model == "pulvezar-v3"
-    assert v3.info.sha256 != v4.info.sha256
+def test_the_nets_differ(v3: NetEvaluator, new: NetEvaluator) -> None:
+    assert (
+        engine_info(new).model == DEFAULT_MODEL.stem != "pulvezar-v3"
+        and engine_info(v3).model == "pulvezar-v3"
+    )
+    assert v3.info.sha256 != new.info.sha256
 
 
 @pytest.mark.parametrize("name", ["international", "tavla"])
 def test_checker_recheck_is_the_new_nets_rollout_of_the_same_plays(
-    name: str, puzzles: dict[str, DailyPuzzle], v3: NetEvaluator, v4: NetEvaluator
+    name: str, puzzles: dict[str, DailyPuzzle], v3: NetEvaluator, new: NetEvaluator
 ) -> None:
     puzzle = puzzles[name]
     before = puzzle.to_json()
-    rc = recheck(puzzle, v4)
+    rc = recheck(puzzle, new)
     assert puzzle.to_json() == before  # write-once: the puzzle is not touched
     # the new net's own rollout of the puzzle's rolled-out plays, with the puzzle's recorded settings
     p = puzzle.as_dict()
@@ -82,7 +85,7 @@ def test_checker_recheck_is_the_new_nets_rollout_of_the_same_plays(
     ids = _rolled(p)
     res = rollout_plays(
         pos, dice, [plays[i] for i in ids], trials=TINY.trials, seed=p["settings"]["rollout_seed"],
-        truncate=TINY.truncate, evaluator=v4, rules=rules,
+        truncate=TINY.truncate, evaluator=new, rules=rules,
     )  # fmt: skip
     best = max(range(len(ids)), key=lambda i: res[i].equity)
     assert rc.answer["position_id"] == ids[best]
@@ -92,11 +95,11 @@ def test_checker_recheck_is_the_new_nets_rollout_of_the_same_plays(
     )
     assert rc.agrees == (ids[best] == p["answer"]["position_id"])
     assert (rc.model, rc.model_sha256, rc.puzzle_model_sha256) == (
-        "pulvezar-v4",
-        v4.info.sha256,
+        DEFAULT_MODEL.stem,
+        new.info.sha256,
         v3.info.sha256,
     )
-    assert rc.engine == engine_info(v4).to_json() and not rc.same_net
+    assert rc.engine == engine_info(new).to_json() and not rc.same_net
     assert rc.puzzle_answer == p["answer"]["play"]
     assert dt.datetime.fromisoformat(rc.checked_at).tzinfo is not None
     assert Recheck.from_json(rc.to_json()) == rc == Recheck.from_json(json.loads(rc.to_json()))
@@ -123,27 +126,27 @@ def test_recheck_by_the_same_settings_reproduces_the_puzzle(
     assert [rc.answer[k] for k in ("nd", "dt", "dp")] == [c["answer"][k] for k in ("nd", "dt", "dp")]
 
 
-def test_disagreement_is_derived_from_the_answers(puzzles: dict[str, DailyPuzzle], v4: NetEvaluator) -> None:
+def test_disagreement_is_derived_from_the_answers(puzzles: dict[str, DailyPuzzle], new: NetEvaluator) -> None:
     """A puzzle whose answer is a play the new net does not prefer: the recheck disagrees."""
     p = copy.deepcopy(puzzles["international"].as_dict())
-    first = recheck(p, v4)
+    first = recheck(p, new)
     other = next(c for c in first.candidates if c["position_id"] != first.answer["position_id"])
     p["answer"] = {**p["answer"], "play": other["play"], "position_id": other["position_id"]}
-    rc = recheck(p, v4)
+    rc = recheck(p, new)
     assert not rc.agrees and rc.answer == first.answer and rc.puzzle_answer == other["play"]
 
 
 def test_cube_recheck_is_the_new_nets_cube_rollout(
-    puzzles: dict[str, DailyPuzzle], v3: NetEvaluator, v4: NetEvaluator
+    puzzles: dict[str, DailyPuzzle], v3: NetEvaluator, new: NetEvaluator
 ) -> None:
     p = puzzles["cube"].as_dict()
-    rc = recheck(puzzles["cube"], v4)
+    rc = recheck(puzzles["cube"], new)
     state = CubeState(
         Position.from_position_id(p["position_id"]), match_length=p["match_length"], score=tuple(p["score"])
     )
     cr = rollout_cube(
         state, trials=TINY.cube_trials, seed=p["settings"]["rollout_seed"], truncate=TINY.cube_truncate,
-        evaluator=v4,
+        evaluator=new,
     )  # fmt: skip
     assert rc.answer["action"] == cr.action and rc.answer["nd"] == pytest.approx(cr.nd, abs=1e-6)
     assert rc.agrees == (cr.action == p["answer"]["action"])
@@ -169,11 +172,11 @@ def test_same_net_needs_no_work(puzzles: dict[str, DailyPuzzle], v3: NetEvaluato
 
 
 def test_a_puzzle_without_its_rolled_out_plays_is_refused(
-    puzzles: dict[str, DailyPuzzle], v4: NetEvaluator
+    puzzles: dict[str, DailyPuzzle], new: NetEvaluator
 ) -> None:
     p = copy.deepcopy(puzzles["international"].as_dict())
     p["settings"]["model_sha256"] = None
     p["candidates"] = p["candidates"][:1]
     with pytest.raises(PulvezarError) as e:
-        recheck(p, v4)
+        recheck(p, new)
     assert e.value.field == "candidates"

@@ -174,3 +174,26 @@ def test_nets_digest_tells_which_rule_sets_two_models_value_alike(model: Path, e
     )  # fmt: skip
     assert other.nets_sha256(plain) != base.nets_sha256(plain)  # one race weight differs
     assert other.nets_sha256(MB) != ev.nets_sha256(MB)  # MB's own contact net, the shared race net
+
+
+def test_pulvezar_v5_values_tavla_as_v4_and_international_races_with_its_own_race_net() -> None:
+    """ADR 0020: ``pulvezar-v5`` is ``pulvezar-v4`` with issue 43's race net for international games only;
+    every Tavla rule set keeps v4's race net as its own, so Tavla values (races included) are v4's bit for
+    bit, and international contact is v4's while international races are not."""
+    from pulvezar.eval.evaluator import MODELS
+    from pulvezar.train.corpus import CONTACT, RACE, classify
+
+    v4 = NetEvaluator.load(MODELS / "pulvezar-v4.pt", device="cpu")
+    v5 = NetEvaluator.load(MODELS / "pulvezar-v5.pt", device="cpu")
+    for rules in variant_rulesets():
+        boards = game_boards(rules, 400, seed=5)
+        assert np.array_equal(
+            for_rules(v4, rules).evaluate_boards(boards), for_rules(v5, rules).evaluate_boards(boards)
+        )
+    intl = Rules.international()
+    boards = game_boards(intl, 3000, seed=6)
+    classes = classify(boards)
+    race, contact = boards[classes == RACE], boards[classes == CONTACT]
+    assert len(race) > 20 and len(contact) > 100
+    assert np.array_equal(v4.evaluate_boards(contact), v5.evaluate_boards(contact))
+    assert not np.allclose(v4.evaluate_boards(race), v5.evaluate_boards(race))

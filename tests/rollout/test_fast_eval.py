@@ -94,8 +94,9 @@ def test_features_equal_the_reference(boards) -> None:
 
 @pytest.mark.parametrize("which", ["shipped", "v1"])
 def test_c_forward_agrees_with_pytorch(boards, which) -> None:
-    """Every net the float C kernel runs (a clipped net, trained for the quantised kernel, is that kernel's:
-    ``tests/eval/test_quantised.py``), against the net in PyTorch."""
+    """Every net the float C kernel runs, against the net in PyTorch. A clipped net, trained for the quantised
+    kernel, is that kernel's, and so is a ReLU net of unequal widths (``pulvezar-v5``'s 256-64 race net):
+    ``tests/eval/test_quantised.py``."""
     if which == "shipped":
         ev = default_evaluator()
     else:
@@ -108,6 +109,9 @@ def test_c_forward_agrees_with_pytorch(boards, which) -> None:
     for net in ev.nets.values():
         if ev._c_weights(net) is None:
             assert net.activation != "relu" and ev._quantised_net(net) is not None
+            continue
+        if ev._quantised_net(net) is not None:
+            assert not net.uniform  # a plain net runs in float where the C kernel can run it
             continue
         with torch.no_grad():
             ref = net(torch.from_numpy(encode(live, ev.encoding_version))).numpy()
