@@ -626,7 +626,7 @@ def test_daily_recheck_by_another_net_written_once_and_served(
         new = rec["answer"]["action"] if c[1] == "cube" else rec["answer"]["play"]
         old = puzzle["answer"]["action"] if c[1] == "cube" else puzzle["answer"]["play"]
         assert body["recheck"] == {
-            "model": "pulvezar-v4", "model_sha256": sha, "answer": new, "agrees": new == old,
+            "model": ev.info.name, "model_sha256": sha, "answer": new, "agrees": new == old,
             "checked_at": rec["checked_at"], "values": rec["answer"],
         }  # fmt: skip
         assert {k: v for k, v in body.items() if k != "recheck"} == as_served(puzzle)  # the puzzle as served
