@@ -167,6 +167,11 @@ def test_cards_and_library_saves_from_the_views(page: Any, learner: dict[str, An
 
     position = fresh_position()
     page.goto(f"/?position={position}&dice=42")
+    # the address's position and dice are the view's before it is saved (a click before that saved the
+    # start with 3-1, which another test had saved: "Already in the library", the stop-55 clean clone)
+    expect(page.locator('#pos-ids [data-id="position_id"] .id-value')).to_have_text(position)
+    expect(page.locator("#pos-die1")).to_have_value("4")
+    expect(page.locator("#pos-die2")).to_have_value("2")
     page.locator("#pos-save").click()
     expect(page.locator("#toast")).to_contain_text("Saved to the library")
     found = api.call("GET", f"/v1/library/positions?q={quote(position[:8], safe='')}")["positions"]
