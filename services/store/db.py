@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -19,10 +21,27 @@ class StoreUnavailable(Exception):
     """The database cannot be reached (the gateway answers 503 with Retry-After)."""
 
 
+def _into_wal(cur: Any, wait_s: float = 10.0) -> None:
+    """Switch the file into WAL (readers beside one writer, across processes; the mode stays in the file).
+    A file still in a rollback journal switches under a write lock taken while holding a read lock, and
+    SQLite answers the second of two connections switching at once with an immediate "database is locked"
+    (its busy handler would deadlock): that one tries again, up to ``wait_s``.  A file in WAL already
+    switches nothing, which is why :func:`upgrade` leaves its files in WAL."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None  # the driver begins no transaction itself: _sqlite_begin does
     cur = dbapi_connection.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")  # readers beside one writer, across processes
+    _into_wal(cur)
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.execute("PRAGMA foreign_keys=ON")
@@ -107,12 +126,16 @@ def alembic_config(url: str) -> Any:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Migrate the database at ``url`` to ``revision`` (creating the tables on an empty one)."""
+    """Migrate the database at ``url`` to ``revision`` (creating the tables on an empty one); an SQLite
+    file is left in WAL, so that the first connections of many processes switch nothing."""
     from alembic import command
 
     if url.startswith("sqlite"):
         engine(url)  # makes the file's folder
     command.upgrade(alembic_config(url), revision)
+    if url.startswith("sqlite"):
+        with engine(url).connect():  # its connect event switches the file into WAL
+            pass
 
 
 def current(url: str) -> str | None:
