@@ -170,11 +170,11 @@ bench-quantised: $(STAMP)
 # The books of each rule set's net: each net's work has an archive of its own, as its manifest binds the model
 # (data/book/work/RULES-NET/part-NNNN.tar.xz, checksummed; data/book/work/RULES: pulvezar-v3's). It is unpacked
 # first, so every finished trial is reused; what the run adds is packed as the next part (commit it). A rule set's
-# net is the default's or a shipped net with the same nets for that rule set (ADR 0020: pulvezar-v5 changed the
-# international race net only, so Tavla's work stays pulvezar-v4's). Niced: the books run in the background at
-# the lowest priority.
+# net is the default's or a shipped net with the same nets for that rule set (ADR 0020: pulvezar-v6 changed
+# Tavla's race nets only, so the international work stays pulvezar-v5's). Niced: the books run in the
+# background at the lowest priority.
 BOOK_NET_INTERNATIONAL ?= pulvezar-v5
-BOOK_NET_TAVLA ?= pulvezar-v4
+BOOK_NET_TAVLA ?= pulvezar-v6
 book: $(STAMP)
 	for rn in international:$(BOOK_NET_INTERNATIONAL) tavla:$(BOOK_NET_TAVLA); do \
 	  r=$${rn%%:*}; n=$${rn#*:}; a=data/book/work/$$r-$$n; w=runs/book/$$r-$$n; \

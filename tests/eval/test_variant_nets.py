@@ -197,3 +197,32 @@ def test_pulvezar_v5_values_tavla_as_v4_and_international_races_with_its_own_rac
     assert len(race) > 20 and len(contact) > 100
     assert np.array_equal(v4.evaluate_boards(contact), v5.evaluate_boards(contact))
     assert not np.allclose(v4.evaluate_boards(race), v5.evaluate_boards(race))
+
+
+def test_pulvezar_v6_is_v5_with_tavla_race_nets_of_its_own() -> None:
+    """Issue 43: ``pulvezar-v6`` is ``pulvezar-v5`` with a race net for plain Tavla (and hit and stop, which
+    no race can tell apart) and one for the must-bear-off sets: international values are v5's bit for bit,
+    so are Tavla's contact values, and Tavla races are valued by the new nets, the same within each race
+    class."""
+    from pulvezar.eval.evaluator import MODELS
+    from pulvezar.train.corpus import RACE, classify
+
+    v5 = NetEvaluator.load(MODELS / "pulvezar-v5.pt", device="cpu")
+    v6 = NetEvaluator.load(MODELS / "pulvezar-v6.pt", device="cpu")
+    intl = Rules.international()
+    assert v6.nets_sha256(intl) == v5.nets_sha256(intl)
+    races: dict[Rules, np.ndarray] = {}
+    for rules in variant_rulesets():
+        boards = game_boards(rules, 1500, seed=7)
+        race = classify(boards) == RACE
+        assert race.sum() > 10 and (~race).sum() > 100
+        a, b = for_rules(v5, rules).evaluate_boards(boards), for_rules(v6, rules).evaluate_boards(boards)
+        assert np.array_equal(a[~race], b[~race])  # contact and crashed: v5's (v4's) Tavla nets
+        assert not np.allclose(a[race], b[race])
+        races[rules] = boards[race]
+    both = np.concatenate(list(races.values()))
+    plain, hs = for_rules(v6, Rules.tavla()), for_rules(v6, HS)
+    must, both_opts = for_rules(v6, MB), for_rules(v6, Rules.tavla(hit_and_stop=True, must_bear_off=True))
+    assert np.array_equal(plain.evaluate_boards(both), hs.evaluate_boards(both))
+    assert np.array_equal(must.evaluate_boards(both), both_opts.evaluate_boards(both))
+    assert not np.allclose(plain.evaluate_boards(both), must.evaluate_boards(both))

@@ -77,3 +77,71 @@ def test_the_equity_weight_changes_the_fit(tmp_path: Path) -> None:
         races.append(NetEvaluator.load(tmp_path / f"w{w}" / "model.pt", device="cpu").nets["race"])
     a, b = (next(iter(r.parameters())).detach() for r in races)
     assert not bool((a == b).all())  # the squared equity error entered the loss
+
+
+TAVLA_CORPUS = CORPUS.parent / "tavla-corpus"
+
+
+def test_a_tavla_build_marks_its_races_and_holds_out_tavla_corpus_races(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from pulvezar.rules.rules import Rules
+    from pulvezar.train.corpus import RULE_NAMES
+
+    cfg = replace(TINY, rules="tavla+must_bear_off", tavla_corpus=str(TAVLA_CORPUS), starts=0, max_corpus=0)
+    meta = la.build(cfg, tmp_path, lambda s: None)
+    corpus = read_npz(tmp_path / la.POSITIONS_FILE)
+    assert (corpus["rules"] == RULE_NAMES.index("tavla+must_bear_off")).all()
+    assert la.build_rules(tmp_path) == Rules.tavla(must_bear_off=True) and "tavla_corpus_sha256" in meta
+    boards = {bytes(b) for b in boards_of_keys(corpus["keys"])}
+    held = la.heldout_boards(tmp_path)
+    assert len(held) == 20 and (classify(held) == RACE).all() and not boards & {bytes(b) for b in held}
+    assert {bytes(b) for b in held} == {
+        bytes(b) for b in la.tavla_heldout(Rules.tavla(must_bear_off=True), 20, 43, TAVLA_CORPUS)
+    }
+    # the class's other Tavla corpus races join (both must-bear-off sets), the plain Tavla ones do not
+    tc = read_npz(TAVLA_CORPUS / "positions.npz")
+    race = tc["cls"] == RACE
+    must = {bytes(b) for b in boards_of_keys(tc["keys"][race & np.isin(tc["rules"], (3, 4))])}
+    plain = {bytes(b) for b in boards_of_keys(tc["keys"][race & np.isin(tc["rules"], (1, 2))])}
+    assert len(boards & must) >= len(must) - 20  # all but the held-out ones
+    assert len(boards & (plain - must)) < len(plain - must) / 100  # only those an international race shares
+    assert la.race_class(Rules.tavla(hit_and_stop=True)) == (1, 2)
+
+
+def test_gnubg_leaves_label_the_lookahead_under_the_builds_rules(tmp_path: Path) -> None:
+    pytest.importorskip("gnubg_nn")
+    from dataclasses import replace
+
+    from pulvezar.rules.rules import Rules
+    from pulvezar.train.labels import TEACHERS, GnubgEvaluator, gnubg_probabilities
+
+    cfg = replace(TINY, rules="tavla", tavla_corpus=str(TAVLA_CORPUS), max_corpus=30, gammon=10, starts=0)
+    la.build(cfg, tmp_path, lambda s: None)
+    assert la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg") >= 1
+    fit_cfg = FitConfig(label_set=la.LABEL_SET, corpus=str(tmp_path), rules="tavla")
+    boards, probs, teacher, _, _ = load_labels(fit_cfg, labelled_shards(fit_cfg))
+    assert set(teacher.tolist()) == {TEACHERS.index(la.GNUBG_TEACHER)}
+    tavla = Rules.tavla()
+    want = la.lookahead(GnubgEvaluator(), boards, rules=tavla)
+    assert np.abs(equity(probs, tavla) - equity(want, tavla)).max() < 1e-5
+    with pytest.raises(ValueError, match="another model"):  # the workdir keeps its leaves
+        la.label(tmp_path, shard=100, log=lambda s: None, leaves="model")
+    # the evaluator: gnubg-nn's values, finished games exact (a side with nothing left has won)
+    ev = GnubgEvaluator()
+    assert np.allclose(ev.evaluate_boards(boards[:3]), gnubg_probabilities(boards[:3], 0))
+    lost = boards[0].copy()
+    lost[25:] = 0  # the other side has borne off its last checker: the side on roll lost
+    assert ev.evaluate_boards(lost[None])[0][0] == 0.0
+
+
+def test_consistency_uses_the_models_own_nets_for_the_rules() -> None:
+    from pulvezar.rules.rules import Rules
+
+    ev = NetEvaluator.load(MODELS / "pulvezar-v5.pt", device="cpu")
+    boards = la.tavla_heldout(Rules.tavla(), 30, 43, TAVLA_CORPUS)
+    inter = la.consistency(ev, boards)
+    tavla = la.consistency(ev, boards, Rules.tavla())
+    v = equity(ev.for_rules(Rules.tavla()).evaluate_boards(boards), Rules.tavla())
+    one = equity(la.lookahead(ev, boards, rules=Rules.tavla()), Rules.tavla())
+    assert tavla["mean_abs"] == pytest.approx(np.abs(v - one).mean()) and tavla != inter

@@ -379,9 +379,12 @@ def lookahead_main(argv: list[str]) -> int:
     lab.add_argument("--workdir", default="runs/lookahead")
     lab.add_argument("--model", default=la.DEFAULT_MODEL)
     lab.add_argument("--shard", type=int, default=5_000)
+    lab.add_argument("--leaves", choices=la.LEAVES, default="model",
+                     help="value the replies by MODEL's nets or gnubg-nn 0-ply (gnubg_nn)")  # fmt: skip
     lab.add_argument("--from", dest="source", help="copy the positions of this build first (a new round)")
     con = sub.add_parser("consistency", help="mean |V - 1-ply| of MODELs over WORKDIR's held-out races")
     con.add_argument("--workdir", default="runs/lookahead")
+    con.add_argument("--rules", default=None, help="the rule set (default: the build's)")
     con.add_argument("models", nargs="+")
     args = parser.parse_args(argv)
 
@@ -394,11 +397,13 @@ def lookahead_main(argv: list[str]) -> int:
     elif args.action == "label":
         if args.source:
             la.next_round(args.source, args.workdir)
-        la.label(args.workdir, args.model, args.shard, log)
+        la.label(args.workdir, args.model, args.shard, log, leaves=args.leaves)
     else:
         boards = la.heldout_boards(args.workdir)
+        rules = la.rules_named(args.rules) if args.rules else la.build_rules(args.workdir)
         for m in args.models:
-            log(json.dumps({"model": m, **la.consistency(NetEvaluator.load(m, device="cpu"), boards)}))
+            got = la.consistency(NetEvaluator.load(m, device="cpu"), boards, rules)
+            log(json.dumps({"model": m, "rules": rules.name, **got}))
     return 0
 
 

@@ -51,7 +51,7 @@ Probs = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
 
 MODELS = Path(__file__).resolve().parent / "models"
-DEFAULT_MODEL = MODELS / "pulvezar-v5.pt"
+DEFAULT_MODEL = MODELS / "pulvezar-v6.pt"
 #: the cheap net that screens the plays of variance reduction's 21 rolls (rollouts' ``luck="screened"``)
 SCREEN_MODEL = MODELS / "pulvezar-screen-v1.pt"
 

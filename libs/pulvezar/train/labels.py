@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pulvezar.eval.evaluator import EvaluatorBase, terminal
 from pulvezar.rules.rules import Rules
 from pulvezar.train.corpus import (
     CLASSES,
@@ -84,6 +85,7 @@ TEACHERS: tuple[str, ...] = (
     "pulvezar-v4a-1ply",
     "pulvezar-v4a-2ply",
     "lookahead-1ply",  # a model's own 1-ply (pulvezar.train.lookahead; the model in labels-SET.json)
+    "lookahead-1ply-gnubg",  # 1-ply under the rule set, replies valued by gnubg-nn 0-ply (lookahead, Tavla)
 )
 """Teacher names by id. Append only: ids are stored in committed label shards."""
 UNLABELLED = 255
@@ -149,6 +151,20 @@ def gnubg_probabilities(boards: Boards, ply: int) -> Probs:
         mine, theirs = b[:25].tolist(), b[25:].tolist()
         out[j] = gnubg_nn.probabilities([theirs, mine], ply)
     return out
+
+
+class GnubgEvaluator(EvaluatorBase):
+    """gnubg-nn 0-ply as an evaluator of pulvezar boards (a search's leaves): finished games exact, the
+    rest gnubg-nn's (:func:`gnubg_probabilities`, a board a call; outputs only)."""
+
+    def evaluate_boards(self, boards: Boards) -> Probs:
+        boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        done, out = terminal(boards)
+        live = np.flatnonzero(~done)
+        if len(live):
+            out[live] = gnubg_probabilities(boards[live], 0)
+        result: Probs = out
+        return result
 
 
 def sage_board(board: npt.NDArray[np.uint8]) -> list[int]:

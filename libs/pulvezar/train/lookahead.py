@@ -24,6 +24,17 @@ fix that cheaply, from pulvezar's own engine alone:
   the net's own look-ahead, so the fit's loss is the consistency term.
 - ``consistency`` (:func:`consistency`): mean, RMS and largest |V(x) - 1-ply(x)| in cubeless
   equity over boards, the measure the rollouts' variance reduction cares about.
+- **Tavla** (``rules``, a Tavla rule set's name): the same races, every one marked with that rule set
+  (a race is a race under any rules: no checker can be hit, so ``hit_and_stop`` changes nothing; the
+  scoring and ``must_bear_off`` do), plus that race class's Tavla corpus races (``data/tavla-corpus``:
+  ``tavla`` and ``tavla+hit_and_stop`` are one class, the ``must_bear_off`` sets the other).  The
+  held-out races are :func:`tavla_heldout`'s (Tavla corpus races of the class), never trained on, and
+  the look-ahead is under the rule set (Tavla's moves; a mars counts 2, no backgammon).
+- ``leaves="gnubg"``: the 1-ply look-ahead's replies are valued by gnubg-nn 0-ply
+  (:class:`~pulvezar.train.labels.GnubgEvaluator`, outputs only, PyPI ``gnubg_nn``) instead of the
+  model's net: pulvezar's moves and scoring under the rule set, gnubg's race evaluation (teacher
+  ``lookahead-1ply-gnubg``).  How Tavla's race nets learn from a stronger race evaluator than their own
+  when no engine outside pulvezar knows Tavla.
 
 Deterministic per seed (tested in ``tests/train/test_lookahead.py``).
 """
@@ -40,11 +51,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pulvezar.eval.evaluator import MODELS, NetEvaluator, equity
+from pulvezar.eval.evaluator import MODELS, EvaluatorBase, NetEvaluator, equity
 from pulvezar.rules.rules import Rules
 from pulvezar.search.plies import Search
 from pulvezar.train.corpus import (
     RACE,
+    RULE_NAMES,
+    RULESETS,
     SOURCES,
     Log,
     boards_of_keys,
@@ -56,7 +69,7 @@ from pulvezar.train.corpus import (
     write_npz,
     write_text,
 )
-from pulvezar.train.labels import TEACHERS, keys_digest, labels_dir, shard_path
+from pulvezar.train.labels import TEACHERS, GnubgEvaluator, keys_digest, labels_dir, shard_path
 from pulvezar.train.visited import visited_boards
 
 Boards = npt.NDArray[np.uint8]
@@ -67,6 +80,8 @@ HELDOUT_FILE = "heldout.npz"
 META_FILE = "lookahead.json"
 LABEL_SET = "lookahead"
 TEACHER = "lookahead-1ply"
+GNUBG_TEACHER = "lookahead-1ply-gnubg"
+LEAVES = ("model", "gnubg")
 DEFAULT_MODEL = str(MODELS / "pulvezar-v4.pt")
 
 
@@ -77,12 +92,40 @@ class LookaheadConfig:
     corpus: str = "data/corpus"
     seed: int = 43
     heldout: int = 2_000  # corpus races set aside for measuring consistency
-    max_corpus: int = 0  # the first N corpus races after the held-out ones; 0 = all
+    max_corpus: int = 0  # the first N corpus (and Tavla corpus) races after the held-out ones; 0 = all
     gammon: int = 6_000  # constructed gammon-saving races
     starts: int = 1_500  # 0-ply rollouts whose visited races join the data (half from gammon races)
     trials: int = 4
     keep: float = 0.3
     model: str = DEFAULT_MODEL  # plays the rollouts
+    rules: str = "international"  # the rule set the races are marked with (a Tavla one: module docstring)
+    tavla_corpus: str = "data/tavla-corpus"
+
+
+def race_class(rules: Rules) -> tuple[int, ...]:
+    """The corpus ``rules`` ids whose races play as ``rules``' do: hit and stop changes no race, so
+    ``tavla`` and ``tavla+hit_and_stop`` are one class, the two ``must_bear_off`` sets another.
+
+    >>> race_class(Rules.tavla(must_bear_off=True))
+    (3, 4)
+    >>> race_class(Rules.international())
+    (0,)
+    """
+    return tuple(
+        i
+        for i, r in enumerate(RULESETS)
+        if r.variant == rules.variant
+        and (r.variant == "international" or r.must_bear_off == rules.must_bear_off)
+    )
+
+
+def tavla_heldout(rules: Rules, n: int, seed: int, corpus: str | Path = "data/tavla-corpus") -> Boards:
+    """``n`` Tavla corpus races of ``rules``' race class, seeded: the held-out races of a Tavla build
+    (and of ``bench/tavla_races.py``)."""
+    c = read_npz(Path(corpus) / "positions.npz")
+    idx = np.flatnonzero((c["cls"] == RACE) & np.isin(c["rules"], race_class(rules)))
+    idx = np.sort(np.random.default_rng(seed_of(seed, 11)).permutation(idx)[:n])
+    return boards_of_keys(c["keys"][idx])
 
 
 def gammon_races(n: int, seed: int) -> Boards:
@@ -123,14 +166,24 @@ def build(config: LookaheadConfig, workdir: str | Path, log: Log = print) -> dic
         done: dict[str, Any] = json.loads(meta_path.read_text())
         return done
     t0 = time.process_time()
+    rules = rules_named(config.rules)
     corpus = read_npz(Path(config.corpus) / "positions.npz")
     idx = np.flatnonzero((corpus["cls"] == RACE) & (corpus["rules"] == 0))
     idx = idx[np.random.default_rng(seed_of(config.seed, 1)).permutation(len(idx))]
-    held, train_idx = idx[: config.heldout], idx[config.heldout :]
+    tavla = rules.variant == "tavla"
+    held, train_idx = (idx[:0], idx) if tavla else (idx[: config.heldout], idx[config.heldout :])
     if config.max_corpus:
         train_idx = train_idx[: config.max_corpus]
     heldout = boards_of_keys(corpus["keys"][held])
     races = boards_of_keys(corpus["keys"][np.sort(train_idx)])
+    if tavla:  # the class's Tavla corpus races join; a seeded part of them is held out
+        heldout = tavla_heldout(rules, config.heldout, config.seed, config.tavla_corpus)
+        tc = read_npz(Path(config.tavla_corpus) / "positions.npz")
+        mine = np.flatnonzero((tc["cls"] == RACE) & np.isin(tc["rules"], race_class(rules)))
+        mine = np.random.default_rng(seed_of(config.seed, 11)).permutation(mine)[config.heldout :]
+        if config.max_corpus:
+            mine = mine[: config.max_corpus]
+        races = np.concatenate([races, _races(boards_of_keys(tc["keys"][np.sort(mine)]))])
     gammon = _races(gammon_races(config.gammon, config.seed))
     rng = np.random.default_rng(seed_of(config.seed, 2))
     half = config.starts // 2
@@ -150,8 +203,8 @@ def build(config: LookaheadConfig, workdir: str | Path, log: Log = print) -> dic
     boards, source = boards[outside], source[outside]
     order = np.random.default_rng(seed_of(config.seed, 3)).permutation(len(boards))
     boards, source = boards[order], source[order]
-    n = len(boards)
-    write_npz(workdir / POSITIONS_FILE, keys=keys_of(boards), rules=np.zeros(n, np.uint8),
+    n, rules_id = len(boards), RULE_NAMES.index(config.rules)
+    write_npz(workdir / POSITIONS_FILE, keys=keys_of(boards), rules=np.full(n, rules_id, np.uint8),
               source=np.full(n, SOURCES.index("selfplay"), np.uint8), cls=np.full(n, RACE, np.uint8),
               origin=source)  # fmt: skip
     write_npz(workdir / HELDOUT_FILE, keys=keys_of(heldout))
@@ -159,6 +212,9 @@ def build(config: LookaheadConfig, workdir: str | Path, log: Log = print) -> dic
         "kind": "race positions for look-ahead labels (issue 43)",
         "config": asdict(config),
         "corpus_sha256": sha256_file(Path(config.corpus) / "positions.npz"),
+        **(
+            {"tavla_corpus_sha256": sha256_file(Path(config.tavla_corpus) / "positions.npz")} if tavla else {}
+        ),
         "model_sha256": sha256_file(config.model),
         "positions": n,
         "origins": {k: int((source == i).sum()) for i, k in enumerate(parts)},
@@ -178,35 +234,48 @@ def _member(boards: Boards, of: Boards) -> npt.NDArray[np.bool_]:
     return np.fromiter((bytes(b) in have for b in boards), dtype=bool, count=len(boards))
 
 
-def lookahead(model: NetEvaluator, boards: Boards, ply: int = 1) -> Probs:
-    """The ``ply``-ply look-ahead probabilities of ``boards`` (unpruned, a fresh cache)."""
-    result: Probs = Search(model, Rules.international(), prune=None).probabilities(boards, ply)
+def lookahead(model: EvaluatorBase, boards: Boards, ply: int = 1, rules: Rules | None = None) -> Probs:
+    """The ``ply``-ply look-ahead probabilities of ``boards`` under ``rules`` (default international;
+    unpruned, a fresh cache)."""
+    result: Probs = Search(model, rules or Rules.international(), prune=None).probabilities(boards, ply)
     return result
 
 
-def label(workdir: str | Path, model: str = DEFAULT_MODEL, shard: int = 5_000, log: Log = print) -> int:
-    """Label ``workdir/positions.npz`` with ``model``'s 1-ply look-ahead (set ``lookahead``); returns
-    the number of shards written now.  A workdir keeps the model it was started with."""
+def label(
+    workdir: str | Path,
+    model: str = DEFAULT_MODEL,
+    shard: int = 5_000,
+    log: Log = print,
+    leaves: str = "model",
+) -> int:
+    """Label ``workdir/positions.npz`` with the 1-ply look-ahead under the build's rule set, its replies
+    valued by ``model``'s nets (``leaves="model"``) or gnubg-nn 0-ply (``"gnubg"``) (set ``lookahead``);
+    returns the number of shards written now.  A workdir keeps the model and leaves it was started with."""
+    if leaves not in LEAVES:
+        raise ValueError(f"leaves is one of {', '.join(LEAVES)}, got {leaves!r}")
     workdir = Path(workdir)
     cfg_path = workdir / f"labels-{LABEL_SET}.json"
+    corpus = read_npz(workdir / POSITIONS_FILE)
+    rules = RULESETS[int(corpus["rules"][0])] if len(corpus["rules"]) else Rules.international()
+    gnubg = leaves == "gnubg"
     meta = {
         "shard": shard,
-        "teacher": TEACHER,
+        "teacher": GNUBG_TEACHER if gnubg else TEACHER,
         "ply": 1,
-        "model": str(model),
-        "model_sha256": sha256_file(model),
+        "rules": rules.name,
+        "leaves": "gnubg-nn 0-ply (PyPI gnubg_nn)" if gnubg else "the model's nets",
+        "model": None if gnubg else str(model),
+        "model_sha256": None if gnubg else sha256_file(model),
         "corpus_sha256": sha256_file(workdir / POSITIONS_FILE),
     }
+    keys = ("teacher", "model_sha256", "corpus_sha256", "shard")
     if cfg_path.exists():
         old = json.loads(cfg_path.read_text())
-        if {k: old.get(k) for k in ("model_sha256", "corpus_sha256", "shard")} != {
-            k: meta[k] for k in ("model_sha256", "corpus_sha256", "shard")
-        }:
-            raise ValueError(f"{cfg_path} was made with another model, corpus or shard size")
+        if {k: old.get(k, TEACHER if k == "teacher" else None) for k in keys} != {k: meta[k] for k in keys}:
+            raise ValueError(f"{cfg_path} was made with another model, leaves, corpus or shard size")
     else:
         write_text(cfg_path, json.dumps(meta, indent=2) + "\n")
-    corpus = read_npz(workdir / POSITIONS_FILE)
-    ev = NetEvaluator.load(model, device="cpu")
+    ev: EvaluatorBase = GnubgEvaluator() if gnubg else NetEvaluator.load(model, device="cpu")
     n, written = len(corpus["keys"]), 0
     labels_dir(workdir, LABEL_SET).mkdir(parents=True, exist_ok=True)
     for i in range((n + shard - 1) // shard):
@@ -215,9 +284,9 @@ def label(workdir: str | Path, model: str = DEFAULT_MODEL, shard: int = 5_000, l
             continue
         lo, hi = i * shard, min(n, (i + 1) * shard)
         t0 = time.process_time()
-        probs = lookahead(ev, boards_of_keys(corpus["keys"][lo:hi]))
+        probs = lookahead(ev, boards_of_keys(corpus["keys"][lo:hi]), rules=rules)
         write_npz(path, probs=probs.astype(np.float32),
-                  teacher=np.full(hi - lo, TEACHERS.index(TEACHER), np.uint8),
+                  teacher=np.full(hi - lo, TEACHERS.index(str(meta["teacher"])), np.uint8),
                   keys_sha256=keys_digest(corpus["keys"][lo:hi], corpus["rules"][lo:hi]))  # fmt: skip
         written += 1
         log(
@@ -236,13 +305,29 @@ def next_round(workdir: str | Path, out: str | Path) -> Path:
     return out
 
 
-def consistency(model: NetEvaluator, boards: Boards) -> dict[str, float]:
-    """|V(x) - 1-ply(x)| in cubeless equity over ``boards``: mean, RMS, largest, and the mean signed
-    difference (V minus look-ahead)."""
-    d = equity(model.evaluate_boards(boards)) - equity(lookahead(model, boards))
+def consistency(model: NetEvaluator, boards: Boards, rules: Rules | None = None) -> dict[str, float]:
+    """|V(x) - 1-ply(x)| in cubeless equity over ``boards`` under ``rules`` (default international; a
+    model's own nets for the rule set): mean, RMS, largest, and the mean signed difference (V minus
+    look-ahead)."""
+    rules = rules or Rules.international()
+    own = model.for_rules(rules)
+    d = equity(own.evaluate_boards(boards), rules) - equity(lookahead(model, boards, rules=rules), rules)
     return {"positions": len(boards), "mean_abs": float(np.abs(d).mean()),
             "rms": float(np.sqrt((d**2).mean())), "max_abs": float(np.abs(d).max()),
             "mean": float(d.mean())}  # fmt: skip
+
+
+def rules_named(name: str) -> Rules:
+    """The rule set of a corpus's ``rules`` name (``Rules.name``)."""
+    if name not in RULE_NAMES:
+        raise ValueError(f"rules is one of {', '.join(RULE_NAMES)}, got {name!r}")
+    return RULESETS[RULE_NAMES.index(name)]
+
+
+def build_rules(workdir: str | Path) -> Rules:
+    """The rule set a build's races are marked with."""
+    meta = json.loads((Path(workdir) / META_FILE).read_text())
+    return rules_named(str(meta["config"].get("rules", "international")))
 
 
 def heldout_boards(workdir: str | Path) -> Boards:
@@ -253,10 +338,14 @@ def heldout_boards(workdir: str | Path) -> Boards:
 __all__ = [
     "LookaheadConfig",
     "build",
+    "build_rules",
     "consistency",
     "gammon_races",
     "heldout_boards",
     "label",
     "lookahead",
     "next_round",
+    "race_class",
+    "rules_named",
+    "tavla_heldout",
 ]
