@@ -157,10 +157,18 @@ def test_add_match_positions_validates_before_writing(database_url: str) -> None
     assert store.get_entry("match:bad-batch:1:1") is None
 
 
-def test_similar_positions_from_analysed_matches(database_url: str, gateway: GatewayProcess) -> None:
+@pytest.fixture(scope="module")
+def analysed_m1(database_url: str) -> tuple[list[tuple[Position, tuple[int, int], str]], list[Any], int]:
+    """The 150 decisions of match ``m1`` in this key's archive (once per module, whichever test asks first):
+    the decisions, their entries and how many the archive took."""
     decisions = game_positions(150, seed=5)
     entries = match_entries("m1", decisions)
-    assert SqlArchive(database_url, OWNER).add_match_positions(entries) == 150
+    return decisions, entries, SqlArchive(database_url, OWNER).add_match_positions(entries)
+
+
+def test_similar_positions_from_analysed_matches(analysed_m1: Any, gateway: GatewayProcess) -> None:
+    decisions, entries, added = analysed_m1
+    assert added == 150
     local = ArchiveIndex(match_entry(e) for e in entries)
     for q, _, _ in (decisions[10], decisions[99]):
         res = gateway.http.post("/v1/positions/similar", json={"position": q.position_id})
@@ -332,7 +340,7 @@ def test_library_changes_search_and_pages(gateway: GatewayProcess) -> None:
     check_library_changes(gateway.http)
 
 
-def test_archives_are_per_key(gateway: GatewayProcess) -> None:
+def test_archives_are_per_key(analysed_m1: Any, gateway: GatewayProcess) -> None:
     """Another key sees neither the analysed matches nor the library of this one."""
     other = httpx.Client(base_url=gateway.base, headers={"X-API-Key": OTHER_KEY}, timeout=60)
     try:
