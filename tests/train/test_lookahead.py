@@ -145,3 +145,25 @@ def test_consistency_uses_the_models_own_nets_for_the_rules() -> None:
     v = equity(ev.for_rules(Rules.tavla()).evaluate_boards(boards), Rules.tavla())
     one = equity(la.lookahead(ev, boards, rules=Rules.tavla()), Rules.tavla())
     assert tavla["mean_abs"] == pytest.approx(np.abs(v - one).mean()) and tavla != inter
+
+
+def test_two_ply_gnubg_labels_and_a_workdir_keeps_its_ply(tmp_path: Path) -> None:
+    pytest.importorskip("gnubg_nn")
+    from dataclasses import replace
+
+    from pulvezar.rules.rules import Rules
+    from pulvezar.train.labels import TEACHERS, GnubgEvaluator
+
+    cfg = replace(TINY, rules="tavla", tavla_corpus=str(TAVLA_CORPUS), max_corpus=4, gammon=2, starts=0)
+    la.build(cfg, tmp_path, lambda s: None)
+    assert la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg", ply=2) == 1
+    fit_cfg = FitConfig(label_set=la.LABEL_SET, corpus=str(tmp_path), rules="tavla")
+    boards, probs, teacher, _, _ = load_labels(fit_cfg, labelled_shards(fit_cfg))
+    assert set(teacher.tolist()) == {TEACHERS.index("lookahead-2ply-gnubg")}
+    tavla = Rules.tavla()
+    two, one = (equity(la.lookahead(GnubgEvaluator(), boards, p, rules=tavla), tavla) for p in (2, 1))
+    assert np.abs(equity(probs, tavla) - two).max() < 1e-5 and not np.allclose(two, one)
+    with pytest.raises(ValueError, match="ply"):  # the workdir keeps its depth
+        la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg", ply=1)
+    with pytest.raises(ValueError, match="ply is 1 or 2"):
+        la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg", ply=3)

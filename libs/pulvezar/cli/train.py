@@ -381,6 +381,7 @@ def lookahead_main(argv: list[str]) -> int:
     lab.add_argument("--shard", type=int, default=5_000)
     lab.add_argument("--leaves", choices=la.LEAVES, default="model",
                      help="value the replies by MODEL's nets or gnubg-nn 0-ply (gnubg_nn)")  # fmt: skip
+    lab.add_argument("--ply", type=int, choices=(1, 2), default=1, help="the look-ahead's depth")
     lab.add_argument("--from", dest="source", help="copy the positions of this build first (a new round)")
     con = sub.add_parser("consistency", help="mean |V - 1-ply| of MODELs over WORKDIR's held-out races")
     con.add_argument("--workdir", default="runs/lookahead")
@@ -397,7 +398,7 @@ def lookahead_main(argv: list[str]) -> int:
     elif args.action == "label":
         if args.source:
             la.next_round(args.source, args.workdir)
-        la.label(args.workdir, args.model, args.shard, log, leaves=args.leaves)
+        la.label(args.workdir, args.model, args.shard, log, leaves=args.leaves, ply=args.ply)
     else:
         boards = la.heldout_boards(args.workdir)
         rules = la.rules_named(args.rules) if args.rules else la.build_rules(args.workdir)

@@ -86,6 +86,8 @@ TEACHERS: tuple[str, ...] = (
     "pulvezar-v4a-2ply",
     "lookahead-1ply",  # a model's own 1-ply (pulvezar.train.lookahead; the model in labels-SET.json)
     "lookahead-1ply-gnubg",  # 1-ply under the rule set, replies valued by gnubg-nn 0-ply (lookahead, Tavla)
+    "lookahead-2ply",  # a model's own 2-ply (pulvezar.train.lookahead)
+    "lookahead-2ply-gnubg",  # 2-ply under the rule set, leaves valued by gnubg-nn 0-ply
 )
 """Teacher names by id. Append only: ids are stored in committed label shards."""
 UNLABELLED = 255

@@ -30,6 +30,8 @@ fix that cheaply, from pulvezar's own engine alone:
   ``tavla`` and ``tavla+hit_and_stop`` are one class, the ``must_bear_off`` sets the other).  The
   held-out races are :func:`tavla_heldout`'s (Tavla corpus races of the class), never trained on, and
   the look-ahead is under the rule set (Tavla's moves; a mars counts 2, no backgammon).
+- ``ply=2``: the look-ahead two plies deep (about 30 times the cost; teachers ``lookahead-2ply``,
+  ``lookahead-2ply-gnubg``).
 - ``leaves="gnubg"``: the 1-ply look-ahead's replies are valued by gnubg-nn 0-ply
   (:class:`~pulvezar.train.labels.GnubgEvaluator`, outputs only, PyPI ``gnubg_nn``) instead of the
   model's net: pulvezar's moves and scoring under the rule set, gnubg's race evaluation (teacher
@@ -247,12 +249,16 @@ def label(
     shard: int = 5_000,
     log: Log = print,
     leaves: str = "model",
+    ply: int = 1,
 ) -> int:
-    """Label ``workdir/positions.npz`` with the 1-ply look-ahead under the build's rule set, its replies
-    valued by ``model``'s nets (``leaves="model"``) or gnubg-nn 0-ply (``"gnubg"``) (set ``lookahead``);
-    returns the number of shards written now.  A workdir keeps the model and leaves it was started with."""
+    """Label ``workdir/positions.npz`` with the ``ply``-ply look-ahead (1 or 2) under the build's rule set,
+    its leaves valued by ``model``'s nets (``leaves="model"``) or gnubg-nn 0-ply (``"gnubg"``) (set
+    ``lookahead``; teacher :func:`teacher_of`); returns the number of shards written now.  A workdir keeps
+    the model, leaves and ply it was started with."""
     if leaves not in LEAVES:
         raise ValueError(f"leaves is one of {', '.join(LEAVES)}, got {leaves!r}")
+    if ply not in (1, 2):
+        raise ValueError(f"ply is 1 or 2, got {ply}")
     workdir = Path(workdir)
     cfg_path = workdir / f"labels-{LABEL_SET}.json"
     corpus = read_npz(workdir / POSITIONS_FILE)
@@ -260,19 +266,19 @@ def label(
     gnubg = leaves == "gnubg"
     meta = {
         "shard": shard,
-        "teacher": GNUBG_TEACHER if gnubg else TEACHER,
-        "ply": 1,
+        "teacher": teacher_of(leaves, ply),
+        "ply": ply,
         "rules": rules.name,
         "leaves": "gnubg-nn 0-ply (PyPI gnubg_nn)" if gnubg else "the model's nets",
         "model": None if gnubg else str(model),
         "model_sha256": None if gnubg else sha256_file(model),
         "corpus_sha256": sha256_file(workdir / POSITIONS_FILE),
     }
-    keys = ("teacher", "model_sha256", "corpus_sha256", "shard")
+    keys = ("teacher", "ply", "model_sha256", "corpus_sha256", "shard")
     if cfg_path.exists():
-        old = json.loads(cfg_path.read_text())
-        if {k: old.get(k, TEACHER if k == "teacher" else None) for k in keys} != {k: meta[k] for k in keys}:
-            raise ValueError(f"{cfg_path} was made with another model, leaves, corpus or shard size")
+        old = {"teacher": TEACHER, "ply": 1, **json.loads(cfg_path.read_text())}
+        if {k: old.get(k) for k in keys} != {k: meta[k] for k in keys}:
+            raise ValueError(f"{cfg_path} was made with another model, leaves, ply, corpus or shard size")
     else:
         write_text(cfg_path, json.dumps(meta, indent=2) + "\n")
     ev: EvaluatorBase = GnubgEvaluator() if gnubg else NetEvaluator.load(model, device="cpu")
@@ -284,7 +290,7 @@ def label(
             continue
         lo, hi = i * shard, min(n, (i + 1) * shard)
         t0 = time.process_time()
-        probs = lookahead(ev, boards_of_keys(corpus["keys"][lo:hi]), rules=rules)
+        probs = lookahead(ev, boards_of_keys(corpus["keys"][lo:hi]), ply, rules=rules)
         write_npz(path, probs=probs.astype(np.float32),
                   teacher=np.full(hi - lo, TEACHERS.index(str(meta["teacher"])), np.uint8),
                   keys_sha256=keys_digest(corpus["keys"][lo:hi], corpus["rules"][lo:hi]))  # fmt: skip
@@ -293,6 +299,15 @@ def label(
             f"shard {i}: {hi - lo} positions, {1000 * (time.process_time() - t0) / (hi - lo):.2f} CPU ms each"
         )
     return written
+
+
+def teacher_of(leaves: str, ply: int) -> str:
+    """The teacher name of look-ahead labels (:data:`pulvezar.train.labels.TEACHERS`).
+
+    >>> teacher_of("model", 1), teacher_of("gnubg", 1), teacher_of("gnubg", 2)
+    ('lookahead-1ply', 'lookahead-1ply-gnubg', 'lookahead-2ply-gnubg')
+    """
+    return f"lookahead-{ply}ply" + ("-gnubg" if leaves == "gnubg" else "")
 
 
 def next_round(workdir: str | Path, out: str | Path) -> Path:
@@ -348,4 +363,5 @@ __all__ = [
     "race_class",
     "rules_named",
     "tavla_heldout",
+    "teacher_of",
 ]
