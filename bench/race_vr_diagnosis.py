@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,14 +28,7 @@ from rollout_precision import gnubg_rollout, positions
 
 from pulvezar.eval.evaluator import EvaluatorBase, NetEvaluator, default_evaluator
 from pulvezar.rollouts import rollout
-from pulvezar.train.labels import gnubg_probabilities
-
-
-class GnubgNN(EvaluatorBase):
-    """gnubg-nn 0-ply as an evaluator (boards one at a time)."""
-
-    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
-        return gnubg_probabilities(np.asarray(boards), 0)
+from pulvezar.train.labels import GnubgEvaluator
 
 
 def main() -> int:
@@ -51,7 +43,7 @@ def main() -> int:
     runs: list[tuple[str, EvaluatorBase, str]] = [
         (f"{n} {luck}", ev, luck) for n, ev in nets for luck in ("screened", "full")
     ]
-    runs.append(("gnubg-nn in pulvezar's rollout, full", GnubgNN(), "full"))
+    runs.append(("gnubg-nn in pulvezar's rollout, full", GnubgEvaluator(), "full"))
     wanted = [w.strip() for w in a.only.split(",") if w.strip()]
     for label, pos in positions()[1:]:
         if wanted and not any(w in label for w in wanted):

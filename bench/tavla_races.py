@@ -36,27 +36,18 @@ import torch
 from pulvezar.eval.evaluator import NetEvaluator, equity, flip, swap_boards
 from pulvezar.rules import _kernel
 from pulvezar.rules.rules import Rules
-from pulvezar.search.plies import Search
-from pulvezar.train.corpus import RULESETS
+from pulvezar.search.plies import Search, _rules_flags
+from pulvezar.train.corpus import RULE_NAMES
 from pulvezar.train.labels import GnubgEvaluator
-from pulvezar.train.lookahead import tavla_heldout
+from pulvezar.train.lookahead import race_class, tavla_heldout
 
 ROOT = Path(__file__).resolve().parents[1]
 RACE_RULES = {"tavla": Rules.tavla(), "tavla+must_bear_off": Rules.tavla(must_bear_off=True)}
 
 
-def race_rule_set(rules: Rules) -> str:
-    return "tavla+must_bear_off" if rules.must_bear_off else "tavla"
-
-
 def mover_values(results: np.ndarray, search: Search, ply: int) -> np.ndarray:
     """The mover's Tavla cubeless equity of resulting boards (mover's view): ``ply`` plies after the play."""
-    p = (
-        search.probabilities(swap_boards(results), ply)
-        if ply
-        else search.cached.evaluate_boards(swap_boards(results))
-    )
-    return np.asarray(equity(flip(p), search.rules))
+    return np.asarray(equity(flip(search.probabilities(swap_boards(results), ply)), search.rules))
 
 
 def decisions(boards: np.ndarray, seed: int) -> list[tuple[np.ndarray, int, int]]:
@@ -65,21 +56,17 @@ def decisions(boards: np.ndarray, seed: int) -> list[tuple[np.ndarray, int, int]
 
 
 def results_of(board: np.ndarray, d1: int, d2: int, rules: Rules) -> np.ndarray:
-    flags = (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
-        _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
-    )
-    rec = _kernel.generate(board.tobytes(), d1, d2, flags)
+    rec = _kernel.generate(board.tobytes(), d1, d2, _rules_flags(rules))
     return np.frombuffer(rec, dtype=np.uint8).reshape(-1, _kernel.REC)[:, :50].copy()
 
 
-def truths(rules_name: str) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """The Tavla positions of the race set with a 1-ply truth under ``rules_name``: boards, truths, SEs."""
-    names = {r.name: r for r in RULESETS}
+def truths(rules: Rules) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The race set's positions of ``rules``' race class with a 1-ply truth: boards, truths, SEs."""
+    mine = {RULE_NAMES[i] for i in race_class(rules)}
     boards, eq, se = [], [], []
     for shard in sorted((ROOT / "data/race_truth/truth-1ply-324").glob("shard-*.json")):
         for rec in json.loads(shard.read_text())["records"]:
-            r = names[rec["rules"]]
-            if r.variant != "tavla" or race_rule_set(r) != rules_name:
+            if rec["rules"] not in mine:
                 continue
             boards.append(np.frombuffer(_kernel.board_from_position_id(rec["position_id"]), dtype=np.uint8))
             eq.append(rec["equity"])
@@ -111,7 +98,7 @@ def main() -> int:
         print(
             f"{name}: {len(boards)} races, teacher and judge {time.process_time() - t0:.0f} CPU s", flush=True
         )
-        tb, tt, tse = truths(name)
+        tb, tt, tse = truths(rules)
         first: np.ndarray | None = None
         for label, ev in models:
             s = Search(ev, rules, prune=None)

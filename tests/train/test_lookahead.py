@@ -121,7 +121,7 @@ def test_gnubg_leaves_label_the_lookahead_under_the_builds_rules(tmp_path: Path)
     assert la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg") >= 1
     fit_cfg = FitConfig(label_set=la.LABEL_SET, corpus=str(tmp_path), rules="tavla")
     boards, probs, teacher, _, _ = load_labels(fit_cfg, labelled_shards(fit_cfg))
-    assert set(teacher.tolist()) == {TEACHERS.index(la.GNUBG_TEACHER)}
+    assert set(teacher.tolist()) == {TEACHERS.index(la.teacher_of("gnubg", 1))}
     tavla = Rules.tavla()
     want = la.lookahead(GnubgEvaluator(), boards, rules=tavla)
     assert np.abs(equity(probs, tavla) - equity(want, tavla)).max() < 1e-5

@@ -82,7 +82,6 @@ HELDOUT_FILE = "heldout.npz"
 META_FILE = "lookahead.json"
 LABEL_SET = "lookahead"
 TEACHER = "lookahead-1ply"
-GNUBG_TEACHER = "lookahead-1ply-gnubg"
 LEAVES = ("model", "gnubg")
 DEFAULT_MODEL = str(MODELS / "pulvezar-v4.pt")
 
