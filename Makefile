@@ -17,7 +17,7 @@ help:
 	@echo "make test       install everything the tests need, then lint, type-check and test"
 	@echo "make setup      create $(VENV)/ with pulvezar and its test tools installed"
 	@echo "make bench      run the benchmarks against GNU Backgammon (see bench/README.md)"
-	@echo "make bearoff    build the one- and two-sided bear-off databases into data/bearoff/ and print their SHA-256"
+	@echo "make bearoff    build the one- and two-sided bear-off databases and the 15x9 race table into data/bearoff/"
 	@echo "make train      run (or resume) TD(lambda) self-play training in runs/td (GAMES=..., SEED=...)"
 	@echo "make supervised supervised generations on pulvezar's own rollout targets in runs/sup-a (ADR 0003)"
 	@echo "make strength   pulvezar's shipped net against gnubg 0-ply and PubEval (bench/strength.py)"
@@ -39,6 +39,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard libs/pulvezar/*/*.c libs/pulvezar/*
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
 	$(PIP) install -q -e '.[test,services,interop]'
+	$(PY) -m pulvezar.eval.bearoff --race-table 9  # the default model's race table (about 45 s, once; data/bearoff)
 	@touch $@
 
 setup: $(STAMP)
@@ -113,6 +114,7 @@ bench: $(STAMP)
 
 bearoff: $(STAMP)
 	$(PY) -m pulvezar.eval.bearoff data/bearoff/one_sided_15x6.bin --two-sided data/bearoff/two_sided_6x6.bin
+	$(PY) -m pulvezar.eval.bearoff --race-table 9
 
 GAMES ?= 400000
 SEED  ?= 1
@@ -173,8 +175,8 @@ bench-quantised: $(STAMP)
 # net is the default's or a shipped net with the same nets for that rule set (ADR 0020: pulvezar-v6 changed
 # Tavla's race nets only, so the international work stays pulvezar-v5's). Niced: the books run in the
 # background at the lowest priority.
-BOOK_NET_INTERNATIONAL ?= pulvezar-v5
-BOOK_NET_TAVLA ?= pulvezar-v6
+BOOK_NET_INTERNATIONAL ?= pulvezar-v7
+BOOK_NET_TAVLA ?= pulvezar-v7
 book: $(STAMP)
 	for rn in international:$(BOOK_NET_INTERNATIONAL) tavla:$(BOOK_NET_TAVLA); do \
 	  r=$${rn%%:*}; n=$${rn#*:}; a=data/book/work/$$r-$$n; w=runs/book/$$r-$$n; \

@@ -14,11 +14,14 @@ Issue 13 asked: SE at 1,296 trials no larger than gnubg's, precision >= 1.5x gnu
 (``bench/rollout_agreement.py``) the lopsided races' equities within two combined SEs of gnubg's;
 issue 32 asks precision >= 2x gnubg's on each position, the equities within two combined SEs.
 
-    .venv/bin/python bench/rollout_precision.py [--trials 1296] [--model MODEL] [--luck screened,full]
+    .venv/bin/python bench/rollout_precision.py [--trials 1296] [--model MODEL ...] [--luck screened,full]
         [--only NAME,...]
 
-pulvezar runs once per ``--luck``: ``screened`` (the default of every rollout: variance reduction's 21
-rolls valued among the plays the screening net ranks first, ADR 0010) and ``full`` (every play).
+pulvezar runs once per ``--model`` (repeatable: the models one after the other against the same gnubg
+rollout) and ``--luck``: ``screened`` (the default of every rollout: variance reduction's 21 rolls
+valued among the plays the screening net ranks first, ADR 0010) and ``full`` (every play).  A model
+whose rollout is exact (its race table values the position: no variance) is printed with its value
+and left out of the ratios.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def gnubg_rollout(pid: str, trials: int) -> tuple[float, float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--model", help="model file (default: the shipped net)")
+    ap.add_argument("--model", action="append", default=[], help="model file, repeatable (default: shipped)")
     ap.add_argument(
         "--luck", default="screened,full", help="pulvezar's variance reduction, one row each (screened, full)"
     )
@@ -99,12 +102,13 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
     torch.set_num_threads(1)
-    net = NetEvaluator.load(args.model) if args.model else default_evaluator()
-    name = Path(args.model).stem if args.model else "default"
+    nets = [(Path(m).stem, NetEvaluator.load(m)) for m in args.model] or [("default", default_evaluator())]
     print(f"date {date.today()}  machine {platform.node()} nproc={os.cpu_count()}", end="  ")
-    print(f"model {name}  trials {args.trials}")
-    rollout(positions()[0][1], trials=8, seed=99, evaluator=net)  # warm: tables, C weights
-    ratios: dict[str, list[float]] = {luck: [] for luck in lucks}
+    print(f"models {', '.join(name for name, _ in nets)}  trials {args.trials}")
+    for _, net in nets:
+        rollout(positions()[0][1], trials=8, seed=99, evaluator=net)  # warm: tables, C weights
+    runs = [(f"{name} {luck}" if len(nets) > 1 else luck, net, luck) for name, net in nets for luck in lucks]
+    ratios: dict[str, list[float]] = {key: [] for key, _, _ in runs}
     for label, pos in chosen:
         g_eq, g_se, g_cpu = gnubg_rollout(pos.position_id, args.trials)
         if g_se == 0.0:  # the outcome is certain: no precision to compare
@@ -112,25 +116,30 @@ def main() -> int:
             continue
         g_prec = 1.0 / (g_se**2 * g_cpu)
         rows = []
-        for luck in lucks:
+        for key, net, luck in runs:
             c0 = time.process_time()
             r = rollout(pos, trials=args.trials, seed=1, evaluator=net, luck=luck)
             p_cpu = time.process_time() - c0
-            rows.append((luck, r, p_cpu, 1.0 / (r.noise**2 * p_cpu)))
+            rows.append((key, r, p_cpu, 1.0 / (r.noise**2 * p_cpu) if r.noise > 1e-12 else math.inf))
         print(f"{label} ({pos.position_id}):")
-        table = [(f"pulvezar {luck}", r.equity, r.noise, cpu, prec) for luck, r, cpu, prec in rows]
+        table = [(f"pulvezar {key}", r.equity, r.noise, cpu, prec) for key, r, cpu, prec in rows]
         for who, eq, se, cpu, prec in [*table, ("gnubg", g_eq, g_se, g_cpu, g_prec)]:
             print(
-                f"  {who:17} {eq:+.5f} +- {se:.5f}  {cpu:6.1f} CPU s  {args.trials / cpu:6.1f} trials/s  "
-                f"variance/trial {se**2 * args.trials:.4f}  precision/CPU-s {prec:10.0f}"
+                f"  {who:17} {eq:+.5f} +- {se:.5f}  {cpu:6.1f} CPU s  {args.trials / max(cpu, 1e-9):8.1f} "
+                f"trials/s  variance/trial {se**2 * args.trials:.4f}  precision/CPU-s {prec:10.0f}"
             )
-        for luck, r, _, prec in rows:
+        for key, r, _, prec in rows:
             z = (r.equity - g_eq) / math.hypot(r.noise, g_se)
-            ratios[luck].append(prec / g_prec)
+            if r.noise <= 1e-12:  # rounding only
+                print(f"  RESULT {key}: exact (no variance)  z {z:+.2f}")
+                continue
+            ratios[key].append(prec / g_prec)
             ratio = f"SE ratio {r.noise / g_se:.2f}  precision ratio {prec / g_prec:.2f}"
-            print(f"  RESULT {luck}: {ratio}  z {z:+.2f}")
-    for luck, xs in ratios.items():
-        print(f"precision ratio pulvezar ({luck}) / gnubg: {', '.join(f'{x:.2f}' for x in xs)}")
+            print(f"  RESULT {key}: {ratio}  z {z:+.2f}")
+    for key, xs in ratios.items():
+        mean = math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan
+        listed = ", ".join(f"{x:.2f}" for x in xs)
+        print(f"precision ratio pulvezar ({key}) / gnubg: {listed}  geomean {mean:.2f}")
     return 0
 
 

@@ -49,6 +49,7 @@ class GrpcEvaluator:
         self.model = ""
         self.rules: Any = None  # the RuleSet message of the requests; None: international
         self._root = self
+        self._race_table_points = 6
         self._views: dict[str, GrpcEvaluator] = {}
 
     def for_rules(self, rules: Rules) -> GrpcEvaluator:
@@ -75,7 +76,14 @@ class GrpcEvaluator:
         if reply.max_packed_boards:
             self.max_boards = min(self.max_boards, reply.max_packed_boards)
         self.model = reply.model
+        self._root._race_table_points = max(6, reply.race_table_points)
         return reply
+
+    @property
+    def race_table_points(self) -> int:
+        """The served model's (``ModelInfo``; 6 until :meth:`info` was asked, and from an older server):
+        where rollouts end their trials (:func:`~pulvezar.eval.evaluator.exact_races`)."""
+        return self._root._race_table_points
 
     def evaluate_boards(self, boards: Boards) -> Probs:
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)

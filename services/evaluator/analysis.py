@@ -90,8 +90,11 @@ class BatchedEvaluator:
         loop: asyncio.AbstractEventLoop,
         variants: Mapping[str, MicroBatcher] | None = None,
         parent: BatchedEvaluator | None = None,
+        race_table_points: int = 6,
     ) -> None:
         self.batcher = batcher
+        #: the model's (:func:`~pulvezar.eval.evaluator.exact_races`): where searches stop
+        self.race_table_points: int = parent.race_table_points if parent is not None else race_table_points
         self.loop = loop
         self.variants = variants or {}
         self._parent = parent
@@ -139,8 +142,10 @@ class Analyst:
         workers: int,
         queue: int,
         variants: Mapping[str, MicroBatcher] | None = None,
+        race_table_points: int = 6,
     ) -> None:
         self.batcher = batcher
+        self.race_table_points = race_table_points
         self.variants = dict(variants or {})
         self.queue = queue
         self._heavy = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="analysis")
@@ -155,7 +160,9 @@ class Analyst:
         ev: BatchedEvaluator | None = getattr(self._local, "evaluator", None)
         if ev is None:
             assert self._loop is not None
-            ev = self._local.evaluator = BatchedEvaluator(self.batcher, self._loop, self.variants)
+            ev = self._local.evaluator = BatchedEvaluator(
+                self.batcher, self._loop, self.variants, race_table_points=self.race_table_points
+            )
         return ev
 
     def _call(self, job: Job, fn: Callable[[BatchedEvaluator], T]) -> T:

@@ -137,6 +137,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         self.analyst: Analyst | None = None
         self.model = ""
         self.model_name = ""
+        self.race_table_points = 6
         self.device = ""
 
     # ---- life cycle ----------------------------------------------------
@@ -170,7 +171,10 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
                 self.variant_batchers[rules.name] = batcher(own)
         for b in (self.batcher, *self.variant_batchers.values()):
             await b.submit(boards_of([Position.start()]))
-        self.analyst = Analyst(self.batcher, s.analysis_workers, s.analysis_queue, self.variant_batchers)
+        self.race_table_points = net.race_table_points
+        self.analyst = Analyst(
+            self.batcher, s.analysis_workers, s.analysis_queue, self.variant_batchers, net.race_table_points
+        )
         log(
             logger,
             logging.INFO,
@@ -237,6 +241,7 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
             accelerator=self.device != "cpu",
             max_packed_boards=self.settings.max_packed_boards,
             variants=sorted(self.variant_batchers),
+            race_table_points=self.race_table_points,
         )
 
     @_rpc

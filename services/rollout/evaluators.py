@@ -72,6 +72,11 @@ class CheckedEvaluator:
             )
         return view
 
+    @property
+    def race_table_points(self) -> int:
+        """The inner evaluator's (:func:`~pulvezar.eval.evaluator.exact_races`: where trials end)."""
+        return int(getattr(self.inner, "race_table_points", 6))
+
     def check(self) -> None:
         now = time.monotonic()
         if now >= self._next_check:

@@ -48,6 +48,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ev = NetEvaluator(
         base.contact_net, base.race_net, device="cpu", encoding_version=base.encoding_version,
         crashed_net=base.crashed_net, variants={MB.name: {"contact": shifted(base.contact_net, 1.0)}},
+        race_table_points=base.race_table_points,
     )  # fmt: skip
     path = tmp_path_factory.mktemp("variants") / "m.pt"
     ev.save(path, {"name": "variant-test"})
@@ -171,8 +172,14 @@ def test_nets_digest_tells_which_rule_sets_two_models_value_alike(model: Path, e
     other = NetEvaluator(
         base.contact_net, shifted(base.race_net, 1e-3), device="cpu", encoding_version=base.encoding_version,
         crashed_net=base.crashed_net, variants={MB.name: dict(ev.variants[MB.name])},
+        race_table_points=base.race_table_points,
     )  # fmt: skip
     assert other.nets_sha256(plain) != base.nets_sha256(plain)  # one race weight differs
+    no_table = NetEvaluator(
+        base.contact_net, base.race_net, device="cpu", encoding_version=base.encoding_version,
+        crashed_net=base.crashed_net, variants={MB.name: dict(ev.variants[MB.name])},
+    )  # fmt: skip
+    assert no_table.nets_sha256(plain) != base.nets_sha256(plain)  # the same nets, races valued otherwise
     assert other.nets_sha256(MB) != ev.nets_sha256(MB)  # MB's own contact net, the shared race net
 
 

@@ -206,7 +206,11 @@ def test_a_workers_grpc_evaluator_equals_the_library(
 
     client = GrpcEvaluator(evaluator_service.address, max_boards=700)
     try:
+        assert client.race_table_points == 6  # not asked yet: the home boards only
         assert client.info(5).model == library.info.sha256  # type: ignore[union-attr]
+        # the served model's race table, so the client's rollouts end their trials where the library's do
+        assert client.race_table_points == library.race_table_points == 9
+        assert client.for_rules(Rules.tavla()).race_table_points == 9
         boards = random_boards(3000, seed=31)
         before = evaluator_service.metric("pulvezar_grpc_requests_total", method="EvaluatePacked", code="OK")
         np.testing.assert_array_equal(client.evaluate_boards(boards), library.evaluate_boards(boards))
@@ -221,6 +225,7 @@ def test_model_info_names_the_model_and_its_device(stub: Stub, library: NetEvalu
     assert info.model == library.info.sha256  # type: ignore[union-attr]
     assert (info.device, info.accelerator) == ("cpu", False)
     assert info.name == default_model_path().stem and info.max_packed_boards == 65536
+    assert info.race_table_points == library.race_table_points
 
 
 def _packed(*boards: bytes) -> pb.EvaluatePackedRequest:

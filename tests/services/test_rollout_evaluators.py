@@ -100,3 +100,24 @@ def test_a_checked_evaluator_follows_the_inner_evaluators_rule_sets() -> None:
     cancelled[0] = True
     with pytest.raises(Cancelled):
         view.evaluate_boards(None)  # type: ignore[arg-type]
+
+
+def test_a_workers_trials_end_where_its_models_race_table_begins() -> None:
+    """Issue 43: a worker's wrappers pass on the model's race table, so a job's trials end where the
+    library's do (``exact_races``): within nine points for ``pulvezar-v7``, the home boards for an
+    evaluator that names none."""
+    import numpy as np
+
+    from pulvezar import Position
+    from pulvezar.eval.evaluator import default_evaluator, exact_races
+    from pulvezar.search.cache import CachedEvaluator
+    from services.rollout.evaluators import CheckedEvaluator
+
+    inside = Position.from_points({9: 3, 6: 12}, {8: 2, 5: 13})  # both sides within nine points
+    home = Position.from_points({6: 3, 5: 12}, {4: 2, 3: 13})
+    boards = np.stack([np.frombuffer(p.board, dtype=np.uint8) for p in (inside, home, Position.start())])
+    net = default_evaluator()
+    checked = CheckedEvaluator(net, lambda: False)
+    for ev in (net, checked, CachedEvaluator(checked)):
+        assert exact_races(ev, boards).tolist() == [True, True, False]
+    assert exact_races(_Inner(), boards).tolist() == [False, True, False]  # type: ignore[arg-type]

@@ -106,6 +106,9 @@ def compose_main(argv: list[str]) -> int:
     parser.add_argument("--variant", action="append", default=[], metavar="RULES:NAME=MODEL",
                         help="net NAME of rule set RULES (e.g. tavla+must_bear_off:contact) from MODEL; "
                         "repeatable")  # fmt: skip
+    parser.add_argument("--race-table", type=int, choices=(6, 7, 8, 9, 10), metavar="POINTS",
+                        help="value races within POINTS points from a one-sided table (6: none beyond the "
+                        "home boards; default: the base's)")  # fmt: skip
     parser.add_argument("--out", required=True)
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
@@ -122,7 +125,7 @@ def compose_main(argv: list[str]) -> int:
         if not sep or not path or not colon or not rules or not name:
             parser.error(f"--variant {spec!r} is not RULES:NAME=MODEL")
         variants.setdefault(rules, {})[name] = path
-    ev = compose_models(args.base, nets, args.out, args.note, variants)
+    ev = compose_models(args.base, nets, args.out, args.note, variants, args.race_table)
     print(f"wrote {args.out} (sha256 {ev.info.sha256[:16] if ev.info else '?'})")
     return 0
 

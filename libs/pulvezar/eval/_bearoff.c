@@ -39,7 +39,8 @@
 
 #include "../rules/movegen.h"
 
-#define MAXP 6
+#define MAXP 10 /* the largest table: 15 checkers on 10 points, 3,268,760 positions */
+#define HOME 6  /* the default: the home board */
 #define MAXK 15
 #define SLOTS 64 /* dense working slots (rolls 0..63); overflow is an error */
 #define SCALE 2147483648.0 /* 2^31 */
@@ -80,7 +81,7 @@ static void enumerate(uint8_t *pos, int p, int k, uint8_t *c, int pt, int left) 
 
 static PyObject *build_one_sided(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"max_checkers", "points", NULL};
-    int k = MAXK, p = MAXP;
+    int k = MAXK, p = HOME;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|ii", kwlist, &k, &p)) return NULL;
     if (k < 0 || k > MAXK || p < 1 || p > MAXP) {
         PyErr_Format(PyExc_ValueError, "need 0 <= max_checkers <= %d and 1 <= points <= %d", MAXK, MAXP);
@@ -218,10 +219,10 @@ done:
 
 static PyObject *build_two_sided(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"max_checkers", "points", NULL};
-    int k = 6, p = MAXP;
+    int k = 6, p = HOME;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|ii", kwlist, &k, &p)) return NULL;
-    if (k < 0 || k > MAXK2 || p < 1 || p > MAXP) {
-        PyErr_Format(PyExc_ValueError, "need 0 <= max_checkers <= %d and 1 <= points <= %d", MAXK2, MAXP);
+    if (k < 0 || k > MAXK2 || p < 1 || p > HOME) {
+        PyErr_Format(PyExc_ValueError, "need 0 <= max_checkers <= %d and 1 <= points <= %d", MAXK2, HOME);
         return NULL;
     }
     init_binom();
@@ -326,6 +327,91 @@ done:
     return out;
 }
 
+/*
+ * race_probabilities(payload, starts, points, boards) -> bytes: the race
+ * values of boards whose both sides have every checker on points 1..points
+ * (or off), from an encoded one-sided table of 15 checkers on `points` points
+ * (build_one_sided's payload; `starts` is uint32[2 * positions], each
+ * distribution's first slot in the q array).  Per board five float64, for the
+ * player on roll (side 0 of the 50-byte board, the mover rolls first):
+ *   win  = sum_n P(mover off in n) * P(opponent off in >= n)
+ *   wg   = sum_n P(mover off in n) * P(opponent's first off in >= n), opponent 15 on the board
+ *   lg   = sum_n P(opponent off in n) * P(mover's first off in > n), mover 15 on the board
+ * and no backgammons (no checker can be in the other home board).  A board
+ * outside the table is a ValueError.
+ */
+static int dense_of(const uint8_t *head, const uint32_t *q, size_t nq, const uint32_t *starts, size_t i,
+                    int which, double *out) {
+    for (int s = 0; s < SLOTS; s++) out[s] = 0.0;
+    int lo = head[4 * i + which], len = head[4 * i + 2 + which];
+    if (lo + len > SLOTS || (size_t)starts[2 * i + (size_t)which] + (size_t)len > nq) return -1;
+    const uint32_t *src = q + starts[2 * i + (size_t)which];
+    for (int s = 0; s < len; s++) out[lo + s] = (double)src[s] / SCALE;
+    return 0;
+}
+
+static PyObject *race_probabilities(PyObject *self, PyObject *args) {
+    Py_buffer pay, st, bd;
+    int p;
+    if (!PyArg_ParseTuple(args, "y*y*iy*", &pay, &st, &p, &bd)) return NULL;
+    PyObject *out = NULL;
+    init_binom();
+    if (p < 1 || p > MAXP) {
+        PyErr_Format(PyExc_ValueError, "need 1 to %d points", MAXP);
+        goto done;
+    }
+    size_t n = binom[p + MAXK][p], nb = (size_t)bd.len / 50;
+    if ((size_t)st.len != 8 * n || (size_t)pay.len < 4 * n || (size_t)bd.len % 50) {
+        PyErr_SetString(PyExc_ValueError, "race table: payload, starts or boards of the wrong size");
+        goto done;
+    }
+    const uint8_t *head = pay.buf, *b = bd.buf;
+    const uint32_t *starts = st.buf;
+    const uint32_t *q = (const uint32_t *)((const uint8_t *)pay.buf + 4 * n);
+    size_t nq = ((size_t)pay.len - 4 * n) / 4;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * 5 * sizeof(double)));
+    if (!out) goto done;
+    double *o = (double *)PyBytes_AS_STRING(out);
+    double mo[SLOTS], mf[SLOTS], oo[SLOTS], of[SLOTS];
+    for (size_t k = 0; k < nb; k++, b += 50, o += 5) {
+        int bad = 0, cm = 0, co = 0;
+        for (int t = p; t < 25; t++) bad |= b[t] | b[25 + t];
+        for (int t = 0; t < p; t++) cm += b[t], co += b[25 + t];
+        if (bad || cm > MAXK || co > MAXK) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_ValueError, "race table: a board outside the table");
+            goto done;
+        }
+        size_t im = pos_index(b, p), io = pos_index(b + 25, p);
+        if (dense_of(head, q, nq, starts, im, 0, mo) || dense_of(head, q, nq, starts, im, 1, mf) ||
+            dense_of(head, q, nq, starts, io, 0, oo) || dense_of(head, q, nq, starts, io, 1, of)) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_ValueError, "race table: inconsistent payload");
+            goto done;
+        }
+        /* suffix sums: P(X >= n) */
+        double o_ge[SLOTS + 1], of_ge[SLOTS + 1], mf_ge[SLOTS + 1];
+        o_ge[SLOTS] = of_ge[SLOTS] = mf_ge[SLOTS] = 0.0;
+        for (int s = SLOTS - 1; s >= 0; s--) {
+            o_ge[s] = o_ge[s + 1] + oo[s];
+            of_ge[s] = of_ge[s + 1] + of[s];
+            mf_ge[s] = mf_ge[s + 1] + mf[s];
+        }
+        double win = 0.0, wg = 0.0, lg = 0.0;
+        for (int s = 0; s < SLOTS; s++) {
+            win += mo[s] * o_ge[s];
+            if (co == MAXK) wg += mo[s] * of_ge[s];
+            if (cm == MAXK) lg += oo[s] * mf_ge[s + 1];
+        }
+        o[0] = win, o[1] = wg, o[2] = 0.0, o[3] = lg, o[4] = 0.0;
+    }
+done:
+    PyBuffer_Release(&pay);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&bd);
+    return out;
+}
+
 static PyObject *position_index(PyObject *self, PyObject *arg) {
     PyObject *seq = PySequence_Fast(arg, "checkers must be a sequence of ints");
     if (!seq) return NULL;
@@ -358,6 +444,8 @@ static PyMethodDef methods[] = {
      "build_one_sided(max_checkers=15, points=6) -> bytes: the encoded one-sided bear-off table."},
     {"build_two_sided", (PyCFunction)(void (*)(void))build_two_sided, METH_VARARGS | METH_KEYWORDS,
      "build_two_sided(max_checkers=6, points=6) -> bytes: the exact two-sided table, uint16 V[mover][opponent]."},
+    {"race_probabilities", race_probabilities, METH_VARARGS,
+     "race_probabilities(payload, starts, points, boards) -> bytes: float64 (N, 5) race values from a one-sided table."},
     {"position_index", position_index, METH_O,
      "position_index(checkers) -> int: index of checkers on points 1..len(checkers)."},
     {NULL, NULL, 0, NULL},

@@ -34,6 +34,7 @@ header with magic ``b"PZB2"`` and a payload of ``uint16`` ``round(p * 65535)``,
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 from collections.abc import Sequence
 from math import comb
@@ -45,7 +46,17 @@ import numpy.typing as npt
 
 from pulvezar.eval import _bearoff
 
-__all__ = ["DEFAULT_PATH", "DEFAULT_TWO_SIDED_PATH", "FORMAT_VERSION", "OneSidedBearoff", "TwoSidedBearoff"]
+__all__ = [
+    "DEFAULT_PATH",
+    "DEFAULT_TWO_SIDED_PATH",
+    "FORMAT_VERSION",
+    "RACE_TABLE_POINTS",
+    "OneSidedBearoff",
+    "RaceTable",
+    "TwoSidedBearoff",
+    "tables_dir",
+    "within_points",
+]
 
 FORMAT_VERSION: Final = 1
 MAGIC: Final = b"PZBO"
@@ -72,7 +83,7 @@ def _pack(magic: bytes, max_checkers: int, points: int, positions: int, payload:
     return head + payload
 
 
-def _unpack(data: bytes, magic: bytes, what: str) -> tuple[bytes, int, int, int]:
+def _unpack(data: bytes | memoryview, magic: bytes, what: str) -> tuple[bytes | memoryview, int, int, int]:
     """Check a file image's header and checksum; returns (payload, max_checkers, points, positions)."""
     if len(data) < _HEADER.size:
         raise ValueError(f"{what} file too short")
@@ -148,7 +159,7 @@ class OneSidedBearoff:
     def from_bytes(cls, data: bytes) -> OneSidedBearoff:
         """Parse a file image, verifying its format and checksum."""
         payload, k, p, _ = _unpack(data, MAGIC, "bear-off")
-        return cls(payload, k, p)
+        return cls(bytes(payload), k, p)  # bytes in, the same bytes out: no copy
 
     @classmethod
     def load(cls, path: str | Path) -> OneSidedBearoff:
@@ -311,7 +322,7 @@ class TwoSidedBearoff:
         payload, k, p, n = _unpack(data, MAGIC_TWO_SIDED, "two-sided bear-off")
         if len(payload) != 2 * n * n:
             raise ValueError("two-sided bear-off file truncated or inconsistent")
-        return cls(payload, k, p)
+        return cls(bytes(payload), k, p)
 
     @classmethod
     def load(cls, path: str | Path) -> TwoSidedBearoff:
@@ -371,6 +382,133 @@ class TwoSidedBearoff:
         return np.asarray(self._q[im, io], dtype=np.float64) / SCALE_TWO_SIDED
 
 
+#: The race tables' committed records (package data: an installed pulvezar checks its builds against them).
+RECORDS: Final = Path(__file__).resolve().parent / "data"
+
+#: The race table's points in models that name one (``race_table_points``; see :class:`RaceTable`).
+RACE_TABLE_POINTS: Final = 9
+
+
+def within_points(boards: npt.NDArray[np.uint8], points: int) -> npt.NDArray[np.bool_]:
+    """``(N, 50)`` boards whose both sides have every checker on points ``1..points`` (or off)."""
+    b = np.asarray(boards, dtype=np.uint8).reshape(-1, 50)
+    outside = b[:, points:25].any(axis=1) | b[:, 25 + points :].any(axis=1)
+    return np.logical_not(outside)
+
+
+def tables_dir() -> Path:
+    """Where built race tables are kept: ``PULVEZAR_TABLES`` when set, else ``data/bearoff`` of the
+    repository when it is writable, else ``~/.cache/pulvezar/tables``."""
+    override = os.environ.get("PULVEZAR_TABLES")
+    if override:
+        return Path(override)
+    if DEFAULT_PATH.parent.is_dir() and os.access(DEFAULT_PATH.parent, os.W_OK):
+        return DEFAULT_PATH.parent
+    return Path.home() / ".cache" / "pulvezar" / "tables"
+
+
+_LOADED: dict[tuple[int, str], RaceTable] = {}
+
+
+class RaceTable:
+    """Race values from a one-sided table of 15 checkers on ``points`` points (7 to 10), beyond the
+    home board: for a race whose both sides have every checker on points ``1..points``, each side's
+    distribution of the rolls it needs (playing each roll to minimise them) gives the mover's chance to
+    win (:func:`_bearoff.race_probabilities`; the same rule as the home-board table's races, and as
+    GNU Backgammon's one-sided databases).  No checker can be in the other side's home board, so no
+    backgammon; gammons from the first-off distributions.
+
+    The table is built in C (15x9: 1,307,504 positions, about 45 s and 96 MB) once and kept in
+    :func:`tables_dir`; its payload's SHA-256 must match the committed record
+    ``pulvezar/eval/data/race_table_15xP.json``, so a changed builder cannot change values unnoticed.
+    """
+
+    def __init__(self, payload: bytes | memoryview, points: int) -> None:
+        if not 6 < points <= 10:
+            raise ValueError("a race table has 7 to 10 points")
+        self.points = points
+        self.positions = comb(points + CHECKERS, points)
+        n = self.positions
+        lens = np.frombuffer(payload, dtype=np.uint8, count=4 * n).reshape(n, 2, 2)[:, 1, :].ravel()
+        ends = np.cumsum(lens, dtype=np.uint64)
+        if 4 * n + 4 * int(ends[-1]) != len(payload):
+            raise ValueError("race table payload has the wrong length")
+        self.payload = payload
+        self._starts = (ends - lens).astype("<u4").tobytes()
+
+    @classmethod
+    def record(cls, points: int) -> dict[str, object]:
+        """The committed record of the 15-checker table on ``points`` points (its checksums)."""
+        import json
+
+        path = RECORDS / f"race_table_15x{points}.json"
+        if not path.exists():
+            raise ValueError(f"no committed race table for {points} points ({path.name})")
+        record: dict[str, object] = json.loads(path.read_text())
+        return record
+
+    @classmethod
+    def cached(cls, points: int = RACE_TABLE_POINTS) -> RaceTable:
+        """The table, loaded from :func:`tables_dir` or built there first (one builder at a time, the
+        file replaced atomically); a file whose payload is not the committed one is built again. Once
+        per process and folder: later calls return the same table."""
+        key = (points, str(tables_dir()))
+        table = _LOADED.get(key)
+        if table is None:
+            table = _LOADED[key] = cls._cached(points)
+        return table
+
+    @classmethod
+    def _cached(cls, points: int) -> RaceTable:
+        import fcntl
+
+        expected = cls.record(points)["payload_sha256"]
+        folder = tables_dir()
+        path = folder / f"one_sided_15x{points}.bin"
+        table = cls._load_if_current(path, points, expected)
+        if table is not None:
+            return table
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / f".one_sided_15x{points}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building it now
+            table = cls._load_if_current(path, points, expected)
+            if table is not None:
+                return table
+            db = OneSidedBearoff.build(CHECKERS, points)
+            if db.sha256 != expected:
+                raise ValueError(f"the {points}-point race table built here is not the committed one")
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            db.save(tmp)
+            os.replace(tmp, path)
+            return cls(db.payload, points)
+
+    @classmethod
+    def _load_if_current(cls, path: Path, points: int, expected: object) -> RaceTable | None:
+        if not path.exists():
+            return None
+        import mmap
+
+        with open(path, "rb") as f:  # mapped: processes on one host share the pages
+            data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+        try:
+            payload, k, p, _ = _unpack(data, MAGIC, "bear-off")
+        except ValueError:
+            return None
+        if (k, p) != (CHECKERS, points) or hashlib.sha256(payload).hexdigest() != expected:
+            return None
+        return cls(payload, points)
+
+    def covers(self, boards: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """``(N, 50)`` boards whose both sides have every checker on points ``1..points`` (or off)."""
+        return within_points(boards, self.points)
+
+    def probabilities(self, boards: npt.NDArray[np.uint8]) -> FloatArray:
+        """``(N, 5)`` probabilities of covered boards for the player on roll (a ValueError otherwise)."""
+        raw = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        out = _bearoff.race_probabilities(self.payload, self._starts, self.points, raw.tobytes())
+        return np.frombuffer(out, dtype=np.float64).reshape(-1, 5).copy()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the 15x6 one-sided and the 6x6 two-sided tables, write them (default:
     :data:`DEFAULT_PATH`, :data:`DEFAULT_TWO_SIDED_PATH`) and a JSON record beside each."""
@@ -381,7 +519,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pulvezar.eval.bearoff", description=main.__doc__)
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
     parser.add_argument("--two-sided", type=Path, default=DEFAULT_TWO_SIDED_PATH, metavar="PATH")
+    parser.add_argument(
+        "--race-table",
+        type=int,
+        metavar="POINTS",
+        help="instead: make sure the 15-checker race table on POINTS points is built in tables_dir() "
+        "(nothing to do when it is)",
+    )
+    parser.add_argument("--record", action="store_true", help="with --race-table: write its record (RECORDS)")
     args = parser.parse_args(argv)
+    if args.race_table is not None:
+        return _race_table_main(args.race_table, args.record)
     builders: list[tuple[Path, type[OneSidedBearoff] | type[TwoSidedBearoff]]] = [
         (args.path, OneSidedBearoff),
         (args.two_sided, TwoSidedBearoff),
@@ -405,6 +553,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
         print(f"{path}: {len(image)} bytes, built in {seconds:.2f} s")
         print(f"sha256 {record['sha256']}")
+    return 0
+
+
+def _race_table_main(points: int, record: bool) -> int:
+    """``--race-table``: build (or find) the race table; with ``record``, write its record first."""
+    import json
+    import time
+
+    start = time.perf_counter()
+    if record:
+        db = OneSidedBearoff.build(CHECKERS, points)
+        info = {
+            "file": f"one_sided_15x{points}.bin",
+            "format_version": FORMAT_VERSION,
+            "max_checkers": CHECKERS,
+            "points": points,
+            "positions": db.positions,
+            "bytes": _HEADER.size + len(db.payload),
+            "payload_sha256": db.sha256,
+        }
+        (RECORDS / f"race_table_15x{points}.json").write_text(json.dumps(info, indent=2) + "\n")
+    table = RaceTable.cached(points)
+    seconds = time.perf_counter() - start
+    print(f"race table 15x{points}: {table.positions} positions in {tables_dir()} ({seconds:.1f} s)")
     return 0
 
 

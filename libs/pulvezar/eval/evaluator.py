@@ -8,7 +8,9 @@ search, rollouts and training call; the rest is built on it.
 Position classes: finished games are scored exactly; home-board endgames with
 at most 6 checkers a side come from the exact two-sided bear-off database,
 other races with all checkers of both sides in their home boards from the exact
-one-sided one; other races go to the race net, everything else to the contact net, except
+one-sided one; in a model with a race table (``race_table_points``, :class:`RaceTable`), races
+with every checker of both sides on points 1..9 come from it; other races go to the race net,
+everything else to the contact net, except
 that a model with a crashed net sends it the contact positions with a crashed side (GNU
 Backgammon's test, :func:`pulvezar.eval.classes.crashed`; ``FLAG_CRASHED`` of the C flags).
 
@@ -36,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pulvezar.eval import _forward
-from pulvezar.eval.bearoff import OneSidedBearoff, TwoSidedBearoff
+from pulvezar.eval.bearoff import OneSidedBearoff, RaceTable, TwoSidedBearoff, within_points
 from pulvezar.eval.encoding import ENCODING_VERSION, FEATURES_BY_VERSION, encode, ensure_race_tables
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Play, Rules
@@ -51,7 +53,7 @@ Probs = npt.NDArray[np.float64]
 Boards = npt.NDArray[np.uint8]
 
 MODELS = Path(__file__).resolve().parent / "models"
-DEFAULT_MODEL = MODELS / "pulvezar-v6.pt"
+DEFAULT_MODEL = MODELS / "pulvezar-v7.pt"
 #: the cheap net that screens the plays of variance reduction's 21 rolls (rollouts' ``luck="screened"``)
 SCREEN_MODEL = MODELS / "pulvezar-screen-v1.pt"
 
@@ -263,6 +265,7 @@ class ModelInfo:
     nets: tuple[str, ...] = ("contact", "race")
     variants: tuple[str, ...] = ()
     name: str | None = None
+    race_table_points: int = 6
 
 
 class _CWeights:
@@ -332,6 +335,7 @@ class NetEvaluator(EvaluatorBase):
         crashed_net: ValueNet | None = None,
         quantised: bool | None = None,
         variants: dict[str, dict[str, ValueNet]] | None = None,
+        race_table_points: int = 6,
     ) -> None:
         features = FEATURES_BY_VERSION[encoding_version]
         variants = variants or {}
@@ -361,6 +365,8 @@ class NetEvaluator(EvaluatorBase):
         self.crashed_net = crashed_net.to(self.device).eval() if crashed_net is not None else None
         self.races = BearoffRaces(bearoff or OneSidedBearoff.default())
         self.two_sided = two_sided or TwoSidedBearoff.default()
+        #: races beyond the home boards valued by a one-sided table (None: by the race net)
+        self.race_table = RaceTable.cached(race_table_points) if race_table_points != 6 else None
         self.info = info
         nets = [n for n in (contact_net, race_net, crashed_net) if n is not None]
         self.quantised = any(not n.uniform for n in nets) if quantised is None else quantised
@@ -394,6 +400,11 @@ class NetEvaluator(EvaluatorBase):
         return child
 
     @property
+    def race_table_points(self) -> int:
+        """Races within this many points are valued from a table (6: the home-board table only)."""
+        return self.race_table.points if self.race_table is not None else 6
+
+    @property
     def nets(self) -> dict[str, ValueNet]:
         """The model's nets by their names in a model file (:data:`NET_NAMES`): contact, crashed
         when there is one, race."""
@@ -408,6 +419,8 @@ class NetEvaluator(EvaluatorBase):
         and encoding: two models with the same digest value every position of that rule set alike, so
         work made with one of them (a book, a rollout) is the other's too."""
         digest = hashlib.sha256(f"encoding {self.encoding_version}\n".encode())
+        if self.race_table is not None:  # the digests of models without one stay as they were
+            digest.update(f"race table {self.race_table.points}\n".encode())
         ev = self if rules is None else self.for_rules(rules)
         for name, net in ev.nets.items():
             digest.update(f"{name} {json.dumps(net.config(), sort_keys=True)}\n".encode())
@@ -502,6 +515,12 @@ class NetEvaluator(EvaluatorBase):
         bo = todo & ((flags & _forward.FLAG_HOME) != 0)
         if bo.any():
             out[bo] = self.races.probabilities(boards[bo])
+        if self.race_table is not None:
+            table = todo & ~bo & ((flags & _forward.FLAG_CONTACT) == 0)
+            table[table] = self.race_table.covers(boards[table])
+            if table.any():
+                out[table] = self.race_table.probabilities(boards[table])
+            bo |= table
         rest = todo & ~bo
         is_contact = (flags & _forward.FLAG_CONTACT) != 0
         routes = [(rest & is_contact, self.contact_net), (rest & ~is_contact, self.race_net)]
@@ -531,6 +550,8 @@ class NetEvaluator(EvaluatorBase):
         }
         if self.crashed_net is not None:  # a two-net model's file stays as it always was
             state["crashed"] = {"config": self.crashed_net.config(), "state": self.crashed_net.state_dict()}
+        if self.race_table is not None:  # and of models without a race table
+            state["race_table_points"] = self.race_table.points
         if self.variants:  # so do the files of models without them
             state["variants"] = {
                 name: {k: {"config": n.config(), "state": n.state_dict()} for k, n in vnets.items()}
@@ -552,8 +573,11 @@ class NetEvaluator(EvaluatorBase):
         }  # fmt: skip
         if variant_names:
             meta["variants"] = list(variant_names)
+        points = self.race_table.points if self.race_table is not None else 6
+        if points != 6:
+            meta["race_table_points"] = points
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        return ModelInfo(self.encoding_version, run, digest, names, variant_names, path.stem)
+        return ModelInfo(self.encoding_version, run, digest, names, variant_names, path.stem, points)
 
     @classmethod
     def load(
@@ -588,7 +612,9 @@ class NetEvaluator(EvaluatorBase):
             name: {k: net_of(entry) for k, entry in vnets.items()}
             for name, vnets in state.get("variants", {}).items()
         }
-        info = ModelInfo(version, state["run"], digest, tuple(nets), tuple(sorted(variants)), path.stem)
+        points = int(state.get("race_table_points", 6))
+        names = tuple(sorted(variants))
+        info = ModelInfo(version, state["run"], digest, tuple(nets), names, path.stem, points)
         return cls(
             nets["contact"],
             nets["race"],
@@ -598,7 +624,20 @@ class NetEvaluator(EvaluatorBase):
             crashed_net=nets.get("crashed"),
             quantised=quantised,
             variants=variants,
+            race_table_points=points,
         )
+
+
+def exact_races(evaluator: Evaluator, boards: Boards) -> npt.NDArray[np.bool_]:
+    """The races among ``boards`` that ``evaluator`` values from a bear-off table, not a net: both sides
+    home (:meth:`BearoffRaces.covers`) or within its ``race_table_points`` (an evaluator without that
+    attribute: 6, the home boards). Rollouts end a trial there and search looks no deeper (the value is the
+    table's either way); wrappers (a cache, a service's client) pass the attribute on."""
+    covered = BearoffRaces.covers(boards)
+    points = int(getattr(evaluator, "race_table_points", 6) or 6)
+    if points > 6:
+        covered = covered | within_points(boards, points)
+    return covered
 
 
 def variant_rulesets() -> tuple[Rules, ...]:

@@ -47,7 +47,7 @@ from pulvezar.cubeful.janowski import (
     match_equities,
     money_equities,
 )
-from pulvezar.eval.evaluator import BearoffRaces, Boards, Evaluator, Probs, boards_of, flip, terminal
+from pulvezar.eval.evaluator import Boards, Evaluator, Probs, boards_of, exact_races, flip, terminal
 from pulvezar.met.equity import MatchEquity
 from pulvezar.rollouts.choosers import chooser_for
 from pulvezar.rollouts.lockstep import (
@@ -192,7 +192,7 @@ def _simulate_cubeful(
             value_cf[rest] = table.to_us(np.where(use, dbl, nd), ours[rest])
         alive[idx] = False
 
-    covered = BearoffRaces.covers(board) if s.bearoff_stop else np.zeros(lanes, dtype=bool)
+    covered = exact_races(ev, board) if s.bearoff_stop else np.zeros(lanes, dtype=bool)
     stop(terminal(board)[0] | covered | (s.truncate == 0))
     step = 0
     while alive.any():

@@ -15,13 +15,13 @@ import numpy as np
 import numpy.typing as npt
 
 from pulvezar.eval.evaluator import (
-    BearoffRaces,
     Boards,
     Evaluator,
     Probs,
     default_evaluator,
     equity,
     evaluate_plays,
+    exact_races,
     flip,
     for_rules,
     screen_evaluator,
@@ -204,7 +204,7 @@ def _advance(
     ends = np.zeros(len(board), dtype=bool)
     ends[ids] = terminal(after)[0]
     if s.bearoff_stop:
-        ends[ids] |= BearoffRaces.covers(after)
+        ends[ids] |= exact_races(s.evaluator, after)
     if s.truncate is not None and step >= s.truncate:
         ends[ids] = True
     return ends
@@ -231,7 +231,7 @@ def _simulate(start: Boards, us_on_roll: npt.NDArray[np.bool_], trial_ids: Ints,
         value[idx] = _view(probs, ~ours[idx])
         alive[idx] = False
 
-    covered = BearoffRaces.covers(board) if s.bearoff_stop else np.zeros(lanes, dtype=bool)
+    covered = exact_races(s.evaluator, board) if s.bearoff_stop else np.zeros(lanes, dtype=bool)
     stop(terminal(board)[0] | covered | (s.truncate == 0))
     step = 0
     while alive.any():

@@ -95,6 +95,11 @@ class CachedEvaluator:
         self.calls = 0  # calls that reached the wrapped evaluator
         self.evaluated = 0  # boards that reached it
 
+    @property
+    def race_table_points(self) -> int:
+        """The wrapped evaluator's (:func:`~pulvezar.eval.evaluator.exact_races`)."""
+        return int(getattr(self.evaluator, "race_table_points", 6))
+
     def evaluate_boards(self, boards: Boards) -> Probs:
         if len(boards) == 0:
             return np.zeros((0, 5))

@@ -39,7 +39,6 @@ import numpy.typing as npt
 from pulvezar.eval import _forward
 from pulvezar.eval.evaluator import (
     SCREEN_MODEL,
-    BearoffRaces,
     Boards,
     Evaluator,
     NetEvaluator,
@@ -48,6 +47,7 @@ from pulvezar.eval.evaluator import (
     default_evaluator,
     equity,
     evaluate_plays,
+    exact_races,
     flip,
     for_rules,
     swap_boards,
@@ -223,7 +223,7 @@ class Search:
         out = np.empty((len(uniq), 5))
         done, exact = terminal(uniq)
         out[done] = exact[done]
-        final = ~done & BearoffRaces.covers(uniq)
+        final = ~done & exact_races(self.evaluator, uniq)
         if final.any():
             out[final] = self.cached.evaluate_boards(uniq[final])
         todo = np.flatnonzero(~done & ~final)

@@ -16,6 +16,9 @@ card can say where each net learned.
 ``variants`` gives a rule set nets of its own (a Tavla one, :attr:`NetEvaluator.variants`), each
 taken from a model file the same way (``--variant tavla+must_bear_off:contact=runs/t1/model.pt``); the
 base's own variant nets are kept unless named again.
+
+``race_table_points`` gives the model a race table (:class:`~pulvezar.eval.bearoff.RaceTable`: races
+within that many points valued from a one-sided table, not the race net); None keeps the base's.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def compose_models(
     out: str | Path,
     note: str = "",
     variants: Mapping[str, Mapping[str, str | Path]] | None = None,
+    race_table_points: int | None = None,
 ) -> NetEvaluator:
     """Write ``base`` with each net named in ``nets`` taken from that model file, and the rule sets'
     own nets of ``variants`` (rule set name -> net name -> model file); returns the result."""
@@ -78,6 +82,8 @@ def compose_models(
     ev = NetEvaluator(
         chosen["contact"], chosen["race"], device="cpu",
         encoding_version=version, crashed_net=chosen.get("crashed"), variants=own,
+        race_table_points=race_table_points if race_table_points is not None else (
+            first.race_table.points if first.race_table is not None else 6),
     )  # fmt: skip
     base_sha = first.info.sha256 if first.info is not None else None
     run = {**base_run, "composed": {"base": {"file": str(base), "sha256": base_sha}, **sources}}

@@ -147,20 +147,22 @@ class ModelInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ModelInfoResponse(_message.Message):
-    __slots__ = ("model", "name", "device", "accelerator", "max_packed_boards", "variants")
+    __slots__ = ("model", "name", "device", "accelerator", "max_packed_boards", "variants", "race_table_points")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
     ACCELERATOR_FIELD_NUMBER: _ClassVar[int]
     MAX_PACKED_BOARDS_FIELD_NUMBER: _ClassVar[int]
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    RACE_TABLE_POINTS_FIELD_NUMBER: _ClassVar[int]
     model: str
     name: str
     device: str
     accelerator: bool
     max_packed_boards: int
     variants: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, model: _Optional[str] = ..., name: _Optional[str] = ..., device: _Optional[str] = ..., accelerator: _Optional[bool] = ..., max_packed_boards: _Optional[int] = ..., variants: _Optional[_Iterable[str]] = ...) -> None: ...
+    race_table_points: int
+    def __init__(self, model: _Optional[str] = ..., name: _Optional[str] = ..., device: _Optional[str] = ..., accelerator: _Optional[bool] = ..., max_packed_boards: _Optional[int] = ..., variants: _Optional[_Iterable[str]] = ..., race_table_points: _Optional[int] = ...) -> None: ...
 
 class EvaluatedPlay(_message.Message):
     __slots__ = ("play", "evaluation")
