@@ -10,6 +10,8 @@ sent again (issue 31: before the scheduler, such a job sat `running` with no chu
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,7 +80,7 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
         job = store.submit({"position": START, "trials": 6 * CHUNK, **opts})
         with explained(store, worker):
             wait_until(lambda: store.status(job)["chunks_done"] >= 2, 60, "two chunks", every=0.05)
-        wait_until(lambda: store.redis.hlen("unacked") >= 1, 30, "a chunk in flight", every=0.01)
+        wait_until(lambda: in_flight(store, worker), 30, "a chunk in flight", every=0.01)
         persistent_redis.kill()  # mid-chunk: the host went down
         worker.kill()
         persistent_redis.start()  # from its append-only file
@@ -110,6 +112,17 @@ def test_a_job_finishes_within_seconds_after_redis_and_its_worker_died(
     finally:
         for w in workers:
             w.kill()
+
+
+def in_flight(store: Rollouts, worker: Worker) -> bool:
+    """Freezes the worker (SIGSTOP) when it holds a chunk it has not acknowledged; else lets it go on. A
+    check without the freeze raced the chunk's own end under load (the clean clone of 2026-12-07, fifth
+    session: the chunk was acknowledged between the check and the kill)."""
+    os.killpg(worker.proc.pid, signal.SIGSTOP)
+    if store.redis.hlen("unacked") >= 1:
+        return True
+    os.killpg(worker.proc.pid, signal.SIGCONT)
+    return False
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ expect = sync_api.expect
 TURKISH = {
     (1, 1): "Hep yek", (2, 1): "Dü yek", (2, 2): "Dubara", (3, 1): "Se yek", (3, 2): "Se dü", (3, 3): "Dü se",
     (4, 1): "Cihar yek", (4, 2): "Cihar dü", (4, 3): "Cihar se", (4, 4): "Dört cihar", (5, 1): "Penç yek",
-    (5, 2): "Penç dü", (5, 3): "Penç se", (5, 4): "Penç cihar", (5, 5): "Dü beş", (6, 1): "Şeş yek",
+    (5, 2): "Penç dü", (5, 3): "Penç se", (5, 4): "Beş dört", (5, 5): "Dü beş", (6, 1): "Şeş yek",
     (6, 2): "Şeş dü", (6, 3): "Şeş se", (6, 4): "Şeş cihar", (6, 5): "Şeş beş", (6, 6): "Düşeş",
 }  # fmt: skip
 # the pips of each die drawn on the board: the pips after each die's square

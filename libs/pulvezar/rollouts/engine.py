@@ -76,9 +76,9 @@ def rollout(
     Trials ``first_trial .. first_trial + trials - 1`` are run; trial ``i``'s dice
     depend on ``(seed, i)`` alone, so chunks merge (:meth:`RolloutResult.merge`)
     into exactly the whole run.  ``truncate=N`` stops after N half-moves with
-    the evaluator's value; ``bearoff_stop`` ends a trial on a race that
-    :func:`~pulvezar.eval.evaluator.exact_races` (a bear-off table's value: exact for
-    :class:`NetEvaluator`, its race table's where the model has one).  At ``ply >= 1`` the trials'
+    the evaluator's value; ``bearoff_stop`` ends a trial on a race the evaluator values from a
+    table (:func:`~pulvezar.eval.evaluator.exact_races`: both sides home, or within the model's race
+    table), with that value.  At ``ply >= 1`` the trials'
     search prunes its replies unless ``prune=False`` (:func:`chooser_for`; a given ``chooser`` wins).
 
     ``cubeful=True`` plays the cube in the trials (:mod:`pulvezar.rollouts.cube`;
