@@ -36,7 +36,7 @@ import torch
 from pulvezar.eval.evaluator import NetEvaluator, equity, flip, swap_boards
 from pulvezar.rules import _kernel
 from pulvezar.rules.rules import Rules
-from pulvezar.search.plies import Search, _rules_flags
+from pulvezar.search.plies import Search
 from pulvezar.train.corpus import RULE_NAMES
 from pulvezar.train.labels import GnubgEvaluator
 from pulvezar.train.lookahead import race_class, tavla_heldout
@@ -56,7 +56,7 @@ def decisions(boards: np.ndarray, seed: int) -> list[tuple[np.ndarray, int, int]
 
 
 def results_of(board: np.ndarray, d1: int, d2: int, rules: Rules) -> np.ndarray:
-    rec = _kernel.generate(board.tobytes(), d1, d2, _rules_flags(rules))
+    rec = _kernel.generate(board.tobytes(), d1, d2, rules.kernel_flags)
     return np.frombuffer(rec, dtype=np.uint8).reshape(-1, _kernel.REC)[:, :50].copy()
 
 

@@ -318,3 +318,15 @@ def test_random_games_to_the_end(rules: Rules) -> None:
         else:
             pytest.fail("a random game did not end in 1000 turns")
     assert 3 not in points_seen or rules.variant == "international"
+
+
+def test_kernel_flags_are_the_rules_options() -> None:
+    """``Rules.kernel_flags``: the C generator's option bits, the one place search, rollouts, cube
+    decisions and match replay take them from."""
+    from pulvezar.rules import _kernel
+
+    assert Rules.international().kernel_flags == Rules.tavla().kernel_flags == 0
+    assert Rules.tavla(hit_and_stop=True).kernel_flags == _kernel.HIT_AND_STOP
+    assert Rules.tavla(must_bear_off=True).kernel_flags == _kernel.MUST_BEAR_OFF
+    both = Rules.tavla(hit_and_stop=True, must_bear_off=True)
+    assert both.kernel_flags == _kernel.HIT_AND_STOP | _kernel.MUST_BEAR_OFF != 0

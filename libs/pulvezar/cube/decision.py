@@ -235,9 +235,9 @@ class CubeSearch:
     def _children(self, boards: Boards) -> Boards:
         """``(N, 21, 50)``: the position after each roll's best play, the opponent on roll."""
         from pulvezar.rules import _kernel
-        from pulvezar.search.plies import ROLLS, _rules_flags
+        from pulvezar.search.plies import ROLLS
 
-        gen, flags, rec = _kernel.generate, _rules_flags(self.search.rules), _kernel.REC
+        gen, flags, rec = _kernel.generate, self.search.rules.kernel_flags, _kernel.REC
         recs = [gen(b.tobytes(), d1, d2, flags) for b in boards for d1, d2 in ROLLS]
         counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
         results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50]

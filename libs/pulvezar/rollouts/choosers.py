@@ -24,7 +24,7 @@ from pulvezar.rules import _kernel
 from pulvezar.rules.rules import Rules
 from pulvezar.search.filters import MoveFilter, move_filter
 from pulvezar.search.hint import searcher
-from pulvezar.search.plies import MAX_PLY, _rules_flags
+from pulvezar.search.plies import MAX_PLY
 
 
 def ply_chooser(ply: int, filter: str | MoveFilter | None = None, prune: bool = True) -> Chooser:
@@ -42,7 +42,7 @@ def ply_chooser(ply: int, filter: str | MoveFilter | None = None, prune: bool = 
 
     def choose(boards: Boards, dice: Ints, rules: Rules, evaluator: Evaluator) -> tuple[Boards, Probs]:
         search = searcher(evaluator, rules, prune)
-        gen, rec, flags = _kernel.generate, _kernel.REC, _rules_flags(rules)
+        gen, rec, flags = _kernel.generate, _kernel.REC, rules.kernel_flags
         recs = [gen(b.tobytes(), int(d[0]), int(d[1]), flags) for b, d in zip(boards, dice, strict=True)]
         counts = np.fromiter((len(r) // rec for r in recs), dtype=np.intp, count=len(recs))
         results = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, rec)[:, :50]

@@ -46,18 +46,12 @@ for _i, (_a, _b) in enumerate(ROLLS):
     _ROLL_INDEX[_a, _b] = _ROLL_INDEX[_b, _a] = _i
 
 
-def _flags(rules: Rules) -> int:
-    return (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
-        _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
-    )
-
-
 def plays_of(boards: Boards, dice: Ints, rules: Rules) -> tuple[Boards, npt.NDArray[np.intp]]:
     """Every legal play of each board's roll, as boards with the opponent on roll (each board's in
     generator order, board after board), and the number of plays of each board."""
     raw = np.ascontiguousarray(boards, dtype=np.uint8).tobytes()
     rolled = np.ascontiguousarray(dice, dtype=np.uint8).tobytes()
-    out, counts = _kernel.generate_many(raw, rolled, _flags(rules))
+    out, counts = _kernel.generate_many(raw, rolled, rules.kernel_flags)
     after = swap_boards(np.frombuffer(out, dtype=np.uint8).reshape(-1, 50))
     return after, np.frombuffer(counts, dtype=np.int64).astype(np.intp)
 

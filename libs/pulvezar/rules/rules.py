@@ -94,6 +94,12 @@ class Rules:
         )
         object.__setattr__(self, "_flags", flags)
 
+    @property
+    def kernel_flags(self) -> int:
+        """The move generator's option bits for these rules (``_kernel.HIT_AND_STOP``,
+        ``_kernel.MUST_BEAR_OFF``): what every caller of the C generator passes."""
+        return self._flags
+
     @classmethod
     def international(cls) -> Rules:
         """International backgammon (cube, gammons and backgammons)."""

@@ -133,12 +133,6 @@ PlayValue = Callable[[Probs, Boards], npt.NDArray[np.float64]]
 ``(N, ...)`` in the mover's view (probabilities after the play, resulting boards)."""
 
 
-def _rules_flags(rules: Rules) -> int:
-    return (_kernel.HIT_AND_STOP if rules.hit_and_stop else 0) | (
-        _kernel.MUST_BEAR_OFF if rules.must_bear_off else 0
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One legal play as the search valued it.
@@ -204,7 +198,7 @@ class Search:
         self.cache = cache if cache is not None else EvalCache()
         self.cached = CachedEvaluator(self.evaluator, self.cache)
         self._prune = prune  # resolved on use: a 0-ply-only search never loads the screening net
-        self._flags = _rules_flags(self.rules)
+        self._flags = self.rules.kernel_flags
 
     @property
     def prune(self) -> Prune | None:

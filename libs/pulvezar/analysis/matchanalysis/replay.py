@@ -123,7 +123,7 @@ class _Analyser:
         """The 0-ply value of each roll's best play: every play of every roll generated in C and
         valued in one evaluator call, without the search cache (the 21 rolls' plays are nearly all
         new, and only one roll's are looked up again; a board's value does not depend on its batch)."""
-        gen, b, flags = _kernel.generate, pos.board, self.rules._flags
+        gen, b, flags = _kernel.generate, pos.board, self.rules.kernel_flags
         recs = [gen(b, d1, d2, flags) for d1, d2 in rolls]
         counts = np.fromiter((len(r) // _kernel.REC for r in recs), dtype=np.intp, count=len(recs))
         raw = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(-1, _kernel.REC)
