@@ -167,3 +167,19 @@ def test_two_ply_gnubg_labels_and_a_workdir_keeps_its_ply(tmp_path: Path) -> Non
         la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg", ply=1)
     with pytest.raises(ValueError, match="ply is 1 or 2"):
         la.label(tmp_path, shard=100, log=lambda s: None, leaves="gnubg", ply=3)
+
+
+def test_labels_follow_the_builds_rules_and_refuse_positions_marked_otherwise(tmp_path: Path) -> None:
+    """``label`` takes the rule set from the build's record (``build_rules``), and a positions file whose
+    marks disagree with it (a workdir put together by hand) is refused before anything is labelled."""
+    from pulvezar.train.corpus import write_npz
+
+    la.build(TINY, tmp_path, lambda s: None)
+    assert la.build_rules(tmp_path).name == "international"
+    positions = read_npz(tmp_path / la.POSITIONS_FILE)
+    positions["rules"] = positions["rules"].copy()
+    positions["rules"][-1] = 1  # one race marked with a Tavla rule set
+    write_npz(tmp_path / la.POSITIONS_FILE, **positions)
+    with pytest.raises(ValueError, match="another rule set than the build's international"):
+        la.label(tmp_path, str(MODELS / "pulvezar-v4.pt"), shard=40, log=lambda s: None)
+    assert not (tmp_path / f"labels-{la.LABEL_SET}.json").exists()

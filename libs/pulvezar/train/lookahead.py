@@ -261,7 +261,9 @@ def label(
     workdir = Path(workdir)
     cfg_path = workdir / f"labels-{LABEL_SET}.json"
     corpus = read_npz(workdir / POSITIONS_FILE)
-    rules = RULESETS[int(corpus["rules"][0])] if len(corpus["rules"]) else Rules.international()
+    rules = build_rules(workdir)  # the build's record, which every position's mark must agree with
+    if not np.all(corpus["rules"] == RULE_NAMES.index(rules.name)):
+        raise ValueError(f"{workdir}: positions marked with another rule set than the build's {rules.name}")
     gnubg = leaves == "gnubg"
     meta = {
         "shard": shard,
