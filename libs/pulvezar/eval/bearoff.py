@@ -410,6 +410,13 @@ def tables_dir() -> Path:
 _LOADED: dict[tuple[int, str], RaceTable] = {}
 
 
+def _save_atomically(db: OneSidedBearoff, path: Path) -> None:
+    """Write ``db`` to ``path`` through a temporary file, so a reader sees the whole table or none."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    db.save(tmp)
+    os.replace(tmp, path)
+
+
 class RaceTable:
     """Race values from a one-sided table of 15 checkers on ``points`` points (7 to 10), beyond the
     home board: for a race whose both sides have every checker on points ``1..points``, each side's
@@ -477,9 +484,7 @@ class RaceTable:
             db = OneSidedBearoff.build(CHECKERS, points)
             if db.sha256 != expected:
                 raise ValueError(f"the {points}-point race table built here is not the committed one")
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            db.save(tmp)
-            os.replace(tmp, path)
+            _save_atomically(db, path)
             return cls(db.payload, points)
 
     @classmethod
@@ -491,10 +496,10 @@ class RaceTable:
         with open(path, "rb") as f:  # mapped: processes on one host share the pages
             data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
         try:
-            payload, k, p, _ = _unpack(data, MAGIC, "bear-off")
+            payload, k, p, _ = _unpack(data, MAGIC, "bear-off")  # the payload hashed once, against the header
         except ValueError:
             return None
-        if (k, p) != (CHECKERS, points) or hashlib.sha256(payload).hexdigest() != expected:
+        if (k, p) != (CHECKERS, points) or _HEADER.unpack_from(data)[-1].hex() != expected:
             return None
         return cls(payload, points)
 
@@ -574,6 +579,8 @@ def _race_table_main(points: int, record: bool) -> int:
             "payload_sha256": db.sha256,
         }
         (RECORDS / f"race_table_15x{points}.json").write_text(json.dumps(info, indent=2) + "\n")
+        tables_dir().mkdir(parents=True, exist_ok=True)
+        _save_atomically(db, tables_dir() / f"one_sided_15x{points}.bin")  # so cached() does not build again
     table = RaceTable.cached(points)
     seconds = time.perf_counter() - start
     print(f"race table 15x{points}: {table.positions} positions in {tables_dir()} ({seconds:.1f} s)")

@@ -550,8 +550,9 @@ class NetEvaluator(EvaluatorBase):
         }
         if self.crashed_net is not None:  # a two-net model's file stays as it always was
             state["crashed"] = {"config": self.crashed_net.config(), "state": self.crashed_net.state_dict()}
-        if self.race_table is not None:  # and of models without a race table
-            state["race_table_points"] = self.race_table.points
+        points = self.race_table_points
+        if points != 6:  # and of models without a race table
+            state["race_table_points"] = points
         if self.variants:  # so do the files of models without them
             state["variants"] = {
                 name: {k: {"config": n.config(), "state": n.state_dict()} for k, n in vnets.items()}
@@ -573,7 +574,6 @@ class NetEvaluator(EvaluatorBase):
         }  # fmt: skip
         if variant_names:
             meta["variants"] = list(variant_names)
-        points = self.race_table.points if self.race_table is not None else 6
         if points != 6:
             meta["race_table_points"] = points
         path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
@@ -634,7 +634,7 @@ def exact_races(evaluator: Evaluator, boards: Boards) -> npt.NDArray[np.bool_]:
     attribute: 6, the home boards). Rollouts end a trial there and search looks no deeper (the value is the
     table's either way); wrappers (a cache, a service's client) pass the attribute on."""
     covered = BearoffRaces.covers(boards)
-    points = int(getattr(evaluator, "race_table_points", 6) or 6)
+    points = int(getattr(evaluator, "race_table_points", 6))
     if points > 6:
         covered = covered | within_points(boards, points)
     return covered

@@ -82,8 +82,7 @@ def compose_models(
     ev = NetEvaluator(
         chosen["contact"], chosen["race"], device="cpu",
         encoding_version=version, crashed_net=chosen.get("crashed"), variants=own,
-        race_table_points=race_table_points if race_table_points is not None else (
-            first.race_table.points if first.race_table is not None else 6),
+        race_table_points=first.race_table_points if race_table_points is None else race_table_points,
     )  # fmt: skip
     base_sha = first.info.sha256 if first.info is not None else None
     run = {**base_run, "composed": {"base": {"file": str(base), "sha256": base_sha}, **sources}}
