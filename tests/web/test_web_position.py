@@ -60,6 +60,21 @@ def test_an_ogid_address_opens_the_same_position(page: Any) -> None:
     expect(page.locator("#pos-count")).to_contain_text("16 of 16")
 
 
+def test_an_address_with_an_unescaped_plus_opens_its_position(page: Any) -> None:
+    """A position ID's "+" left unescaped in a typed or shared address decodes to a space; the view mends it
+    and opens that position, not the start (the stop-57 clean clone: a random ID with "+" showed the start)."""
+    plus = "4HPwATCMz+ADIA"  # the start, then three random plays (seed 3); 17 plays for 4-2
+    page.goto(f"/?position={plus}&dice=42")
+    expect(page.locator('#pos-ids [data-id="position_id"] .id-value')).to_have_text(plus)
+    expect(page.locator("#pos-count")).to_contain_text("17 of 17")
+    assert query(page)["position"] == plus
+    # the same address pasted into the header's box
+    page.goto("/")
+    page.fill("#open-input", f"/?position={plus}&dice=42")
+    page.press("#open-input", "Enter")
+    expect(page.locator('#pos-ids [data-id="position_id"] .id-value')).to_have_text(plus)
+
+
 def test_malformed_id_shows_a_readable_message(page: Any) -> None:
     page.goto("/?position=garbage!!")
     expect(page.locator("#pos-error")).to_contain_text("invalid Position ID")

@@ -7,7 +7,7 @@
 // imports this module. The header's "open" box (links.js) takes a pasted link or ID (docs/web.md "Links").
 import { apiKey, setApiKey, whenUnauthorized } from "./api.js";
 import { LANGUAGES, initialLang, lang, setLang, t } from "./i18n.js";
-import { navigate, toast, whenNavigated } from "./shell.js";
+import { navigate, queryOf, toast, whenNavigated } from "./shell.js";
 import { applySettings, settingsButton } from "./settings.js";
 import { openBox } from "./links.js";
 import { whoPlays } from "./whoplays.js";
@@ -34,7 +34,7 @@ let renders = 0;
 let who = null; // the header's player (whoplays.js)
 
 function params() {
-  return Object.fromEntries(new URLSearchParams(location.search));
+  return queryOf(location.search);
 }
 
 async function render() {

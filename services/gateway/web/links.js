@@ -1,7 +1,7 @@
 // Links (docs/web.md "Links"): the text a user pastes -- a pulvezar:// link, an address of this app, a position
 // ID, XGID, OGID, a game ID or a date -- mapped onto this app's address, and the header's box that opens it.
 import { t } from "./i18n.js";
-import { navigate, toast } from "./shell.js";
+import { navigate, queryOf, toast } from "./shell.js";
 import { h } from "./ui.js";
 
 const GAME_ID = /^g[0-9a-f]{24}$/;
@@ -31,10 +31,10 @@ export function linkQuery(text) {
   if (/^https?:\/\//i.test(s)) {
     try {
       const u = new URL(s);
-      return u.origin === location.origin ? Object.fromEntries(u.searchParams) : null;
+      return u.origin === location.origin ? queryOf(u.search) : null;
     } catch { return null; }
   }
-  if (s.startsWith("/?")) return Object.fromEntries(new URLSearchParams(s.slice(2)));
+  if (s.startsWith("/?")) return queryOf(s.slice(2));
   if (GAME_ID.test(s)) return { view: "play", game: s };
   if (DATE.test(s)) return { view: "daily", date: s };
   if (/\s/.test(s.replace(/^XGID=/, ""))) return null;

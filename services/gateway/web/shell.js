@@ -8,6 +8,17 @@ export function whenNavigated(fn) {
   onNavigate = fn;
 }
 
+// the address's keys whose values are IDs: a position ID's base64 has "+", which a typed or shared address
+// often leaves unescaped and the query decodes to a space; no ID has a space, so a space there is a "+"
+const ID_KEYS = ["position"];
+
+/** The query of an address (location.search or a "?a=b" text) as an object, IDs mended (see ID_KEYS). */
+export function queryOf(search) {
+  const q = Object.fromEntries(new URLSearchParams(search));
+  for (const k of ID_KEYS) if (typeof q[k] === "string") q[k] = q[k].replaceAll(" ", "+");
+  return q;
+}
+
 function addressOf(query) {
   const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== "")).toString();
   return qs ? `/?${qs}` : "/";
