@@ -62,7 +62,7 @@ def test_an_ogid_address_opens_the_same_position(page: Any) -> None:
 
 def test_an_address_with_an_unescaped_plus_opens_its_position(page: Any) -> None:
     """A position ID's "+" left unescaped in a typed or shared address decodes to a space; the view mends it
-    and opens that position, not the start (the stop-57 clean clone: a random ID with "+" showed the start)."""
+    and opens that position, not the start (the stop-57 clean clone: an ID with "+" showed the start)."""
     plus = "4HPwATCMz+ADIA"  # the start, then three random plays (seed 3); 17 plays for 4-2
     page.goto(f"/?position={plus}&dice=42")
     expect(page.locator('#pos-ids [data-id="position_id"] .id-value')).to_have_text(plus)
