@@ -31,19 +31,22 @@ class GrpcEvaluator:
     Boards travel packed (``N x 50`` bytes), probabilities come back as float64, so the numbers are
     the service's to the last bit; batches larger than ``max_boards`` go in several requests.
     :meth:`for_rules` gives the client whose requests name a rule set (the service evaluates them with
-    its model's nets for it, where it has some). Calls carry ``token`` (default: ``PULVEZAR_GRPC_TOKEN``).
+    its model's nets for it, where it has some). Calls carry ``token`` (default: ``PULVEZAR_GRPC_TOKEN``);
+    made while the gateway serves a request, they are metered against the request's key (:mod:`metering`).
     """
 
     def __init__(
         self, target: str, max_boards: int = 32768, timeout_s: float = 60.0, token: str | None = None
     ) -> None:
         from services.common.grpc_auth import env_token, sync_channel
+        from services.common.metering import MeteredStub
         from services.common.pulvezar_proto.v1 import evaluator_pb2, evaluator_pb2_grpc
 
         self._pb = evaluator_pb2
         self.target = target
         self.channel = sync_channel(target, token or env_token())
-        self.stub: Any = evaluator_pb2_grpc.EvaluatorServiceStub(self.channel)
+        # a gateway request's calls are metered and costed (services/common/metering.py); elsewhere free
+        self.stub: Any = MeteredStub(evaluator_pb2_grpc.EvaluatorServiceStub(self.channel))
         self.max_boards = max_boards
         self.timeout_s = timeout_s
         self.model = ""

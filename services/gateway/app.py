@@ -103,6 +103,12 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
             registry=self.registry,
         )
+        self.engine_seconds = Counter(
+            "pulvezar_gateway_engine_seconds",
+            "seconds of the engine's services spent on requests answered at once (charged as core-seconds)",
+            ["client"],
+            registry=self.registry,
+        )
         self.rate_limited = Counter(
             "pulvezar_gateway_rate_limited",
             "requests refused by a key's rate limit",

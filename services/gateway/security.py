@@ -10,7 +10,9 @@ Each job's cost is estimated in core-seconds by its store once it is planned and
 recorded (:class:`Admission`); an estimate over the key's ``max_job_core_s`` is a 422, one that would take
 the day's spending over ``daily_core_s`` a 429 until midnight UTC, both carrying ``estimate_core_s`` and
 ``limit_core_s`` (:class:`CostProblem`).  The charge is the estimate (not the measured cost), refunded
-when the submission fails.
+when the submission fails.  What a request computes at once (a hint, a cube decision, a bot's move) is
+metered instead (:mod:`services.common.metering`): its calls to the engine's services are refused with the
+same 429 once the day's core-seconds are spent, and their wall time is charged after the request.
 
 With a Redis (``PULVEZAR_GATEWAY_REDIS_URL``, the job store's) the buckets, quotas and job owners live
 there, so all gateway replicas share them: each check is one atomic Lua script using Redis's clock; keys
@@ -27,7 +29,7 @@ import hmac
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -35,6 +37,7 @@ from typing import Any, TypeVar
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
+from services.common.metering import open_meter
 from services.common.owners import owner_of
 from services.common.redis_url import connect as connect_redis
 from services.gateway.problems import ProblemError, retry_after
@@ -177,6 +180,14 @@ class SharedLimits:
 
     def refund(self, secret: str, day: str, jobs: int, trials: int, core_s: float = 0.0) -> None:
         self._refund(keys=[self._key(secret, f"quota:{day}")], args=[jobs, trials, repr(float(core_s))])
+
+    def spend(self, secret: str, day: str, core_s: float) -> None:
+        """Add measured core-seconds to the day's usage (no limit: the work is done)."""
+        key = self._key(secret, f"quota:{day}")
+        with self.client.pipeline(transaction=True) as p:
+            p.hincrbyfloat(key, "core_s", repr(float(core_s)))
+            p.expire(key, 172800)
+            p.execute()
 
     def usage(self, secret: str, day: str) -> Usage:
         jobs, trials, core = self.client.hmget(self._key(secret, f"quota:{day}"), "jobs", "trials", "core_s")
@@ -344,6 +355,29 @@ class Guard:
                 usage.trials = max(0, usage.trials - trials)
                 usage.core_s = max(0.0, usage.core_s - core_s)
 
+    def spend(self, secret: str, core_s: float) -> None:
+        """Charge the measured core-seconds of a request's synchronous work to today's usage (UTC)."""
+        today = datetime.now(UTC).date().isoformat()
+        if self.shared is not None:
+            try:
+                self.shared.spend(secret, today, core_s)
+                return
+            except Exception:
+                self._shared_failed("quotas")
+        with self._lock:
+            usage = self._usage.get(secret)
+            if usage is None or usage.day != today:
+                usage = self._usage[secret] = Usage(today)
+            usage.core_s += core_s
+
+    def may_spend(self, secret: str, limits: ApiKey) -> None:
+        """429 until midnight UTC when the key's core-seconds of today are spent (a request's engine calls
+        ask this before the first: :mod:`services.common.metering`)."""
+        used = self.usage(secret)
+        if used.core_s >= limits.daily_core_s:
+            now = datetime.now(UTC)
+            raise _over_quota(limits, Usage(used.day), used, now, what="this request")
+
     def usage(self, secret: str) -> Usage:
         today = datetime.now(UTC).date().isoformat()
         if self.shared is not None:
@@ -370,12 +404,14 @@ def _over(limits: ApiKey, asked: Usage, used: Usage) -> list[str]:
     return over
 
 
-def _over_quota(limits: ApiKey, asked: Usage, used: Usage, now: datetime) -> CostProblem:
+def _over_quota(
+    limits: ApiKey, asked: Usage, used: Usage, now: datetime, what: str = "this job"
+) -> CostProblem:
     over = " and ".join(_over(limits, asked, used)) or "the key's limits"
     return CostProblem(
         429,
         f"daily quota of {over} exceeded (used today: {used.jobs} jobs, {used.trials} trials, "
-        f"{used.core_s:.0f} core-seconds; this job: about {asked.core_s:.0f} core-seconds)",
+        f"{used.core_s:.0f} core-seconds; {what}: about {asked.core_s:.0f} core-seconds)",
         {
             "estimate_core_s": round(asked.core_s, 3),
             "limit_core_s": float(limits.daily_core_s),
@@ -506,8 +542,9 @@ class Client:
             )
 
 
-async def client(request: Request, secret: str | None = Depends(api_key_header)) -> Client:
-    """The dependency of every ``/v1`` route: 401 without a valid key, 429 over the key's rate."""
+async def client(request: Request, secret: str | None = Depends(api_key_header)) -> AsyncIterator[Client]:
+    """The dependency of every ``/v1`` route: 401 without a valid key, 429 over the key's rate; the
+    request's engine calls are metered (:mod:`services.common.metering`) and charged when it ends."""
     guard: Guard = request.app.state.guard
     key, limits = guard.identify(secret)
     request.state.client = limits.name
@@ -516,4 +553,10 @@ async def client(request: Request, secret: str | None = Depends(api_key_header))
     except ProblemError:
         request.app.state.metrics.rate_limited.labels(limits.name).inc()
         raise
-    return Client(key, limits, guard)
+    meter = open_meter(lambda: guard.may_spend(key, limits))
+    try:
+        yield Client(key, limits, guard)
+    finally:
+        if meter.calls:
+            request.app.state.metrics.engine_seconds.labels(limits.name).inc(meter.core_s)
+            await asyncio.to_thread(guard.spend, key, meter.core_s)

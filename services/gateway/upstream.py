@@ -10,6 +10,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.grpc_auth import aio_channel
+from services.common.metering import metered
 from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc, rules_pb2_grpc
 from services.gateway.problems import grpc_problem
 from services.gateway.settings import GatewaySettings
@@ -43,9 +44,12 @@ class Upstream:
     async def call(
         self, method: Callable[..., Awaitable[T]], request: Any, rename: dict[str, str] | None = None
     ) -> T:
-        """Call an RPC with the gateway's deadline; a failure becomes a problem (422, 503, 504, 502)."""
+        """Call an RPC with the gateway's deadline; a failure becomes a problem (422, 503, 504, 502).
+        The call is metered against the request's key (:mod:`services.common.metering`): refused with 429
+        once the key's day of core-seconds is spent, else its seconds are charged after the request."""
         try:
-            return await method(request, timeout=self.settings.grpc_timeout_s)
+            with metered():
+                return await method(request, timeout=self.settings.grpc_timeout_s)
         except grpc.aio.AioRpcError as e:
             raise grpc_problem(e, rename) from None
 

@@ -205,6 +205,8 @@ def problem(r: httpx.Response, status: int) -> dict[str, Any]:
 )
 def test_full_games_verified_exported_streamed(platform: Platform, body: dict[str, Any]) -> None:
     http = platform.http
+    used = lambda key=KEY: http.get("/v1/usage", headers={"X-API-Key": key}).json()["core_s"]["used"]  # noqa: E731
+    before, other = used(), used(OTHER)
     st = new_game(http, body)
     commitment = st["dice_commitment"]
     assert len(commitment) == 64 and st["status"] == "playing"
@@ -227,6 +229,8 @@ def test_full_games_verified_exported_streamed(platform: Platform, body: dict[st
             assert verdicts and all(v["mark"] in ("ok", "doubtful", "blunder") for v in verdicts)
             assert all(v["language"] == "en" and (v["why"] is None or v["why"]) for v in verdicts)
     assert st["status"] == "finished" and st["dice_commitment"] == commitment
+    # the bots' decisions are the Evaluator service's work, charged to the player's key (in Redis)
+    assert used() > before and used(OTHER) == other
     # the dice: every roll from the revealed seed
     v = http.post(f"/v1/games/{st['id']}/verify").json()
     assert v["verified"] is True and v["rolls"] > 0 and v["dice_seed"] == st["dice_seed"]

@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "formats" / "data"
 START = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
-KEY, TIGHT, QUOTA = "test-key-1", "tight-key-2", "quota-key-3"
+KEY, TIGHT, QUOTA, SPENT = "test-key-1", "tight-key-2", "quota-key-3", "spent-key-4"
 KEYS = {
+    SPENT: {"name": "spent", "rate_per_s": 1000, "burst": 1000, "daily_core_s": 0},
     KEY: {"name": "tests", "rate_per_s": 10000, "burst": 10000},
     TIGHT: {"name": "tight", "rate_per_s": 0.01, "burst": 3},
     QUOTA: {"name": "quota", "rate_per_s": 1000, "burst": 1000, "daily_jobs": 2, "daily_trials": 5000},
@@ -281,6 +282,39 @@ def test_hints_international_and_tavla(http: httpx.Client) -> None:
     assert got["cubeful_equity"] == pytest.approx(want[0].cubeful_equity, abs=1e-6) == got["equity"]
     tavla_cube = {"position": START, "dice": [3, 1], "rules": tavla, "cube": {}}
     assert fields(http.post("/v1/hint", json=tavla_cube)) == ["cube"]
+
+
+def test_answers_at_once_are_charged_their_engine_time_and_a_spent_day_refuses_them(
+    http: httpx.Client,
+) -> None:
+    """What a request computes at once is costed too: its calls to the services' engine are charged to the
+    key's core-seconds of the day (at most the request's own time), and a key whose day is spent is refused
+    them with the jobs' 429, while routes that compute nothing still answer."""
+    used = lambda: http.get("/v1/usage").json()["core_s"]["used"]  # noqa: E731
+    before = used()
+    assert used() == before  # the usage route itself costs nothing
+    start = time.perf_counter()
+    r = http.post("/v1/hint", json={"position": START, "dice": [3, 1], "ply": 1, "limit": 2})
+    took = time.perf_counter() - start
+    assert r.status_code == 200, r.text
+    hinted = used()
+    assert 0 < hinted - before <= took
+    assert http.post("/v1/legal-plays", json={"position": START, "dice": [6, 6]}).status_code == 200
+    assert used() > hinted
+    metrics = http.get("/metrics").text
+    assert 'pulvezar_gateway_engine_seconds_total{client="tests"}' in metrics
+
+    spent = {"X-API-Key": SPENT}
+    for path, body in (
+        ("/v1/hint", {"position": START, "dice": [3, 1]}),
+        ("/v1/evaluate", {"positions": [START]}),
+    ):
+        r = http.post(path, json=body, headers=spent)
+        doc = problem(r, 429)
+        assert doc["type"].endswith("quota-exceeded") and "0 core-seconds" in doc["detail"], doc
+        assert doc["limit_core_s"] == 0 and int(r.headers["Retry-After"]) >= 1
+    assert http.get("/v1/usage", headers=spent).json()["core_s"]["used"] == 0  # refused before computing
+    assert http.get(f"/v1/positions/{quote(START, safe='')}", headers=spent).status_code == 200
 
 
 def test_cube_decisions_money_and_match(http: httpx.Client) -> None:

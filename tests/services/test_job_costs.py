@@ -126,6 +126,17 @@ def test_the_daily_budget_refuses_with_the_estimate_and_limit_and_a_refund_gives
     guard.charge("budget-secret", limits, 1, 0, 50.0)  # room again
     assert guard.usage("budget-secret").core_s == pytest.approx(50.0)
     assert guard.usage("budget-secret").jobs == 1
+    # what requests computed at once is charged as measured, past the limit (the work is done); once the
+    # day is spent, such requests are refused (services/common/metering.py)
+    guard.may_spend("budget-secret", limits)
+    guard.spend("budget-secret", 49.5)
+    guard.may_spend("budget-secret", limits)
+    guard.spend("budget-secret", 0.75)
+    assert guard.usage("budget-secret").core_s == pytest.approx(100.25)
+    with pytest.raises(CostProblem) as spent:
+        guard.may_spend("budget-secret", limits)
+    assert spent.value.status == 429 and spent.value.extra["used_core_s"] == pytest.approx(100.25)
+    assert "this request" in spent.value.detail
 
 
 # ---- through the gateway ---------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """``GET /v1/usage``: the caller's spending today (UTC) against its key's limits, and the problem+json of
 a refusal on cost (:class:`~services.gateway.security.CostProblem`: ``estimate_core_s``, ``limit_core_s``).
 
-Every job is charged its estimated core-seconds when it is accepted (:mod:`services.gateway.security`);
-the spending starts again at midnight UTC (``resets_at``)."""
+Every job is charged its estimated core-seconds when it is accepted (:mod:`services.gateway.security`), a
+request answered at once the measured time of its engine calls (:mod:`services.common.metering`); the
+spending starts again at midnight UTC (``resets_at``)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,10 @@ class UsageReport(BaseModel):
     trials: Spending = Field(
         description="rollout trials submitted today (rollouts, batches, books, extensions)"
     )
-    core_s: Spending = Field(description="the estimated core-seconds of today's jobs (every kind)")
+    core_s: Spending = Field(
+        description="today's core-seconds: the estimates of its jobs (every kind) and the measured engine "
+        "time of the requests answered at once"
+    )
     max_job_core_s: float = Field(description="the most one job may cost, in estimated core-seconds")
 
 
