@@ -47,7 +47,9 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +138,7 @@ def net_mover_equity(net: NetEvaluator, results: np.ndarray) -> np.ndarray:
 
 def sample_decisions(
     seed: int, explore: float, keep: float, scale: float = 1.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """Decisions (board, dice, class) from gnubg-nn 0-ply self-play until every class quota is full."""
     rng = np.random.default_rng(seed)
     want = {k: max(1, round(v * scale)) for k, v in QUOTAS.items()}
@@ -287,11 +289,11 @@ class DecisionSet:
             out[i] = float(j.max() - j[int(np.argmax(values[s : s + m]))])
         return out
 
-    def report(self, name: str, loss: np.ndarray, idx: np.ndarray | None = None) -> dict:
+    def report(self, name: str, loss: np.ndarray, idx: np.ndarray | None = None) -> dict[str, Any]:
         """Per class and overall (classes weighed by their shares in self-play): mean loss x 1000,
         95% half-width, share of blunders; ``loss`` of the decisions ``idx`` (default: all)."""
         cls = self.cls if idx is None else self.cls[idx]
-        row: dict = {"engine": name}
+        row: dict[str, Any] = {"engine": name}
         share = self.info["class_share"]
         overall = 0.0
         var = 0.0
@@ -340,7 +342,7 @@ class SecondJudge:
         self.path = Path(path)
         self.ds = ds
         self.values: dict[tuple[int, bytes], float] = {}
-        self.info: dict = {
+        self.info: dict[str, Any] = {
             "judge": f"bgsage {JUDGE2_PLY}-ply",
             "how": f"bgsage.batch.batch_post_move_evaluate, eval_level {SAGE_LEVELS[JUDGE2_PLY]!r}, "
             "its default move filter (5 moves, 0.08), n_threads=1; cubeless equity of the mover",
@@ -378,7 +380,7 @@ class SecondJudge:
             out[i] = {int(j) for j in top} | {int(c[i]) for c in chosen}
         return out
 
-    def fill(self, wanted: dict[int, set[int]], chunk: int = 25, log=print) -> None:
+    def fill(self, wanted: dict[int, set[int]], chunk: int = 25, log: Callable[..., object] = print) -> None:
         """Value every wanted play not yet cached, ``chunk`` decisions per call, saving after each."""
         todo = [(i, sorted(j for j in js if j not in self.plays(i))) for i, js in sorted(wanted.items())]
         todo = [(i, js) for i, js in todo if js]
@@ -474,7 +476,7 @@ def teacher_values(args: argparse.Namespace, ds: DecisionSet) -> list[tuple[str,
 
 def paired(
     ds: DecisionSet, name: str, loss: np.ndarray, base: np.ndarray, idx: np.ndarray | None = None
-) -> dict:
+) -> dict[str, Any]:
     """``loss - base`` on the same decisions, per class and overall: the mean x 1000 and its 95% half-width
     from the per-decision differences (paired: far narrower than the two engines' own intervals)."""
     row = ds.report(name, loss - base, idx)
@@ -488,7 +490,7 @@ def base_index(teachers: list[tuple[str, np.ndarray, float]]) -> int:
     return next(i for i, (n, _, _) in enumerate(teachers) if not n.startswith(("gnubg-nn", "bgsage")))
 
 
-def print_table(rows: list[dict]) -> None:
+def print_table(rows: list[dict[str, Any]]) -> None:
     head = f"{'engine':28} " + " ".join(f"{c:>22}" for c in COLUMNS)
     print(head)
     for r in rows:
@@ -499,7 +501,7 @@ def print_table(rows: list[dict]) -> None:
         print(f"{r['engine']:28} " + " ".join(f"{x:>22}" for x in cells))
 
 
-def markdown(first: list[dict], second: list[dict]) -> str:
+def markdown(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> str:
     """Both judges side by side, a row per teacher: loss x 1000 +- half-width (blunders)."""
     by_name = {r["engine"]: r for r in second}
     names = [r["engine"] for r in second]
@@ -509,7 +511,7 @@ def markdown(first: list[dict], second: list[dict]) -> str:
     ]
     firsts = {r["engine"]: r for r in first}
 
-    def cell(r: dict | None, c: str) -> str:
+    def cell(r: dict[str, Any] | None, c: str) -> str:
         if r is None:
             return "judge"
         mean, half, bl = r[c]
@@ -525,7 +527,7 @@ def markdown(first: list[dict], second: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_table(path: Path, meta: dict, tables: dict[str, list[dict]]) -> None:
+def write_table(path: Path, meta: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> None:
     """The table as JSON (``meta`` and each judge's rows) and as CSV beside it."""
     out = {**meta, "tables": tables}
     write_text(path, json.dumps(out, indent=2, sort_keys=True) + "\n")
