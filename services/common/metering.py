@@ -21,10 +21,11 @@ busy service's queueing counts too), and it is what the key held of the platform
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -38,6 +39,10 @@ class Meter:
         self._lock = threading.Lock()
         self.core_s = 0.0
         self.calls = 0
+
+    @property
+    def checked(self) -> bool:
+        return self._allowed
 
     def check(self) -> None:
         """Ask ``allow`` once per request (a refusal is asked again: the next call raises too)."""
@@ -63,6 +68,23 @@ def open_meter(allow: Callable[[], None]) -> Meter:
 
 def current() -> Meter | None:
     return _current.get()
+
+
+@asynccontextmanager
+async def metered_async() -> AsyncIterator[None]:
+    """:func:`metered` for the event loop: the meter's check (a Redis call where the replicas share the
+    quotas) runs in a thread, so a slow Redis never stalls the loop."""
+    meter = _current.get()
+    if meter is None:
+        yield
+        return
+    if not meter.checked:
+        await asyncio.to_thread(meter.check)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        meter.add(time.perf_counter() - start)
 
 
 @contextmanager

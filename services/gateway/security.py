@@ -548,8 +548,8 @@ async def client(request: Request, secret: str | None = Depends(api_key_header))
     guard: Guard = request.app.state.guard
     key, limits = guard.identify(secret)
     request.state.client = limits.name
-    try:
-        guard.throttle(key, limits)
+    try:  # in a thread: with the quotas in Redis, a slow Redis must not stall the event loop
+        await asyncio.to_thread(guard.throttle, key, limits)
     except ProblemError:
         request.app.state.metrics.rate_limited.labels(limits.name).inc()
         raise

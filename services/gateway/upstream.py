@@ -10,7 +10,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.grpc_auth import aio_channel
-from services.common.metering import metered
+from services.common.metering import metered_async
 from services.common.pulvezar_proto.v1 import evaluator_pb2_grpc, rules_pb2_grpc
 from services.gateway.problems import grpc_problem
 from services.gateway.settings import GatewaySettings
@@ -48,7 +48,7 @@ class Upstream:
         The call is metered against the request's key (:mod:`services.common.metering`): refused with 429
         once the key's day of core-seconds is spent, else its seconds are charged after the request."""
         try:
-            with metered():
+            async with metered_async():
                 return await method(request, timeout=self.settings.grpc_timeout_s)
         except grpc.aio.AioRpcError as e:
             raise grpc_problem(e, rename) from None
