@@ -37,8 +37,8 @@ def test_every_language_has_every_key_with_the_same_placeholders(code: str) -> N
     check_catalog(code, english, other, i18n.PLACEHOLDER, set(i18n.FORMATTERS), "i18n.py")
 
 
-#: t("key" / i18n.t("key": a literal key the library names
-T_CALL = re.compile(r"""\bt\(\s*["']([a-z_]+\.[\w.]+)["']""")
+#: t("key" / i18n.t("key" / Message("key": a literal key the library names
+T_CALL = re.compile(r"""\b(?:t|Message)\(\s*["']([a-z_]+\.[\w.]+)["']""")
 
 
 def test_every_key_the_library_names_exists() -> None:
@@ -47,6 +47,10 @@ def test_every_key_the_library_names_exists() -> None:
     assert named, "the check finds the library's keys"
     assert sorted(named - keys) == []
     assert {f"explain.{code}" for code in WEIGHTS} <= keys, "every reason code has its phrase"
+    assert {"refusal.game_over", "why.blocked", "play.illegal"} <= named, "Message keys are found too"
+    # the keys a Message names by an f-string: every waiting state and Tavla option
+    assert {f"wait.answer_{a}" for a in ("double", "beaver", "raccoon", "resignation")} <= keys
+    assert {"why.tavla.hit_and_stop", "why.tavla.must_bear_off"} <= keys
 
 
 def test_plural_forms_and_placeholders() -> None:

@@ -7,13 +7,25 @@ HTTP 4xx / gRPC ``INVALID_ARGUMENT``; ``field`` names what was wrong.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pulvezar.i18n import Message
+
 
 class PulvezarError(ValueError):
-    """Base class of every input error raised by pulvezar."""
+    """Base class of every input error raised by pulvezar. Its message is English text, or a
+    :class:`~pulvezar.i18n.Message` that :meth:`text` says in another language (the refusals a player
+    meets: an illegal play and why, an action not possible now)."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | Message, *, field: str | None = None) -> None:
+        super().__init__(str(message))
         self.field = field
+        self.words: Message | None = None if isinstance(message, str) else message
+
+    def text(self, lang: str = "en") -> str:
+        """The error's words in ``lang`` where it has them, else its English."""
+        return self.words.text(lang) if self.words is not None else str(self)
 
 
 class InvalidPositionError(PulvezarError):

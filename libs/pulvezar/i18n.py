@@ -15,6 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -128,6 +129,29 @@ def t(key: str, lang: str = "en", **values: Any) -> str:
         return FORMATTERS[fmt](values[name]) if fmt else str(values[name])
 
     return PLACEHOLDER.sub(fill, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message to be said in the reader's language: its key and values; a value may be a Message
+    itself, said in the same language. ``str()`` is the English.
+
+    >>> m = Message("why.blocked", {"point": 5, "n": 2})
+    >>> str(m)
+    'the 5-point is blocked: the opponent has 2 checkers there'
+    >>> m.text("de")
+    'Punkt 5 ist blockiert: der Gegner hat dort 2 Steine'
+    """
+
+    key: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def text(self, lang: str = "en") -> str:
+        values = {k: v.text(lang) if isinstance(v, Message) else v for k, v in self.values.items()}
+        return t(self.key, lang, **values)
+
+    def __str__(self) -> str:
+        return self.text("en")
 
 
 def number(x: float, lang: str, spec: str = "") -> str:

@@ -84,6 +84,25 @@ def test_a_one_point_match_in_process_to_the_end(monkeypatch: pytest.MonkeyPatch
     assert again == out
 
 
+def test_the_rules_refusals_are_said_in_the_players_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same refusals as below with --lang tr: the library's reasons are translated too, not only the
+    line around them (an illegal play and why, an action not possible now, a resignation level)."""
+    lines = ["double", "roll", "42", "8/1", "resign backgammon", "roll 31"]
+    code, out = play(monkeypatch, ["--seed", SEED, "--level", "easy", "--lang", "tr"], lines, auto=False)
+    assert code == 0
+    refusals = [line for line in out.splitlines() if line.startswith("reddedildi: ")]
+    assert refusals == [
+        "reddedildi: 'double' şimdi mümkün değil: yalnızca kendi sıranda, zar atmadan önce katlayabilirsin; "
+        "mümkün olanlar: roll",
+        "reddedildi: 1 ile 14 arasında bir hamle seç",
+        "reddedildi: '8/1' burada 41 için geçerli bir hamle değil: 41 atışının hiçbir zarı (ne de "
+        "toplamları) bir pulu 8 numaralı haneden 1 numaralı haneye götürmüyor",
+        "reddedildi: burada backgammon olarak pes etmek mümkün değil; mümkün olanlar: single",
+        "reddedildi: 'roll' şimdi mümkün değil: oyunun beklediği: 41 için senin hamlen; mümkün olanlar: "
+        "play, resign",
+    ]
+
+
 def test_illegal_input_says_why_and_draws_the_board_again(monkeypatch: pytest.MonkeyPatch) -> None:
     lines = ["double", "roll", "42", "8/1", "foo", "hint", "resign backgammon", "roll 31"]
     code, out = play(monkeypatch, ["--seed", SEED, "--level", "easy"], lines, auto=False)

@@ -372,6 +372,14 @@ def test_illegal_actions_change_nothing_and_retries_act_once(platform: Platform)
     assert p["type"].endswith("illegal-play") and p["errors"][0]["field"] and "legal" in p["detail"]
     p = problem(http.post(f"/v1/games/{gid}/actions", json={"action": "take"}), 409)
     assert p["type"].endswith("game-state") and "possible" in p["detail"]
+    # in the caller's language (Accept-Language, as the web client and the CLI send it)
+    de = {"Accept-Language": "de"}
+    p = problem(
+        http.post(f"/v1/games/{gid}/actions", json={"action": "play", "notation": bad}, headers=de), 422
+    )
+    assert "ist hier kein erlaubter Zug mit" in p["detail"] and p["errors"][0]["reason"] == p["detail"], p
+    p = problem(http.post(f"/v1/games/{gid}/actions", json={"action": "take"}, headers=de), 409)
+    assert p["detail"].startswith("'take' ist jetzt nicht möglich: das Spiel wartet auf deinen Zug mit "), p
     problem(http.post(f"/v1/games/{gid}/actions", json={"action": "fly"}), 422)
     problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play"}), 422)
     problem(http.post(f"/v1/games/{gid}/actions", json={"action": "play", "notation": "x" * 65}), 422)

@@ -109,7 +109,7 @@ class LocalGame:
                 s.resume(time.time()) if action.get("action") == "resume" else s.apply(action, time.time())
             )
         except PulvezarError as e:  # a SessionError: refused, nothing changed
-            raise Refused(str(e)) from None
+            raise Refused(e.text(self.lang)) from None
         for event in events:
             details = event.get("details") or {}
             if details.get("verdict") is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulvezar.i18n import Message
 from pulvezar.match.game import Phase
 from pulvezar.play.core import ACTIONS, BOT, HUMAN, LEVEL_NAMES, RESIGNATION_LEVELS
 from pulvezar.play.errors import ActionNotAvailableError, InvalidActionError, SessionFinishedError
@@ -47,7 +48,7 @@ class SessionActions(SessionClock):
         if not isinstance(hold, bool):
             raise InvalidActionError("hold is true or false", field="hold")
         if self.finished:
-            raise SessionFinishedError("the game is over", field="action")
+            raise SessionFinishedError(Message("refusal.game_over"), field="action")
         if self.clock is not None:
             if now is None:
                 raise InvalidActionError("a game with a clock needs the time of each action", field="now")
@@ -80,7 +81,7 @@ class SessionActions(SessionClock):
         match still needs (money: the cube's value) and the match is over, a loss (the ``finished``
         event's winner is the bot)."""
         if self.finished:
-            raise SessionFinishedError("the game is over", field="action")
+            raise SessionFinishedError(Message("refusal.game_over"), field="action")
         entry: dict[str, Any] = {"a": "forfeit", "p": HUMAN}
         if now is not None:
             entry["t"] = now
@@ -89,25 +90,25 @@ class SessionActions(SessionClock):
             self.clock.stop(now)
         return events
 
-    def _why_not(self, name: str) -> str:
+    def _why_not(self, name: str) -> Message:
         g = self.game
-        possible = ", ".join(self.actions()) or "nothing"
+        possible: str | Message = ", ".join(self.actions()) or Message("wait.nothing")
         if name == "double":
             if not g.rules.uses_cube:
-                why = "Tavla is played without a cube"
+                why = Message("refusal.tavla_no_cube")
             elif g.context.crawford:
-                why = "there is no doubling in the Crawford game"
+                why = Message("refusal.crawford")
             elif g.phase is Phase.ROLL and g.turn == HUMAN and g.cube_owner == BOT:
-                why = "the bot owns the cube"
+                why = Message("refusal.bot_owns_cube")
             else:
-                why = "you double only on your own turn, before rolling"
+                why = Message("refusal.double_own_turn")
         elif name == "end":
-            why = "only a money session ends at will, between games"
+            why = Message("refusal.end_money_only")
         elif name == "resign" and g.phase in (Phase.ROLL, Phase.MOVE):
-            why = "no resignation is possible here"
+            why = Message("refusal.no_resignation")
         else:
-            why = f"the game waits for {self.waiting_for()}"
-        return f"{name!r} is not possible now: {why}; possible: {possible}"
+            why = Message("refusal.waits_for", {"what": self.waiting_for_message()})
+        return Message("refusal.not_possible", {"action": repr(name), "why": why, "possible": possible})
 
     def _judged(self, entry: dict[str, Any], question: TrainerQuestion, hold: bool) -> dict[str, Any] | None:
         """Put the trainer's verdict on ``entry`` (the held one for this exact action, else one search);
@@ -157,9 +158,8 @@ class SessionActions(SessionClock):
             possible = g.resignation_levels(HUMAN)
             if level not in possible:
                 names = ", ".join(LEVEL_NAMES[x] for x in possible)
-                raise ActionNotAvailableError(
-                    f"resigning a {LEVEL_NAMES[level]} is not possible here; possible: {names}", field="level"
-                )
+                said = {"level": LEVEL_NAMES[level], "possible": names}
+                raise ActionNotAvailableError(Message("refusal.resign_level", said), field="level")
             return {"a": "resign", "p": HUMAN, "l": level}, None
         return {"a": name, "p": HUMAN}, None  # accept, reject, end
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from pulvezar.cubeful import CubeState
+from pulvezar.i18n import Message
 from pulvezar.match.game import Game, Phase
 from pulvezar.play.core import HUMAN
 from pulvezar.play.errors import ActionNotAvailableError, InvalidActionError, SessionFinishedError
@@ -67,25 +68,27 @@ class SessionCoach(SessionView):
     def _must_play(self, what: str) -> Game:
         g = self.game
         if self.finished:
-            raise SessionFinishedError("the game is over", field="action")
+            raise SessionFinishedError(Message("refusal.game_over"), field="action")
         if g.phase is not Phase.MOVE or g.turn != HUMAN or g.dice is None:
-            raise ActionNotAvailableError(f"{what} is for a roll you are to play; now: {self.waiting_for()}",
-                                          field="action")  # fmt: skip
+            now = self.waiting_for_message()
+            raise ActionNotAvailableError(
+                Message("refusal.for_a_roll", {"what": what, "now": now}), field="action"
+            )
         return g
 
     def _must_cube(self, what: str) -> CubeMoment:
         moment = self.cube_moment()
         if moment is None:
+            now = self.waiting_for_message()
             raise ActionNotAvailableError(
-                f"{what} is for a cube decision of yours; now: {self.waiting_for()}", field="action"
+                Message("refusal.for_a_cube", {"what": what, "now": now}), field="action"
             )
         return moment
 
     def _hint_allowed(self) -> None:
         if self.hints_left() == 0:
-            raise ActionNotAvailableError(
-                f"no hints left in this match (it allows {self.settings.hint_limit})", field="action"
-            )
+            limit = self.settings.hint_limit
+            raise ActionNotAvailableError(Message("refusal.no_hints", {"n": limit}), field="action")
 
     # ---- hints ------------------------------------------------------------------------------------
     def hint(self, limit: int = 5) -> tuple[Any, list[dict[str, Any]]]:

@@ -9,6 +9,7 @@ itself is wrong: HTTP 422).
 
 from __future__ import annotations
 
+from pulvezar.i18n import Message
 from pulvezar.match.game import IllegalActionError
 
 
@@ -17,7 +18,7 @@ class SessionError(IllegalActionError):
 
     code = "invalid"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str | Message, *, field: str | None = None) -> None:
         super().__init__(message, field=field)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pulvezar.errors import NotationError, PulvezarError
 from pulvezar.formats.record import match_id_of
+from pulvezar.i18n import Message
 from pulvezar.match.game import Phase
 from pulvezar.play.core import ACTIONS, BOT, HUMAN, LEVEL_NAMES, RESIGNATION_LEVELS
 from pulvezar.play.entries import SessionLog
@@ -204,24 +205,24 @@ class SessionView(SessionLog):
         }
 
     def waiting_for(self) -> str:
+        """What the game waits for, in English (:meth:`waiting_for_message` in any language)."""
+        return str(self.waiting_for_message())
+
+    def waiting_for_message(self) -> Message:
         g, who = self.game, self.to_act()
         ph = g.phase
         if ph is Phase.OPENING:
-            return "the opening roll"
+            return Message("wait.opening")
         if ph is Phase.ROLL:
-            return "your roll" if who == HUMAN else "the bot's dice"
+            return Message("wait.your_roll" if who == HUMAN else "wait.bot_dice")
         if ph is Phase.MOVE:
             assert g.dice is not None
-            return f"your play of {g.dice[0]}{g.dice[1]}"
-        if ph is Phase.DOUBLED:
-            return "your answer to the bot's double"
-        if ph is Phase.BEAVERED:
-            return "your answer to the bot's beaver"
-        if ph is Phase.RACCOONED:
-            return "your answer to the bot's raccoon"
-        if ph is Phase.RESIGNED:
-            return "your answer to the bot's resignation"
-        return "nothing"
+            return Message("wait.your_play", {"roll": f"{g.dice[0]}{g.dice[1]}"})
+        answers = {Phase.DOUBLED: "double", Phase.BEAVERED: "beaver", Phase.RACCOONED: "raccoon",
+                   Phase.RESIGNED: "resignation"}  # fmt: skip
+        if ph in answers:
+            return Message(f"wait.answer_{answers[ph]}")
+        return Message("wait.nothing")
 
     @property
     def bot_pending(self) -> bool:
@@ -247,7 +248,7 @@ class SessionView(SessionLog):
                 return plays[plays.index_of(target)]
             except ValueError:
                 raise IllegalMoveError(
-                    f"no legal play of {d} leads to the position {pid}", field="position_id"
+                    Message("refusal.no_play_leads_to", {"roll": d, "id": pid}), field="position_id"
                 ) from None
         text = action.get("notation")
         if not isinstance(text, str):
@@ -256,5 +257,6 @@ class SessionView(SessionLog):
             return plays.find(text)
         except NotationError as e:
             why = diagnose(g.position, g.dice, text, g.rules)
-            message = str(e) + (f": {why}" if why else "")
+            refusal: str | Message = e.words or str(e)
+            message = Message("refusal.with_reason", {"refusal": refusal, "why": why}) if why else refusal
             raise IllegalMoveError(message, field="notation") from e

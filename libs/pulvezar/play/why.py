@@ -5,14 +5,15 @@
 first, a blocked landing point, a distance no die covers, bearing off before
 every checker is home, or a Tavla option (hit and stop, must bear off) that
 forbids what international rules allow.  ``None`` when it finds no simpler
-reason than the engine's.
+reason than the engine's.  The reason is a :class:`~pulvezar.i18n.Message`,
+said in any of the catalogs' languages.
 
 >>> from pulvezar.rules.position import Position
 >>> from pulvezar.rules.rules import Rules
->>> diagnose(Position.start(), (3, 1), "7/4 6/5", Rules.international())
+>>> str(diagnose(Position.start(), (3, 1), "7/4 6/5", Rules.international()))
 'you have no checker on the 7-point'
->>> diagnose(Position.start(), (6, 5), "13/7 13/8 8/3", Rules.international())
-'the roll 65 has 2 dice; that play uses 3'
+>>> diagnose(Position.start(), (6, 5), "13/7 13/8 8/3", Rules.international()).text("tr")
+'65 atışında 2 zar var; o hamle 3 zar kullanıyor'
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from __future__ import annotations
 import itertools
 
 from pulvezar.errors import NotationError
+from pulvezar.i18n import Message
 from pulvezar.rules.playtext import BAR_POINT, OFF_POINT, parse_segments
 from pulvezar.rules.position import Position
 from pulvezar.rules.rules import Rules
 
 
-def _name(p: int) -> str:
-    return "the bar" if p == BAR_POINT else f"the {p}-point"
+def _name(p: int) -> Message:
+    return Message("why.bar") if p == BAR_POINT else Message("why.point", {"point": p})
 
 
 def _sums(dice: list[int]) -> set[int]:
@@ -37,7 +39,7 @@ def _sums(dice: list[int]) -> set[int]:
     return out
 
 
-def diagnose(position: Position, dice: tuple[int, int], text: str, rules: Rules) -> str | None:
+def diagnose(position: Position, dice: tuple[int, int], text: str, rules: Rules) -> Message | None:
     """A reason, in words of dice and points, why ``text`` is no legal play (or ``None``)."""
     try:
         segments = parse_segments(text)
@@ -49,50 +51,41 @@ def diagnose(position: Position, dice: tuple[int, int], text: str, rules: Rules)
     mine, theirs = position.mine, position.theirs
     hops = sum(len(s) - 1 for s in segments)
     if hops > len(available):
-        return f"the roll {roll} has {len(available)} dice; that play uses {hops}"
+        return Message("why.too_many_dice", {"roll": roll, "n": len(available), "used": hops})
     from_bar = sum(1 for s in segments if s[0] == BAR_POINT)
     if from_bar > mine[24]:
         n = mine[24]
-        return "you have no checker on the bar" if n == 0 else f"you have only {n} checker(s) on the bar"
+        return Message("why.no_bar_checker") if n == 0 else Message("why.only_on_bar", {"n": n})
     if mine[24] and from_bar < min(mine[24], len(available)) and any(s[0] != BAR_POINT for s in segments):
-        return f"you have {mine[24]} checker(s) on the bar: enter before moving any other checker"
+        return Message("why.enter_first", {"n": mine[24]})
     counts = list(mine)
     for seg in segments:
         src = seg[0]
         if src != BAR_POINT:
             if counts[src - 1] == 0:
-                return (
-                    f"you have no checker on the {src}-point"
-                    if mine[src - 1] == 0
-                    else f"you have only {mine[src - 1]} checker(s) on the {src}-point"
-                )
+                if mine[src - 1] == 0:
+                    return Message("why.no_checker_on", {"point": src})
+                return Message("why.only_on", {"n": mine[src - 1], "point": src})
             counts[src - 1] -= 1
         for a, b in itertools.pairwise(seg):
             if b == OFF_POINT:
                 outside = sum(mine[6:25])
                 if outside:
-                    return (
-                        f"you bear off only once all your checkers are in your home board; "
-                        f"{outside} are still outside"
-                    )
+                    return Message("why.bear_off_outside", {"n": outside})
                 if a > max(available):
-                    return f"no die of {roll} bears a checker off {_name(a)}"
+                    return Message("why.no_die_bears_off", {"roll": roll, "start": _name(a)})
                 continue
             dist = (25 if a == BAR_POINT else a) - b
             if dist not in _sums(available):
-                return f"no die of {roll} (nor their sum) moves a checker from {_name(a)} to the {b}-point"
+                return Message("why.no_die_moves", {"roll": roll, "start": _name(a), "point": b})
             blockers = theirs[24 - b]
             if blockers >= 2:
-                return f"the {b}-point is blocked: the opponent has {blockers} checkers there"
+                return Message("why.blocked", {"point": b, "n": blockers})
     tavla_options = rules.variant == "tavla" and (rules.hit_and_stop or rules.must_bear_off)
     if tavla_options and text in Rules.international().legal_plays(position, dice):
-        opts = [
-            n
-            for n, on in (
-                ("hit and stop (a checker that hits in your home board stops there)", rules.hit_and_stop),
-                ("must bear off (a die that can bear a checker off must do so)", rules.must_bear_off),
-            )
-            if on
-        ]
-        return "the Tavla rule " + " or ".join(opts) + " forbids it"
+        if rules.hit_and_stop and rules.must_bear_off:
+            both = {"a": Message("why.tavla.hit_and_stop"), "b": Message("why.tavla.must_bear_off")}
+            return Message("why.tavla_forbids_both", both)
+        option = "hit_and_stop" if rules.hit_and_stop else "must_bear_off"
+        return Message("why.tavla_forbids", {"rule": Message(f"why.tavla.{option}")})
     return None

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from pulvezar.errors import AmbiguousPlayError, IllegalPlayError, InvalidPlayError
+from pulvezar.i18n import Message
 
 if TYPE_CHECKING:  # types only: this module sits below pulvezar.rules.rules
     from pulvezar.rules.position import Position
@@ -254,11 +255,14 @@ def match_play(text: str, plays: LegalPlays) -> Play:
     if not hits:
         used = sum(len(s) - 1 for s in segments)
         most = len(plays[0].moves) if len(plays) else 0
-        why = ""
+        said: dict[str, object] = {"play": repr(text), "roll": f"{d1}{d2}"}
         if candidates and used < most:
-            why = f" (it uses {used} of {most} dice; all usable dice must be used)"
-        raise IllegalPlayError(f"{text!r} is not a legal play of {d1}{d2} here{why}", field="play")
+            said |= {"used": used, "n": most}
+            raise IllegalPlayError(Message("play.illegal_unused", said), field="play")
+        raise IllegalPlayError(Message("play.illegal", said), field="play")
     if len(hits) > 1:
         options = ", ".join(format_play(plays[i]) for i in hits)
-        raise AmbiguousPlayError(f"{text!r} could mean {options}", field="play")
+        raise AmbiguousPlayError(
+            Message("play.ambiguous", {"play": repr(text), "options": options}), field="play"
+        )
     return plays[hits[0]]

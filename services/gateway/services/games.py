@@ -98,14 +98,16 @@ def locked(game_id: str) -> asyncio.Lock:
 
 
 # ---- errors ---------------------------------------------------------------------------------------
-def refused(e: PulvezarError) -> ProblemError:
-    """A refused action: 409 when it does not fit the state, 422 when it is wrong in itself."""
+def refused(e: PulvezarError, lang: str = "en") -> ProblemError:
+    """A refused action: 409 when it does not fit the state, 422 when it is wrong in itself; its words in
+    the caller's language (``Accept-Language``) where the library has them."""
     code = getattr(e, "code", "invalid")
     field = e.field or "action"
+    words = e.text(lang)
     if code in ("not_available", "finished"):
-        return ProblemError(409, str(e), kind="game-state", errors=[(field, str(e))])
+        return ProblemError(409, words, kind="game-state", errors=[(field, words)])
     kind = "illegal-play" if code == "illegal_play" else "invalid-input"
-    return ProblemError(422, str(e), kind=kind, errors=[(field, str(e))])
+    return ProblemError(422, words, kind=kind, errors=[(field, words)])
 
 
 def no_game(game_id: str) -> ProblemError:
@@ -116,12 +118,13 @@ def not_finished(why: str, field: str = "game_id") -> ProblemError:
     return ProblemError(409, why, kind="game-state", errors=[(field, "not finished")])
 
 
-async def in_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """A session call in a thread: refused actions are problems; the evaluator's failure is a 503."""
+async def in_thread(fn: Callable[..., Any], *args: Any, lang: str = "en", **kwargs: Any) -> Any:
+    """A session call in a thread: refused actions are problems (said in ``lang``); the evaluator's
+    failure is a 503."""
     try:
         return await asyncio.to_thread(fn, *args, **kwargs)
     except PulvezarError as e:
-        raise refused(e) from None
+        raise refused(e, lang) from None
     except Exception as e:
         import grpc
 
@@ -237,9 +240,9 @@ async def get(t: Table, game_id: str) -> GameView:
         now = time.time()
         events: list[dict[str, Any]] = []
         if g.session.status == "playing" and g.session.clock is not None:
-            events += await in_thread(g.session.check_clock, now)  # a side's time ran out since
+            events += await in_thread(g.session.check_clock, now, lang=t.lang)  # a side's time ran out since
         if g.session.bot_pending:  # a record the bot owes a reply in (its evaluator failed then)
-            events += await in_thread(g.session.resume, now)
+            events += await in_thread(g.session.resume, now, lang=t.lang)
         if events:
             await save(t, g, events)
         return _of(t, g, game_id, now)
@@ -257,7 +260,7 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
         if "dice" in action:
             action["dice"] = list(action["dice"])
         if action["action"] == "check":  # a verdict, nothing made or stored
-            checked = await in_thread(_check, g.session, action)
+            checked = await in_thread(_check, g.session, action, lang=t.lang)
             return _of(t, g, game_id, now, check=verdict(checked, t.lang), events=[])
         if "decision" in action:
             raise invalid("decision", "only 'check' takes a decision")
@@ -265,10 +268,10 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
         if action["action"] == "hint":  # the library picks the hint: a play's candidates or the cube's
             if set(action) != {"action"}:
                 raise invalid("action", "'hint' takes no other field")
-            hint, events = await in_thread(g.session.hint)
+            hint, events = await in_thread(g.session.hint, lang=t.lang)
             extra["cube_hint" if isinstance(hint, dict) else "hint"] = hint
         else:
-            events = await in_thread(g.session.apply, action, now)
+            events = await in_thread(g.session.apply, action, now, lang=t.lang)
             held = [e for e in events if e.get("type") == "held"]
             if held:  # the trainer held the action: nothing was made
                 extra["held"] = verdict(held[0]["details"]["verdict"], t.lang)
@@ -308,7 +311,7 @@ async def create(t: Table, body: GameIn, idem: Idem) -> GameView | JSONResponse:
         created["start"] = start.to_dict()
     events = [{"type": "created", "player": None, "details": created}]
     if session.bot_pending:  # the start gives the bot the first decision
-        events += await in_thread(session.resume, now)
+        events += await in_thread(session.resume, now, lang=t.lang)
     extra = {"events": [event_view(e, t.lang) for e in events[1:]]} if len(events) > 1 else {}
     out = view(game_id, session, now, t.lang, created=now, player=body.player, **extra)
     recorded_for = None if settings.free else body.player  # a free game is not counted or archived
@@ -517,7 +520,7 @@ async def forfeit(t: Table, game_id: str) -> GameView:
         if g.session.status == "finished":
             raise ProblemError(409, "the match is over", kind="game-state", errors=[("game_id", "finished")])
         now = time.time()
-        events = await in_thread(g.session.forfeit, now)
+        events = await in_thread(g.session.forfeit, now, lang=t.lang)
         out = _of(t, g, game_id, now, events=[event_view(e, t.lang) for e in events])
         await save(t, g, events)
         return out
