@@ -66,10 +66,6 @@ def open_meter(allow: Callable[[], None]) -> Meter:
     return meter
 
 
-def current() -> Meter | None:
-    return _current.get()
-
-
 @asynccontextmanager
 async def metered_async() -> AsyncIterator[None]:
     """:func:`metered` for the event loop: the meter's check (a Redis call where the replicas share the
