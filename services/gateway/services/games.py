@@ -268,8 +268,9 @@ async def act(t: Table, game_id: str, body: ActionIn, idem: Idem) -> GameView | 
         if action["action"] == "hint":  # the library picks the hint: a play's candidates or the cube's
             if set(action) != {"action"}:
                 raise invalid("action", "'hint' takes no other field")
+            at_cube = g.session.cube_moment() is not None  # the library's rule: a cube decision's hint
             hint, events = await in_thread(g.session.hint, lang=t.lang)
-            extra["cube_hint" if isinstance(hint, dict) else "hint"] = hint
+            extra["cube_hint" if at_cube else "hint"] = hint
         else:
             events = await in_thread(g.session.apply, action, now, lang=t.lang)
             held = [e for e in events if e.get("type") == "held"]
