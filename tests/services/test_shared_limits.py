@@ -98,3 +98,36 @@ def test_job_owners_are_shared_and_hashed(redis_server: str) -> None:
     alone = Guard(limits)  # without Redis: this process's own record
     alone.claim("job-2", TIGHT)
     assert alone.owns("job-2", TIGHT) and not alone.owns("job-2", QUOTA)
+
+
+def test_a_redis_that_does_not_answer_never_stalls_the_event_loop(redis_server: str) -> None:
+    """The key's rate check is a Redis call where the replicas share the limits: against a Redis that
+    accepts and never answers (a real socket; the client's 1 s timeout, then the process's own state),
+    a keyed request waits, but the gateway's other requests are answered meanwhile (the check runs in a
+    thread, not on the event loop)."""
+    import socket
+    import threading
+    import time
+
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (the kernel's backlog), never answers
+    settings = GatewaySettings(redis_url=redis_server, api_keys=KEYS)  # type: ignore[arg-type]
+    try:
+        with TestClient(create_app(settings)) as c:
+            c.app.state.guard.shared = SharedLimits.from_url(f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
+            done: dict[str, float] = {}
+
+            def keyed() -> None:
+                r = c.get("/v1/match-equity", params={"length": 3}, headers={"X-API-Key": QUOTA})
+                assert r.status_code == 200, r.text  # after the timeout, on the process's own limits
+                done["keyed"] = time.monotonic()
+
+            t = threading.Thread(target=keyed)
+            t.start()
+            time.sleep(0.2)  # the keyed request is waiting on the silent Redis now
+            assert c.get("/healthz").status_code == 200
+            done["health"] = time.monotonic()
+            t.join(30)
+            assert not t.is_alive()
+            assert done["health"] < done["keyed"], "the health check waited behind the Redis call"
+    finally:
+        silent.close()
