@@ -4,7 +4,14 @@ The search (:func:`pulvezar.search.hint`, :mod:`pulvezar.cube`) is synchronous
 and calls ``evaluate_boards`` many times. It runs in a worker thread whose
 evaluator, a :class:`BatchedEvaluator`, hands each call to the service's
 micro-batcher on the event loop and waits for it, so the search shares the
-service's one model (and its batches) with every other request.
+service's one model (and its batches) with every other request: on a GPU, where
+batches are what makes it fast. On CPUs the model's C kernels gain nothing from
+batching, and each hop through the event loop and the batcher's thread costs
+more than a small evaluation: there the search evaluates on the model itself, in
+its own thread (the kernels release the GIL, so searches run on as many cores as
+there are workers), with the plays' incremental first layer (``evaluate_plays``)
+that the batcher's boards cannot carry; the same bits (ADR 0013). The deadline is
+checked before each evaluation either way.
 
 Each worker thread has its own :class:`BatchedEvaluator`, hence its own
 :class:`~pulvezar.search.Search` and evaluation cache (the cache is not safe
@@ -30,6 +37,7 @@ from typing import Any, TypeVar
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 
 from pulvezar import PulvezarError
 from pulvezar.cube import CubeState
@@ -91,8 +99,11 @@ class BatchedEvaluator:
         variants: Mapping[str, MicroBatcher] | None = None,
         parent: BatchedEvaluator | None = None,
         race_table_points: int = 6,
+        direct: Any = None,
     ) -> None:
         self.batcher = batcher
+        #: the model itself (its evaluator for this rule set) where searches evaluate in their own thread
+        self.direct = direct
         #: the model's (:func:`~pulvezar.eval.evaluator.exact_races`): where searches stop
         self.race_table_points: int = parent.race_table_points if parent is not None else race_table_points
         self.loop = loop
@@ -117,14 +128,29 @@ class BatchedEvaluator:
             return root
         child = root._children.get(rules.name)
         if child is None:
-            child = root._children[rules.name] = BatchedEvaluator(batcher, root.loop, parent=root)
+            direct = root.direct.for_rules(rules) if root.direct is not None else None
+            child = BatchedEvaluator(batcher, root.loop, parent=root, direct=direct)
+            root._children[rules.name] = child
         return child
+
+    def evaluate_plays(self, parents: Boards, index: npt.NDArray[np.intp], after: Boards) -> Probs:
+        """:meth:`evaluate_boards` of ``after``; on the model itself, each play's first layer updated from
+        its parent's (the same bits: :func:`pulvezar.eval.evaluator.evaluate_plays`)."""
+        if self.direct is None:
+            return self.evaluate_boards(after)
+        if self.job is not None:
+            self.job.remaining()  # Expired: past the deadline or cancelled
+        result: Probs = self.direct.evaluate_plays(parents, index, after)
+        return result
 
     def evaluate_boards(self, boards: Boards) -> Probs:
         if len(boards) == 0:
             return np.zeros((0, 5))
         remaining = self.job.remaining() if self.job is not None else None
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 50)
+        if self.direct is not None:
+            result: Probs = self.direct.evaluate_boards(boards)
+            return result
         future = asyncio.run_coroutine_threadsafe(self.batcher.submit(boards), self.loop)
         try:
             return future.result(timeout=remaining)
@@ -143,9 +169,11 @@ class Analyst:
         queue: int,
         variants: Mapping[str, MicroBatcher] | None = None,
         race_table_points: int = 6,
+        direct: Any = None,
     ) -> None:
         self.batcher = batcher
         self.race_table_points = race_table_points
+        self.direct = direct  # the model, where searches evaluate on it in their own threads (CPUs)
         self.variants = dict(variants or {})
         self.queue = queue
         self._heavy = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="analysis")
@@ -161,8 +189,9 @@ class Analyst:
         if ev is None:
             assert self._loop is not None
             ev = self._local.evaluator = BatchedEvaluator(
-                self.batcher, self._loop, self.variants, race_table_points=self.race_table_points
-            )
+                self.batcher, self._loop, self.variants, race_table_points=self.race_table_points,
+                direct=self.direct,
+            )  # fmt: skip
         return ev
 
     def _call(self, job: Job, fn: Callable[[BatchedEvaluator], T]) -> T:

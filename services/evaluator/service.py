@@ -172,9 +172,13 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         for b in (self.batcher, *self.variant_batchers.values()):
             await b.submit(boards_of([Position.start()]))
         self.race_table_points = net.race_table_points
+        # on CPUs searches evaluate on the model in their own threads (analysis.py); a GPU's batches, and the
+        # tests' slow model (batch_delay_ms), go through the batcher
+        direct = net if net.device.type == "cpu" and not s.batch_delay_ms else None
         self.analyst = Analyst(
-            self.batcher, s.analysis_workers, s.analysis_queue, self.variant_batchers, net.race_table_points
-        )
+            self.batcher, s.analysis_workers, s.analysis_queue, self.variant_batchers, net.race_table_points,
+            direct=direct,
+        )  # fmt: skip
         log(
             logger,
             logging.INFO,

@@ -579,6 +579,48 @@ def test_batcher_splits_results_and_respects_the_batch_size() -> None:
     assert sizes == [3, 4, 1]  # 1+2 (3 would exceed 4), 3+1, 1
 
 
+def test_a_search_on_the_model_equals_one_through_the_batcher_and_stops_at_its_deadline(
+    library: NetEvaluator,
+) -> None:
+    """On CPUs a search evaluates on the model in its own thread (services/evaluator/analysis.py), with the
+    plays' incremental first layer: the same bits as through the micro-batcher; past its deadline (or
+    cancelled) its next evaluation raises Expired, as a batched one does."""
+    from services.evaluator.analysis import BatchedEvaluator, Expired, Job
+
+    rng = random.Random(7)
+    rules = Rules.international()
+    cases = [(p, (rng.randint(1, 6), rng.randint(1, 6))) for p in sample_positions(12, seed=17)]
+    cases = [(p, d) for p, d in cases if not rules.game_result(p)]
+
+    async def main() -> tuple[list[list[float]], list[list[float]]]:
+        loop = asyncio.get_running_loop()
+        b = MicroBatcher(library.evaluate_boards, max_batch_size=1024, max_wait_s=0.0, queue_size=64)
+        b.start()
+        out = []
+        for direct in (None, library):
+            ev = BatchedEvaluator(b, loop, direct=direct, race_table_points=library.race_table_points)
+
+            def search(ev: BatchedEvaluator = ev) -> list[list[float]]:
+                return [[c.equity for c in hint(p, d, ply=2, evaluator=ev)] for p, d in cases]
+
+            out.append(await asyncio.to_thread(search))
+        await b.stop()
+        return out[0], out[1]
+
+    batched, direct = run_coroutine(main())
+    assert batched == direct and len(batched) >= 10
+    ev = BatchedEvaluator(None, None, direct=library)  # type: ignore[arg-type]
+    boards = boards_of([Position.start()])
+    ev.job = Job(deadline=time.monotonic() - 1)
+    with pytest.raises(Expired):
+        ev.evaluate_boards(boards)
+    ev.job = Job(deadline=None, cancelled=True)
+    with pytest.raises(Expired):
+        ev.evaluate_plays(boards, np.zeros(1, dtype=np.intp), boards)
+    ev.job = Job(deadline=None)
+    np.testing.assert_array_equal(ev.evaluate_boards(boards), library.evaluate_boards(boards))
+
+
 def test_batcher_refuses_when_the_queue_is_full() -> None:
     async def main() -> None:
         b = MicroBatcher(lambda x: np.zeros((len(x), 5)), max_batch_size=1, max_wait_s=0, queue_size=2)
