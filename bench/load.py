@@ -211,7 +211,7 @@ def cpu_per_hint(
     sets = [cases[:n], cases[n:]]
     procs = platform.processes()
     deployed = procs["gateway"] + procs["evaluator"]
-    used = []
+    used, split = [], []
     with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=60) as http:
 
         def one(case: tuple[str, list[int]]) -> None:
@@ -221,9 +221,10 @@ def cpu_per_hint(
         one(("4HPwATDgc/ABMA", [3, 1]))  # warm
         for at_once, hints in zip((1, concurrency), sets, strict=True):
             time.sleep(1)
-            start = cpu_s(deployed)
+            start, parts = cpu_s(deployed), [cpu_s(procs[k]) for k in ("gateway", "evaluator")]
             gevent.pool.Pool(at_once).map(one, hints)
             used.append(cpu_s(deployed) - start)
+            split.append([cpu_s(procs[k]) - s for k, s in zip(("gateway", "evaluator"), parts, strict=True)])
     lib = subprocess.run(
         [sys.executable, "-c", LIBRARY_CPU],
         input=json.dumps(sets),
@@ -236,6 +237,8 @@ def cpu_per_hint(
     return {
         "hints": n,
         "deployed_cpu_per_hint_s": used[0] / n,
+        "gateway_cpu_per_hint_s": split[0][0] / n,  # of which the gateway's (HTTP, JSON, explanation)
+        "evaluator_cpu_per_hint_s": split[0][1] / n,  # and the evaluator service's (the search, gRPC)
         "library_cpu_per_hint_s": library[0] / n,
         "ratio": used[0] / library[0],
         "concurrency": concurrency,
@@ -421,7 +424,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 c = result["cpu"]
                 print(
-                    f"2-ply hint CPU: gateway+evaluator {c['deployed_cpu_per_hint_s'] * 1e3:.1f} ms, "
+                    f"2-ply hint CPU: gateway+evaluator {c['deployed_cpu_per_hint_s'] * 1e3:.1f} ms "
+                    f"(gateway {c['gateway_cpu_per_hint_s'] * 1e3:.1f}, evaluator "
+                    f"{c['evaluator_cpu_per_hint_s'] * 1e3:.1f}), "
                     f"library {c['library_cpu_per_hint_s'] * 1e3:.1f} ms per hint: ratio {c['ratio']:.2f} "
                     f"({c['hints']} hints one at a time); {c['concurrency']} at a time "
                     f"{c['concurrent_cpu_per_hint_s'] * 1e3:.1f} ms against "
