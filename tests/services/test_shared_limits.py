@@ -102,32 +102,52 @@ def test_job_owners_are_shared_and_hashed(redis_server: str) -> None:
 
 def test_a_redis_that_does_not_answer_never_stalls_the_event_loop(redis_server: str) -> None:
     """The key's rate check is a Redis call where the replicas share the limits: against a Redis that
-    accepts and never answers (a real socket; the client's 1 s timeout, then the process's own state),
-    a keyed request waits, but the gateway's other requests are answered meanwhile (the check runs in a
-    thread, not on the event loop)."""
+    accepts a command and never answers (a real socket), the keyed request waits, and the gateway's other
+    requests are answered meanwhile (the check runs in a thread, not on the event loop). Then the silent
+    Redis hangs up and the keyed request is answered on the process's own limits."""
     import socket
     import threading
-    import time
 
-    silent = socket.create_server(("127.0.0.1", 0))  # accepts (the kernel's backlog), never answers
+    from services.common.redis_url import connect
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    asked, conns = threading.Event(), []
+
+    def serve() -> None:  # accept, read the command, never answer
+        while True:
+            try:
+                conn, _ = silent.accept()
+            except OSError:
+                return  # closed
+            conns.append(conn)
+            try:
+                if conn.recv(1):
+                    asked.set()
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
     settings = GatewaySettings(redis_url=redis_server, api_keys=KEYS)  # type: ignore[arg-type]
     try:
         with TestClient(create_app(settings)) as c:
-            c.app.state.guard.shared = SharedLimits.from_url(f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
-            done: dict[str, float] = {}
-
-            def keyed() -> None:
-                r = c.get("/v1/match-equity", params={"length": 3}, headers={"X-API-Key": QUOTA})
-                assert r.status_code == 200, r.text  # after the timeout, on the process's own limits
-                done["keyed"] = time.monotonic()
-
-            t = threading.Thread(target=keyed)
-            t.start()
-            time.sleep(0.2)  # the keyed request is waiting on the silent Redis now
+            url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+            c.app.state.guard.shared = SharedLimits(
+                connect(url, socket_timeout=8.0, socket_connect_timeout=8.0)
+            )
+            answered: list[int] = []
+            keyed = threading.Thread(
+                target=lambda: answered.append(
+                    c.get("/v1/match-equity", params={"length": 3}, headers={"X-API-Key": QUOTA}).status_code
+                )
+            )
+            keyed.start()
+            assert asked.wait(30), "the keyed request's rate check reached the silent Redis"
             assert c.get("/healthz").status_code == 200
-            done["health"] = time.monotonic()
-            t.join(30)
-            assert not t.is_alive()
-            assert done["health"] < done["keyed"], "the health check waited behind the Redis call"
+            assert keyed.is_alive(), "the health check waited behind the Redis call"
+            silent.close()  # hang up: the keyed request's check fails over to the process's own state
+            for conn in conns:
+                conn.close()
+            keyed.join(30)
+            assert not keyed.is_alive() and answered == [200]
     finally:
         silent.close()
