@@ -329,9 +329,7 @@ class Guard:
                     return
                 raise _over_quota(limits, asked, used, now)
         with self._lock:
-            usage = self._usage.get(secret)
-            if usage is None or usage.day != today:
-                usage = self._usage[secret] = Usage(today)
+            usage = self._today(secret, today)
             if not _over(limits, asked, usage):
                 usage.jobs += jobs
                 usage.trials += trials
@@ -355,6 +353,13 @@ class Guard:
                 usage.trials = max(0, usage.trials - trials)
                 usage.core_s = max(0.0, usage.core_s - core_s)
 
+    def _today(self, secret: str, today: str) -> Usage:
+        """This process's usage of the key today (a new day starts at nothing); the caller holds the lock."""
+        usage = self._usage.get(secret)
+        if usage is None or usage.day != today:
+            usage = self._usage[secret] = Usage(today)
+        return usage
+
     def spend(self, secret: str, core_s: float) -> None:
         """Charge the measured core-seconds of a request's synchronous work to today's usage (UTC)."""
         today = datetime.now(UTC).date().isoformat()
@@ -365,9 +370,7 @@ class Guard:
             except Exception:
                 self._shared_failed("quotas")
         with self._lock:
-            usage = self._usage.get(secret)
-            if usage is None or usage.day != today:
-                usage = self._usage[secret] = Usage(today)
+            usage = self._today(secret, today)
             usage.core_s += core_s
 
     def may_spend(self, secret: str, limits: ApiKey) -> None:
